@@ -1,0 +1,219 @@
+"""Registry of the built-in cost calculators, and the helpers they share.
+
+A cost calculator is a plain function ``calc_xxx(func, in_data, **kwargs)``
+living in one of the modules of this package.  The annotation of its first
+parameter names the Chainer function type it estimates: either the class
+itself or a dotted import path (for classes that only some Chainer versions
+have).  Importing this package walks its modules and registers every
+``calc_*`` function it finds, so adding a calculator never means editing a
+list.  The resulting mapping is :data:`calculators`.
+"""
+
+import importlib
+import inspect
+import numbers
+import pkgutil
+import warnings
+from typing import NamedTuple
+
+import chainer
+
+
+class Cost(NamedTuple):
+    """What a calculator estimates for one function call.
+
+    ``flops``, ``mread`` and ``mwrite`` count *elements* (the hook turns
+    memory figures into bytes); ``params`` holds the function's
+    hyper-parameters to show in reports.  Being a NamedTuple it is still the
+    plain 4-tuple ``(flops, mread, mwrite, params)`` users expect.
+    """
+
+    flops: int
+    mread: int
+    mwrite: int
+    params: dict
+
+
+#: Function type -> calculator, for every built-in calculator whose target
+#: exists in the installed Chainer.
+calculators = {}
+
+
+def check_signature(func):
+    """Tell whether ``func`` can be called as ``func(node, in_data, **kw)``.
+
+    True for a callable with exactly three parameters, the last one being a
+    ``**kwargs`` catch-all.
+    """
+    if not callable(func):
+        return False
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if len(params) != 3:
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY,
+                  inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return (params[0].kind in positional and params[1].kind in positional
+            and params[2].kind == inspect.Parameter.VAR_KEYWORD)
+
+
+def resolve_target(target):
+    """Turn a calculator target into a class, or None if it does not exist.
+
+    ``target`` is a class or a dotted path such as
+    ``'chainer.functions.pooling.max_pooling_2d.MaxPooling2D'``.  A path that
+    cannot be imported under the installed Chainer gives None.
+    """
+    if isinstance(target, type):
+        return target
+    if not isinstance(target, str):
+        raise TypeError('a calculator target must be a class or a dotted '
+                        'name string, got {!r}'.format(target))
+    module_name, _, attr = target.rpartition('.')
+    if not module_name:
+        return None
+    try:
+        obj = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError):
+        return None
+    return obj if isinstance(obj, type) else None
+
+
+def register(target):
+    """Decorator registering a built-in calculator for ``target``.
+
+    ``target`` is a FunctionNode (or old-style Function) class or its dotted
+    name.  A name that cannot be imported is skipped silently: the calculator
+    is simply inactive under this Chainer version.  A function whose
+    signature is not ``(func, in_data, **kwargs)`` is not registered and
+    gives a ``UserWarning``.
+    """
+    def decorator(calc):
+        if not check_signature(calc):
+            warnings.warn(
+                'cost calculator {} is not registered: its signature must be '
+                '(func, in_data, **kwargs)'.format(
+                    getattr(calc, '__qualname__', calc)), UserWarning)
+            return calc
+        cls = resolve_target(target)
+        if cls is not None:
+            calculators[cls] = calc
+        return calc
+    return decorator
+
+
+def function_type(node):
+    """The class a calculator is looked up by for a hooked function node.
+
+    An old-style ``chainer.Function`` reaches hooks wrapped in a
+    ``FunctionAdapter``; the wrapped function is what the user wrote and
+    what carries the attributes, so it is the one that counts.
+    """
+    return type(function_object(node))
+
+
+def function_object(node):
+    """The object handed to a calculator: the node, or the old-style Function
+    it adapts."""
+    if isinstance(node, chainer.function.FunctionAdapter):
+        return node._function
+    return node
+
+
+# Shared formula helpers: pure functions of numbers and shapes.
+
+def prod(shape):
+    """Number of elements of an array of the given shape (1 for ``()``)."""
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n
+
+
+def size_of(x):
+    """Number of elements of an array or scalar input (a scalar is 1)."""
+    size = getattr(x, 'size', None)
+    return 1 if size is None else int(size)
+
+
+def total_size(arrays):
+    """Sum of the element counts of a sequence of inputs (None counts 0)."""
+    return sum(size_of(x) for x in arrays if x is not None)
+
+
+def as_tuple(value, n):
+    """``value`` as an ``n``-tuple of ints (ints are repeated)."""
+    if isinstance(value, numbers.Integral):
+        return (int(value),) * n
+    return tuple(int(v) for v in value)
+
+
+def conv_out_size(size, k, s, p, cover_all=False, d=1):
+    """Output length of a convolution or pooling window along one axis."""
+    dk = k + (k - 1) * (d - 1)
+    if cover_all:
+        return (size + 2 * p - dk + s - 1) // s + 1
+    return (size + 2 * p - dk) // s + 1
+
+
+def deconv_out_size(size, k, s, p, cover_all=False, d=1):
+    """Output length of a transposed convolution along one axis."""
+    dk = (k - 1) * d + 1
+    if cover_all:
+        return s * (size - 1) + dk - s + 1 - 2 * p
+    return s * (size - 1) + dk - 2 * p
+
+
+def validate_cost(result, calc_name, type_name):
+    """Check a calculator's result and return it as a :class:`Cost`.
+
+    Accepts Python and numpy integers (stored as ``int``).  Anything else
+    (wrong length, floats, negative counts, params that are not a dict) is a
+    ``TypeError`` or ``ValueError`` naming the calculator and function type.
+    """
+    where = 'cost calculator {} for {}'.format(calc_name, type_name)
+    if not isinstance(result, tuple) or len(result) != 4:
+        raise TypeError(
+            '{} must return a 4-tuple (flops, mread, mwrite, params), '
+            'got {!r}'.format(where, result))
+    counts = []
+    for field, value in zip(Cost._fields[:3], result[:3]):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise TypeError('{} returned {}={!r} of type {}; an int is '
+                            'expected'.format(where, field, value,
+                                              type(value).__name__))
+        if value < 0:
+            raise ValueError('{} returned a negative {}: {}'.format(
+                where, field, value))
+        counts.append(int(value))
+    params = result[3]
+    if not isinstance(params, dict):
+        raise TypeError('{} returned params of type {}; a dict is '
+                        'expected'.format(where, type(params).__name__))
+    return Cost(counts[0], counts[1], counts[2], params)
+
+
+def _first_param_annotation(func):
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return inspect.Parameter.empty
+    return params[0].annotation if params else inspect.Parameter.empty
+
+
+def _discover():
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(__name__ + '.' + info.name)
+        for name, obj in sorted(vars(module).items()):
+            if not (name.startswith('calc_') and inspect.isfunction(obj)
+                    and obj.__module__ == module.__name__):
+                continue
+            target = _first_param_annotation(obj)
+            if target is inspect.Parameter.empty:
+                continue
+            register(target)(obj)
+
+
+_discover()
