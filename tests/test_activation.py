@@ -1,8 +1,12 @@
+import chainer
+import chainer.functions as F
 import numpy as np
 
-import chainer.functions as F
-
 from helpers import cost
+
+
+def _x(*shape):
+    return np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 3
 
 
 def test_relu():
@@ -10,3 +14,157 @@ def test_relu():
     # |x| = 2*3*4 = 24 comparisons, 24 read, 24 written
     assert cost(F.relu, x) == (24, 24, 24, {})
     assert cost(F.relu, x, fma=False) == (24, 24, 24, {})
+
+
+def test_clipped_relu():
+    x = _x(2, 3)
+    # |x| = 6: 2*6 = 12 comparisons, 6 + 1 (cap) read, 6 written
+    assert cost(F.clipped_relu, x, 10.0) == (12, 7, 6, {'z': 10.0})
+    # relu6 creates a ClippedReLU with z = 6
+    assert cost(F.relu6, x) == (12, 7, 6, {'z': 6.0})
+
+
+def test_clipped_relu_batch1():
+    x = _x(1, 4)
+    # |x| = 4: 2*4 = 8 FLOPs, 4 + 1 = 5 read, 4 written
+    assert cost(F.clipped_relu, x) == (8, 5, 4, {'z': 20.0})
+
+
+def test_crelu_axis1():
+    x = _x(2, 3, 4)
+    # |x| = 24: 3*24 = 72 FLOPs, 24 read, 2*24 = 48 written
+    assert cost(F.crelu, x) == (72, 24, 48, {'axis': 1})
+    assert F.crelu(x).size == 48
+
+
+def test_crelu_axis2_batch1():
+    x = _x(1, 2, 3)
+    # |x| = 6: 3*6 = 18 FLOPs, 6 read, 2*6 = 12 written
+    assert cost(F.crelu, x, axis=2) == (18, 6, 12, {'axis': 2})
+    assert F.crelu(x, axis=2).shape == (1, 2, 6)
+
+
+def test_elu():
+    x = _x(2, 3)
+    # |x| = 6: 3*6 = 18 FLOPs (compare, expm1, multiply), 6 + 1 read
+    assert cost(F.elu, x) == (18, 7, 6, {'alpha': 1.0})
+    x1 = _x(1, 4)
+    # |x| = 4: 3*4 = 12 FLOPs, 4 + 1 = 5 read, 4 written
+    assert cost(F.elu, x1, alpha=0.5) == (12, 5, 4, {'alpha': 0.5})
+
+
+def test_hard_sigmoid():
+    x = _x(2, 3, 4)
+    # |x| = 24: (1 FMA + 2 comparisons)*24 = 72; no FMA (2 + 2)*24 = 96
+    assert cost(F.hard_sigmoid, x) == (72, 24, 24, {})
+    assert cost(F.hard_sigmoid, x, fma=False) == (96, 24, 24, {})
+    assert F.hard_sigmoid(x).size == 24
+
+
+def test_leaky_relu():
+    x = _x(2, 5)
+    # |x| = 10: 2*10 = 20 FLOPs, 10 + 1 (slope) = 11 read, 10 written
+    assert cost(F.leaky_relu, x) == (20, 11, 10, {'slope': 0.2})
+    x1 = _x(1, 3)
+    # |x| = 3: 2*3 = 6, 3 + 1 = 4, 3
+    assert cost(F.leaky_relu, x1, slope=0.1) == (6, 4, 3, {'slope': 0.1})
+
+
+def test_log_softmax():
+    x = _x(2, 3)
+    # axis 1: c = 3, rows = 2: exp 6 + sums (3-1)*2 = 4 + logs 2
+    # + subtractions 6 = 18
+    assert cost(F.log_softmax, x) == (18, 6, 6, {'axis': 1})
+    # axis 0: c = 2, rows = 3: 6 + (2-1)*3 + 3 + 6 = 18
+    assert cost(F.log_softmax, x, axis=0) == (18, 6, 6, {'axis': 0})
+    x1 = _x(1, 2, 4)
+    # axis 2: c = 4, rows = 2: 8 + 3*2 + 2 + 8 = 24
+    assert cost(F.log_softmax, x1, axis=2) == (24, 8, 8, {'axis': 2})
+
+
+def test_prelu():
+    x = _x(2, 3, 4)
+    W = np.ones((3,), np.float32)
+    # |x| = 24: 2*24 = 48 FLOPs, 24 + 3 = 27 read, 24 written
+    assert cost(F.prelu, x, W) == (48, 27, 24, {})
+    assert F.prelu(x, W).size == 24
+
+
+def test_prelu_2d_weight_batch1():
+    x = _x(1, 3, 4, 5)
+    W = np.ones((3, 4), np.float32)
+    # |x| = 60: 2*60 = 120 FLOPs, 60 + 12 = 72 read, 60 written
+    assert cost(F.prelu, x, W) == (120, 72, 60, {})
+
+
+def test_rrelu_train_and_test():
+    x = _x(2, 3)
+    # |x| = 6: 2*6 = 12 FLOPs, 6 + 6 (slopes r) = 12 read, 6 written
+    expected = (12, 12, 6, {'l': 0.25, 'u': 0.5})
+    assert cost(F.rrelu, x, l=0.25, u=0.5) == expected
+    with chainer.using_config('train', False):
+        assert cost(F.rrelu, x, l=0.25, u=0.5) == expected
+
+
+def test_rrelu_given_r_batch1():
+    x = _x(1, 4)
+    r = np.full((1, 4), 0.2, np.float32)
+    # |x| = 4: 2*4 = 8, 4 + 4 = 8, 4
+    assert cost(F.rrelu, x, r=r) == (8, 8, 4, {'l': 0.125, 'u': 1. / 3})
+
+
+def test_sigmoid():
+    x = _x(2, 3, 4)
+    # |x| = 24: 4*24 = 96 FLOPs, 24 read, 24 written
+    assert cost(F.sigmoid, x) == (96, 24, 24, {})
+    assert cost(F.sigmoid, x, fma=False) == (96, 24, 24, {})
+    assert F.sigmoid(x).size == 24
+
+
+def test_softmax_reference():
+    x = np.zeros((1, 1000), np.float32)
+    # 2*1000 + (1000-1)*1000/1000 = 2999
+    assert cost(F.softmax, x) == (2999, 1000, 1000, {'axis': 1})
+
+
+def test_softmax_axes():
+    x = _x(2, 3, 4)
+    # axis 1: c = 3, rows = 24/3 = 8: 2*24 + 2*8 = 64
+    assert cost(F.softmax, x) == (64, 24, 24, {'axis': 1})
+    # axis -1: c = 4, rows = 6: 2*24 + 3*6 = 66
+    assert cost(F.softmax, x, axis=-1) == (66, 24, 24, {'axis': -1})
+    assert F.softmax(x, axis=-1).size == 24
+
+
+def test_softplus():
+    x = _x(2, 3)
+    # |x| = 6: 4*6 = 24 FLOPs, 6 + 1 (beta) = 7 read, 6 written
+    assert cost(F.softplus, x) == (24, 7, 6, {'beta': 1.0})
+    x1 = _x(1, 2)
+    # |x| = 2: 4*2 = 8, 2 + 1 = 3, 2
+    assert cost(F.softplus, x1, beta=2.0) == (8, 3, 2, {'beta': 2.0})
+
+
+def test_swish():
+    x = _x(2, 3, 4)
+    beta = np.ones((3,), np.float32)
+    # |x| = 24: (1 + 4 + 1)*24 = 144 FLOPs, 24 + 3 = 27 read, 24 written
+    assert cost(F.swish, x, beta) == (144, 27, 24, {})
+    beta2 = np.ones((3, 4), np.float32)
+    # 144 FLOPs, 24 + 12 = 36 read
+    assert cost(F.swish, x, beta2) == (144, 36, 24, {})
+    assert F.swish(x, beta2).size == 24
+
+
+def test_swish_batch1():
+    x = _x(1, 5)
+    beta = np.ones((5,), np.float32)
+    # |x| = 5: 6*5 = 30, 5 + 5 = 10, 5
+    assert cost(F.swish, x, beta) == (30, 10, 5, {})
+
+
+def test_tanh():
+    x = _x(2, 3)
+    # |x| = 6: one tanh per element
+    assert cost(F.tanh, x) == (6, 6, 6, {})
+    assert cost(F.tanh, _x(1, 1)) == (1, 1, 1, {})

@@ -178,8 +178,9 @@ def test_readme_custom_calculator_example():
 
     x = chainer.Variable(np.ones((2, 3), np.float32))
     with ComputationalCostHook(fma_1flop=True) as cch:
-        cch.add_custom_cost_calculator(F.math.basic_math.Add,
-                                       custom_calculator)
+        with pytest.warns(UserWarning, match='overriding the built-in'):
+            cch.add_custom_cost_calculator(F.math.basic_math.Add,
+                                           custom_calculator)
         x + x
     # 6 elements: 6 FLOPs, (6+6)*4 = 48 bytes read
     assert cch.layer_report['Add-1']['flops'] == 6

@@ -1,0 +1,139 @@
+"""Cost calculators for ``chainer.functions.evaluation``.
+
+Conventions shared by this module: an argmax over $c$ candidates costs
+$c - 1$ comparisons; a comparison, a select (``where``) and a bincount
+increment cost 1 FLOP each; a scalar hyper-parameter fed to the computation
+(``ignore_label``, ``beta``) is read once and counts 1 element of mread.
+Integer labels are counted like any other element.
+"""
+
+from chainer.functions.evaluation.accuracy import Accuracy
+from chainer.functions.evaluation.binary_accuracy import BinaryAccuracy
+from chainer.functions.evaluation.classification_summary import \
+    ClassificationSummary
+from chainer.functions.evaluation.r2_score import R2_score
+
+from chainer_computational_cost.cost_calculators import prod
+
+
+def calc_accuracy(func: Accuracy, in_data, **kwargs):
+    r"""Accuracy
+
+    $$acc = \mathrm{mean}(\mathrm{argmax}_1(y) = t)$$
+
+    With $n = \|t\|$ samples of $c$ = `y.shape[1]` scores: the argmax costs
+    $\|y\| - n$ comparisons, then $n$ comparisons with t, $n-1$ additions and
+    1 division: $\|y\| + n$ in all. With `ignore_label`: $n$ comparisons for
+    the mask, $n-1$ additions to count ignored labels, $n$ selects, $n$
+    comparisons, $n-1$ additions, 2 subtractions and a division:
+    $\|y\| + 4n + 1$, and the label constant is read.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| + \|t\|$; with `ignore_label`: $\|y\| + 4\|t\| + 1$ |
+    | mread | $\|y\| + \|t\|$ (+1 with `ignore_label`) |
+    | mwrite | 1 |
+    | params | `ignore_label` (only when set) |
+    """
+    y, t = in_data
+    n = t.size
+    if func.ignore_label is None:
+        return (y.size + n, y.size + n, 1, {})
+    return (y.size + 4 * n + 1, y.size + n + 1, 1,
+            {'ignore_label': int(func.ignore_label)})
+
+
+def calc_binary_accuracy(func: BinaryAccuracy, in_data, **kwargs):
+    r"""BinaryAccuracy
+
+    $$acc = \sum (y \ge 0) = t \;/\; \max(1, \sum t \ne -1)$$
+
+    With $n = \|y\| = \|t\|$: $n$ comparisons of y with 0; $n$ comparisons,
+    $n-1$ additions and a max to count the labels that are not ignored; $n$
+    comparisons with t, $n-1$ additions and a division: $5n$ FLOPs. The
+    ignored label $-1$ is a constant of the class, read once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $5 \|y\|$ |
+    | mread | $\|y\| + \|t\| + 1$ |
+    | mwrite | 1 |
+    | params | none |
+    """
+    y, t = in_data
+    return (y.size + 4 * t.size, y.size + t.size + 1, 1, {})
+
+
+def calc_classification_summary(func: ClassificationSummary, in_data,
+                                **kwargs):
+    r"""ClassificationSummary
+
+    $$F_\beta = (1 + \beta^2) P R / (\beta^2 P + R)$$
+
+    Precision $P = tp / (tp + fp)$ and recall $R = tp / (tp + fn)$ per
+    label. With $n = \|t\|$ samples and $L$ labels: a mask of ignored
+    labels ($n$ comparisons), the argmax of the scores ($\|y\| - n$
+    comparisons), two selects for predictions and truths ($2n$), three
+    bincounts ($3n$ increments), the true-positive mask ($n$ comparisons,
+    $n$ selects), then $2L$ divisions for P and R and $5L + 2$ FLOPs for
+    $F_\beta$: in all $\|y\| + 7n + 7L + 2$. When `label_num` is None
+    Chainer uses $\max(t) + 1$, which depends on the values of t: then $L$
+    is taken as the number of scores `y.shape[1]` (an upper bound of it),
+    and the $n - 1$ comparisons of the max are added. Outputs: precision,
+    recall, $F_\beta$ and support, $L$ elements each; `ignore_label` and
+    $\beta$ are scalar constants read once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| + 7\|t\| + 7L + 2$ (+ $\|t\| - 1$ without `label_num`) |
+    | mread | $\|y\| + \|t\| + 2$ |
+    | mwrite | $4L$ |
+    | params | `label_num` (when set), `beta`, `ignore_label` |
+    """
+    y, t = in_data
+    n = t.size
+    flops = y.size + 7 * n + 2
+    params = {}
+    if func.label_num is None:
+        labels = y.shape[1]
+        flops += max(n - 1, 0)
+    else:
+        labels = int(func.label_num)
+        params['label_num'] = labels
+    flops += 7 * labels
+    params['beta'] = float(func.beta)
+    params['ignore_label'] = int(func.ignore_label)
+    return (flops, y.size + n + 2, 4 * labels, params)
+
+
+def calc_r2_score(func: R2_score, in_data, **kwargs):
+    r"""R2_score
+
+    $$R^2 = 1 - \sum_i (p_i - t_i)^2 / \sum_i (t_i - \bar t)^2$$
+
+    Sums run over the first axis: with $n = \|p\|$ elements and $m$ =
+    prod(`p.shape[1:]`) outputs, the residual sum costs $3n - m$ (a
+    subtraction, a square, and $n - m$ additions), the total sum $4n - m$
+    (the mean costs $n$: $n - m$ additions and $m$ divisions), then per
+    output a zero test, a select replacing zeros, a division, a
+    subtraction from 1 and a final select ($5m$): $7n + 3m$. With
+    `uniform_average` the mean of the $m$ scores adds $m$ FLOPs ($m-1$
+    additions, 1 division) and the output is a scalar.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | `raw_values`: $7n + 3m$; `uniform_average`: $7n + 4m$ |
+    | mread | $2n$ |
+    | mwrite | `raw_values`: $m$; `uniform_average`: 1 |
+    | params | `multioutput` |
+    """
+    pred, true = in_data
+    n = pred.size
+    m = prod(pred.shape[1:])
+    flops = 7 * n + 3 * m
+    mwrite = m
+    if func.multioutput == 'uniform_average':
+        flops += m
+        mwrite = 1
+    return (flops, pred.size + true.size, mwrite,
+            {'multioutput': func.multioutput})

@@ -1,0 +1,141 @@
+"""Cost calculators for ``chainer.functions.noise``.
+
+Convention shared by this module: a random array that the function draws
+itself (a dropout mask, Gaussian noise, a zoneout flag) is treated as a
+given constant array. It is read once where it is used, and drawing it
+(random number generation, thresholding, scaling it) costs nothing and
+writes nothing: only the arithmetic that applies it is counted. Such
+functions only create a node in training mode (``F.dropout`` and
+``F.zoneout`` return their input unchanged otherwise).
+"""
+
+from chainer.functions.noise.dropout import Dropout
+from chainer.functions.noise.gaussian import Gaussian
+from chainer.functions.noise.simplified_dropconnect import \
+    SimplifiedDropconnect
+from chainer.functions.noise.zoneout import Zoneout
+
+from chainer_computational_cost.cost_calculators import prod
+
+
+def _broadcast_shape(*shapes):
+    """Shape of the NumPy broadcast of arrays of the given shapes."""
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for axis in range(ndim):
+        dims = [s[axis - ndim + len(s)] for s in shapes
+                if axis - ndim + len(s) >= 0]
+        non_one = [d for d in dims if d != 1]
+        out.append(non_one[0] if non_one else 1)
+    return tuple(out)
+
+
+def calc_dropout(func: Dropout, in_data, **kwargs):
+    r"""Dropout
+
+    $$y = x \odot m$$
+
+    The mask $m$ (shape of x, already holding the $1/(1-ratio)$ scale) is a
+    constant array read once; drawing it is not counted. One multiplication
+    per element.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $2 \|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `ratio`: dropout ratio |
+    """
+    x, = in_data
+    n = x.size
+    return (n, 2 * n, n, {'ratio': float(func.dropout_ratio)})
+
+
+def calc_gaussian(func: Gaussian, in_data, **kwargs):
+    r"""Gaussian
+
+    $$y = \mu + \exp(\ln\sigma^2 / 2) \epsilon$$
+
+    Per element: a halving, an exp and a fusable multiply-add (1 FLOP with
+    FMA, 2 without). The noise $\epsilon$ (shape of $\mu$) is a constant
+    array read once; drawing it is not counted, nor is the cached copy of
+    the scaled noise Chainer keeps (backward does not use it).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $3 \|\mu\|$ |
+    | FLOPs (no FMA) | $4 \|\mu\|$ |
+    | mread | $\|\mu\| + \|\ln\sigma^2\| + \|\epsilon\|$ |
+    | mwrite | $\|\mu\|$ |
+    | params | none |
+    """
+    mean, ln_var = in_data
+    n = mean.size
+    per_element = 3 if kwargs.get('fma_1flop', True) else 4
+    return (per_element * n, n + 2 * ln_var.size, n, {})
+
+
+def calc_simplified_dropconnect(func: SimplifiedDropconnect, in_data,
+                                **kwargs):
+    r"""SimplifiedDropconnect
+
+    $$y_i = ((s W) \odot M_i) x_i + b, \quad s = 1 / (1 - ratio)$$
+
+    x is flattened to $n$ rows of $N$ = `W.shape[1]` features, W is
+    $(M_o, N)$. The mask has shape $(n, M_o, N)$ with `use_batchwise_mask`
+    (one mask per sample), else $(M_o, N)$; it is a constant array read
+    once, drawing it is not counted. FLOPs: $\|W\|$ for $sW$, $\|mask\|$
+    for the masking, then the per-sample products as in LinearFunction:
+    $n M_o N$ multiply-adds with FMA, $n M_o (2N - 1)$ FLOPs without, plus
+    $n M_o$ bias additions. The scale $s$ is a scalar constant read once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|W\| + \|mask\| + n M_o N + n M_o [b]$ |
+    | FLOPs (no FMA) | $\|W\| + \|mask\| + n M_o (2N-1) + n M_o [b]$ |
+    | mread | $\|x\| + \|W\| + \|b\| + \|mask\| + 1$ |
+    | mwrite | $n M_o$ |
+    | params | `ratio`, `batchwise_mask`: one mask per sample, `nobias` |
+    """
+    x, W = in_data[:2]
+    b = in_data[2] if len(in_data) == 3 else None
+    m_out, n_in = W.shape
+    n = x.shape[0]
+    batchwise = bool(func.use_batchwise_mask)
+    mask_size = (n if batchwise else 1) * W.size
+    y_size = n * m_out
+    if kwargs.get('fma_1flop', True):
+        products = y_size * n_in
+    else:
+        products = y_size * (2 * n_in - 1)
+    flops = W.size + mask_size + products
+    mread = x.size + W.size + mask_size + 1
+    if b is not None:
+        flops += y_size
+        mread += b.size
+    params = {'ratio': float(func.ratio), 'batchwise_mask': batchwise,
+              'nobias': b is None}
+    return (flops, mread, y_size, params)
+
+
+def calc_zoneout(func: Zoneout, in_data, **kwargs):
+    r"""Zoneout
+
+    $$y = \mathrm{where}(f, x, h)$$
+
+    One select per output element between the new state x and the previous
+    state h, driven by the random flag $f$ (shape of x), a constant array
+    read once; drawing it is not counted. The output has the broadcast
+    shape of h and x (normally both are equal).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|h\| + 2 \|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `ratio`: zoneout ratio |
+    """
+    h, x = in_data
+    y_size = prod(_broadcast_shape(h.shape, x.shape))
+    return (y_size, h.size + 2 * x.size, y_size,
+            {'ratio': float(func.zoneout_ratio)})
