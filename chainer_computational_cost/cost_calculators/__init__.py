@@ -150,6 +150,42 @@ def as_tuple(value, n):
     return tuple(int(v) for v in value)
 
 
+def broadcast_shape(*shapes):
+    """Shape of the NumPy broadcast of arrays of the given shapes (assumed
+    compatible)."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = []
+    for axis in range(ndim):
+        dims = [s[axis - ndim + len(s)] for s in shapes
+                if axis - ndim + len(s) >= 0]
+        not_one = [d for d in dims if d != 1]
+        out.append(not_one[0] if not_one else 1)
+    return tuple(out)
+
+
+def reduced_shape(shape, axis, keepdims=False):
+    """Shape of a reduction of ``shape`` over ``axis`` (None, int or
+    tuple)."""
+    ndim = len(shape)
+    if axis is None:
+        axes = set(range(ndim))
+    elif isinstance(axis, numbers.Integral):
+        axes = {int(axis) % ndim}
+    else:
+        axes = {int(a) % ndim for a in axis}
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def dot_flops(n_out, k, fma):
+    """FLOPs of ``n_out`` dot products of length ``k``: ``k`` multiply-adds
+    each with FMA; ``k`` multiplications and ``k - 1`` additions without."""
+    if k <= 0:
+        return 0
+    return n_out * (k if fma else 2 * k - 1)
+
+
 def conv_out_size(size, k, s, p, cover_all=False, d=1):
     """Output length of a convolution or pooling window along one axis."""
     dk = k + (k - 1) * (d - 1)
@@ -173,6 +209,19 @@ def validate_cost(result, calc_name, type_name):
     (wrong length, floats, negative counts, params that are not a dict) is a
     ``TypeError`` or ``ValueError`` naming the calculator and function type.
     """
+    # Called once per hooked function call: the common case (a tuple of
+    # three non-negative ints and a dict) is checked with cheap exact-type
+    # tests; the general checks and messages are only built otherwise.
+    if (type(result) is tuple or type(result) is Cost) and len(result) == 4:
+        flops, mread, mwrite, params = result
+        if (type(flops) is int and type(mread) is int
+                and type(mwrite) is int and type(params) is dict
+                and flops >= 0 and mread >= 0 and mwrite >= 0):
+            return Cost(flops, mread, mwrite, params)
+    return _validate_slow(result, calc_name, type_name)
+
+
+def _validate_slow(result, calc_name, type_name):
     where = 'cost calculator {} for {}'.format(calc_name, type_name)
     if not isinstance(result, tuple) or len(result) != 4:
         raise TypeError(

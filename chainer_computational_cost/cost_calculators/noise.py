@@ -15,19 +15,8 @@ from chainer.functions.noise.simplified_dropconnect import \
     SimplifiedDropconnect
 from chainer.functions.noise.zoneout import Zoneout
 
+from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import prod
-
-
-def _broadcast_shape(*shapes):
-    """Shape of the NumPy broadcast of arrays of the given shapes."""
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for axis in range(ndim):
-        dims = [s[axis - ndim + len(s)] for s in shapes
-                if axis - ndim + len(s) >= 0]
-        non_one = [d for d in dims if d != 1]
-        out.append(non_one[0] if non_one else 1)
-    return tuple(out)
 
 
 def calc_dropout(func: Dropout, in_data, **kwargs):
@@ -136,6 +125,6 @@ def calc_zoneout(func: Zoneout, in_data, **kwargs):
     | params | `ratio`: zoneout ratio |
     """
     h, x = in_data
-    y_size = prod(_broadcast_shape(h.shape, x.shape))
+    y_size = prod(broadcast_shape(h.shape, x.shape))
     return (y_size, h.size + 2 * x.size, y_size,
             {'ratio': float(func.zoneout_ratio)})

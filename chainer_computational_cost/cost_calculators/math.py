@@ -1,0 +1,1771 @@
+"""Cost calculators for ``chainer.functions.math``: arithmetic operators,
+element-wise functions, reductions, products and linear algebra.
+
+Conventions shared by every calculator of this module:
+
+* Each element-wise arithmetic operation, comparison or elementary/special
+  function evaluation (exp, log, sin, pow, erf, lgamma, ...) costs 1 FLOP per
+  output element, however the library actually computes it.
+* Inputs broadcast as in NumPy: the output ``y`` has the broadcast shape of
+  all operands, every input element is read once and every output element is
+  written once.
+* A constant held by the node (``value``, ``x_min``, ...) is read once: 1
+  element for a scalar, its size for an array.
+"""
+
+import collections.abc
+import numbers
+
+import chainer
+from chainer.functions.math.average import Mean
+from chainer.functions.math.basic_math import Absolute
+from chainer.functions.math.basic_math import Add
+from chainer.functions.math.basic_math import AddConstant
+from chainer.functions.math.basic_math import Div
+from chainer.functions.math.basic_math import DivFromConstant
+from chainer.functions.math.basic_math import Mul
+from chainer.functions.math.basic_math import MulConstant
+from chainer.functions.math.basic_math import MultiAdd
+from chainer.functions.math.basic_math import Neg
+from chainer.functions.math.basic_math import PowConstVar
+from chainer.functions.math.basic_math import PowVarConst
+from chainer.functions.math.basic_math import PowVarVar
+from chainer.functions.math.basic_math import Sub
+from chainer.functions.math.basic_math import SubFromConstant
+from chainer.functions.math.batch_l2_norm_squared import BatchL2NormSquared
+from chainer.functions.math.clip import Clip
+from chainer.functions.math.cumprod import Cumprod
+from chainer.functions.math.cumprod import Cumprodsum
+from chainer.functions.math.cumsum import Cumsum
+from chainer.functions.math.det import BatchDet
+from chainer.functions.math.digamma import DiGamma
+from chainer.functions.math.einsum import DiagEinSum
+from chainer.functions.math.einsum import EinSum
+from chainer.functions.math.erf import Erf
+from chainer.functions.math.erfc import Erfc
+from chainer.functions.math.erfcinv import ErfcInv
+from chainer.functions.math.erfcx import Erfcx
+from chainer.functions.math.erfinv import ErfInv
+from chainer.functions.math.exponential import Exp
+from chainer.functions.math.exponential import Log
+from chainer.functions.math.exponential import Log10
+from chainer.functions.math.exponential import Log2
+from chainer.functions.math.exponential_m1 import Expm1
+from chainer.functions.math.fft import FFT
+from chainer.functions.math.fmod import Fmod
+from chainer.functions.math.hyperbolic import Cosh
+from chainer.functions.math.hyperbolic import Sinh
+from chainer.functions.math.identity import Identity
+from chainer.functions.math.inv import BatchInv
+from chainer.functions.math.inv import Inv
+from chainer.functions.math.lgamma import LGamma
+from chainer.functions.math.linear_interpolate import LinearInterpolate
+from chainer.functions.math.log_ndtr import LogNdtr
+from chainer.functions.math.logarithm_1p import Log1p
+from chainer.functions.math.logsumexp import LogSumExp
+from chainer.functions.math.matmul import BatchMatMul
+from chainer.functions.math.matmul import MatMul
+from chainer.functions.math.maximum import Maximum
+from chainer.functions.math.minimum import Minimum
+from chainer.functions.math.minmax import ArgMax
+from chainer.functions.math.minmax import ArgMin
+from chainer.functions.math.minmax import Max
+from chainer.functions.math.minmax import Min
+from chainer.functions.math.ndtr import Ndtr
+from chainer.functions.math.ndtri import Ndtri
+from chainer.functions.math.polygamma import PolyGamma
+from chainer.functions.math.prod import Prod
+from chainer.functions.math.sparse_matmul import CooMatMul
+from chainer.functions.math.sqrt import Sqrt
+from chainer.functions.math.square import Square
+from chainer.functions.math.sum import Sum
+from chainer.functions.math.sum import SumTo
+from chainer.functions.math.tensordot import TensorDot
+from chainer.functions.math.trigonometric import Arccos
+from chainer.functions.math.trigonometric import Arcsin
+from chainer.functions.math.trigonometric import Arctan
+from chainer.functions.math.trigonometric import Arctan2
+from chainer.functions.math.trigonometric import Cos
+from chainer.functions.math.trigonometric import Sin
+from chainer.functions.math.trigonometric import Tan
+
+from chainer_computational_cost.cost_calculators import broadcast_shape
+from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reduced_shape
+from chainer_computational_cost.cost_calculators import total_size
+
+
+# Private helpers: pure functions of shapes and numbers.
+
+def _shape_of(x):
+    """Shape of an array operand; ``()`` for a Python or NumPy scalar."""
+    return tuple(int(s) for s in getattr(x, 'shape', ()))
+
+
+def _elementwise(operands, flops_per_elem=1, params=None):
+    """Cost of an element-wise operation over broadcast ``operands``.
+
+    ``operands`` are the arrays and constants the operation reads (None
+    entries are absent optional operands and are skipped).  The output has
+    their broadcast shape; ``flops_per_elem`` FLOPs are spent per output
+    element, every operand element is read once and every output element is
+    written once.
+    """
+    present = [x for x in operands if x is not None]
+    n_out = prod(broadcast_shape(*[_shape_of(x) for x in present]))
+    return (flops_per_elem * n_out, total_size(present), n_out,
+            {} if params is None else params)
+
+
+def _scalar_param(value):
+    """``value`` as a plain Python number for a report, or None if it is not
+    a scalar (an array bound, or no bound)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    return None
+
+
+# Binary arithmetic operators.
+
+def calc_add(func: Add, in_data, **kwargs):
+    r"""Add
+
+    $$y = a + b$$
+
+    One addition per output element; $y$ has the broadcast shape of $a$ and
+    $b$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_sub(func: Sub, in_data, **kwargs):
+    r"""Sub
+
+    $$y = a - b$$
+
+    One subtraction per output element; $y$ has the broadcast shape of $a$
+    and $b$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_mul(func: Mul, in_data, **kwargs):
+    r"""Mul
+
+    $$y = a \odot b$$
+
+    One multiplication per output element; $y$ has the broadcast shape of
+    $a$ and $b$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_div(func: Div, in_data, **kwargs):
+    r"""Div
+
+    $$y = a / b$$
+
+    One division per output element; $y$ has the broadcast shape of $a$ and
+    $b$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_multi_add(func: MultiAdd, in_data, **kwargs):
+    r"""MultiAdd
+
+    $$y = x_1 + x_2 + \cdots + x_n$$
+
+    $n - 1$ additions per output element; $y$ has the broadcast shape of all
+    inputs.  With a single input the function returns it unchanged, which
+    costs nothing.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $(n - 1) \|y\|$ |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    if len(in_data) < 2:
+        return (0, 0, 0, {})
+    return _elementwise(in_data, flops_per_elem=len(in_data) - 1)
+
+
+# Operators with a constant operand held by the node.
+
+def calc_add_constant(func: AddConstant, in_data, **kwargs):
+    r"""AddConstant
+
+    $$y = x + c$$
+
+    One addition per element.  The constant $c$ (`func.value`) is read once:
+    $|c| = 1$ for a scalar, its size for an array (the output then has the
+    broadcast shape of $x$ and $c$; for a scalar $|y| = |x|$).  This is
+    also what `x - c` produces, as `x + (-c)`.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x\| + \|c\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _elementwise((x, func.value))
+
+
+def calc_sub_from_constant(func: SubFromConstant, in_data, **kwargs):
+    r"""SubFromConstant
+
+    $$y = c - x$$
+
+    One subtraction per element.  The constant $c$ (`func.value`) is read
+    once: $|c| = 1$ for a scalar, its size for an array (the output then
+    has the broadcast shape of $x$ and $c$; for a scalar $|y| = |x|$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x\| + \|c\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _elementwise((x, func.value))
+
+
+def calc_mul_constant(func: MulConstant, in_data, **kwargs):
+    r"""MulConstant
+
+    $$y = c x$$
+
+    One multiplication per element.  The constant $c$ (`func.value`) is
+    read once: $|c| = 1$ for a scalar, its size for an array (the output
+    then has the broadcast shape of $x$ and $c$; for a scalar
+    $|y| = |x|$).  This is also what `x / c` produces, as `x * (1/c)`.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x\| + \|c\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _elementwise((x, func.value))
+
+
+def calc_div_from_constant(func: DivFromConstant, in_data, **kwargs):
+    r"""DivFromConstant
+
+    $$y = c / x$$
+
+    One division per element.  The constant $c$ (`func.value`) is read
+    once: $|c| = 1$ for a scalar, its size for an array (the output then
+    has the broadcast shape of $x$ and $c$; for a scalar $|y| = |x|$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x\| + \|c\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _elementwise((x, func.value))
+
+
+# Powers.
+
+def calc_pow_var_var(func: PowVarVar, in_data, **kwargs):
+    r"""PowVarVar
+
+    $$y = a^b$$
+
+    One power evaluation per output element (counted as 1 FLOP, like any
+    elementary function); $y$ has the broadcast shape of $a$ and $b$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_pow_var_const(func: PowVarConst, in_data, **kwargs):
+    r"""PowVarConst
+
+    $$y = x^c$$
+
+    One power evaluation per element (counted as 1 FLOP whatever the
+    exponent, even for `x ** 2`).  The constant exponent $c$ (`func.value`)
+    is read once: 1 element for a scalar, its size for an array (the output
+    then has the broadcast shape of $x$ and $c$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x\| + \|c\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _elementwise((x, func.value))
+
+
+def calc_pow_const_var(func: PowConstVar, in_data, **kwargs):
+    r"""PowConstVar
+
+    $$y = c^x$$
+
+    One power evaluation per element (counted as 1 FLOP).  The constant base
+    $c$ (`func.value`) is read once: 1 element for a scalar, its size for
+    an array (the output then has the broadcast shape of $x$ and $c$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x\| + \|c\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _elementwise((x, func.value))
+
+
+def calc_square(func: Square, in_data, **kwargs):
+    r"""Square
+
+    $$y = x^2$$
+
+    One multiplication per element.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_sqrt(func: Sqrt, in_data, **kwargs):
+    r"""Sqrt
+
+    $$y = \sqrt{x}$$
+
+    One square root per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+# Sign, magnitude, comparisons.
+
+def calc_neg(func: Neg, in_data, **kwargs):
+    r"""Neg
+
+    $$y = -x$$
+
+    One negation per element.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_absolute(func: Absolute, in_data, **kwargs):
+    r"""Absolute
+
+    $$y = |x|$$
+
+    One absolute-value operation per element.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_maximum(func: Maximum, in_data, **kwargs):
+    r"""Maximum
+
+    $$y = \max(a, b)$$
+
+    One comparison per output element; $y$ has the broadcast shape of $a$
+    and $b$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_minimum(func: Minimum, in_data, **kwargs):
+    r"""Minimum
+
+    $$y = \min(a, b)$$
+
+    One comparison per output element; $y$ has the broadcast shape of $a$
+    and $b$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_clip(func: Clip, in_data, **kwargs):
+    r"""Clip
+
+    $$y = \min(\max(x, x_{min}), x_{max})$$
+
+    One comparison per element for each bound that is set
+    ($n_b \in \{1, 2\}$).  Each bound is read once: 1 element for a
+    scalar, its size for an array (the output then has the broadcast shape
+    of $x$ and the bounds; with scalar bounds $|y| = |x|$).  Scalar bounds
+    are reported as params.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $n_b \|y\|$ |
+    | mread | $\|x\| + \|x_{min}\| + \|x_{max}\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `min`, `max`: the scalar bounds that are set |
+    """
+    x, = in_data
+    bounds = [b for b in (func.x_min, func.x_max) if b is not None]
+    params = {}
+    for key, bound in (('min', func.x_min), ('max', func.x_max)):
+        value = _scalar_param(bound)
+        if value is not None:
+            params[key] = value
+    return _elementwise([x] + bounds, flops_per_elem=len(bounds),
+                        params=params)
+
+
+def calc_fmod(func: Fmod, in_data, **kwargs):
+    r"""Fmod
+
+    $$y = \mathrm{fmod}(x, d)$$
+
+    One floating-point remainder per output element (counted as 1 FLOP);
+    $y$ has the broadcast shape of $x$ and the divisor $d$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x\| + \|d\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_linear_interpolate(func: LinearInterpolate, in_data, **kwargs):
+    r"""LinearInterpolate
+
+    $$z = p x + (1 - p) y$$
+
+    Computed as written: one subtraction $1 - p$, one multiplication
+    $(1 - p) y$ and one multiply-add $p x + \cdot$ per element (the
+    multiply-add is 1 FLOP with FMA, 2 without).  $p$, $x$ and $y$ have the
+    same shape.  The constant 1 is an immediate, not read from memory.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $3 \|z\|$ |
+    | FLOPs (no FMA) | $4 \|z\|$ |
+    | mread | $\|p\| + \|x\| + \|y\| = 3 \|z\|$ |
+    | mwrite | $\|z\|$ |
+    | params | none |
+    """
+    fma_1flop = kwargs.get('fma_1flop', True)
+    return _elementwise(in_data, flops_per_elem=3 if fma_1flop else 4)
+
+
+def calc_identity(func: Identity, in_data, **kwargs):
+    r"""Identity
+
+    $$y_i = x_i$$
+
+    The outputs are the input arrays themselves: no computation, no memory
+    traffic.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | 0 |
+    | mwrite | 0 |
+    | params | none |
+    """
+    return (0, 0, 0, {})
+
+
+# Exponentials and logarithms.
+
+def calc_exp(func: Exp, in_data, **kwargs):
+    r"""Exp
+
+    $$y = e^x$$
+
+    One exponential per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_expm1(func: Expm1, in_data, **kwargs):
+    r"""Expm1
+
+    $$y = e^x - 1$$
+
+    One `expm1` evaluation per element (a single elementary function: 1
+    FLOP, the $-1$ is part of it).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_log(func: Log, in_data, **kwargs):
+    r"""Log
+
+    $$y = \ln x$$
+
+    One natural logarithm per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_log2(func: Log2, in_data, **kwargs):
+    r"""Log2
+
+    $$y = \log_2 x$$
+
+    One base-2 logarithm per element (a single elementary function: 1 FLOP,
+    no separate change of base).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_log10(func: Log10, in_data, **kwargs):
+    r"""Log10
+
+    $$y = \log_{10} x$$
+
+    One base-10 logarithm per element (a single elementary function: 1
+    FLOP, no separate change of base).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_log1p(func: Log1p, in_data, **kwargs):
+    r"""Log1p
+
+    $$y = \ln(1 + x)$$
+
+    One `log1p` evaluation per element (a single elementary function: 1
+    FLOP, the $+1$ is part of it).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+# Trigonometric and hyperbolic functions.
+
+def calc_sin(func: Sin, in_data, **kwargs):
+    r"""Sin
+
+    $$y = \sin x$$
+
+    One sine per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_cos(func: Cos, in_data, **kwargs):
+    r"""Cos
+
+    $$y = \cos x$$
+
+    One cosine per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_tan(func: Tan, in_data, **kwargs):
+    r"""Tan
+
+    $$y = \tan x$$
+
+    One tangent per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_arcsin(func: Arcsin, in_data, **kwargs):
+    r"""Arcsin
+
+    $$y = \arcsin x$$
+
+    One arcsine per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_arccos(func: Arccos, in_data, **kwargs):
+    r"""Arccos
+
+    $$y = \arccos x$$
+
+    One arccosine per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_arctan(func: Arctan, in_data, **kwargs):
+    r"""Arctan
+
+    $$y = \arctan x$$
+
+    One arctangent per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_arctan2(func: Arctan2, in_data, **kwargs):
+    r"""Arctan2
+
+    $$y = \operatorname{atan2}(x_1, x_2)$$
+
+    One two-argument arctangent per output element (an elementary function:
+    1 FLOP, the quadrant selection included); $y$ has the broadcast shape of
+    $x_1$ and $x_2$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|x_1\| + \|x_2\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_arctanh(func: 'chainer.functions.math.arctanh.Arctanh', in_data,
+                 **kwargs):
+    r"""Arctanh
+
+    $$y = \operatorname{artanh} x$$
+
+    One inverse hyperbolic tangent per element (an elementary function: 1
+    FLOP).  Not available in Chainer 6.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_sinh(func: Sinh, in_data, **kwargs):
+    r"""Sinh
+
+    $$y = \sinh x$$
+
+    One hyperbolic sine per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_cosh(func: Cosh, in_data, **kwargs):
+    r"""Cosh
+
+    $$y = \cosh x$$
+
+    One hyperbolic cosine per element (an elementary function: 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+# Special functions: each evaluation counts as 1 FLOP per element, like an
+# elementary function, whatever series or polynomial the library uses.
+
+def calc_erf(func: Erf, in_data, **kwargs):
+    r"""Erf
+
+    $$y = \operatorname{erf} x$$
+
+    One error-function evaluation per element (a special function counts 1
+    FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_erfc(func: Erfc, in_data, **kwargs):
+    r"""Erfc
+
+    $$y = \operatorname{erfc} x = 1 - \operatorname{erf} x$$
+
+    One complementary error function evaluation per element (a special
+    function counts 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_erfcx(func: Erfcx, in_data, **kwargs):
+    r"""Erfcx
+
+    $$y = e^{x^2} \operatorname{erfc} x$$
+
+    One scaled complementary error function evaluation per element (a
+    special function counts 1 FLOP, as a whole).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_erf_inv(func: ErfInv, in_data, **kwargs):
+    r"""ErfInv
+
+    $$y = \operatorname{erf}^{-1} x$$
+
+    One inverse error function evaluation per element (a special function
+    counts 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_erfc_inv(func: ErfcInv, in_data, **kwargs):
+    r"""ErfcInv
+
+    $$y = \operatorname{erfc}^{-1} x$$
+
+    One inverse complementary error function evaluation per element (a
+    special function counts 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_ndtr(func: Ndtr, in_data, **kwargs):
+    r"""Ndtr
+
+    $$y = \Phi(x) = \frac{1}{2} \operatorname{erfc}(-x / \sqrt{2})$$
+
+    One standard normal CDF evaluation per element (a special function
+    counts 1 FLOP, as a whole).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_log_ndtr(func: LogNdtr, in_data, **kwargs):
+    r"""LogNdtr
+
+    $$y = \ln \Phi(x)$$
+
+    One log of the standard normal CDF per element (a special function
+    counts 1 FLOP, as a whole).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_ndtri(func: Ndtri, in_data, **kwargs):
+    r"""Ndtri
+
+    $$y = \Phi^{-1}(x)$$
+
+    One inverse standard normal CDF evaluation per element (a special
+    function counts 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_lgamma(func: LGamma, in_data, **kwargs):
+    r"""LGamma
+
+    $$y = \ln |\Gamma(x)|$$
+
+    One log-gamma evaluation per element (a special function counts 1
+    FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_digamma(func: DiGamma, in_data, **kwargs):
+    r"""DiGamma
+
+    $$y = \psi(x) = \frac{d}{dx} \ln \Gamma(x)$$
+
+    One digamma evaluation per element (a special function counts 1 FLOP).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_polygamma(func: PolyGamma, in_data, **kwargs):
+    r"""PolyGamma
+
+    $$y = \psi^{(n)}(x)$$
+
+    One polygamma evaluation per output element (a special function counts
+    1 FLOP, whatever the order $n$); the integer orders $n$ are an input
+    array, and $y$ has the broadcast shape of $n$ and $x$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|n\| + \|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data)
+
+
+def calc_zeta(func: 'chainer.functions.math.zeta.Zeta', in_data, **kwargs):
+    r"""Zeta
+
+    $$y = \zeta(s, q) = \sum_{k=0}^{\infty} (k + q)^{-s}$$
+
+    One Hurwitz zeta evaluation per output element (a special function
+    counts 1 FLOP).  The order $s$ is a constant held by the node (read
+    once: 1 element for a scalar, its size for an array), $q$ is the
+    input; $y$ has their broadcast shape.  Not available in Chainer 6.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|s\| + \|q\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    q, = in_data
+    return _elementwise((func._x, q))
+
+
+# Reductions, products and linear algebra.
+
+def _fma_flops(pairs, others, fma):
+    """FLOPs of ``pairs`` multiply-add pairs plus ``others`` single ops."""
+    return pairs * (1 if fma else 2) + others
+
+
+def _reduce_ops(x_size, y_size):
+    """Binary operations reducing ``x_size`` elements into ``y_size``."""
+    return max(x_size - y_size, 0)
+
+
+def _reduction(x, axis, keepdims):
+    """``(flops, mread, mwrite)`` of a one-op-per-element reduction
+    (sum, product, max, min, argmax, argmin) of ``x`` over ``axis``."""
+    y_size = prod(reduced_shape(x.shape, axis, keepdims))
+    return (_reduce_ops(x.size, y_size), x.size, y_size)
+
+
+def _scan(x, axis):
+    """``(flops, mread, mwrite)`` of a cumulative scan (cumsum, cumprod):
+    one op per element except the first of each scanned line.  ``axis``
+    None scans the flattened array."""
+    length = x.size if axis is None else x.shape[axis]
+    lines = x.size // length if length else 0
+    return (x.size - lines, x.size, x.size)
+
+
+def _matmul_dims(a_shape, b_shape, transa, transb, transc=False):
+    """``(number of outputs, contracted length)`` of ``numpy.matmul`` on
+    (optionally transposed) operands, following ``chainer``'s ``_matmul``."""
+    if transc:
+        a_shape, b_shape = b_shape, a_shape
+        transa, transb = not transb, not transa
+    a = list(a_shape)
+    b = list(b_shape)
+    if transa and len(a) > 1:
+        a[-2], a[-1] = a[-1], a[-2]
+    if transb and len(b) > 1:
+        b[-2], b[-1] = b[-1], b[-2]
+    if len(a) == 1:
+        a = [1] + a
+    if len(b) == 1:
+        b = b + [1]
+    batch = broadcast_shape(a[:-2], b[:-2])
+    return prod(batch) * a[-2] * b[-1], a[-1]
+
+
+def _einsum_flops(in_subs, out_labels, shapes, fma):
+    """``(flops, number of outputs)`` of a direct einsum evaluation.
+
+    ``in_subs`` are Chainer's comma-separated input subscripts (``@``
+    stands for an ellipsis), ``out_labels`` the labels kept in the output.
+    Every point of the iteration space (all distinct labels) costs
+    ``n - 1`` multiplications of the ``n`` operands, and summing the
+    points into the outputs costs ``space - outputs`` additions; with FMA
+    one multiplication is fused with each addition.
+    """
+    dims = {}
+    ellipses = []
+    for sub, shape in zip(in_subs.split(','), shapes):
+        shape = tuple(shape)
+        if '@' in sub:
+            left, right = sub.split('@')
+            stop = len(shape) - len(right)
+            ellipses.append(shape[len(left):stop])
+            labels = left + right
+            shape = shape[:len(left)] + shape[stop:]
+        else:
+            labels = sub
+        for label, d in zip(labels, shape):
+            if dims.get(label, 1) == 1:
+                dims[label] = d
+    ell_size = prod(broadcast_shape(*ellipses))
+    space = prod(dims.values()) * ell_size
+    n_out = prod(dims[c] for c in set(out_labels) if c in dims)
+    if '@' in out_labels:
+        n_out *= ell_size
+    mults = space * (len(shapes) - 1)
+    adds = _reduce_ops(space, n_out)
+    fused = min(mults, adds) if fma else 0
+    return mults + adds - fused, n_out
+
+
+def _lu_ops(n):
+    """``(multiply-add pairs, divisions)`` of an LU factorisation of an
+    ``n x n`` matrix by Gaussian elimination (pivot search ignored)."""
+    return (n - 1) * n * (2 * n - 1) // 6, n * (n - 1) // 2
+
+
+def _contracted_axes(func, a_ndim, b_ndim):
+    """Contracted axes of ``a`` and ``b`` of a TensorDot, non-negative."""
+    if func.a_axes is not None and func.b_axes is not None:
+        a_con, b_con = func.a_axes[1], func.b_axes[0]
+    elif isinstance(func.axes, collections.abc.Sequence):
+        a_con, b_con = func.axes
+    else:
+        a_con = range(a_ndim - func.axes, a_ndim)
+        b_con = range(func.axes)
+    if isinstance(a_con, numbers.Integral):
+        a_con = (a_con,)
+    if isinstance(b_con, numbers.Integral):
+        b_con = (b_con,)
+    return (tuple(int(i) % a_ndim for i in a_con),
+            tuple(int(i) % b_ndim for i in b_con))
+
+
+def _subscripts(in_subs, out_sub):
+    return '{}->{}'.format(in_subs, out_sub).replace('@', '...')
+
+
+# Reductions
+
+def calc_max(func: Max, in_data, **kwargs):
+    r"""Max
+
+    $$y = \max_{axis} x$$
+
+    One comparison per input element beyond the first of each output.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|y\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis`, `keepdims` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
+    return (flops, mread, mwrite,
+            {'axis': func.axis, 'keepdims': func.keepdims})
+
+
+def calc_min(func: Min, in_data, **kwargs):
+    r"""Min
+
+    $$y = \min_{axis} x$$
+
+    One comparison per input element beyond the first of each output.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|y\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis`, `keepdims` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
+    return (flops, mread, mwrite,
+            {'axis': func.axis, 'keepdims': func.keepdims})
+
+
+def calc_arg_max(func: ArgMax, in_data, **kwargs):
+    r"""ArgMax
+
+    $$y = \mathrm{argmax}_{axis} x$$
+
+    One comparison per input element beyond the first of each output; the
+    output holds int32 indices.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|y\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _reduction(x, func.axis, False)
+    return (flops, mread, mwrite, {'axis': func.axis})
+
+
+def calc_arg_min(func: ArgMin, in_data, **kwargs):
+    r"""ArgMin
+
+    $$y = \mathrm{argmin}_{axis} x$$
+
+    One comparison per input element beyond the first of each output; the
+    output holds int32 indices.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|y\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _reduction(x, func.axis, False)
+    return (flops, mread, mwrite, {'axis': func.axis})
+
+
+def calc_sum(func: Sum, in_data, **kwargs):
+    r"""Sum
+
+    $$y = \sum_{axis} x$$
+
+    Summing $n$ elements into one output takes $n - 1$ additions.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|y\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis`, `keepdims` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
+    return (flops, mread, mwrite,
+            {'axis': func.axis, 'keepdims': func.keepdims})
+
+
+def calc_sum_to(func: SumTo, in_data, **kwargs):
+    r"""SumTo
+
+    $$y = \mathrm{sum\_to}(x, shape)$$
+
+    Sums the broadcast axes of $x$ away to get an array of the target shape:
+    $n - 1$ additions for each output summing $n$ elements.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|y\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `shape`: target shape |
+    """
+    x, = in_data
+    shape = tuple(int(s) for s in func._shape)
+    y_size = prod(shape)
+    return (_reduce_ops(x.size, y_size), x.size, y_size,
+            {'shape': shape})
+
+
+def calc_prod(func: Prod, in_data, **kwargs):
+    r"""Prod
+
+    $$y = \prod_{axis} x$$
+
+    Multiplying $n$ elements into one output takes $n - 1$ multiplications.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|y\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis`, `keepdims` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
+    return (flops, mread, mwrite,
+            {'axis': func.axis, 'keepdims': func.keepdims})
+
+
+def calc_mean(func: Mean, in_data, **kwargs):
+    r"""Mean
+
+    $$y = \frac{1}{n} \sum_{axis} x$$
+
+    $\|x\| - \|y\|$ additions for the sums, then one division per output.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis`, `keepdims` |
+    """
+    x, = in_data
+    adds, mread, mwrite = _reduction(x, func.axis, func.keepdims)
+    return (adds + mwrite, mread, mwrite,
+            {'axis': func.axis, 'keepdims': func.keepdims})
+
+
+def calc_log_sum_exp(func: LogSumExp, in_data, **kwargs):
+    r"""LogSumExp
+
+    $$y = m + \log \sum_{axis} \exp(x - m), \quad m = \max_{axis} x$$
+
+    The stable evaluation Chainer uses: $\|x\| - \|y\|$ comparisons for
+    $m$, $\|x\|$ subtractions, $\|x\|$ exponentials, $\|x\| - \|y\|$
+    additions, then $\|y\|$ logarithms and $\|y\|$ additions, i.e.
+    $4 \|x\|$ in total. The intermediate arrays are not counted as memory
+    traffic.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $4 \|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `axis` |
+    """
+    x, = in_data
+    reduce_ops, mread, y_size = _reduction(x, func.axis, False)
+    flops = 2 * reduce_ops + 2 * x.size + 2 * y_size
+    return (flops, mread, y_size, {'axis': func.axis})
+
+
+def calc_batch_l2_norm_squared(func: BatchL2NormSquared, in_data, **kwargs):
+    r"""BatchL2NormSquared
+
+    $$y_b = \sum_i x_{b,i}^2$$
+
+    A dot product of each sample with itself: $\|x\|$ multiply-adds with
+    FMA; $\|x\|$ multiplications and $\|x\| - B$ additions without ($B$ is
+    the batch size, the length of $y$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|x\|$ |
+    | FLOPs (no FMA) | $2 \|x\| - B$ |
+    | mread | $\|x\|$ |
+    | mwrite | $B$ |
+    | params | none |
+    """
+    x, = in_data
+    fma = kwargs.get('fma_1flop', True)
+    batch = x.shape[0]
+    k = x.size // batch if batch else 0
+    return (dot_flops(batch, k, fma), x.size, batch, {})
+
+
+# Scans
+
+def calc_cumsum(func: Cumsum, in_data, **kwargs):
+    r"""Cumsum
+
+    $$y_i = y_{i-1} + x_i$$
+
+    One addition per element except the first of each of the
+    $\|x\| / n$ scanned lines ($n$ is the length of `axis`, or $\|x\|$ when
+    `axis` is None and the input is flattened).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|x\| / n$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axis` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _scan(x, func.axis)
+    return (flops, mread, mwrite, {'axis': func.axis})
+
+
+def calc_cumprod(func: Cumprod, in_data, **kwargs):
+    r"""Cumprod
+
+    $$y_i = y_{i-1} x_i$$
+
+    One multiplication per element except the first of each of the
+    $\|x\| / n$ scanned lines ($n$ is the length of `axis`, or $\|x\|$ when
+    `axis` is None and the input is flattened).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\| - \|x\| / n$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axis` |
+    """
+    x, = in_data
+    flops, mread, mwrite = _scan(x, func.axis)
+    return (flops, mread, mwrite, {'axis': func.axis})
+
+
+def calc_cumprodsum(func: Cumprodsum, in_data, **kwargs):
+    r"""Cumprodsum
+
+    $$y_0 = a_0, \quad y_i = y_{i-1} m_{i-1} + a_i$$
+
+    Scan used by the gradients of Cumprod and Prod, with inputs
+    $(m, a)$; $m$ is one shorter than $a$ along `axis`. Each element of $m$
+    costs one multiply-add.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|m\|$ |
+    | FLOPs (no FMA) | $2 \|m\|$ |
+    | mread | $\|m\| + \|a\|$ |
+    | mwrite | $\|a\|$ |
+    | params | `axis` |
+    """
+    xmul, xadd = in_data
+    fma = kwargs.get('fma_1flop', True)
+    return (_fma_flops(xmul.size, 0, fma), xmul.size + xadd.size,
+            xadd.size, {'axis': func.axis})
+
+
+# Products
+
+def calc_mat_mul(func: MatMul, in_data, **kwargs):
+    r"""MatMul
+
+    $$y = a b$$
+
+    `numpy.matmul` semantics (1-D operands, broadcast batch axes, optional
+    transpositions). Each of the $\|y\|$ outputs is a dot product of length
+    $K$ (the contracted axis). A broadcast operand is read once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| K$ |
+    | FLOPs (no FMA) | $\|y\| (2K - 1)$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `transa`, `transb`, `transc`: transpositions |
+    """
+    a, b = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n_out, k = _matmul_dims(a.shape, b.shape, func.transa, func.transb,
+                            func.transc)
+    return (dot_flops(n_out, k, fma), a.size + b.size, n_out,
+            {'transa': bool(func.transa), 'transb': bool(func.transb),
+             'transc': bool(func.transc)})
+
+
+def calc_batch_mat_mul(func: BatchMatMul, in_data, **kwargs):
+    r"""BatchMatMul
+
+    $$y_i = a_i b_i$$
+
+    Each operand is seen as a batch of matrices (a `(B, N)` array as $B$
+    matrices of shape $N \times 1$, axes beyond the second flattened). Each
+    of the $\|y\|$ outputs is a dot product of length $K$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| K$ |
+    | FLOPs (no FMA) | $\|y\| (2K - 1)$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `transa`, `transb`: transpositions |
+    """
+    a, b = in_data
+    fma = kwargs.get('fma_1flop', True)
+    a_shape = tuple(a.shape[:2]) + (prod(a.shape[2:]),)
+    b_shape = tuple(b.shape[:2]) + (prod(b.shape[2:]),)
+    n_out, k = _matmul_dims(a_shape, b_shape, func.transa, func.transb)
+    return (dot_flops(n_out, k, fma), a.size + b.size, n_out,
+            {'transa': bool(func.transa), 'transb': bool(func.transb)})
+
+
+def calc_tensor_dot(func: TensorDot, in_data, **kwargs):
+    r"""TensorDot
+
+    $$y = \sum_{contracted} a b$$
+
+    Each of the $\|y\|$ outputs is a dot product of length $K$, the product
+    of the contracted dimensions (with $K = 1$ the outer product costs one
+    multiplication per output). The optional output transposition is free.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| K$ |
+    | FLOPs (no FMA) | $\|y\| (2K - 1)$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `a_axes`, `b_axes`: contracted axes of `a` and `b` |
+    """
+    a, b = in_data
+    fma = kwargs.get('fma_1flop', True)
+    a_con, b_con = _contracted_axes(func, a.ndim, b.ndim)
+    k = prod(a.shape[i] for i in a_con)
+    n_out = (prod(d for i, d in enumerate(a.shape) if i not in a_con)
+             * prod(d for i, d in enumerate(b.shape) if i not in b_con))
+    return (dot_flops(n_out, k, fma), a.size + b.size, n_out,
+            {'a_axes': a_con, 'b_axes': b_con})
+
+
+def calc_ein_sum(func: EinSum, in_data, **kwargs):
+    r"""EinSum
+
+    $$y = \sum_{summed\ labels} \prod_{j=1}^{n} x_j$$
+
+    Direct evaluation over the iteration space of all $P$ combinations of
+    the labels' (and ellipsis') indices, without optimising the
+    contraction order: $(n - 1) P$ multiplications of the $n$ operands and
+    $P - \|y\|$ additions; with FMA, $\min$ of both counts is fused. For
+    two operands this is $P$ with FMA and $2P - \|y\|$ without, i.e. the
+    matmul count.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\max((n - 1) P, P - \|y\|)$ |
+    | FLOPs (no FMA) | $(n - 1) P + P - \|y\|$ |
+    | mread | $\sum_j \|x_j\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `subscripts` |
+    """
+    fma = kwargs.get('fma_1flop', True)
+    shapes = [x.shape for x in in_data]
+    flops, n_out = _einsum_flops(func.in_subs, func.out_sub, shapes, fma)
+    return (flops, sum(x.size for x in in_data), n_out,
+            {'subscripts': _subscripts(func.in_subs, func.out_sub)})
+
+
+def calc_diag_ein_sum(func: DiagEinSum, in_data, **kwargs):
+    r"""DiagEinSum
+
+    $$y = \mathrm{diag\_embed}(\sum_{summed\ labels} \prod_{j=1}^{n} x_j)$$
+
+    EinSum variant used by its gradient, whose output labels may repeat
+    (a diagonal) or be absent from the inputs (a broadcast). The einsum
+    into the $\|y'\|$ distinct output labels found in the inputs costs as
+    EinSum; writing it into the zero-filled output of shape `out_shape` is
+    free data movement, each output element being written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\max((n - 1) P, P - \|y'\|)$ |
+    | FLOPs (no FMA) | $(n - 1) P + P - \|y'\|$ |
+    | mread | $\sum_j \|x_j\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `subscripts`, `out_shape` |
+    """
+    fma = kwargs.get('fma_1flop', True)
+    shapes = [x.shape for x in in_data]
+    in_labels = set(func.in_subs.replace(',', ''))
+    direct = ''.join(c for c in func.out_sub if c in in_labels)
+    flops, _ = _einsum_flops(func.in_subs, direct, shapes, fma)
+    out_shape = tuple(int(s) for s in func.out_shape)
+    return (flops, sum(x.size for x in in_data), prod(out_shape),
+            {'subscripts': _subscripts(func.in_subs, func.out_sub),
+             'out_shape': out_shape})
+
+
+def calc_coo_mat_mul(func: CooMatMul, in_data, **kwargs):
+    r"""CooMatMul
+
+    $$C = A B, \quad A \text{ sparse (COO)}$$
+
+    Inputs are the $z$ stored values of $A$ (with a leading batch axis
+    when $B$ is batched) and the dense $B$; the node stores the row and
+    column index arrays ($z$ elements each) and $A$'s shape. Each stored
+    value is multiplied by a row of $B$ ($N$ columns) and accumulated into
+    the zero-initialised $C$: $z N$ multiply-adds. Padding entries (negative
+    indices) cannot be told apart without reading values, so $z$ counts
+    all stored entries (an upper bound).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $z N$ |
+    | FLOPs (no FMA) | $2 z N$ |
+    | mread | $3 z + \|B\|$ |
+    | mwrite | $\|C\|$ |
+    | params | `shape` of $A$, `transa`, `transb`, `transc` |
+    """
+    sp, dn = in_data
+    fma = kwargs.get('fma_1flop', True)
+    nb = dn.shape[0] if dn.ndim == 3 else 1
+    m = func.sp_shape[1] if func.transa else func.sp_shape[0]
+    n = dn.shape[-2] if func.transb else dn.shape[-1]
+    mread = sp.size + func.sp_row.size + func.sp_col.size + dn.size
+    return (_fma_flops(sp.size * n, 0, fma), mread, nb * m * n,
+            {'shape': tuple(int(s) for s in func.sp_shape),
+             'transa': bool(func.transa), 'transb': bool(func.transb),
+             'transc': bool(func.transc)})
+
+
+# Linear algebra
+
+def _det_cost(x, n_mat, fma):
+    n = x.shape[-1]
+    pairs, divs = _lu_ops(n)
+    flops = n_mat * _fma_flops(pairs, divs + max(n - 1, 0), fma)
+    return flops, x.size, n_mat
+
+
+def calc_batch_det(func: BatchDet, in_data, **kwargs):
+    r"""BatchDet
+
+    $$y_i = \det x_i = \prod_k U_{i,kk}$$
+
+    Convention: LU factorisation of each $n \times n$ matrix by Gaussian
+    elimination ($p = \frac{(n-1)n(2n-1)}{6}$ multiply-adds and
+    $q = \frac{n(n-1)}{2}$ divisions; pivot search and sign ignored), then
+    $n - 1$ multiplications of the diagonal of $U$; about $\frac{2}{3} n^3$
+    per matrix without FMA. $B$ is the number of matrices.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $B (p + q + n - 1)$ |
+    | FLOPs (no FMA) | $B (2p + q + n - 1)$ |
+    | mread | $\|x\|$ |
+    | mwrite | $B$ |
+    | params | none |
+    """
+    x, = in_data
+    fma = kwargs.get('fma_1flop', True)
+    return _det_cost(x, x.shape[0], fma) + ({},)
+
+
+def _inv_cost(x, n_mat, fma):
+    n = x.shape[-1]
+    flops = n_mat * _fma_flops(n * n * (n - 1), n * n + n, fma)
+    return flops, x.size, x.size
+
+
+def calc_inv(func: Inv, in_data, **kwargs):
+    r"""Inv
+
+    $$y = x^{-1}$$
+
+    Convention: in-place Gauss-Jordan inversion of the $n \times n$ matrix:
+    for each of the $n$ pivots, 1 reciprocal, $n$ multiplications scaling
+    the pivot row and $n(n-1)$ multiply-adds updating the other rows (pivot
+    search ignored); $2n^3 - n^2 + n$ without FMA, matching the textbook
+    $2n^3$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $n^3 + n$ |
+    | FLOPs (no FMA) | $2n^3 - n^2 + n$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    x, = in_data
+    fma = kwargs.get('fma_1flop', True)
+    return _inv_cost(x, 1, fma) + ({},)
+
+
+def calc_batch_inv(func: BatchInv, in_data, **kwargs):
+    r"""BatchInv
+
+    $$y_i = x_i^{-1}$$
+
+    Inv (in-place Gauss-Jordan, see there) applied to each of the $B$
+    matrices of shape $n \times n$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $B (n^3 + n)$ |
+    | FLOPs (no FMA) | $B (2n^3 - n^2 + n)$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    x, = in_data
+    fma = kwargs.get('fma_1flop', True)
+    return _inv_cost(x, x.shape[0], fma) + ({},)
+
+
+def calc_cholesky(func: 'chainer.functions.math.cholesky.Cholesky',
+                  in_data, **kwargs):
+    r"""Cholesky
+
+    $$x = L L^T$$
+
+    Convention: the Cholesky-Banachiewicz algorithm on the $n \times n$
+    matrix: $\frac{n^3 - n}{6}$ multiply-adds, $\frac{n(n-1)}{2}$ divisions
+    and $n$ square roots (about $\frac{n^3}{3}$ without FMA). Only the lower
+    triangle of $x$ is read; the whole $L$ (zeros above the diagonal
+    included) is written.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\frac{n^3 - n}{6} + \frac{n(n-1)}{2} + n$ |
+    | FLOPs (no FMA) | $\frac{n^3 - n}{3} + \frac{n(n-1)}{2} + n$ |
+    | mread | $\frac{n(n+1)}{2}$ |
+    | mwrite | $n^2$ |
+    | params | none |
+    """
+    x, = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n = x.shape[-1]
+    pairs = (n * n * n - n) // 6
+    flops = _fma_flops(pairs, n * (n - 1) // 2 + n, fma)
+    return (flops, n * (n + 1) // 2, n * n, {})
+
+
+def calc_fft(func: FFT, in_data, **kwargs):
+    r"""FFT
+
+    $$y = \mathrm{FFT}(x_{re} + i\, x_{im})$$
+
+    Complex transform along the last axis, of length $n$. Convention:
+    $5 n \lceil \log_2 n \rceil$ FLOPs per transform (the radix-2
+    Cooley-Tukey count), i.e. $5 \lceil \log_2 n \rceil$ per element;
+    `ifft` adds the $1/n$ scaling of the real and imaginary parts
+    ($2 \|x_{re}\|$). Packing the real and imaginary inputs is free.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (`fft`) | $5 \|x_{re}\| \lceil \log_2 n \rceil$ |
+    | FLOPs (`ifft`) | $5 \|x_{re}\| \lceil \log_2 n \rceil + 2 \|x_{re}\|$ |
+    | mread | $2 \|x_{re}\|$ |
+    | mwrite | $2 \|x_{re}\|$ |
+    | params | `method`: `'fft'` or `'ifft'` |
+    """
+    real, imag = in_data
+    n = real.shape[-1]
+    log2n = (n - 1).bit_length() if n > 1 else 0
+    flops = 5 * real.size * log2n
+    if func._method == 'ifft':
+        flops += 2 * real.size
+    return (flops, real.size + imag.size, 2 * real.size,
+            {'method': func._method})
