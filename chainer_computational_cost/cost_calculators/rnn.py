@@ -1,0 +1,409 @@
+"""Cost calculators for ``chainer.functions.rnn``.
+
+Conventions shared by this module:
+
+* a logistic sigmoid is 4 FLOPs (negate, exp, add, divide), as in the
+  activation module; a tanh is 1 elementary function evaluation;
+* a product added to a running sum (``a*i + f*c``, a dot product, a matrix
+  product with its bias) is a fusable multiply-add: 1 FLOP with
+  ``fma_1flop=True``, 2 without; a lone product or a lone sum is 1 FLOP;
+* only the outputs are written: the gate activations Chainer keeps for the
+  backward pass, cuDNN's reserve space and the hidden sequences passed
+  between the layers of an NStep RNN are temporaries, not counted.
+
+Chainer 7 moved these classes to ``chainer.functions.rnn``; Chainer 6 has
+them in ``chainer.functions.activation`` (LSTM, SLSTM, TreeLSTM) and
+``chainer.functions.connection`` (NStep*).  Targets are dotted names so the
+module imports under both; the Chainer 6 names are registered at the bottom.
+"""
+
+import chainer
+
+from chainer_computational_cost.cost_calculators import register
+from chainer_computational_cost.cost_calculators import total_size
+
+
+#: FLOPs of one logistic sigmoid evaluation: negate, exp, add, divide.
+_SIGMOID = 4
+#: FLOPs of one tanh evaluation (one elementary function).
+_TANH = 1
+
+
+def _flops(plain, fused, fma):
+    """FLOPs of ``plain`` single operations and ``fused`` multiply-adds."""
+    return plain + fused * (1 if fma else 2)
+
+
+def _lstm_cell_ops(n_in, n_forget, n_out_terms):
+    """``(plain, fused)`` operation counts of one LSTM-style cell unit.
+
+    The cell has ``n_in`` (cell input, input gate) pairs
+    ``tanh(a_k) * sigmoid(i_k)``, ``n_forget`` forget gates
+    ``sigmoid(f_j) * c_j``, and an output gate ``sigmoid(o_1 + ... + o_m)``
+    over ``m = n_out_terms`` pre-activations:
+
+    * activations: ``n_in (tanh + sigmoid) + n_forget sigmoid``, plus
+      ``m - 1`` additions and one sigmoid for the output gate;
+    * ``c = sum_k a_k i_k + sum_j f_j c_j``: one product, then each of the
+      other ``n_in + n_forget - 1`` products is a fused multiply-add;
+    * ``h = o * tanh(c)``: one tanh and one product.
+    """
+    plain = ((_TANH + _SIGMOID) * n_in + _SIGMOID * n_forget
+             + (n_out_terms - 1) + _SIGMOID + 1 + _TANH + 1)
+    return plain, n_in + n_forget - 1
+
+
+def _lstm_cell_cost(cells, inputs, n_in, n_forget, n_out_terms, fma,
+                    params):
+    """Cost of an element-wise LSTM-style function.
+
+    ``cells`` is the number of updated cell units (each writes one ``c``
+    and one ``h``); ``inputs`` the input arrays, all read once.
+    """
+    plain, fused = _lstm_cell_ops(n_in, n_forget, n_out_terms)
+    flops = cells * _flops(plain, fused, fma)
+    return flops, total_size(inputs), 2 * cells, params
+
+
+def calc_lstm(
+        func: 'chainer.functions.rnn.lstm.LSTM', in_data,
+        **kwargs):
+    r"""LSTM
+
+    $$c = \tanh(a) \sigma(i) + \sigma(f) c_{prev},\ h = \sigma(o) \tanh(c)$$
+
+    `x` holds the four pre-activations $a, i, f, o$ of $n = \|x\| / 4$ cell
+    units. Per unit: tanh (1), three sigmoids (4 each), the product
+    $\sigma(f) c_{prev}$ (1), the multiply-add $\tanh(a)\sigma(i) + \cdot$
+    (1 fused), tanh (1) and product (1) for $h$: 16 single FLOPs and 1
+    multiply-add. When `x` has fewer rows than $c_{prev}$, the remaining
+    rows of $c_{prev}$ are copied to $c$ (0 FLOPs, but read and written).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $17 n$ |
+    | FLOPs (no FMA) | $18 n$ |
+    | mread | $\|c_{prev}\| + \|x\|$ |
+    | mwrite | $\|c\| + \|h\| = \|c_{prev}\| + n$ |
+    | params | none |
+    """
+    c_prev, x = in_data
+    n = x.size // 4
+    flops, mread, _, params = _lstm_cell_cost(
+        n, in_data, 1, 1, 1, kwargs.get('fma_1flop', True), {})
+    return flops, mread, c_prev.size + n, params
+
+
+def calc_slstm(
+        func: 'chainer.functions.rnn.slstm.SLSTM', in_data,
+        **kwargs):
+    r"""SLSTM
+
+    $$c = \sum_{k=1}^{2} (\tanh(a_k) \sigma(i_k) + \sigma(f_k) c_k)$$
+
+    `x1`, `x2` each hold four pre-activations $a_k, i_k, f_k, o_k$ of
+    $n = \|c_1\|$ cell units, and $h = \sigma(o_1 + o_2) \tanh(c)$. Per
+    unit: two tanh and five sigmoids (22), the addition $o_1 + o_2$ (1), one
+    product and 3 multiply-adds for $c$, tanh and product for $h$ (2): 26
+    single FLOPs and 3 multiply-adds.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $29 n$ |
+    | FLOPs (no FMA) | $32 n$ |
+    | mread | $\|c_1\| + \|c_2\| + \|x_1\| + \|x_2\|$ |
+    | mwrite | $\|c\| + \|h\| = 2 n$ |
+    | params | none |
+    """
+    return _lstm_cell_cost(in_data[0].size, in_data, 2, 2, 2,
+                           kwargs.get('fma_1flop', True), {})
+
+
+def calc_tree_lstm(
+        func: 'chainer.functions.rnn.tree_lstm.TreeLSTM', in_data,
+        **kwargs):
+    r"""TreeLSTM
+
+    $$c = \tanh(a) \sigma(i) + \sum_j \sigma(f_j) c_j,\ h = \sigma(o)\tanh(c)$$
+
+    Inputs are $N$ children cells $c_1 \ldots c_N$ and `x` holding the
+    $3 + N$ pre-activations $a, i, o, f_1 \ldots f_N$ of $n = \|c_1\|$ cell
+    units. Per unit: tanh (1) and $2 + N$ sigmoids (4 each), one product and
+    $N$ multiply-adds for $c$, tanh and product for $h$: $4N + 12$ single
+    FLOPs and $N$ multiply-adds. The gate activations Chainer stores on the
+    function object for backward are not counted as writes.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $(5N + 12) n$ |
+    | FLOPs (no FMA) | $(6N + 12) n$ |
+    | mread | $\sum_j \|c_j\| + \|x\|$ |
+    | mwrite | $\|c\| + \|h\| = 2 n$ |
+    | params | `n_ary`: number of children $N$ |
+    """
+    n_ary = len(in_data) - 1
+    return _lstm_cell_cost(in_data[0].size, in_data, 1, n_ary, 1,
+                           kwargs.get('fma_1flop', True), {'n_ary': n_ary})
+
+
+# NStep RNNs (cuDNN only).  Inputs: hx, [cx,] w, xs where w is the
+# concatenated weights and biases of every layer and direction and xs the
+# concatenated input sequence, shaped (sum of lengths, input size).
+
+_LSTM_OPS = _lstm_cell_ops(1, 1, 1)
+
+#: Gates (matrix products per input) and per-unit element-wise operations
+#: ``(plain, fused)`` of each cell type; see the calculators' docstrings.
+_NSTEP_CELLS = {
+    # pre-activation sum (1) + tanh or relu (1)
+    'rnn': (1, (2, 0)),
+    # r, z: sum (2) + sigmoids (8); n = tanh(x part + r * h part): 1 fused
+    # + tanh; h = (1 - z) n + z h_prev: subtraction, product, 1 fused
+    'gru': (3, (2 + 2 * _SIGMOID + _TANH + 2, 2)),
+    # four pre-activation sums + the LSTM cell
+    'lstm': (4, (4 + _LSTM_OPS[0], _LSTM_OPS[1])),
+}
+
+
+def _n_step_cost(func, in_data, cell, directions, fma):
+    """Cost of a cuDNN NStep RNN from its inputs' shapes.
+
+    Layer ``l`` of ``L`` has input size ``I`` (``l = 0``) or
+    ``directions * H`` and, per token and direction, ``G`` rows of
+    ``(I_l + H)`` multiply-adds (biases included) plus the cell's
+    element-wise operations for each of the ``H`` units.
+    """
+    gates, (plain, fused) = _NSTEP_CELLS[cell]
+    hx = in_data[0]
+    w, xs = in_data[-2:]
+    n_layers = int(func.n_layers)
+    units = hx.shape[2]
+    tokens, in_size = xs.shape
+    per_unit = 0
+    for layer in range(n_layers):
+        layer_in = in_size if layer == 0 else directions * units
+        per_unit += (_flops(0, gates * (layer_in + units), fma)
+                     + _flops(plain, fused, fma))
+    flops = directions * tokens * units * per_unit
+    states = total_size(in_data[:-2])  # hx and, for an LSTM, cx
+    mread = states + w.size + xs.size
+    mwrite = states + tokens * directions * units
+    return flops, mread, mwrite, {'n_layers': n_layers, 'units': units}
+
+
+def calc_n_step_rnn_tanh(
+        func: 'chainer.functions.rnn.n_step_rnn.NStepRNNTanh', in_data,
+        **kwargs):
+    r"""NStepRNNTanh
+
+    $$h_t = \tanh(W x_t + b_W + R h_{t-1} + b_R)$$
+
+    cuDNN stacked RNN over $T = \sum$ `lengths` tokens ($T$ = rows of the
+    concatenated `xs`), $L$ layers of $H$ units, input size $I$; layer
+    $l > 0$ takes $I_l = H$. Per token and unit: $I_l + H$ multiply-adds
+    (each bias completes its dot product), 1 addition, 1 tanh. Dropout
+    between layers is not counted.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $T H \sum_l (I_l + H + 2)$ |
+    | FLOPs (no FMA) | $T H \sum_l (2 (I_l + H) + 2)$ |
+    | mread | $\|h_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|y\| = \|h_x\| + T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'rnn', 1,
+                        kwargs.get('fma_1flop', True))
+
+
+def calc_n_step_rnn_relu(
+        func: 'chainer.functions.rnn.n_step_rnn.NStepRNNReLU', in_data,
+        **kwargs):
+    r"""NStepRNNReLU
+
+    $$h_t = \max(0, W x_t + b_W + R h_{t-1} + b_R)$$
+
+    As NStepRNNTanh with a comparison instead of the tanh: per token and
+    unit of layer $l$, $I_l + H$ multiply-adds, 1 addition, 1 comparison.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $T H \sum_l (I_l + H + 2)$ |
+    | FLOPs (no FMA) | $T H \sum_l (2 (I_l + H) + 2)$ |
+    | mread | $\|h_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|y\| = \|h_x\| + T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'rnn', 1,
+                        kwargs.get('fma_1flop', True))
+
+
+def calc_n_step_bi_rnn_tanh(
+        func: 'chainer.functions.rnn.n_step_rnn.NStepBiRNNTanh', in_data,
+        **kwargs):
+    r"""NStepBiRNNTanh
+
+    $$y_t = [h^f_t; h^b_t]$$
+
+    NStepRNNTanh run forward ($h^f_t$ from $h^f_{t-1}$) and backward
+    ($h^b_t$ from $h^b_{t+1}$) in time: every layer costs twice, and layer
+    $l > 0$ takes the concatenation $I_l = 2H$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2 T H \sum_l (I_l + H + 2)$ |
+    | FLOPs (no FMA) | $2 T H \sum_l (2 (I_l + H) + 2)$ |
+    | mread | $\|h_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|y\| = \|h_x\| + 2 T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'rnn', 2,
+                        kwargs.get('fma_1flop', True))
+
+
+def calc_n_step_bi_rnn_relu(
+        func: 'chainer.functions.rnn.n_step_rnn.NStepBiRNNReLU', in_data,
+        **kwargs):
+    r"""NStepBiRNNReLU
+
+    $$y_t = [h^f_t; h^b_t]$$
+
+    NStepRNNReLU run forward ($h^f_t$ from $h^f_{t-1}$) and backward
+    ($h^b_t$ from $h^b_{t+1}$) in time: every layer costs twice, and layer
+    $l > 0$ takes the concatenation $I_l = 2H$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2 T H \sum_l (I_l + H + 2)$ |
+    | FLOPs (no FMA) | $2 T H \sum_l (2 (I_l + H) + 2)$ |
+    | mread | $\|h_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|y\| = \|h_x\| + 2 T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'rnn', 2,
+                        kwargs.get('fma_1flop', True))
+
+
+def calc_n_step_gru(
+        func: 'chainer.functions.rnn.n_step_gru.NStepGRU', in_data,
+        **kwargs):
+    r"""NStepGRU
+
+    $$h_t = (1 - z) n + z h_{t-1}$$
+
+    With $r, z = \sigma(W x_t + b_W + R h_{t-1} + b_R)$ and
+    $n = \tanh(W_n x_t + b_{Wn} + r (R_n h_{t-1} + b_{Rn}))$. cuDNN stacked
+    GRU over $T$ tokens, $L$ layers of $H$ units (input $I_l$ as
+    NStepRNNTanh). Per token and unit: $3 (I_l + H)$ multiply-adds
+    for the 3 gates; 2 additions and 2 sigmoids for $r, z$; 1 multiply-add
+    and 1 tanh for $n$; 1 subtraction, 1 product and 1 multiply-add for
+    $h_t$: 13 single FLOPs and 2 multiply-adds.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $T H \sum_l (3 (I_l + H) + 15)$ |
+    | FLOPs (no FMA) | $T H \sum_l (6 (I_l + H) + 17)$ |
+    | mread | $\|h_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|y\| = \|h_x\| + T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'gru', 1,
+                        kwargs.get('fma_1flop', True))
+
+
+def calc_n_step_bi_gru(
+        func: 'chainer.functions.rnn.n_step_gru.NStepBiGRU', in_data,
+        **kwargs):
+    r"""NStepBiGRU
+
+    $$y_t = [h^f_t; h^b_t]$$
+
+    NStepGRU run forward ($h^f_t$ from $h^f_{t-1}$) and backward
+    ($h^b_t$ from $h^b_{t+1}$) in time: every layer costs twice, and layer
+    $l > 0$ takes the concatenation $I_l = 2H$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2 T H \sum_l (3 (I_l + H) + 15)$ |
+    | FLOPs (no FMA) | $2 T H \sum_l (6 (I_l + H) + 17)$ |
+    | mread | $\|h_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|y\| = \|h_x\| + 2 T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'gru', 2,
+                        kwargs.get('fma_1flop', True))
+
+
+def calc_n_step_lstm(
+        func: 'chainer.functions.rnn.n_step_lstm.NStepLSTM', in_data,
+        **kwargs):
+    r"""NStepLSTM
+
+    $$c_t = \tanh(a)\sigma(i) + \sigma(f) c_{t-1},\ h_t = \sigma(o)\tanh(c_t)$$
+
+    With $a, i, f, o = W x_t + b_W + R h_{t-1} + b_R$. cuDNN stacked LSTM
+    over $T$ tokens, $L$ layers of $H$ units (input $I_l$ as
+    NStepRNNTanh). Per token and unit: $4 (I_l + H)$ multiply-adds
+    for the 4 gates, 4 additions, then the LSTM cell (16 single FLOPs and 1
+    multiply-add, see LSTM).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $T H \sum_l (4 (I_l + H) + 21)$ |
+    | FLOPs (no FMA) | $T H \sum_l (8 (I_l + H) + 22)$ |
+    | mread | $\|h_x\| + \|c_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|c_y\| + \|y\| = \|h_x\| + \|c_x\| + T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'lstm', 1,
+                        kwargs.get('fma_1flop', True))
+
+
+def calc_n_step_bi_lstm(
+        func: 'chainer.functions.rnn.n_step_lstm.NStepBiLSTM', in_data,
+        **kwargs):
+    r"""NStepBiLSTM
+
+    $$y_t = [h^f_t; h^b_t]$$
+
+    NStepLSTM run forward ($h^f_t$, $c^f_t$ from step $t-1$) and backward
+    (from step $t+1$) in time: every layer costs twice, and layer
+    $l > 0$ takes the concatenation $I_l = 2H$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2 T H \sum_l (4 (I_l + H) + 21)$ |
+    | FLOPs (no FMA) | $2 T H \sum_l (8 (I_l + H) + 22)$ |
+    | mread | $\|h_x\| + \|c_x\| + \|w\| + \|x\|$ |
+    | mwrite | $\|h_y\| + \|c_y\| + \|y\| = \|h_x\| + \|c_x\| + 2 T H$ |
+    | params | `n_layers`, `units`: $L$, $H$ |
+    """
+    return _n_step_cost(func, in_data, 'lstm', 2,
+                        kwargs.get('fma_1flop', True))
+
+
+# Chainer 6 keeps the same classes (same attributes and inputs) elsewhere.
+_CHAINER6_TARGETS = (
+    ('chainer.functions.activation.lstm.LSTM', calc_lstm),
+    ('chainer.functions.activation.slstm.SLSTM', calc_slstm),
+    ('chainer.functions.activation.tree_lstm.TreeLSTM', calc_tree_lstm),
+    ('chainer.functions.connection.n_step_rnn.NStepRNNTanh',
+     calc_n_step_rnn_tanh),
+    ('chainer.functions.connection.n_step_rnn.NStepRNNReLU',
+     calc_n_step_rnn_relu),
+    ('chainer.functions.connection.n_step_rnn.NStepBiRNNTanh',
+     calc_n_step_bi_rnn_tanh),
+    ('chainer.functions.connection.n_step_rnn.NStepBiRNNReLU',
+     calc_n_step_bi_rnn_relu),
+    ('chainer.functions.connection.n_step_gru.NStepGRU', calc_n_step_gru),
+    ('chainer.functions.connection.n_step_gru.NStepBiGRU',
+     calc_n_step_bi_gru),
+    ('chainer.functions.connection.n_step_lstm.NStepLSTM',
+     calc_n_step_lstm),
+    ('chainer.functions.connection.n_step_lstm.NStepBiLSTM',
+     calc_n_step_bi_lstm),
+)
+
+for _target, _calc in _CHAINER6_TARGETS:
+    register(_target)(_calc)
+del _target, _calc
