@@ -1,15 +1,13 @@
 """The function hook that records the theoretical cost of every call."""
 
+import dis
 import itertools
 import sys
-import threading
 import traceback
 import warnings
 
 import chainer
-import numpy
 
-from chainer_computational_cost import cost_calculators
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import function_object
@@ -67,29 +65,72 @@ def _probe(node):
     return _ForwardProbe(node)
 
 
-def _capture_stack(frame):
-    """The call stack as (code, line number) pairs, innermost last.
+def _walk(frame, stop=None):
+    """Flat tuple (code, lasti, code, lasti, ...) from ``frame`` outwards,
+    ending with the frame ``stop`` (an ``(id, code)`` pair) if it is met.
 
-    Code objects hold no arrays and no locals, unlike frames; the text is
-    only made when a report is read.
+    Code objects hold no arrays and no locals, unlike frames, and the
+    bytecode offset is cheap to read where the line number is not: lines
+    are only looked up when a report is read.  Returns the tuple and whether
+    ``stop`` was met.
     """
     stack = []
+    append = stack.append
     while frame is not None:
-        stack.append((frame.f_code, frame.f_lineno))
+        code = frame.f_code
+        append(code)
+        append(frame.f_lasti)
+        if stop is not None and id(frame) == stop[0] and code is stop[1]:
+            return tuple(stack), True
         frame = frame.f_back
-    stack.reverse()
-    return tuple(stack)
+    return tuple(stack), False
+
+
+def _lineno(code, lasti):
+    line = code.co_firstlineno
+    for offset, lineno in dis.findlinestarts(code):
+        if offset > lasti:
+            break
+        if lineno is not None:
+            line = lineno
+    return line
 
 
 def _format_stack(stack):
-    return ''.join(traceback.format_list(
-        [traceback.FrameSummary(code.co_filename, lineno, code.co_name)
-         for code, lineno in stack]))
+    """Text of a stack captured as (inner, outer) flat tuples."""
+    flat = stack[0] + stack[1]
+    frames = [traceback.FrameSummary(
+        flat[i].co_filename, _lineno(flat[i], flat[i + 1]), flat[i].co_name)
+        for i in range(len(flat) - 2, -1, -2)]
+    return ''.join(traceback.format_list(frames))
 
 
-def _shape(x):
-    shape = getattr(x, 'shape', None)
-    return None if shape is None else tuple(shape)
+def _calc_name(calc):
+    return getattr(calc, '__qualname__', None) or repr(calc)
+
+
+def _shapes(arrays):
+    return tuple([getattr(x, 'shape', None) for x in arrays])
+
+
+# A stored record is a plain tuple, the cheapest thing to build once per
+# call; these name its fields.
+(_TYPE, _INDEX, _FLOPS, _MREAD, _MWRITE, _PARAMS, _IN_SHAPES, _OUT_SHAPES,
+ _STACK, _ERROR) = range(10)
+
+
+def _record_dict(r):
+    """The public form of a stored record (fresh containers every time)."""
+    d = {'name': '{}-{}'.format(r[_TYPE], r[_INDEX]), 'type': r[_TYPE],
+         'traceback': _format_stack(r[_STACK]),
+         'input_shapes': list(r[_IN_SHAPES]),
+         'output_shapes': list(r[_OUT_SHAPES] or ())}
+    if r[_PARAMS] is not None:
+        d.update(flops=r[_FLOPS], mread=r[_MREAD], mwrite=r[_MWRITE],
+                 params=dict(r[_PARAMS]))
+    if r[_ERROR] is not None:
+        d['error'] = r[_ERROR]
+    return d
 
 
 def _itemsize(in_data):
@@ -97,8 +138,8 @@ def _itemsize(in_data):
     for x in in_data:
         dtype = getattr(x, 'dtype', None)
         if dtype is not None:
-            return numpy.dtype(dtype).itemsize
-    return numpy.dtype(numpy.float32).itemsize
+            return dtype.itemsize
+    return 4  # no array input: assume float32
 
 
 class ComputationalCostHook(chainer.FunctionHook):
@@ -132,7 +173,22 @@ class ComputationalCostHook(chainer.FunctionHook):
         self._ignored = []
         self._counts = {}
         self._warned = set()
-        self._local = threading.local()
+        # id(node) -> probe between a node's pre- and post-processing.
+        self._pending = {}
+        # The frame that entered the ``with`` block, as (id, code), and the
+        # stack outside it; see forward_postprocess.
+        self._entry = None
+        self._outer = ()
+
+    def __enter__(self):
+        frame = sys._getframe(1)
+        self._entry = (id(frame), frame.f_code)
+        self._outer = _walk(frame.f_back)[0]
+        return super(ComputationalCostHook, self).__enter__()
+
+    def __exit__(self, *args):
+        self._entry = None
+        return super(ComputationalCostHook, self).__exit__(*args)
 
     @property
     def fma_1flop(self):
@@ -146,69 +202,62 @@ class ComputationalCostHook(chainer.FunctionHook):
 
     # Observation
 
-    def _pending(self):
-        pending = getattr(self._local, 'pending', None)
-        if pending is None:
-            pending = self._local.pending = {}
-        return pending
-
     def forward_preprocess(self, function, in_data):
         """Prepare to see the output shapes of ``function``'s forward."""
-        self._pending()[id(function)] = _probe(function)
+        self._pending[id(function)] = _probe(function)
 
     def forward_postprocess(self, function, in_data):
         """Cost one call and store its record."""
-        probe = self._pending().pop(id(function), None)
-        stack = _capture_stack(sys._getframe(1))
+        # This runs once per function call of the user's forward pass:
+        # keep it lean (see benchmarks/overhead.py).
+        probe = self._pending.pop(id(function), None)
+        out_shapes = None if probe is None else probe.output_shapes
+        # Frames outside the ``with`` block are the same for every call:
+        # walk only up to the block's frame, and share the rest.
+        inner, met = _walk(sys._getframe(1), self._entry)
+        stack = (inner, self._outer if met else ())
         func = function_object(function)
         cls = type(func)
         type_name = cls.__name__
         k = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = k
-        record = {
-            'name': '{}-{}'.format(type_name, k),
-            'type': type_name,
-            'traceback': stack,
-            'input_shapes': [_shape(x) for x in in_data],
-            'output_shapes': (probe.output_shapes if probe is not None
-                              else None) or [],
-        }
+        in_shapes = _shapes(in_data)
 
         calc = self._custom.get(cls) or calculators.get(cls)
         if calc is None:
-            self._ignore(record, cls, None)
+            self._ignore((type_name, k, 0, 0, 0, None, in_shapes,
+                          out_shapes, stack, None), cls, None)
             return
         try:
             result = calc(func, in_data, fma_1flop=self._fma_1flop)
-            cost = validate_cost(result, getattr(calc, '__qualname__',
-                                                 repr(calc)), type_name)
+            flops, mread, mwrite, params = validate_cost(
+                result, _calc_name(calc), type_name)
         except Exception as e:
             if self._strict:
                 raise
-            self._ignore(record, cls, e)
+            error = '{}: {}'.format(type(e).__name__, e)
+            self._ignore((type_name, k, 0, 0, 0, None, in_shapes,
+                          out_shapes, stack, error), cls, error)
             return
         itemsize = _itemsize(in_data)
-        record['flops'] = cost.flops
-        record['mread'] = cost.mread * itemsize
-        record['mwrite'] = cost.mwrite * itemsize
-        record['params'] = cost.params
-        self._layers.append(record)
+        self._layers.append((type_name, k, flops, mread * itemsize,
+                             mwrite * itemsize, params, in_shapes,
+                             out_shapes, stack, None))
 
     def _ignore(self, record, cls, error):
+        self._ignored.append(record)
+        key = (cls, error is None)
+        if key in self._warned:
+            return
+        self._warned.add(key)
         qualname = '{}.{}'.format(cls.__module__, cls.__name__)
         if error is None:
             message = ('`{}` is not yet supported by ComputationalCostHook, '
                        'ignored'.format(qualname))
         else:
             message = ('the cost calculator for `{}` failed, layer ignored: '
-                       '{}: {}'.format(qualname, type(error).__name__,
-                                       error))
-        record['error'] = None if error is None else '{}: {}'.format(
-            type(error).__name__, error)
-        self._ignored.append(record)
-        if (cls, error is None) not in self._warned:
-            self._warned.add((cls, error is None))
-            warnings.warn(message, UserWarning, stacklevel=2)
+                       '{}'.format(qualname, error))
+        warnings.warn(message, UserWarning, stacklevel=3)
 
     # Custom calculators
 
@@ -242,11 +291,12 @@ class ComputationalCostHook(chainer.FunctionHook):
     # returns never changes the hook.
 
     def _layer_dicts(self):
-        return [dict(r, traceback=_format_stack(r['traceback']),
-                     input_shapes=list(r['input_shapes']),
-                     output_shapes=list(r['output_shapes']),
-                     params=dict(r['params']))
-                for r in self._layers]
+        return [_record_dict(r) for r in self._layers]
+
+    def _cost_rows(self):
+        # What the aggregations need, without formatting tracebacks.
+        return [{'type': r[_TYPE], 'flops': r[_FLOPS], 'mread': r[_MREAD],
+                 'mwrite': r[_MWRITE]} for r in self._layers]
 
     @property
     def layer_report(self):
@@ -256,25 +306,21 @@ class ComputationalCostHook(chainer.FunctionHook):
     @property
     def summary_report(self):
         """Ordered dict layer type -> summed costs; last 'total'."""
-        return report.summary_report(self._layers)
+        return report.summary_report(self._cost_rows())
 
     @property
     def total_report(self):
         """Total costs of every call recorded."""
-        return report.total_report(self._layers)
+        return report.total_report(self._cost_rows())
 
     @property
     def ignored_layers(self):
         """Ordered dict layer name -> calls that could not be costed."""
         out = {}
         for r in self._ignored:
-            entry = {'type': r['type'],
-                     'traceback': _format_stack(r['traceback']),
-                     'input_shapes': list(r['input_shapes']),
-                     'output_shapes': list(r['output_shapes'])}
-            if r['error'] is not None:
-                entry['error'] = r['error']
-            out[r['name']] = entry
+            d = _record_dict(r)
+            del d['name']
+            out['{}-{}'.format(r[_TYPE], r[_INDEX])] = d
         return out
 
     def show_report(self, ost=None, mode='csv', unit='autoaligned',
@@ -317,4 +363,3 @@ class ComputationalCostHook(chainer.FunctionHook):
                           UserWarning, stacklevel=3)
             return
         ost.write(text)
-

@@ -377,3 +377,12 @@ def test_zeta():
     def g(v):
         return F.zeta(s, v)
     assert special_cost(g, Zeta(s), q) == (6, 9, 6, {})
+
+
+def test_rsqrt_gpu_costs_like_the_cpu_path():
+    from chainer.functions.math.sqrt import RsqrtGPU
+    from chainer_computational_cost.cost_calculators import calculators
+    x = np.zeros((2, 5), np.float32)
+    # 10 elements: a sqrt and a reciprocal each
+    assert calculators[RsqrtGPU](RsqrtGPU(), (x,), fma_1flop=True) == (
+        20, 10, 10, {})

@@ -270,3 +270,15 @@ def test_n_step_matches_cpu_outputs(fn, n_w, cell, n_layers, dirs, units,
         hy, ys = fn(n_layers, 0.0, hx, ws, bs, xs)
         states = hy.size
     assert states + sum(y.size for y in ys) == mwrite
+
+
+def test_cudnn_rnn_weight_concat_moves_every_element_once():
+    # chainer.functions.rnn on Chainer 7, .connection on Chainer 6
+    cls, = [c for c in calculators if c.__name__ == 'CudnnRNNWeightConcat']
+    func = cls.__new__(cls)  # __init__ needs cuDNN
+    func.n_layers = 1
+    w = [np.zeros((3, 2), np.float32), np.zeros((3, 3), np.float32)]
+    b = [np.zeros((3,), np.float32), np.zeros((3,), np.float32)]
+    # 6 + 9 + 3 + 3 = 21 elements
+    assert calculators[cls](func, w + b, fma_1flop=True) == (
+        0, 21, 21, {'n_layers': 1})

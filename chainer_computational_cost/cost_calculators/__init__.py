@@ -118,7 +118,7 @@ def function_object(node):
     """The object handed to a calculator: the node, or the old-style Function
     it adapts."""
     if isinstance(node, chainer.function.FunctionAdapter):
-        return node._function
+        return node.function
     return node
 
 

@@ -404,6 +404,26 @@ def calc_sqrt(func: Sqrt, in_data, **kwargs):
     return _elementwise(in_data)
 
 
+def calc_rsqrt_gpu(func: 'chainer.functions.math.sqrt.RsqrtGPU', in_data,
+                   **kwargs):
+    r"""RsqrtGPU
+
+    $$y = 1 / \sqrt{x}$$
+
+    What `F.rsqrt` creates on a GPU. Counted as a square root and a
+    reciprocal, 2 FLOPs per element: the same as the Sqrt and DivFromConstant
+    that `F.rsqrt` runs on the CPU, so totals do not depend on the device.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $2 \|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data, 2)
+
+
 # Sign, magnitude, comparisons.
 
 def calc_neg(func: Neg, in_data, **kwargs):

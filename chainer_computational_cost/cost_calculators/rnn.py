@@ -382,6 +382,26 @@ def calc_n_step_bi_lstm(
                         kwargs.get('fma_1flop', True))
 
 
+def calc_cudnn_rnn_weight_concat(
+        func: 'chainer.functions.rnn.n_step_rnn.CudnnRNNWeightConcat',
+        in_data, **kwargs):
+    r"""CudnnRNNWeightConcat
+
+    Packs the weight matrices and bias vectors of an NStep RNN into the one
+    flat array cuDNN expects (GPU only). Pure data movement: every element
+    is read once and written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\sum_i \|W_i\| + \sum_i \|b_i\|$ |
+    | mwrite | $\sum_i \|W_i\| + \sum_i \|b_i\|$ |
+    | params | `n_layers` |
+    """
+    n = total_size(in_data)
+    return (0, n, n, {'n_layers': func.n_layers})
+
+
 # Chainer 6 keeps the same classes (same attributes and inputs) elsewhere.
 _CHAINER6_TARGETS = (
     ('chainer.functions.activation.lstm.LSTM', calc_lstm),
@@ -402,6 +422,8 @@ _CHAINER6_TARGETS = (
      calc_n_step_lstm),
     ('chainer.functions.connection.n_step_lstm.NStepBiLSTM',
      calc_n_step_bi_lstm),
+    ('chainer.functions.connection.n_step_rnn.CudnnRNNWeightConcat',
+     calc_cudnn_rnn_weight_concat),
 )
 
 for _target, _calc in _CHAINER6_TARGETS:

@@ -1,0 +1,52 @@
+# Set-up and everyday commands. Everything installs into ./.venv (Chainer
+# 7.8.1) and ./.venv6 (Chainer 6.7.0), so a fresh clone needs only Python 3.11.
+#   make report   the VGG16 report (the main job)
+#   make test     flake8, DETAILS.md freshness, the test suite on Chainer 7.8.1
+#                 and on Chainer 6.7.0
+PYTHON ?= python3.11
+VENV ?= .venv
+VENV6 ?= .venv6
+PY = $(VENV)/bin/python
+PY6 = $(VENV6)/bin/python
+
+.PHONY: setup report test lint details test7 test6 bench
+
+# Chainer's sdist needs pkg_resources (setuptools<81) and numpy<2 present
+# before it builds, hence --no-build-isolation after installing them.
+$(VENV)/.installed: setup.py
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q 'setuptools<81' wheel 'numpy<2'
+	$(PY) -m pip install -q --no-build-isolation 'chainer==7.8.1'
+	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	touch $@
+
+# Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11.
+$(VENV6)/.installed: setup.py
+	$(PYTHON) -m venv $(VENV6)
+	$(PY6) -m pip install -q 'setuptools<81' wheel 'numpy==1.23.5'
+	$(PY6) -m pip install -q --no-build-isolation 'chainer==6.7.0'
+	$(PY6) -m pip install -q -U 'typing_extensions>=4'
+	$(PY6) -m pip install -q --no-build-isolation -e '.[test]'
+	touch $@
+
+setup: $(VENV)/.installed
+
+report: $(VENV)/.installed
+	$(PY) -m chainer_computational_cost vgg16 --unit G --mode md
+
+lint: $(VENV)/.installed
+	$(PY) -m flake8
+
+details: $(VENV)/.installed
+	$(PY) make_details_md.py --check
+
+test7: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+test6: $(VENV6)/.installed
+	$(PY6) -m pytest -q -m 'not chainer7_only'
+
+test: lint details test7 test6
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/overhead.py

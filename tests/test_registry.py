@@ -1,0 +1,135 @@
+"""The calculator registry: signatures, registration, discovery and the
+shared shape helpers."""
+
+import chainer
+import chainer.functions as F
+import pytest
+
+from chainer_computational_cost import cost_calculators as cc
+from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import check_signature
+from chainer_computational_cost.cost_calculators import register
+
+
+def test_check_signature():
+    def good(func, in_data, **kwargs):
+        pass
+
+    def no_kwargs(func, in_data):
+        pass
+
+    def four(func, in_data, extra, **kwargs):
+        pass
+
+    def varargs(func, *in_data, **kwargs):
+        pass
+
+    assert check_signature(good)
+    assert check_signature(lambda f, x, **kw: None)
+    assert not check_signature(no_kwargs)
+    assert not check_signature(four)
+    assert not check_signature(varargs)
+    assert not check_signature(None)
+    assert not check_signature('calc')
+
+
+class Dummy(chainer.FunctionNode):
+    pass
+
+
+def test_register_by_class_and_dotted_name():
+    def calc(func, in_data, **kwargs):
+        return (0, 0, 0, {})
+
+    try:
+        assert register(Dummy)(calc) is calc
+        assert calculators[Dummy] is calc
+        del calculators[Dummy]
+        register('test_registry.Dummy')(calc)
+        assert calculators[Dummy] is calc
+    finally:
+        calculators.pop(Dummy, None)
+
+
+def test_register_skips_missing_names_silently():
+    before = dict(calculators)
+    register('chainer.functions.nowhere.Missing')(
+        lambda f, x, **kw: (0, 0, 0, {}))
+    register('NoDots')(lambda f, x, **kw: (0, 0, 0, {}))
+    assert calculators == before
+
+
+def test_register_warns_on_bad_signature():
+    with pytest.warns(UserWarning, match='signature'):
+        register(Dummy)(lambda f, x: None)
+    assert Dummy not in calculators
+
+
+def test_register_rejects_bad_targets():
+    with pytest.raises(TypeError, match='class or a dotted name'):
+        register(42)(lambda f, x, **kw: None)
+
+
+def test_discovery_uses_the_first_annotation():
+    relu = chainer.functions.activation.relu.ReLU
+    assert calculators[relu].__name__ == 'calc_relu'
+    assert calculators[relu].__module__.endswith('cost_calculators.'
+                                                 'activation')
+
+
+@pytest.mark.chainer7_only
+def test_max_pooling_on_chainer7():
+    from chainer.functions.pooling.max_pooling_nd import MaxPoolingND
+    assert MaxPoolingND in calculators
+
+
+def test_function_type_unwraps_old_style_functions():
+    class Old(chainer.Function):
+        def forward(self, inputs):
+            return inputs[0],
+
+    old = Old()
+    adapter = chainer.function.FunctionAdapter(old)
+    assert cc.function_type(adapter) is Old
+    assert cc.function_object(adapter) is old
+    node = F.activation.relu.ReLU()
+    assert cc.function_object(node) is node
+
+
+def test_shape_helpers():
+    assert cc.prod(()) == 1
+    assert cc.prod((2, 3, 4)) == 24
+    assert cc.as_tuple(3, 2) == (3, 3)
+    assert cc.as_tuple((1, 2), 2) == (1, 2)
+    assert cc.broadcast_shape((2, 1, 4), (3, 1), ()) == (2, 3, 4)
+    assert cc.reduced_shape((2, 3, 4), 1) == (2, 4)
+    assert cc.reduced_shape((2, 3, 4), (0, -1), keepdims=True) == (1, 3, 1)
+    assert cc.reduced_shape((2, 3), None) == ()
+    # dot products of length 5: 5 FMAs, or 5 mul + 4 add
+    assert cc.dot_flops(10, 5, True) == 50
+    assert cc.dot_flops(10, 5, False) == 90
+    assert cc.dot_flops(10, 0, False) == 0
+
+
+@pytest.mark.parametrize('size, k, s, p, cover_all, d, expected', [
+    (224, 3, 1, 1, False, 1, 224),  # (224+2-3)//1+1
+    (112, 3, 2, 0, True, 1, 56),  # (112-3+2-1)//2+1 = 55+1
+    (112, 3, 2, 0, False, 1, 55),  # (112-3)//2+1
+    (10, 3, 1, 0, False, 2, 6),  # dilated k = 5: (10-5)//1+1
+])
+def test_conv_out_size(size, k, s, p, cover_all, d, expected):
+    assert cc.conv_out_size(size, k, s, p, cover_all, d) == expected
+
+
+def test_deconv_out_size():
+    # 2*(4-1) + 3 - 2*1 = 7
+    assert cc.deconv_out_size(4, 3, 2, 1) == 7
+    # cover_all: 2*(4-1) + 3 - 2 + 1 - 2*1 = 6
+    assert cc.deconv_out_size(4, 3, 2, 1, cover_all=True) == 6
+
+
+def test_cost_is_the_plain_tuple():
+    cost = cc.validate_cost((1, 2, 3, {}), 'c', 'T')
+    assert cost == (1, 2, 3, {})
+    flops, mread, mwrite, params = cost
+    assert cost.mwrite == 3
