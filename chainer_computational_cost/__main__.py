@@ -1,7 +1,7 @@
 """Command line: print the cost report of a model's forward pass.
 
     python -m chainer_computational_cost vgg16 --unit G --mode md
-    python -m chainer_computational_cost mypackage.models:build --shape 1,3,64,64
+    python -m chainer_computational_cost mypkg.models:build --shape 1,3,64,64
 """
 
 import argparse
