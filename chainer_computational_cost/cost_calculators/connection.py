@@ -1,0 +1,354 @@
+"""Cost calculators for ``chainer.functions.connection``.
+
+Conventions shared by this module:
+
+* a product accumulated into a running sum is a multiply-add: 1 FLOP with
+  ``fma_1flop=True``, 2 FLOPs (a multiplication and an addition) without;
+* in convolutions the bias initialises the accumulator, so it is free with
+  FMA; without FMA a sum of K products costs K - 1 additions, plus one more
+  for the bias when there is one;
+* every input that the function uses (input, weight, bias) is read once;
+  intermediate buffers (im2col columns, outer products) are not counted.
+"""
+
+from chainer.functions.connection.bilinear import BilinearFunction
+from chainer.functions.connection.convolution_2d import Convolution2DFunction
+from chainer.functions.connection.convolution_nd import ConvolutionND
+from chainer.functions.connection.deconvolution_2d import \
+    Deconvolution2DFunction
+from chainer.functions.connection.deconvolution_nd import DeconvolutionND
+from chainer.functions.connection.embed_id import EmbedIDFunction
+from chainer.functions.connection.linear import LinearFunction
+from chainer.functions.connection.local_convolution_2d import \
+    LocalConvolution2DFunction
+from chainer.functions.connection.shift import Shift
+
+from chainer_computational_cost.cost_calculators import conv_out_size
+from chainer_computational_cost.cost_calculators import deconv_out_size
+from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import total_size
+
+
+def _compact(values):
+    """An int when all ``values`` are equal, else the tuple of ints."""
+    values = tuple(int(v) for v in values)
+    if len(set(values)) == 1:
+        return values[0]
+    return values
+
+
+def _accumulate_flops(n_out, n_terms, has_bias, fma):
+    """FLOPs of ``n_out`` sums of ``n_terms`` products each.
+
+    The bias, when there is one, initialises the accumulator: with FMA each
+    product is 1 FLOP; without FMA each product is a multiplication and an
+    addition, except the first one of every sum when there is no bias.
+    """
+    if fma:
+        return n_out * n_terms
+    flops = 2 * n_out * n_terms
+    if not has_bias:
+        flops -= n_out
+    return flops
+
+
+def _conv_params(ksize, stride, pad, dilate, groups, has_bias):
+    return {'k': _compact(ksize), 's': _compact(stride), 'p': _compact(pad),
+            'd': _compact(dilate), 'groups': int(groups),
+            'nobias': not has_bias}
+
+
+def _conv_cost(x, W, b, stride, pad, dilate, cover_all, groups, fma):
+    """Cost of an N-dimensional convolution, any N.
+
+    ``x`` is ``(n, c_in, d_1, ..., d_N)``, ``W`` is
+    ``(c_out, c_in / groups, k_1, ..., k_N)``; ``stride``, ``pad`` and
+    ``dilate`` are N-tuples.
+    """
+    ksize = W.shape[2:]
+    out_dims = [conv_out_size(size, k, s, p, cover_all=cover_all, d=d)
+                for size, k, s, p, d
+                in zip(x.shape[2:], ksize, stride, pad, dilate)]
+    n_out = x.shape[0] * W.shape[0] * prod(out_dims)
+    n_terms = W.shape[1] * prod(ksize)
+    has_bias = b is not None
+    flops = _accumulate_flops(n_out, n_terms, has_bias, fma)
+    mread = total_size((x, W, b))
+    params = _conv_params(ksize, stride, pad, dilate, groups, has_bias)
+    return (flops, mread, n_out, params)
+
+
+def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):
+    """Cost of an N-dimensional transposed convolution, any N.
+
+    ``x`` is ``(n, c_in, d_1, ..., d_N)``, ``W`` is
+    ``(c_in, c_out / groups, k_1, ..., k_N)``; ``out_dims`` holds the
+    output spatial sizes, None where they are to be derived from the input.
+    """
+    ksize = W.shape[2:]
+    out_dims = [deconv_out_size(size, k, s, p, d=d) if out is None else out
+                for size, k, s, p, d, out
+                in zip(x.shape[2:], ksize, stride, pad, dilate, out_dims)]
+    n_out = x.shape[0] * W.shape[1] * groups * prod(out_dims)
+    products = x.size * W.shape[1] * prod(ksize)
+    has_bias = b is not None
+    flops = products if fma else 2 * products
+    if not fma and not has_bias:
+        flops -= n_out
+    mread = total_size((x, W, b))
+    params = _conv_params(ksize, stride, pad, dilate, groups, has_bias)
+    return (flops, mread, n_out, params)
+
+
+def _split_bias(in_data):
+    x, W = in_data[:2]
+    b = in_data[2] if len(in_data) == 3 else None
+    return x, W, b
+
+
+def calc_conv2d(func: Convolution2DFunction, in_data, **kwargs):
+    r"""Convolution2DFunction
+
+    $$y_{n,o,i,j} = b_o + \sum_{c,u,v} W_{o,c,u,v} x_{n,c,i s_y + u d_y - p_h, j s_x + v d_x - p_w}$$
+
+    Each of the $\|y\| = N c_{out} h_{out} w_{out}$ outputs is a sum of
+    $K = (c_{in} / groups) k_h k_w$ products. The bias initialises the
+    accumulator (free); without FMA every product costs a multiplication and
+    an addition, minus one addition per output when there is no bias. The
+    output size follows `stride`, `pad`, `dilate` and `cover_all`.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| K$ |
+    | FLOPs (no FMA) | $2 \|y\| K$ with bias, $2 \|y\| K - \|y\|$ without |
+    | mread | $\|x\| + \|W\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on both axes, else a pair); `groups`; `nobias` |
+    """  # NOQA
+    x, W, b = _split_bias(in_data)
+    return _conv_cost(x, W, b, (func.sy, func.sx), (func.ph, func.pw),
+                      (func.dy, func.dx), func.cover_all, func.groups,
+                      kwargs.get('fma_1flop', True))
+
+
+def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
+    r"""ConvolutionND
+
+    $$y_{n,o,\mathbf{i}} = b_o + \sum_{c,\mathbf{u}} W_{o,c,\mathbf{u}} x_{n,c,\mathbf{i} \mathbf{s} + \mathbf{u} \mathbf{d} - \mathbf{p}}$$
+
+    Same model as Convolution2DFunction for any number of spatial axes:
+    $\|y\| = N c_{out} \prod_i out_i$ outputs, each a sum of
+    $K = (c_{in} / groups) \prod_i k_i$ products; the bias initialises the
+    accumulator.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| K$ |
+    | FLOPs (no FMA) | $2 \|y\| K$ with bias, $2 \|y\| K - \|y\|$ without |
+    | mread | $\|x\| + \|W\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on every axis, else a tuple); `groups`; `nobias` |
+    """  # NOQA
+    x, W, b = _split_bias(in_data)
+    return _conv_cost(x, W, b, func.stride, func.pad, func.dilate,
+                      func.cover_all, func.groups,
+                      kwargs.get('fma_1flop', True))
+
+
+def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
+    r"""Deconvolution2DFunction
+
+    $$P = N c_{in} h_{in} w_{in} \cdot (c_{out} / groups) k_h k_w$$
+
+    Every input element is multiplied by each of the
+    $(c_{out} / groups) k_h k_w$ weights it meets and scattered into the
+    output: $P$ products,
+    each accumulated (1 FLOP with FMA, 2 without). The bias initialises the
+    output; without bias and without FMA the first term of each of the
+    $\|y\|$ outputs needs no addition. The output size is `outsize` when
+    given, else $s (in - 1) + d (k - 1) + 1 - 2p$ per axis.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $P$ |
+    | FLOPs (no FMA) | $2P$ with bias, $2P - \|y\|$ without |
+    | mread | $\|x\| + \|W\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on both axes, else a pair); `groups`; `nobias` |
+    """  # NOQA
+    x, W, b = _split_bias(in_data)
+    return _deconv_cost(x, W, b, (func.sy, func.sx), (func.ph, func.pw),
+                        (func.dy, func.dx), (func.outh, func.outw),
+                        func.groups, kwargs.get('fma_1flop', True))
+
+
+def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
+    r"""DeconvolutionND
+
+    $$P = N c_{in} \prod_i in_i \cdot (c_{out} / groups) \prod_i k_i$$
+
+    Same model as Deconvolution2DFunction for any number of spatial axes:
+    $P$ accumulated products; the bias initialises the output. The output
+    size is `outsize` when given, else $s (in - 1) + d (k - 1) + 1 - 2p$
+    per axis.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $P$ |
+    | FLOPs (no FMA) | $2P$ with bias, $2P - \|y\|$ without |
+    | mread | $\|x\| + \|W\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on every axis, else a tuple); `groups`; `nobias` |
+    """  # NOQA
+    x, W, b = _split_bias(in_data)
+    outs = func.outs
+    if outs is None:
+        outs = (None,) * (x.ndim - 2)
+    return _deconv_cost(x, W, b, func.stride, func.pad, func.dilate, outs,
+                        func.groups, kwargs.get('fma_1flop', True))
+
+
+def calc_linear(func: LinearFunction, in_data, **kwargs):
+    r"""LinearFunction
+
+    $$y = x W^T + b$$
+
+    With $in$ = `W.shape[1]`, $out$ = `W.shape[0]` and
+    $rows = \|x\| / in$ (all leading axes of x are batch axes), the matrix
+    product is $rows \cdot out$ dot products of length $in$; the bias is
+    then added to every output element (1 FLOP each).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $rows \cdot in \cdot out$ (+ $rows \cdot out$ with bias) |
+    | FLOPs (no FMA) | $rows \cdot out (2 in - 1)$ (+ $rows \cdot out$ with bias) |
+    | mread | $\|x\| + \|W\| + \|b\|$ |
+    | mwrite | $rows \cdot out$ |
+    | params | `nobias` |
+    """  # NOQA
+    x, W, b = _split_bias(in_data)
+    n_out, n_in = W.shape
+    rows = x.size // n_in if n_in else 0
+    y_size = rows * n_out
+    if kwargs.get('fma_1flop', True):
+        flops = y_size * n_in
+    else:
+        flops = y_size * (2 * n_in - 1)
+    if b is not None:
+        flops += y_size
+    return (flops, total_size((x, W, b)), y_size, {'nobias': b is None})
+
+
+def calc_bilinear(func: BilinearFunction, in_data, **kwargs):
+    r"""BilinearFunction
+
+    $$y_{il} = \sum_{j,k} e^1_{ij} e^2_{ik} W_{jkl} + \sum_j e^1_{ij} V^1_{jl} + \sum_k e^2_{ik} V^2_{kl} + b_l$$
+
+    With $N$ = `e1.shape[0]`, $J = \|e^1\| / N$, $K = \|e^2\| / N$ and
+    $L$ = `W.shape[2]`: the outer products $e^1_{ij} e^2_{ik}$ cost $NJK$
+    multiplications, then each of the $NL$ outputs accumulates
+    $M = JK$ products, or $M = JK + J + K$ with the linear terms
+    ($V^1$, $V^2$, $b$ given together). The bias initialises the
+    accumulator; without FMA and without bias the first term of each sum
+    needs no addition.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $NJK + NLM$ |
+    | FLOPs (no FMA) | $NJK + NL(2M - 1)$, or $NJK + 2NLM$ with the linear terms |
+    | mread | $\|e^1\| + \|e^2\| + \|W\|$ (+ $\|V^1\| + \|V^2\| + \|b\|$) |
+    | mwrite | $NL$ |
+    | params | `linear`: whether $V^1$, $V^2$, $b$ are used |
+    """  # NOQA
+    e1, e2, W = in_data[:3]
+    linear = len(in_data) == 6
+    n = e1.shape[0]
+    j = e1.size // n if n else 0
+    k = e2.size // n if n else 0
+    n_out = n * W.shape[2]
+    n_terms = j * k + (j + k if linear else 0)
+    flops = n * j * k + _accumulate_flops(
+        n_out, n_terms, linear, kwargs.get('fma_1flop', True))
+    return (flops, total_size(in_data), n_out, {'linear': linear})
+
+
+def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
+    r"""LocalConvolution2DFunction
+
+    $$y_{n,o,i,j} = b_{o,i,j} + \sum_{c,u,v} W_{o,i,j,c,u,v} x_{n,c,i s_y + u, j s_x + v}$$
+
+    Like a convolution without weight sharing: W has shape
+    $(c_{out}, h_{out}, w_{out}, c_{in}, k_h, k_w)$ and each of the
+    $\|y\| = N c_{out} h_{out} w_{out}$ outputs is a sum of
+    $K = c_{in} k_h k_w$ products; the bias initialises the accumulator.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| K$ |
+    | FLOPs (no FMA) | $2 \|y\| K$ with bias, $2 \|y\| K - \|y\|$ without |
+    | mread | $\|x\| + \|W\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`: kernel, stride (int when equal on both axes, else a pair); `nobias` |
+    """  # NOQA
+    x, W, b = _split_bias(in_data)
+    c_out, out_h, out_w = W.shape[:3]
+    n_out = x.shape[0] * c_out * out_h * out_w
+    n_terms = prod(W.shape[3:])
+    has_bias = b is not None
+    flops = _accumulate_flops(n_out, n_terms, has_bias,
+                              kwargs.get('fma_1flop', True))
+    params = {'k': _compact(W.shape[4:]), 's': _compact((func.sy, func.sx)),
+              'nobias': not has_bias}
+    return (flops, total_size((x, W, b)), n_out, params)
+
+
+def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
+    r"""EmbedIDFunction
+
+    $$y_{\ldots,:} = W_{x_{\ldots},:}$$
+
+    A gather of one row of W (of length $D$ = `W.shape[1]`) per index: no
+    arithmetic. The indices are read, and so are the rows they select; as
+    index values are not looked at, the rows are assumed distinct, capped
+    by the $V$ = `W.shape[0]` rows of W. With `ignore_label`, each index is
+    compared with it (1 FLOP) and the label is a constant read once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$, or $\|x\|$ with `ignore_label` |
+    | mread | $\|x\| + \min(\|x\|, V) D$ (+ 1 with `ignore_label`) |
+    | mwrite | $\|x\| D$ |
+    | params | `ignore_label` (only when set) |
+    """
+    x, W = in_data
+    n_rows, dim = W.shape
+    mread = x.size + min(x.size, n_rows) * dim
+    params = {}
+    flops = 0
+    if func.ignore_label is not None:
+        flops = x.size
+        mread += 1
+        params['ignore_label'] = int(func.ignore_label)
+    return (flops, mread, x.size * dim, params)
+
+
+def calc_shift(func: Shift, in_data, **kwargs):
+    r"""Shift
+
+    $$y_{n,c,i,j} = x_{n,c,i + \delta^y_c d_y, j + \delta^x_c d_x}$$
+
+    Each channel group is shifted by a fixed offset inside the $k_h \times
+    k_w$ window (zeros enter at the borders): pure data movement, with the
+    output shaped as x.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `ks`, `dilate`: window size and dilation (int when equal on both axes, else a pair) |
+    """  # NOQA
+    x, = in_data
+    params = {'ks': _compact((func.kh, func.kw)),
+              'dilate': _compact((func.dy, func.dx))}
+    return (0, x.size, x.size, params)

@@ -1,0 +1,449 @@
+"""Cost calculators for ``chainer.functions.pooling``.
+
+Conventions shared by this module:
+
+* a max over a window of k elements is k - 1 comparisons; an average is
+  k - 1 additions and 1 division;
+* window position arithmetic is index arithmetic and is not counted;
+* the regions of the ROI functions depend on the values of the ROIs, which
+  a calculator never reads: they are assumed to cover the whole feature
+  map, so that x is read whole and a bin of an (outh, outw) grid spans
+  ceil(H / outh) x ceil(W / outw) elements (or sampling points);
+* unpooling and upsampling are counted as pure data movement (0 FLOPs).
+"""
+
+import math
+
+import chainer
+from chainer.functions.pooling.average_pooling_2d import AveragePooling2D
+from chainer.functions.pooling.average_pooling_nd import AveragePoolingND
+from chainer.functions.pooling.max_pooling_nd import MaxPoolingND
+from chainer.functions.pooling.max_pooling_nd import MaxPoolingNDWithIndexes
+from chainer.functions.pooling.roi_average_align_2d import ROIAverageAlign2D
+from chainer.functions.pooling.roi_average_pooling_2d import \
+    ROIAveragePooling2D
+from chainer.functions.pooling.roi_max_align_2d import ROIMaxAlign2D
+from chainer.functions.pooling.roi_max_pooling_2d import ROIMaxPooling2D
+from chainer.functions.pooling.roi_pooling_2d import ROIPooling2D
+from chainer.functions.pooling.unpooling_2d import Unpooling2D
+from chainer.functions.pooling.unpooling_nd import UnpoolingND
+from chainer.functions.pooling.upsampling_2d import Upsampling2D
+
+from chainer_computational_cost.cost_calculators.connection import _compact
+from chainer_computational_cost.cost_calculators import conv_out_size
+from chainer_computational_cost.cost_calculators import deconv_out_size
+from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import total_size
+
+
+def _window_params(ksize, stride, pad):
+    return {'k': _compact(ksize), 's': _compact(stride), 'p': _compact(pad)}
+
+
+def _pooled_size(shape, ksize, stride, pad, cover_all):
+    """Number of elements of the output of a pooling of an array of
+    ``shape`` ``(n, c, d_1, ..., d_N)``."""
+    dims = [conv_out_size(size, k, s, p, cover_all=cover_all)
+            for size, k, s, p in zip(shape[2:], ksize, stride, pad)]
+    return prod(shape[:2]) * prod(dims)
+
+
+def _unpooled_size(shape, ksize, stride, pad, cover_all, outs):
+    """Number of elements of the output of an unpooling of an array of
+    ``shape``; ``outs`` holds the output spatial sizes, None where they are
+    to be derived from the input."""
+    dims = [deconv_out_size(size, k, s, p, cover_all=cover_all)
+            if out is None else out
+            for size, k, s, p, out
+            in zip(shape[2:], ksize, stride, pad, outs)]
+    return prod(shape[:2]) * prod(dims)
+
+
+def _max_pool_cost(x, ksize, stride, pad, cover_all):
+    y_size = _pooled_size(x.shape, ksize, stride, pad, cover_all)
+    flops = y_size * (prod(ksize) - 1)
+    return (flops, x.size, y_size, _window_params(ksize, stride, pad))
+
+
+def _avg_pool_cost(x, ksize, stride, pad, cover_all):
+    y_size = _pooled_size(x.shape, ksize, stride, pad, cover_all)
+    flops = y_size * prod(ksize)
+    return (flops, x.size, y_size, _window_params(ksize, stride, pad))
+
+
+def _pool2d_window(func):
+    return (func.kh, func.kw), (func.sy, func.sx), (func.ph, func.pw)
+
+
+def calc_max_pooling_nd(func: MaxPoolingND, in_data, **kwargs):
+    r"""MaxPoolingND
+
+    $$y_{n,c,\mathbf{i}} = \max_{\mathbf{u}} x_{n,c,\mathbf{i} \mathbf{s} + \mathbf{u} - \mathbf{p}}$$
+
+    Each output is the max of a window of $\prod_i k_i$ elements:
+    $\prod_i k_i - 1$ comparisons (padded positions included). The output
+    size per axis is `conv_out_size` with `cover_all`. The argmax indices
+    the CPU implementation caches for backward are not counted as written.
+    `F.max_pooling_2d` creates this class on Chainer 7.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| (\prod_i k_i - 1)$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple) |
+    """  # NOQA
+    x, = in_data
+    return _max_pool_cost(x, func.ksize, func.stride, func.pad,
+                          func.cover_all)
+
+
+def calc_max_pooling_2d(
+        func: 'chainer.functions.pooling.max_pooling_2d.MaxPooling2D',
+        in_data, **kwargs):
+    r"""MaxPooling2D
+
+    $$y_{n,c,i,j} = \max_{u,v} x_{n,c,i s_y + u - p_h, j s_x + v - p_w}$$
+
+    Chainer 6's 2-D max pooling (`F.max_pooling_2d` there); same model as
+    MaxPoolingND: $k_h k_w - 1$ comparisons per output.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| (k_h k_w - 1)$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    """  # NOQA
+    x, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    return _max_pool_cost(x, ksize, stride, pad, func.cover_all)
+
+
+def calc_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes, in_data,
+                                     **kwargs):
+    r"""MaxPoolingNDWithIndexes
+
+    $$y_{n,c,\mathbf{i}} = x_{n,c,\mathbf{i} \mathbf{s} + \mathrm{idx}_{n,c,\mathbf{i}} - \mathbf{p}}$$
+
+    Used by the double backward of max pooling: picks in each window the
+    element at the argmax index saved by the forward max pooling. A gather:
+    0 FLOPs; it reads the indices ($\|y\|$ of them) and the selected
+    elements (at most $\min(\|x\|, \|y\|)$ distinct ones). The window is
+    that of the original max pooling.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\min(\|x\|, \|y\|) + \|y\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple) |
+    """  # NOQA
+    x, = in_data
+    # Chainer 7 keeps the pooling node in ``func.func``; Chainer 6 copies
+    # its window attributes onto the node itself.
+    pool = getattr(func, 'func', func)
+    ksize, stride, pad = pool.ksize, pool.stride, pool.pad
+    y_size = _pooled_size(x.shape, ksize, stride, pad, pool.cover_all)
+    mread = min(x.size, y_size) + y_size
+    return (0, mread, y_size, _window_params(ksize, stride, pad))
+
+
+def calc_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
+    r"""AveragePooling2D
+
+    $$y_{n,c,i,j} = \frac{1}{k_h k_w} \sum_{u,v} x_{n,c,i s_y + u - p_h, j s_x + v - p_w}$$
+
+    Each output sums a window of $k_h k_w$ elements ($k_h k_w - 1$
+    additions) and divides by $k_h k_w$ (1 division; padded positions count
+    as zeros). This function has no `cover_all` mode.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| k_h k_w$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    """  # NOQA
+    x, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    return _avg_pool_cost(x, ksize, stride, pad, False)
+
+
+def calc_average_pooling_nd(func: AveragePoolingND, in_data, **kwargs):
+    r"""AveragePoolingND
+
+    $$y_{n,c,\mathbf{i}} = \frac{1}{w_{\mathbf{i}}} \sum_{\mathbf{u}} x_{n,c,\mathbf{i} \mathbf{s} + \mathbf{u} - \mathbf{p}}$$
+
+    Each output sums a window of $\prod_i k_i$ elements and divides once.
+    With `pad_value=0` the divisor $w$ is $\prod_i k_i$ (padding counted as
+    zeros); with `pad_value=None` it is the number of non-padded elements of
+    the window, which is index arithmetic: the FLOPs are the same.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| \prod_i k_i$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple) |
+    """  # NOQA
+    x, = in_data
+    return _avg_pool_cost(x, func.ksize, func.stride, func.pad,
+                          func.cover_all)
+
+
+def calc_unpooling_2d(func: Unpooling2D, in_data, **kwargs):
+    r"""Unpooling2D
+
+    $$y_{n,c,i,j} = x_{n,c,\lfloor (i + p_h) / s_y \rfloor, \lfloor (j + p_w) / s_x \rfloor}$$
+
+    Each input element is copied over its $k_h \times k_w$ window of the
+    output: data movement, 0 FLOPs (overlapping windows are not counted as
+    additions). The output size is `outsize` when given, else
+    $s (in - 1) + k - 2p$ per axis ($- s + 1$ more with `cover_all`).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    """  # NOQA
+    x, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    y_size = _unpooled_size(x.shape, ksize, stride, pad, func.cover_all,
+                            (func.outh, func.outw))
+    return (0, x.size, y_size, _window_params(ksize, stride, pad))
+
+
+def calc_unpooling_nd(func: UnpoolingND, in_data, **kwargs):
+    r"""UnpoolingND
+
+    $$y_{n,c,\mathbf{i}} = x_{n,c,\lfloor (\mathbf{i} + \mathbf{p}) / \mathbf{s} \rfloor}$$
+
+    Same model as Unpooling2D for any number of spatial axes: data
+    movement, 0 FLOPs. The output size is `outsize` when given, else
+    $s (in - 1) + k - 2p$ per axis ($- s + 1$ more with `cover_all`).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple) |
+    """  # NOQA
+    x, = in_data
+    outs = func.outs
+    if outs is None:
+        outs = (None,) * (x.ndim - 2)
+    y_size = _unpooled_size(x.shape, func.ksize, func.stride, func.pad,
+                            func.cover_all, outs)
+    return (0, x.size, y_size,
+            _window_params(func.ksize, func.stride, func.pad))
+
+
+def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
+    r"""Upsampling2D
+
+    $$y_{n,c,i s_y + \mathrm{idx}_y - p_h, j s_x + \mathrm{idx}_x - p_w} = x_{n,c,i,j}$$
+
+    Each input element is written at the position given by its index (the
+    `indexes` of a max pooling, shaped as x); the rest of the output is
+    zero. Data movement: 0 FLOPs; x and the indexes are read. The output
+    size is `outsize` when given, else $s (in - 1) + k - 2p$ per axis
+    ($- s + 1$ more with `cover_all`).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\|x\| + \|indexes\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    """  # NOQA
+    x, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    y_size = _unpooled_size(x.shape, ksize, stride, pad, func.cover_all,
+                            (func.outh, func.outw))
+    mread = x.size + func.indexes.size
+    return (0, mread, y_size, _window_params(ksize, stride, pad))
+
+
+def _roi_grid(x, func):
+    """(|y|, bin height, bin width) of a ROI function, the ROIs being
+    assumed to cover the whole feature map of x."""
+    _, channels, height, width = x.shape
+    return (channels * func.outh * func.outw,
+            int(math.ceil(height / func.outh)),
+            int(math.ceil(width / func.outw)))
+
+
+def _roi_params(func):
+    return {'outsize': (int(func.outh), int(func.outw)),
+            'spatial_scale': float(func.spatial_scale)}
+
+
+def _roi_pool_cost(x, rois, func, is_max, roi_indices=None):
+    """Cost of ROI max or average pooling over bins of whole-map ROIs.
+
+    A max over a bin of b elements is b - 1 comparisons, an average b - 1
+    additions and 1 division. The max variants also write the argmax.
+    """
+    per_roi, bin_h, bin_w = _roi_grid(x, func)
+    y_size = rois.shape[0] * per_roi
+    bin_size = bin_h * bin_w
+    if is_max:
+        flops = y_size * (bin_size - 1)
+        mwrite = 2 * y_size
+    else:
+        flops = y_size * bin_size
+        mwrite = y_size
+    mread = total_size((x, rois, roi_indices)) + 1
+    return (flops, mread, mwrite, _roi_params(func))
+
+
+def _roi_align_cost(x, rois, roi_indices, func, is_max, fma):
+    """Cost of ROI align (max or average) with bilinear sampling.
+
+    Each of the G sampling points of a bin interpolates 4 neighbours
+    (4 products summed); the interpolation weights depend on the ROI
+    geometry only and count as index arithmetic. An average accumulates the
+    4G products of a bin and divides once; a max sums each point's 4
+    products and compares the G values (G - 1 comparisons).
+    """
+    per_roi, bin_h, bin_w = _roi_grid(x, func)
+    grid_h, grid_w = func.sampling_ratio
+    grid_h = bin_h if grid_h is None else grid_h
+    grid_w = bin_w if grid_w is None else grid_w
+    n_points = grid_h * grid_w
+    y_size = rois.shape[0] * per_roi
+    if is_max:
+        point_flops = 4 if fma else 7
+        flops = y_size * (n_points * point_flops + n_points - 1)
+        mwrite = 2 * y_size
+    else:
+        flops = y_size * (4 * n_points + 1 if fma else 8 * n_points)
+        mwrite = y_size
+    mread = total_size((x, rois, roi_indices)) + 1
+    params = _roi_params(func)
+    params['sampling_ratio'] = tuple(
+        0 if r is None else int(r) for r in func.sampling_ratio)
+    return (flops, mread, mwrite, params)
+
+
+def calc_roi_pooling_2d(func: ROIPooling2D, in_data, **kwargs):
+    r"""ROIPooling2D
+
+    $$y_{r,c,i,j} = \max_{(u,v) \in \mathrm{bin}_{r,i,j}} x_{n_r,c,u,v}$$
+
+    `rois` is $(R, 5)$ (batch index and box); $\|y\| = R C\, outh\, outw$.
+    As the boxes are not read, every ROI is assumed to cover the whole
+    $H \times W$ map: a bin has $b = \lceil H / outh \rceil \lceil W / outw \rceil$
+    elements, costing $b - 1$ comparisons. x is read whole; `spatial_scale`
+    is a constant read once. The argmax cached for backward is written too.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| (b - 1)$ |
+    | mread | $\|x\| + \|rois\| + 1$ |
+    | mwrite | $2 \|y\|$ (output and argmax) |
+    | params | `outsize`: (outh, outw); `spatial_scale` |
+    """  # NOQA
+    x, rois = in_data
+    return _roi_pool_cost(x, rois, func, True)
+
+
+def calc_roi_max_pooling_2d(func: ROIMaxPooling2D, in_data, **kwargs):
+    r"""ROIMaxPooling2D
+
+    $$y_{r,c,i,j} = \max_{(u,v) \in \mathrm{bin}_{r,i,j}} x_{n_r,c,u,v}$$
+
+    `rois` is $(R, 4)$ and `roi_indices` $(R,)$; $\|y\| = R C\, outh\, outw$.
+    Every ROI is assumed to cover the whole $H \times W$ map: a bin has
+    $b = \lceil H / outh \rceil \lceil W / outw \rceil$ elements, costing
+    $b - 1$ comparisons. `spatial_scale` is a constant read once; the argmax
+    cached for backward is written too.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| (b - 1)$ |
+    | mread | $\|x\| + \|rois\| + \|roi\_indices\| + 1$ |
+    | mwrite | $2 \|y\|$ (output and argmax) |
+    | params | `outsize`: (outh, outw); `spatial_scale` |
+    """  # NOQA
+    x, rois, roi_indices = in_data
+    return _roi_pool_cost(x, rois, func, True, roi_indices)
+
+
+def calc_roi_average_pooling_2d(func: ROIAveragePooling2D, in_data,
+                                **kwargs):
+    r"""ROIAveragePooling2D
+
+    $$y_{r,c,i,j} = \frac{1}{\|\mathrm{bin}_{r,i,j}\|} \sum_{(u,v) \in \mathrm{bin}_{r,i,j}} x_{n_r,c,u,v}$$
+
+    `rois` is $(R, 4)$ and `roi_indices` $(R,)$; $\|y\| = R C\, outh\, outw$.
+    Every ROI is assumed to cover the whole $H \times W$ map: a bin has
+    $b = \lceil H / outh \rceil \lceil W / outw \rceil$ elements, costing
+    $b - 1$ additions and 1 division. `spatial_scale` is a constant read
+    once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\| b$ |
+    | mread | $\|x\| + \|rois\| + \|roi\_indices\| + 1$ |
+    | mwrite | $\|y\|$ |
+    | params | `outsize`: (outh, outw); `spatial_scale` |
+    """  # NOQA
+    x, rois, roi_indices = in_data
+    return _roi_pool_cost(x, rois, func, False, roi_indices)
+
+
+def calc_roi_max_align_2d(func: ROIMaxAlign2D, in_data, **kwargs):
+    r"""ROIMaxAlign2D
+
+    $$y_{r,c,i,j} = \max_{g \in \mathrm{bin}_{r,i,j}} \sum_{q=1}^{4} w_{g,q} x_{n_r,c,g_q}$$
+
+    $\|y\| = R C\, outh\, outw$. Each bin has $G = g_h g_w$ sampling points,
+    $g_h$ = `sampling_ratio[0]`, or $\lceil H / outh \rceil$ when None
+    (whole-map ROI assumed; same for $g_w$). Each point is a bilinear
+    interpolation of 4 neighbours: 4 products summed (4 FLOPs with FMA, 7
+    without); the weights depend on the ROI geometry only (index
+    arithmetic). The max over the points costs $G - 1$ comparisons.
+    `spatial_scale` is a constant read once; the argmax cached for backward
+    is written too.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| (5G - 1)$ |
+    | FLOPs (no FMA) | $\|y\| (8G - 1)$ |
+    | mread | $\|x\| + \|rois\| + \|roi\_indices\| + 1$ |
+    | mwrite | $2 \|y\|$ (output and argmax) |
+    | params | `outsize`: (outh, outw); `spatial_scale`; `sampling_ratio` (0 where None) |
+    """  # NOQA
+    x, rois, roi_indices = in_data
+    return _roi_align_cost(x, rois, roi_indices, func, True,
+                           kwargs.get('fma_1flop', True))
+
+
+def calc_roi_average_align_2d(func: ROIAverageAlign2D, in_data, **kwargs):
+    r"""ROIAverageAlign2D
+
+    $$y_{r,c,i,j} = \frac{1}{G} \sum_{g \in \mathrm{bin}_{r,i,j}} \sum_{q=1}^{4} w_{g,q} x_{n_r,c,g_q}$$
+
+    $\|y\| = R C\, outh\, outw$. Each bin has $G = g_h g_w$ sampling points,
+    $g_h$ = `sampling_ratio[0]`, or $\lceil H / outh \rceil$ when None
+    (whole-map ROI assumed; same for $g_w$). Each point is a bilinear
+    interpolation of 4 neighbours whose weights depend on the ROI geometry
+    only (index arithmetic): a bin accumulates $4G$ products ($4G - 1$
+    multiply-adds and one product) and divides once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|y\| (4G + 1)$ |
+    | FLOPs (no FMA) | $\|y\| \cdot 8G$ |
+    | mread | $\|x\| + \|rois\| + \|roi\_indices\| + 1$ |
+    | mwrite | $\|y\|$ |
+    | params | `outsize`: (outh, outw); `spatial_scale`; `sampling_ratio` (0 where None) |
+    """  # NOQA
+    x, rois, roi_indices = in_data
+    return _roi_align_cost(x, rois, roi_indices, func, False,
+                           kwargs.get('fma_1flop', True))

@@ -1,0 +1,351 @@
+import chainer.functions as F
+from chainer.functions.connection.linear import LinearFunction
+import numpy as np
+
+from chainer_computational_cost.cost_calculators import calculators
+from helpers import cost
+
+
+def _x(*shape, dtype=np.float32):
+    return np.ones(shape, dtype=dtype)
+
+
+def _conv_params(k, s, p, d=1, groups=1, nobias=False):
+    return {'k': k, 's': s, 'p': p, 'd': d, 'groups': groups,
+            'nobias': nobias}
+
+
+# Convolution2DFunction
+
+def test_conv2d_vgg_first_layer_reference():
+    x, W, b = _x(1, 3, 224, 224), _x(64, 3, 3, 3), _x(64)
+    # n_out = 64*224*224 = 3211264, K = 3*3*3 = 27
+    # FLOPs = 3211264*27 = 86704128
+    # mread = 150528 + 1728 + 64 = 152320
+    assert cost(F.convolution_2d, x, W, b, stride=1, pad=1) == (
+        86704128, 152320, 3211264, _conv_params(3, 1, 1))
+
+
+def test_conv2d_bias_batch2():
+    x, W, b = _x(2, 3, 4, 4), _x(5, 3, 3, 3), _x(5)
+    # out 4x4: n_out = 2*5*4*4 = 160, K = 3*3*3 = 27
+    # FMA 160*27 = 4320; no FMA with bias 2*4320 = 8640
+    # mread 96 + 135 + 5 = 236
+    expected = _conv_params(3, 1, 1)
+    assert cost(F.convolution_2d, x, W, b, pad=1) == (
+        4320, 236, 160, expected)
+    assert cost(F.convolution_2d, x, W, b, pad=1, fma=False) == (
+        8640, 236, 160, expected)
+    assert F.convolution_2d(x, W, b, pad=1).size == 160
+
+
+def test_conv2d_nobias_stride2_batch1():
+    x, W = _x(1, 2, 5, 5), _x(3, 2, 3, 3)
+    # out (5-3)//2+1 = 2: n_out = 1*3*2*2 = 12, K = 2*3*3 = 18
+    # FMA 12*18 = 216; no FMA 2*216 - 12 = 420; mread 50 + 54 = 104
+    expected = _conv_params(3, 2, 0, nobias=True)
+    assert cost(F.convolution_2d, x, W, stride=2) == (216, 104, 12, expected)
+    assert cost(F.convolution_2d, x, W, stride=2, fma=False) == (
+        420, 104, 12, expected)
+    assert F.convolution_2d(x, W, stride=2).size == 12
+
+
+def test_conv2d_cover_all():
+    x, W = _x(1, 1, 4, 4), _x(1, 1, 3, 3)
+    # cover_all: out (4-3+2-1)//2+1 = 2 -> n_out 4, K 9: 36 FLOPs
+    # mread 16 + 9 = 25
+    expected = _conv_params(3, 2, 0, nobias=True)
+    assert cost(F.convolution_2d, x, W, stride=2, cover_all=True) == (
+        36, 25, 4, expected)
+    assert F.convolution_2d(x, W, stride=2, cover_all=True).size == 4
+    # without cover_all: out (4-3)//2+1 = 1 -> n_out 1, 9 FLOPs
+    assert cost(F.convolution_2d, x, W, stride=2) == (9, 25, 1, expected)
+
+
+def test_conv2d_groups_dilate():
+    x, W = _x(1, 4, 5, 5), _x(6, 2, 3, 3)
+    # dilated kernel 5: out (5+4-5)//1+1 = 5 -> n_out 6*5*5 = 150
+    # K = (4/2)*3*3 = 18: FMA 150*18 = 2700; no FMA 5400 - 150 = 5250
+    # mread 100 + 108 = 208
+    kw = dict(pad=2, dilate=2, groups=2)
+    expected = _conv_params(3, 1, 2, d=2, groups=2, nobias=True)
+    assert cost(F.convolution_2d, x, W, **kw) == (2700, 208, 150, expected)
+    assert cost(F.convolution_2d, x, W, fma=False, **kw) == (
+        5250, 208, 150, expected)
+    assert F.convolution_2d(x, W, **kw).size == 150
+
+
+def test_conv2d_anisotropic():
+    x, W = _x(1, 1, 5, 6), _x(2, 1, 3, 2)
+    # out h (5+2-3)//2+1 = 3, w (6-2)//1+1 = 5: n_out 2*3*5 = 30
+    # K = 1*3*2 = 6: FMA 180; mread 30 + 12 = 42
+    assert cost(F.convolution_2d, x, W, stride=(2, 1), pad=(1, 0)) == (
+        180, 42, 30, _conv_params((3, 2), (2, 1), (1, 0), nobias=True))
+
+
+# ConvolutionND
+
+def test_conv3d_bias_batch2():
+    x, W, b = _x(2, 2, 3, 3, 3), _x(4, 2, 2, 2, 2), _x(4)
+    # out 2x2x2: n_out = 2*4*8 = 64, K = 2*2*2*2 = 16
+    # FMA 1024; no FMA 2048; mread 108 + 64 + 4 = 176
+    expected = _conv_params(2, 1, 0)
+    assert cost(F.convolution_nd, x, W, b) == (1024, 176, 64, expected)
+    assert cost(F.convolution_nd, x, W, b, fma=False) == (
+        2048, 176, 64, expected)
+    assert F.convolution_nd(x, W, b).size == 64
+
+
+def test_conv1d_nobias_stride_pad():
+    x, W = _x(1, 3, 7), _x(2, 3, 3)
+    # out (7+2-3)//2+1 = 4: n_out 1*2*4 = 8, K = 3*3 = 9
+    # FMA 72; no FMA 144 - 8 = 136; mread 21 + 18 = 39
+    expected = _conv_params(3, 2, 1, nobias=True)
+    assert cost(F.convolution_nd, x, W, stride=2, pad=1) == (
+        72, 39, 8, expected)
+    assert cost(F.convolution_nd, x, W, stride=2, pad=1, fma=False) == (
+        136, 39, 8, expected)
+
+
+def test_conv1d_cover_all():
+    x, W = _x(1, 1, 4), _x(1, 1, 3)
+    # cover_all: out (4-3+2-1)//2+1 = 2 -> n_out 2, K 3: 6 FLOPs
+    # mread 4 + 3 = 7
+    assert cost(F.convolution_nd, x, W, stride=2, cover_all=True) == (
+        6, 7, 2, _conv_params(3, 2, 0, nobias=True))
+    assert F.convolution_nd(x, W, stride=2, cover_all=True).size == 2
+
+
+def test_conv3d_anisotropic_groups():
+    x, W = _x(1, 2, 3, 4, 5), _x(2, 1, 1, 2, 3)
+    # groups 2, out (3, 3, 3): n_out 1*2*27 = 54, K = 1*1*2*3 = 6
+    # FMA 324; no FMA 648 - 54 = 594; mread 120 + 12 = 132
+    expected = _conv_params((1, 2, 3), 1, 0, groups=2, nobias=True)
+    assert cost(F.convolution_nd, x, W, groups=2) == (324, 132, 54, expected)
+    assert cost(F.convolution_nd, x, W, groups=2, fma=False) == (
+        594, 132, 54, expected)
+    assert F.convolution_nd(x, W, groups=2).size == 54
+
+
+# Deconvolution2DFunction
+
+def test_deconv2d_bias_batch2():
+    x, W, b = _x(2, 3, 2, 2), _x(3, 4, 3, 3), _x(4)
+    # out 2*(2-1)+3-2 = 3: |y| = 2*4*3*3 = 72
+    # P = |x| * 4 * 3*3 = 24*36 = 864: FMA 864; no FMA 1728
+    # mread 24 + 108 + 4 = 136
+    expected = _conv_params(3, 2, 1)
+    assert cost(F.deconvolution_2d, x, W, b, stride=2, pad=1) == (
+        864, 136, 72, expected)
+    assert cost(F.deconvolution_2d, x, W, b, stride=2, pad=1,
+                fma=False) == (1728, 136, 72, expected)
+    assert F.deconvolution_2d(x, W, b, stride=2, pad=1).size == 72
+
+
+def test_deconv2d_outsize_nobias_batch1():
+    x, W = _x(1, 2, 2, 2), _x(2, 1, 2, 2)
+    # outsize (5, 5): |y| = 1*1*25 = 25; P = 8*1*2*2 = 32
+    # FMA 32; no FMA 64 - 25 = 39; mread 8 + 8 = 16
+    kw = dict(stride=2, outsize=(5, 5))
+    expected = _conv_params(2, 2, 0, nobias=True)
+    assert cost(F.deconvolution_2d, x, W, **kw) == (32, 16, 25, expected)
+    assert cost(F.deconvolution_2d, x, W, fma=False, **kw) == (
+        39, 16, 25, expected)
+    assert F.deconvolution_2d(x, W, **kw).size == 25
+
+
+def test_deconv2d_groups_dilate():
+    x, W = _x(1, 4, 2, 2), _x(4, 1, 2, 2)
+    # groups 2: c_out = 1*2 = 2; out 1*(2-1) + 2*(2-1)+1 = 4
+    # |y| = 2*4*4 = 32; P = 16*1*4 = 64: FMA 64; no FMA 128 - 32 = 96
+    # mread 16 + 16 = 32
+    kw = dict(groups=2, dilate=2)
+    expected = _conv_params(2, 1, 0, d=2, groups=2, nobias=True)
+    assert cost(F.deconvolution_2d, x, W, **kw) == (64, 32, 32, expected)
+    assert cost(F.deconvolution_2d, x, W, fma=False, **kw) == (
+        96, 32, 32, expected)
+    assert F.deconvolution_2d(x, W, **kw).size == 32
+
+
+# DeconvolutionND
+
+def test_deconv1d_bias_batch2():
+    x, W, b = _x(2, 2, 3), _x(2, 3, 2), _x(3)
+    # out 3-1+2 = 4: |y| = 2*3*4 = 24; P = 12*3*2 = 72
+    # FMA 72; no FMA 144; mread 12 + 12 + 3 = 27
+    expected = _conv_params(2, 1, 0)
+    assert cost(F.deconvolution_nd, x, W, b) == (72, 27, 24, expected)
+    assert cost(F.deconvolution_nd, x, W, b, fma=False) == (
+        144, 27, 24, expected)
+    assert F.deconvolution_nd(x, W, b).size == 24
+
+
+def test_deconv3d_nobias_stride():
+    x, W = _x(1, 1, 2, 2, 2), _x(1, 2, 2, 2, 2)
+    # out 2*(2-1)+2 = 4 per axis: |y| = 2*64 = 128; P = 8*2*8 = 128
+    # FMA 128; no FMA 256 - 128 = 128; mread 8 + 16 = 24
+    expected = _conv_params(2, 2, 0, nobias=True)
+    assert cost(F.deconvolution_nd, x, W, stride=2) == (
+        128, 24, 128, expected)
+    assert cost(F.deconvolution_nd, x, W, stride=2, fma=False) == (
+        128, 24, 128, expected)
+    assert F.deconvolution_nd(x, W, stride=2).size == 128
+
+
+def test_deconv2d_nd_outsize_pad():
+    x, W = _x(1, 1, 3, 2), _x(1, 1, 3, 3)
+    # outsize (6, 4), stride 2, pad 1: |y| = 24; P = 6*1*9 = 54
+    # FMA 54; no FMA 108 - 24 = 84; mread 6 + 9 = 15
+    kw = dict(stride=2, pad=1, outsize=(6, 4))
+    expected = _conv_params(3, 2, 1, nobias=True)
+    assert cost(F.deconvolution_nd, x, W, **kw) == (54, 15, 24, expected)
+    assert cost(F.deconvolution_nd, x, W, fma=False, **kw) == (
+        84, 15, 24, expected)
+    assert F.deconvolution_nd(x, W, **kw).size == 24
+
+
+# LinearFunction
+
+def test_linear_vgg_fc6_reference():
+    # Shape-only arrays (no memory): the calculator never reads values.
+    x = np.broadcast_to(np.float32(0), (1, 25088))
+    W = np.broadcast_to(np.float32(0), (4096, 25088))
+    b = np.broadcast_to(np.float32(0), (4096,))
+    calc = calculators[LinearFunction]
+    # 1*25088*4096 + 1*4096 = 102760448 + 4096 = 102764544
+    # mread 25088 + 102760448 + 4096 = 102789632
+    assert calc(LinearFunction(), (x, W, b), fma_1flop=True) == (
+        102764544, 102789632, 4096, {'nobias': False})
+
+
+def test_linear_bias_batch2():
+    x, W, b = _x(2, 3), _x(4, 3), _x(4)
+    # rows 2, in 3, out 4: FMA 2*3*4 + 2*4 = 32
+    # no FMA 2*4*(2*3-1) + 8 = 48; mread 6 + 12 + 4 = 22; mwrite 8
+    assert cost(F.linear, x, W, b) == (32, 22, 8, {'nobias': False})
+    assert cost(F.linear, x, W, b, fma=False) == (
+        48, 22, 8, {'nobias': False})
+    assert F.linear(x, W, b).size == 8
+
+
+def test_linear_nobias_batch1():
+    x, W = _x(1, 5), _x(2, 5)
+    # rows 1: FMA 1*5*2 = 10; no FMA 1*2*(10-1) = 18; mread 5 + 10 = 15
+    assert cost(F.linear, x, W) == (10, 15, 2, {'nobias': True})
+    assert cost(F.linear, x, W, fma=False) == (18, 15, 2, {'nobias': True})
+
+
+def test_linear_batch_axes():
+    x, W, b = _x(2, 3, 4), _x(5, 4), _x(5)
+    # n_batch_axes=2: rows 6, in 4, out 5: FMA 6*4*5 + 6*5 = 150
+    # no FMA 30*(8-1) + 30 = 240; mread 24 + 20 + 5 = 49; mwrite 30
+    kw = dict(n_batch_axes=2)
+    assert cost(F.linear, x, W, b, **kw) == (150, 49, 30, {'nobias': False})
+    assert cost(F.linear, x, W, b, fma=False, **kw) == (
+        240, 49, 30, {'nobias': False})
+    assert F.linear(x, W, b, **kw).size == 30
+
+
+def test_linear_flattened_input():
+    x, W = _x(2, 2, 3), _x(4, 6)
+    # rows 12/6 = 2, in 6, out 4: FMA 48; mread 12 + 24 = 36; mwrite 8
+    assert cost(F.linear, x, W) == (48, 36, 8, {'nobias': True})
+
+
+# BilinearFunction
+
+def test_bilinear_plain():
+    e1, e2, W = _x(2, 3), _x(2, 4), _x(3, 4, 5)
+    # N 2, J 3, K 4, L 5: outer 2*3*4 = 24; NL 10, M 12
+    # FMA 24 + 10*12 = 144; no FMA 24 + 10*(24-1) = 254
+    # mread 6 + 8 + 60 = 74; mwrite 10
+    assert cost(F.bilinear, e1, e2, W) == (144, 74, 10, {'linear': False})
+    assert cost(F.bilinear, e1, e2, W, fma=False) == (
+        254, 74, 10, {'linear': False})
+    assert F.bilinear(e1, e2, W).size == 10
+
+
+def test_bilinear_linear_terms():
+    e1, e2, W = _x(2, 3), _x(2, 4), _x(3, 4, 5)
+    V1, V2, b = _x(3, 5), _x(4, 5), _x(5)
+    # M = 12 + 3 + 4 = 19: FMA 24 + 10*19 = 214; no FMA 24 + 2*190 = 404
+    # mread 74 + 15 + 20 + 5 = 114
+    assert cost(F.bilinear, e1, e2, W, V1, V2, b) == (
+        214, 114, 10, {'linear': True})
+    assert cost(F.bilinear, e1, e2, W, V1, V2, b, fma=False) == (
+        404, 114, 10, {'linear': True})
+
+
+def test_bilinear_batch1_multidim():
+    e1, e2, W = _x(1, 2, 2), _x(1, 3), _x(4, 3, 2)
+    # N 1, J 4, K 3, L 2: outer 12; NL 2, M 12
+    # FMA 12 + 24 = 36; no FMA 12 + 2*23 = 58; mread 4 + 3 + 24 = 31
+    assert cost(F.bilinear, e1, e2, W) == (36, 31, 2, {'linear': False})
+    assert cost(F.bilinear, e1, e2, W, fma=False) == (
+        58, 31, 2, {'linear': False})
+
+
+# LocalConvolution2DFunction
+
+def test_local_conv2d_bias_batch2():
+    x, W, b = _x(2, 3, 4, 4), _x(5, 2, 2, 3, 3, 3), _x(5, 2, 2)
+    # n_out = 2*5*2*2 = 40, K = 3*3*3 = 27: FMA 1080; no FMA 2160
+    # mread 96 + 540 + 20 = 656
+    expected = {'k': 3, 's': 1, 'nobias': False}
+    assert cost(F.local_convolution_2d, x, W, b) == (1080, 656, 40, expected)
+    assert cost(F.local_convolution_2d, x, W, b, fma=False) == (
+        2160, 656, 40, expected)
+    assert F.local_convolution_2d(x, W, b).size == 40
+
+
+def test_local_conv2d_nobias_stride_batch1():
+    x, W = _x(1, 2, 5, 4), _x(3, 2, 2, 2, 3, 2)
+    # out h (5-3)//2+1 = 2, w (4-2)//2+1 = 2: n_out 1*3*2*2 = 12
+    # K = 2*3*2 = 12: FMA 144; no FMA 288 - 12 = 276; mread 40 + 144 = 184
+    expected = {'k': (3, 2), 's': 2, 'nobias': True}
+    assert cost(F.local_convolution_2d, x, W, stride=2) == (
+        144, 184, 12, expected)
+    assert cost(F.local_convolution_2d, x, W, stride=2, fma=False) == (
+        276, 184, 12, expected)
+    assert F.local_convolution_2d(x, W, stride=2).size == 12
+
+
+# EmbedIDFunction
+
+def test_embed_id():
+    x = np.array([[0, 1, 2], [3, 1, 0]], np.int32)
+    W = _x(4, 5)
+    # |x| 6, V 4, D 5: mread 6 + min(6, 4)*5 = 26; mwrite 6*5 = 30
+    assert cost(F.embed_id, x, W) == (0, 26, 30, {})
+    assert F.embed_id(x, W).size == 30
+
+
+def test_embed_id_ignore_label():
+    x = np.array([[0, 1, -1], [3, -1, 0]], np.int32)
+    W = _x(4, 5)
+    # 6 comparisons; mread 26 + 1 (label) = 27; mwrite 30
+    assert cost(F.embed_id, x, W, ignore_label=-1) == (
+        6, 27, 30, {'ignore_label': -1})
+
+
+def test_embed_id_batch1_few_indices():
+    x = np.array([[7, 2]], np.int32)
+    W = _x(10, 3)
+    # |x| 2 < V 10: mread 2 + 2*3 = 8; mwrite 2*3 = 6
+    assert cost(F.embed_id, x, W) == (0, 8, 6, {})
+
+
+# Shift
+
+def test_shift():
+    x = _x(2, 9, 3, 3)
+    # |x| = 2*9*3*3 = 162 read and written, no FLOPs
+    assert cost(F.shift, x) == (0, 162, 162, {'ks': 3, 'dilate': 1})
+    assert F.shift(x).size == 162
+
+
+def test_shift_anisotropic_batch1():
+    x = _x(1, 3, 4, 4)
+    # |x| = 48
+    assert cost(F.shift, x, ksize=(3, 1), dilate=(2, 1)) == (
+        0, 48, 48, {'ks': (3, 1), 'dilate': (2, 1)})

@@ -1,0 +1,326 @@
+import chainer.functions as F
+from chainer.functions.pooling.max_pooling_nd import MaxPoolingND
+from chainer.functions.pooling.max_pooling_nd import MaxPoolingNDWithIndexes
+import numpy as np
+import pytest
+
+from chainer_computational_cost.cost_calculators import resolve_target
+from helpers import cost
+
+
+def _x(*shape):
+    return np.ones(shape, dtype=np.float32)
+
+
+def _window(k, s, p):
+    return {'k': k, 's': s, 'p': p}
+
+
+# MaxPoolingND (F.max_pooling_2d on Chainer 7) and Chainer 6's MaxPooling2D
+
+def test_max_pooling_2d_resnet_reference():
+    x = _x(1, 64, 112, 112)
+    # cover_all (default): out (112+2-3+2-1)//2+1 = 57
+    # |y| = 64*57*57 = 207936; FLOPs 207936*(9-1) = 1663488
+    # mread 64*112*112 = 802816
+    assert cost(F.max_pooling_2d, x, 3, stride=2, pad=1) == (
+        1663488, 802816, 207936, _window(3, 2, 1))
+    assert F.max_pooling_2d(x, 3, stride=2, pad=1).size == 207936
+    # no cover_all: out (112+2-3)//2+1 = 56: |y| = 64*56*56 = 200704
+    # FLOPs 200704*8 = 1605632
+    assert cost(F.max_pooling_2d, x, 3, stride=2, pad=1,
+                cover_all=False) == (1605632, 802816, 200704,
+                                     _window(3, 2, 1))
+
+
+def test_max_pooling_2d_batch2():
+    x = _x(2, 3, 4, 4)
+    # k 2, stride 2: out 2x2: |y| = 2*3*2*2 = 24; FLOPs 24*3 = 72
+    assert cost(F.max_pooling_2d, x, 2) == (72, 96, 24, _window(2, 2, 0))
+    assert cost(F.max_pooling_2d, x, 2, fma=False) == (
+        72, 96, 24, _window(2, 2, 0))
+
+
+def test_max_pooling_2d_cover_all():
+    x = _x(1, 1, 5, 5)
+    # cover_all: out (5-2+2-1)//2+1 = 3: |y| 9, FLOPs 9*3 = 27
+    assert cost(F.max_pooling_2d, x, 2) == (27, 25, 9, _window(2, 2, 0))
+    assert F.max_pooling_2d(x, 2).size == 9
+    # no cover_all: out (5-2)//2+1 = 2: |y| 4, FLOPs 12
+    assert cost(F.max_pooling_2d, x, 2, cover_all=False) == (
+        12, 25, 4, _window(2, 2, 0))
+
+
+def test_max_pooling_3d_anisotropic():
+    x = _x(1, 2, 4, 4, 3)
+    # out (2, 2, 1): |y| = 2*4 = 8; FLOPs 8*(2*2*3-1) = 88; mread 96
+    kw = dict(stride=(2, 2, 1), cover_all=False)
+    assert cost(F.max_pooling_nd, x, (2, 2, 3), **kw) == (
+        88, 96, 8, _window((2, 2, 3), (2, 2, 1), 0))
+    assert F.max_pooling_nd(x, (2, 2, 3), **kw).size == 8
+
+
+def test_max_pooling_1d_pad():
+    x = _x(2, 1, 5)
+    # out (5+2-3)//1+1 = 5: |y| 10; FLOPs 10*2 = 20; mread 10
+    assert cost(F.max_pooling_1d, x, 3, stride=1, pad=1,
+                cover_all=False) == (20, 10, 10, _window(3, 1, 1))
+
+
+@pytest.mark.skipif(
+    resolve_target('chainer.functions.pooling.max_pooling_2d.MaxPooling2D')
+    is None, reason='MaxPooling2D exists only in Chainer 6')
+def test_max_pooling_2d_chainer6():
+    x = _x(2, 3, 5, 5)
+    # cover_all: out (5-2+2-1)//2+1 = 3: |y| = 2*3*9 = 54; FLOPs 54*3 = 162
+    # mread 150
+    assert cost(F.max_pooling_2d, x, 2, kind='MaxPooling2D') == (
+        162, 150, 54, _window(2, 2, 0))
+    # no cover_all, pad 1, stride 1: out (5+2-2)//1+1 = 6: |y| 2*3*36 = 216
+    assert cost(F.max_pooling_2d, x, 2, stride=1, pad=1, cover_all=False,
+                kind='MaxPooling2D') == (648, 150, 216, _window(2, 1, 1))
+
+
+# MaxPoolingNDWithIndexes
+
+def _with_indexes(x, ksize, stride, pad, cover_all):
+    def run():
+        pool = MaxPoolingND(x.ndim - 2, ksize, stride, pad, cover_all)
+        pool.apply((x,))
+        return MaxPoolingNDWithIndexes(pool).apply((x,))[0]
+    return run
+
+
+def test_max_pooling_with_indexes():
+    x = _x(2, 3, 4, 4)
+    run = _with_indexes(x, 2, 2, 0, True)
+    # |y| = 2*3*2*2 = 24: mread min(96, 24) + 24 = 48; no FLOPs
+    assert cost(run, kind='MaxPoolingNDWithIndexes') == (
+        0, 48, 24, _window(2, 2, 0))
+    assert run().size == 24
+
+
+def test_max_pooling_with_indexes_more_outputs_than_inputs():
+    x = _x(1, 1, 2, 2)
+    run = _with_indexes(x, 2, 1, 1, False)
+    # out (2+2-2)//1+1 = 3: |y| 9 > |x| 4: mread 4 + 9 = 13
+    assert cost(run, kind='MaxPoolingNDWithIndexes') == (
+        0, 13, 9, _window(2, 1, 1))
+    assert run().size == 9
+
+
+# AveragePooling2D
+
+def test_average_pooling_2d_resnet_reference():
+    x = _x(1, 2048, 7, 7)
+    # |y| = 2048; FLOPs 2048*49 = 100352; mread 2048*49 = 100352
+    assert cost(F.average_pooling_2d, x, 7) == (
+        100352, 100352, 2048, _window(7, 7, 0))
+    assert F.average_pooling_2d(x, 7).size == 2048
+
+
+def test_average_pooling_2d_pad_batch2():
+    x = _x(2, 3, 4, 4)
+    # out (4+2-2)//1+1 = 5: |y| = 2*3*25 = 150; FLOPs 150*4 = 600
+    assert cost(F.average_pooling_2d, x, 2, stride=1, pad=1) == (
+        600, 96, 150, _window(2, 1, 1))
+    assert F.average_pooling_2d(x, 2, stride=1, pad=1).size == 150
+
+
+def test_average_pooling_2d_anisotropic():
+    x = _x(1, 1, 5, 6)
+    # out (5-3)//2+1 = 2, (6-2)//2+1 = 3: |y| 6; FLOPs 6*3*2 = 36
+    assert cost(F.average_pooling_2d, x, (3, 2), stride=2) == (
+        36, 30, 6, _window((3, 2), 2, 0))
+
+
+# AveragePoolingND
+
+def test_average_pooling_3d():
+    x = _x(1, 2, 4, 4, 4)
+    # out 2x2x2: |y| = 2*8 = 16; FLOPs 16*8 = 128; mread 128
+    assert cost(F.average_pooling_nd, x, 2) == (
+        128, 128, 16, _window(2, 2, 0))
+    assert F.average_pooling_nd(x, 2).size == 16
+
+
+def test_average_pooling_1d_pad_value_none():
+    x = _x(2, 1, 3)
+    # out (3+2-2)//1+1 = 4: |y| = 2*4 = 8; FLOPs 8*2 = 16; mread 6
+    for pad_value in (0, None):
+        assert cost(F.average_pooling_1d, x, 2, stride=1, pad=1,
+                    pad_value=pad_value) == (16, 6, 8, _window(2, 1, 1))
+    assert F.average_pooling_1d(x, 2, stride=1, pad=1).size == 8
+
+
+# Unpooling2D, UnpoolingND, Upsampling2D
+
+def test_unpooling_2d():
+    x = _x(2, 3, 2, 2)
+    # cover_all (default): out 2*(2-1)+2-2+1 = 3: |y| 2*3*9 = 54; mread 24
+    assert cost(F.unpooling_2d, x, 2) == (0, 24, 54, _window(2, 2, 0))
+    assert F.unpooling_2d(x, 2).size == 54
+    # no cover_all: out 2*(2-1)+2 = 4: |y| 2*3*16 = 96
+    assert cost(F.unpooling_2d, x, 2, cover_all=False) == (
+        0, 24, 96, _window(2, 2, 0))
+    assert F.unpooling_2d(x, 2, cover_all=False).size == 96
+
+
+def test_unpooling_2d_outsize_batch1():
+    x = _x(1, 1, 2, 3)
+    # outsize (4, 5): |y| 20; mread 6
+    assert cost(F.unpooling_2d, x, 2, outsize=(4, 5)) == (
+        0, 6, 20, _window(2, 2, 0))
+    assert F.unpooling_2d(x, 2, outsize=(4, 5)).size == 20
+
+
+def test_unpooling_nd():
+    x = _x(1, 2, 2, 2, 2)
+    # no cover_all: out 4x4x4: |y| = 2*64 = 128; mread 16
+    assert cost(F.unpooling_nd, x, 2, cover_all=False) == (
+        0, 16, 128, _window(2, 2, 0))
+    assert F.unpooling_nd(x, 2, cover_all=False).size == 128
+    x1 = _x(2, 1, 3)
+    # cover_all: out 2*(3-1)+2-2+1 = 5: |y| 2*5 = 10; mread 6
+    assert cost(F.unpooling_nd, x1, 2) == (0, 6, 10, _window(2, 2, 0))
+    assert F.unpooling_nd(x1, 2).size == 10
+
+
+def test_unpooling_nd_outsize_stride():
+    x = _x(1, 1, 3)
+    # ksize 3, stride 2, outsize (7,): |y| 7; mread 3
+    assert cost(F.unpooling_nd, x, 3, stride=2, outsize=(7,),
+                cover_all=False) == (0, 3, 7, _window(3, 2, 0))
+
+
+def test_upsampling_2d():
+    y, indexes = F.max_pooling_2d(_x(1, 2, 4, 4), 2, return_indices=True)
+    x = y.array
+    # |x| = |indexes| = 1*2*2*2 = 8: mread 16
+    # cover_all (default): out 2*(2-1)+2-2+1 = 3: |y| 2*9 = 18
+    assert cost(F.upsampling_2d, x, indexes, 2) == (
+        0, 16, 18, _window(2, 2, 0))
+    assert F.upsampling_2d(x, indexes, 2).size == 18
+    # outsize (4, 4): |y| 2*16 = 32
+    assert cost(F.upsampling_2d, x, indexes, 2, outsize=(4, 4)) == (
+        0, 16, 32, _window(2, 2, 0))
+    assert F.upsampling_2d(x, indexes, 2, outsize=(4, 4)).size == 32
+
+
+def test_upsampling_2d_no_cover_all_batch2():
+    y, indexes = F.max_pooling_2d(_x(2, 1, 4, 6), 2, cover_all=False,
+                                  return_indices=True)
+    x = y.array
+    # |x| = |indexes| = 2*1*2*3 = 12: mread 24
+    # out 2*(2-1)+2 = 4, 2*(3-1)+2 = 6: |y| 2*24 = 48
+    assert cost(F.upsampling_2d, x, indexes, 2, cover_all=False) == (
+        0, 24, 48, _window(2, 2, 0))
+
+
+# ROI functions
+
+def _rois4():
+    return np.array([[0, 0, 5, 7], [1, 1, 4, 4]], np.float32)
+
+
+def _roi_indices():
+    return np.array([0, 1], np.int32)
+
+
+def _roi_params(outsize, scale):
+    return {'outsize': outsize, 'spatial_scale': scale}
+
+
+def test_roi_pooling_2d():
+    x = _x(2, 3, 6, 8)
+    rois = np.array([[0, 0, 0, 7, 5], [1, 1, 1, 4, 4], [0, 2, 2, 6, 5]],
+                    np.float32)
+    # bin = ceil(6/2)*ceil(8/3) = 3*3 = 9; |y| = 3*3*2*3 = 54
+    # FLOPs 54*8 = 432; mread 288 + 15 + 1 = 304; mwrite 2*54 = 108
+    assert cost(F.roi_pooling_2d, x, rois, 2, 3, 1.0) == (
+        432, 304, 108, _roi_params((2, 3), 1.0))
+    assert F.roi_pooling_2d(x, rois, 2, 3, 1.0).size == 54
+
+
+def test_roi_pooling_2d_batch1():
+    x = _x(1, 2, 3, 3)
+    rois = np.array([[0, 0, 0, 2, 2]], np.float32)
+    # bin = ceil(3/2)^2 = 4; |y| = 1*2*2*2 = 8; FLOPs 8*3 = 24
+    # mread 18 + 5 + 1 = 24; mwrite 16
+    assert cost(F.roi_pooling_2d, x, rois, 2, 2, 0.5) == (
+        24, 24, 16, _roi_params((2, 2), 0.5))
+
+
+def test_roi_max_pooling_2d():
+    x = _x(2, 3, 6, 8)
+    # bin 3*3 = 9; |y| = 2*3*2*3 = 36; FLOPs 36*8 = 288
+    # mread 288 + 8 + 2 + 1 = 299; mwrite 72
+    assert cost(F.roi_max_pooling_2d, x, _rois4(), _roi_indices(), (2, 3),
+                1.0) == (288, 299, 72, _roi_params((2, 3), 1.0))
+    assert F.roi_max_pooling_2d(x, _rois4(), _roi_indices(), (2, 3),
+                                1.0).size == 36
+
+
+def test_roi_average_pooling_2d():
+    x = _x(2, 3, 6, 8)
+    # bin ceil(6/2)*ceil(8/2) = 12; |y| = 2*3*2*2 = 24; FLOPs 24*12 = 288
+    # mread 299; mwrite 24
+    assert cost(F.roi_average_pooling_2d, x, _rois4(), _roi_indices(), 2,
+                0.5) == (288, 299, 24, _roi_params((2, 2), 0.5))
+    assert F.roi_average_pooling_2d(x, _rois4(), _roi_indices(), 2,
+                                    0.5).size == 24
+
+
+def _align_params(sampling_ratio):
+    params = _roi_params((2, 3), 1.0)
+    params['sampling_ratio'] = sampling_ratio
+    return params
+
+
+def test_roi_max_align_2d():
+    x = _x(2, 3, 6, 8)
+    args = (x, _rois4(), _roi_indices(), (2, 3), 1.0)
+    # |y| = 36; G = ceil(6/2)*ceil(8/3) = 9
+    # FMA 36*(4*9 + 9 - 1) = 36*44 = 1584; no FMA 36*(7*9 + 8) = 2556
+    # mread 288 + 8 + 2 + 1 = 299; mwrite 72
+    assert cost(F.roi_max_align_2d, *args) == (
+        1584, 299, 72, _align_params((0, 0)))
+    assert cost(F.roi_max_align_2d, *args, fma=False) == (
+        2556, 299, 72, _align_params((0, 0)))
+    assert F.roi_max_align_2d(*args).size == 36
+    # sampling_ratio 2: G 4: FMA 36*(16 + 3) = 684; no FMA 36*(28 + 3) = 1116
+    assert cost(F.roi_max_align_2d, *args, sampling_ratio=2) == (
+        684, 299, 72, _align_params((2, 2)))
+    assert cost(F.roi_max_align_2d, *args, sampling_ratio=2,
+                fma=False) == (1116, 299, 72, _align_params((2, 2)))
+    # sampling_ratio (1, 3): G 3: FMA 36*(12 + 2) = 504
+    assert cost(F.roi_max_align_2d, *args, sampling_ratio=(1, 3)) == (
+        504, 299, 72, _align_params((1, 3)))
+
+
+def test_roi_average_align_2d():
+    x = _x(2, 3, 6, 8)
+    args = (x, _rois4(), _roi_indices(), (2, 3), 1.0)
+    # |y| = 36; G 9: FMA 36*(4*9 + 1) = 1332; no FMA 36*8*9 = 2592
+    # mread 299; mwrite 36
+    assert cost(F.roi_average_align_2d, *args) == (
+        1332, 299, 36, _align_params((0, 0)))
+    assert cost(F.roi_average_align_2d, *args, fma=False) == (
+        2592, 299, 36, _align_params((0, 0)))
+    assert F.roi_average_align_2d(*args).size == 36
+    # sampling_ratio 2: G 4: FMA 36*17 = 612; no FMA 36*32 = 1152
+    assert cost(F.roi_average_align_2d, *args, sampling_ratio=2) == (
+        612, 299, 36, _align_params((2, 2)))
+    assert cost(F.roi_average_align_2d, *args, sampling_ratio=2,
+                fma=False) == (1152, 299, 36, _align_params((2, 2)))
+
+
+def test_roi_average_align_2d_batch1_small_map():
+    x = _x(1, 1, 2, 2)
+    rois = np.array([[0, 0, 2, 2]], np.float32)
+    indices = np.array([0], np.int32)
+    # outsize 3 > H: G = ceil(2/3)^2 = 1; |y| = 9
+    # FMA 9*(4 + 1) = 45; mread 4 + 4 + 1 + 1 = 10; mwrite 9
+    assert cost(F.roi_average_align_2d, x, rois, indices, 3, 1.0) == (
+        45, 10, 9, {'outsize': (3, 3), 'spatial_scale': 1.0,
+                    'sampling_ratio': (0, 0)})
