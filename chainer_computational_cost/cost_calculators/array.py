@@ -1,0 +1,1165 @@
+"""Cost calculators for ``chainer.functions.array``.
+
+Conventions shared by this module:
+
+* moving, copying, gathering, padding or concatenating data is 0 FLOPs;
+  only real arithmetic (interpolation weights, additions of ScatterAdd, the
+  select of Where, a dtype conversion) is counted;
+* an operation whose output aliases a contiguous input without touching
+  the data (Reshape, Squeeze, ExpandDims, a Cast to the same dtype) is
+  free: (0, 0, 0);
+* every other operation reads each input element it needs once and writes
+  each output element once, even when NumPy returns a view (a deployment
+  engine has to materialise Transpose, BroadcastTo, GetItem, Flip...);
+* index arrays (integer or boolean) are inputs too: each of their elements
+  is read once; Python integer indices are index arithmetic and are free;
+* a scalar constant written by the function (a padding value) counts as 1
+  element read.
+"""
+
+import numbers
+
+import numpy
+
+from chainer.functions.array.as_strided import AsStrided
+from chainer.functions.array.broadcast import Broadcast
+from chainer.functions.array.broadcast import BroadcastTo
+from chainer.functions.array.cast import Cast
+from chainer.functions.array.concat import Concat
+from chainer.functions.array.copy import Copy
+from chainer.functions.array.depth2space import Depth2Space
+from chainer.functions.array.diagonal import Diagonal
+from chainer.functions.array.dstack import Dstack
+from chainer.functions.array.expand_dims import ExpandDims
+from chainer.functions.array.flip import Flip
+from chainer.functions.array.fliplr import FlipLR
+from chainer.functions.array.flipud import FlipUD
+from chainer.functions.array.get_item import GetItem
+from chainer.functions.array.hstack import Hstack
+from chainer.functions.array.im2col import Im2Col
+from chainer.functions.array.moveaxis import Moveaxis
+from chainer.functions.array.pad import Pad
+from chainer.functions.array.pad_sequence import PadSequence
+from chainer.functions.array.permutate import Permutate
+from chainer.functions.array.repeat import Repeat
+from chainer.functions.array.reshape import Reshape
+from chainer.functions.array.resize_images import ResizeImages
+from chainer.functions.array.rollaxis import Rollaxis
+from chainer.functions.array.scatter_add import ScatterAdd
+from chainer.functions.array.select_item import Assign
+from chainer.functions.array.select_item import SelectItem
+from chainer.functions.array.separate import Separate
+from chainer.functions.array.space2depth import Space2Depth
+from chainer.functions.array.spatial_transformer_grid import \
+    SpatialTransformerGrid
+from chainer.functions.array.spatial_transformer_sampler import \
+    SpatialTransformerSampler
+from chainer.functions.array.split_axis import SplitAxis
+from chainer.functions.array.squeeze import Squeeze
+from chainer.functions.array.stack import Stack
+from chainer.functions.array.swapaxes import Swapaxes
+from chainer.functions.array.tile import Tile
+from chainer.functions.array.transpose import Transpose
+from chainer.functions.array.transpose_sequence import TransposeSequence
+from chainer.functions.array.vstack import Vstack
+from chainer.functions.array.where import Where
+
+from chainer_computational_cost.cost_calculators import broadcast_shape
+from chainer_computational_cost.cost_calculators import conv_out_size
+from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import total_size
+
+
+# Private helpers: pure functions of numbers, shapes and index objects.
+
+def _move(n_read, n_write, params=None):
+    """Cost of a pure data movement: no FLOPs, ``n_read`` elements read and
+    ``n_write`` written."""
+    return (0, int(n_read), int(n_write), {} if params is None else params)
+
+
+def _ints(values):
+    """``values`` (an int or a sequence of ints) as a tuple of ints."""
+    if isinstance(values, numbers.Integral):
+        return (int(values),)
+    return tuple(int(v) for v in values)
+
+
+def _number(value):
+    """A numeric scalar as a plain Python int or float (bools stay bools)."""
+    if isinstance(value, (bool, numpy.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return float(value)
+
+
+def _nested_shape(seq):
+    """Shape of a nested list/tuple used as an index (as NumPy sees it)."""
+    shape = []
+    while isinstance(seq, (list, tuple)):
+        shape.append(len(seq))
+        if not seq:
+            break
+        seq = seq[0]
+    return tuple(shape)
+
+
+def _first_leaf(seq):
+    while isinstance(seq, (list, tuple)) and seq:
+        seq = seq[0]
+    return seq
+
+
+def _classify_index(s):
+    """Kind and shape of one index item.
+
+    Kinds: ``'none'`` (newaxis), ``'ellipsis'``, ``'slice'``, ``'int'`` (a
+    scalar integer, or a 0-d integer array), ``'array'`` (an integer index
+    array, with its shape) and ``'mask'`` (a boolean index array or scalar,
+    with its shape).
+    """
+    if s is None:
+        return 'none', ()
+    if s is Ellipsis:
+        return 'ellipsis', ()
+    if isinstance(s, slice):
+        return 'slice', ()
+    if isinstance(s, (bool, numpy.bool_)):
+        return 'mask', ()
+    if isinstance(s, numbers.Integral):
+        return 'int', ()
+    if isinstance(s, (list, tuple)):
+        leaf = _first_leaf(s)
+        kind = 'mask' if isinstance(leaf, (bool, numpy.bool_)) else 'array'
+        return kind, _nested_shape(s)
+    shape = tuple(int(d) for d in s.shape)
+    if s.dtype.kind == 'b':
+        return 'mask', shape
+    if not shape:
+        return 'int', ()
+    return 'array', shape
+
+
+def _index_reads(slices):
+    """Elements of the index arrays (integer arrays and boolean masks) in
+    ``slices``: each is read once."""
+    n = 0
+    for s in slices:
+        kind, shape = _classify_index(s)
+        if kind in ('array', 'mask') and not isinstance(s, (bool,
+                                                            numpy.bool_)):
+            n += prod(shape)
+    return n
+
+
+def _indexed_shape(x_shape, slices):
+    """Shape of ``x[slices]`` from the shapes alone, following NumPy's basic
+    and advanced indexing rules.
+
+    A boolean mask of ``n`` elements (``n`` = 1 for a scalar bool) selects
+    at most ``n`` entries; since its values are not read it is counted as
+    selecting all of them (an upper bound, exact for an all-True mask).
+    """
+    items = [_classify_index(s) + (s,) for s in slices]
+    consumed = sum(1 if kind in ('slice', 'int', 'array') else len(shape)
+                   for kind, shape, _ in items if kind != 'none'
+                   and kind != 'ellipsis')
+    fill = [('slice', (), slice(None))] * (len(x_shape) - consumed)
+    for i, (kind, _, _) in enumerate(items):
+        if kind == 'ellipsis':
+            items = items[:i] + fill + [it for it in items[i + 1:]
+                                        if it[0] != 'ellipsis']
+            break
+    else:
+        items = items + fill
+    advanced = any(kind in ('array', 'mask') for kind, _, _ in items)
+
+    out = []
+    adv_shapes = []
+    adv_items = []
+    adv_out_pos = None
+    dim = 0
+    for pos, (kind, shape, s) in enumerate(items):
+        if kind == 'none':
+            out.append(1)
+        elif kind == 'slice':
+            out.append(len(range(*s.indices(x_shape[dim]))))
+            dim += 1
+        elif kind == 'int' and not advanced:
+            dim += 1
+        else:
+            if kind == 'mask':
+                adv_shapes.append((prod(shape),))
+                dim += len(shape)
+            else:
+                adv_shapes.append(shape)
+                dim += 1
+            adv_items.append(pos)
+            if adv_out_pos is None:
+                adv_out_pos = len(out)
+    if not adv_items:
+        return tuple(out)
+    adv_shape = list(broadcast_shape(*adv_shapes))
+    if adv_items[-1] - adv_items[0] + 1 != len(adv_items):
+        adv_out_pos = 0
+    return tuple(out[:adv_out_pos] + adv_shape + out[adv_out_pos:])
+
+
+def _format_index(s):
+    kind, shape = _classify_index(s)
+    if kind == 'none':
+        return 'None'
+    if kind == 'ellipsis':
+        return '...'
+    if kind == 'slice':
+        parts = ['' if v is None else str(int(v))
+                 for v in (s.start, s.stop)]
+        if s.step is not None:
+            parts.append(str(int(s.step)))
+        return ':'.join(parts)
+    if isinstance(s, (bool, numpy.bool_)):
+        return str(bool(s))
+    if kind == 'int':
+        return str(int(s))
+    return '{}[{}]'.format('bool' if kind == 'mask' else 'int',
+                           ','.join(str(d) for d in shape))
+
+
+def _format_slices(slices):
+    """A readable string of an index tuple, e.g. ``'[:, 1:3, None, ...]'``;
+    index arrays show as ``int[2,3]`` / ``bool[4]`` (dtype and shape)."""
+    return '[' + ', '.join(_format_index(s) for s in slices) + ']'
+
+
+def _pad_pairs(pad_width, ndim):
+    """``numpy.pad``'s ``pad_width`` as one ``(before, after)`` pair per
+    axis."""
+    if hasattr(pad_width, 'tolist'):
+        pad_width = pad_width.tolist()
+    if isinstance(pad_width, numbers.Integral):
+        return ((int(pad_width), int(pad_width)),) * ndim
+    pad_width = list(pad_width)
+    if all(isinstance(p, numbers.Integral) for p in pad_width):
+        if len(pad_width) == 1:
+            pad_width = pad_width * 2
+        return ((int(pad_width[0]), int(pad_width[1])),) * ndim
+    pairs = []
+    for p in pad_width:
+        p = _ints(p)
+        pairs.append(p * 2 if len(p) == 1 else p)
+    if len(pairs) == 1:
+        pairs = pairs * ndim
+    return tuple(pairs)
+
+
+def _count_scalars(value):
+    """Number of scalars in a (possibly nested) constant: 1 for a scalar."""
+    if hasattr(value, 'size'):
+        return int(value.size)
+    if isinstance(value, (list, tuple)):
+        return sum(_count_scalars(v) for v in value)
+    return 1
+
+
+def _split_sizes(length, indices):
+    """Lengths of the pieces ``numpy.split`` cuts an axis of ``length``
+    into at ``indices`` (slice semantics, as NumPy does)."""
+    bounds = [0] + [int(i) for i in indices] + [length]
+    return [len(range(*slice(a, b).indices(length)))
+            for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+# Calculators.
+
+def calc_as_strided(func: AsStrided, in_data, **kwargs):
+    r"""AsStrided
+
+    $$y = \mathrm{as\_strided}(x, \mathrm{shape}, \mathrm{strides})$$
+
+    A strided gather, materialised: 0 FLOPs. The elements actually touched
+    depend on the strides (windows may overlap, strides may skip); the
+    number of distinct elements read is taken as $\min(\|x\|, \|y\|)$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\min(\|x\|, \|y\|)$ |
+    | mwrite | $\|y\|$ |
+    | params | `shape`, `strides` (in elements), `offset` |
+    """
+    x, = in_data
+    shape = _ints(func.shape)
+    n_out = prod(shape)
+    params = {'shape': shape, 'strides': _ints(func.strides)}
+    if func.storage_offset is not None:
+        params['offset'] = int(func.storage_offset)
+    return _move(min(x.size, n_out), n_out, params)
+
+
+def calc_assign(func: Assign, in_data, **kwargs):
+    r"""Assign
+
+    $$y = 0;\ y_{i, t_i} = x_i$$
+
+    The backward of SelectItem: scatters $x$ (one value per row) into a
+    zero-filled array of shape `shape`. 0 FLOPs; reads $x$ and the indices
+    $t$ (same size as $x$), writes all of $y$ (zero fill included).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\| + \|t\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `shape`: output shape |
+    """
+    x, = in_data
+    shape = _ints(func.shape)
+    return _move(x.size + size_of(func.t), prod(shape), {'shape': shape})
+
+
+def calc_broadcast(func: Broadcast, in_data, **kwargs):
+    r"""Broadcast
+
+    $$y_i = \mathrm{broadcast}(x_i, s),\ s = \mathrm{broadcast\_shape}(x_1, \dots, x_n)$$
+
+    Each of the $n$ inputs is materialised at the common broadcast shape
+    $s$: 0 FLOPs, every input read once, $n$ outputs of $\|s\|$ elements.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $n \|s\|$ |
+    | params | `shape`: $s$ |
+    """  # NOQA
+    shape = broadcast_shape(*[tuple(x.shape) for x in in_data])
+    return _move(total_size(in_data), len(in_data) * prod(shape),
+                 {'shape': shape})
+
+
+def calc_broadcast_to(func: BroadcastTo, in_data, **kwargs):
+    r"""BroadcastTo
+
+    $$y = \mathrm{broadcast\_to}(x, \mathrm{shape})$$
+
+    Materialised broadcast: 0 FLOPs, x read once, y written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `shape`: target shape |
+    """
+    x, = in_data
+    shape = _ints(func._shape)
+    return _move(x.size, prod(shape), {'shape': shape})
+
+
+def calc_cast(func: Cast, in_data, **kwargs):
+    r"""Cast
+
+    $$y = \mathrm{astype}(x, \mathrm{type})$$
+
+    Convention: a dtype conversion is 1 FLOP per element (it runs a
+    conversion instruction on every value). Counts are in elements: y has
+    as many elements as x, possibly of another itemsize. A cast to the
+    dtype x already has returns x itself and is free: (0, 0, 0).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|x\|$ (0 if same dtype) |
+    | mread | $\|x\|$ (0 if same dtype) |
+    | mwrite | $\|x\|$ (0 if same dtype) |
+    | params | `type`: target dtype name |
+    """
+    x, = in_data
+    dtype = numpy.dtype(func.type)
+    params = {'type': dtype.name}
+    if x.dtype == dtype:
+        return (0, 0, 0, params)
+    return (x.size, x.size, x.size, params)
+
+
+def calc_concat(func: Concat, in_data, **kwargs):
+    r"""Concat
+
+    $$y = \mathrm{concat}(x_1, \dots, x_n)$$
+
+    Pure data movement.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $\sum_i \|x_i\|$ |
+    | params | `axis` |
+    """
+    n = total_size(in_data)
+    return _move(n, n, {'axis': int(func.axis)})
+
+
+def calc_copy(func: Copy, in_data, **kwargs):
+    r"""Copy
+
+    $$y = x \text{ (on device dst)}$$
+
+    A copy to the destination device: 0 FLOPs, x read once, y written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `dst`: destination device |
+    """
+    x, = in_data
+    return _move(x.size, x.size, {'dst': str(func.out_device)})
+
+
+def calc_depth2space(func: Depth2Space, in_data, **kwargs):
+    r"""Depth2Space
+
+    $$(B, r^2 C, H, W) \to (B, C, r H, r W)$$
+
+    A permutation of the elements: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `r`: block size |
+    """
+    x, = in_data
+    return _move(x.size, x.size, {'r': int(func.r)})
+
+
+def calc_diagonal(func: Diagonal, in_data, **kwargs):
+    r"""Diagonal
+
+    $$y_{\dots, i} = x_{\dots, i, i + \mathrm{offset}, \dots}$$
+
+    A gather of the diagonal: only the selected elements are read. y has
+    x's shape without `axis1` and `axis2`, plus a last axis of length
+    $\max(0, \min(n_1, n_2 - k))$ for offset $k \ge 0$ (or
+    $\max(0, \min(n_1 + k, n_2))$ for $k < 0$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|y\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `offset`, `axis1`, `axis2` |
+    """
+    x, = in_data
+    shape = tuple(x.shape)
+    a1 = func.axis1 % x.ndim
+    a2 = func.axis2 % x.ndim
+    n1, n2, k = shape[a1], shape[a2], int(func.offset)
+    if k >= 0:
+        diag = max(0, min(n1, n2 - k))
+    else:
+        diag = max(0, min(n1 + k, n2))
+    rest = [d for i, d in enumerate(shape) if i not in (a1, a2)]
+    n = prod(rest) * diag
+    return _move(n, n, {'offset': k, 'axis1': int(func.axis1),
+                        'axis2': int(func.axis2)})
+
+
+def _stack_like(in_data):
+    """Cost of a concatenation of all inputs (hstack, vstack, dstack)."""
+    n = total_size(in_data)
+    return _move(n, n)
+
+
+def calc_dstack(func: Dstack, in_data, **kwargs):
+    r"""Dstack
+
+    $$y = \mathrm{dstack}(x_1, \dots, x_n)$$
+
+    Concatenation along the third axis: pure data movement.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $\sum_i \|x_i\|$ |
+    | params | none |
+    """
+    return _stack_like(in_data)
+
+
+def calc_expand_dims(func: ExpandDims, in_data, **kwargs):
+    r"""ExpandDims
+
+    $$y = \mathrm{expand\_dims}(x, \mathrm{axis})$$
+
+    A metadata-only view of x: free.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | 0 |
+    | mwrite | 0 |
+    | params | `axis` |
+    """
+    return (0, 0, 0, {'axis': int(func.axis)})
+
+
+def calc_flip(func: Flip, in_data, **kwargs):
+    r"""Flip
+
+    $$y = \mathrm{flip}(x, \mathrm{axis})$$
+
+    Reversal along an axis, materialised: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axis` |
+    """
+    x, = in_data
+    return _move(x.size, x.size, {'axis': int(func.axis)})
+
+
+def calc_fliplr(func: FlipLR, in_data, **kwargs):
+    r"""FlipLR
+
+    $$y = \mathrm{flip}(x, 1)$$
+
+    Reversal along axis 1, materialised: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _move(x.size, x.size)
+
+
+def calc_flipud(func: FlipUD, in_data, **kwargs):
+    r"""FlipUD
+
+    $$y = \mathrm{flip}(x, 0)$$
+
+    Reversal along axis 0, materialised: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | none |
+    """
+    x, = in_data
+    return _move(x.size, x.size)
+
+
+def calc_get_item(func: GetItem, in_data, **kwargs):
+    r"""GetItem
+
+    $$y = x[\mathrm{slices}]$$
+
+    A gather: only the selected elements of x are read, plus every element
+    of the index arrays. $\|y\|$ follows NumPy's basic and advanced
+    indexing rules from the shapes alone. A boolean mask's values are not
+    read by the estimator, so a mask of $m$ elements is counted as selecting
+    all $m$ entries (an upper bound of $\|y\|$, exact for an all-True mask).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|y\| + \sum \|\mathrm{index\ arrays}\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `slices`: readable string, index arrays as `int[shape]` or `bool[shape]` |
+    """  # NOQA
+    x, = in_data
+    n = prod(_indexed_shape(tuple(x.shape), func.slices))
+    return _move(n + _index_reads(func.slices), n,
+                 {'slices': _format_slices(func.slices)})
+
+
+def calc_hstack(func: Hstack, in_data, **kwargs):
+    r"""Hstack
+
+    $$y = \mathrm{hstack}(x_1, \dots, x_n)$$
+
+    Concatenation along the second axis (the first one for 1-d inputs):
+    pure data movement.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $\sum_i \|x_i\|$ |
+    | params | none |
+    """
+    return _stack_like(in_data)
+
+
+def calc_im2col(func: Im2Col, in_data, **kwargs):
+    r"""Im2Col
+
+    $$y_{n, (c, i, j), h, w} = x_{n, c, s_y h + d_y i - p_h, s_x w + d_x j - p_w}$$
+
+    Patch extraction (zero outside x): 0 FLOPs. Every element of x is read
+    once (repeated reads by overlapping patches count once); y has shape
+    $(B, C k_h k_w, h_{out}, w_{out})$ with the usual convolution output
+    sizes.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $B C k_h k_w h_{out} w_{out}$ |
+    | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation as (y, x) pairs; `cover_all` |
+    """  # NOQA
+    x, = in_data
+    n, c, h, w = x.shape
+    out_h = conv_out_size(h, func.kh, func.sy, func.ph, func.cover_all,
+                          func.dy)
+    out_w = conv_out_size(w, func.kw, func.sx, func.pw, func.cover_all,
+                          func.dx)
+    n_out = n * c * func.kh * func.kw * out_h * out_w
+    params = {'k': _ints((func.kh, func.kw)), 's': _ints((func.sy, func.sx)),
+              'p': _ints((func.ph, func.pw)), 'd': _ints((func.dy, func.dx)),
+              'cover_all': bool(func.cover_all)}
+    return _move(x.size, n_out, params)
+
+
+def calc_moveaxis(func: Moveaxis, in_data, **kwargs):
+    r"""Moveaxis
+
+    $$y = \mathrm{moveaxis}(x, \mathrm{source}, \mathrm{destination})$$
+
+    A transposition, materialised: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `source`, `destination`: axes |
+    """
+    x, = in_data
+    return _move(x.size, x.size, {'source': _ints(func.source),
+                                  'destination': _ints(func.destination)})
+
+
+def calc_pad(func: Pad, in_data, **kwargs):
+    r"""Pad
+
+    $$y = \mathrm{pad}(x, \mathrm{pad\_width}, \mathrm{mode})$$
+
+    y's axis $i$ has length $n_i + b_i + a_i$ (before and after padding).
+    Padding is counted as data movement: 0 FLOPs for every mode
+    (convention, also for the statistic modes such as `mean`). In
+    `constant` mode the constant value(s) (1 element for a scalar, default
+    0) are read once when there is any padding.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ (+ $\|c\|$ in constant mode) |
+    | mwrite | $\prod_i (n_i + b_i + a_i)$ |
+    | params | `mode`; `pad`: ((before, after) per axis) |
+    """
+    x, = in_data
+    pairs = _pad_pairs(func.pad_width, x.ndim)
+    n_out = prod(d + b + a for d, (b, a) in zip(x.shape, pairs))
+    mode = func.mode
+    if not isinstance(mode, str):
+        mode = getattr(mode, '__name__', 'function')
+    n_read = x.size
+    if mode == 'constant' and n_out > x.size:
+        n_read += _count_scalars(func.keywords.get('constant_values', 0))
+    return _move(n_read, n_out, {'mode': mode, 'pad': pairs})
+
+
+def calc_pad_sequence(func: PadSequence, in_data, **kwargs):
+    r"""PadSequence
+
+    $$y_{i, t} = x_{i, t} \text{ if } t < \mathrm{len}(x_i) \text{ else } \mathrm{padding}$$
+
+    Stacks the $n$ sequences into a $(n, L, \dots)$ array, $L$ = `length`
+    (default: the longest sequence). The padding value is a scalar
+    constant read once when some sequence is shorter than $L$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ (+1 if padded) |
+    | mwrite | $n L \|x_1[0]\|$ |
+    | params | `length`: $L$; `padding`: value |
+    """  # NOQA
+    length = func.length
+    if length is None:
+        length = max(x.shape[0] for x in in_data)
+    length = int(length)
+    n_out = len(in_data) * length * prod(in_data[0].shape[1:])
+    n_read = total_size(in_data)
+    if n_out and any(x.shape[0] < length for x in in_data):
+        n_read += 1
+    return _move(n_read, n_out,
+                 {'length': length, 'padding': _number(func.padding)})
+
+
+def calc_permutate(func: Permutate, in_data, **kwargs):
+    r"""Permutate
+
+    $$y = x[\dots, \mathrm{indices}]$$
+
+    A gather along `axis` (by the permutation or its inverse): 0 FLOPs;
+    x and the index array are read once. Inverting the permutation
+    (`inv=True`) is index arithmetic, not counted.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\| + \|\mathrm{indices}\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axis`, `inv` |
+    """
+    x, = in_data
+    return _move(x.size + size_of(func.indices), x.size,
+                 {'axis': int(func.axis), 'inv': bool(func.inv)})
+
+
+def calc_repeat(func: Repeat, in_data, **kwargs):
+    r"""Repeat
+
+    $$y = \mathrm{repeat}(x, \mathrm{repeats}, \mathrm{axis})$$
+
+    Pure data movement. With a single repeat count $r$, $\|y\| = r \|x\|$;
+    with one count per entry, the repeated axis (or the flattened x when
+    `axis` is None) has length $\sum r_i$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `repeats`; `axis` (absent when None) |
+    """
+    x, = in_data
+    repeats = _ints(func.repeats)
+    params = {'repeats': repeats}
+    if func.axis is None:
+        length, rest = x.size, 1
+    else:
+        axis = int(func.axis) % x.ndim
+        params['axis'] = int(func.axis)
+        length = x.shape[axis]
+        rest = prod(d for i, d in enumerate(x.shape) if i != axis)
+    if len(repeats) == 1:
+        n_axis = length * repeats[0]
+    else:
+        n_axis = sum(repeats)
+    return _move(x.size, rest * n_axis, params)
+
+
+def calc_reshape(func: Reshape, in_data, **kwargs):
+    r"""Reshape
+
+    $$y = \mathrm{reshape}(x, \mathrm{shape})$$
+
+    A reshape of a contiguous array is a metadata-only view: free. A $-1$
+    in the target shape is reported resolved.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | 0 |
+    | mwrite | 0 |
+    | params | `in_shape`, `out_shape` |
+    """
+    x, = in_data
+    shape = _ints(func.shape)
+    known = prod(d for d in shape if d >= 0)
+    if known and any(d < 0 for d in shape):
+        shape = tuple(x.size // known if d < 0 else d for d in shape)
+    return (0, 0, 0, {'in_shape': tuple(x.shape), 'out_shape': shape})
+
+
+def calc_resize_images(func: ResizeImages, in_data, **kwargs):
+    r"""ResizeImages
+
+    $$y_{b,c,i,j} = \sum_{k=1}^{4} w_{ijk}\, x_{b,c,v_{ijk},u_{ijk}}$$
+
+    Bilinear mode: each output element is a weighted sum of its 4
+    neighbours, i.e. a dot product of length 4 (4 FLOPs with FMA, 4
+    multiplications and 3 additions without). The weights and neighbour
+    indices depend on the spatial position only: they are index arithmetic,
+    not counted. Nearest mode (Chainer 7) is a pure gather: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $4 \|y\|$ (0 for nearest) |
+    | FLOPs (no FMA) | $7 \|y\|$ (0 for nearest) |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = B C h_{out} w_{out}$ |
+    | params | `size`: $(h_{out}, w_{out})$; `mode` |
+    """
+    x, = in_data
+    size = (int(func.out_H), int(func.out_W))
+    n_out = x.shape[0] * x.shape[1] * size[0] * size[1]
+    mode = getattr(func, 'mode', 'bilinear')
+    flops = 0
+    if mode == 'bilinear':
+        flops = dot_flops(n_out, 4, kwargs.get('fma_1flop', True))
+    return (flops, x.size, n_out, {'size': size, 'mode': mode})
+
+
+def calc_rollaxis(func: Rollaxis, in_data, **kwargs):
+    r"""Rollaxis
+
+    $$y = \mathrm{rollaxis}(x, \mathrm{axis}, \mathrm{start})$$
+
+    A transposition, materialised: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axis`, `start` |
+    """
+    x, = in_data
+    return _move(x.size, x.size,
+                 {'axis': int(func.axis), 'start': int(func.start)})
+
+
+def calc_scatter_add(func: ScatterAdd, in_data, **kwargs):
+    r"""ScatterAdd
+
+    $$y = a;\ y[\mathrm{slices}] \mathrel{+}= b$$
+
+    One addition per element of b (b has the shape of `a[slices]`). a, b
+    and the index arrays are read once; y (shaped as a) is written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|b\|$ |
+    | mread | $\|a\| + \|b\| + \sum \|\mathrm{index\ arrays}\|$ |
+    | mwrite | $\|a\|$ |
+    | params | `slices`: readable string, as for GetItem |
+    """
+    a, b = in_data
+    return (b.size, a.size + b.size + _index_reads(func.slices), a.size,
+            {'slices': _format_slices(func.slices)})
+
+
+def calc_select_item(func: SelectItem, in_data, **kwargs):
+    r"""SelectItem
+
+    $$y_i = x_{i, t_i}$$
+
+    A gather of one element per row: reads t and the $\|t\|$ selected
+    elements of x.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $2 \|t\|$ |
+    | mwrite | $\|t\|$ |
+    | params | none |
+    """
+    x, t = in_data
+    return _move(2 * t.size, t.size)
+
+
+def calc_separate(func: Separate, in_data, **kwargs):
+    r"""Separate
+
+    $$y_i = x[\dots, i, \dots] \text{ for } i < x.\mathrm{shape}[\mathrm{axis}]$$
+
+    Splits x into its slices along `axis`, materialised: 0 FLOPs; the
+    outputs hold $\|x\|$ elements in total.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axis` |
+    """  # NOQA
+    x, = in_data
+    return _move(x.size, x.size, {'axis': int(func.axis)})
+
+
+def calc_space2depth(func: Space2Depth, in_data, **kwargs):
+    r"""Space2Depth
+
+    $$(B, C, r H, r W) \to (B, r^2 C, H, W)$$
+
+    A permutation of the elements: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `r`: block size |
+    """
+    x, = in_data
+    return _move(x.size, x.size, {'r': int(func.r)})
+
+
+def calc_spatial_transformer_grid(func: SpatialTransformerGrid, in_data,
+                                  **kwargs):
+    r"""SpatialTransformerGrid
+
+    $$g_{b,:,i,j} = \theta_b\, (x_j, y_i, 1)^T$$
+
+    Each of the $\|g\| = 2 B H W$ grid values is a dot product of length 3
+    (3 FLOPs with FMA, 5 without). The $(3, H W)$ array of target
+    coordinates is a constant array read once; generating it is not
+    counted.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $3 \|g\|$ |
+    | FLOPs (no FMA) | $5 \|g\|$ |
+    | mread | $\|\theta\| + 3 H W$ |
+    | mwrite | $\|g\| = 2 B H W$ |
+    | params | `size`: $(H, W)$ |
+    """
+    theta, = in_data
+    h, w = (int(s) for s in func.output_shape)
+    n_out = theta.shape[0] * 2 * h * w
+    flops = dot_flops(n_out, 3, kwargs.get('fma_1flop', True))
+    return (flops, theta.size + 3 * h * w, n_out, {'size': (h, w)})
+
+
+def calc_spatial_transformer_sampler(func: SpatialTransformerSampler,
+                                     in_data, **kwargs):
+    r"""SpatialTransformerSampler
+
+    $$y_{b,c,i,j} = \sum_{k=1}^{4} w_{bijk}\, x_{b,c,v_{bijk},u_{bijk}}$$
+
+    Bilinear sampling of x at the $P = B h_{out} w_{out}$ grid points. Per
+    point: for each of u and v a scale-and-shift to pixel coordinates (1
+    multiply-add), a clip (2 comparisons) and a floor (1); then 4
+    differences and 4 products for the weights: $2 f + 14$ FLOPs, with
+    $f$ = 1 with FMA, 2 without. Per output element: a weighted sum of 4
+    neighbours, a dot product of length 4 (4 FLOPs with FMA, 7 without).
+    Integer neighbour indices are index arithmetic; zero padding of x is
+    not counted. x (each element at most once) and the grid are read once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $16 P + 4 \|y\|$ |
+    | FLOPs (no FMA) | $18 P + 7 \|y\|$ |
+    | mread | $\|x\| + \|grid\|$ |
+    | mwrite | $\|y\| = B C h_{out} w_{out}$ |
+    | params | none |
+    """
+    x, grid = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n_points = grid.shape[0] * grid.shape[2] * grid.shape[3]
+    n_out = n_points * x.shape[1]
+    per_point = 2 * (1 if fma else 2) + 14
+    flops = per_point * n_points + dot_flops(n_out, 4, fma)
+    return (flops, x.size + grid.size, n_out, {})
+
+
+def calc_split_axis(func: SplitAxis, in_data, **kwargs):
+    r"""SplitAxis
+
+    $$y_1, \dots, y_n = \mathrm{split}(x, \mathrm{indices\_or\_sections}, \mathrm{axis})$$
+
+    Materialised split: 0 FLOPs. The pieces (computed from the indices
+    with NumPy's slice semantics) hold $\|x\|$ elements in total for
+    sorted indices.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\sum_i \|y_i\|$ |
+    | params | `axis`; `sections` or `indices` |
+    """  # NOQA
+    x, = in_data
+    axis = int(func.axis)
+    params = {'axis': axis}
+    if func.indices is not None:
+        indices = _ints(func.indices)
+        params['indices'] = indices
+        length = x.shape[axis]
+        rest = prod(d for i, d in enumerate(x.shape) if i != axis % x.ndim)
+        n_out = rest * sum(_split_sizes(length, indices))
+    else:
+        params['sections'] = int(func.sections)
+        n_out = x.size
+    return _move(x.size, n_out, params)
+
+
+def calc_squeeze(func: Squeeze, in_data, **kwargs):
+    r"""Squeeze
+
+    $$y = \mathrm{squeeze}(x, \mathrm{axis})$$
+
+    A metadata-only view of x: free. When `axis` is None the squeezed axes
+    (those of length 1) are reported.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | 0 |
+    | mwrite | 0 |
+    | params | `axis`: tuple of removed axes |
+    """
+    x, = in_data
+    if func.axis is None:
+        axis = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axis = _ints(func.axis)
+    return (0, 0, 0, {'axis': axis})
+
+
+def calc_stack(func: Stack, in_data, **kwargs):
+    r"""Stack
+
+    $$y = \mathrm{stack}(x_1, \dots, x_n, \mathrm{axis})$$
+
+    Concatenation along a new axis: pure data movement.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $\sum_i \|x_i\|$ |
+    | params | `axis` |
+    """
+    n = total_size(in_data)
+    return _move(n, n, {'axis': int(func.axis)})
+
+
+def calc_swapaxes(func: Swapaxes, in_data, **kwargs):
+    r"""Swapaxes
+
+    $$y = \mathrm{swapaxes}(x, \mathrm{axis1}, \mathrm{axis2})$$
+
+    A transposition, materialised: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axis1`, `axis2` |
+    """
+    x, = in_data
+    return _move(x.size, x.size,
+                 {'axis1': int(func.axis1), 'axis2': int(func.axis2)})
+
+
+def calc_tile(func: Tile, in_data, **kwargs):
+    r"""Tile
+
+    $$y = \mathrm{tile}(x, \mathrm{reps})$$
+
+    Pure data movement. x's shape and `reps` are left-padded with ones to
+    the same length; y's shape is their elementwise product.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\| \prod_i \mathrm{reps}_i$ |
+    | params | `reps` |
+    """
+    x, = in_data
+    reps = _ints(func.reps)
+    return _move(x.size, x.size * prod(reps), {'reps': reps})
+
+
+def calc_transpose(func: Transpose, in_data, **kwargs):
+    r"""Transpose
+
+    $$y = \mathrm{transpose}(x, \mathrm{axes})$$
+
+    A transposition, materialised: 0 FLOPs. `axes` None means reversed.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `axes` |
+    """
+    x, = in_data
+    if func.axes is None:
+        axes = tuple(range(x.ndim - 1, -1, -1))
+    else:
+        axes = _ints(func.axes)
+    return _move(x.size, x.size, {'axes': axes})
+
+
+def calc_transpose_sequence(func: TransposeSequence, in_data, **kwargs):
+    r"""TransposeSequence
+
+    $$y_t = (x_{1,t}, x_{2,t}, \dots) \text{ for } t < \mathrm{length}$$
+
+    Regroups the time steps of the sequences: pure data movement, the
+    outputs hold exactly the input elements.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $\sum_i \|x_i\|$ |
+    | params | `length`: number of outputs |
+    """
+    n = total_size(in_data)
+    return _move(n, n, {'length': int(func._length)})
+
+
+def calc_vstack(func: Vstack, in_data, **kwargs):
+    r"""Vstack
+
+    $$y = \mathrm{vstack}(x_1, \dots, x_n)$$
+
+    Concatenation along the first axis (of 2-d views of 1-d inputs): pure
+    data movement.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\sum_i \|x_i\|$ |
+    | mwrite | $\sum_i \|x_i\|$ |
+    | params | none |
+    """
+    return _stack_like(in_data)
+
+
+def calc_where(func: Where, in_data, **kwargs):
+    r"""Where
+
+    $$z = \mathrm{where}(c, x, y)$$
+
+    One select per output element; z has the broadcast shape of c, x and
+    y. The condition c (held by the node) is read once, like x and y.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|z\|$ |
+    | mread | $\|c\| + \|x\| + \|y\|$ |
+    | mwrite | $\|z\|$ |
+    | params | none |
+    """
+    x, y = in_data
+    cond = func.condition
+    shape = broadcast_shape(tuple(getattr(cond, 'shape', ())),
+                            tuple(x.shape), tuple(y.shape))
+    n = prod(shape)
+    return (n, size_of(cond) + x.size + y.size, n, {})
