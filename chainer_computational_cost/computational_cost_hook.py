@@ -24,42 +24,44 @@ class _ForwardProbe(object):
 
     ``FunctionNode.apply`` calls ``self.forward`` once, between the hooks'
     pre- and post-processing, and does not hand the outputs to the hooks.
-    The probe is put in the node's instance dict (shadowing the class's
+    The probe is set as an instance attribute (shadowing the class's
     method), calls the real method, notes the output shapes and removes
-    itself, so the node is left as it was.
+    itself, so the node is left as it was.  ``setattr``/``delattr`` are
+    used rather than the instance ``__dict__``, which would be materialised
+    and slow down every attribute access of the node in ``apply``.
     """
 
     __slots__ = ('node', 'previous', 'output_shapes')
 
-    _MISSING = object()
-
     def __init__(self, node):
+        current = node.forward
+        cls_forward = getattr(type(node), 'forward', None)
+        if (getattr(current, '__self__', None) is node
+                and getattr(current, '__func__', None) is cls_forward):
+            self.previous = None  # the class's method: nothing to restore
+        else:
+            self.previous = current  # an instance attribute (rare)
         self.node = node
-        self.previous = node.__dict__.get('forward', self._MISSING)
         self.output_shapes = None
-        node.__dict__['forward'] = self
-
-    def _restore(self):
-        d = self.node.__dict__
-        if d.get('forward') is self:
-            if self.previous is self._MISSING:
-                del d['forward']
-            else:
-                d['forward'] = self.previous
-        # Drop the node so that nothing keeps it alive through the probe.
-        self.node = None
+        node.forward = self
 
     def __call__(self, inputs):
         node = self.node
-        self._restore()
+        if self.previous is None:
+            del node.forward
+        else:
+            node.forward = self.previous
+        # Drop the node so that nothing keeps it alive through the probe.
+        self.node = None
         outputs = node.forward(inputs)
         if isinstance(outputs, tuple):
-            self.output_shapes = [getattr(y, 'shape', None) for y in outputs]
+            self.output_shapes = tuple(
+                [getattr(y, 'shape', None) for y in outputs])
         return outputs
 
 
 def _probe(node):
-    existing = node.__dict__.get('forward')
+    existing = node.forward
     if isinstance(existing, _ForwardProbe):  # another hook got there first
         return existing
     return _ForwardProbe(node)

@@ -133,3 +133,9 @@ def test_cost_is_the_plain_tuple():
     assert cost == (1, 2, 3, {})
     flops, mread, mwrite, params = cost
     assert cost.mwrite == 3
+
+
+def test_compact():
+    assert cc.compact((3, 3)) == 3
+    assert cc.compact((3, 1)) == (3, 1)
+    assert cc.compact([2]) == 2

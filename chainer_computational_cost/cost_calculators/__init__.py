@@ -186,6 +186,15 @@ def dot_flops(n_out, k, fma):
     return n_out * (k if fma else 2 * k - 1)
 
 
+def compact(values):
+    """An int when all ``values`` are equal, else the tuple of ints (how
+    window sizes, strides and pads are shown in params)."""
+    values = tuple(int(v) for v in values)
+    if len(set(values)) == 1:
+        return values[0]
+    return values
+
+
 def conv_out_size(size, k, s, p, cover_all=False, d=1):
     """Output length of a convolution or pooling window along one axis."""
     dk = k + (k - 1) * (d - 1)

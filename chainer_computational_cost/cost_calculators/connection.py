@@ -23,18 +23,11 @@ from chainer.functions.connection.local_convolution_2d import \
     LocalConvolution2DFunction
 from chainer.functions.connection.shift import Shift
 
+from chainer_computational_cost.cost_calculators import compact
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import total_size
-
-
-def _compact(values):
-    """An int when all ``values`` are equal, else the tuple of ints."""
-    values = tuple(int(v) for v in values)
-    if len(set(values)) == 1:
-        return values[0]
-    return values
 
 
 def _accumulate_flops(n_out, n_terms, has_bias, fma):
@@ -53,8 +46,8 @@ def _accumulate_flops(n_out, n_terms, has_bias, fma):
 
 
 def _conv_params(ksize, stride, pad, dilate, groups, has_bias):
-    return {'k': _compact(ksize), 's': _compact(stride), 'p': _compact(pad),
-            'd': _compact(dilate), 'groups': int(groups),
+    return {'k': compact(ksize), 's': compact(stride), 'p': compact(pad),
+            'd': compact(dilate), 'groups': int(groups),
             'nobias': not has_bias}
 
 
@@ -297,7 +290,7 @@ def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
     has_bias = b is not None
     flops = _accumulate_flops(n_out, n_terms, has_bias,
                               kwargs.get('fma_1flop', True))
-    params = {'k': _compact(W.shape[4:]), 's': _compact((func.sy, func.sx)),
+    params = {'k': compact(W.shape[4:]), 's': compact((func.sy, func.sx)),
               'nobias': not has_bias}
     return (flops, total_size((x, W, b)), n_out, params)
 
@@ -349,6 +342,6 @@ def calc_shift(func: Shift, in_data, **kwargs):
     | params | `ks`, `dilate`: window size and dilation (int when equal on both axes, else a pair) |
     """  # NOQA
     x, = in_data
-    params = {'ks': _compact((func.kh, func.kw)),
-              'dilate': _compact((func.dy, func.dx))}
+    params = {'ks': compact((func.kh, func.kw)),
+              'dilate': compact((func.dy, func.dx))}
     return (0, x.size, x.size, params)

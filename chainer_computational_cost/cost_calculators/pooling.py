@@ -29,7 +29,7 @@ from chainer.functions.pooling.unpooling_2d import Unpooling2D
 from chainer.functions.pooling.unpooling_nd import UnpoolingND
 from chainer.functions.pooling.upsampling_2d import Upsampling2D
 
-from chainer_computational_cost.cost_calculators.connection import _compact
+from chainer_computational_cost.cost_calculators import compact
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import prod
@@ -37,7 +37,7 @@ from chainer_computational_cost.cost_calculators import total_size
 
 
 def _window_params(ksize, stride, pad):
-    return {'k': _compact(ksize), 's': _compact(stride), 'p': _compact(pad)}
+    return {'k': compact(ksize), 's': compact(stride), 'p': compact(pad)}
 
 
 def _pooled_size(shape, ksize, stride, pad, cover_all):
