@@ -190,6 +190,8 @@ class ComputationalCostHook(chainer.FunctionHook):
 
     def __exit__(self, *args):
         self._entry = None
+        # Probes of calls whose forward raised would otherwise stay here.
+        self._pending.clear()
         return super(ComputationalCostHook, self).__exit__(*args)
 
     @property

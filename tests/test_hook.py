@@ -359,3 +359,19 @@ def test_show_bad_arguments_raise_before_writing(kwargs, error):
 def test_constructor_rejects_non_bool(kwargs):
     with pytest.raises(TypeError, match='must be a bool'):
         ComputationalCostHook(**kwargs)
+
+
+class Failing(chainer.FunctionNode):
+    def forward(self, inputs):
+        raise RuntimeError('forward failed')
+
+
+def test_a_failing_forward_propagates_and_leaves_nothing_behind():
+    node = Failing()
+    hook = ComputationalCostHook()
+    with pytest.raises(RuntimeError, match='forward failed'):
+        with hook:
+            node.apply((np.ones(2, np.float32),))
+    assert 'forward' not in vars(node)
+    assert hook._pending == {}
+    assert list(hook.layer_report) == ['total']
