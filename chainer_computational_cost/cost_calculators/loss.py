@@ -1,0 +1,533 @@
+r"""Cost calculators for ``chainer.functions.loss``.
+
+Conventions shared by the calculators of this module:
+
+* an elementary arithmetic operation, comparison, select or elementary
+  function (exp, log, log1p, sqrt) on one element is 1 FLOP;
+* a dot product (or sum of products, including a sum of squares) of length
+  $k$ costs $k$ FLOPs with FMA and $2k - 1$ without ($k$ multiplications,
+  $k - 1$ additions); a plain sum of $k$ elements costs $k - 1$ additions
+  and a mean adds 1 division;
+* the max-subtraction and other rewrites that Chainer does for numerical
+  stability are not counted: formulas are counted as written
+  mathematically (e.g. $\log\mathrm{softmax}(x) = x - \log\sum\exp x$);
+* scalar hyper-parameters (margin, delta, ...) are compiled into the kernel:
+  they are reported in params and are not memory reads;
+* mwrite counts the loss output only: the intermediate arrays Chainer keeps
+  on the node for the backward pass (differences, cached softmax scores,
+  lattices) are working buffers and are not counted.
+"""
+
+from chainer.functions.loss.absolute_error import AbsoluteError
+from chainer.functions.loss.contrastive import Contrastive
+from chainer.functions.loss.cross_covariance import CrossCovariance
+from chainer.functions.loss.ctc import ConnectionistTemporalClassification
+from chainer.functions.loss.decov import DeCov
+from chainer.functions.loss.hinge import Hinge
+from chainer.functions.loss.huber_loss import HuberLoss
+from chainer.functions.loss.mean_absolute_error import MeanAbsoluteError
+from chainer.functions.loss.mean_squared_error import MeanSquaredError
+from chainer.functions.loss.negative_sampling import NegativeSamplingFunction
+from chainer.functions.loss.sigmoid_cross_entropy import SigmoidCrossEntropy
+from chainer.functions.loss.softmax_cross_entropy import SoftmaxCrossEntropy
+from chainer.functions.loss.squared_error import SquaredError
+from chainer.functions.loss.triplet import Triplet
+
+
+def _fma_cost(fma):
+    """FLOPs of one fusable multiply-add."""
+    return 1 if fma else 2
+
+
+def _dot_flops(n_dots, length, fma):
+    """FLOPs of ``n_dots`` dot products of ``length`` terms each."""
+    if length <= 0:
+        return 0
+    return n_dots * (length if fma else 2 * length - 1)
+
+
+def _sum_flops(n, n_out=1):
+    """Additions reducing ``n`` elements into ``n_out`` sums."""
+    return max(n - n_out, 0)
+
+
+def _logsumexp_flops(n):
+    r"""FLOPs of $\log \sum_i \exp x_i$ over ``n`` terms: ``n`` exps,
+    ``n - 1`` additions and a log."""
+    return 2 * n
+
+
+def _per_sample_reduce(n, reduce):
+    """(FLOPs, mwrite) of reducing ``n`` per-sample losses: ``'mean'`` sums
+    them and divides once; any other mode writes them as they are."""
+    if reduce == 'mean':
+        return _sum_flops(n) + 1, 1
+    return 0, n
+
+
+def _masked_mean_flops(n, normalize):
+    """FLOPs of the mean of ``n`` masked losses: the sum and one scaling,
+    plus, when normalizing by the number of valid labels, counting them
+    (``n - 1`` additions) and clamping the count to at least 1."""
+    flops = _sum_flops(n) + 1
+    if normalize:
+        flops += _sum_flops(n) + 1
+    return flops
+
+
+def _pair_cost(x0, x1, flops_per_element):
+    """Cost of an element-wise loss of two same-shaped inputs."""
+    n = x0.size
+    return (flops_per_element * n, n + x1.size, n, {})
+
+
+def calc_absolute_error(func: AbsoluteError, in_data, **kwargs):
+    r"""AbsoluteError
+
+    $$y = |x_0 - x_1|$$
+
+    A subtraction and an absolute value per element.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $2 \|x_0\|$ |
+    | mread | $\|x_0\| + \|x_1\|$ |
+    | mwrite | $\|x_0\|$ |
+    | params | none |
+    """
+    x0, x1 = in_data
+    return _pair_cost(x0, x1, 2)
+
+
+def calc_squared_error(func: SquaredError, in_data, **kwargs):
+    r"""SquaredError
+
+    $$y = (x_0 - x_1)^2$$
+
+    A subtraction and a multiplication per element.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $2 \|x_0\|$ |
+    | mread | $\|x_0\| + \|x_1\|$ |
+    | mwrite | $\|x_0\|$ |
+    | params | none |
+    """
+    x0, x1 = in_data
+    return _pair_cost(x0, x1, 2)
+
+
+def calc_mean_squared_error(func: MeanSquaredError, in_data, **kwargs):
+    r"""MeanSquaredError
+
+    $$y = \frac{1}{n} \sum_i (x_{0,i} - x_{1,i})^2, \quad n = \|x_0\|$$
+
+    $n$ subtractions, the dot product $d \cdot d$ of the differences ($n$
+    FLOPs with FMA, $2n - 1$ without) and one division.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2 \|x_0\| + 1$ |
+    | FLOPs (no FMA) | $3 \|x_0\|$ |
+    | mread | $\|x_0\| + \|x_1\|$ |
+    | mwrite | $1$ |
+    | params | none |
+    """
+    x0, x1 = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n = x0.size
+    flops = n + _dot_flops(1, n, fma) + 1
+    return (flops, n + x1.size, 1, {})
+
+
+def calc_mean_absolute_error(func: MeanAbsoluteError, in_data, **kwargs):
+    r"""MeanAbsoluteError
+
+    $$y = \frac{1}{n} \sum_i |x_{0,i} - x_{1,i}|, \quad n = \|x_0\|$$
+
+    $n$ subtractions, $n$ absolute values, $n - 1$ additions and one
+    division.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $3 \|x_0\|$ |
+    | mread | $\|x_0\| + \|x_1\|$ |
+    | mwrite | $1$ |
+    | params | none |
+    """
+    x0, x1 = in_data
+    n = x0.size
+    flops = 2 * n + _sum_flops(n) + 1
+    return (flops, n + x1.size, 1, {})
+
+
+def calc_huber_loss(func: HuberLoss, in_data, **kwargs):
+    r"""HuberLoss
+
+    $$y = a^2/2 \text{ if } |a| \le \delta \text{ else } \delta|a|-\delta^2/2$$
+
+    where $a = x - t$. Both branches are counted on every element (a
+    data-independent figure): the subtraction, the absolute value, the
+    square, the halving, the linear branch as one multiply-add
+    ($\delta^2/2$ is a constant) and a compare-and-select: 6 FLOPs per
+    element with FMA, 7 without. With
+    `reduce='sum_along_second_axis'` the losses are summed along axis 1
+    ($c$ = `x.shape[1]`), which costs $\|x\| - \|x\|/c$ additions and writes
+    $\|x\|/c$ elements; with `reduce='no'` $\|x\|$ elements are written.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $6 \|x\|$ (+ $\|x\| - \|x\|/c$ when summed) |
+    | FLOPs (no FMA) | $7 \|x\|$ (+ $\|x\| - \|x\|/c$ when summed) |
+    | mread | $\|x\| + \|t\|$ |
+    | mwrite | $\|x\|/c$ (summed) or $\|x\|$ |
+    | params | `delta`, `reduce` |
+    """
+    x, t = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n = x.size
+    flops = (5 + _fma_cost(fma)) * n
+    out = n
+    if func.reduce == 'sum_along_second_axis':
+        out = n // x.shape[1] if x.shape[1] else 0
+        flops += _sum_flops(n, out)
+    params = {'delta': float(func.delta), 'reduce': func.reduce}
+    return (flops, n + t.size, out, params)
+
+
+def calc_contrastive(func: Contrastive, in_data, **kwargs):
+    r"""Contrastive
+
+    $$L_n = \frac{1}{2} (y_n d_n^2 + (1 - y_n) \max(m - d_n, 0)^2)$$
+
+    where $d_n$ is the Euclidean distance between rows $x_{0,n}$, $x_{1,n}$.
+
+    With $x_0, x_1$ of shape $(N, K)$: $NK$ subtractions, $N$ sums of
+    squares of length $K$ ($NK$ FLOPs with FMA, $N(2K - 1)$ without), then
+    per sample a square root, $m - d$, a max, $1 - y$, a square, a product,
+    the multiply-add $y d^2 + \ldots$ and the halving: 8 FLOPs with FMA, 9
+    without. `reduce='mean'` adds $N - 1$ additions and one division.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2 \|x_0\| + 8N$ (+ $N$ for mean) |
+    | FLOPs (no FMA) | $3 \|x_0\| + 8N$ (+ $N$ for mean) |
+    | mread | $\|x_0\| + \|x_1\| + \|y\|$ |
+    | mwrite | $1$ (mean) or $N$ |
+    | params | `margin`, `reduce` |
+    """
+    x0, x1, y = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n_batch, k = x0.shape
+    per_sample = 7 + _fma_cost(fma)
+    red_flops, out = _per_sample_reduce(n_batch, func.reduce)
+    flops = (x0.size + _dot_flops(n_batch, k, fma) + per_sample * n_batch
+             + red_flops)
+    params = {'margin': float(func.margin), 'reduce': func.reduce}
+    return (flops, x0.size + x1.size + y.size, out, params)
+
+
+def calc_triplet(func: Triplet, in_data, **kwargs):
+    r"""Triplet
+
+    $$L_i = \max(\sum_k (a_{ik} - p_{ik})^2 - (a_{ik} - n_{ik})^2 + m, 0)$$
+
+    With inputs of shape $(N, K)$: $2NK$ subtractions, then per sample
+    $\sum_k (d^+_k)^2 - (d^-_k)^2$ as $2K$ chained multiply-adds ($2K$
+    FLOPs with FMA, $4K - 1$ without), the margin addition and the max.
+    `reduce='mean'` adds $N - 1$ additions and one division.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $4 \|a\| + 2N$ (+ $N$ for mean) |
+    | FLOPs (no FMA) | $6 \|a\| + N$ (+ $N$ for mean) |
+    | mread | $\|a\| + \|p\| + \|n\|$ |
+    | mwrite | $1$ (mean) or $N$ |
+    | params | `margin`, `reduce` |
+    """
+    anchor, positive, negative = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n_batch, k = anchor.shape
+    red_flops, out = _per_sample_reduce(n_batch, func.reduce)
+    flops = (2 * anchor.size + _dot_flops(n_batch, 2 * k, fma)
+             + 2 * n_batch + red_flops)
+    mread = anchor.size + positive.size + negative.size
+    params = {'margin': float(func.margin), 'reduce': func.reduce}
+    return (flops, mread, out, params)
+
+
+def _covariance_flops(n_centred, n, m, k, half_squared_sum, fma):
+    """FLOPs of centring ``n_centred`` elements of ``(n, .)`` matrices
+    (column means and subtractions), the ``(m, k)`` product of the centred
+    matrices divided by ``n``, and optionally half its squared Frobenius
+    norm."""
+    flops = 2 * n_centred + _dot_flops(m * k, n, fma) + m * k
+    if half_squared_sum:
+        flops += _dot_flops(1, m * k, fma) + 1
+    return flops
+
+
+def calc_cross_covariance(func: CrossCovariance, in_data, **kwargs):
+    r"""CrossCovariance
+
+    $$C = (y - \bar{y})^\top (z - \bar{z}) / N, \quad L = \|C\|_F^2 / 2$$
+
+    With $y$ of shape $(N, M)$ and $z$ of shape $(N, K)$: the column means
+    ($\|y\| + \|z\|$: sums and divisions) and the centring ($\|y\| + \|z\|$
+    subtractions), $MK$ dot products of length $N$, $MK$ divisions, and for
+    `reduce='half_squared_sum'` the dot product $C \cdot C$ and one
+    halving.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2\|y\| + 2\|z\| + NMK + MK$ (+ $MK + 1$ for the sum) |
+    | FLOPs (no FMA) | $2\|y\| + 2\|z\| + 2NMK$ (+ $2MK$ for the sum) |
+    | mread | $\|y\| + \|z\|$ |
+    | mwrite | $1$ (sum) or $MK$ |
+    | params | `reduce` |
+    """
+    y, z = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n, m = y.shape
+    k = z.shape[1]
+    half = func.reduce == 'half_squared_sum'
+    flops = _covariance_flops(y.size + z.size, n, m, k, half, fma)
+    return (flops, y.size + z.size, 1 if half else m * k,
+            {'reduce': func.reduce})
+
+
+def calc_decov(func: DeCov, in_data, **kwargs):
+    r"""DeCov
+
+    $$C = (h - \bar{h})^\top (h - \bar{h}) / N, \quad L = \|C\|_F^2 / 2$$
+
+    with the diagonal of $C$ set to zero.
+
+    With $h$ of shape $(N, M)$: the column means ($\|h\|$) and centring
+    ($\|h\|$), the full $M \times M$ product ($M^2$ dot products of length
+    $N$), $M^2$ divisions (zeroing the diagonal is data movement), and for
+    `reduce='half_squared_sum'` the dot product $C \cdot C$ and one
+    halving. The centred $h$ and the matrix kept for backward are not
+    counted as writes.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2\|h\| + NM^2 + M^2$ (+ $M^2 + 1$ for the sum) |
+    | FLOPs (no FMA) | $2\|h\| + 2NM^2$ (+ $2M^2$ for the sum) |
+    | mread | $\|h\|$ |
+    | mwrite | $1$ (sum) or $M^2$ |
+    | params | `reduce` |
+    """
+    h, = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n, m = h.shape
+    half = func.reduce == 'half_squared_sum'
+    flops = _covariance_flops(h.size, n, m, m, half, fma)
+    return (flops, h.size, 1 if half else m * m, {'reduce': func.reduce})
+
+
+def calc_hinge(func: Hinge, in_data, **kwargs):
+    r"""Hinge
+
+    $$L_{nk} = \max(0, 1 + s_{nk} x_{nk})^p$$
+
+    where $s_{nk} = -1$ for the target class $k = t_n$ and 1 otherwise.
+
+    With $x$ of shape $(N, K)$: $N$ negations of the target scores, then per
+    element an addition and a max, plus a square for `norm='L2'` ($p = 2$).
+    `reduce='mean'` sums all $\|x\|$ losses and divides once by $N$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $N + 2\|x\|$ (+ $\|x\|$ for L2) (+ $\|x\|$ for mean) |
+    | mread | $\|x\| + \|t\|$ |
+    | mwrite | $1$ (mean) or $\|x\|$ |
+    | params | `norm`, `reduce` |
+    """
+    x, t = in_data
+    n = x.size
+    flops = t.size + 2 * n
+    if func.norm == 'L2':
+        flops += n
+    red_flops, out = _per_sample_reduce(n, func.reduce)
+    params = {'norm': func.norm, 'reduce': func.reduce}
+    return (flops + red_flops, n + t.size, out, params)
+
+
+def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
+                               **kwargs):
+    r"""SigmoidCrossEntropy
+
+    $$L_i = [t_i \ne -1] \left( \log(1 + e^{x_i}) - t_i x_i \right)$$
+
+    Per element ($n = \|x\|$): the ignore-label test, an exp, a log1p, the
+    multiply-subtract $\ldots - t x$ (1 FLOP with FMA, 2 without) and the
+    masking: 5 FLOPs with FMA, 6 without. The reduction costs $r = n$ for
+    `reduce='mean'` (sum and one scaling), $r = 2n$ when `normalize=True`
+    also counts the valid labels and clamps the count to at least 1, and
+    $r = 0$ for `reduce='no'`.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $5n + r$ |
+    | FLOPs (no FMA) | $6n + r$ |
+    | mread | $\|x\| + \|t\|$ |
+    | mwrite | $1$ (mean) or $n$ |
+    | params | `normalize`, `reduce` |
+    """
+    x, t = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n = x.size
+    flops = (4 + _fma_cost(fma)) * n
+    out = n
+    if func.reduce == 'mean':
+        flops += _masked_mean_flops(n, func.normalize)
+        out = 1
+    params = {'normalize': bool(func.normalize), 'reduce': func.reduce}
+    return (flops, n + t.size, out, params)
+
+
+def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
+                               **kwargs):
+    r"""SoftmaxCrossEntropy
+
+    $$L_j = -[t_j \ne \mathrm{ignore}]\, w_{t_j} \log y_{t_j, j}$$
+
+    where $y$ is the softmax of $x$ along axis 1: $C$ = `x.shape[1]`
+    classes and $M = \|x\|/C$ positions. The log-softmax over all classes
+    costs $3\|x\|$ (an exp per element, $C-1$ additions and a log per
+    position, a subtraction per element).
+
+    With integer labels $t$ ($\|t\| = M$), the gather is data movement; the
+    ignore-label test and the masking cost $2M$; a `class_weight` ($C$
+    elements read) costs $M$ multiplications; the reduction costs $r = 2M$
+    for `reduce='mean'` with `normalize=True` (sum, count of the valid
+    labels, clamp to 1, scaling with the sign folded in), $r = M$ with
+    `normalize=False`, and $r = M$ negations for `reduce='no'`.
+
+    With a soft target (float $t$ shaped as $x$, Chainer >= 7), each
+    position costs a dot product $t \cdot \log y$ of length $C$ ($\|x\|$
+    with FMA, $2\|x\| - M$ without), plus $3\|x\|$ for
+    $\log(t + \epsilon) - \log y$ when `soft_target_loss='kl-divergence'`;
+    the reduction costs $r' = M$ for `reduce='mean'`, $M$ negations for the
+    cross-entropy with `reduce='no'`, 0 for the KL divergence with
+    `reduce='no'`. The softmax cached for backward (`cache_score=True`) is
+    not counted.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs, labels | $3\|x\| + 2M + r$ (+ $M$ with `class_weight`) |
+    | FLOPs, soft target (FMA) | $4\|x\| + r'$ (+ $3\|x\|$ for KL) |
+    | FLOPs, soft target (no FMA) | $5\|x\| - M + r'$ (+ $3\|x\|$ for KL) |
+    | mread | $\|x\| + \|t\|$ (+ $C$ with `class_weight`) |
+    | mwrite | $1$ (mean) or $M$ |
+    | params | `reduce`, `normalize`, `ignore_label`, `class_weight` (bool) |
+    | params, soft target | `reduce`, `soft_target_loss` |
+    """
+    x, t = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n = x.size
+    n_class = x.shape[1]
+    m = n // n_class if n_class else 0
+    mean = func.reduce == 'mean'
+    flops = 3 * n
+    mread = n + t.size
+    params = {'reduce': func.reduce, 'normalize': bool(func.normalize),
+              'ignore_label': int(func.ignore_label),
+              'class_weight': func.class_weight is not None}
+    if t.dtype.kind == 'f':
+        loss_kind = getattr(func, 'soft_target_loss', 'cross-entropy')
+        params = {'reduce': func.reduce, 'soft_target_loss': loss_kind}
+        flops += _dot_flops(m, n_class, fma)
+        if loss_kind == 'kl-divergence':
+            flops += 3 * n
+        elif not mean:
+            flops += m
+        if mean:
+            flops += _sum_flops(m) + 1
+    else:
+        flops += 2 * m
+        if func.class_weight is not None:
+            flops += m
+            mread += func.class_weight.size
+        if mean:
+            flops += _masked_mean_flops(m, func.normalize)
+        else:
+            flops += m
+    return (flops, mread, 1 if mean else m, params)
+
+
+def calc_connectionist_temporal_classification(
+        func: ConnectionistTemporalClassification, in_data, **kwargs):
+    r"""ConnectionistTemporalClassification
+
+    $$L_b = -\log \sum_s \alpha_{T,b,s} \beta_{T,b,s}$$
+
+    With $x$ of shape $(T, B, V)$ (the stacked inputs: `F.stack` is a call
+    of its own) and labels of length $L$, paths have $S = 2L + 1$ states.
+    The softmax over $V$ ($2\|x\| + (V-1)TB$) and its log ($\|x\|$); then
+    the forward and the backward recursions over all $T$ steps, each
+    updating $B S$ states with a log-sum-exp of 3 terms (6 FLOPs), an
+    accumulation and the emission addition: $16\,TBS$ in all (the
+    transition masks are index arithmetic). The loss is a log-sum-exp over
+    the $S$ states plus a negation per sample ($B(2S + 1)$), and
+    `reduce='mean'` adds $B$. Lattices kept for backward are not counted as
+    writes.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $4\|x\| - TB + 16\,TBS + 2BS + B$ (+ $B$ for mean) |
+    | mread | $\|x\| + \|t\| + 2B$ (the two length arrays) |
+    | mwrite | $1$ (mean) or $B$ |
+    | params | `blank`, `reduce` |
+    """
+    input_length, label_length, t, x = in_data
+    n_time, n_batch, n_vocab = x.shape
+    n_state = 2 * t.shape[1] + 1
+    softmax = 2 * x.size + (n_vocab - 1) * n_time * n_batch
+    lattice = 2 * n_time * n_batch * n_state * (_logsumexp_flops(3) + 2)
+    loss = n_batch * (_logsumexp_flops(n_state) + 1)
+    red_flops, out = _per_sample_reduce(n_batch, func.reduce)
+    flops = softmax + x.size + lattice + loss + red_flops
+    mread = x.size + t.size + input_length.size + label_length.size
+    params = {'blank': int(func.blank_symbol), 'reduce': func.reduce}
+    return (flops, mread, out, params)
+
+
+def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
+                           **kwargs):
+    r"""NegativeSamplingFunction
+
+    $$L_b = \sum_{j} \log(1 + \exp(s_j\, x_b \cdot W_{k_{bj}}))$$
+
+    where $s_0 = -1$ (the target) and $s_j = 1$ for the negatives.
+
+    With $x$ of shape $(B, D)$ and $K$ = `sample_size + 1` rows of $W$ per
+    sample (the target and the negatives): $BK$ dot products of length $D$,
+    then per sample the ignore-label test and the negation of the positive
+    score, per score an exp and a log1p, and $K - 1$ additions per sample;
+    `reduce='sum'` adds $B - 1$. Drawing the samples (the user's sampler)
+    is not counted. The gathered rows of $W$ are read once each, bounded by
+    $\|W\|$ (duplicates cannot be known without reading the samples).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $BKD + 3BK + B$ (+ $B - 1$ for sum) |
+    | FLOPs (no FMA) | $2BKD + 2BK + B$ (+ $B - 1$ for sum) |
+    | mread | $\|x\| + \|t\| + \min(BKD, \|W\|)$ |
+    | mwrite | $1$ (sum) or $B$ |
+    | params | `sample_size`, `reduce` |
+    """
+    x, t, W = in_data
+    fma = kwargs.get('fma_1flop', True)
+    n_batch, dim = x.shape
+    k = func.sample_size + 1
+    flops = (_dot_flops(n_batch * k, dim, fma) + 2 * n_batch
+             + 2 * n_batch * k + _sum_flops(n_batch * k, n_batch))
+    out = n_batch
+    if func.reduce == 'sum':
+        flops += _sum_flops(n_batch)
+        out = 1
+    mread = x.size + t.size + min(n_batch * k * dim, W.size)
+    params = {'sample_size': int(func.sample_size), 'reduce': func.reduce}
+    return (flops, mread, out, params)

@@ -1,0 +1,380 @@
+import numpy as np
+import pytest
+
+import chainer
+import chainer.functions as F
+
+from helpers import cost
+
+
+def _x(*shape):
+    return np.arange(np.prod(shape), dtype=np.float32).reshape(shape) / 10
+
+
+def _labels(*values):
+    return np.array(values, np.int32)
+
+
+# AbsoluteError / SquaredError
+
+def test_absolute_error():
+    x0, x1 = _x(2, 3), _x(2, 3) + 1
+    # |x| = 6: 6 subtractions + 6 abs = 12; read 6 + 6; write 6
+    assert cost(F.absolute_error, x0, x1) == (12, 12, 6, {})
+    assert cost(F.absolute_error, x0, x1, fma=False) == (12, 12, 6, {})
+    assert F.absolute_error(x0, x1).size == 6
+
+
+def test_absolute_error_batch1():
+    x0, x1 = _x(1, 4), _x(1, 4)
+    # |x| = 4: 2*4 = 8 FLOPs, read 4 + 4, write 4
+    assert cost(F.absolute_error, x0, x1) == (8, 8, 4, {})
+
+
+def test_squared_error():
+    x0, x1 = _x(2, 3, 2), _x(2, 3, 2)
+    # |x| = 12: 12 subtractions + 12 squares = 24; read 24; write 12
+    assert cost(F.squared_error, x0, x1) == (24, 24, 12, {})
+    assert cost(F.squared_error, x0, x1, fma=False) == (24, 24, 12, {})
+    assert F.squared_error(x0, x1).size == 12
+
+
+# MeanSquaredError / MeanAbsoluteError
+
+def test_mean_squared_error():
+    x0, x1 = _x(2, 3), _x(2, 3)
+    # n = 6: 6 subtractions + dot of length 6 (6 with FMA, 11 without)
+    # + 1 division: FMA 6 + 6 + 1 = 13, no FMA 6 + 11 + 1 = 18
+    assert cost(F.mean_squared_error, x0, x1) == (13, 12, 1, {})
+    assert cost(F.mean_squared_error, x0, x1, fma=False) == (18, 12, 1, {})
+    assert F.mean_squared_error(x0, x1).size == 1
+
+
+def test_mean_squared_error_batch1():
+    x0, x1 = _x(1, 5), _x(1, 5)
+    # n = 5: FMA 5 + 5 + 1 = 11, no FMA 5 + 9 + 1 = 15; read 10
+    assert cost(F.mean_squared_error, x0, x1) == (11, 10, 1, {})
+    assert cost(F.mean_squared_error, x0, x1, fma=False) == (15, 10, 1, {})
+
+
+def test_mean_absolute_error():
+    x0, x1 = _x(2, 3), _x(2, 3)
+    # n = 6: 6 sub + 6 abs + 5 add + 1 div = 18
+    assert cost(F.mean_absolute_error, x0, x1) == (18, 12, 1, {})
+    assert cost(F.mean_absolute_error, x0, x1, fma=False) == (18, 12, 1, {})
+    assert F.mean_absolute_error(x0, x1).size == 1
+
+
+# HuberLoss
+
+def test_huber_loss_sum_along_second_axis():
+    x, t = _x(2, 3), _x(2, 3) * 2
+    params = {'delta': 1.0, 'reduce': 'sum_along_second_axis'}
+    # |x| = 6, c = 3, 2 outputs: 6 per element (5 + 1 FMA) = 36,
+    # + 6 - 2 = 4 additions -> 40; no FMA 7*6 + 4 = 46
+    assert cost(F.huber_loss, x, t, 1.0) == (40, 12, 2, params)
+    assert cost(F.huber_loss, x, t, 1.0, fma=False) == (46, 12, 2, params)
+    assert F.huber_loss(x, t, 1.0).size == 2
+
+
+def test_huber_loss_no_reduce():
+    x, t = _x(2, 3), _x(2, 3) * 2
+    params = {'delta': 0.5, 'reduce': 'no'}
+    # 6*6 = 36 with FMA, 7*6 = 42 without; 6 written
+    assert cost(F.huber_loss, x, t, 0.5, reduce='no') == (36, 12, 6, params)
+    assert cost(F.huber_loss, x, t, 0.5, reduce='no', fma=False) == (
+        42, 12, 6, params)
+
+
+def test_huber_loss_3d_and_batch1():
+    x, t = _x(2, 3, 4), _x(2, 3, 4) * 2
+    # |x| = 24, c = 3, 8 outputs: 6*24 + (24 - 8) = 144 + 16 = 160
+    flops, mread, mwrite, _ = cost(F.huber_loss, x, t, 1.0)
+    assert (flops, mread, mwrite) == (160, 48, 8)
+    assert F.huber_loss(x, t, 1.0).size == 8
+    x, t = _x(1, 4), _x(1, 4) * 2
+    # |x| = 4, c = 4, 1 output: 6*4 + 3 = 27
+    assert cost(F.huber_loss, x, t, 1.0)[:3] == (27, 8, 1)
+
+
+# Contrastive / Triplet
+
+def test_contrastive():
+    x0, x1, y = _x(2, 3), _x(2, 3) + 1, _labels(1, 0)
+    mean = {'margin': 1.0, 'reduce': 'mean'}
+    # N = 2, K = 3: 6 sub + 6 FMA (sum of squares) + 8*2 per sample = 28,
+    # + mean (1 add + 1 div) = 30. no FMA: 6 + 2*5 + 9*2 + 2 = 36.
+    # read 6 + 6 + 2 = 14
+    assert cost(F.contrastive, x0, x1, y) == (30, 14, 1, mean)
+    assert cost(F.contrastive, x0, x1, y, fma=False) == (36, 14, 1, mean)
+    assert F.contrastive(x0, x1, y).size == 1
+
+
+def test_contrastive_no_reduce_batch1():
+    x0, x1, y = _x(2, 3), _x(2, 3) + 1, _labels(1, 0)
+    no = {'margin': 2.0, 'reduce': 'no'}
+    # 28 with FMA, 34 without (see above, no mean); 2 written
+    assert cost(F.contrastive, x0, x1, y, margin=2, reduce='no') == (
+        28, 14, 2, no)
+    assert cost(F.contrastive, x0, x1, y, margin=2, reduce='no',
+                fma=False) == (34, 14, 2, no)
+    assert F.contrastive(x0, x1, y, reduce='no').size == 2
+    x0, x1, y = _x(1, 4), _x(1, 4), _labels(1)
+    # N = 1, K = 4: 4 + 4 + 8 + mean 1 = 17; read 4 + 4 + 1 = 9
+    assert cost(F.contrastive, x0, x1, y)[:3] == (17, 9, 1)
+
+
+def test_triplet():
+    a, p, n = _x(2, 3), _x(2, 3) + 1, _x(2, 3) - 1
+    mean = {'margin': 0.2, 'reduce': 'mean'}
+    # N = 2, K = 3: 12 subtractions, 2*6 = 12 chained FMAs, 2 margin adds,
+    # 2 max = 28, + mean 2 = 30. no FMA: 12 + 2*11 + 4 = 38, + 2 = 40.
+    # read 3*6 = 18
+    assert cost(F.triplet, a, p, n) == (30, 18, 1, mean)
+    assert cost(F.triplet, a, p, n, fma=False) == (40, 18, 1, mean)
+    no = {'margin': 0.5, 'reduce': 'no'}
+    assert cost(F.triplet, a, p, n, margin=0.5, reduce='no') == (
+        28, 18, 2, no)
+    assert F.triplet(a, p, n, reduce='no').size == 2
+
+
+def test_triplet_batch1():
+    a, p, n = _x(1, 2), _x(1, 2), _x(1, 2)
+    # N = 1, K = 2: 4 sub + 4 FMA + 2 + mean 1 = 11; no FMA 4 + 7 + 2 + 1
+    assert cost(F.triplet, a, p, n)[:3] == (11, 6, 1)
+    assert cost(F.triplet, a, p, n, fma=False)[:3] == (14, 6, 1)
+
+
+# CrossCovariance / DeCov
+
+def test_cross_covariance():
+    y, z = _x(4, 2), _x(4, 3)
+    half = {'reduce': 'half_squared_sum'}
+    # N = 4, M = 2, K = 3: means + centring 2*8 + 2*12 = 40, product 6 dots
+    # of length 4 (24 FMA / 6*7 = 42), 6 divisions, vdot of 6 (6 / 11)
+    # + 1 halving: FMA 40 + 24 + 6 + 6 + 1 = 77, no FMA 40 + 42 + 6 + 12
+    assert cost(F.cross_covariance, y, z) == (77, 20, 1, half)
+    assert cost(F.cross_covariance, y, z, fma=False) == (100, 20, 1, half)
+
+
+def test_cross_covariance_no_reduce():
+    y, z = _x(4, 2), _x(4, 3)
+    no = {'reduce': 'no'}
+    # FMA 40 + 24 + 6 = 70, no FMA 40 + 42 + 6 = 88; 2*3 = 6 written
+    assert cost(F.cross_covariance, y, z, reduce='no') == (70, 20, 6, no)
+    assert cost(F.cross_covariance, y, z, reduce='no', fma=False) == (
+        88, 20, 6, no)
+    assert F.cross_covariance(y, z, reduce='no').size == 6
+
+
+def test_decov():
+    h = _x(4, 3)
+    half = {'reduce': 'half_squared_sum'}
+    # N = 4, M = 3: mean + centring 24, 9 dots of length 4 (36 / 63),
+    # 9 divisions, vdot of 9 (9 / 17) + 1: FMA 24 + 36 + 9 + 10 = 79,
+    # no FMA 24 + 63 + 9 + 18 = 114
+    assert cost(F.decov, h) == (79, 12, 1, half)
+    assert cost(F.decov, h, fma=False) == (114, 12, 1, half)
+    no = {'reduce': 'no'}
+    # FMA 24 + 36 + 9 = 69, no FMA 24 + 63 + 9 = 96; 9 written
+    assert cost(F.decov, h, reduce='no') == (69, 12, 9, no)
+    assert cost(F.decov, h, reduce='no', fma=False) == (96, 12, 9, no)
+    assert F.decov(h, reduce='no').size == 9
+
+
+# Hinge
+
+def test_hinge():
+    x, t = _x(2, 3), _labels(1, 0)
+    # N = 2, |x| = 6: 2 negations + 6 adds + 6 max = 14, mean 5 + 1 = 6
+    assert cost(F.hinge, x, t) == (20, 8, 1, {'norm': 'L1',
+                                              'reduce': 'mean'})
+    # L2: + 6 squares
+    assert cost(F.hinge, x, t, norm='L2') == (
+        26, 8, 1, {'norm': 'L2', 'reduce': 'mean'})
+    assert cost(F.hinge, x, t, reduce='no', fma=False) == (
+        14, 8, 6, {'norm': 'L1', 'reduce': 'no'})
+    assert F.hinge(x, t, reduce='no').size == 6
+
+
+def test_hinge_batch1():
+    x, t = _x(1, 4), _labels(2)
+    # 1 + 2*4 + 4 (mean) = 13; read 4 + 1
+    assert cost(F.hinge, x, t)[:3] == (13, 5, 1)
+
+
+# SigmoidCrossEntropy
+
+def test_sigmoid_cross_entropy():
+    x = _x(2, 3)
+    t = np.array([[0, 1, -1], [1, 1, 0]], np.int32)
+    # n = 6: 5*6 = 30 with FMA (6*6 = 36 without), mean with normalize:
+    # 5 adds + 5 adds (count) + 1 max + 1 division = 12
+    p = {'normalize': True, 'reduce': 'mean'}
+    assert cost(F.sigmoid_cross_entropy, x, t) == (42, 12, 1, p)
+    assert cost(F.sigmoid_cross_entropy, x, t, fma=False) == (48, 12, 1, p)
+    # normalize=False: 5 adds + 1 division = 6
+    p = {'normalize': False, 'reduce': 'mean'}
+    assert cost(F.sigmoid_cross_entropy, x, t, normalize=False) == (
+        36, 12, 1, p)
+    p = {'normalize': True, 'reduce': 'no'}
+    assert cost(F.sigmoid_cross_entropy, x, t, reduce='no') == (
+        30, 12, 6, p)
+    assert cost(F.sigmoid_cross_entropy, x, t, reduce='no', fma=False) == (
+        36, 12, 6, p)
+    assert F.sigmoid_cross_entropy(x, t, reduce='no').size == 6
+
+
+# SoftmaxCrossEntropy
+
+def _sce_params(reduce='mean', normalize=True, ignore_label=-1,
+                class_weight=False):
+    return {'reduce': reduce, 'normalize': normalize,
+            'ignore_label': ignore_label, 'class_weight': class_weight}
+
+
+def test_softmax_cross_entropy():
+    x, t = _x(2, 3), _labels(2, 0)
+    # |x| = 6, M = 2: log-softmax 3*6 = 18, ignore test + mask 2*2 = 4,
+    # mean with normalize 2*2 = 4 -> 26; read 6 + 2
+    assert cost(F.softmax_cross_entropy, x, t) == (26, 8, 1, _sce_params())
+    assert cost(F.softmax_cross_entropy, x, t, fma=False) == (
+        26, 8, 1, _sce_params())
+    assert F.softmax_cross_entropy(x, t).size == 1
+
+
+def test_softmax_cross_entropy_options():
+    x, t = _x(2, 3), _labels(2, -1)
+    # normalize=False: 18 + 4 + (1 add + 1 scaling) = 24
+    assert cost(F.softmax_cross_entropy, x, t, normalize=False) == (
+        24, 8, 1, _sce_params(normalize=False))
+    # reduce='no': 18 + 4 + 2 negations = 24; M = 2 written
+    assert cost(F.softmax_cross_entropy, x, t, reduce='no') == (
+        24, 8, 2, _sce_params(reduce='no'))
+    assert F.softmax_cross_entropy(x, t, reduce='no').size == 2
+    # ignore_label changes nothing; class_weight: + 2 multiplications,
+    # + 3 weights read -> 26 + 2 = 28, read 8 + 3 = 11
+    w = np.array([1, 2, 3], np.float32)
+    assert cost(F.softmax_cross_entropy, x, t, class_weight=w,
+                ignore_label=1) == (
+        28, 11, 1, _sce_params(ignore_label=1, class_weight=True))
+
+
+def test_softmax_cross_entropy_nd():
+    x = _x(2, 3, 2, 2)
+    t = np.zeros((2, 2, 2), np.int32)
+    # |x| = 24, M = 8: 72 + 16 + 16 = 104; read 24 + 8
+    assert cost(F.softmax_cross_entropy, x, t)[:3] == (104, 32, 1)
+    # reduce='no': 72 + 16 + 8 = 96, 8 written
+    assert cost(F.softmax_cross_entropy, x, t, reduce='no')[:3] == (
+        96, 32, 8)
+    assert F.softmax_cross_entropy(x, t, reduce='no').size == 8
+
+
+def test_softmax_cross_entropy_batch1():
+    x, t = _x(1, 4), _labels(3)
+    # |x| = 4, M = 1: 12 + 2 + 2 = 16; read 4 + 1
+    assert cost(F.softmax_cross_entropy, x, t)[:3] == (16, 5, 1)
+
+
+soft_target = pytest.mark.skipif(
+    int(chainer.__version__.split('.')[0]) < 7,
+    reason='soft targets need Chainer >= 7')
+
+
+@soft_target
+def test_softmax_cross_entropy_soft_target():
+    x = _x(2, 3)
+    t = np.full((2, 3), 1 / 3, np.float32)
+    p = {'reduce': 'mean', 'soft_target_loss': 'cross-entropy'}
+    # |x| = 6, M = 2: 18 + 2 dots of length 3 (6 / 10) + mean (1 + 1)
+    # FMA 18 + 6 + 2 = 26, no FMA 18 + 10 + 2 = 30; read 6 + 6
+    assert cost(F.softmax_cross_entropy, x, t) == (26, 12, 1, p)
+    assert cost(F.softmax_cross_entropy, x, t, fma=False) == (30, 12, 1, p)
+    p = {'reduce': 'no', 'soft_target_loss': 'cross-entropy'}
+    # 18 + 6 + 2 negations = 26; 2 written
+    assert cost(F.softmax_cross_entropy, x, t, reduce='no') == (
+        26, 12, 2, p)
+    assert F.softmax_cross_entropy(x, t, reduce='no').size == 2
+
+
+@soft_target
+def test_softmax_cross_entropy_soft_target_kl():
+    x = _x(2, 3)
+    t = np.full((2, 3), 1 / 3, np.float32)
+    kw = {'soft_target_loss': 'kl-divergence'}
+    p = {'reduce': 'mean', 'soft_target_loss': 'kl-divergence'}
+    # 18 + 6 (dots) + 3*6 (add eps, log, sub) + 2 (mean) = 44
+    assert cost(F.softmax_cross_entropy, x, t, **kw) == (44, 12, 1, p)
+    p = {'reduce': 'no', 'soft_target_loss': 'kl-divergence'}
+    # no negation: 18 + 10 (dots, no FMA) + 18 = 46
+    assert cost(F.softmax_cross_entropy, x, t, reduce='no', fma=False,
+                **kw) == (46, 12, 2, p)
+
+
+# ConnectionistTemporalClassification
+
+def _ctc_inputs():
+    xs = [_x(2, 4) for _ in range(3)]          # T = 3, B = 2, V = 4
+    t = np.array([[1, 2], [3, 1]], np.int32)   # L = 2 -> S = 5
+    return xs, t
+
+
+def test_ctc():
+    xs, t = _ctc_inputs()
+    kind = 'ConnectionistTemporalClassification'
+    # |x| = 24, TB = 6: softmax 2*24 + 3*6 = 66, log 24, recursions
+    # 2*3*2*5*8 = 480, final 2*(2*5 + 1) = 22 -> 592, + mean 2 = 594.
+    # read 24 + 4 (t) + 2 + 2 (lengths) = 32
+    p = {'blank': 0, 'reduce': 'mean'}
+    assert cost(F.connectionist_temporal_classification, xs, t, 0,
+                kind=kind) == (594, 32, 1, p)
+    p = {'blank': 0, 'reduce': 'no'}
+    assert cost(F.connectionist_temporal_classification, xs, t, 0,
+                reduce='no', kind=kind, fma=False) == (592, 32, 2, p)
+    y = F.connectionist_temporal_classification(xs, t, 0, reduce='no')
+    assert y.size == 2
+
+
+def test_ctc_batch1():
+    xs = [_x(1, 3) for _ in range(2)]          # T = 2, B = 1, V = 3
+    t = np.array([[1]], np.int32)              # L = 1 -> S = 3
+    kind = 'ConnectionistTemporalClassification'
+    # |x| = 6, TB = 2: 2*6 + 2*2 = 16, log 6, 2*2*1*3*8 = 96,
+    # final 2*3 + 1 = 7, mean 1 -> 126; read 6 + 1 + 1 + 1 = 9
+    assert cost(F.connectionist_temporal_classification, xs, t, 0,
+                kind=kind)[:3] == (126, 9, 1)
+
+
+# NegativeSamplingFunction
+
+def _sampler(shape):
+    return np.zeros(shape, np.int32)
+
+
+def test_negative_sampling():
+    x, t, W = _x(2, 3), _labels(1, 2), _x(5, 3)
+    p = {'sample_size': 2, 'reduce': 'sum'}
+    # B = 2, K = 3, D = 3: 6 dots of length 3 (18 / 30), 2 ignore tests,
+    # 2 negations, 6 exp + 6 log1p, 2*2 row sums, + 1 (sum):
+    # FMA 18 + 4 + 12 + 4 + 1 = 39, no FMA 30 + 4 + 12 + 4 + 1 = 51.
+    # read 6 + 2 + min(2*3*3, 15) = 23
+    assert cost(F.negative_sampling, x, t, W, _sampler, 2) == (39, 23, 1, p)
+    assert cost(F.negative_sampling, x, t, W, _sampler, 2, fma=False) == (
+        51, 23, 1, p)
+
+
+def test_negative_sampling_no_reduce():
+    x, t, W = _x(2, 3), _labels(1, 2), _x(10, 3)
+    p = {'sample_size': 2, 'reduce': 'no'}
+    # 38 with FMA; W: min(18, 30) = 18 read -> 6 + 2 + 18 = 26; 2 written
+    assert cost(F.negative_sampling, x, t, W, _sampler, 2, reduce='no') == (
+        38, 26, 2, p)
+    assert F.negative_sampling(x, t, W, _sampler, 2, reduce='no').size == 2
+
+
+def test_negative_sampling_batch1():
+    x, t, W = _x(1, 2), _labels(1), _x(4, 2)
+    # B = 1, K = 2, D = 2: 2 dots (4 FMA) + 2 + 2*2 + 1 row sum = 11;
+    # read 2 + 1 + min(4, 8) = 7
+    assert cost(F.negative_sampling, x, t, W, _sampler, 1)[:3] == (11, 7, 1)

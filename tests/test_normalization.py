@@ -1,0 +1,267 @@
+import numpy as np
+
+import chainer.functions as F
+
+from helpers import cost
+
+
+def _x(*shape):
+    rng = np.random.RandomState(0)
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+
+
+def _ones(*shape):
+    return np.ones(shape, np.float32)
+
+
+# BatchNormalization
+
+def test_batch_normalization():
+    x, gamma, beta = _x(2, 3, 2, 2), _ones(3), _ones(3)
+    p = {'eps': 2e-5, 'axis': (0, 2, 3)}
+    # |x| = 24, C = 3 groups of 8. FMA: mean 24 + centre 24 + squares 24
+    # + var div 3 + inv_std 3*3 + scale 24 + affine 24 = 132.
+    # no FMA: 24 + 24 + 3*15 + 3 + 9 + 24 + 48 = 177. read 24 + 3 + 3
+    assert cost(F.batch_normalization, x, gamma, beta) == (132, 30, 24, p)
+    assert cost(F.batch_normalization, x, gamma, beta, fma=False) == (
+        177, 30, 24, p)
+    assert F.batch_normalization(x, gamma, beta).size == 24
+
+
+def test_batch_normalization_running_statistics():
+    x, gamma, beta = _x(2, 3, 2, 2), _ones(3), _ones(3)
+    mean, var = np.zeros(3, np.float32), _ones(3)
+    p = {'eps': 1e-3, 'axis': (0, 2, 3), 'decay': 0.5}
+    kw = {'running_mean': mean, 'running_var': var, 'eps': 1e-3,
+          'decay': 0.5}
+    # + 2 updates of 3 elements: 2*3*2 = 12 (FMA), 2*3*3 = 18 (no FMA);
+    # + 6 read, + 6 written
+    assert cost(F.batch_normalization, x, gamma, beta, **kw) == (
+        144, 36, 30, p)
+    assert cost(F.batch_normalization, x, gamma, beta, fma=False, **kw) == (
+        195, 36, 30, p)
+
+
+def test_batch_normalization_batch1_and_axis():
+    x, gamma, beta = _x(1, 3, 2, 2), _ones(3), _ones(3)
+    # |x| = 12, 3 groups of 4. FMA 5*12 + 4*3 = 72;
+    # no FMA 12 + 12 + 3*7 + 3 + 9 + 12 + 24 = 93
+    assert cost(F.batch_normalization, x, gamma, beta)[:3] == (72, 18, 12)
+    assert cost(F.batch_normalization, x, gamma, beta,
+                fma=False)[:3] == (93, 18, 12)
+    x, gamma, beta = _x(2, 3, 4), _ones(3, 4), _ones(3, 4)
+    # axis=0: C = 12 groups of 2, |x| = 24. FMA 5*24 + 4*12 = 168;
+    # no FMA 24 + 24 + 12*3 + 12 + 36 + 24 + 48 = 204
+    p = {'eps': 2e-5, 'axis': (0,)}
+    assert cost(F.batch_normalization, x, gamma, beta, axis=0) == (
+        168, 48, 24, p)
+    assert cost(F.batch_normalization, x, gamma, beta, axis=0,
+                fma=False) == (204, 48, 24, p)
+
+
+# FixedBatchNormalization
+
+def test_fixed_batch_normalization():
+    x = _x(2, 3, 2, 2)
+    gamma, beta, mean, var = _ones(3), _ones(3), _ones(3), _ones(3)
+    args = (x, gamma, beta, mean, var)
+    # |x| = 24: 24 FMA (48 without); read x + scale + shift = 24 + 2*3
+    # = 30; write 24
+    assert cost(F.fixed_batch_normalization, *args) == (
+        24, 30, 24, {'eps': 2e-5})
+    assert cost(F.fixed_batch_normalization, *args, fma=False) == (
+        48, 30, 24, {'eps': 2e-5})
+    assert F.fixed_batch_normalization(*args).size == 24
+
+
+def test_fixed_batch_normalization_resnet50_figures():
+    x = np.zeros((1, 256, 56, 56), np.float32)
+    c = _ones(256)
+    # FixedBatchNormalization-4 of ResNet50: |x| = 256*56*56 = 802816,
+    # read 802816 + 2*256 = 803328 elements = 3213312 bytes = 3.064 MiB
+    assert cost(F.fixed_batch_normalization, x, c, c, c, c)[:3] == (
+        802816, 803328, 802816)
+    x = np.zeros((1, 64, 112, 112), np.float32)
+    c = _ones(64)
+    # |x| = 64*112*112 = 802816; read 802816 + 2*64 = 802944
+    assert cost(F.fixed_batch_normalization, x, c, c, c, c) == (
+        802816, 802944, 802816, {'eps': 2e-5})
+    assert cost(F.fixed_batch_normalization, x, c, c, c, c,
+                fma=False)[0] == 1605632  # 2*802816
+
+
+# BatchRenormalizationFunction
+
+def test_batch_renormalization():
+    x, gamma, beta = _x(2, 3, 2, 2), _ones(3), _ones(3)
+    mean, var = np.zeros(3, np.float32), _ones(3)
+    kw = {'running_mean': mean, 'running_var': var}
+    p = {'eps': 2e-5, 'rmax': 3.0, 'dmax': 5.0}
+    # |x| = 24, C = 3. FMA: moments 24 + 24 + 24 + 3 = 75, per channel
+    # (2 + 2 + 3 + 4)*3 = 33, division 24, 2 FMAs 48 -> 180.
+    # no FMA: 24 + 24 + 45 + 3 = 96, 33, 24, 96 -> 249.
+    # read 24 + 3 + 3 + 6 = 36
+    assert cost(F.batch_renormalization, x, gamma, beta, 3, 5, **kw) == (
+        180, 36, 24, p)
+    assert cost(F.batch_renormalization, x, gamma, beta, 3, 5, fma=False,
+                **kw) == (249, 36, 24, p)
+    assert F.batch_renormalization(x, gamma, beta, 3, 5, **kw).size == 24
+
+
+def test_batch_renormalization_update_statistics():
+    x, gamma, beta = _x(1, 3, 2), _ones(3), _ones(3)
+    mean, var = np.zeros(3, np.float32), _ones(3)
+    kw = {'running_mean': mean, 'running_var': var, 'decay': 0.8,
+          'update_statistics': True}
+    p = {'eps': 2e-5, 'rmax': 2.0, 'dmax': 1.0, 'decay': 0.8}
+    # |x| = 6, C = 3 groups of 2. FMA: 6 + 6 + 6 + 3 = 21, 33, 6, 12 -> 72,
+    # + updates 2*3*2 = 12 -> 84. no FMA: 6 + 6 + 9 + 3 = 24, 33, 6, 24
+    # -> 87, + 2*3*3 = 18 -> 105. read 6 + 6 + 6 = 18, write 6 + 6 = 12
+    assert cost(F.batch_renormalization, x, gamma, beta, 2, 1, **kw) == (
+        84, 18, 12, p)
+    assert cost(F.batch_renormalization, x, gamma, beta, 2, 1, fma=False,
+                **kw) == (105, 18, 12, p)
+
+
+# DecorrelatedBatchNormalization / FixedDecorrelatedBatchNormalization
+
+def test_decorrelated_batch_normalization():
+    x = _x(2, 4, 2, 2)
+    p = {'groups': 2, 'eps': 2e-5}
+    # g = 2, C = 2, m = 8, |x| = 32. FMA: mean 32 + centre 32, covariance
+    # 8 dots of length 8 = 64, 8 div, 4 eps, eigh 9*2*8 = 144, pow 4,
+    # U 8, projections 2*32 dots of length 2 = 128 -> 424.
+    # no FMA: 64 + 8*15 + 8 + 4 + 144 + 4 + 8 + 64*3 = 544
+    assert cost(F.decorrelated_batch_normalization, x, groups=2) == (
+        424, 32, 32, p)
+    assert cost(F.decorrelated_batch_normalization, x, groups=2,
+                fma=False) == (544, 32, 32, p)
+    assert F.decorrelated_batch_normalization(x, groups=2).size == 32
+
+
+def test_decorrelated_batch_normalization_running_statistics():
+    x = _x(2, 4, 2, 2)
+    mean = np.zeros((2, 2), np.float32)
+    proj = np.stack([np.eye(2, dtype=np.float32)] * 2)
+    kw = {'groups': 2, 'running_mean': mean, 'running_projection': proj,
+          'decay': 0.5}
+    p = {'groups': 2, 'eps': 2e-5, 'decay': 0.5}
+    # + mean update 4*2 = 8 (4*3 = 12), projection V U: 8 dots of length 2
+    # = 16 (8*3 = 24), its update 8*2 = 16 (8*3 = 24):
+    # FMA 424 + 8 + 16 + 16 = 464, no FMA 544 + 12 + 24 + 24 = 604;
+    # read and write 32 + 4 + 8 = 44
+    assert cost(F.decorrelated_batch_normalization, x, **kw) == (
+        464, 44, 44, p)
+    assert cost(F.decorrelated_batch_normalization, x, fma=False,
+                **kw) == (604, 44, 44, p)
+
+
+def test_fixed_decorrelated_batch_normalization():
+    x = _x(2, 4, 2, 2)
+    mean = np.zeros((2, 2), np.float32)
+    proj = np.stack([np.eye(2, dtype=np.float32)] * 2)
+    # |x| = 32, C = 2: 32 sub + 32 dots of length 2 (64 / 96):
+    # FMA 96, no FMA 128; read 32 + 4 + 8 = 44
+    f = F.fixed_decorrelated_batch_normalization
+    assert cost(f, x, mean, proj, groups=2) == (96, 44, 32, {'groups': 2})
+    assert cost(f, x, mean, proj, groups=2, fma=False) == (
+        128, 44, 32, {'groups': 2})
+    assert f(x, mean, proj, groups=2).size == 32
+    x = _x(1, 2, 3)
+    mean, proj = np.zeros((1, 2), np.float32), _ones(1, 2, 2)
+    # batch 1, g = 1, C = 2, |x| = 6: 6 + 12 = 18; read 6 + 2 + 4 = 12
+    assert cost(f, x, mean, proj, groups=1)[:3] == (18, 12, 6)
+
+
+# GroupNormalization / LayerNormalization
+
+def test_group_normalization():
+    x, gamma, beta = _x(2, 4, 3), _ones(4), _ones(4)
+    p = {'groups': 2, 'eps': 1e-5}
+    # |x| = 24, R = 2*2 = 4 groups of 6. FMA: 24 + 24 + 24 + 4 + 12 + 24
+    # + 24 = 136. no FMA: 24 + 24 + 4*11 + 4 + 12 + 24 + 48 = 180.
+    # read 24 + 4 + 4
+    assert cost(F.group_normalization, x, 2, gamma, beta) == (
+        136, 32, 24, p)
+    assert cost(F.group_normalization, x, 2, gamma, beta, fma=False) == (
+        180, 32, 24, p)
+    assert F.group_normalization(x, 2, gamma, beta).size == 24
+
+
+def test_group_normalization_batch1():
+    x, gamma, beta = _x(1, 4, 3), _ones(4), _ones(4)
+    # |x| = 12, R = 2: 5*12 + 4*2 = 68; no FMA 12 + 12 + 2*11 + 2 + 6
+    # + 12 + 24 = 90
+    assert cost(F.group_normalization, x, 2, gamma, beta)[:3] == (
+        68, 20, 12)
+    assert cost(F.group_normalization, x, 2, gamma, beta,
+                fma=False)[:3] == (90, 20, 12)
+
+
+def test_layer_normalization():
+    x, gamma, beta = _x(3, 4), _ones(4), _ones(4)
+    # |x| = 12, 3 rows of 4. FMA 5*12 + 4*3 = 72;
+    # no FMA 12 + 12 + 3*7 + 3 + 9 + 12 + 24 = 93. read 12 + 4 + 4
+    assert cost(F.layer_normalization, x, gamma, beta) == (
+        72, 20, 12, {'eps': 1e-5})
+    assert cost(F.layer_normalization, x, gamma, beta, fma=False) == (
+        93, 20, 12, {'eps': 1e-5})
+    assert F.layer_normalization(x, gamma, beta).size == 12
+    x = _x(1, 4)
+    # batch 1: 5*4 + 4 = 24
+    assert cost(F.layer_normalization, x, gamma, beta)[:3] == (24, 12, 4)
+
+
+# LocalResponseNormalization
+
+def test_local_response_normalization():
+    x = _x(2, 5, 2, 2)
+    p = {'n': 5, 'k': 2.0, 'alpha': 1e-4, 'beta': 0.75}
+    # |x| = 40, C = 5, 8 positions; windows (h = 2) of 3, 4, 5, 4, 3
+    # channels -> 2 + 3 + 4 + 3 + 2 = 14 additions per position.
+    # FMA 4*40 + 14*8 = 272, no FMA 5*40 + 112 = 312
+    assert cost(F.local_response_normalization, x) == (272, 40, 40, p)
+    assert cost(F.local_response_normalization, x, fma=False) == (
+        312, 40, 40, p)
+    assert F.local_response_normalization(x).size == 40
+
+
+def test_local_response_normalization_windows():
+    x = _x(2, 5, 2, 2)
+    # n = 3 (h = 1): windows 2, 3, 3, 3, 2 -> 8 additions per position:
+    # 4*40 + 8*8 = 224
+    assert cost(F.local_response_normalization, x, n=3)[:3] == (
+        224, 40, 40)
+    # n = 4 (h = 2, as the CPU code): same windows as n = 5 -> 272
+    assert cost(F.local_response_normalization, x, n=4)[:3] == (
+        272, 40, 40)
+    x = _x(1, 2, 1, 1)
+    # batch 1, C = 2, n = 5: both windows hold 2 channels -> 2 additions;
+    # 4*2 + 2 = 10
+    p = {'n': 5, 'k': 1.0, 'alpha': 0.5, 'beta': 0.5}
+    assert cost(F.local_response_normalization, x, k=1, alpha=0.5,
+                beta=0.5) == (10, 2, 2, p)
+
+
+# NormalizeL2
+
+def test_normalize_l2():
+    x = _x(2, 3)
+    # R = 2 rows of 3: sums of squares 6 (FMA) / 2*5 = 10, 2 sqrt,
+    # 2 eps, 6 divisions: FMA 16, no FMA 20
+    assert cost(F.normalize, x) == (16, 6, 6, {'axis': 1, 'eps': 1e-5})
+    assert cost(F.normalize, x, fma=False) == (
+        20, 6, 6, {'axis': 1, 'eps': 1e-5})
+    assert F.normalize(x).size == 6
+
+
+def test_normalize_l2_axes_and_batch1():
+    x = _x(2, 3, 4)
+    p = {'axis': (1, 2), 'eps': 1e-3}
+    # R = 2 slices of 12: FMA 24 + 4 + 24 = 52; no FMA 2*23 + 4 + 24 = 74
+    assert cost(F.normalize, x, eps=1e-3, axis=(1, 2)) == (52, 24, 24, p)
+    assert cost(F.normalize, x, eps=1e-3, axis=(1, 2), fma=False) == (
+        74, 24, 24, p)
+    x = _x(1, 4)
+    # one row of 4: 4 + 2 + 4 = 10
+    assert cost(F.normalize, x)[:3] == (10, 4, 4)
