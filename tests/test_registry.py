@@ -139,3 +139,11 @@ def test_compact():
     assert cc.compact((3, 3)) == 3
     assert cc.compact((3, 1)) == (3, 1)
     assert cc.compact([2]) == 2
+
+
+def test_every_calculator_documents_its_class():
+    for cls, calc in calculators.items():
+        doc = calc.__doc__ or ''
+        assert doc.splitlines()[0].strip() == cls.__name__, calc.__name__
+        assert '| FLOPs' in doc and '| mread' in doc and '| mwrite' in doc, (
+            calc.__name__)
