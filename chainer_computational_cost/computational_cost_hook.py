@@ -111,10 +111,6 @@ def _calc_name(calc):
     return getattr(calc, '__qualname__', None) or repr(calc)
 
 
-def _shapes(arrays):
-    return tuple([getattr(x, 'shape', None) for x in arrays])
-
-
 # A stored record is a plain tuple, the cheapest thing to build once per
 # call; these name its fields.
 (_TYPE, _INDEX, _FLOPS, _MREAD, _MWRITE, _PARAMS, _IN_SHAPES, _OUT_SHAPES,
@@ -137,6 +133,11 @@ def _record_dict(r):
 
 def _itemsize(in_data):
     """Bytes per element: the first input's dtype decides (documented)."""
+    if in_data:
+        try:
+            return in_data[0].dtype.itemsize
+        except AttributeError:
+            pass
     for x in in_data:
         dtype = getattr(x, 'dtype', None)
         if dtype is not None:
@@ -177,6 +178,8 @@ class ComputationalCostHook(chainer.FunctionHook):
         self._warned = set()
         # id(node) -> probe between a node's pre- and post-processing.
         self._pending = {}
+        # One copy of each shape tuple and stack seen; see postprocess.
+        self._interned = {}
         # The frame that entered the ``with`` block, as (id, code), and the
         # stack outside it; see forward_postprocess.
         self._entry = None
@@ -215,17 +218,23 @@ class ComputationalCostHook(chainer.FunctionHook):
         # This runs once per function call of the user's forward pass:
         # keep it lean (see benchmarks/overhead.py).
         probe = self._pending.pop(id(function), None)
-        out_shapes = None if probe is None else probe.output_shapes
+        # Identical shapes and call sites recur all the time (loops, repeated
+        # blocks): keeping one copy of each means the duplicates die at once
+        # and the records give the garbage collector little to traverse.
+        intern = self._interned.setdefault
+        out_shapes = None if probe is None else intern(
+            probe.output_shapes, probe.output_shapes)
         # Frames outside the ``with`` block are the same for every call:
         # walk only up to the block's frame, and share the rest.
         inner, met = _walk(sys._getframe(1), self._entry)
-        stack = (inner, self._outer if met else ())
+        stack = intern(inner, inner), self._outer if met else ()
         func = function_object(function)
         cls = type(func)
         type_name = cls.__name__
         k = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = k
-        in_shapes = _shapes(in_data)
+        in_shapes = tuple([x.shape for x in in_data])
+        in_shapes = intern(in_shapes, in_shapes)
 
         calc = self._custom.get(cls) or calculators.get(cls)
         if calc is None:
