@@ -20,13 +20,14 @@ $(VENV)/.installed: setup.py
 	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
 	touch $@
 
-# Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11.
+# Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11 (and
+# for hypothesis): upgrade it last, after everything that re-applies the pin.
 $(VENV6)/.installed: setup.py
 	$(PYTHON) -m venv $(VENV6)
 	$(PY6) -m pip install -q 'setuptools<81' wheel 'numpy==1.23.5'
 	$(PY6) -m pip install -q --no-build-isolation 'chainer==6.7.0'
+	$(PY6) -m pip install -q --no-build-isolation -e '.[test]' 'numpy==1.23.5'
 	$(PY6) -m pip install -q -U 'typing_extensions>=4'
-	$(PY6) -m pip install -q --no-build-isolation -e '.[test]'
 	touch $@
 
 setup: $(VENV)/.installed
