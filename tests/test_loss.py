@@ -71,30 +71,33 @@ def test_huber_loss_sum_along_second_axis():
     x, t = _x(2, 3), _x(2, 3) * 2
     params = {'delta': 1.0, 'reduce': 'sum_along_second_axis'}
     # |x| = 6, c = 3, 2 outputs: 6 per element (5 + 1 FMA) = 36,
-    # + 6 - 2 = 4 additions -> 40; no FMA 7*6 + 4 = 46
-    assert cost(F.huber_loss, x, t, 1.0) == (40, 12, 2, params)
-    assert cost(F.huber_loss, x, t, 1.0, fma=False) == (46, 12, 2, params)
+    # + 6 - 2 = 4 additions -> 40; no FMA 7*6 + 4 = 46.
+    # read x + t + delta = 6 + 6 + 1 = 13
+    assert cost(F.huber_loss, x, t, 1.0) == (40, 13, 2, params)
+    assert cost(F.huber_loss, x, t, 1.0, fma=False) == (46, 13, 2, params)
     assert F.huber_loss(x, t, 1.0).size == 2
 
 
 def test_huber_loss_no_reduce():
     x, t = _x(2, 3), _x(2, 3) * 2
     params = {'delta': 0.5, 'reduce': 'no'}
-    # 6*6 = 36 with FMA, 7*6 = 42 without; 6 written
-    assert cost(F.huber_loss, x, t, 0.5, reduce='no') == (36, 12, 6, params)
+    # 6*6 = 36 with FMA, 7*6 = 42 without; read 6 + 6 + 1 (delta, whatever
+    # its value); 6 written
+    assert cost(F.huber_loss, x, t, 0.5, reduce='no') == (36, 13, 6, params)
     assert cost(F.huber_loss, x, t, 0.5, reduce='no', fma=False) == (
-        42, 12, 6, params)
+        42, 13, 6, params)
 
 
 def test_huber_loss_3d_and_batch1():
     x, t = _x(2, 3, 4), _x(2, 3, 4) * 2
-    # |x| = 24, c = 3, 8 outputs: 6*24 + (24 - 8) = 144 + 16 = 160
+    # |x| = 24, c = 3, 8 outputs: 6*24 + (24 - 8) = 144 + 16 = 160;
+    # read 24 + 24 + 1
     flops, mread, mwrite, _ = cost(F.huber_loss, x, t, 1.0)
-    assert (flops, mread, mwrite) == (160, 48, 8)
+    assert (flops, mread, mwrite) == (160, 49, 8)
     assert F.huber_loss(x, t, 1.0).size == 8
     x, t = _x(1, 4), _x(1, 4) * 2
-    # |x| = 4, c = 4, 1 output: 6*4 + 3 = 27
-    assert cost(F.huber_loss, x, t, 1.0)[:3] == (27, 8, 1)
+    # |x| = 4, c = 4, 1 output: 6*4 + 3 = 27; read 4 + 4 + 1
+    assert cost(F.huber_loss, x, t, 1.0)[:3] == (27, 9, 1)
 
 
 # Contrastive / Triplet
@@ -104,24 +107,24 @@ def test_contrastive():
     mean = {'margin': 1.0, 'reduce': 'mean'}
     # N = 2, K = 3: 6 sub + 6 FMA (sum of squares) + 8*2 per sample = 28,
     # + mean (1 add + 1 div) = 30. no FMA: 6 + 2*5 + 9*2 + 2 = 36.
-    # read 6 + 6 + 2 = 14
-    assert cost(F.contrastive, x0, x1, y) == (30, 14, 1, mean)
-    assert cost(F.contrastive, x0, x1, y, fma=False) == (36, 14, 1, mean)
+    # read 6 + 6 + 2 + 1 (margin) = 15
+    assert cost(F.contrastive, x0, x1, y) == (30, 15, 1, mean)
+    assert cost(F.contrastive, x0, x1, y, fma=False) == (36, 15, 1, mean)
     assert F.contrastive(x0, x1, y).size == 1
 
 
 def test_contrastive_no_reduce_batch1():
     x0, x1, y = _x(2, 3), _x(2, 3) + 1, _labels(1, 0)
     no = {'margin': 2.0, 'reduce': 'no'}
-    # 28 with FMA, 34 without (see above, no mean); 2 written
+    # 28 with FMA, 34 without (see above, no mean); read 15; 2 written
     assert cost(F.contrastive, x0, x1, y, margin=2, reduce='no') == (
-        28, 14, 2, no)
+        28, 15, 2, no)
     assert cost(F.contrastive, x0, x1, y, margin=2, reduce='no',
-                fma=False) == (34, 14, 2, no)
+                fma=False) == (34, 15, 2, no)
     assert F.contrastive(x0, x1, y, reduce='no').size == 2
     x0, x1, y = _x(1, 4), _x(1, 4), _labels(1)
-    # N = 1, K = 4: 4 + 4 + 8 + mean 1 = 17; read 4 + 4 + 1 = 9
-    assert cost(F.contrastive, x0, x1, y)[:3] == (17, 9, 1)
+    # N = 1, K = 4: 4 + 4 + 8 + mean 1 = 17; read 4 + 4 + 1 + 1 = 10
+    assert cost(F.contrastive, x0, x1, y)[:3] == (17, 10, 1)
 
 
 def test_triplet():
@@ -129,20 +132,21 @@ def test_triplet():
     mean = {'margin': 0.2, 'reduce': 'mean'}
     # N = 2, K = 3: 12 subtractions, 2*6 = 12 chained FMAs, 2 margin adds,
     # 2 max = 28, + mean 2 = 30. no FMA: 12 + 2*11 + 4 = 38, + 2 = 40.
-    # read 3*6 = 18
-    assert cost(F.triplet, a, p, n) == (30, 18, 1, mean)
-    assert cost(F.triplet, a, p, n, fma=False) == (40, 18, 1, mean)
+    # read 3*6 + 1 (margin) = 19
+    assert cost(F.triplet, a, p, n) == (30, 19, 1, mean)
+    assert cost(F.triplet, a, p, n, fma=False) == (40, 19, 1, mean)
     no = {'margin': 0.5, 'reduce': 'no'}
     assert cost(F.triplet, a, p, n, margin=0.5, reduce='no') == (
-        28, 18, 2, no)
+        28, 19, 2, no)
     assert F.triplet(a, p, n, reduce='no').size == 2
 
 
 def test_triplet_batch1():
     a, p, n = _x(1, 2), _x(1, 2), _x(1, 2)
-    # N = 1, K = 2: 4 sub + 4 FMA + 2 + mean 1 = 11; no FMA 4 + 7 + 2 + 1
-    assert cost(F.triplet, a, p, n)[:3] == (11, 6, 1)
-    assert cost(F.triplet, a, p, n, fma=False)[:3] == (14, 6, 1)
+    # N = 1, K = 2: 4 sub + 4 FMA + 2 + mean 1 = 11; no FMA 4 + 7 + 2 + 1;
+    # read 3*2 + 1 = 7
+    assert cost(F.triplet, a, p, n)[:3] == (11, 7, 1)
+    assert cost(F.triplet, a, p, n, fma=False)[:3] == (14, 7, 1)
 
 
 # CrossCovariance / DeCov
@@ -186,7 +190,8 @@ def test_decov():
 
 def test_hinge():
     x, t = _x(2, 3), _labels(1, 0)
-    # N = 2, |x| = 6: 2 negations + 6 adds + 6 max = 14, mean 5 + 1 = 6
+    # N = 2, |x| = 6: 2 negations + 6 adds + 6 max = 14, mean 5 + 1 = 6;
+    # read 6 + 2 (the 1 of 1 + s x is a literal, not a read)
     assert cost(F.hinge, x, t) == (20, 8, 1, {'norm': 'L1',
                                               'reduce': 'mean'})
     # L2: + 6 squares
@@ -209,19 +214,20 @@ def test_sigmoid_cross_entropy():
     x = _x(2, 3)
     t = np.array([[0, 1, -1], [1, 1, 0]], np.int32)
     # n = 6: 5*6 = 30 with FMA (6*6 = 36 without), mean with normalize:
-    # 5 adds + 5 adds (count) + 1 max + 1 division = 12
+    # 5 adds + 5 adds (count) + 1 max + 1 division = 12.
+    # read 6 + 6 + 1 (the ignore label -1) = 13
     p = {'normalize': True, 'reduce': 'mean'}
-    assert cost(F.sigmoid_cross_entropy, x, t) == (42, 12, 1, p)
-    assert cost(F.sigmoid_cross_entropy, x, t, fma=False) == (48, 12, 1, p)
+    assert cost(F.sigmoid_cross_entropy, x, t) == (42, 13, 1, p)
+    assert cost(F.sigmoid_cross_entropy, x, t, fma=False) == (48, 13, 1, p)
     # normalize=False: 5 adds + 1 division = 6
     p = {'normalize': False, 'reduce': 'mean'}
     assert cost(F.sigmoid_cross_entropy, x, t, normalize=False) == (
-        36, 12, 1, p)
+        36, 13, 1, p)
     p = {'normalize': True, 'reduce': 'no'}
     assert cost(F.sigmoid_cross_entropy, x, t, reduce='no') == (
-        30, 12, 6, p)
+        30, 13, 6, p)
     assert cost(F.sigmoid_cross_entropy, x, t, reduce='no', fma=False) == (
-        36, 12, 6, p)
+        36, 13, 6, p)
     assert F.sigmoid_cross_entropy(x, t, reduce='no').size == 6
 
 
@@ -236,45 +242,45 @@ def _sce_params(reduce='mean', normalize=True, ignore_label=-1,
 def test_softmax_cross_entropy():
     x, t = _x(2, 3), _labels(2, 0)
     # |x| = 6, M = 2: log-softmax 3*6 = 18, ignore test + mask 2*2 = 4,
-    # mean with normalize 2*2 = 4 -> 26; read 6 + 2
-    assert cost(F.softmax_cross_entropy, x, t) == (26, 8, 1, _sce_params())
+    # mean with normalize 2*2 = 4 -> 26; read 6 + 2 + 1 (ignore_label)
+    assert cost(F.softmax_cross_entropy, x, t) == (26, 9, 1, _sce_params())
     assert cost(F.softmax_cross_entropy, x, t, fma=False) == (
-        26, 8, 1, _sce_params())
+        26, 9, 1, _sce_params())
     assert F.softmax_cross_entropy(x, t).size == 1
 
 
 def test_softmax_cross_entropy_options():
     x, t = _x(2, 3), _labels(2, -1)
-    # normalize=False: 18 + 4 + (1 add + 1 scaling) = 24
+    # normalize=False: 18 + 4 + (1 add + 1 scaling) = 24; read 6 + 2 + 1
     assert cost(F.softmax_cross_entropy, x, t, normalize=False) == (
-        24, 8, 1, _sce_params(normalize=False))
+        24, 9, 1, _sce_params(normalize=False))
     # reduce='no': 18 + 4 + 2 negations = 24; M = 2 written
     assert cost(F.softmax_cross_entropy, x, t, reduce='no') == (
-        24, 8, 2, _sce_params(reduce='no'))
+        24, 9, 2, _sce_params(reduce='no'))
     assert F.softmax_cross_entropy(x, t, reduce='no').size == 2
-    # ignore_label changes nothing; class_weight: + 2 multiplications,
-    # + 3 weights read -> 26 + 2 = 28, read 8 + 3 = 11
+    # the value of ignore_label changes nothing; class_weight: + 2
+    # multiplications, + 3 weights read -> 26 + 2 = 28, read 9 + 3 = 12
     w = np.array([1, 2, 3], np.float32)
     assert cost(F.softmax_cross_entropy, x, t, class_weight=w,
                 ignore_label=1) == (
-        28, 11, 1, _sce_params(ignore_label=1, class_weight=True))
+        28, 12, 1, _sce_params(ignore_label=1, class_weight=True))
 
 
 def test_softmax_cross_entropy_nd():
     x = _x(2, 3, 2, 2)
     t = np.zeros((2, 2, 2), np.int32)
-    # |x| = 24, M = 8: 72 + 16 + 16 = 104; read 24 + 8
-    assert cost(F.softmax_cross_entropy, x, t)[:3] == (104, 32, 1)
+    # |x| = 24, M = 8: 72 + 16 + 16 = 104; read 24 + 8 + 1
+    assert cost(F.softmax_cross_entropy, x, t)[:3] == (104, 33, 1)
     # reduce='no': 72 + 16 + 8 = 96, 8 written
     assert cost(F.softmax_cross_entropy, x, t, reduce='no')[:3] == (
-        96, 32, 8)
+        96, 33, 8)
     assert F.softmax_cross_entropy(x, t, reduce='no').size == 8
 
 
 def test_softmax_cross_entropy_batch1():
     x, t = _x(1, 4), _labels(3)
-    # |x| = 4, M = 1: 12 + 2 + 2 = 16; read 4 + 1
-    assert cost(F.softmax_cross_entropy, x, t)[:3] == (16, 5, 1)
+    # |x| = 4, M = 1: 12 + 2 + 2 = 16; read 4 + 1 + 1
+    assert cost(F.softmax_cross_entropy, x, t)[:3] == (16, 6, 1)
 
 
 soft_target = pytest.mark.skipif(
@@ -288,7 +294,8 @@ def test_softmax_cross_entropy_soft_target():
     t = np.full((2, 3), 1 / 3, np.float32)
     p = {'reduce': 'mean', 'soft_target_loss': 'cross-entropy'}
     # |x| = 6, M = 2: 18 + 2 dots of length 3 (6 / 10) + mean (1 + 1)
-    # FMA 18 + 6 + 2 = 26, no FMA 18 + 10 + 2 = 30; read 6 + 6
+    # FMA 18 + 6 + 2 = 26, no FMA 18 + 10 + 2 = 30; read 6 + 6 (no scalar:
+    # the ignore label is not used with a soft target)
     assert cost(F.softmax_cross_entropy, x, t) == (26, 12, 1, p)
     assert cost(F.softmax_cross_entropy, x, t, fma=False) == (30, 12, 1, p)
     p = {'reduce': 'no', 'soft_target_loss': 'cross-entropy'}
@@ -304,12 +311,13 @@ def test_softmax_cross_entropy_soft_target_kl():
     t = np.full((2, 3), 1 / 3, np.float32)
     kw = {'soft_target_loss': 'kl-divergence'}
     p = {'reduce': 'mean', 'soft_target_loss': 'kl-divergence'}
-    # 18 + 6 (dots) + 3*6 (add eps, log, sub) + 2 (mean) = 44
-    assert cost(F.softmax_cross_entropy, x, t, **kw) == (44, 12, 1, p)
+    # 18 + 6 (dots) + 3*6 (add eps, log, sub) + 2 (mean) = 44;
+    # read 6 + 6 + 1 (eps, added to every element) = 13
+    assert cost(F.softmax_cross_entropy, x, t, **kw) == (44, 13, 1, p)
     p = {'reduce': 'no', 'soft_target_loss': 'kl-divergence'}
     # no negation: 18 + 10 (dots, no FMA) + 18 = 46
     assert cost(F.softmax_cross_entropy, x, t, reduce='no', fma=False,
-                **kw) == (46, 12, 2, p)
+                **kw) == (46, 13, 2, p)
 
 
 # ConnectionistTemporalClassification
@@ -325,7 +333,8 @@ def test_ctc():
     kind = 'ConnectionistTemporalClassification'
     # |x| = 24, TB = 6: softmax 2*24 + 3*6 = 66, log 24, recursions
     # 2*3*2*5*8 = 480, final 2*(2*5 + 1) = 22 -> 592, + mean 2 = 594.
-    # read 24 + 4 (t) + 2 + 2 (lengths) = 32
+    # read 24 + 4 (t) + 2 + 2 (lengths) = 32 (the blank symbol only builds
+    # the path labels: index arithmetic, not a read)
     p = {'blank': 0, 'reduce': 'mean'}
     assert cost(F.connectionist_temporal_classification, xs, t, 0,
                 kind=kind) == (594, 32, 1, p)
@@ -358,23 +367,24 @@ def test_negative_sampling():
     # B = 2, K = 3, D = 3: 6 dots of length 3 (18 / 30), 2 ignore tests,
     # 2 negations, 6 exp + 6 log1p, 2*2 row sums, + 1 (sum):
     # FMA 18 + 4 + 12 + 4 + 1 = 39, no FMA 30 + 4 + 12 + 4 + 1 = 51.
-    # read 6 + 2 + min(2*3*3, 15) = 23
-    assert cost(F.negative_sampling, x, t, W, _sampler, 2) == (39, 23, 1, p)
+    # read 6 + 2 + min(2*3*3, 15) + 1 (the ignore label -1) = 24
+    assert cost(F.negative_sampling, x, t, W, _sampler, 2) == (39, 24, 1, p)
     assert cost(F.negative_sampling, x, t, W, _sampler, 2, fma=False) == (
-        51, 23, 1, p)
+        51, 24, 1, p)
 
 
 def test_negative_sampling_no_reduce():
     x, t, W = _x(2, 3), _labels(1, 2), _x(10, 3)
     p = {'sample_size': 2, 'reduce': 'no'}
-    # 38 with FMA; W: min(18, 30) = 18 read -> 6 + 2 + 18 = 26; 2 written
+    # 38 with FMA; W: min(18, 30) = 18 read -> 6 + 2 + 18 + 1 = 27;
+    # 2 written
     assert cost(F.negative_sampling, x, t, W, _sampler, 2, reduce='no') == (
-        38, 26, 2, p)
+        38, 27, 2, p)
     assert F.negative_sampling(x, t, W, _sampler, 2, reduce='no').size == 2
 
 
 def test_negative_sampling_batch1():
     x, t, W = _x(1, 2), _labels(1), _x(4, 2)
     # B = 1, K = 2, D = 2: 2 dots (4 FMA) + 2 + 2*2 + 1 row sum = 11;
-    # read 2 + 1 + min(4, 8) = 7
-    assert cost(F.negative_sampling, x, t, W, _sampler, 1)[:3] == (11, 7, 1)
+    # read 2 + 1 + min(4, 8) + 1 = 8
+    assert cost(F.negative_sampling, x, t, W, _sampler, 1)[:3] == (11, 8, 1)

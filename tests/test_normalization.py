@@ -22,6 +22,7 @@ def test_batch_normalization():
     # |x| = 24, C = 3 groups of 8. FMA: mean 24 + centre 24 + squares 24
     # + var div 3 + inv_std 3*3 + scale 24 + affine 24 = 132.
     # no FMA: 24 + 24 + 3*15 + 3 + 9 + 24 + 48 = 177. read 24 + 3 + 3
+    # (eps is folded into the per-channel scale: not a read)
     assert cost(F.batch_normalization, x, gamma, beta) == (132, 30, 24, p)
     assert cost(F.batch_normalization, x, gamma, beta, fma=False) == (
         177, 30, 24, p)
@@ -35,11 +36,12 @@ def test_batch_normalization_running_statistics():
     kw = {'running_mean': mean, 'running_var': var, 'eps': 1e-3,
           'decay': 0.5}
     # + 2 updates of 3 elements: 2*3*2 = 12 (FMA), 2*3*3 = 18 (no FMA);
-    # + 6 read, + 6 written
+    # + 6 read and decay (an operand of every update) 1 -> 30 + 7 = 37;
+    # + 6 written
     assert cost(F.batch_normalization, x, gamma, beta, **kw) == (
-        144, 36, 30, p)
+        144, 37, 30, p)
     assert cost(F.batch_normalization, x, gamma, beta, fma=False, **kw) == (
-        195, 36, 30, p)
+        195, 37, 30, p)
 
 
 def test_batch_normalization_batch1_and_axis():
@@ -66,7 +68,7 @@ def test_fixed_batch_normalization():
     gamma, beta, mean, var = _ones(3), _ones(3), _ones(3), _ones(3)
     args = (x, gamma, beta, mean, var)
     # |x| = 24: 24 FMA (48 without); read x + scale + shift = 24 + 2*3
-    # = 30; write 24
+    # = 30 (eps is folded into the scale); write 24
     assert cost(F.fixed_batch_normalization, *args) == (
         24, 30, 24, {'eps': 2e-5})
     assert cost(F.fixed_batch_normalization, *args, fma=False) == (
@@ -100,7 +102,8 @@ def test_batch_renormalization():
     # |x| = 24, C = 3. FMA: moments 24 + 24 + 24 + 3 = 75, per channel
     # (2 + 2 + 3 + 4)*3 = 33, division 24, 2 FMAs 48 -> 180.
     # no FMA: 24 + 24 + 45 + 3 = 96, 33, 24, 96 -> 249.
-    # read 24 + 3 + 3 + 6 = 36
+    # read 24 + 3 + 3 + 6 = 36 (eps, rmax and dmax only enter per-channel
+    # factors: not reads)
     assert cost(F.batch_renormalization, x, gamma, beta, 3, 5, **kw) == (
         180, 36, 24, p)
     assert cost(F.batch_renormalization, x, gamma, beta, 3, 5, fma=False,
@@ -116,11 +119,12 @@ def test_batch_renormalization_update_statistics():
     p = {'eps': 2e-5, 'rmax': 2.0, 'dmax': 1.0, 'decay': 0.8}
     # |x| = 6, C = 3 groups of 2. FMA: 6 + 6 + 6 + 3 = 21, 33, 6, 12 -> 72,
     # + updates 2*3*2 = 12 -> 84. no FMA: 6 + 6 + 9 + 3 = 24, 33, 6, 24
-    # -> 87, + 2*3*3 = 18 -> 105. read 6 + 6 + 6 = 18, write 6 + 6 = 12
+    # -> 87, + 2*3*3 = 18 -> 105. read 6 + 6 + 6 + 1 (decay) = 19,
+    # write 6 + 6 = 12
     assert cost(F.batch_renormalization, x, gamma, beta, 2, 1, **kw) == (
-        84, 18, 12, p)
+        84, 19, 12, p)
     assert cost(F.batch_renormalization, x, gamma, beta, 2, 1, fma=False,
-                **kw) == (105, 18, 12, p)
+                **kw) == (105, 19, 12, p)
 
 
 # DecorrelatedBatchNormalization / FixedDecorrelatedBatchNormalization
@@ -131,7 +135,8 @@ def test_decorrelated_batch_normalization():
     # g = 2, C = 2, m = 8, |x| = 32. FMA: mean 32 + centre 32, covariance
     # 8 dots of length 8 = 64, 8 div, 4 eps, eigh 9*2*8 = 144, pow 4,
     # U 8, projections 2*32 dots of length 2 = 128 -> 424.
-    # no FMA: 64 + 8*15 + 8 + 4 + 144 + 4 + 8 + 64*3 = 544
+    # no FMA: 64 + 8*15 + 8 + 4 + 144 + 4 + 8 + 64*3 = 544.
+    # read 32 (eps is added to the per-group covariance: not a read)
     assert cost(F.decorrelated_batch_normalization, x, groups=2) == (
         424, 32, 32, p)
     assert cost(F.decorrelated_batch_normalization, x, groups=2,
@@ -149,11 +154,11 @@ def test_decorrelated_batch_normalization_running_statistics():
     # + mean update 4*2 = 8 (4*3 = 12), projection V U: 8 dots of length 2
     # = 16 (8*3 = 24), its update 8*2 = 16 (8*3 = 24):
     # FMA 424 + 8 + 16 + 16 = 464, no FMA 544 + 12 + 24 + 24 = 604;
-    # read and write 32 + 4 + 8 = 44
+    # read 32 + 4 + 8 + 1 (decay) = 45, write 32 + 4 + 8 = 44
     assert cost(F.decorrelated_batch_normalization, x, **kw) == (
-        464, 44, 44, p)
+        464, 45, 44, p)
     assert cost(F.decorrelated_batch_normalization, x, fma=False,
-                **kw) == (604, 44, 44, p)
+                **kw) == (604, 45, 44, p)
 
 
 def test_fixed_decorrelated_batch_normalization():
@@ -180,7 +185,7 @@ def test_group_normalization():
     p = {'groups': 2, 'eps': 1e-5}
     # |x| = 24, R = 2*2 = 4 groups of 6. FMA: 24 + 24 + 24 + 4 + 12 + 24
     # + 24 = 136. no FMA: 24 + 24 + 4*11 + 4 + 12 + 24 + 48 = 180.
-    # read 24 + 4 + 4
+    # read 24 + 4 + 4 (eps is folded into the per-group scale)
     assert cost(F.group_normalization, x, 2, gamma, beta) == (
         136, 32, 24, p)
     assert cost(F.group_normalization, x, 2, gamma, beta, fma=False) == (
@@ -201,7 +206,8 @@ def test_group_normalization_batch1():
 def test_layer_normalization():
     x, gamma, beta = _x(3, 4), _ones(4), _ones(4)
     # |x| = 12, 3 rows of 4. FMA 5*12 + 4*3 = 72;
-    # no FMA 12 + 12 + 3*7 + 3 + 9 + 12 + 24 = 93. read 12 + 4 + 4
+    # no FMA 12 + 12 + 3*7 + 3 + 9 + 12 + 24 = 93. read 12 + 4 + 4 (eps is
+    # folded into the per-row scale)
     assert cost(F.layer_normalization, x, gamma, beta) == (
         72, 20, 12, {'eps': 1e-5})
     assert cost(F.layer_normalization, x, gamma, beta, fma=False) == (
@@ -219,10 +225,11 @@ def test_local_response_normalization():
     p = {'n': 5, 'k': 2.0, 'alpha': 1e-4, 'beta': 0.75}
     # |x| = 40, C = 5, 8 positions; windows (h = 2) of 3, 4, 5, 4, 3
     # channels -> 2 + 3 + 4 + 3 + 2 = 14 additions per position.
-    # FMA 4*40 + 14*8 = 272, no FMA 5*40 + 112 = 312
-    assert cost(F.local_response_normalization, x) == (272, 40, 40, p)
+    # FMA 4*40 + 14*8 = 272, no FMA 5*40 + 112 = 312.
+    # read 40 + 3 (k, alpha, beta: operands of every element)
+    assert cost(F.local_response_normalization, x) == (272, 43, 40, p)
     assert cost(F.local_response_normalization, x, fma=False) == (
-        312, 40, 40, p)
+        312, 43, 40, p)
     assert F.local_response_normalization(x).size == 40
 
 
@@ -231,16 +238,16 @@ def test_local_response_normalization_windows():
     # n = 3 (h = 1): windows 2, 3, 3, 3, 2 -> 8 additions per position:
     # 4*40 + 8*8 = 224
     assert cost(F.local_response_normalization, x, n=3)[:3] == (
-        224, 40, 40)
+        224, 43, 40)
     # n = 4 (h = 2, as the CPU code): same windows as n = 5 -> 272
     assert cost(F.local_response_normalization, x, n=4)[:3] == (
-        272, 40, 40)
+        272, 43, 40)
     x = _x(1, 2, 1, 1)
     # batch 1, C = 2, n = 5: both windows hold 2 channels -> 2 additions;
-    # 4*2 + 2 = 10
+    # 4*2 + 2 = 10; read 2 + 3
     p = {'n': 5, 'k': 1.0, 'alpha': 0.5, 'beta': 0.5}
     assert cost(F.local_response_normalization, x, k=1, alpha=0.5,
-                beta=0.5) == (10, 2, 2, p)
+                beta=0.5) == (10, 5, 2, p)
 
 
 # NormalizeL2
@@ -248,7 +255,8 @@ def test_local_response_normalization_windows():
 def test_normalize_l2():
     x = _x(2, 3)
     # R = 2 rows of 3: sums of squares 6 (FMA) / 2*5 = 10, 2 sqrt,
-    # 2 eps, 6 divisions: FMA 16, no FMA 20
+    # 2 eps, 6 divisions: FMA 16, no FMA 20; read 6 (eps is folded into
+    # the per-row divisor)
     assert cost(F.normalize, x) == (16, 6, 6, {'axis': 1, 'eps': 1e-5})
     assert cost(F.normalize, x, fma=False) == (
         20, 6, 6, {'axis': 1, 'eps': 1e-5})

@@ -5,9 +5,14 @@ Conventions shared by this module:
 * an elementary function (exp, expm1, log1p, tanh) on one element is 1 FLOP;
   a comparison (max, min, select) is 1 FLOP; the sigmoid is 4 FLOPs
   (negate, exp, add, divide);
-* a scalar hyper-parameter held by the node and fed to the kernel (slope,
-  cap, alpha, beta) is read once and counts 1 element of mread; numeric
-  literals hard-coded in the formula (0, 0.2, 0.5, 1) are not reads;
+* scalar constants, the rule of every calculator module: a scalar held by
+  the node (a hyper-parameter such as a slope, a cap, alpha or beta) that
+  is an operand of the per-element computation is read once and counts 1
+  element of mread; a scalar consumed only by per-channel, per-row or
+  per-group precomputation is folded into it and not counted (no
+  activation has one); numeric literals written in the formula (0, 0.2,
+  0.5, 1) are not reads. RReLU's bounds only serve to draw its slopes
+  (see below) and are not counted either;
 * a random array drawn by the function itself (RReLU's slopes) is treated
   as a given constant array: it is read once and its generation is free;
 * branchy formulas are counted as if every branch were evaluated on every

@@ -2,9 +2,17 @@
 
 Conventions shared by this module: an argmax over $c$ candidates costs
 $c - 1$ comparisons; a comparison, a select (``where``) and a bincount
-increment cost 1 FLOP each; a scalar hyper-parameter fed to the computation
-(``ignore_label``, ``beta``) is read once and counts 1 element of mread.
-Integer labels are counted like any other element.
+increment cost 1 FLOP each. Integer labels are counted like any other
+element.
+
+Scalar constants follow the rule of every calculator module: a scalar held
+by the node (a hyper-parameter such as ``ignore_label`` or ``beta``, or a
+class constant such as BinaryAccuracy's ignored label $-1$) that is an
+operand of the per-element computation is read once and counts 1 element
+of mread; a scalar consumed only by per-channel, per-row or per-group
+precomputation is folded into it and not counted; numeric literals written
+in the formula are not reads. ``label_num`` only sizes the bincounts (index
+arithmetic) and is not counted.
 """
 
 from chainer.functions.evaluation.accuracy import Accuracy

@@ -11,8 +11,17 @@ Conventions shared by the calculators of this module:
 * the max-subtraction and other rewrites that Chainer does for numerical
   stability are not counted: formulas are counted as written
   mathematically (e.g. $\log\mathrm{softmax}(x) = x - \log\sum\exp x$);
-* scalar hyper-parameters (margin, delta, ...) are compiled into the kernel:
-  they are reported in params and are not memory reads;
+* scalar constants, the rule of every calculator module: a scalar held by
+  the node (a hyper-parameter such as a margin or Huber's delta, or a class
+  constant such as ``ignore_label = -1``) that is an operand of the
+  per-element computation is read once and counts 1 element of mread; a
+  scalar consumed only by per-channel, per-row or per-group precomputation
+  is folded into it and not counted; numeric literals written in the
+  formula (the 1 of the hinge, a halving) are not reads. Here Huber's
+  delta, the margin of Contrastive and Triplet (an operand of every
+  sample's loss), the ignore labels and the $\epsilon$ of the KL
+  divergence count 1 each; CTC's blank symbol only builds the path labels
+  (index arithmetic) and is not counted;
 * mwrite counts the loss output only: the intermediate arrays Chainer keeps
   on the node for the backward pass (differences, cached softmax scores,
   lattices) are working buffers and are not counted.
@@ -33,17 +42,7 @@ from chainer.functions.loss.softmax_cross_entropy import SoftmaxCrossEntropy
 from chainer.functions.loss.squared_error import SquaredError
 from chainer.functions.loss.triplet import Triplet
 
-
-def _fma_cost(fma):
-    """FLOPs of one fusable multiply-add."""
-    return 1 if fma else 2
-
-
-def _dot_flops(n_dots, length, fma):
-    """FLOPs of ``n_dots`` dot products of ``length`` terms each."""
-    if length <= 0:
-        return 0
-    return n_dots * (length if fma else 2 * length - 1)
+from chainer_computational_cost.cost_calculators import dot_flops
 
 
 def _sum_flops(n, n_out=1):
@@ -136,7 +135,7 @@ def calc_mean_squared_error(func: MeanSquaredError, in_data, **kwargs):
     x0, x1 = in_data
     fma = kwargs.get('fma_1flop', True)
     n = x0.size
-    flops = n + _dot_flops(1, n, fma) + 1
+    flops = n + dot_flops(1, n, fma) + 1
     return (flops, n + x1.size, 1, {})
 
 
@@ -174,25 +173,26 @@ def calc_huber_loss(func: HuberLoss, in_data, **kwargs):
     `reduce='sum_along_second_axis'` the losses are summed along axis 1
     ($c$ = `x.shape[1]`), which costs $\|x\| - \|x\|/c$ additions and writes
     $\|x\|/c$ elements; with `reduce='no'` $\|x\|$ elements are written.
+    $\delta$, an operand of every element's loss, is read once.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $6 \|x\|$ (+ $\|x\| - \|x\|/c$ when summed) |
     | FLOPs (no FMA) | $7 \|x\|$ (+ $\|x\| - \|x\|/c$ when summed) |
-    | mread | $\|x\| + \|t\|$ |
+    | mread | $\|x\| + \|t\| + 1$ |
     | mwrite | $\|x\|/c$ (summed) or $\|x\|$ |
     | params | `delta`, `reduce` |
     """
     x, t = in_data
     fma = kwargs.get('fma_1flop', True)
     n = x.size
-    flops = (5 + _fma_cost(fma)) * n
+    flops = (6 if fma else 7) * n
     out = n
     if func.reduce == 'sum_along_second_axis':
         out = n // x.shape[1] if x.shape[1] else 0
         flops += _sum_flops(n, out)
     params = {'delta': float(func.delta), 'reduce': func.reduce}
-    return (flops, n + t.size, out, params)
+    return (flops, n + t.size + 1, out, params)
 
 
 def calc_contrastive(func: Contrastive, in_data, **kwargs):
@@ -206,25 +206,26 @@ def calc_contrastive(func: Contrastive, in_data, **kwargs):
     squares of length $K$ ($NK$ FLOPs with FMA, $N(2K - 1)$ without), then
     per sample a square root, $m - d$, a max, $1 - y$, a square, a product,
     the multiply-add $y d^2 + \ldots$ and the halving: 8 FLOPs with FMA, 9
-    without. `reduce='mean'` adds $N - 1$ additions and one division.
+    without. `reduce='mean'` adds $N - 1$ additions and one division. The
+    margin $m$, an operand of every sample's loss, is read once.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $2 \|x_0\| + 8N$ (+ $N$ for mean) |
     | FLOPs (no FMA) | $3 \|x_0\| + 8N$ (+ $N$ for mean) |
-    | mread | $\|x_0\| + \|x_1\| + \|y\|$ |
+    | mread | $\|x_0\| + \|x_1\| + \|y\| + 1$ |
     | mwrite | $1$ (mean) or $N$ |
     | params | `margin`, `reduce` |
     """
     x0, x1, y = in_data
     fma = kwargs.get('fma_1flop', True)
     n_batch, k = x0.shape
-    per_sample = 7 + _fma_cost(fma)
+    per_sample = 8 if fma else 9
     red_flops, out = _per_sample_reduce(n_batch, func.reduce)
-    flops = (x0.size + _dot_flops(n_batch, k, fma) + per_sample * n_batch
+    flops = (x0.size + dot_flops(n_batch, k, fma) + per_sample * n_batch
              + red_flops)
     params = {'margin': float(func.margin), 'reduce': func.reduce}
-    return (flops, x0.size + x1.size + y.size, out, params)
+    return (flops, x0.size + x1.size + y.size + 1, out, params)
 
 
 def calc_triplet(func: Triplet, in_data, **kwargs):
@@ -235,13 +236,14 @@ def calc_triplet(func: Triplet, in_data, **kwargs):
     With inputs of shape $(N, K)$: $2NK$ subtractions, then per sample
     $\sum_k (d^+_k)^2 - (d^-_k)^2$ as $2K$ chained multiply-adds ($2K$
     FLOPs with FMA, $4K - 1$ without), the margin addition and the max.
-    `reduce='mean'` adds $N - 1$ additions and one division.
+    `reduce='mean'` adds $N - 1$ additions and one division. The margin $m$,
+    an operand of every sample's loss, is read once.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $4 \|a\| + 2N$ (+ $N$ for mean) |
     | FLOPs (no FMA) | $6 \|a\| + N$ (+ $N$ for mean) |
-    | mread | $\|a\| + \|p\| + \|n\|$ |
+    | mread | $\|a\| + \|p\| + \|n\| + 1$ |
     | mwrite | $1$ (mean) or $N$ |
     | params | `margin`, `reduce` |
     """
@@ -249,9 +251,9 @@ def calc_triplet(func: Triplet, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', True)
     n_batch, k = anchor.shape
     red_flops, out = _per_sample_reduce(n_batch, func.reduce)
-    flops = (2 * anchor.size + _dot_flops(n_batch, 2 * k, fma)
+    flops = (2 * anchor.size + dot_flops(n_batch, 2 * k, fma)
              + 2 * n_batch + red_flops)
-    mread = anchor.size + positive.size + negative.size
+    mread = anchor.size + positive.size + negative.size + 1
     params = {'margin': float(func.margin), 'reduce': func.reduce}
     return (flops, mread, out, params)
 
@@ -261,9 +263,9 @@ def _covariance_flops(n_centred, n, m, k, half_squared_sum, fma):
     (column means and subtractions), the ``(m, k)`` product of the centred
     matrices divided by ``n``, and optionally half its squared Frobenius
     norm."""
-    flops = 2 * n_centred + _dot_flops(m * k, n, fma) + m * k
+    flops = 2 * n_centred + dot_flops(m * k, n, fma) + m * k
     if half_squared_sum:
-        flops += _dot_flops(1, m * k, fma) + 1
+        flops += dot_flops(1, m * k, fma) + 1
     return flops
 
 
@@ -336,6 +338,7 @@ def calc_hinge(func: Hinge, in_data, **kwargs):
     With $x$ of shape $(N, K)$: $N$ negations of the target scores, then per
     element an addition and a max, plus a square for `norm='L2'` ($p = 2$).
     `reduce='mean'` sums all $\|x\|$ losses and divides once by $N$.
+    The 1 of the formula is a literal, not a read.
 
     | Item | Value |
     |:-----|:------|
@@ -365,26 +368,27 @@ def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
     masking: 5 FLOPs with FMA, 6 without. The reduction costs $r = n$ for
     `reduce='mean'` (sum and one scaling), $r = 2n$ when `normalize=True`
     also counts the valid labels and clamps the count to at least 1, and
-    $r = 0$ for `reduce='no'`.
+    $r = 0$ for `reduce='no'`. The ignore label (the class constant $-1$),
+    an operand of every element's test, is read once.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $5n + r$ |
     | FLOPs (no FMA) | $6n + r$ |
-    | mread | $\|x\| + \|t\|$ |
+    | mread | $\|x\| + \|t\| + 1$ |
     | mwrite | $1$ (mean) or $n$ |
     | params | `normalize`, `reduce` |
     """
     x, t = in_data
     fma = kwargs.get('fma_1flop', True)
     n = x.size
-    flops = (4 + _fma_cost(fma)) * n
+    flops = (5 if fma else 6) * n
     out = n
     if func.reduce == 'mean':
         flops += _masked_mean_flops(n, func.normalize)
         out = 1
     params = {'normalize': bool(func.normalize), 'reduce': func.reduce}
-    return (flops, n + t.size, out, params)
+    return (flops, n + t.size + 1, out, params)
 
 
 def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
@@ -399,7 +403,8 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     position, a subtraction per element).
 
     With integer labels $t$ ($\|t\| = M$), the gather is data movement; the
-    ignore-label test and the masking cost $2M$; a `class_weight` ($C$
+    ignore-label test and the masking cost $2M$ (`ignore_label`, an operand
+    of every label's test, is read once); a `class_weight` ($C$
     elements read) costs $M$ multiplications; the reduction costs $r = 2M$
     for `reduce='mean'` with `normalize=True` (sum, count of the valid
     labels, clamp to 1, scaling with the sign folded in), $r = M$ with
@@ -408,7 +413,8 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     With a soft target (float $t$ shaped as $x$, Chainer >= 7), each
     position costs a dot product $t \cdot \log y$ of length $C$ ($\|x\|$
     with FMA, $2\|x\| - M$ without), plus $3\|x\|$ for
-    $\log(t + \epsilon) - \log y$ when `soft_target_loss='kl-divergence'`;
+    $\log(t + \epsilon) - \log y$ when `soft_target_loss='kl-divergence'`
+    (the class constant $\epsilon$, added to every element, is read once);
     the reduction costs $r' = M$ for `reduce='mean'`, $M$ negations for the
     cross-entropy with `reduce='no'`, 0 for the KL divergence with
     `reduce='no'`. The softmax cached for backward (`cache_score=True`) is
@@ -419,7 +425,8 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     | FLOPs, labels | $3\|x\| + 2M + r$ (+ $M$ with `class_weight`) |
     | FLOPs, soft target (FMA) | $4\|x\| + r'$ (+ $3\|x\|$ for KL) |
     | FLOPs, soft target (no FMA) | $5\|x\| - M + r'$ (+ $3\|x\|$ for KL) |
-    | mread | $\|x\| + \|t\|$ (+ $C$ with `class_weight`) |
+    | mread, labels | $\|x\| + \|t\| + 1$ (+ $C$ with `class_weight`) |
+    | mread, soft target | $\|x\| + \|t\|$ (+ 1 for KL) |
     | mwrite | $1$ (mean) or $M$ |
     | params | `reduce`, `normalize`, `ignore_label`, `class_weight` (bool) |
     | params, soft target | `reduce`, `soft_target_loss` |
@@ -438,15 +445,17 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     if t.dtype.kind == 'f':
         loss_kind = getattr(func, 'soft_target_loss', 'cross-entropy')
         params = {'reduce': func.reduce, 'soft_target_loss': loss_kind}
-        flops += _dot_flops(m, n_class, fma)
+        flops += dot_flops(m, n_class, fma)
         if loss_kind == 'kl-divergence':
             flops += 3 * n
+            mread += 1
         elif not mean:
             flops += m
         if mean:
             flops += _sum_flops(m) + 1
     else:
         flops += 2 * m
+        mread += 1
         if func.class_weight is not None:
             flops += m
             mread += func.class_weight.size
@@ -472,7 +481,8 @@ def calc_connectionist_temporal_classification(
     transition masks are index arithmetic). The loss is a log-sum-exp over
     the $S$ states plus a negation per sample ($B(2S + 1)$), and
     `reduce='mean'` adds $B$. Lattices kept for backward are not counted as
-    writes.
+    writes. The blank symbol only builds the path labels (index
+    arithmetic): it is not counted as a read.
 
     | Item | Value |
     |:-----|:------|
@@ -508,13 +518,15 @@ def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
     score, per score an exp and a log1p, and $K - 1$ additions per sample;
     `reduce='sum'` adds $B - 1$. Drawing the samples (the user's sampler)
     is not counted. The gathered rows of $W$ are read once each, bounded by
-    $\|W\|$ (duplicates cannot be known without reading the samples).
+    $\|W\|$ (duplicates cannot be known without reading the samples). The
+    ignore label (the class constant $-1$), an operand of every sample's
+    test, is read once.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $BKD + 3BK + B$ (+ $B - 1$ for sum) |
     | FLOPs (no FMA) | $2BKD + 2BK + B$ (+ $B - 1$ for sum) |
-    | mread | $\|x\| + \|t\| + \min(BKD, \|W\|)$ |
+    | mread | $\|x\| + \|t\| + \min(BKD, \|W\|) + 1$ |
     | mwrite | $1$ (sum) or $B$ |
     | params | `sample_size`, `reduce` |
     """
@@ -522,12 +534,12 @@ def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
     fma = kwargs.get('fma_1flop', True)
     n_batch, dim = x.shape
     k = func.sample_size + 1
-    flops = (_dot_flops(n_batch * k, dim, fma) + 2 * n_batch
+    flops = (dot_flops(n_batch * k, dim, fma) + 2 * n_batch
              + 2 * n_batch * k + _sum_flops(n_batch * k, n_batch))
     out = n_batch
     if func.reduce == 'sum':
         flops += _sum_flops(n_batch)
         out = 1
-    mread = x.size + t.size + min(n_batch * k * dim, W.size)
+    mread = x.size + t.size + min(n_batch * k * dim, W.size) + 1
     params = {'sample_size': int(func.sample_size), 'reduce': func.reduce}
     return (flops, mread, out, params)

@@ -7,6 +7,15 @@ given constant array. It is read once where it is used, and drawing it
 writes nothing: only the arithmetic that applies it is counted. Such
 functions only create a node in training mode (``F.dropout`` and
 ``F.zoneout`` return their input unchanged otherwise).
+
+Scalar constants follow the rule of every calculator module: a scalar held
+by the node that is an operand of the per-element computation is read once
+and counts 1 element of mread; a scalar consumed only by per-channel,
+per-row or per-group precomputation is folded into it and not counted;
+numeric literals written in the formula are not reads. Here the scale
+$1/(1 - ratio)$ of SimplifiedDropconnect multiplies every weight and counts
+1; the ratios of Dropout and Zoneout only serve to draw the random arrays
+and are not counted.
 """
 
 from chainer.functions.noise.dropout import Dropout

@@ -15,8 +15,19 @@ Conventions shared by the calculators of this module (the same as in
   multiplication and a multiply-add per element and is read and written
   once (scalar factors such as $(1 - \rho)$ and the unbiasing factor are
   folded);
-* scalar hyper-parameters (eps, decay, ...) are compiled into the kernel:
-  they are reported in params and are not memory reads;
+* scalar constants, the rule of every calculator module: a scalar held by
+  the node (a hyper-parameter such as a slope, a margin or an eps) that is
+  an operand of the per-element computation is read once and counts 1
+  element of mread; a scalar consumed only by per-channel, per-row or
+  per-group precomputation is folded into it and not counted; numeric
+  literals written in the formula are not reads. Here every $\epsilon$ is
+  added to a per-channel, per-group, per-row or per-slice statistic before
+  the factor applied to the elements is formed, so it is not counted (nor
+  are BatchRenormalization's `rmax` and `dmax`, which clip per-channel
+  factors); LocalResponseNormalization's $k$, $\alpha$ and $\beta$ enter
+  every element's computation and count 1 each; `decay` is an operand of
+  the element-wise update of the running statistics (results, not
+  precomputation) and counts 1 when they are updated;
 * mwrite counts the output and the running statistics updated in place;
   the per-group statistics Chainer keeps on the node for backward (mean,
   inverse std, eigenvectors, ...) are small working buffers, not counted.
@@ -42,9 +53,8 @@ from chainer.functions.normalization.layer_normalization import \
 from chainer.functions.normalization.local_response_normalization import \
     LocalResponseNormalization
 
+from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import prod
-from chainer_computational_cost.cost_calculators.loss import _dot_flops
-from chainer_computational_cost.cost_calculators.loss import _fma_cost
 
 
 #: FLOPs of the symmetric eigendecomposition (eigenvalues and eigenvectors)
@@ -58,7 +68,7 @@ def _moments_flops(n, groups, fma):
     into ``groups`` equal groups: mean, centring, sum of squares, division.
     """
     length = n // groups if groups else 0
-    return 2 * n + _dot_flops(groups, length, fma) + groups
+    return 2 * n + dot_flops(groups, length, fma) + groups
 
 
 def _standardize_flops(n, groups, fma):
@@ -67,12 +77,12 @@ def _standardize_flops(n, groups, fma):
     the moments, $1/\sqrt{\sigma^2 + \epsilon}$ per group, the scaling and
     the affine multiply-add per element."""
     return (_moments_flops(n, groups, fma) + 3 * groups
-            + n + _fma_cost(fma) * n)
+            + (2 if fma else 3) * n)
 
 
 def _running_update_flops(size, fma):
     """FLOPs of one running-average update of ``size`` elements."""
-    return (1 + _fma_cost(fma)) * size
+    return (2 if fma else 3) * size
 
 
 def _float(value):
@@ -101,13 +111,14 @@ def calc_batch_normalization(func: BatchNormalization, in_data, **kwargs):
     channels, then every element is centred, scaled and mapped by the
     affine multiply-add. When running statistics are given, the running
     mean and variance ($C$ elements each) are updated in place (read and
-    written once, $2C$ FLOPs each with FMA, $3C$ without).
+    written once, $2C$ FLOPs each with FMA, $3C$ without) and `decay` is
+    read once; $\epsilon$ is folded into the per-channel scale.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $5 \|x\| + 4C$ (+ $4C$ with running statistics) |
     | FLOPs (no FMA) | $7 \|x\| + 3C$ (+ $6C$ with running statistics) |
-    | mread | $\|x\| + \|\gamma\| + \|\beta\|$ (+ $2C$ with running stats) |
+    | mread | $\|x\| + \|\gamma\| + \|\beta\|$ (+ $2C+1$ with running stats) |
     | mwrite | $\|x\|$ (+ $2C$ with running statistics) |
     | params | `eps`, `axis`; `decay` with running statistics |
     """
@@ -120,7 +131,7 @@ def calc_batch_normalization(func: BatchNormalization, in_data, **kwargs):
     params = {'eps': _float(func.eps), 'axis': _bn_axis(func, x, gamma)}
     if func.running_mean is not None:
         flops += 2 * _running_update_flops(c, fma)
-        mread += 2 * c
+        mread += 2 * c + 1
         mwrite += 2 * c
         params['decay'] = _float(func.decay)
     return (flops, mread, mwrite, params)
@@ -139,8 +150,9 @@ def calc_fixed_batch_normalization(func: FixedBatchNormalization, in_data,
     one multiply-add per element, reading $x$ and the per-channel scale $s$
     and shift $b$. $s$ and $b$ depend only on constant parameters and can
     be folded ahead of time, so their preparation (reading $\gamma$,
-    $\beta$, $m$, $v$ and about $4C$ FLOPs) is not counted. This matches
-    the published ResNet50 figures of the original tool.
+    $\beta$, $m$, $v$ and about $4C$ FLOPs) is not counted, and
+    $\epsilon$ is folded into $s$. This matches the published ResNet50
+    figures of the original tool.
 
     | Item | Value |
     |:-----|:------|
@@ -152,7 +164,7 @@ def calc_fixed_batch_normalization(func: FixedBatchNormalization, in_data,
     """
     x, gamma = in_data[:2]
     fma = kwargs.get('fma_1flop', True)
-    return (_fma_cost(fma) * x.size, x.size + 2 * gamma.size, x.size,
+    return ((1 if fma else 2) * x.size, x.size + 2 * gamma.size, x.size,
             {'eps': _float(func.eps)})
 
 
@@ -169,13 +181,15 @@ def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
     $d = \mathrm{clip}((\mu - \mu_R) / \sigma_R)$ (4); per element a
     division and two multiply-adds. The running statistics are always read;
     with `update_statistics=True` they are also updated in place ($4C$
-    FLOPs with FMA, $6C$ without, $2C$ written).
+    FLOPs with FMA, $6C$ without, $2C$ written) and `decay` is read once.
+    $\epsilon$, `rmax` and `dmax` only enter the per-channel factors and
+    are not counted.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $6 \|x\| + 12C$ (+ $4C$ when updating) |
     | FLOPs (no FMA) | $9 \|x\| + 11C$ (+ $6C$ when updating) |
-    | mread | $\|x\| + \|\gamma\| + \|\beta\| + 2C$ |
+    | mread | $\|x\| + \|\gamma\| + \|\beta\| + 2C$ (+ 1 when updating) |
     | mwrite | $\|x\|$ (+ $2C$ when updating) |
     | params | `eps`, `rmax`, `dmax`; `decay` when updating |
     """
@@ -183,13 +197,14 @@ def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
     fma = kwargs.get('fma_1flop', True)
     n, c = x.size, gamma.size
     flops = (_moments_flops(n, c, fma) + (2 + 2 + 3 + 4) * c
-             + n + 2 * _fma_cost(fma) * n)
+             + (3 if fma else 5) * n)
     mread = n + c + beta.size + 2 * c
     mwrite = n
     params = {'eps': _float(func.eps), 'rmax': _float(func.rmax),
               'dmax': _float(func.dmax)}
     if func.update_statistics:
         flops += 2 * _running_update_flops(c, fma)
+        mread += 1
         mwrite += 2 * c
         params['decay'] = _float(func.decay)
     return (flops, mread, mwrite, params)
@@ -221,13 +236,14 @@ def calc_decorrelated_batch_normalization(
     products of length $C$). Running statistics, when given, are updated
     in place: the mean ($gC$ elements, $2gC$ FLOPs with FMA, $3gC$ without)
     and the projection $V U$ ($gC^2$ dot products of length $C$, then the
-    update of $gC^2$ elements).
+    update of $gC^2$ elements); `decay` is then read once. $\epsilon$,
+    added to the per-group covariance, is not counted.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $(3C + 2)\|x\| + 9gC^3 + 2gC^2 + 2gC$ (+ running) |
     | FLOPs (no FMA) | $6C\|x\| + 9gC^3 + gC^2 + 2gC$ (+ running) |
-    | mread | $\|x\|$ (+ sizes of the running statistics) |
+    | mread | $\|x\|$ (+ sizes of the running statistics + 1) |
     | mwrite | $\|x\|$ (+ sizes of the running statistics) |
     | params | `groups`, `eps`; `decay` with running statistics |
     """
@@ -235,9 +251,9 @@ def calc_decorrelated_batch_normalization(
     fma = kwargs.get('fma_1flop', True)
     n = x.size
     g, c, m = _dbn_shape(x, func.groups)
-    covariance = _dot_flops(g * c * c, m, fma) + g * c * c + g * c
+    covariance = dot_flops(g * c * c, m, fma) + g * c * c + g * c
     eigen = _EIGH_FLOPS_PER_N3 * g * c ** 3
-    whitening = g * c + g * c * c + _dot_flops(2 * n, c, fma)
+    whitening = g * c + g * c * c + dot_flops(2 * n, c, fma)
     flops = 2 * n + covariance + eigen + whitening
     mread = mwrite = n
     params = {'groups': int(func.groups), 'eps': _float(func.eps)}
@@ -248,11 +264,12 @@ def calc_decorrelated_batch_normalization(
         mwrite += size
     if func.running_projection is not None:
         size = func.running_projection.size
-        flops += (_dot_flops(g * c * c, c, fma)
+        flops += (dot_flops(g * c * c, c, fma)
                   + _running_update_flops(size, fma))
         mread += size
         mwrite += size
     if func.running_mean is not None or func.running_projection is not None:
+        mread += 1
         params['decay'] = _float(func.decay)
     return (flops, mread, mwrite, params)
 
@@ -279,7 +296,7 @@ def calc_fixed_decorrelated_batch_normalization(
     fma = kwargs.get('fma_1flop', True)
     n = x.size
     c = _dbn_shape(x, func.groups)[1]
-    flops = n + _dot_flops(n, c, fma)
+    flops = n + dot_flops(n, c, fma)
     return (flops, n + mean.size + projection.size, n,
             {'groups': int(func.groups)})
 
@@ -291,7 +308,8 @@ def calc_group_normalization(func: GroupNormalization, in_data, **kwargs):
 
     The statistics are taken over each of the $R = B g$ groups (batch size
     $B$ = `x.shape[0]`, $g$ = `groups`), then every element is centred,
-    scaled and mapped by the per-channel affine multiply-add.
+    scaled and mapped by the per-channel affine multiply-add. $\epsilon$
+    is folded into the per-group scale.
 
     | Item | Value |
     |:-----|:------|
@@ -316,7 +334,7 @@ def calc_layer_normalization(func: LayerNormalization, in_data, **kwargs):
 
     $x$ has shape $(B, K)$: the statistics are taken over each of the $B$
     rows, then every element is centred, scaled and mapped by the affine
-    multiply-add.
+    multiply-add. $\epsilon$ is folded into the per-row scale.
 
     | Item | Value |
     |:-----|:------|
@@ -353,12 +371,14 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
     multiplication; the window sums over the $C$ = `x.shape[1]` channels
     (clipped at the edges) cost, per position of the $\|x\|/C$ batch and
     spatial positions, $A = 2 \sum_{i=1}^{h} \max(C - i, 0)$ additions.
+    $k$, $\alpha$ and $\beta$ enter every element's computation: each is
+    read once ($n$ only sizes the windows).
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $4 \|x\| + A \|x\| / C$ |
     | FLOPs (no FMA) | $5 \|x\| + A \|x\| / C$ |
-    | mread | $\|x\|$ |
+    | mread | $\|x\| + 3$ |
     | mwrite | $\|x\|$ |
     | params | `n`, `k`, `alpha`, `beta` |
     """
@@ -367,11 +387,11 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
     n = x.size
     channels = x.shape[1]
     positions = n // channels if channels else 0
-    flops = ((3 + _fma_cost(fma)) * n
+    flops = ((4 if fma else 5) * n
              + _lrn_window_additions(channels, func.n // 2) * positions)
     params = {'n': int(func.n), 'k': _float(func.k),
               'alpha': _float(func.alpha), 'beta': _float(func.beta)}
-    return (flops, n, n, params)
+    return (flops, n + 3, n, params)
 
 
 def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
@@ -382,7 +402,8 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     The norm is taken over `axis` for each of the $R$ = $\|x\|$ / (size of
     the normalised axes) slices: a sum of squares per slice ($\|x\|$ FLOPs
     with FMA, $2\|x\| - R$ without), a square root and the addition of
-    $\epsilon$ per slice, and a division per element.
+    $\epsilon$ per slice (folded into the per-slice divisor: not a read),
+    and a division per element.
 
     | Item | Value |
     |:-----|:------|
@@ -398,6 +419,6 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     axes = tuple(int(a) for a in func.axis)
     length = prod(x.shape[a] for a in axes)
     slices = n // length if length else 0
-    flops = _dot_flops(slices, length, fma) + 2 * slices + n
+    flops = dot_flops(slices, length, fma) + 2 * slices + n
     axis = axes[0] if len(axes) == 1 else axes
     return (flops, n, n, {'axis': axis, 'eps': _float(func.eps)})
