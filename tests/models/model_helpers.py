@@ -1,5 +1,6 @@
 """Shared helpers for the real-model suite."""
 
+import contextlib
 import warnings
 
 import chainer
@@ -22,4 +23,44 @@ def run_model(model, *inputs, train=False, fma_1flop=True, backprop=False):
                                        strict=True) as cch:
                 model(*inputs)
     assert cch.ignored_layers == {}
+    return cch
+
+
+@contextlib.contextmanager
+def recorded_outputs():
+    """Record what Chainer itself returns from every function call.
+
+    Yields a list that receives, for each ``FunctionNode.apply`` call in
+    call order, ``(class name, [output shapes])``: the shapes of the
+    Variables Chainer returns, independent of the hook's own probe.  An
+    old-style ``chainer.Function`` is named after the wrapped function, as
+    the hook names it.
+    """
+    calls = []
+    original = chainer.FunctionNode.apply
+
+    def apply(self, inputs):
+        outputs = original(self, inputs)
+        func = self
+        if isinstance(self, chainer.function.FunctionAdapter):
+            func = self.function
+        calls.append((type(func).__name__, [y.shape for y in outputs]))
+        return outputs
+
+    chainer.FunctionNode.apply = apply
+    try:
+        yield calls
+    finally:
+        chainer.FunctionNode.apply = original
+
+
+def run_model_checked(model, *inputs, **kwargs):
+    """``run_model``, then check the hook's records call by call against
+    what Chainer returned: same function types in the same order, and the
+    recorded ``output_shapes`` equal to the shapes of the real outputs."""
+    with recorded_outputs() as calls:
+        cch = run_model(model, *inputs, **kwargs)
+    seen = [(r['type'], r['output_shapes'])
+            for name, r in cch.layer_report.items() if name != 'total']
+    assert seen == calls
     return cch
