@@ -178,7 +178,7 @@ class ComputationalCostHook(chainer.FunctionHook):
         self._warned = set()
         # id(node) -> probe between a node's pre- and post-processing.
         self._pending = {}
-        # One copy of each shape tuple and stack seen; see postprocess.
+        # One copy of each shape tuple seen; see forward_postprocess.
         self._interned = {}
         # The frame that entered the ``with`` block, as (id, code), and the
         # stack outside it; see forward_postprocess.
@@ -218,16 +218,17 @@ class ComputationalCostHook(chainer.FunctionHook):
         # This runs once per function call of the user's forward pass:
         # keep it lean (see benchmarks/overhead.py).
         probe = self._pending.pop(id(function), None)
-        # Identical shapes and call sites recur all the time (loops, repeated
-        # blocks): keeping one copy of each means the duplicates die at once
-        # and the records give the garbage collector little to traverse.
+        # Identical shapes recur all the time (loops, repeated blocks):
+        # keeping one copy of each means the duplicates die at once and the
+        # records give the garbage collector less to traverse.  (Stacks are
+        # not interned: hashing code objects costs microseconds.)
         intern = self._interned.setdefault
         out_shapes = None if probe is None else intern(
             probe.output_shapes, probe.output_shapes)
         # Frames outside the ``with`` block are the same for every call:
         # walk only up to the block's frame, and share the rest.
         inner, met = _walk(sys._getframe(1), self._entry)
-        stack = intern(inner, inner), self._outer if met else ()
+        stack = inner, self._outer if met else ()
         func = function_object(function)
         cls = type(func)
         type_name = cls.__name__
