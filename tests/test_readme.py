@@ -1,0 +1,40 @@
+"""The README's Python examples run, in order, and print what it says."""
+
+import contextlib
+import io
+import os
+import re
+import warnings
+
+import pytest
+
+README = os.path.join(os.path.dirname(__file__), os.pardir, 'README.md')
+
+
+def _python_blocks():
+    with open(README) as f:
+        text = f.read()
+    return re.findall(r'```python\n(.*?)```', text, re.S)
+
+
+@pytest.mark.slow
+def test_readme_examples_run_and_print_what_they_claim():
+    blocks = _python_blocks()
+    assert len(blocks) >= 4
+    namespace = {'__name__': 'readme'}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        warnings.simplefilter('error', UserWarning)
+        # The custom-calculator example overrides a built-in on purpose.
+        warnings.filterwarnings('ignore', 'overriding the built-in')
+        for block in blocks:
+            exec(compile(block, README, 'exec'), namespace)
+    text = out.getvalue()
+    # quick start: the seed's first and last rows
+    assert '|Convolution2DFunction-1|0.087|0.001|0.012|0.013|\n' in text
+    assert '|total|15.488|0.623|0.107|0.729|\n' in text
+    # the values the README quotes in comments
+    assert '86704128 609280 12845056\n' in text
+    assert ("{'k': 3, 's': 1, 'p': 1, 'd': 1, 'groups': 1, "
+            "'nobias': False}\n") in text
+    assert '\n48\n' in text
