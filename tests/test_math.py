@@ -26,6 +26,7 @@ from chainer.functions.math.ndtri import Ndtri
 from chainer.functions.math.polygamma import PolyGamma
 
 from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import resolve_target
 from chainer_computational_cost.cost_calculators import validate_cost
 from helpers import cost
 
@@ -386,3 +387,16 @@ def test_rsqrt_gpu_costs_like_the_cpu_path():
     # 10 elements: a sqrt and a reciprocal each
     assert calculators[RsqrtGPU](RsqrtGPU(), (x,), fma_1flop=True) == (
         20, 10, 10, {})
+
+
+@pytest.mark.skipif(
+    resolve_target('chainer.functions.math.squared_difference.'
+                   'SquaredDifference') is None,
+    reason='SquaredDifference is a function node only in Chainer 6')
+def test_squared_difference_chainer6():
+    a = np.ones((2, 3), dtype=np.float32)
+    b = np.ones((2, 3), dtype=np.float32)
+    # |y| = 6: FLOPs 2*6 = 12; mread 6+6 = 12; mwrite 6
+    for fma in (True, False):
+        assert cost(F.squared_difference, a, b, fma=fma,
+                    kind='SquaredDifference') == (12, 12, 6, {})

@@ -109,6 +109,25 @@ def test_max_pooling_with_indexes_more_outputs_than_inputs():
     assert run().size == 9
 
 
+@pytest.mark.skipif(
+    resolve_target('chainer.functions.pooling.max_pooling_2d.'
+                   'MaxPooling2DWithIndexes') is None,
+    reason='MaxPooling2DWithIndexes exists only in Chainer 6')
+def test_max_pooling_2d_with_indexes_chainer6():
+    from chainer.functions.pooling import max_pooling_2d as mp2d
+    x = _x(2, 3, 5, 5)
+
+    def run():
+        pool = mp2d.MaxPooling2D(2, 2, 0, True)
+        pool.apply((x,))
+        return mp2d.MaxPooling2DWithIndexes(pool).apply((x,))[0]
+    # cover_all: out (5-2+2-1)//2+1 = 3: |y| = 2*3*9 = 54
+    # mread min(150, 54) + 54 = 108; no FLOPs
+    assert cost(run, kind='MaxPooling2DWithIndexes') == (
+        0, 108, 54, _window(2, 2, 0))
+    assert run().size == 54
+
+
 # AveragePooling2D
 
 def test_average_pooling_2d_resnet_reference():

@@ -168,6 +168,27 @@ def calc_sub(func: Sub, in_data, **kwargs):
     return _elementwise(in_data)
 
 
+def calc_squared_difference(
+        func: 'chainer.functions.math.squared_difference.SquaredDifference',
+        in_data, **kwargs):
+    r"""SquaredDifference
+
+    $$y = (a - b)^2$$
+
+    Chainer 6's `F.squared_difference` (Chainer 7 composes it from Sub and
+    a power): a subtraction and a multiplication per element; $a$ and $b$
+    have the same shape.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $2 \|y\|$ |
+    | mread | $\|a\| + \|b\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data, flops_per_elem=2)
+
+
 def calc_mul(func: Mul, in_data, **kwargs):
     r"""Mul
 

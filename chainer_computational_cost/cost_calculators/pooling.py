@@ -149,6 +149,33 @@ def calc_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes, in_data,
     return (0, mread, y_size, _window_params(ksize, stride, pad))
 
 
+def calc_max_pooling_2d_with_indexes(
+        func: 'chainer.functions.pooling.max_pooling_2d.'
+              'MaxPooling2DWithIndexes',
+        in_data, **kwargs):
+    r"""MaxPooling2DWithIndexes
+
+    $$y_{n,c,i,j} = x_{n,c,i s_y + \mathrm{idx}_{n,c,i,j} / k_w - p_h, j s_x + \mathrm{idx}_{n,c,i,j} \bmod k_w - p_w}$$
+
+    Chainer 6's counterpart of MaxPoolingNDWithIndexes (the double
+    backward of 2-D max pooling), with the same model: a gather, 0 FLOPs,
+    reading the indices and at most $\min(\|x\|, \|y\|)$ selected
+    elements.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\min(\|x\|, \|y\|) + \|y\|$ |
+    | mwrite | $\|y\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    """  # NOQA
+    x, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    y_size = _pooled_size(x.shape, ksize, stride, pad, func.cover_all)
+    return (0, min(x.size, y_size) + y_size, y_size,
+            _window_params(ksize, stride, pad))
+
+
 def calc_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     r"""AveragePooling2D
 
