@@ -145,13 +145,33 @@ def test_deconv2d_bias_batch2():
 def test_deconv2d_outsize_nobias_batch1():
     x, W = _x(1, 2, 2, 2), _x(2, 1, 2, 2)
     # outsize (5, 5): |y| = 1*1*25 = 25; P = 8*1*2*2 = 32
-    # FMA 32; no FMA 64 - 25 = 39; mread 8 + 8 = 16
+    # products reach rows/columns 0..2*(2-1)+2-1 = 3: |y_r| = 4*4 = 16
+    # (the last row and column get nothing)
+    # FMA 32; no FMA 64 - 16 = 48; mread 8 + 8 = 16
     kw = dict(stride=2, outsize=(5, 5))
     expected = _conv_params(2, 2, 0, nobias=True)
     assert cost(F.deconvolution_2d, x, W, **kw) == (32, 16, 25, expected)
     assert cost(F.deconvolution_2d, x, W, fma=False, **kw) == (
-        39, 16, 25, expected)
+        48, 16, 25, expected)
     assert F.deconvolution_2d(x, W, **kw).size == 25
+
+
+def test_deconv2d_stride_beyond_kernel_leaves_gaps():
+    x, W = _x(1, 1, 2, 2), _x(1, 1, 1, 1)
+    # out 2*(2-1)+1 = 3: |y| = 9; P = 4*1*1 = 4
+    # reached positions 0 and 2 per axis: |y_r| = 2*2 = 4
+    # FMA 4; no FMA 2*4 - 4 = 4 (four multiplications, no addition)
+    expected = _conv_params(1, 2, 0, nobias=True)
+    assert cost(F.deconvolution_2d, x, W, stride=2) == (4, 5, 9, expected)
+    assert cost(F.deconvolution_2d, x, W, stride=2, fma=False) == (
+        4, 5, 9, expected)
+    # dilation 3, kernel 2, stride 1 on 2 inputs: positions {0,1} + {0,3}
+    # = {0,1,3,4} of out (2-1)+3*(2-1)+1 = 5 (1-D)
+    # P = 2*2 = 4; |y_r| = 4; no FMA 8 - 4 = 4
+    x1, W1 = _x(1, 1, 2), _x(1, 1, 2)
+    expected = _conv_params(2, 1, 0, d=3, nobias=True)
+    assert cost(F.deconvolution_nd, x1, W1, dilate=3, fma=False) == (
+        4, 4, 5, expected)
 
 
 def test_deconv2d_groups_dilate():

@@ -71,6 +71,21 @@ def _conv_cost(x, W, b, stride, pad, dilate, cover_all, groups, fma):
     return (flops, mread, n_out, params)
 
 
+def _reached(size, k, s, p, d, out):
+    """Number of the ``out`` output positions of a transposed convolution
+    axis that receive at least one product: the positions
+    ``i * s + u * d - p`` for inputs ``i < size`` and taps ``u < k``.
+
+    Every position is reached when the (dilated) taps leave no gap between
+    strides; otherwise, when the stride exceeds the kernel, they are
+    counted one by one (there are at most ``size * k`` of them).
+    """
+    if d == 1 and k >= s:
+        return max(0, min(out, s * (size - 1) + k - p))
+    return len({i * s + u * d - p for i in range(size) for u in range(k)}
+               & set(range(out)))
+
+
 def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):
     """Cost of an N-dimensional transposed convolution, any N.
 
@@ -82,12 +97,16 @@ def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):
     out_dims = [deconv_out_size(size, k, s, p, d=d) if out is None else out
                 for size, k, s, p, d, out
                 in zip(x.shape[2:], ksize, stride, pad, dilate, out_dims)]
-    n_out = x.shape[0] * W.shape[1] * groups * prod(out_dims)
+    per_sample = W.shape[1] * groups
+    n_out = x.shape[0] * per_sample * prod(out_dims)
     products = x.size * W.shape[1] * prod(ksize)
     has_bias = b is not None
     flops = products if fma else 2 * products
     if not fma and not has_bias:
-        flops -= n_out
+        # the first product reaching an output needs no addition
+        flops -= x.shape[0] * per_sample * prod(
+            _reached(size, k, s, p, d, out) for size, k, s, p, d, out
+            in zip(x.shape[2:], ksize, stride, pad, dilate, out_dims))
     mread = total_size((x, W, b))
     params = _conv_params(ksize, stride, pad, dilate, groups, has_bias)
     return (flops, mread, n_out, params)
@@ -157,14 +176,16 @@ def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     $(c_{out} / groups) k_h k_w$ weights it meets and scattered into the
     output: $P$ products,
     each accumulated (1 FLOP with FMA, 2 without). The bias initialises the
-    output; without bias and without FMA the first term of each of the
-    $\|y\|$ outputs needs no addition. The output size is `outsize` when
+    output; without bias and without FMA the first product reaching each
+    output needs no addition: $\|y_r\|$ is the number of outputs reached
+    by at least one product ($\|y\|$ unless the stride exceeds the
+    kernel, which leaves gaps that get only the bias, or zero). The output size is `outsize` when
     given, else $s (in - 1) + d (k - 1) + 1 - 2p$ per axis.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $P$ |
-    | FLOPs (no FMA) | $2P$ with bias, $2P - \|y\|$ without |
+    | FLOPs (no FMA) | $2P$ with bias, $2P - \|y_r\|$ without |
     | mread | $\|x\| + \|W\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on both axes, else a pair); `groups`; `nobias` |
@@ -181,14 +202,15 @@ def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
     $$P = N c_{in} \prod_i in_i \cdot (c_{out} / groups) \prod_i k_i$$
 
     Same model as Deconvolution2DFunction for any number of spatial axes:
-    $P$ accumulated products; the bias initialises the output. The output
-    size is `outsize` when given, else $s (in - 1) + d (k - 1) + 1 - 2p$
+    $P$ accumulated products; the bias initialises the output, and without
+    it the first product reaching each of the $\|y_r\|$ reached outputs
+    needs no addition. The output size is `outsize` when given, else $s (in - 1) + d (k - 1) + 1 - 2p$
     per axis.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $P$ |
-    | FLOPs (no FMA) | $2P$ with bias, $2P - \|y\|$ without |
+    | FLOPs (no FMA) | $2P$ with bias, $2P - \|y_r\|$ without |
     | mread | $\|x\| + \|W\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on every axis, else a tuple); `groups`; `nobias` |

@@ -1,0 +1,262 @@
+"""Property-based tests over every built-in cost calculator.
+
+Each case of ``property_cases.CASES`` draws a small random call of one
+Chainer function type; these tests run it under
+``ComputationalCostHook(strict=True)`` and check the invariants every cost
+model must satisfy:
+
+* every recorded figure is a non-negative int;
+* counting a fused multiply-add as 1 FLOP never costs more FLOPs than
+  counting it as 2, and changes nothing else;
+* doubling the batch doubles FLOPs and mwrite and adds to mread exactly the
+  batch-dependent part (see the case for the exceptions and why);
+* where the case says the cost model writes each output element once,
+  mwrite is the total size of the real outputs;
+* no layer is ignored;
+* every calculator has a case (so a new calculator gets these checks).
+
+Figures are compared in elements: the hook reports memory in bytes of the
+first input's itemsize, which a second hook records for each call.
+
+``PROPERTY_EXAMPLES`` (environment) sets the examples per case (default
+5); ``PROPERTY_RANDOM=1`` draws new examples on each run instead of the
+fixed, reproducible ones, and shrinks the failing ones.
+"""
+
+import collections
+import os
+
+import chainer
+import pytest
+from hypothesis import HealthCheck
+from hypothesis import Phase
+from hypothesis import given
+from hypothesis import seed
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import function_type
+from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import validate_cost
+from property_cases import CASES
+from property_cases import CHAINER_MAJOR
+from property_cases import Direct
+from property_cases import Draw
+
+
+EXAMPLES = int(os.environ.get('PROPERTY_EXAMPLES', '5'))
+
+EXPLORE = os.environ.get('PROPERTY_RANDOM') == '1'
+
+# No shrinking (the known failures, marked xfail, would spend most of the
+# time shrinking) and, through a seed per case and invariant, the same
+# examples on every run, unless exploring.
+property_settings = settings(
+    max_examples=EXAMPLES, deadline=None, database=None,
+    report_multiple_bugs=False,
+    phases=list(Phase) if EXPLORE else [Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow,
+                           HealthCheck.data_too_large])
+
+#: Batch sizes n the cases are drawn with (then run with 2n and 3n).
+BATCH = st.integers(1, 3)
+
+
+def _params(invariant):
+    params = []
+    for c in CASES:
+        marks = []
+        if invariant in c.xfail:
+            marks.append(pytest.mark.xfail(strict=True,
+                                           reason=c.xfail[invariant]))
+        params.append(pytest.param(c, id=c.id, marks=marks))
+    return params
+
+
+def _calculator_by_name():
+    return {cls.__name__: cls for cls in calculators}
+
+
+def _check_available(c):
+    """Skip a case whose class this Chainer does not have."""
+    if c.requires is not None and str(CHAINER_MAJOR) != c.requires:
+        pytest.skip('{} only exists in Chainer {}'.format(c.target,
+                                                          c.requires))
+    assert c.target in _calculator_by_name(), (
+        'no built-in calculator for {}: is the case named after the '
+        'right class?'.format(c.target))
+
+
+class _ItemSizes(chainer.FunctionHook):
+    """Records, per call, the function type and the itemsize the
+    ComputationalCostHook converts elements to bytes with."""
+
+    name = 'PropertyTestItemSizes'
+
+    def __init__(self):
+        self.calls = []
+
+    def forward_postprocess(self, function, in_data):
+        itemsize = 4
+        for x in in_data:
+            if getattr(x, 'dtype', None) is not None:
+                itemsize = x.dtype.itemsize
+                break
+        self.calls.append((function_type(function).__name__, itemsize))
+
+
+Measure = collections.namedtuple(
+    'Measure', 'flops mread mwrite out_size layers ignored')
+
+
+def measure(c, spec, k=1, fma=True):
+    """Run the case's function on batch k*n and return the costs of its
+    call of the target type, in elements."""
+    call = spec.make(k)
+    hook = ComputationalCostHook(fma_1flop=fma, strict=True)
+    sizes = _ItemSizes()
+    with chainer.using_config('train', spec.train):
+        with hook, sizes:
+            out = call()
+    if isinstance(out, Direct):
+        cls = type(out.node)
+        assert cls.__name__ == c.target
+        calc = calculators[cls]
+        flops, mread, mwrite, _ = validate_cost(
+            calc(out.node, out.in_data, fma_1flop=fma), calc.__name__,
+            c.target)
+        out_size = sum(prod(s) for s in out.output_shapes())
+        return Measure(flops, mread, mwrite, out_size, [], {})
+    # the hook names calls 'Type-k', counting each type from 1
+    itemsizes = {}
+    counts = collections.Counter()
+    for type_name, itemsize in sizes.calls:
+        counts[type_name] += 1
+        itemsizes['{}-{}'.format(type_name, counts[type_name])] = itemsize
+    report = hook.layer_report
+    layers = [r for name, r in report.items() if name != 'total']
+    targets = [(report[name], itemsizes[name]) for name in report
+               if name != 'total' and report[name]['type'] == c.target]
+    assert len(targets) == 1, (
+        'the case must call {} exactly once; calls: {}'.format(
+            c.target, [t for t, _ in sizes.calls]))
+    record, itemsize = targets[0]
+    for key in ('mread', 'mwrite'):
+        assert record[key] % itemsize == 0, (key, record[key], itemsize)
+    out_size = sum(prod(s) for s in record['output_shapes'] if s is not None)
+    return Measure(record['flops'], record['mread'] // itemsize,
+                   record['mwrite'] // itemsize, out_size, layers,
+                   hook.ignored_layers)
+
+
+def check_examples(c, invariant, check):
+    """Run ``check(spec, data)`` on examples of case ``c`` drawn by
+    hypothesis.
+
+    ``check`` returns None when it checked the example, or the reason why
+    the invariant does not apply to it (then the next example is tried): a
+    case none of whose examples apply is skipped with that reason.
+    """
+    _check_available(c)
+    reasons = []
+    checked = []
+
+    @given(data=st.data())
+    @property_settings
+    def examples(data):
+        n = data.draw(BATCH, label='n')
+        spec = c.build(Draw(data.draw), n)
+        reason = check(spec, data)
+        (checked if reason is None else reasons).append(reason)
+
+    if not EXPLORE:
+        examples = seed('{}/{}'.format(c.id, invariant))(examples)
+    examples()
+    if not checked:
+        pytest.skip(reasons[0])
+
+
+@pytest.mark.parametrize('c', _params('ints'))
+def test_costs_are_non_negative_ints(c):
+    def check(spec, data):
+        for fma in (True, False):
+            m = measure(c, spec, fma=fma)
+            figures = [(m.flops, m.mread, m.mwrite)]
+            figures += [(r['flops'], r['mread'], r['mwrite'])
+                        for r in m.layers]
+            for fig in figures:
+                for v in fig:
+                    assert type(v) is int and v >= 0, fig
+    check_examples(c, 'ints', check)
+
+
+@pytest.mark.parametrize('c', _params('fma'))
+def test_fma_never_costs_more(c):
+    def check(spec, data):
+        fused = measure(c, spec, fma=True)
+        plain = measure(c, spec, fma=False)
+        assert fused.flops <= plain.flops
+        # counting FMAs only changes FLOPs
+        assert (fused.mread, fused.mwrite) == (plain.mread, plain.mwrite)
+    check_examples(c, 'fma', check)
+
+
+@pytest.mark.parametrize('c', _params('batch'))
+def test_doubling_the_batch(c):
+    def check(spec, data):
+        if spec.batch is not True:
+            return spec.batch
+        for fma in (True, False):
+            runs = [measure(c, spec, k, fma) for k in (1, 2)]
+            if spec.affine:
+                runs.append(measure(c, spec, 3, fma))
+            for metric in ('flops', 'mread', 'mwrite'):
+                if metric in spec.unscaled:
+                    continue
+                at = [getattr(r, metric) for r in runs]
+                if metric in spec.affine:
+                    # f(k n) = a k + b: equal steps from n to 2n to 3n
+                    assert at[2] - at[1] == at[1] - at[0], (metric, fma, at)
+                elif metric == 'mread':
+                    # the batch-independent inputs are read once whatever
+                    # the batch
+                    assert at[1] == 2 * at[0] - spec.fixed_mread, (
+                        metric, at, spec.fixed_mread)
+                else:
+                    assert at[1] == 2 * at[0], (metric, fma, at)
+    check_examples(c, 'batch', check)
+
+
+@pytest.mark.parametrize('c', _params('outputs'))
+def test_mwrite_is_the_output_size(c):
+    def check(spec, data):
+        if spec.writes_outputs is not True:
+            return spec.writes_outputs
+        m = measure(c, spec)
+        assert m.mwrite == m.out_size, m
+    check_examples(c, 'outputs', check)
+
+
+@pytest.mark.parametrize('c', _params('ignored'))
+def test_no_layer_is_ignored(c):
+    def check(spec, data):
+        m = measure(c, spec)
+        assert m.ignored == {}
+    check_examples(c, 'ignored', check)
+
+
+def test_every_calculator_has_a_case():
+    covered = {c.target for c in CASES}
+    missing = sorted('{}.{}'.format(cls.__module__, cls.__name__)
+                     for cls in calculators if cls.__name__ not in covered)
+    assert missing == [], (
+        'add a case to tests/property_cases.py for: ' + ', '.join(missing))
+
+
+def test_every_case_names_a_calculator_of_its_chainer():
+    names = set(_calculator_by_name())
+    here = [c for c in CASES
+            if c.requires is None or c.requires == str(CHAINER_MAJOR)]
+    assert sorted({c.target for c in here} - names) == []
