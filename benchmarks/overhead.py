@@ -1,20 +1,35 @@
 """How much slower a forward pass runs under ComputationalCostHook.
 
-    python benchmarks/overhead.py [--repeat 7] [--calls 3000] [--clock cpu]
+    python benchmarks/overhead.py [--repeat 15] [--calls 3000] [--clock cpu]
 
 Bare and hooked runs alternate in one process so that machine noise hits
-both alike; each figure is the median of the repeats. Times are the
-process's CPU time by default (``--clock cpu``), which other processes on a
-shared machine disturb far less than wall time (``--clock wall``). Prints the
-hooked/bare ratio for VGG16 and ResNet50 (batch 1, CPU, train=False) and
-the extra microseconds per call of a loop of F.relu on a 4x4 array; the
-last line sums the three up.
+both alike: each repeat is a pair of a bare and a hooked run (in turns one
+or the other first), and the ratio (or difference) is the median over the
+pairs, which a slow spell of the machine shifts far less than a ratio of
+medians.  Times are the process's CPU time by default (``--clock cpu``),
+which other processes on a shared machine disturb far less than wall time
+(``--clock wall``).  BLAS runs on one thread (unless OPENBLAS_NUM_THREADS /
+OMP_NUM_THREADS / MKL_NUM_THREADS is set): idle BLAS threads spinning on a
+busy 2-core machine add CPU time at random, and the hook's own work is
+single-threaded anyway.
+
+Prints the hooked/bare ratio for VGG16 and ResNet50 (batch 1, CPU,
+train=False) and the extra microseconds per call of a loop of F.relu on a
+4x4 array; the last line sums the three up.
 """
 
 import argparse
+import os
 import statistics
 import time
 import warnings
+
+# Before NumPy is imported: it reads these once.
+if not any(v in os.environ for v in (
+        'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
+    os.environ['OPENBLAS_NUM_THREADS'] = '1'
+    os.environ['MKL_NUM_THREADS'] = '1'
+    os.environ['OMP_NUM_THREADS'] = '1'
 
 import chainer
 import chainer.functions as F
@@ -34,27 +49,44 @@ def _time(fn, clock):
 
 
 def compare(fn, repeat, clock=time.process_time):
-    """Median seconds of fn() bare and under a fresh hook, alternating."""
+    """Seconds of fn() bare and under a fresh hook, alternating: a list of
+    (bare, hooked) pairs."""
     def hooked():
         with ComputationalCostHook():
             fn()
 
     fn()  # warm up caches and lazy imports
     hooked()
-    bare_times, hooked_times = [], []
-    for _ in range(repeat):
-        bare_times.append(_time(fn, clock))
-        hooked_times.append(_time(hooked, clock))
-    return statistics.median(bare_times), statistics.median(hooked_times)
+    pairs = []
+    for i in range(repeat):
+        # Alternate which run goes first, so that an effect of order
+        # (caches, allocator) favours neither.
+        if i % 2:
+            h = _time(hooked, clock)
+            pairs.append((_time(fn, clock), h))
+        else:
+            pairs.append((_time(fn, clock), _time(hooked, clock)))
+    return pairs
+
+
+def medians(pairs):
+    """Median bare and hooked seconds."""
+    return (statistics.median(b for b, _ in pairs),
+            statistics.median(h for _, h in pairs))
 
 
 def main():
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--repeat', type=int, default=7)
+    parser.add_argument('--repeat', type=int, default=15)
     parser.add_argument('--calls', type=int, default=3000)
     parser.add_argument('--clock', choices=sorted(CLOCKS), default='cpu')
     args = parser.parse_args()
+    if args.repeat < 5:
+        parser.error('--repeat must be at least 5 (medians of fewer runs '
+                     'are noise), got {}'.format(args.repeat))
+    if args.calls < 1:
+        parser.error('--calls must be positive, got {}'.format(args.calls))
     clock = CLOCKS[args.clock]
     warnings.simplefilter('ignore')
 
@@ -69,8 +101,9 @@ def main():
                     chainer.using_config('train', False):
                 model(x)
 
-        bare, hooked = compare(forward, args.repeat, clock)
-        ratios[name] = hooked / bare
+        pairs = compare(forward, args.repeat, clock)
+        bare, hooked = medians(pairs)
+        ratios[name] = statistics.median(h / b for b, h in pairs)
         print('{:<9} bare {:8.1f} ms  hooked {:8.1f} ms  ratio {:.3f}'
               .format(name, bare * 1e3, hooked * 1e3, ratios[name]))
 
@@ -81,8 +114,9 @@ def main():
             for _ in range(args.calls):
                 F.relu(small)
 
-    bare, hooked = compare(relu_loop, args.repeat, clock)
-    per_call = (hooked - bare) / args.calls * 1e6
+    pairs = compare(relu_loop, args.repeat, clock)
+    bare, hooked = medians(pairs)
+    per_call = statistics.median(h - b for b, h in pairs) / args.calls * 1e6
     print('F.relu x{}: bare {:.2f} us/call  hooked {:.2f} us/call  '
           'extra {:.2f} us/call'.format(
               args.calls, bare / args.calls * 1e6,

@@ -10,7 +10,6 @@ import chainer
 
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
-from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import report
 
@@ -18,53 +17,28 @@ from chainer_computational_cost import report
 _hook_ids = itertools.count(1)
 
 
-class _ForwardProbe(object):
-    """Stands in for a node's ``forward`` for exactly one call, to see the
-    shapes of the outputs without running anything twice.
-
-    ``FunctionNode.apply`` calls ``self.forward`` once, between the hooks'
-    pre- and post-processing, and does not hand the outputs to the hooks.
-    The probe is set as an instance attribute (shadowing the class's
-    method), calls the real method, notes the output shapes and removes
-    itself, so the node is left as it was.  ``setattr``/``delattr`` are
-    used rather than the instance ``__dict__``, which would be materialised
-    and slow down every attribute access of the node in ``apply``.
-    """
-
-    __slots__ = ('node', 'previous', 'output_shapes')
-
-    def __init__(self, node):
-        current = node.forward
-        cls_forward = getattr(type(node), 'forward', None)
-        if (getattr(current, '__self__', None) is node
-                and getattr(current, '__func__', None) is cls_forward):
-            self.previous = None  # the class's method: nothing to restore
-        else:
-            self.previous = current  # an instance attribute (rare)
-        self.node = node
-        self.output_shapes = None
-        node.forward = self
-
-    def __call__(self, inputs):
-        node = self.node
-        if self.previous is None:
-            del node.forward
-        else:
-            node.forward = self.previous
-        # Drop the node so that nothing keeps it alive through the probe.
-        self.node = None
-        outputs = node.forward(inputs)
-        if isinstance(outputs, tuple):
-            self.output_shapes = tuple(
-                [getattr(y, 'shape', None) for y in outputs])
-        return outputs
+# ``FunctionNode.apply`` (Chainer 6 and 7) runs ``forward`` once, keeps
+# its result in the local variable ``outputs`` and then calls the hooks'
+# ``forward_postprocess`` itself.  Reading that local from the caller's frame
+# gives the output shapes without running anything twice and without
+# touching the node (an instance attribute set on a node, even for one call,
+# slows down attribute access on every node of its class).
+_APPLY_CODE = chainer.FunctionNode.apply.__code__
 
 
-def _probe(node):
-    existing = node.forward
-    if isinstance(existing, _ForwardProbe):  # another hook got there first
-        return existing
-    return _ForwardProbe(node)
+def _output_shapes(frame):
+    """Shapes of the outputs ``FunctionNode.apply`` holds in ``frame``, or
+    None if ``frame`` is not such a call."""
+    if frame.f_code is not _APPLY_CODE:
+        return None
+    outputs = frame.f_locals.get('outputs')
+    if type(outputs) is not tuple:
+        return None
+    return tuple([getattr(y, 'shape', None) for y in outputs])
+
+
+# An old-style ``chainer.Function`` reaches hooks wrapped in this adapter.
+_ADAPTER = chainer.function.FunctionAdapter
 
 
 def _walk(frame, stop=None):
@@ -176,8 +150,6 @@ class ComputationalCostHook(chainer.FunctionHook):
         self._ignored = []
         self._counts = {}
         self._warned = set()
-        # id(node) -> probe between a node's pre- and post-processing.
-        self._pending = {}
         # One copy of each shape tuple seen; see forward_postprocess.
         self._interned = {}
         # The frame that entered the ``with`` block, as (id, code), and the
@@ -193,8 +165,6 @@ class ComputationalCostHook(chainer.FunctionHook):
 
     def __exit__(self, *args):
         self._entry = None
-        # Probes of calls whose forward raised would otherwise stay here.
-        self._pending.clear()
         return super(ComputationalCostHook, self).__exit__(*args)
 
     @property
@@ -209,28 +179,27 @@ class ComputationalCostHook(chainer.FunctionHook):
 
     # Observation
 
-    def forward_preprocess(self, function, in_data):
-        """Prepare to see the output shapes of ``function``'s forward."""
-        self._pending[id(function)] = _probe(function)
-
     def forward_postprocess(self, function, in_data):
         """Cost one call and store its record."""
         # This runs once per function call of the user's forward pass:
         # keep it lean (see benchmarks/overhead.py).
-        probe = self._pending.pop(id(function), None)
+        caller = sys._getframe(1)
         # Identical shapes recur all the time (loops, repeated blocks):
         # keeping one copy of each means the duplicates die at once and the
         # records give the garbage collector less to traverse.  (Stacks are
         # not interned: hashing code objects costs microseconds.)
         intern = self._interned.setdefault
-        out_shapes = None if probe is None else intern(
-            probe.output_shapes, probe.output_shapes)
+        out_shapes = _output_shapes(caller)
+        if out_shapes is not None:
+            out_shapes = intern(out_shapes, out_shapes)
         # Frames outside the ``with`` block are the same for every call:
         # walk only up to the block's frame, and share the rest.
-        inner, met = _walk(sys._getframe(1), self._entry)
+        inner, met = _walk(caller, self._entry)
         stack = inner, self._outer if met else ()
-        func = function_object(function)
-        cls = type(func)
+        cls = type(function)
+        if cls is _ADAPTER:  # an old-style Function: cost what it wraps
+            function = function.function
+            cls = type(function)
         type_name = cls.__name__
         k = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = k
@@ -243,7 +212,7 @@ class ComputationalCostHook(chainer.FunctionHook):
                           out_shapes, stack, None), cls, None)
             return
         try:
-            result = calc(func, in_data, fma_1flop=self._fma_1flop)
+            result = calc(function, in_data, fma_1flop=self._fma_1flop)
             flops, mread, mwrite, params = validate_cost(
                 result, _calc_name(calc), type_name)
         except Exception as e:
@@ -253,7 +222,10 @@ class ComputationalCostHook(chainer.FunctionHook):
             self._ignore((type_name, k, 0, 0, 0, None, in_shapes,
                           out_shapes, stack, error), cls, error)
             return
-        itemsize = _itemsize(in_data)
+        try:
+            itemsize = in_data[0].dtype.itemsize
+        except (IndexError, AttributeError):
+            itemsize = _itemsize(in_data)
         self._layers.append((type_name, k, flops, mread * itemsize,
                              mwrite * itemsize, params, in_shapes,
                              out_shapes, stack, None))

@@ -9,6 +9,7 @@ have).  Importing this package walks its modules and registers every
 list.  The resulting mapping is :data:`calculators`.
 """
 
+import functools
 import importlib
 import inspect
 import numbers
@@ -32,6 +33,11 @@ class Cost(NamedTuple):
     mread: int
     mwrite: int
     params: dict
+
+
+# A Cost from a 4-tuple already checked, without NamedTuple's Python-level
+# ``__new__`` (validate_cost runs once per hooked call).
+_make_cost = functools.partial(tuple.__new__, Cost)
 
 
 #: Function type -> calculator, for every built-in calculator whose target
@@ -221,12 +227,18 @@ def validate_cost(result, calc_name, type_name):
     # Called once per hooked function call: the common case (a tuple of
     # three non-negative ints and a dict) is checked with cheap exact-type
     # tests; the general checks and messages are only built otherwise.
-    if (type(result) is tuple or type(result) is Cost) and len(result) == 4:
+    if type(result) is Cost:
         flops, mread, mwrite, params = result
         if (type(flops) is int and type(mread) is int
                 and type(mwrite) is int and type(params) is dict
                 and flops >= 0 and mread >= 0 and mwrite >= 0):
-            return Cost(flops, mread, mwrite, params)
+            return result
+    elif type(result) is tuple and len(result) == 4:
+        flops, mread, mwrite, params = result
+        if (type(flops) is int and type(mread) is int
+                and type(mwrite) is int and type(params) is dict
+                and flops >= 0 and mread >= 0 and mwrite >= 0):
+            return _make_cost(result)
     return _validate_slow(result, calc_name, type_name)
 
 
