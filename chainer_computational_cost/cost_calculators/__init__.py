@@ -15,6 +15,9 @@ import inspect
 import numbers
 import pkgutil
 import warnings
+# Aliased: importing this package's submodule ``math`` rebinds the name
+# ``math`` here.
+from math import prod as _c_prod
 from typing import NamedTuple
 
 import chainer
@@ -132,10 +135,9 @@ def function_object(node):
 
 def prod(shape):
     """Number of elements of an array of the given shape (1 for ``()``)."""
-    n = 1
-    for s in shape:
-        n *= int(s)
-    return n
+    # math.prod is C-level; int() turns a NumPy integer product into a
+    # Python int (shapes of arrays are Python ints already).
+    return int(_c_prod(shape))
 
 
 def size_of(x):
@@ -146,7 +148,12 @@ def size_of(x):
 
 def total_size(arrays):
     """Sum of the element counts of a sequence of inputs (None counts 0)."""
-    return sum(size_of(x) for x in arrays if x is not None)
+    total = 0
+    for x in arrays:
+        if x is not None:
+            size = getattr(x, 'size', None)
+            total += 1 if size is None else int(size)
+    return total
 
 
 def as_tuple(value, n):
@@ -195,10 +202,10 @@ def dot_flops(n_out, k, fma):
 def compact(values):
     """An int when all ``values`` are equal, else the tuple of ints (how
     window sizes, strides and pads are shown in params)."""
-    values = tuple(int(v) for v in values)
-    if len(set(values)) == 1:
-        return values[0]
-    return values
+    values = tuple(values)
+    if values and values.count(values[0]) == len(values):
+        return int(values[0])
+    return tuple([int(v) for v in values])
 
 
 def conv_out_size(size, k, s, p, cover_all=False, d=1):
