@@ -50,13 +50,14 @@ def _walk(frame, stop=None):
     are only looked up when a report is read.  Returns the tuple and whether
     ``stop`` was met.
     """
+    stop_id, stop_code = stop if stop is not None else (None, None)
     stack = []
     append = stack.append
     while frame is not None:
         code = frame.f_code
         append(code)
         append(frame.f_lasti)
-        if stop is not None and id(frame) == stop[0] and code is stop[1]:
+        if id(frame) == stop_id and code is stop_code:
             return tuple(stack), True
         frame = frame.f_back
     return tuple(stack), False
@@ -79,10 +80,6 @@ def _format_stack(stack):
         flat[i].co_filename, _lineno(flat[i], flat[i + 1]), flat[i].co_name)
         for i in range(len(flat) - 2, -1, -2)]
     return ''.join(traceback.format_list(frames))
-
-
-def _calc_name(calc):
-    return getattr(calc, '__qualname__', None) or repr(calc)
 
 
 # A stored record is a plain tuple, the cheapest thing to build once per
@@ -214,7 +211,7 @@ class ComputationalCostHook(chainer.FunctionHook):
         try:
             result = calc(function, in_data, fma_1flop=self._fma_1flop)
             flops, mread, mwrite, params = validate_cost(
-                result, _calc_name(calc), type_name)
+                result, calc, type_name)
         except Exception as e:
             if self._strict:
                 raise

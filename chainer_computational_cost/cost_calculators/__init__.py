@@ -230,6 +230,8 @@ def validate_cost(result, calc_name, type_name):
     Accepts Python and numpy integers (stored as ``int``).  Anything else
     (wrong length, floats, negative counts, params that are not a dict) is a
     ``TypeError`` or ``ValueError`` naming the calculator and function type.
+    ``calc_name`` is the calculator's name, or the calculator itself (its
+    name is then only looked up for an error message).
     """
     # Called once per hooked function call: the common case (a tuple of
     # three non-negative ints and a dict) is checked with cheap exact-type
@@ -250,6 +252,9 @@ def validate_cost(result, calc_name, type_name):
 
 
 def _validate_slow(result, calc_name, type_name):
+    if not isinstance(calc_name, str):
+        calc_name = getattr(calc_name, '__qualname__', None) or repr(
+            calc_name)
     where = 'cost calculator {} for {}'.format(calc_name, type_name)
     if not isinstance(result, tuple) or len(result) != 4:
         raise TypeError(
