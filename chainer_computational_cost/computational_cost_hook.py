@@ -2,6 +2,7 @@
 
 import dis
 import itertools
+import operator
 import sys
 import traceback
 import warnings
@@ -34,8 +35,11 @@ def _output_shapes(frame):
     outputs = frame.f_locals.get('outputs')
     if type(outputs) is not tuple:
         return None
-    return tuple([getattr(y, 'shape', None) for y in outputs])
+    return tuple(map(_shape, outputs))
 
+
+# C-level: a list comprehension would run a Python frame per call.
+_shape = operator.attrgetter('shape')
 
 # An old-style ``chainer.Function`` reaches hooks wrapped in this adapter.
 _ADAPTER = chainer.function.FunctionAdapter
@@ -200,7 +204,7 @@ class ComputationalCostHook(chainer.FunctionHook):
         type_name = cls.__name__
         k = self._counts.get(type_name, 0) + 1
         self._counts[type_name] = k
-        in_shapes = tuple([x.shape for x in in_data])
+        in_shapes = tuple(map(_shape, in_data))
         in_shapes = intern(in_shapes, in_shapes)
 
         calc = self._custom.get(cls) or calculators.get(cls)
