@@ -107,12 +107,8 @@ def _record_dict(r):
 
 
 def _itemsize(in_data):
-    """Bytes per element: the first input's dtype decides (documented)."""
-    if in_data:
-        try:
-            return in_data[0].dtype.itemsize
-        except AttributeError:
-            pass
+    """Bytes per element: the first input's dtype decides (documented); an
+    input without a dtype is skipped."""
     for x in in_data:
         dtype = getattr(x, 'dtype', None)
         if dtype is not None:
@@ -223,10 +219,7 @@ class ComputationalCostHook(chainer.FunctionHook):
             self._ignore((type_name, k, 0, 0, 0, None, in_shapes,
                           out_shapes, stack, error), cls, error)
             return
-        try:
-            itemsize = in_data[0].dtype.itemsize
-        except (IndexError, AttributeError):
-            itemsize = _itemsize(in_data)
+        itemsize = _itemsize(in_data)
         self._layers.append((type_name, k, flops, mread * itemsize,
                              mwrite * itemsize, params, in_shapes,
                              out_shapes, stack, None))

@@ -151,8 +151,7 @@ def total_size(arrays):
     total = 0
     for x in arrays:
         if x is not None:
-            size = getattr(x, 'size', None)
-            total += 1 if size is None else int(size)
+            total += size_of(x)
     return total
 
 
@@ -236,18 +235,13 @@ def validate_cost(result, calc_name, type_name):
     # Called once per hooked function call: the common case (a tuple of
     # three non-negative ints and a dict) is checked with cheap exact-type
     # tests; the general checks and messages are only built otherwise.
-    if type(result) is Cost:
+    kind = type(result)
+    if (kind is tuple or kind is Cost) and len(result) == 4:
         flops, mread, mwrite, params = result
         if (type(flops) is int and type(mread) is int
                 and type(mwrite) is int and type(params) is dict
                 and flops >= 0 and mread >= 0 and mwrite >= 0):
-            return result
-    elif type(result) is tuple and len(result) == 4:
-        flops, mread, mwrite, params = result
-        if (type(flops) is int and type(mread) is int
-                and type(mwrite) is int and type(params) is dict
-                and flops >= 0 and mread >= 0 and mwrite >= 0):
-            return _make_cost(result)
+            return result if kind is Cost else _make_cost(result)
     return _validate_slow(result, calc_name, type_name)
 
 

@@ -71,6 +71,14 @@ def _avg_pool_cost(x, ksize, stride, pad, cover_all):
     return (flops, x.size, y_size, _window_params(ksize, stride, pad))
 
 
+def _gather_at_argmax_cost(x, ksize, stride, pad, cover_all):
+    """A max pooling's double backward: reads the argmax indices and at most
+    one selected element per output (and no more than x has)."""
+    y_size = _pooled_size(x.shape, ksize, stride, pad, cover_all)
+    return (0, min(x.size, y_size) + y_size, y_size,
+            _window_params(ksize, stride, pad))
+
+
 def _pool2d_window(func):
     return (func.kh, func.kw), (func.sy, func.sx), (func.ph, func.pw)
 
@@ -143,10 +151,8 @@ def calc_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes, in_data,
     # Chainer 7 keeps the pooling node in ``func.func``; Chainer 6 copies
     # its window attributes onto the node itself.
     pool = getattr(func, 'func', func)
-    ksize, stride, pad = pool.ksize, pool.stride, pool.pad
-    y_size = _pooled_size(x.shape, ksize, stride, pad, pool.cover_all)
-    mread = min(x.size, y_size) + y_size
-    return (0, mread, y_size, _window_params(ksize, stride, pad))
+    return _gather_at_argmax_cost(x, pool.ksize, pool.stride, pool.pad,
+                                  pool.cover_all)
 
 
 def calc_max_pooling_2d_with_indexes(
@@ -171,9 +177,7 @@ def calc_max_pooling_2d_with_indexes(
     """  # NOQA
     x, = in_data
     ksize, stride, pad = _pool2d_window(func)
-    y_size = _pooled_size(x.shape, ksize, stride, pad, func.cover_all)
-    return (0, min(x.size, y_size) + y_size, y_size,
-            _window_params(ksize, stride, pad))
+    return _gather_at_argmax_cost(x, ksize, stride, pad, func.cover_all)
 
 
 def calc_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
