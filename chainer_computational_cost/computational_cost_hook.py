@@ -11,6 +11,7 @@ import chainer
 
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
+from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import report
 
@@ -26,45 +27,30 @@ _hook_ids = itertools.count(1)
 # slows down attribute access on every node of its class).
 _APPLY_CODE = chainer.FunctionNode.apply.__code__
 
-
-def _output_shapes(frame):
-    """Shapes of the outputs ``FunctionNode.apply`` holds in ``frame``, or
-    None if ``frame`` is not such a call."""
-    if frame.f_code is not _APPLY_CODE:
-        return None
-    outputs = frame.f_locals.get('outputs')
-    if type(outputs) is not tuple:
-        return None
-    return tuple(map(_shape, outputs))
-
-
 # C-level: a list comprehension would run a Python frame per call.
 _shape = operator.attrgetter('shape')
+
+_getframe = sys._getframe
+
+# What a calculator returns in the common case, checked in the hook itself.
+_TUPLES = (tuple, Cost)
 
 # An old-style ``chainer.Function`` reaches hooks wrapped in this adapter.
 _ADAPTER = chainer.function.FunctionAdapter
 
 
-def _walk(frame, stop=None):
-    """Flat tuple (code, lasti, code, lasti, ...) from ``frame`` outwards,
-    ending with the frame ``stop`` (an ``(id, code)`` pair) if it is met.
+def _walk(frame):
+    """Flat tuple (code, lasti, code, lasti, ...) from ``frame`` outwards.
 
     Code objects hold no arrays and no locals, unlike frames, and the
     bytecode offset is cheap to read where the line number is not: lines
-    are only looked up when a report is read.  Returns the tuple and whether
-    ``stop`` was met.
+    are only looked up when a report is read.
     """
-    stop_id, stop_code = stop if stop is not None else (None, None)
     stack = []
-    append = stack.append
     while frame is not None:
-        code = frame.f_code
-        append(code)
-        append(frame.f_lasti)
-        if id(frame) == stop_id and code is stop_code:
-            return tuple(stack), True
+        stack += frame.f_code, frame.f_lasti
         frame = frame.f_back
-    return tuple(stack), False
+    return tuple(stack)
 
 
 def _lineno(code, lasti):
@@ -77,27 +63,42 @@ def _lineno(code, lasti):
     return line
 
 
-def _format_stack(stack):
-    """Text of a stack captured as (inner, outer) flat tuples."""
-    flat = stack[0] + stack[1]
+def _format_stack(flat):
+    """Text of a stack captured as a flat (code, lasti, ...) sequence,
+    innermost frame first."""
     frames = [traceback.FrameSummary(
         flat[i].co_filename, _lineno(flat[i], flat[i + 1]), flat[i].co_name)
         for i in range(len(flat) - 2, -1, -2)]
     return ''.join(traceback.format_list(frames))
 
 
-# A stored record is a plain tuple, the cheapest thing to build once per
-# call; these name its fields.
-(_TYPE, _INDEX, _FLOPS, _MREAD, _MWRITE, _PARAMS, _IN_SHAPES, _OUT_SHAPES,
- _STACK, _ERROR) = range(10)
+# A stored record is one flat tuple, the cheapest thing to keep per call:
+# these fields, then the frames inside the ``with`` block as (code, lasti)
+# pairs, innermost first.  ``params`` is None for a call that could not be
+# costed; ``shapes`` is (number of inputs, input shapes..., output
+# shapes...); ``outer`` is the flat stack outside the block, shared by every
+# record.
+(_TYPE, _FLOPS, _MREAD, _MWRITE, _PARAMS, _SHAPES, _ERROR, _OUTER,
+ _FRAMES) = range(9)
 
 
-def _record_dict(r):
+def _numbered(records):
+    """(name, record) pairs: each call named after its type and its rank
+    among the calls of that type, costed or not."""
+    counts = {}
+    for r in records:
+        k = counts.get(r[_TYPE], 0) + 1
+        counts[r[_TYPE]] = k
+        yield '{}-{}'.format(r[_TYPE], k), r
+
+
+def _record_dict(name, r):
     """The public form of a stored record (fresh containers every time)."""
-    d = {'name': '{}-{}'.format(r[_TYPE], r[_INDEX]), 'type': r[_TYPE],
-         'traceback': _format_stack(r[_STACK]),
-         'input_shapes': list(r[_IN_SHAPES]),
-         'output_shapes': list(r[_OUT_SHAPES] or ())}
+    n_in = r[_SHAPES][0]
+    d = {'name': name, 'type': r[_TYPE],
+         'traceback': _format_stack(r[_FRAMES:] + r[_OUTER]),
+         'input_shapes': list(r[_SHAPES][1:n_in + 1]),
+         'output_shapes': list(r[_SHAPES][n_in + 1:])}
     if r[_PARAMS] is not None:
         d.update(flops=r[_FLOPS], mread=r[_MREAD], mwrite=r[_MWRITE],
                  params=dict(r[_PARAMS]))
@@ -143,25 +144,25 @@ class ComputationalCostHook(chainer.FunctionHook):
         self._fma_1flop = fma_1flop
         self._strict = strict
         self._custom = {}
-        self._layers = []
-        self._ignored = []
-        self._counts = {}
+        self._records = []
         self._warned = set()
-        # One copy of each shape tuple seen; see forward_postprocess.
+        # One copy of each shapes tuple seen; see forward_postprocess.
         self._interned = {}
-        # The frame that entered the ``with`` block, as (id, code), and the
-        # stack outside it; see forward_postprocess.
-        self._entry = None
+        # The frame that entered the ``with`` block (its id and code) and
+        # the stack outside it; see forward_postprocess.
+        self._entry_id = None
+        self._entry_code = None
         self._outer = ()
 
     def __enter__(self):
-        frame = sys._getframe(1)
-        self._entry = (id(frame), frame.f_code)
-        self._outer = _walk(frame.f_back)[0]
+        frame = _getframe(1)
+        self._entry_id = id(frame)
+        self._entry_code = frame.f_code
+        self._outer = _walk(frame.f_back)
         return super(ComputationalCostHook, self).__enter__()
 
     def __exit__(self, *args):
-        self._entry = None
+        self._entry_id = self._entry_code = None
         return super(ComputationalCostHook, self).__exit__(*args)
 
     @property
@@ -178,54 +179,79 @@ class ComputationalCostHook(chainer.FunctionHook):
 
     def forward_postprocess(self, function, in_data):
         """Cost one call and store its record."""
-        # This runs once per function call of the user's forward pass:
-        # keep it lean (see benchmarks/overhead.py).
-        caller = sys._getframe(1)
-        # Identical shapes recur all the time (loops, repeated blocks):
-        # keeping one copy of each means the duplicates die at once and the
-        # records give the garbage collector less to traverse.  (Stacks are
-        # not interned: hashing code objects costs microseconds.)
-        intern = self._interned.setdefault
-        out_shapes = _output_shapes(caller)
-        if out_shapes is not None:
-            out_shapes = intern(out_shapes, out_shapes)
-        # Frames outside the ``with`` block are the same for every call:
-        # walk only up to the block's frame, and share the rest.
-        inner, met = _walk(caller, self._entry)
-        stack = inner, self._outer if met else ()
+        # This runs once per function call of the user's forward pass (see
+        # benchmarks/overhead.py).  Every object it keeps costs time later
+        # (allocation in cold memory, garbage collection), so a call keeps
+        # one flat tuple and shares everything else it can.
+        caller = _getframe(1)
+        outputs = (caller.f_locals.get('outputs')
+                   if caller.f_code is _APPLY_CODE else None)
+        # The number of inputs, then the shapes of the inputs and outputs,
+        # in one flat tuple; identical ones recur all the time (loops,
+        # repeated blocks) and share one copy.
+        if type(outputs) is not tuple:  # not called by apply: unknown
+            outputs = ()
+        shapes = (len(in_data), *map(_shape, in_data),
+                  *map(_shape, outputs))
+        shapes = self._interned.setdefault(shapes, shapes)
         cls = type(function)
         if cls is _ADAPTER:  # an old-style Function: cost what it wraps
             function = function.function
             cls = type(function)
         type_name = cls.__name__
-        k = self._counts.get(type_name, 0) + 1
-        self._counts[type_name] = k
-        in_shapes = tuple(map(_shape, in_data))
-        in_shapes = intern(in_shapes, in_shapes)
 
-        calc = self._custom.get(cls) or calculators.get(cls)
+        calc = ((self._custom.get(cls) if self._custom else None)
+                or calculators.get(cls))
+        error = None
         if calc is None:
-            self._ignore((type_name, k, 0, 0, 0, None, in_shapes,
-                          out_shapes, stack, None), cls, None)
-            return
-        try:
-            result = calc(function, in_data, fma_1flop=self._fma_1flop)
-            flops, mread, mwrite, params = validate_cost(
-                result, calc, type_name)
-        except Exception as e:
-            if self._strict:
-                raise
-            error = '{}: {}'.format(type(e).__name__, e)
-            self._ignore((type_name, k, 0, 0, 0, None, in_shapes,
-                          out_shapes, stack, error), cls, error)
-            return
-        itemsize = _itemsize(in_data)
-        self._layers.append((type_name, k, flops, mread * itemsize,
-                             mwrite * itemsize, params, in_shapes,
-                             out_shapes, stack, None))
+            flops = mread = mwrite = 0
+            params = None
+        else:
+            try:
+                result = calc(function, in_data, fma_1flop=self._fma_1flop)
+                # The common result passes these exact-type tests;
+                # validate_cost checks (and explains) anything else.
+                if type(result) not in _TUPLES or len(result) != 4:
+                    result = validate_cost(result, calc, type_name)
+                flops, mread, mwrite, params = result
+                if not (type(flops) is int and type(mread) is int
+                        and type(mwrite) is int and type(params) is dict
+                        and flops >= 0 and mread >= 0 and mwrite >= 0):
+                    flops, mread, mwrite, params = validate_cost(
+                        result, calc, type_name)
+            except Exception as e:
+                if self._strict:
+                    raise
+                error = '{}: {}'.format(type(e).__name__, e)
+                flops = mread = mwrite = 0
+                params = None
+            else:
+                try:  # the first input decides; see _itemsize
+                    itemsize = in_data[0].dtype.itemsize
+                except (IndexError, AttributeError):
+                    itemsize = _itemsize(in_data)
+                mread *= itemsize
+                mwrite *= itemsize
 
-    def _ignore(self, record, cls, error):
-        self._ignored.append(record)
+        # The frames inside the ``with`` block, up to the one that entered
+        # it; the frames outside it are the same for every call.
+        record = [type_name, flops, mread, mwrite, params, shapes, error,
+                  (), caller.f_code, caller.f_lasti]
+        entry_code = self._entry_code
+        frame = caller.f_back
+        while frame is not None:
+            code = frame.f_code
+            record.append(code)
+            record.append(frame.f_lasti)
+            if code is entry_code and id(frame) == self._entry_id:
+                record[_OUTER] = self._outer
+                break
+            frame = frame.f_back
+        self._records.append(tuple(record))
+        if params is None:
+            self._warn_ignored(cls, error)
+
+    def _warn_ignored(self, cls, error):
         key = (cls, error is None)
         if key in self._warned:
             return
@@ -271,12 +297,14 @@ class ComputationalCostHook(chainer.FunctionHook):
     # returns never changes the hook.
 
     def _layer_dicts(self):
-        return [_record_dict(r) for r in self._layers]
+        return [_record_dict(name, r) for name, r in _numbered(self._records)
+                if r[_PARAMS] is not None]
 
     def _cost_rows(self):
         # What the aggregations need, without formatting tracebacks.
         return [{'type': r[_TYPE], 'flops': r[_FLOPS], 'mread': r[_MREAD],
-                 'mwrite': r[_MWRITE]} for r in self._layers]
+                 'mwrite': r[_MWRITE]} for r in self._records
+                if r[_PARAMS] is not None]
 
     @property
     def layer_report(self):
@@ -297,10 +325,11 @@ class ComputationalCostHook(chainer.FunctionHook):
     def ignored_layers(self):
         """Ordered dict layer name -> calls that could not be costed."""
         out = {}
-        for r in self._ignored:
-            d = _record_dict(r)
-            del d['name']
-            out['{}-{}'.format(r[_TYPE], r[_INDEX])] = d
+        for name, r in _numbered(self._records):
+            if r[_PARAMS] is None:
+                d = _record_dict(name, r)
+                del d['name']
+                out[name] = d
         return out
 
     def show_report(self, ost=None, mode='csv', unit='autoaligned',
@@ -337,7 +366,7 @@ class ComputationalCostHook(chainer.FunctionHook):
             raise TypeError('ost must be a writable text stream, got '
                             '{!r}'.format(ost))
         text = report.render(rows, columns, mode, unit, n_digits)
-        if not self._layers:
+        if all(r[_PARAMS] is None for r in self._records):
             warnings.warn('nothing has been recorded by this '
                           'ComputationalCostHook yet: no report to show',
                           UserWarning, stacklevel=3)

@@ -9,7 +9,6 @@ have).  Importing this package walks its modules and registers every
 list.  The resulting mapping is :data:`calculators`.
 """
 
-import functools
 import importlib
 import inspect
 import numbers
@@ -36,11 +35,6 @@ class Cost(NamedTuple):
     mread: int
     mwrite: int
     params: dict
-
-
-# A Cost from a 4-tuple already checked, without NamedTuple's Python-level
-# ``__new__`` (validate_cost runs once per hooked call).
-_make_cost = functools.partial(tuple.__new__, Cost)
 
 
 #: Function type -> calculator, for every built-in calculator whose target
@@ -232,20 +226,8 @@ def validate_cost(result, calc_name, type_name):
     ``calc_name`` is the calculator's name, or the calculator itself (its
     name is then only looked up for an error message).
     """
-    # Called once per hooked function call: the common case (a tuple of
-    # three non-negative ints and a dict) is checked with cheap exact-type
-    # tests; the general checks and messages are only built otherwise.
-    kind = type(result)
-    if (kind is tuple or kind is Cost) and len(result) == 4:
-        flops, mread, mwrite, params = result
-        if (type(flops) is int and type(mread) is int
-                and type(mwrite) is int and type(params) is dict
-                and flops >= 0 and mread >= 0 and mwrite >= 0):
-            return result if kind is Cost else _make_cost(result)
-    return _validate_slow(result, calc_name, type_name)
-
-
-def _validate_slow(result, calc_name, type_name):
+    # The hook checks the common result (a tuple of three non-negative ints
+    # and a dict) with exact-type tests and only calls this for the rest.
     if not isinstance(calc_name, str):
         calc_name = getattr(calc_name, '__qualname__', None) or repr(
             calc_name)
