@@ -32,6 +32,8 @@ _shape = operator.attrgetter('shape')
 
 _getframe = sys._getframe
 
+_builtin_calculator = calculators.get
+
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
 
@@ -75,11 +77,11 @@ def _format_stack(flat):
 # A stored record is one flat tuple, the cheapest thing to keep per call:
 # these fields, then the frames inside the ``with`` block as (code, lasti)
 # pairs, innermost first.  ``params`` is None for a call that could not be
-# costed; ``shapes`` is (number of inputs, input shapes..., output
-# shapes...); ``outer`` is the flat stack outside the block, shared by every
+# costed; ``shapes`` holds the shapes of the ``n_in`` inputs, then of the
+# outputs; ``outer`` is the flat stack outside the block, shared by every
 # record.
-(_TYPE, _FLOPS, _MREAD, _MWRITE, _PARAMS, _SHAPES, _ERROR, _OUTER,
- _FRAMES) = range(9)
+(_TYPE, _FLOPS, _MREAD, _MWRITE, _PARAMS, _N_IN, _SHAPES, _ERROR, _OUTER,
+ _FRAMES) = range(10)
 
 
 def _numbered(records):
@@ -94,11 +96,11 @@ def _numbered(records):
 
 def _record_dict(name, r):
     """The public form of a stored record (fresh containers every time)."""
-    n_in = r[_SHAPES][0]
+    n_in = r[_N_IN]
     d = {'name': name, 'type': r[_TYPE],
          'traceback': _format_stack(r[_FRAMES:] + r[_OUTER]),
-         'input_shapes': list(r[_SHAPES][1:n_in + 1]),
-         'output_shapes': list(r[_SHAPES][n_in + 1:])}
+         'input_shapes': list(r[_SHAPES][:n_in]),
+         'output_shapes': list(r[_SHAPES][n_in:])}
     if r[_PARAMS] is not None:
         d.update(flops=r[_FLOPS], mread=r[_MREAD], mwrite=r[_MWRITE],
                  params=dict(r[_PARAMS]))
@@ -186,13 +188,13 @@ class ComputationalCostHook(chainer.FunctionHook):
         caller = _getframe(1)
         outputs = (caller.f_locals.get('outputs')
                    if caller.f_code is _APPLY_CODE else None)
-        # The number of inputs, then the shapes of the inputs and outputs,
-        # in one flat tuple; identical ones recur all the time (loops,
-        # repeated blocks) and share one copy.
-        if type(outputs) is not tuple:  # not called by apply: unknown
-            outputs = ()
-        shapes = (len(in_data), *map(_shape, in_data),
-                  *map(_shape, outputs))
+        # The shapes of the inputs, then of the outputs, in one tuple;
+        # identical ones recur all the time (loops, repeated blocks) and
+        # share one copy.
+        if type(outputs) is tuple and type(in_data) is tuple:
+            shapes = tuple(map(_shape, in_data + outputs))
+        else:  # not called by FunctionNode.apply: outputs unknown
+            shapes = tuple(map(_shape, in_data))
         shapes = self._interned.setdefault(shapes, shapes)
         cls = type(function)
         if cls is _ADAPTER:  # an old-style Function: cost what it wraps
@@ -201,7 +203,7 @@ class ComputationalCostHook(chainer.FunctionHook):
         type_name = cls.__name__
 
         calc = ((self._custom.get(cls) if self._custom else None)
-                or calculators.get(cls))
+                or _builtin_calculator(cls))
         error = None
         if calc is None:
             flops = mread = mwrite = 0
@@ -235,8 +237,8 @@ class ComputationalCostHook(chainer.FunctionHook):
 
         # The frames inside the ``with`` block, up to the one that entered
         # it; the frames outside it are the same for every call.
-        record = [type_name, flops, mread, mwrite, params, shapes, error,
-                  (), caller.f_code, caller.f_lasti]
+        record = [type_name, flops, mread, mwrite, params, len(in_data),
+                  shapes, error, (), caller.f_code, caller.f_lasti]
         entry_code = self._entry_code
         frame = caller.f_back
         while frame is not None:
