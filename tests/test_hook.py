@@ -268,6 +268,30 @@ def test_calculator_exception_never_reaches_the_forward_pass():
     assert list(hook.layer_report) == ['ReLU-1', 'total']
 
 
+def test_calls_numbered_in_order_across_costed_and_ignored():
+    def fails_on_size_3(func, in_data, **kwargs):
+        x, = in_data
+        if x.size == 3:
+            raise ValueError('size 3')
+        return calc_twice(func, in_data)
+
+    hook = ComputationalCostHook()
+    hook.add_custom_cost_calculator(Twice, fails_on_size_3)
+    with pytest.warns(UserWarning, match='size 3'):
+        with hook:
+            twice(np.ones(2, np.float32))
+            twice(np.ones(3, np.float32))
+            twice(np.ones(4, np.float32))
+    # the second call is ignored but keeps its rank among Twice calls
+    assert list(hook.ignored_layers) == ['Twice-2']
+    assert hook.ignored_layers['Twice-2']['input_shapes'] == [(3,)]
+    report = hook.layer_report
+    assert list(report) == ['Twice-1', 'Twice-3', 'total']
+    # FLOPs are |x|: 2 and 4
+    assert (report['Twice-1']['flops'], report['Twice-3']['flops']) == (2, 4)
+    assert report['Twice-3']['output_shapes'] == [(4,)]
+
+
 def test_nested_hooks_both_record_everything():
     x = np.ones(3, np.float32)
     with ComputationalCostHook() as outer:
