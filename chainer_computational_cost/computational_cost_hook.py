@@ -12,6 +12,7 @@ import chainer
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
+from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import report
 
@@ -32,27 +33,28 @@ _shape = operator.attrgetter('shape')
 
 _getframe = sys._getframe
 
-_builtin_calculator = calculators.get
-
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
 
-# An old-style ``chainer.Function`` reaches hooks wrapped in this adapter.
-_ADAPTER = chainer.function.FunctionAdapter
 
-
-def _walk(frame):
-    """Flat tuple (code, lasti, code, lasti, ...) from ``frame`` outwards.
+def _walk(frame, stack, stop_code=None, stop_id=None):
+    """Append (code, lasti, code, lasti, ...) to the list ``stack``, from
+    ``frame`` outwards up to the frame of code ``stop_code`` and id
+    ``stop_id`` if it is met; tell whether it was.
 
     Code objects hold no arrays and no locals, unlike frames, and the
     bytecode offset is cheap to read where the line number is not: lines
     are only looked up when a report is read.
     """
-    stack = []
+    append = stack.append
     while frame is not None:
-        stack += frame.f_code, frame.f_lasti
+        code = frame.f_code
+        append(code)
+        append(frame.f_lasti)
+        if code is stop_code and id(frame) == stop_id:
+            return True
         frame = frame.f_back
-    return tuple(stack)
+    return False
 
 
 def _lineno(code, lasti):
@@ -160,7 +162,9 @@ class ComputationalCostHook(chainer.FunctionHook):
         frame = _getframe(1)
         self._entry_id = id(frame)
         self._entry_code = frame.f_code
-        self._outer = _walk(frame.f_back)
+        outer = []
+        _walk(frame.f_back, outer)
+        self._outer = tuple(outer)
         return super(ComputationalCostHook, self).__enter__()
 
     def __exit__(self, *args):
@@ -196,14 +200,11 @@ class ComputationalCostHook(chainer.FunctionHook):
         else:  # not called by FunctionNode.apply: outputs unknown
             shapes = tuple(map(_shape, in_data))
         shapes = self._interned.setdefault(shapes, shapes)
+        function = function_object(function)  # what a calculator sees
         cls = type(function)
-        if cls is _ADAPTER:  # an old-style Function: cost what it wraps
-            function = function.function
-            cls = type(function)
         type_name = cls.__name__
 
-        calc = ((self._custom.get(cls) if self._custom else None)
-                or _builtin_calculator(cls))
+        calc = self._custom.get(cls) or calculators.get(cls)
         error = None
         if calc is None:
             flops = mread = mwrite = 0
@@ -228,27 +229,16 @@ class ComputationalCostHook(chainer.FunctionHook):
                 flops = mread = mwrite = 0
                 params = None
             else:
-                try:  # the first input decides; see _itemsize
-                    itemsize = in_data[0].dtype.itemsize
-                except (IndexError, AttributeError):
-                    itemsize = _itemsize(in_data)
+                itemsize = _itemsize(in_data)
                 mread *= itemsize
                 mwrite *= itemsize
 
         # The frames inside the ``with`` block, up to the one that entered
         # it; the frames outside it are the same for every call.
         record = [type_name, flops, mread, mwrite, params, len(in_data),
-                  shapes, error, (), caller.f_code, caller.f_lasti]
-        entry_code = self._entry_code
-        frame = caller.f_back
-        while frame is not None:
-            code = frame.f_code
-            record.append(code)
-            record.append(frame.f_lasti)
-            if code is entry_code and id(frame) == self._entry_id:
-                record[_OUTER] = self._outer
-                break
-            frame = frame.f_back
+                  shapes, error, ()]
+        if _walk(caller, record, self._entry_code, self._entry_id):
+            record[_OUTER] = self._outer
         self._records.append(tuple(record))
         if params is None:
             self._warn_ignored(cls, error)
