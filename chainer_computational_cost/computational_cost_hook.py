@@ -197,8 +197,10 @@ class ComputationalCostHook(chainer.FunctionHook):
         # share one copy.
         if type(outputs) is tuple and type(in_data) is tuple:
             shapes = tuple(map(_shape, in_data + outputs))
+            out_shapes = shapes[len(in_data):]
         else:  # not called by FunctionNode.apply: outputs unknown
             shapes = tuple(map(_shape, in_data))
+            out_shapes = None
         shapes = self._interned.setdefault(shapes, shapes)
         function = function_object(function)  # what a calculator sees
         cls = type(function)
@@ -211,7 +213,8 @@ class ComputationalCostHook(chainer.FunctionHook):
             params = None
         else:
             try:
-                result = calc(function, in_data, fma_1flop=self._fma_1flop)
+                result = calc(function, in_data, fma_1flop=self._fma_1flop,
+                              out_shapes=out_shapes)
                 # The common result passes these exact-type tests;
                 # validate_cost checks (and explains) anything else.
                 if type(result) not in _TUPLES or len(result) != 4:
@@ -229,9 +232,18 @@ class ComputationalCostHook(chainer.FunctionHook):
                 flops = mread = mwrite = 0
                 params = None
             else:
-                itemsize = _itemsize(in_data)
-                mread *= itemsize
-                mwrite *= itemsize
+                # Counts that carry their bytes (Elements) are exact; a
+                # plain count of reads takes the first input's itemsize,
+                # one of writes the first output's.
+                if type(mread) is int:
+                    mread *= _itemsize(in_data)
+                else:
+                    mread = mread.nbytes
+                if type(mwrite) is int:
+                    mwrite *= _itemsize(in_data if out_shapes is None
+                                        else outputs)
+                else:
+                    mwrite = mwrite.nbytes
 
         # The frames inside the ``with`` block, up to the one that entered
         # it; the frames outside it are the same for every call.

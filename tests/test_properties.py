@@ -15,8 +15,9 @@ model must satisfy:
 * no layer is ignored;
 * every calculator has a case (so a new calculator gets these checks).
 
-Figures are compared in elements: the hook reports memory in bytes of the
-first input's itemsize, which a second hook records for each call.
+Figures are compared in elements: the hook reports memory in bytes (each
+array with its own itemsize), so a second hook records what the calculator
+returns in elements for each call.
 
 ``PROPERTY_EXAMPLES`` (environment) sets the examples per case (default
 5); ``PROPERTY_RANDOM=1`` draws new examples on each run instead of the
@@ -37,7 +38,7 @@ from hypothesis import strategies as st
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
-from chainer_computational_cost.cost_calculators import function_type
+from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import validate_cost
 from property_cases import CASES
@@ -89,22 +90,25 @@ def _check_available(c):
         'right class?'.format(c.target))
 
 
-class _ItemSizes(chainer.FunctionHook):
-    """Records, per call, the function type and the itemsize the
-    ComputationalCostHook converts elements to bytes with."""
+class _Elements(chainer.FunctionHook):
+    """Records, per call, the function type and what its built-in
+    calculator returns in elements (the ComputationalCostHook reports bytes,
+    each array counted with its own dtype)."""
 
-    name = 'PropertyTestItemSizes'
+    name = 'PropertyTestElements'
 
-    def __init__(self):
+    def __init__(self, fma):
+        self.fma = fma
         self.calls = []
 
     def forward_postprocess(self, function, in_data):
-        itemsize = 4
-        for x in in_data:
-            if getattr(x, 'dtype', None) is not None:
-                itemsize = x.dtype.itemsize
-                break
-        self.calls.append((function_type(function).__name__, itemsize))
+        node = function_object(function)
+        calc = calculators.get(type(node))
+        counts = None
+        if calc is not None:
+            counts = validate_cost(calc(node, in_data, fma_1flop=self.fma),
+                                   calc.__name__, type(node).__name__)
+        self.calls.append((type(node).__name__, counts))
 
 
 Measure = collections.namedtuple(
@@ -116,9 +120,9 @@ def measure(c, spec, k=1, fma=True):
     call of the target type, in elements."""
     call = spec.make(k)
     hook = ComputationalCostHook(fma_1flop=fma, strict=True)
-    sizes = _ItemSizes()
+    counts = _Elements(fma)
     with chainer.using_config('train', spec.train):
-        with hook, sizes:
+        with hook, counts:
             out = call()
     if isinstance(out, Direct):
         cls = type(out.node)
@@ -128,27 +132,25 @@ def measure(c, spec, k=1, fma=True):
             calc(out.node, out.in_data, fma_1flop=fma), calc.__name__,
             c.target)
         out_size = sum(prod(s) for s in out.output_shapes())
-        return Measure(flops, mread, mwrite, out_size, [], {})
+        return Measure(flops, int(mread), int(mwrite), out_size, [], {})
     # the hook names calls 'Type-k', counting each type from 1
-    itemsizes = {}
-    counts = collections.Counter()
-    for type_name, itemsize in sizes.calls:
-        counts[type_name] += 1
-        itemsizes['{}-{}'.format(type_name, counts[type_name])] = itemsize
+    elements = {}
+    seen = collections.Counter()
+    for type_name, cost in counts.calls:
+        seen[type_name] += 1
+        elements['{}-{}'.format(type_name, seen[type_name])] = cost
     report = hook.layer_report
     layers = [r for name, r in report.items() if name != 'total']
-    targets = [(report[name], itemsizes[name]) for name in report
+    targets = [(report[name], elements[name]) for name in report
                if name != 'total' and report[name]['type'] == c.target]
     assert len(targets) == 1, (
         'the case must call {} exactly once; calls: {}'.format(
-            c.target, [t for t, _ in sizes.calls]))
-    record, itemsize = targets[0]
-    for key in ('mread', 'mwrite'):
-        assert record[key] % itemsize == 0, (key, record[key], itemsize)
+            c.target, [t for t, _ in counts.calls]))
+    record, cost = targets[0]
+    assert record['flops'] == cost.flops
     out_size = sum(prod(s) for s in record['output_shapes'] if s is not None)
-    return Measure(record['flops'], record['mread'] // itemsize,
-                   record['mwrite'] // itemsize, out_size, layers,
-                   hook.ignored_layers)
+    return Measure(cost.flops, int(cost.mread), int(cost.mwrite), out_size,
+                   layers, hook.ignored_layers)
 
 
 def check_examples(c, invariant, check):

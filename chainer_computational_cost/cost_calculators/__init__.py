@@ -4,9 +4,14 @@ A cost calculator is a plain function ``calc_xxx(func, in_data, **kwargs)``
 living in one of the modules of this package.  The annotation of its first
 parameter names the Chainer function type it estimates: either the class
 itself or a dotted import path (for classes that only some Chainer versions
-have).  Importing this package walks its modules and registers every
-``calc_*`` function it finds, so adding a calculator never means editing a
-list.  The resulting mapping is :data:`calculators`.
+have), or a tuple of those for a calculator that serves a family of classes
+with the same logic.  Importing this package walks its modules and registers
+every ``calc_*`` function it finds, so adding a calculator never means
+editing a list.  The resulting mapping is :data:`calculators`.
+
+Keyword arguments a calculator receives from the hook: ``fma_1flop`` (bool;
+absent means False, as in 0.1.2) and ``out_shapes`` (the shapes of the
+outputs, or None when they are not known, e.g. in a direct call).
 """
 
 import importlib
@@ -20,6 +25,7 @@ from math import prod as _c_prod
 from typing import NamedTuple
 
 import chainer
+import numpy
 
 
 class Cost(NamedTuple):
@@ -35,6 +41,75 @@ class Cost(NamedTuple):
     mread: int
     mwrite: int
     params: dict
+
+
+class Elements(int):
+    """An element count that also knows how many bytes those elements take.
+
+    It *is* the int count (so a calculator's result still reads as element
+    counts, as in 0.1.2), and carries ``nbytes``, summed over the arrays it
+    was counted from, each with its own dtype.  ``Elements + Elements`` and
+    ``Elements * int`` keep the bytes exact; adding a plain int gives a plain
+    int, whose bytes the hook then derives from an itemsize it guesses (the
+    first input's for reads, the first output's for writes).
+    """
+
+    def __new__(cls, count, nbytes):
+        self = int.__new__(cls, count)
+        self.nbytes = nbytes
+        return self
+
+    def __add__(self, other):
+        if isinstance(other, Elements):
+            return Elements(int(self) + int(other),
+                            self.nbytes + other.nbytes)
+        if type(other) is int and other == 0:  # sum() starts from 0
+            return self
+        return int(self) + other
+
+    __radd__ = __add__
+
+    def __mul__(self, other):
+        if isinstance(other, int) and not isinstance(other, Elements):
+            return Elements(int(self) * other, self.nbytes * other)
+        return int(self) * other
+
+    __rmul__ = __mul__
+
+    def __repr__(self):
+        return 'Elements({}, nbytes={})'.format(int(self), self.nbytes)
+
+    def __reduce__(self):
+        return Elements, (int(self), self.nbytes)
+
+
+def itemsize_of(x, default=None):
+    """Bytes per element of an array (or dtype); ``default`` for a Python
+    scalar or None."""
+    dtype = getattr(x, 'dtype', None)
+    if dtype is None:
+        return default
+    return dtype.itemsize
+
+
+def elements(count, like):
+    """``count`` elements of the dtype of ``like`` (an array or a dtype), as
+    :class:`Elements`; a plain int when ``like`` has no dtype."""
+    itemsize = itemsize_of(like)
+    if itemsize is None:
+        return int(count)
+    return Elements(count, count * itemsize)
+
+
+def lookup(table, cls):
+    """The value of ``table`` for ``cls`` or its nearest base class listed
+    in it (None if none is): how a subclass of a supported class finds its
+    calculator, or its row of a family's formula table."""
+    for base in cls.__mro__:
+        value = table.get(base)
+        if value is not None:
+            return value
+    return None
 
 
 #: Function type -> calculator, for every built-in calculator whose target
@@ -60,6 +135,18 @@ def check_signature(func):
                   inspect.Parameter.POSITIONAL_OR_KEYWORD)
     return (params[0].kind in positional and params[1].kind in positional
             and params[2].kind == inspect.Parameter.VAR_KEYWORD)
+
+
+def resolve_targets(target):
+    """The classes a calculator target names that exist here (a list).
+
+    ``target`` is a class, a dotted name, or a tuple of them (a family).
+    """
+    if isinstance(target, tuple):
+        found = [resolve_target(t) for t in target]
+        return [cls for cls in found if cls is not None]
+    cls = resolve_target(target)
+    return [] if cls is None else [cls]
 
 
 def resolve_target(target):
@@ -88,8 +175,9 @@ def register(target):
     """Decorator registering a built-in calculator for ``target``.
 
     ``target`` is a FunctionNode (or old-style Function) class or its dotted
-    name.  A name that cannot be imported is skipped silently: the calculator
-    is simply inactive under this Chainer version.  A function whose
+    name, or a tuple of those (one calculator for a family).  A name that
+    cannot be imported is skipped silently: the calculator is simply
+    inactive under this Chainer version.  A function whose
     signature is not ``(func, in_data, **kwargs)`` is not registered and
     gives a ``UserWarning``.
     """
@@ -100,8 +188,7 @@ def register(target):
                 '(func, in_data, **kwargs)'.format(
                     getattr(calc, '__qualname__', calc)), UserWarning)
             return calc
-        cls = resolve_target(target)
-        if cls is not None:
+        for cls in resolve_targets(target):
             calculators[cls] = calc
         return calc
     return decorator
@@ -135,14 +222,23 @@ def prod(shape):
 
 
 def size_of(x):
-    """Number of elements of an array or scalar input (a scalar is 1)."""
+    """Number of elements of an array or scalar input (a scalar is 1), as
+    :class:`Elements` of the array's own dtype.
+
+    A scalar (Python or NumPy) gives a plain 1: it is a constant used in
+    the dtype of the data it meets, whatever its own type.
+    """
     size = getattr(x, 'size', None)
-    return 1 if size is None else int(size)
+    if size is None or isinstance(x, numpy.generic):
+        return 1
+    return Elements(size, x.nbytes if hasattr(x, 'nbytes')
+                    else size * x.dtype.itemsize)
 
 
 def total_size(arrays):
-    """Sum of the element counts of a sequence of inputs (None counts 0)."""
-    total = 0
+    """Sum of the element counts of a sequence of inputs (None counts 0),
+    bytes exact per dtype where every input is an array."""
+    total = Elements(0, 0)
     for x in arrays:
         if x is not None:
             total += size_of(x)
@@ -220,7 +316,8 @@ def deconv_out_size(size, k, s, p, cover_all=False, d=1):
 def validate_cost(result, calc_name, type_name):
     """Check a calculator's result and return it as a :class:`Cost`.
 
-    Accepts Python and numpy integers (stored as ``int``).  Anything else
+    Accepts Python and numpy integers (stored as ``int``; an
+    :class:`Elements` count keeps its bytes).  Anything else
     (wrong length, floats, negative counts, params that are not a dict) is a
     ``TypeError`` or ``ValueError`` naming the calculator and function type.
     ``calc_name`` is the calculator's name, or the calculator itself (its
@@ -245,7 +342,9 @@ def validate_cost(result, calc_name, type_name):
         if value < 0:
             raise ValueError('{} returned a negative {}: {}'.format(
                 where, field, value))
-        counts.append(int(value))
+        # Memory counts may carry their bytes (Elements); FLOPs never do.
+        counts.append(value if type(value) is Elements and field != 'flops'
+                      else int(value))
     params = result[3]
     if not isinstance(params, dict):
         raise TypeError('{} returned params of type {}; a dict is '
@@ -262,6 +361,7 @@ def _first_param_annotation(func):
 
 
 def _discover():
+    # A tuple annotation registers the calculator for each class of it.
     for info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(__name__ + '.' + info.name)
         for name, obj in sorted(vars(module).items()):

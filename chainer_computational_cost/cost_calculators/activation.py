@@ -158,7 +158,7 @@ def calc_hard_sigmoid(func: HardSigmoid, in_data, **kwargs):
     | params | none |
     """
     x, = in_data
-    fma = 1 if kwargs.get('fma_1flop', True) else 2
+    fma = 1 if kwargs.get('fma_1flop', False) else 2
     return _elementwise(x, fma + 2)
 
 

@@ -815,7 +815,7 @@ def calc_resize_images(func: ResizeImages, in_data, **kwargs):
     mode = getattr(func, 'mode', 'bilinear')
     flops = 0
     if mode == 'bilinear':
-        flops = dot_flops(n_out, 4, kwargs.get('fma_1flop', True))
+        flops = dot_flops(n_out, 4, kwargs.get('fma_1flop', False))
     return (flops, x.size, n_out, {'size': size, 'mode': mode})
 
 
@@ -936,7 +936,7 @@ def calc_spatial_transformer_grid(func: SpatialTransformerGrid, in_data,
     theta, = in_data
     h, w = (int(s) for s in func.output_shape)
     n_out = theta.shape[0] * 2 * h * w
-    flops = dot_flops(n_out, 3, kwargs.get('fma_1flop', True))
+    flops = dot_flops(n_out, 3, kwargs.get('fma_1flop', False))
     return (flops, theta.size + 3 * h * w, n_out, {'size': (h, w)})
 
 
@@ -964,7 +964,7 @@ def calc_spatial_transformer_sampler(func: SpatialTransformerSampler,
     | params | none |
     """
     x, grid = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n_points = grid.shape[0] * grid.shape[2] * grid.shape[3]
     n_out = n_points * x.shape[1]
     per_point = 2 * (1 if fma else 2) + 14

@@ -140,7 +140,7 @@ def calc_conv2d(func: Convolution2DFunction, in_data, **kwargs):
     x, W, b = _split_bias(in_data)
     return _conv_cost(x, W, b, (func.sy, func.sx), (func.ph, func.pw),
                       (func.dy, func.dx), func.cover_all, func.groups,
-                      kwargs.get('fma_1flop', True))
+                      kwargs.get('fma_1flop', False))
 
 
 def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
@@ -164,7 +164,7 @@ def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
     x, W, b = _split_bias(in_data)
     return _conv_cost(x, W, b, func.stride, func.pad, func.dilate,
                       func.cover_all, func.groups,
-                      kwargs.get('fma_1flop', True))
+                      kwargs.get('fma_1flop', False))
 
 
 def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
@@ -193,7 +193,7 @@ def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     x, W, b = _split_bias(in_data)
     return _deconv_cost(x, W, b, (func.sy, func.sx), (func.ph, func.pw),
                         (func.dy, func.dx), (func.outh, func.outw),
-                        func.groups, kwargs.get('fma_1flop', True))
+                        func.groups, kwargs.get('fma_1flop', False))
 
 
 def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
@@ -220,7 +220,7 @@ def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
     if outs is None:
         outs = (None,) * (x.ndim - 2)
     return _deconv_cost(x, W, b, func.stride, func.pad, func.dilate, outs,
-                        func.groups, kwargs.get('fma_1flop', True))
+                        func.groups, kwargs.get('fma_1flop', False))
 
 
 def calc_linear(func: LinearFunction, in_data, **kwargs):
@@ -245,7 +245,7 @@ def calc_linear(func: LinearFunction, in_data, **kwargs):
     n_out, n_in = W.shape
     rows = x.size // n_in if n_in else 0
     y_size = rows * n_out
-    if kwargs.get('fma_1flop', True):
+    if kwargs.get('fma_1flop', False):
         flops = y_size * n_in
     else:
         flops = y_size * (2 * n_in - 1)
@@ -283,7 +283,7 @@ def calc_bilinear(func: BilinearFunction, in_data, **kwargs):
     n_out = n * W.shape[2]
     n_terms = j * k + (j + k if linear else 0)
     flops = n * j * k + _accumulate_flops(
-        n_out, n_terms, linear, kwargs.get('fma_1flop', True))
+        n_out, n_terms, linear, kwargs.get('fma_1flop', False))
     return (flops, total_size(in_data), n_out, {'linear': linear})
 
 
@@ -311,7 +311,7 @@ def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
     n_terms = prod(W.shape[3:])
     has_bias = b is not None
     flops = _accumulate_flops(n_out, n_terms, has_bias,
-                              kwargs.get('fma_1flop', True))
+                              kwargs.get('fma_1flop', False))
     params = {'k': compact(W.shape[4:]), 's': compact((func.sy, func.sx)),
               'nobias': not has_bias}
     return (flops, total_size((x, W, b)), n_out, params)

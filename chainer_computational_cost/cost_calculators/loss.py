@@ -133,7 +133,7 @@ def calc_mean_squared_error(func: MeanSquaredError, in_data, **kwargs):
     | params | none |
     """
     x0, x1 = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x0.size
     flops = n + dot_flops(1, n, fma) + 1
     return (flops, n + x1.size, 1, {})
@@ -184,7 +184,7 @@ def calc_huber_loss(func: HuberLoss, in_data, **kwargs):
     | params | `delta`, `reduce` |
     """
     x, t = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.size
     flops = (6 if fma else 7) * n
     out = n
@@ -218,7 +218,7 @@ def calc_contrastive(func: Contrastive, in_data, **kwargs):
     | params | `margin`, `reduce` |
     """
     x0, x1, y = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n_batch, k = x0.shape
     per_sample = 8 if fma else 9
     red_flops, out = _per_sample_reduce(n_batch, func.reduce)
@@ -248,7 +248,7 @@ def calc_triplet(func: Triplet, in_data, **kwargs):
     | params | `margin`, `reduce` |
     """
     anchor, positive, negative = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n_batch, k = anchor.shape
     red_flops, out = _per_sample_reduce(n_batch, func.reduce)
     flops = (2 * anchor.size + dot_flops(n_batch, 2 * k, fma)
@@ -289,7 +289,7 @@ def calc_cross_covariance(func: CrossCovariance, in_data, **kwargs):
     | params | `reduce` |
     """
     y, z = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n, m = y.shape
     k = z.shape[1]
     half = func.reduce == 'half_squared_sum'
@@ -321,7 +321,7 @@ def calc_decov(func: DeCov, in_data, **kwargs):
     | params | `reduce` |
     """
     h, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n, m = h.shape
     half = func.reduce == 'half_squared_sum'
     flops = _covariance_flops(h.size, n, m, m, half, fma)
@@ -380,7 +380,7 @@ def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
     | params | `normalize`, `reduce` |
     """
     x, t = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.size
     flops = (5 if fma else 6) * n
     out = n
@@ -432,7 +432,7 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     | params, soft target | `reduce`, `soft_target_loss` |
     """
     x, t = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.size
     n_class = x.shape[1]
     m = n // n_class if n_class else 0
@@ -531,7 +531,7 @@ def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
     | params | `sample_size`, `reduce` |
     """
     x, t, W = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n_batch, dim = x.shape
     k = func.sample_size + 1
     flops = (dot_flops(n_batch * k, dim, fma) + 2 * n_batch

@@ -582,7 +582,7 @@ def calc_linear_interpolate(func: LinearInterpolate, in_data, **kwargs):
     | mwrite | $\|z\|$ |
     | params | none |
     """
-    fma_1flop = kwargs.get('fma_1flop', True)
+    fma_1flop = kwargs.get('fma_1flop', False)
     return _elementwise(in_data, flops_per_elem=3 if fma_1flop else 4)
 
 
@@ -1427,7 +1427,7 @@ def calc_batch_l2_norm_squared(func: BatchL2NormSquared, in_data, **kwargs):
     | params | none |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     batch = x.shape[0]
     k = x.size // batch if batch else 0
     return (dot_flops(batch, k, fma), x.size, batch, {})
@@ -1495,7 +1495,7 @@ def calc_cumprodsum(func: Cumprodsum, in_data, **kwargs):
     | params | `axis` |
     """
     xmul, xadd = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     return (_fma_flops(xmul.size, 0, fma), xmul.size + xadd.size,
             xadd.size, {'axis': func.axis})
 
@@ -1520,7 +1520,7 @@ def calc_mat_mul(func: MatMul, in_data, **kwargs):
     | params | `transa`, `transb`, `transc`: transpositions |
     """
     a, b = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n_out, k = _matmul_dims(a.shape, b.shape, func.transa, func.transb,
                             func.transc)
     return (dot_flops(n_out, k, fma), a.size + b.size, n_out,
@@ -1546,7 +1546,7 @@ def calc_batch_mat_mul(func: BatchMatMul, in_data, **kwargs):
     | params | `transa`, `transb`: transpositions |
     """
     a, b = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     a_shape = tuple(a.shape[:2]) + (prod(a.shape[2:]),)
     b_shape = tuple(b.shape[:2]) + (prod(b.shape[2:]),)
     n_out, k = _matmul_dims(a_shape, b_shape, func.transa, func.transb)
@@ -1572,7 +1572,7 @@ def calc_tensor_dot(func: TensorDot, in_data, **kwargs):
     | params | `a_axes`, `b_axes`: contracted axes of `a` and `b` |
     """
     a, b = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     a_con, b_con = _contracted_axes(func, a.ndim, b.ndim)
     k = prod(a.shape[i] for i in a_con)
     n_out = (prod(d for i, d in enumerate(a.shape) if i not in a_con)
@@ -1601,7 +1601,7 @@ def calc_ein_sum(func: EinSum, in_data, **kwargs):
     | mwrite | $\|y\|$ |
     | params | `subscripts` |
     """
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     shapes = [x.shape for x in in_data]
     flops, n_out = _einsum_flops(func.in_subs, func.out_sub, shapes, fma)
     return (flops, sum(x.size for x in in_data), n_out,
@@ -1627,7 +1627,7 @@ def calc_diag_ein_sum(func: DiagEinSum, in_data, **kwargs):
     | mwrite | $\|y\|$ |
     | params | `subscripts`, `out_shape` |
     """
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     shapes = [x.shape for x in in_data]
     in_labels = set(func.in_subs.replace(',', ''))
     direct = ''.join(c for c in func.out_sub if c in in_labels)
@@ -1660,7 +1660,7 @@ def calc_coo_mat_mul(func: CooMatMul, in_data, **kwargs):
     | params | `shape` of $A$, `transa`, `transb`, `transc` |
     """
     sp, dn = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     nb = dn.shape[0] if dn.ndim == 3 else 1
     m = func.sp_shape[1] if func.transa else func.sp_shape[0]
     n = dn.shape[-2] if func.transb else dn.shape[-1]
@@ -1700,7 +1700,7 @@ def calc_batch_det(func: BatchDet, in_data, **kwargs):
     | params | none |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     return _det_cost(x, x.shape[0], fma) + ({},)
 
 
@@ -1730,7 +1730,7 @@ def calc_inv(func: Inv, in_data, **kwargs):
     | params | none |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     return _inv_cost(x, 1, fma) + ({},)
 
 
@@ -1751,7 +1751,7 @@ def calc_batch_inv(func: BatchInv, in_data, **kwargs):
     | params | none |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     return _inv_cost(x, x.shape[0], fma) + ({},)
 
 
@@ -1776,7 +1776,7 @@ def calc_cholesky(func: 'chainer.functions.math.cholesky.Cholesky',
     | params | none |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.shape[-1]
     pairs = (n * n * n - n) // 6
     flops = _fma_flops(pairs, n * (n - 1) // 2 + n, fma)

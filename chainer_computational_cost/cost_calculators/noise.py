@@ -69,7 +69,7 @@ def calc_gaussian(func: Gaussian, in_data, **kwargs):
     """
     mean, ln_var = in_data
     n = mean.size
-    per_element = 3 if kwargs.get('fma_1flop', True) else 4
+    per_element = 3 if kwargs.get('fma_1flop', False) else 4
     return (per_element * n, n + 2 * ln_var.size, n, {})
 
 
@@ -102,7 +102,7 @@ def calc_simplified_dropconnect(func: SimplifiedDropconnect, in_data,
     batchwise = bool(func.use_batchwise_mask)
     mask_size = (n if batchwise else 1) * W.size
     y_size = n * m_out
-    if kwargs.get('fma_1flop', True):
+    if kwargs.get('fma_1flop', False):
         products = y_size * n_in
     else:
         products = y_size * (2 * n_in - 1)

@@ -123,7 +123,7 @@ def calc_batch_normalization(func: BatchNormalization, in_data, **kwargs):
     | params | `eps`, `axis`; `decay` with running statistics |
     """
     x, gamma, beta = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n, c = x.size, gamma.size
     flops = _standardize_flops(n, c, fma)
     mread = n + c + beta.size
@@ -163,7 +163,7 @@ def calc_fixed_batch_normalization(func: FixedBatchNormalization, in_data,
     | params | `eps` |
     """
     x, gamma = in_data[:2]
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     return ((1 if fma else 2) * x.size, x.size + 2 * gamma.size, x.size,
             {'eps': _float(func.eps)})
 
@@ -194,7 +194,7 @@ def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
     | params | `eps`, `rmax`, `dmax`; `decay` when updating |
     """
     x, gamma, beta = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n, c = x.size, gamma.size
     flops = (_moments_flops(n, c, fma) + (2 + 2 + 3 + 4) * c
              + (3 if fma else 5) * n)
@@ -248,7 +248,7 @@ def calc_decorrelated_batch_normalization(
     | params | `groups`, `eps`; `decay` with running statistics |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.size
     g, c, m = _dbn_shape(x, func.groups)
     covariance = dot_flops(g * c * c, m, fma) + g * c * c + g * c
@@ -293,7 +293,7 @@ def calc_fixed_decorrelated_batch_normalization(
     | params | `groups` |
     """
     x, mean, projection = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.size
     c = _dbn_shape(x, func.groups)[1]
     flops = n + dot_flops(n, c, fma)
@@ -320,7 +320,7 @@ def calc_group_normalization(func: GroupNormalization, in_data, **kwargs):
     | params | `groups`, `eps` |
     """
     x, gamma, beta = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     rows = x.shape[0] * func.groups
     flops = _standardize_flops(x.size, rows, fma)
     return (flops, x.size + gamma.size + beta.size, x.size,
@@ -345,7 +345,7 @@ def calc_layer_normalization(func: LayerNormalization, in_data, **kwargs):
     | params | `eps` |
     """
     x, gamma, beta = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     flops = _standardize_flops(x.size, x.shape[0], fma)
     return (flops, x.size + gamma.size + beta.size, x.size,
             {'eps': _float(func.eps)})
@@ -383,7 +383,7 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
     | params | `n`, `k`, `alpha`, `beta` |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.size
     channels = x.shape[1]
     positions = n // channels if channels else 0
@@ -414,7 +414,7 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     | params | `axis`, `eps` |
     """
     x, = in_data
-    fma = kwargs.get('fma_1flop', True)
+    fma = kwargs.get('fma_1flop', False)
     n = x.size
     axes = tuple(int(a) for a in func.axis)
     length = prod(x.shape[a] for a in axes)

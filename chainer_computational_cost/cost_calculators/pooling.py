@@ -452,7 +452,7 @@ def calc_roi_max_align_2d(func: ROIMaxAlign2D, in_data, **kwargs):
     """  # NOQA
     x, rois, roi_indices = in_data
     return _roi_align_cost(x, rois, roi_indices, func, True,
-                           kwargs.get('fma_1flop', True))
+                           kwargs.get('fma_1flop', False))
 
 
 def calc_roi_average_align_2d(func: ROIAverageAlign2D, in_data, **kwargs):
@@ -477,4 +477,4 @@ def calc_roi_average_align_2d(func: ROIAverageAlign2D, in_data, **kwargs):
     """  # NOQA
     x, rois, roi_indices = in_data
     return _roi_align_cost(x, rois, roi_indices, func, False,
-                           kwargs.get('fma_1flop', True))
+                           kwargs.get('fma_1flop', False))

@@ -90,7 +90,7 @@ def calc_lstm(
     c_prev, x = in_data
     n = x.size // 4
     flops, mread, _, params = _lstm_cell_cost(
-        n, in_data, 1, 1, 1, kwargs.get('fma_1flop', True), {})
+        n, in_data, 1, 1, 1, kwargs.get('fma_1flop', False), {})
     return flops, mread, c_prev.size + n, params
 
 
@@ -116,7 +116,7 @@ def calc_slstm(
     | params | none |
     """
     return _lstm_cell_cost(in_data[0].size, in_data, 2, 2, 2,
-                           kwargs.get('fma_1flop', True), {})
+                           kwargs.get('fma_1flop', False), {})
 
 
 def calc_tree_lstm(
@@ -143,7 +143,7 @@ def calc_tree_lstm(
     """
     n_ary = len(in_data) - 1
     return _lstm_cell_cost(in_data[0].size, in_data, 1, n_ary, 1,
-                           kwargs.get('fma_1flop', True), {'n_ary': n_ary})
+                           kwargs.get('fma_1flop', False), {'n_ary': n_ary})
 
 
 # NStep RNNs (cuDNN only).  Inputs: hx, [cx,] w, xs where w is the
@@ -213,7 +213,7 @@ def calc_n_step_rnn_tanh(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'rnn', 1,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_n_step_rnn_relu(
@@ -235,7 +235,7 @@ def calc_n_step_rnn_relu(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'rnn', 1,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_n_step_bi_rnn_tanh(
@@ -258,7 +258,7 @@ def calc_n_step_bi_rnn_tanh(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'rnn', 2,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_n_step_bi_rnn_relu(
@@ -281,7 +281,7 @@ def calc_n_step_bi_rnn_relu(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'rnn', 2,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_n_step_gru(
@@ -308,7 +308,7 @@ def calc_n_step_gru(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'gru', 1,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_n_step_bi_gru(
@@ -331,7 +331,7 @@ def calc_n_step_bi_gru(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'gru', 2,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_n_step_lstm(
@@ -356,7 +356,7 @@ def calc_n_step_lstm(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'lstm', 1,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_n_step_bi_lstm(
@@ -379,7 +379,7 @@ def calc_n_step_bi_lstm(
     | params | `n_layers`, `units`: $L$, $H$ |
     """
     return _n_step_cost(func, in_data, 'lstm', 2,
-                        kwargs.get('fma_1flop', True))
+                        kwargs.get('fma_1flop', False))
 
 
 def calc_cudnn_rnn_weight_concat(
