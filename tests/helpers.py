@@ -5,6 +5,8 @@ The calculators are then tested in isolation from the hook; the hook has its
 own tests.
 """
 
+import sys
+
 import chainer
 
 from chainer_computational_cost.cost_calculators import calculators
@@ -20,12 +22,18 @@ class _Recorder(chainer.FunctionHook):
         self.calls = []
 
     def forward_postprocess(self, function, in_data):
-        self.calls.append((function, tuple(in_data)))
+        # FunctionNode.apply holds the outputs in its local ``outputs``
+        outputs = sys._getframe(1).f_locals.get('outputs')
+        out_shapes = None
+        if isinstance(outputs, tuple):
+            out_shapes = tuple(getattr(y, 'shape', None) for y in outputs)
+        self.calls.append((function, tuple(in_data), out_shapes))
 
 
 def calls_of(fn, *args, **kwargs):
-    """Run ``fn(*args, **kwargs)``; return the list of (node, in_data) of
-    every function call it made, in call order."""
+    """Run ``fn(*args, **kwargs)``; return the list of (node, in_data,
+    out_shapes) of every function call it made, in call order (backward
+    calls included when ``fn`` runs a backward pass)."""
     with _Recorder() as rec:
         fn(*args, **kwargs)
     return rec.calls
@@ -34,13 +42,15 @@ def calls_of(fn, *args, **kwargs):
 def cost(fn, *args, fma=True, kind=None, **kwargs):
     """Run ``fn(*args, **kwargs)`` and return the validated Cost of its
     first function call (or of the first call whose class name is ``kind``)
-    as computed by the registered built-in calculator."""
+    as computed by the registered built-in calculator, given the output
+    shapes as the hook gives them."""
     calls = calls_of(fn, *args, **kwargs)
-    for node, in_data in calls:
+    for node, in_data, out_shapes in calls:
         cls = function_type(node)
         if kind is None or cls.__name__ == kind:
             calc = calculators[cls]
-            result = calc(function_object(node), in_data, fma_1flop=fma)
+            result = calc(function_object(node), in_data, fma_1flop=fma,
+                          out_shapes=out_shapes)
             return validate_cost(result, calc.__name__, cls.__name__)
     raise AssertionError('no call of {} among {}'.format(
-        kind, [function_type(n).__name__ for n, _ in calls]))
+        kind, [function_type(c[0]).__name__ for c in calls]))

@@ -21,6 +21,6 @@ def test_forget_costs_nothing_itself():
 def test_forget_inner_calls_reach_the_hook():
     a = np.ones((1, 3), np.float32)
     names = [function_type(node).__name__
-             for node, _ in calls_of(F.forget, _add_mul, a, a)]
+             for node, _, _ in calls_of(F.forget, _add_mul, a, a)]
     # the inner Mul and Add are seen (and costed) on their own
     assert names == ['Mul', 'Add', 'Forget']
