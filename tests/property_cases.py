@@ -1935,3 +1935,18 @@ def _forget(d, n):
     return Spec(f, [B(x), B(d.u(*x.shape))],
                 writes_outputs='free by the cost model: the functions it '
                                'calls are costed')
+
+
+# The cases of gradient classes live in modules of their own,
+# tests/property_cases_<calculator module>.py, which import ``case`` and the
+# markers from here; each registers its cases when imported.
+def _import_more_cases():
+    import glob
+    import importlib
+    import os
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in sorted(glob.glob(os.path.join(here, 'property_cases_*.py'))):
+        importlib.import_module(os.path.basename(path)[:-3])
+
+
+_import_more_cases()
