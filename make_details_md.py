@@ -34,6 +34,23 @@ def _anchor(title):
     return title.strip().lower().replace(' ', '-')
 
 
+def _class_name(target):
+    if isinstance(target, str):
+        return target.rpartition('.')[2]
+    return target.__name__
+
+
+def _doc_fields(calc):
+    """One dict of docstring fields per documented class: a calculator
+    serving a family (its ``family`` attribute is the table target -> row
+    of fields) is documented once per class of the table."""
+    family = getattr(calc, 'family', None)
+    if family is None:
+        return [{}]
+    return [dict(row, name=_class_name(target))
+            for target, row in family.items()]
+
+
 def collect():
     """[(module short name, [(title, body)])] in module and source order."""
     out = []
@@ -47,8 +64,11 @@ def collect():
         calcs.sort(key=lambda f: f.__code__.co_firstlineno)
         entries = []
         for f in calcs:
-            title, _, body = inspect.cleandoc(f.__doc__).partition('\n')
-            entries.append((title.strip(), body.strip()))
+            for fields in _doc_fields(f):
+                doc = cost_calculators.fill_doc(
+                    inspect.cleandoc(f.__doc__), fields)
+                title, _, body = doc.partition('\n')
+                entries.append((title.strip(), body.strip()))
         if entries:
             out.append((info.name, entries))
     return out

@@ -101,6 +101,26 @@ def elements(count, like):
     return Elements(count, count * itemsize)
 
 
+def resolve_table(table):
+    """A family's table (target -> row, targets as classes or dotted names)
+    keyed by the classes that exist under the installed Chainer."""
+    out = {}
+    for target, row in table.items():
+        cls = resolve_target(target)
+        if cls is not None:
+            out[cls] = row
+    return out
+
+
+def fill_doc(doc, fields):
+    """A family calculator's docstring for one class: every ``<<key>>`` is
+    replaced by ``fields[key]`` (``<<name>>`` by the class name).  (Not
+    ``str.format``: LaTeX is full of braces, and ``$`` delimits math.)"""
+    for key, value in fields.items():
+        doc = doc.replace('<<{}>>'.format(key), str(value))
+    return doc
+
+
 def lookup(table, cls):
     """The value of ``table`` for ``cls`` or its nearest base class listed
     in it (None if none is): how a subclass of a supported class finds its
