@@ -203,6 +203,23 @@ def test_div_from_constant():
     assert cost(lambda v: 1 / v, var(2, 3), fma=False) == (6, 7, 6, {})
 
 
+# The arithmetic types 0.1.2 covered report no params, as 0.1.2 did.
+ARITHMETIC_012 = [
+    ('Add', lambda a, b: a + b), ('Sub', lambda a, b: a - b),
+    ('Mul', lambda a, b: a * b), ('Div', lambda a, b: a / b),
+    ('AddConstant', lambda a, b: a + 2), ('MulConstant', lambda a, b: a * 2),
+    ('SubFromConstant', lambda a, b: 2 - a),
+    ('DivFromConstant', lambda a, b: 2 / a),
+]
+
+
+@pytest.mark.parametrize('kind,fn', ARITHMETIC_012,
+                         ids=[k for k, _ in ARITHMETIC_012])
+def test_arithmetic_params_as_0_1_2(kind, fn):
+    params = cost(fn, var(2, 3), var(2, 3), kind=kind).params
+    assert params == {} and type(params) is dict
+
+
 # Powers.
 
 def test_pow_var_const():

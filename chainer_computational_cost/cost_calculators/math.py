@@ -1235,12 +1235,11 @@ def calc_max(func: Max, in_data, **kwargs):
     | FLOPs | $\|x\| - \|y\|$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
-    | params | `axis`, `keepdims` |
+    | params | `axis` (as 0.1.2: `keepdims` changes no figure) |
     """
     x, = in_data
     flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
-    return (flops, mread, mwrite,
-            {'axis': func.axis, 'keepdims': func.keepdims})
+    return (flops, mread, mwrite, {'axis': func.axis})
 
 
 def calc_min(func: Min, in_data, **kwargs):
@@ -1255,12 +1254,11 @@ def calc_min(func: Min, in_data, **kwargs):
     | FLOPs | $\|x\| - \|y\|$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
-    | params | `axis`, `keepdims` |
+    | params | `axis` (as 0.1.2: `keepdims` changes no figure) |
     """
     x, = in_data
     flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
-    return (flops, mread, mwrite,
-            {'axis': func.axis, 'keepdims': func.keepdims})
+    return (flops, mread, mwrite, {'axis': func.axis})
 
 
 def calc_arg_max(func: ArgMax, in_data, **kwargs):
@@ -1315,12 +1313,11 @@ def calc_sum(func: Sum, in_data, **kwargs):
     | FLOPs | $\|x\| - \|y\|$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
-    | params | `axis`, `keepdims` |
+    | params | `axis` (as 0.1.2: `keepdims` changes no figure) |
     """
     x, = in_data
     flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
-    return (flops, mread, mwrite,
-            {'axis': func.axis, 'keepdims': func.keepdims})
+    return (flops, mread, mwrite, {'axis': func.axis})
 
 
 def calc_sum_to(func: SumTo, in_data, **kwargs):
