@@ -174,13 +174,15 @@ def test_mean():
 
 def test_logsumexp():
     x = _z(2, 5)
-    # axis 1: |x| = 10, |y| = 2:
-    # max 8 + sub 10 + exp 10 + add 8 + log 2 + add 2 = 40 (= 4*10)
+    # axis 1: |x| = 10, |y| = 2: exp 10 + add 10 - 2 + log 2 = 20 (= 2*10)
     c = cost(F.logsumexp, x, axis=1)
-    assert c == (40, 10, 2, {'axis': (1,)})
+    assert c == (20, 10, 2, {'axis': (1,)})
     assert c.mwrite == F.logsumexp(x, axis=1).size
-    # axis None on (2, 3): max 5 + 6 + 6 + add 5 + 1 + 1 = 24 (= 4*6)
-    assert cost(F.logsumexp, _z(2, 3)) == (24, 6, 1, {'axis': None})
+    # axis None on (4, 5): exp 20 + add 20 - 1 + log 1 = 40 (= 2*20)
+    assert cost(F.logsumexp, _z(4, 5)) == (40, 20, 1, {'axis': None})
+    # axis None on (2, 3): exp 6 + add 5 + log 1 = 12 (= 2*6)
+    assert cost(F.logsumexp, _z(2, 3), fma=False) == \
+        (12, 6, 1, {'axis': None})
 
 
 def test_batch_l2_norm_squared():
