@@ -9,6 +9,17 @@ def _x(*shape):
     return np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 3
 
 
+def _typed(value):
+    """``value`` with the type of every item made explicit: equal
+    results then also have equal value types (``1 == np.int64(1)``,
+    ``0.5 == np.float32(0.5)`` and ``(3,) == [3]`` would hide a change)."""
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return (type(value), tuple(_typed(v) for v in value))
+    return (type(value), value)
+
+
 def test_relu():
     x = np.zeros((2, 3, 4), np.float32)
     # |x| = 2*3*4 = 24 comparisons, 24 read, 24 written
@@ -64,10 +75,10 @@ def test_hard_sigmoid():
 def test_leaky_relu():
     x = _x(2, 5)
     # |x| = 10: 2*10 = 20 FLOPs, 10 + 1 (slope) = 11 read, 10 written
-    assert cost(F.leaky_relu, x) == (20, 11, 10, {'slope': 0.2})
+    assert cost(F.leaky_relu, x) == (20, 11, 10, {})
     x1 = _x(1, 3)
     # |x| = 3: 2*3 = 6, 3 + 1 = 4, 3
-    assert cost(F.leaky_relu, x1, slope=0.1) == (6, 4, 3, {'slope': 0.1})
+    assert cost(F.leaky_relu, x1, slope=0.1) == (6, 4, 3, {})
 
 
 def test_log_softmax():
@@ -86,7 +97,7 @@ def test_prelu():
     x = _x(2, 3, 4)
     W = np.ones((3,), np.float32)
     # |x| = 24: 2*24 = 48 FLOPs, 24 + 3 = 27 read, 24 written
-    assert cost(F.prelu, x, W) == (48, 27, 24, {})
+    assert cost(F.prelu, x, W) == (48, 27, 24, {'w_shape': (3,)})
     assert F.prelu(x, W).size == 24
 
 
@@ -94,7 +105,7 @@ def test_prelu_2d_weight_batch1():
     x = _x(1, 3, 4, 5)
     W = np.ones((3, 4), np.float32)
     # |x| = 60: 2*60 = 120 FLOPs, 60 + 12 = 72 read, 60 written
-    assert cost(F.prelu, x, W) == (120, 72, 60, {})
+    assert cost(F.prelu, x, W) == (120, 72, 60, {'w_shape': (3, 4)})
 
 
 def test_rrelu_train_and_test():
@@ -168,3 +179,37 @@ def test_tanh():
     # |x| = 6: one tanh per element
     assert cost(F.tanh, x) == (6, 6, 6, {})
     assert cost(F.tanh, _x(1, 1)) == (1, 1, 1, {})
+
+
+# 0.1.2 compatibility: the types 0.1.2 covered report exactly its params
+# keys, with its value types.
+
+def test_params_of_0_1_2_types():
+    x = _x(2, 3, 4)
+    W = np.ones((3, 4), np.float32)
+    assert _typed(cost(F.relu, x).params) == {}
+    assert _typed(cost(F.sigmoid, x).params) == {}
+    # no slope key (0.1.2 had none)
+    assert _typed(cost(F.leaky_relu, x, slope=0.1).params) == {}
+    # W.shape as a tuple of Python ints
+    assert _typed(cost(F.prelu, x, W).params) == {
+        'w_shape': (tuple, ((int, 3), (int, 4)))}
+    # axis a Python int, even when given as a NumPy integer
+    assert _typed(cost(F.softmax, x, axis=np.int64(2)).params) == {
+        'axis': (int, 2)}
+    assert _typed(cost(F.softmax, x).params) == {'axis': (int, 1)}
+
+
+def test_params_value_types_of_newer_types():
+    x = _x(2, 3)
+    assert _typed(cost(F.log_softmax, x, axis=np.int32(1)).params) == {
+        'axis': (int, 1)}
+    assert _typed(cost(F.crelu, x, axis=1).params) == {'axis': (int, 1)}
+    assert _typed(cost(F.clipped_relu, x, 5.0).params) == {
+        'z': (float, 5.0)}
+    assert _typed(cost(F.elu, x, alpha=np.float32(0.5)).params) == {
+        'alpha': (float, 0.5)}
+    assert _typed(cost(F.softplus, x, beta=2).params) == {
+        'beta': (float, 2.0)}
+    assert _typed(cost(F.rrelu, x, l=0.25, u=0.5).params) == {
+        'l': (float, 0.25), 'u': (float, 0.5)}

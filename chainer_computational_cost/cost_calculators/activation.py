@@ -60,7 +60,7 @@ def _softmax_like(x, axis, flops_per_element, flops_per_row):
     c = x.shape[axis]
     rows = n // c if c else 0
     flops = flops_per_element * n + (c - 1 + flops_per_row) * rows
-    return (flops, n, n, {'axis': axis})
+    return (flops, n, n, {'axis': int(axis)})
 
 
 def calc_relu(func: ReLU, in_data, **kwargs):
@@ -117,7 +117,7 @@ def calc_crelu(func: CReLU, in_data, **kwargs):
     | params | `axis`: concatenation axis |
     """
     x, = in_data
-    return (3 * x.size, x.size, 2 * x.size, {'axis': func.axis})
+    return (3 * x.size, x.size, 2 * x.size, {'axis': int(func.axis)})
 
 
 def calc_elu(func: ELU, in_data, **kwargs):
@@ -175,11 +175,10 @@ def calc_leaky_relu(func: LeakyReLU, in_data, **kwargs):
     | FLOPs | $2 \|x\|$ |
     | mread | $\|x\| + 1$ |
     | mwrite | $\|x\|$ |
-    | params | `slope` |
+    | params | none (as in 0.1.2) |
     """
     x, = in_data
-    flops, mread, mwrite, _ = _elementwise(x, 2, extra_reads=1)
-    return (flops, mread, mwrite, {'slope': float(func.slope)})
+    return _elementwise(x, 2, extra_reads=1)
 
 
 def calc_log_softmax(func: LogSoftmax, in_data, **kwargs):
@@ -216,10 +215,11 @@ def calc_prelu(func: PReLUFunction, in_data, **kwargs):
     | FLOPs | $2 \|x\|$ |
     | mread | $\|x\| + \|W\|$ |
     | mwrite | $\|x\|$ |
-    | params | none |
+    | params | `w_shape`: shape of W (a tuple) |
     """
     x, W = in_data
-    return _elementwise(x, 2, extra_reads=W.size)
+    flops, mread, mwrite, _ = _elementwise(x, 2, extra_reads=W.size)
+    return (flops, mread, mwrite, {'w_shape': tuple(int(d) for d in W.shape)})
 
 
 def calc_rrelu(func: RReLU, in_data, **kwargs):
