@@ -93,6 +93,13 @@ def test_log_softmax():
     assert cost(F.log_softmax, x1, axis=2) == (24, 8, 8, {'axis': 2})
 
 
+def test_log_softmax_is_log_sum_exp_plus_a_subtraction():
+    x = _x(4, 5)
+    # |x| = 20, c = 5, 4 rows: LogSumExp's exp 20 + sums (5-1)*4 = 16
+    # + logs 4 = 40 = 2*20, then 20 subtractions: 60 = 3*20
+    assert cost(F.log_softmax, x, axis=1) == (60, 20, 20, {'axis': 1})
+
+
 def test_prelu():
     x = _x(2, 3, 4)
     W = np.ones((3,), np.float32)

@@ -188,7 +188,9 @@ def calc_log_softmax(func: LogSoftmax, in_data, **kwargs):
 
     With $c$ = `x.shape[axis]` and $\|x\|/c$ rows: an exp per element, $c-1$
     additions and a log per row, a subtraction per element, i.e.
-    $2\|x\| + (c-1)\|x\|/c + \|x\|/c = 3\|x\|$. As for Softmax, the
+    $2\|x\| + (c-1)\|x\|/c + \|x\|/c = 3\|x\|$. The first three terms are
+    LogSumExp's $2\|x\|$ (same convention), so LogSoftmax is LogSumExp plus
+    one subtraction per element and never costs less. As for Softmax, the
     max-subtraction done for numerical stability is not counted.
 
     | Item | Value |
