@@ -257,15 +257,14 @@ def test_normalize_l2():
     # R = 2 rows of 3: sums of squares 6 (FMA) / 2*5 = 10, 2 sqrt,
     # 2 eps, 6 divisions: FMA 16, no FMA 20; read 6 (eps is folded into
     # the per-row divisor)
-    assert cost(F.normalize, x) == (16, 6, 6, {'axis': 1, 'eps': 1e-5})
-    assert cost(F.normalize, x, fma=False) == (
-        20, 6, 6, {'axis': 1, 'eps': 1e-5})
+    assert cost(F.normalize, x) == (16, 6, 6, {'axis': 1})
+    assert cost(F.normalize, x, fma=False) == (20, 6, 6, {'axis': 1})
     assert F.normalize(x).size == 6
 
 
 def test_normalize_l2_axes_and_batch1():
     x = _x(2, 3, 4)
-    p = {'axis': (1, 2), 'eps': 1e-3}
+    p = {'axis': (1, 2)}
     # R = 2 slices of 12: FMA 24 + 4 + 24 = 52; no FMA 2*23 + 4 + 24 = 74
     assert cost(F.normalize, x, eps=1e-3, axis=(1, 2)) == (52, 24, 24, p)
     assert cost(F.normalize, x, eps=1e-3, axis=(1, 2), fma=False) == (
@@ -273,3 +272,47 @@ def test_normalize_l2_axes_and_batch1():
     x = _x(1, 4)
     # one row of 4: 4 + 2 + 4 = 10
     assert cost(F.normalize, x)[:3] == (10, 4, 4)
+
+
+# The params of the types 0.1.2 covered: exactly its keys and value types
+
+def _exact(params, expected):
+    """``params`` equals ``expected`` key for key, with the same types (a
+    plain ``==`` would take 2.0 for 2 and True for 1)."""
+    assert params == expected
+    assert list(params) == list(expected)
+    for key, value in expected.items():
+        assert type(params[key]) is type(value), (key, params[key])
+    return True
+
+
+def test_params_fixed_batch_normalization():
+    x, c = _x(1, 2, 2, 2), _ones(2)
+    params = cost(F.fixed_batch_normalization, x, c, c, c, c).params
+    assert _exact(params, {'eps': 2e-5})
+    params = cost(F.fixed_batch_normalization, x, c, c, c, c,
+                  eps=1e-3).params
+    assert _exact(params, {'eps': 1e-3})
+
+
+def test_params_local_response_normalization():
+    x = _x(1, 3, 2, 2)
+    params = cost(F.local_response_normalization, x).params
+    assert _exact(params, {'n': 5, 'k': 2, 'alpha': 1e-4, 'beta': 0.75})
+    params = cost(F.local_response_normalization, x, n=3, k=1.0,
+                  alpha=1, beta=1).params
+    assert _exact(params, {'n': 3, 'k': 1, 'alpha': 1.0, 'beta': 1.0})
+    # a non-integral k stays a float: 0.1.2 truncated it to an int
+    params = cost(F.local_response_normalization, x, k=1.5).params
+    assert _exact(params, {'n': 5, 'k': 1.5, 'alpha': 1e-4, 'beta': 0.75})
+
+
+def test_params_normalize_l2():
+    x = _x(2, 3, 4)
+    assert _exact(cost(F.normalize, x).params, {'axis': 1})
+    assert _exact(cost(F.normalize, x, axis=2).params, {'axis': 2})
+    assert _exact(cost(F.normalize, x, eps=1e-3, axis=(1,)).params,
+                  {'axis': 1})
+    # several axes: the tuple (0.1.2 showed only the first one)
+    assert _exact(cost(F.normalize, x, axis=(1, 2)).params,
+                  {'axis': (1, 2)})

@@ -93,6 +93,13 @@ def _float(value):
     return float(value)
 
 
+def _int_if_integral(value):
+    """A hyper-parameter that 0.1.2 reported as an int (LRN's ``k``): an
+    int when it has an integral value, else the float (never truncated)."""
+    value = _float(value)
+    return int(value) if value.is_integer() else value
+
+
 def _bn_axis(func, x, gamma):
     """Axes BatchNormalization reduces over (Chainer's default when the
     node was given none)."""
@@ -380,7 +387,7 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
     | FLOPs (no FMA) | $5 \|x\| + A \|x\| / C$ |
     | mread | $\|x\| + 3$ |
     | mwrite | $\|x\|$ |
-    | params | `n`, `k`, `alpha`, `beta` |
+    | params | `n` (int), `k` (int when integral), `alpha`, `beta` |
     """
     x, = in_data
     fma = kwargs.get('fma_1flop', False)
@@ -389,7 +396,7 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
     positions = n // channels if channels else 0
     flops = ((4 if fma else 5) * n
              + _lrn_window_additions(channels, func.n // 2) * positions)
-    params = {'n': int(func.n), 'k': _float(func.k),
+    params = {'n': int(func.n), 'k': _int_if_integral(func.k),
               'alpha': _float(func.alpha), 'beta': _float(func.beta)}
     return (flops, n + 3, n, params)
 
@@ -405,13 +412,17 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     $\epsilon$ per slice (folded into the per-slice divisor: not a read),
     and a division per element.
 
+    Several axes (Chainer accepts a tuple) form one norm over all of them,
+    and `axis` is then shown as the tuple; a single axis is shown as an
+    int, and $\epsilon$ is not shown (the params of 0.1.2).
+
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $2 \|x\| + 2R$ |
     | FLOPs (no FMA) | $3 \|x\| + R$ |
     | mread | $\|x\|$ |
     | mwrite | $\|x\|$ |
-    | params | `axis`, `eps` |
+    | params | `axis`: int, or a tuple of ints for several axes |
     """
     x, = in_data
     fma = kwargs.get('fma_1flop', False)
@@ -421,4 +432,4 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     slices = n // length if length else 0
     flops = dot_flops(slices, length, fma) + 2 * slices + n
     axis = axes[0] if len(axes) == 1 else axes
-    return (flops, n, n, {'axis': axis, 'eps': _float(func.eps)})
+    return (flops, n, n, {'axis': axis})
