@@ -1,6 +1,7 @@
 import chainer.functions as F
 from chainer.functions.connection.linear import LinearFunction
 import numpy as np
+import pytest
 
 from chainer_computational_cost.cost_calculators import calculators
 from helpers import cost
@@ -360,7 +361,7 @@ def test_embed_id_batch1_few_indices():
 def test_shift():
     x = _x(2, 9, 3, 3)
     # |x| = 2*9*3*3 = 162 read and written, no FLOPs
-    assert cost(F.shift, x) == (0, 162, 162, {'ks': 3, 'dilate': 1})
+    assert cost(F.shift, x) == (0, 162, 162, {'k': 3, 'd': 1})
     assert F.shift(x).size == 162
 
 
@@ -368,4 +369,45 @@ def test_shift_anisotropic_batch1():
     x = _x(1, 3, 4, 4)
     # |x| = 48
     assert cost(F.shift, x, ksize=(3, 1), dilate=(2, 1)) == (
-        0, 48, 48, {'ks': (3, 1), 'dilate': (2, 1)})
+        0, 48, 48, {'k': (3, 1), 'd': (2, 1)})
+
+
+# params: exactly the keys and value types of 0.1.2 for the types it covered
+
+def _typed(value):
+    """``value`` with the type of every part spelled out, so that 1 and
+    True, or (1, 2) and [1, 2], compare different."""
+    if isinstance(value, (tuple, list)):
+        return type(value), tuple(_typed(v) for v in value)
+    return type(value), value
+
+
+def assert_params(params, expected):
+    assert params == expected
+    assert {k: _typed(v) for k, v in params.items()} == {
+        k: _typed(v) for k, v in expected.items()}
+
+
+@pytest.mark.parametrize('fn, args, kwargs, expected', [
+    (F.convolution_2d, (_x(1, 2, 5, 6), _x(4, 2, 3, 1), _x(4)),
+     dict(stride=(2, 1), pad=(1, 0)),
+     {'k': (3, 1), 's': (2, 1), 'p': (1, 0), 'd': 1, 'groups': 1,
+      'nobias': False}),
+    (F.convolution_2d, (_x(1, 4, 5, 5), _x(2, 2, 3, 3)),
+     dict(pad=2, dilate=2, groups=2),
+     {'k': 3, 's': 1, 'p': 2, 'd': 2, 'groups': 2, 'nobias': True}),
+    (F.deconvolution_2d, (_x(1, 2, 3, 3), _x(2, 1, 2, 3)),
+     dict(stride=2, dilate=(1, 2), groups=2),
+     {'k': (2, 3), 's': 2, 'p': 0, 'd': (1, 2), 'groups': 2,
+      'nobias': True}),
+    (F.deconvolution_2d, (_x(1, 2, 3, 3), _x(2, 1, 2, 2), _x(1)),
+     dict(pad=(1, 0)),
+     {'k': 2, 's': 1, 'p': (1, 0), 'd': 1, 'groups': 1, 'nobias': False}),
+    (F.linear, (_x(2, 3), _x(4, 3), _x(4)), {}, {'nobias': False}),
+    (F.linear, (_x(2, 3), _x(4, 3)), {}, {'nobias': True}),
+    (F.shift, (_x(1, 9, 3, 3),), dict(ksize=3, dilate=2), {'k': 3, 'd': 2}),
+    (F.shift, (_x(1, 3, 3, 3),), dict(ksize=(1, 3), dilate=(2, 1)),
+     {'k': (1, 3), 'd': (2, 1)}),
+])
+def test_params_of_0_1_2_types(fn, args, kwargs, expected):
+    assert_params(cost(fn, *args, **kwargs).params, expected)

@@ -16,6 +16,11 @@ def _window(k, s, p):
     return {'k': k, 's': s, 'p': p}
 
 
+def _unpool(k, s, p, outsize, cover_all):
+    return {'k': k, 's': s, 'p': p, 'outsize': outsize,
+            'cover_all': cover_all}
+
+
 # MaxPoolingND (F.max_pooling_2d on Chainer 7) and Chainer 6's MaxPooling2D
 
 def test_max_pooling_2d_resnet_reference():
@@ -177,11 +182,12 @@ def test_average_pooling_1d_pad_value_none():
 def test_unpooling_2d():
     x = _x(2, 3, 2, 2)
     # cover_all (default): out 2*(2-1)+2-2+1 = 3: |y| 2*3*9 = 54; mread 24
-    assert cost(F.unpooling_2d, x, 2) == (0, 24, 54, _window(2, 2, 0))
+    assert cost(F.unpooling_2d, x, 2) == (
+        0, 24, 54, _unpool(2, 2, 0, (3, 3), True))
     assert F.unpooling_2d(x, 2).size == 54
     # no cover_all: out 2*(2-1)+2 = 4: |y| 2*3*16 = 96
     assert cost(F.unpooling_2d, x, 2, cover_all=False) == (
-        0, 24, 96, _window(2, 2, 0))
+        0, 24, 96, _unpool(2, 2, 0, (4, 4), False))
     assert F.unpooling_2d(x, 2, cover_all=False).size == 96
 
 
@@ -189,7 +195,7 @@ def test_unpooling_2d_outsize_batch1():
     x = _x(1, 1, 2, 3)
     # outsize (4, 5): |y| 20; mread 6
     assert cost(F.unpooling_2d, x, 2, outsize=(4, 5)) == (
-        0, 6, 20, _window(2, 2, 0))
+        0, 6, 20, _unpool(2, 2, 0, (4, 5), True))
     assert F.unpooling_2d(x, 2, outsize=(4, 5)).size == 20
 
 
@@ -197,11 +203,12 @@ def test_unpooling_nd():
     x = _x(1, 2, 2, 2, 2)
     # no cover_all: out 4x4x4: |y| = 2*64 = 128; mread 16
     assert cost(F.unpooling_nd, x, 2, cover_all=False) == (
-        0, 16, 128, _window(2, 2, 0))
+        0, 16, 128, _unpool(2, 2, 0, (4, 4, 4), False))
     assert F.unpooling_nd(x, 2, cover_all=False).size == 128
     x1 = _x(2, 1, 3)
     # cover_all: out 2*(3-1)+2-2+1 = 5: |y| 2*5 = 10; mread 6
-    assert cost(F.unpooling_nd, x1, 2) == (0, 6, 10, _window(2, 2, 0))
+    assert cost(F.unpooling_nd, x1, 2) == (
+        0, 6, 10, _unpool(2, 2, 0, (5,), True))
     assert F.unpooling_nd(x1, 2).size == 10
 
 
@@ -209,7 +216,7 @@ def test_unpooling_nd_outsize_stride():
     x = _x(1, 1, 3)
     # ksize 3, stride 2, outsize (7,): |y| 7; mread 3
     assert cost(F.unpooling_nd, x, 3, stride=2, outsize=(7,),
-                cover_all=False) == (0, 3, 7, _window(3, 2, 0))
+                cover_all=False)[2:] == (7, _unpool(3, 2, 0, (7,), False))
 
 
 def test_upsampling_2d():
@@ -218,11 +225,11 @@ def test_upsampling_2d():
     # |x| = |indexes| = 1*2*2*2 = 8: mread 16
     # cover_all (default): out 2*(2-1)+2-2+1 = 3: |y| 2*9 = 18
     assert cost(F.upsampling_2d, x, indexes, 2) == (
-        0, 16, 18, _window(2, 2, 0))
+        0, 16, 18, _unpool(2, 2, 0, (3, 3), True))
     assert F.upsampling_2d(x, indexes, 2).size == 18
     # outsize (4, 4): |y| 2*16 = 32
     assert cost(F.upsampling_2d, x, indexes, 2, outsize=(4, 4)) == (
-        0, 16, 32, _window(2, 2, 0))
+        0, 16, 32, _unpool(2, 2, 0, (4, 4), True))
     assert F.upsampling_2d(x, indexes, 2, outsize=(4, 4)).size == 32
 
 
@@ -233,7 +240,7 @@ def test_upsampling_2d_no_cover_all_batch2():
     # |x| = |indexes| = 2*1*2*3 = 12: mread 24
     # out 2*(2-1)+2 = 4, 2*(3-1)+2 = 6: |y| 2*24 = 48
     assert cost(F.upsampling_2d, x, indexes, 2, cover_all=False) == (
-        0, 24, 48, _window(2, 2, 0))
+        0, 24, 48, _unpool(2, 2, 0, (4, 6), False))
 
 
 # ROI functions
@@ -343,3 +350,64 @@ def test_roi_average_align_2d_batch1_small_map():
     assert cost(F.roi_average_align_2d, x, rois, indices, 3, 1.0) == (
         45, 10, 9, {'outsize': (3, 3), 'spatial_scale': 1.0,
                     'sampling_ratio': (0, 0)})
+
+
+# params: exactly the keys and value types of 0.1.2 for the types it covered
+
+def _typed(value):
+    """``value`` with the type of every part spelled out, so that 1 and
+    True, or (1, 2) and [1, 2], compare different."""
+    if isinstance(value, (tuple, list)):
+        return type(value), tuple(_typed(v) for v in value)
+    return type(value), value
+
+
+def assert_params(params, expected):
+    assert params == expected
+    assert {k: _typed(v) for k, v in params.items()} == {
+        k: _typed(v) for k, v in expected.items()}
+
+
+def _indexes(shape, k, s, cover_all=True):
+    return F.max_pooling_2d(_x(*shape), k, s, cover_all=cover_all,
+                            return_indices=True)[1]
+
+
+@pytest.mark.parametrize('kind, fn, args, kwargs, expected', [
+    ('AveragePooling2D', F.average_pooling_2d, (_x(1, 1, 5, 6), (3, 2)),
+     dict(stride=(2, 1), pad=(1, 0)), {'k': (3, 2), 's': (2, 1), 'p': (1, 0)}),
+    ('AveragePooling2D', F.average_pooling_2d, (_x(1, 1, 4, 4), 2), {},
+     {'k': 2, 's': 2, 'p': 0}),
+    # F.max_pooling_2d makes a MaxPoolingND on Chainer 7, a MaxPooling2D on 6
+    (None, F.max_pooling_2d, (_x(1, 1, 5, 6), (3, 2)),
+     dict(stride=(2, 1), pad=(1, 0)), {'k': (3, 2), 's': (2, 1), 'p': (1, 0)}),
+    (None, F.max_pooling_2d, (_x(1, 1, 4, 4), 2), {},
+     {'k': 2, 's': 2, 'p': 0}),
+    # out (3-1)*2+2-2 = 4 and (3-1)*1+3-0 = 5
+    ('Unpooling2D', F.unpooling_2d, (_x(1, 1, 3, 3), (2, 3)),
+     dict(stride=(2, 1), pad=(1, 0), cover_all=False),
+     {'k': (2, 3), 's': (2, 1), 'p': (1, 0), 'outsize': (4, 5),
+      'cover_all': False}),
+    ('Unpooling2D', F.unpooling_2d, (_x(1, 1, 2, 2), 2),
+     dict(outsize=(4, 3)),
+     {'k': 2, 's': 2, 'p': 0, 'outsize': (4, 3), 'cover_all': True}),
+    # out 2*(2-1)+2 = 4 and 2*(3-1)+2 = 6
+    ('Upsampling2D', F.upsampling_2d,
+     (_x(1, 1, 2, 3), _indexes((1, 1, 4, 6), 2, 2, False), 2),
+     dict(cover_all=False),
+     {'k': 2, 's': 2, 'p': 0, 'outsize': (4, 6), 'cover_all': False}),
+    ('Upsampling2D', F.upsampling_2d,
+     (_x(1, 1, 3, 3), _indexes((1, 1, 5, 5), 2, 2), 2),
+     dict(outsize=(5, 5)),
+     {'k': 2, 's': 2, 'p': 0, 'outsize': (5, 5), 'cover_all': True}),
+])
+def test_params_of_0_1_2_types(kind, fn, args, kwargs, expected):
+    assert_params(cost(fn, *args, kind=kind, **kwargs).params, expected)
+
+
+def test_params_of_unpooling_nd():
+    # out 2*(2-1)+3-2 = 3 and 1*(3-1)+1 = 3
+    params = cost(F.unpooling_nd, _x(1, 1, 2, 3), (3, 1), stride=(2, 1),
+                  pad=(1, 0), cover_all=False).params
+    assert_params(params, {'k': (3, 1), 's': (2, 1), 'p': (1, 0),
+                           'outsize': (3, 3), 'cover_all': False})

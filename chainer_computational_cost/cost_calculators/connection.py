@@ -361,9 +361,9 @@ def calc_shift(func: Shift, in_data, **kwargs):
     | FLOPs | $0$ |
     | mread | $\|x\|$ |
     | mwrite | $\|x\|$ |
-    | params | `ks`, `dilate`: window size and dilation (int when equal on both axes, else a pair) |
+    | params | `k`, `d`: window size and dilation (int when equal on both axes, else a pair), as 0.1.2 named them |
     """  # NOQA
     x, = in_data
-    params = {'ks': compact((func.kh, func.kw)),
-              'dilate': compact((func.dy, func.dx))}
+    params = {'k': compact((func.kh, func.kw)),
+              'd': compact((func.dy, func.dx))}
     return (0, x.size, x.size, params)

@@ -48,15 +48,23 @@ def _pooled_size(shape, ksize, stride, pad, cover_all):
     return prod(shape[:2]) * prod(dims)
 
 
-def _unpooled_size(shape, ksize, stride, pad, cover_all, outs):
-    """Number of elements of the output of an unpooling of an array of
-    ``shape``; ``outs`` holds the output spatial sizes, None where they are
-    to be derived from the input."""
-    dims = [deconv_out_size(size, k, s, p, cover_all=cover_all)
-            if out is None else out
-            for size, k, s, p, out
-            in zip(shape[2:], ksize, stride, pad, outs)]
-    return prod(shape[:2]) * prod(dims)
+def _unpooled_dims(shape, ksize, stride, pad, cover_all, outs):
+    """Output spatial sizes of an unpooling of an array of ``shape``;
+    ``outs`` holds the sizes the function was given or has set, None where
+    they are to be derived from the input."""
+    return tuple(int(deconv_out_size(size, k, s, p, cover_all=cover_all))
+                 if out is None else int(out)
+                 for size, k, s, p, out
+                 in zip(shape[2:], ksize, stride, pad, outs))
+
+
+def _unpool_params(ksize, stride, pad, dims, cover_all):
+    """The window, ``outsize`` (a tuple of ints) and ``cover_all`` (a
+    bool): 0.1.2's params of Unpooling2D and Upsampling2D."""
+    params = _window_params(ksize, stride, pad)
+    params['outsize'] = dims
+    params['cover_all'] = bool(cover_all)
+    return params
 
 
 def _max_pool_cost(x, ksize, stride, pad, cover_all):
@@ -238,13 +246,14 @@ def calc_unpooling_2d(func: Unpooling2D, in_data, **kwargs):
     | FLOPs | $0$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
-    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair); `outsize`: the output's (h, w); `cover_all` |
     """  # NOQA
     x, = in_data
     ksize, stride, pad = _pool2d_window(func)
-    y_size = _unpooled_size(x.shape, ksize, stride, pad, func.cover_all,
-                            (func.outh, func.outw))
-    return (0, x.size, y_size, _window_params(ksize, stride, pad))
+    dims = _unpooled_dims(x.shape, ksize, stride, pad, func.cover_all,
+                          (func.outh, func.outw))
+    return (0, x.size, prod(x.shape[:2]) * prod(dims),
+            _unpool_params(ksize, stride, pad, dims, func.cover_all))
 
 
 def calc_unpooling_nd(func: UnpoolingND, in_data, **kwargs):
@@ -261,16 +270,17 @@ def calc_unpooling_nd(func: UnpoolingND, in_data, **kwargs):
     | FLOPs | $0$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
-    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple) |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple); `outsize`: the output's spatial sizes (a tuple); `cover_all` |
     """  # NOQA
     x, = in_data
     outs = func.outs
     if outs is None:
         outs = (None,) * (x.ndim - 2)
-    y_size = _unpooled_size(x.shape, func.ksize, func.stride, func.pad,
-                            func.cover_all, outs)
-    return (0, x.size, y_size,
-            _window_params(func.ksize, func.stride, func.pad))
+    dims = _unpooled_dims(x.shape, func.ksize, func.stride, func.pad,
+                          func.cover_all, outs)
+    return (0, x.size, prod(x.shape[:2]) * prod(dims),
+            _unpool_params(func.ksize, func.stride, func.pad, dims,
+                           func.cover_all))
 
 
 def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
@@ -289,14 +299,15 @@ def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
     | FLOPs | $0$ |
     | mread | $\|x\| + \|indexes\|$ |
     | mwrite | $\|y\|$ |
-    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair); `outsize`: the output's (h, w); `cover_all` |
     """  # NOQA
     x, = in_data
     ksize, stride, pad = _pool2d_window(func)
-    y_size = _unpooled_size(x.shape, ksize, stride, pad, func.cover_all,
-                            (func.outh, func.outw))
+    dims = _unpooled_dims(x.shape, ksize, stride, pad, func.cover_all,
+                          (func.outh, func.outw))
     mread = x.size + func.indexes.size
-    return (0, mread, y_size, _window_params(ksize, stride, pad))
+    return (0, mread, prod(x.shape[:2]) * prod(dims),
+            _unpool_params(ksize, stride, pad, dims, func.cover_all))
 
 
 def _roi_grid(x, func):
