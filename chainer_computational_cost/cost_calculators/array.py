@@ -208,30 +208,33 @@ def _indexed_shape(x_shape, slices):
     return tuple(out[:adv_out_pos] + adv_shape + out[adv_out_pos:])
 
 
-def _format_index(s):
-    kind, shape = _classify_index(s)
-    if kind == 'none':
-        return 'None'
-    if kind == 'ellipsis':
-        return '...'
-    if kind == 'slice':
-        parts = ['' if v is None else str(int(v))
-                 for v in (s.start, s.stop)]
-        if s.step is not None:
-            parts.append(str(int(s.step)))
-        return ':'.join(parts)
-    if isinstance(s, (bool, numpy.bool_)):
-        return str(bool(s))
-    if kind == 'int':
-        return str(int(s))
-    return '{}[{}]'.format('bool' if kind == 'mask' else 'int',
-                           ','.join(str(d) for d in shape))
+def _bound(v):
+    return None if v is None else int(v)
 
 
-def _format_slices(slices):
-    """A readable string of an index tuple, e.g. ``'[:, 1:3, None, ...]'``;
-    index arrays show as ``int[2,3]`` / ``bool[4]`` (dtype and shape)."""
-    return '[' + ', '.join(_format_index(s) for s in slices) + ']'
+def _slices_param(slices):
+    """The index tuple as 0.1.2 reported it: a list with one item per
+    index, a slice as its ``(start, stop, step)`` tuple (None where
+    omitted), an integer as an int, and anything else (None, Ellipsis, a
+    bool, an index array or list) as given."""
+    out = []
+    for s in slices:
+        if isinstance(s, slice):
+            out.append((_bound(s.start), _bound(s.stop), _bound(s.step)))
+        elif isinstance(s, numbers.Integral) and not isinstance(s, bool):
+            out.append(int(s))
+        else:
+            out.append(s)
+    return out
+
+
+def _resize_params(func, size):
+    """ResizeImages' params: 0.1.2's ``size`` only; Chainer 7's ``mode``
+    is added when it is not the bilinear interpolation 0.1.2 knew."""
+    mode = getattr(func, 'mode', 'bilinear')
+    if mode == 'bilinear':
+        return {'size': size}
+    return {'size': size, 'mode': mode}
 
 
 def _pad_pairs(pad_width, ndim):
@@ -580,12 +583,12 @@ def calc_get_item(func: GetItem, in_data, **kwargs):
     | FLOPs | 0 |
     | mread | $\|y\| + \sum \|\mathrm{index\ arrays}\|$ |
     | mwrite | $\|y\|$ |
-    | params | `slices`: readable string, index arrays as `int[shape]` or `bool[shape]` |
+    | params | `slices`: a list, one item per index: `(start, stop, step)` for a slice, an int, or the index as given (None, Ellipsis, an index array) |
     """  # NOQA
     x, = in_data
     n = prod(_indexed_shape(tuple(x.shape), func.slices))
     return _move(n + _index_reads(func.slices), n,
-                 {'slices': _format_slices(func.slices)})
+                 {'slices': _slices_param(func.slices)})
 
 
 def calc_hstack(func: Hstack, in_data, **kwargs):
@@ -772,22 +775,18 @@ def calc_reshape(func: Reshape, in_data, **kwargs):
 
     $$y = \mathrm{reshape}(x, \mathrm{shape})$$
 
-    A reshape of a contiguous array is a metadata-only view: free. A $-1$
-    in the target shape is reported resolved.
+    A reshape of a contiguous array is a metadata-only view: free.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | 0 |
     | mread | 0 |
     | mwrite | 0 |
-    | params | `in_shape`, `out_shape` |
+    | params | `in_shape`; `out_shape`: the target shape as given ($-1$ kept) |
     """
     x, = in_data
-    shape = _ints(func.shape)
-    known = prod(d for d in shape if d >= 0)
-    if known and any(d < 0 for d in shape):
-        shape = tuple(x.size // known if d < 0 else d for d in shape)
-    return (0, 0, 0, {'in_shape': tuple(x.shape), 'out_shape': shape})
+    return (0, 0, 0, {'in_shape': tuple(x.shape),
+                      'out_shape': _ints(func.shape)})
 
 
 def calc_resize_images(func: ResizeImages, in_data, **kwargs):
@@ -807,16 +806,16 @@ def calc_resize_images(func: ResizeImages, in_data, **kwargs):
     | FLOPs (no FMA) | $7 \|y\|$ (0 for nearest) |
     | mread | $\|x\|$ |
     | mwrite | $\|y\| = B C h_{out} w_{out}$ |
-    | params | `size`: $(h_{out}, w_{out})$; `mode` |
+    | params | `size`: $(h_{out}, w_{out})$; `mode` only when not bilinear |
     """
     x, = in_data
     size = (int(func.out_H), int(func.out_W))
     n_out = x.shape[0] * x.shape[1] * size[0] * size[1]
-    mode = getattr(func, 'mode', 'bilinear')
+    params = _resize_params(func, size)
     flops = 0
-    if mode == 'bilinear':
+    if 'mode' not in params:
         flops = dot_flops(n_out, 4, kwargs.get('fma_1flop', False))
-    return (flops, x.size, n_out, {'size': size, 'mode': mode})
+    return (flops, x.size, n_out, params)
 
 
 def calc_rollaxis(func: Rollaxis, in_data, **kwargs):
@@ -851,11 +850,11 @@ def calc_scatter_add(func: ScatterAdd, in_data, **kwargs):
     | FLOPs | $\|b\|$ |
     | mread | $\|a\| + \|b\| + \sum \|\mathrm{index\ arrays}\|$ |
     | mwrite | $\|a\|$ |
-    | params | `slices`: readable string, as for GetItem |
+    | params | `slices`: as for GetItem |
     """
     a, b = in_data
     return (b.size, a.size + b.size + _index_reads(func.slices), a.size,
-            {'slices': _format_slices(func.slices)})
+            {'slices': _slices_param(func.slices)})
 
 
 def calc_select_item(func: SelectItem, in_data, **kwargs):
@@ -1088,20 +1087,17 @@ def calc_transpose(func: Transpose, in_data, **kwargs):
 
     $$y = \mathrm{transpose}(x, \mathrm{axes})$$
 
-    A transposition, materialised: 0 FLOPs. `axes` None means reversed.
+    A transposition, materialised: 0 FLOPs.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | 0 |
     | mread | $\|x\|$ |
     | mwrite | $\|x\|$ |
-    | params | `axes` |
+    | params | `axes` as given (None: reversed) |
     """
     x, = in_data
-    if func.axes is None:
-        axes = tuple(range(x.ndim - 1, -1, -1))
-    else:
-        axes = _ints(func.axes)
+    axes = None if func.axes is None else _ints(func.axes)
     return _move(x.size, x.size, {'axes': axes})
 
 
