@@ -465,7 +465,8 @@ def numpy_float(monkeypatch):
 
 def test_resize_images(numpy_float):
     x = _x(1, 2, 3, 4)
-    # |y| = 1*2*5*6 = 60; FMA 4*60 = 240, no FMA 7*60 = 420; reads 24
+    # |y| = 1*2*5*6 = 60; FMA 4*60 = 240, no FMA 7*60 = 420;
+    # reads min(4*60, 24) = 24
     c = cost(F.resize_images, x, (5, 6))
     assert c[:3] == (240, 24, 60)
     # 0.1.2's params: the size only (no mode for bilinear, the only mode
@@ -482,10 +483,29 @@ def test_resize_images_batch(numpy_float):
     assert cost(F.resize_images, x, (3, 3), fma=False)[:3] == (126, 8, 18)
 
 
+def test_resize_images_shrink_reads_the_neighbours_only(numpy_float):
+    x = _x(1, 1, 8, 8)
+    # |y| = 1*1*2*2 = 4: reads min(4*4, 64) = 16 (0.1.2's formula);
+    # FMA 4*4 = 16, no FMA 7*4 = 28
+    assert cost(F.resize_images, x, (2, 2))[:3] == (16, 16, 4)
+    assert cost(F.resize_images, x, (2, 2), fma=False)[:3] == (28, 16, 4)
+    # batch 3: |y| = 3*1*2*2 = 12; min(4*12, 3*64) = 48
+    x3 = _x(3, 1, 8, 8)
+    assert cost(F.resize_images, x3, (2, 2))[:3] == (48, 48, 12)
+
+
+@pytest.mark.chainer7_only
+def test_resize_images_nearest_shrink(numpy_float):
+    x = _x(1, 1, 8, 8)
+    # a gather: |y| = 2*3 = 6 elements read (min(6, 64)) and written
+    c = cost(F.resize_images, x, (2, 3), mode='nearest')
+    assert c == (0, 6, 6, {'size': (2, 3), 'mode': 'nearest'})
+
+
 @pytest.mark.chainer7_only
 def test_resize_images_nearest(numpy_float):
     x = _x(1, 2, 3, 4)
-    # a gather: 0 FLOPs; 24 read, 60 written
+    # a gather: 0 FLOPs; min(60, 24) = 24 read, 60 written
     c = cost(F.resize_images, x, (5, 6), mode='nearest')
     assert c[:3] == (0, 24, 60)
     # Chainer 7's nearest mode, which 0.1.2 never saw, is shown

@@ -798,13 +798,19 @@ def calc_resize_images(func: ResizeImages, in_data, **kwargs):
     neighbours, i.e. a dot product of length 4 (4 FLOPs with FMA, 4
     multiplications and 3 additions without). The weights and neighbour
     indices depend on the spatial position only: they are index arithmetic,
-    not counted. Nearest mode (Chainer 7) is a pure gather: 0 FLOPs.
+    not counted. Reads: 4 neighbours per output element, but each element
+    of x at most once, so $\min(4 \|y\|, \|x\|)$ (enlarging reads all of
+    x once, shrinking only the neighbours it needs; as 0.1.2).
+
+    With `mode='nearest'` (Chainer 7) each output element is a copy of one
+    element of x: it is counted as a gather, 0 FLOPs and
+    $\min(\|y\|, \|x\|)$ elements read.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs (FMA) | $4 \|y\|$ (0 for nearest) |
     | FLOPs (no FMA) | $7 \|y\|$ (0 for nearest) |
-    | mread | $\|x\|$ |
+    | mread | $\min(4 \|y\|, \|x\|)$ ($\min(\|y\|, \|x\|)$ for nearest) |
     | mwrite | $\|y\| = B C h_{out} w_{out}$ |
     | params | `size`: $(h_{out}, w_{out})$; `mode` only when not bilinear |
     """
@@ -812,10 +818,10 @@ def calc_resize_images(func: ResizeImages, in_data, **kwargs):
     size = (int(func.out_H), int(func.out_W))
     n_out = x.shape[0] * x.shape[1] * size[0] * size[1]
     params = _resize_params(func, size)
-    flops = 0
-    if 'mode' not in params:
-        flops = dot_flops(n_out, 4, kwargs.get('fma_1flop', False))
-    return (flops, x.size, n_out, params)
+    if 'mode' in params:  # nearest
+        return (0, min(n_out, x.size), n_out, params)
+    flops = dot_flops(n_out, 4, kwargs.get('fma_1flop', False))
+    return (flops, min(4 * n_out, x.size), n_out, params)
 
 
 def calc_rollaxis(func: Rollaxis, in_data, **kwargs):
