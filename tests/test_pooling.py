@@ -214,9 +214,66 @@ def test_unpooling_nd():
 
 def test_unpooling_nd_outsize_stride():
     x = _x(1, 1, 3)
-    # ksize 3, stride 2, outsize (7,): |y| 7; mread 3
+    # ksize 3, stride 2, outsize (7,): windows 0..2, 2..4, 4..6
+    # H = 3*3 = 9 copies on R = 7 positions: 9 - 7 = 2 additions
+    # mread 3; |y| 7
     assert cost(F.unpooling_nd, x, 3, stride=2, outsize=(7,),
-                cover_all=False)[2:] == (7, _unpool(3, 2, 0, (7,), False))
+                cover_all=False) == (2, 3, 7, _unpool(3, 2, 0, (7,), False))
+
+
+def test_unpooling_2d_overlapping_windows_add():
+    x = _x(1, 1, 3, 3)
+    y = F.unpooling_2d(x, 3, 2, 1, cover_all=False)
+    # out 2*(3-1)+3-2 = 5 per axis: |y| 25
+    # per axis, input i covers i*2-1 .. i*2+1 inside [0, 5): i=0 -> 0..1
+    # (2), i=1 -> 1..3 (3), i=2 -> 3..4 (2): H = 7, R = 5
+    # FLOPs 7*7 - 5*5 = 49 - 25 = 24; mread 9
+    assert cost(F.unpooling_2d, x, 3, 2, 1, cover_all=False) == (
+        24, 9, 25, _unpool(3, 2, 1, (5, 5), False))
+    # the 49 copies of ones are all in the output
+    assert y.shape == (1, 1, 5, 5) and y.array.sum() == 49
+    # batch 2, 2 channels: 4 planes: 4*24 = 96
+    x4 = _x(2, 2, 3, 3)
+    assert cost(F.unpooling_2d, x4, 3, 2, 1, cover_all=False)[:3] == (
+        96, 36, 100)
+
+
+def test_unpooling_2d_overlap_cover_all_anisotropic():
+    x = _x(1, 2, 2, 3)
+    y = F.unpooling_2d(x, (3, 2), 1)
+    # stride 1, cover_all: out h 1*(2-1)+3-1+1-0 = 4, w (3-1)+2 = 4
+    # h: inputs 0, 1 cover 0..2, 1..3: H 6, R 4; w: inputs 0..2 cover
+    # 0..1, 1..2, 2..3: H 6, R 4
+    # FLOPs 2 planes * (6*6 - 4*4) = 2*20 = 40; mread 12; |y| 2*16 = 32
+    assert cost(F.unpooling_2d, x, (3, 2), 1) == (
+        40, 12, 32, _unpool((3, 2), 1, 0, (4, 4), True))
+    assert y.shape == (1, 2, 4, 4) and y.array.sum() == 2 * 36
+
+
+def test_unpooling_nd_overlap_3d():
+    x = _x(1, 1, 2, 2, 1)
+    # k 2, s 1, no cover_all: out 3, 3, 2; axes 0, 1: H 4, R 3; axis 2:
+    # one input covers 0..1: H 2, R 2
+    # FLOPs 4*4*2 - 3*3*2 = 32 - 18 = 14; |y| 18; mread 4
+    assert cost(F.unpooling_nd, x, 2, 1, cover_all=False) == (
+        14, 4, 18, _unpool(2, 1, 0, (3, 3, 2), False))
+    assert F.unpooling_nd(x, 2, 1, cover_all=False).array.sum() == 32
+
+
+def test_upsampling_2d_indexes_forced_onto_fewer_positions():
+    y, indexes = F.max_pooling_2d(_x(1, 1, 2, 2), 2, 1, 1, cover_all=False,
+                                  return_indices=True)
+    x = y.array
+    # x 3x3 (k 2, s 1, p 1 on 2x2); back onto outsize (2, 2): per axis
+    # inputs 0..2 cover -1..0, 0..1, 1..2: R = 2 positions inside
+    # 9 values on at most 2*2 = 4 positions: 9 - 4 = 5 additions
+    # mread |x| + |indexes| = 18; |y| 4
+    assert cost(F.upsampling_2d, x, indexes, 2, 1, 1, outsize=(2, 2),
+                cover_all=False) == (
+        5, 18, 4, _unpool(2, 1, 1, (2, 2), False))
+    out = F.upsampling_2d(x, indexes, 2, 1, 1, outsize=(2, 2),
+                          cover_all=False)
+    assert out.array.sum() == 9
 
 
 def test_upsampling_2d():

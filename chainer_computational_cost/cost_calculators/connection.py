@@ -7,7 +7,8 @@ Conventions shared by this module:
 * in convolutions the bias initialises the accumulator, so it is free with
   FMA; without FMA a sum of K products costs K - 1 additions, plus one more
   for the bias when there is one;
-* every input that the function uses (input, weight, bias) is read once;
+* every input that the function uses (input, weight, bias) is read once,
+  x whole even when a stride beyond the kernel skips some of its elements;
   intermediate buffers (im2col columns, outer products) are not counted.
 """
 
@@ -71,19 +72,57 @@ def _conv_cost(x, W, b, stride, pad, dilate, cover_all, groups, fma):
     return (flops, mread, n_out, params)
 
 
-def _reached(size, k, s, p, d, out):
-    """Number of the ``out`` output positions of a transposed convolution
-    axis that receive at least one product: the positions
-    ``i * s + u * d - p`` for inputs ``i < size`` and taps ``u < k``.
+def _taps_before(limit, size, k, s, d):
+    """Number of pairs (input ``i < size``, tap ``u < k``) whose position
+    ``i * s + u * d`` is below ``limit``.
 
-    Every position is reached when the (dilated) taps leave no gap between
-    strides; otherwise, when the stride exceeds the kernel, they are
-    counted one by one (there are at most ``size * k`` of them).
+    Inputs whose whole (dilated) window lies below ``limit`` count ``k``
+    taps each; only the few whose window straddles it are counted one by
+    one (at most ``ceil(((k - 1) d + 1) / s)`` of them).
     """
-    if d == 1 and k >= s:
-        return max(0, min(out, s * (size - 1) + k - p))
-    return len({i * s + u * d - p for i in range(size) for u in range(k)}
-               & set(range(out)))
+    span = (k - 1) * d + 1
+    total, i = 0, 0
+    if limit >= span:
+        i = min(size, (limit - span) // s + 1)
+        total = i * k
+    while i < size:
+        room = limit - i * s
+        if room <= 0:
+            break
+        total += min(k, -(-room // d))
+        i += 1
+    return total
+
+
+def scatter_axis(size, k, s, p, out, d=1):
+    """Where the windows of a transposed convolution fall along one axis.
+
+    Input ``i < size`` and tap ``u < k`` land on output position
+    ``i * s + u * d - p``; positions outside ``[0, out)`` are dropped.
+    Returns ``(hits, reached)``: the number of (input, tap) pairs that land
+    inside the output, and the number of output positions at least one of
+    them lands on. A sum of the hits into the outputs needs
+    ``hits - reached`` additions (the first value reaching an output is
+    only written). Shapes only: this is the col2im of a deconvolution, an
+    unpooling or a pooling's gradient.
+    """
+    if size <= 0 or k <= 0 or out <= 0:
+        return 0, 0
+    hits = (_taps_before(out + p, size, k, s, d)
+            - _taps_before(p, size, k, s, d))
+    if d == 1 and k <= s:
+        # windows side by side or with gaps: no position is hit twice
+        reached = hits
+    elif d == 1 or (s == 1 and size >= d):
+        # consecutive windows overlap (or, dilated, interleave): they cover
+        # [0, last] without a gap
+        last = s * (size - 1) + (k - 1) * d
+        reached = max(0, min(out + p, last + 1) - p)
+    else:
+        # dilated taps with a stride: few enough to enumerate (size * k)
+        reached = len({i * s + u * d - p for i in range(size)
+                       for u in range(k)} & set(range(out)))
+    return hits, reached
 
 
 def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):
@@ -105,7 +144,7 @@ def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):
     if not fma and not has_bias:
         # the first product reaching an output needs no addition
         flops -= x.shape[0] * per_sample * prod(
-            _reached(size, k, s, p, d, out) for size, k, s, p, d, out
+            scatter_axis(size, k, s, p, out, d)[1] for size, k, s, p, d, out
             in zip(x.shape[2:], ksize, stride, pad, dilate, out_dims))
     mread = total_size((x, W, b))
     params = _conv_params(ksize, stride, pad, dilate, groups, has_bias)

@@ -9,7 +9,14 @@ Conventions shared by this module:
   a calculator never reads: they are assumed to cover the whole feature
   map, so that x is read whole and a bin of an (outh, outw) grid spans
   ceil(H / outh) x ceil(W / outw) elements (or sampling points);
-* unpooling and upsampling are counted as pure data movement (0 FLOPs).
+* a pooling reads all of x, even where a stride beyond the window skips
+  elements (as a strided convolution does);
+* scattering windows back (unpooling, the gradients of pooling) is a
+  col2im: values landing on the same position are added, the first one
+  only written; where the positions depend on values (argmax indexes),
+  only the additions that no choice of positions avoids are counted;
+* ROI max pooling and ROI max align write their argmax (int32) besides
+  their output.
 """
 
 import math
@@ -30,6 +37,8 @@ from chainer.functions.pooling.unpooling_nd import UnpoolingND
 from chainer.functions.pooling.upsampling_2d import Upsampling2D
 
 from chainer_computational_cost.cost_calculators import compact
+from chainer_computational_cost.cost_calculators.connection import \
+    scatter_axis
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import prod
@@ -231,43 +240,66 @@ def calc_average_pooling_nd(func: AveragePoolingND, in_data, **kwargs):
                           func.cover_all)
 
 
+def _scatter(in_dims, ksize, stride, pad, out_dims):
+    """(hits, reached) per (n, c) plane of the col2im that scatters windows
+    of an ``in_dims`` grid onto an ``out_dims`` grid (see
+    :func:`scatter_axis`)."""
+    axes = [scatter_axis(size, k, s, p, out)
+            for size, k, s, p, out
+            in zip(in_dims, ksize, stride, pad, out_dims)]
+    return prod(h for h, _ in axes), prod(r for _, r in axes)
+
+
+def _unpool_cost(x, ksize, stride, pad, cover_all, outs):
+    dims = _unpooled_dims(x.shape, ksize, stride, pad, cover_all, outs)
+    planes = prod(x.shape[:2])
+    hits, reached = _scatter(x.shape[2:], ksize, stride, pad, dims)
+    return (planes * (hits - reached), x.size, planes * prod(dims),
+            _unpool_params(ksize, stride, pad, dims, cover_all))
+
+
 def calc_unpooling_2d(func: Unpooling2D, in_data, **kwargs):
     r"""Unpooling2D
 
-    $$y_{n,c,i,j} = x_{n,c,\lfloor (i + p_h) / s_y \rfloor, \lfloor (j + p_w) / s_x \rfloor}$$
+    $$y_{n,c,o_y,o_x} = \sum_{(i,u):\, i s_y + u - p_h = o_y} \; \sum_{(j,v):\, j s_x + v - p_w = o_x} x_{n,c,i,j}$$
 
     Each input element is copied over its $k_h \times k_w$ window of the
-    output: data movement, 0 FLOPs (overlapping windows are not counted as
-    additions). The output size is `outsize` when given, else
-    $s (in - 1) + k - 2p$ per axis ($- s + 1$ more with `cover_all`).
+    output (a col2im), and where windows overlap ($k > s$) the copies are
+    added. Along each axis, $H_a$ counts the (input, window tap) pairs that
+    land inside the output and $R_a$ the output positions they reach
+    (shapes only: no value is looked at); the first copy reaching a
+    position is a write, every further one an addition. With $k \le s$ no
+    window overlaps and the cost is pure data movement. The output size is
+    `outsize` when given, else $s (in - 1) + k - 2p$ per axis ($- s + 1$
+    more with `cover_all`).
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs | $0$ |
+    | FLOPs | $N C (H_h H_w - R_h R_w)$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair); `outsize`: the output's (h, w); `cover_all` |
     """  # NOQA
     x, = in_data
     ksize, stride, pad = _pool2d_window(func)
-    dims = _unpooled_dims(x.shape, ksize, stride, pad, func.cover_all,
-                          (func.outh, func.outw))
-    return (0, x.size, prod(x.shape[:2]) * prod(dims),
-            _unpool_params(ksize, stride, pad, dims, func.cover_all))
+    return _unpool_cost(x, ksize, stride, pad, func.cover_all,
+                        (func.outh, func.outw))
 
 
 def calc_unpooling_nd(func: UnpoolingND, in_data, **kwargs):
     r"""UnpoolingND
 
-    $$y_{n,c,\mathbf{i}} = x_{n,c,\lfloor (\mathbf{i} + \mathbf{p}) / \mathbf{s} \rfloor}$$
+    $$y_{n,c,\mathbf{o}} = \sum_{(\mathbf{i},\mathbf{u}):\, \mathbf{i} \mathbf{s} + \mathbf{u} - \mathbf{p} = \mathbf{o}} x_{n,c,\mathbf{i}}$$
 
-    Same model as Unpooling2D for any number of spatial axes: data
-    movement, 0 FLOPs. The output size is `outsize` when given, else
+    Same model as Unpooling2D for any number of spatial axes: each input
+    element is copied over its window of the output and overlapping copies
+    are added: $\prod_a H_a$ copies land on $\prod_a R_a$ positions per
+    $(n, c)$ plane. The output size is `outsize` when given, else
     $s (in - 1) + k - 2p$ per axis ($- s + 1$ more with `cover_all`).
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs | $0$ |
+    | FLOPs | $N C (\prod_a H_a - \prod_a R_a)$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple); `outsize`: the output's spatial sizes (a tuple); `cover_all` |
@@ -276,27 +308,28 @@ def calc_unpooling_nd(func: UnpoolingND, in_data, **kwargs):
     outs = func.outs
     if outs is None:
         outs = (None,) * (x.ndim - 2)
-    dims = _unpooled_dims(x.shape, func.ksize, func.stride, func.pad,
-                          func.cover_all, outs)
-    return (0, x.size, prod(x.shape[:2]) * prod(dims),
-            _unpool_params(func.ksize, func.stride, func.pad, dims,
-                           func.cover_all))
+    return _unpool_cost(x, func.ksize, func.stride, func.pad,
+                        func.cover_all, outs)
 
 
 def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
     r"""Upsampling2D
 
-    $$y_{n,c,i s_y + \mathrm{idx}_y - p_h, j s_x + \mathrm{idx}_x - p_w} = x_{n,c,i,j}$$
+    $$y_{n,c,i s_y + \mathrm{idx}_y - p_h, j s_x + \mathrm{idx}_x - p_w} \mathrel{+}= x_{n,c,i,j}$$
 
-    Each input element is written at the position given by its index (the
-    `indexes` of a max pooling, shaped as x); the rest of the output is
-    zero. Data movement: 0 FLOPs; x and the indexes are read. The output
-    size is `outsize` when given, else $s (in - 1) + k - 2p$ per axis
-    ($- s + 1$ more with `cover_all`).
+    Each input element is written at the position its index picks inside
+    its window (the `indexes` of a max pooling, shaped as x); the rest of
+    the output is zero. Where windows overlap two indexes may pick the same
+    position, whose values are then added: that depends on the index
+    values, so only the additions no choice can avoid are counted: per
+    $(n, c)$ plane, $h w$ values land on at most $R_h R_w$ positions (the
+    positions the windows reach, as for Unpooling2D). Usually none. The
+    output size is `outsize` when given, else $s (in - 1) + k - 2p$ per
+    axis ($- s + 1$ more with `cover_all`).
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs | $0$ |
+    | FLOPs | $N C \max(0, h w - R_h R_w)$ |
     | mread | $\|x\| + \|indexes\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair); `outsize`: the output's (h, w); `cover_all` |
@@ -305,8 +338,11 @@ def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
     ksize, stride, pad = _pool2d_window(func)
     dims = _unpooled_dims(x.shape, ksize, stride, pad, func.cover_all,
                           (func.outh, func.outw))
+    planes = prod(x.shape[:2])
+    _, reached = _scatter(x.shape[2:], ksize, stride, pad, dims)
+    flops = planes * max(0, prod(x.shape[2:]) - reached)
     mread = x.size + func.indexes.size
-    return (0, mread, prod(x.shape[:2]) * prod(dims),
+    return (flops, mread, planes * prod(dims),
             _unpool_params(ksize, stride, pad, dims, func.cover_all))
 
 
