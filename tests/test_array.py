@@ -2,7 +2,10 @@ import chainer
 import chainer.functions as F
 import numpy as np
 import pytest
+from chainer.functions.array.get_item import GetItem
 
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.cost_calculators.array import calc_get_item
 from helpers import cost
 
 
@@ -322,13 +325,45 @@ def test_get_item_index_arrays():
     assert_params(c.params, {'slices': [Ellipsis, idx]})
 
 
-def test_get_item_boolean_mask_upper_bound():
-    x = _x(4, 5)
+def test_get_item_repeated_indices_read_once():
+    x = _x(2, 3)
+    # rows [0, 1, 0, 1]: |y| = 4*3 = 12 > |x| = 6; reads min(12, 6) = 6
+    # elements of x + 4 indices = 10
+    assert cost(F.get_item, x, [0, 1, 0, 1])[:3] == (0, 10, 12)
+
+
+@pytest.mark.parametrize('mask', [
+    [True, False, True, False],
+    np.array([True, False, True, False]),
+])
+def test_get_item_boolean_mask_counts_the_selection(mask):
+    x = _x(3, 4, 5, 6)
+    s = (slice(None), mask)
+    # 2 of the 4 entries of axis 1: |y| = 3*2*5*6 = 180 written;
+    # reads min(180, 360) + 4 mask elements = 184
+    c = cost(F.get_item, x, s)
+    assert c[:3] == (0, 184, 180)
+    assert F.get_item(x, s).size == 180
+    # through the hook: 0 FLOPs, 180 float32 elements written, 180*4 = 720
+    with ComputationalCostHook() as cch:
+        F.get_item(x, s)
+    report = cch.layer_report['GetItem-1']
+    assert (report['flops'], report['mwrite']) == (0, 720)
+
+
+def test_get_item_boolean_mask_upper_bound_without_out_shapes():
+    # a direct call (no out_shapes) counts every mask slot as selected
+    x = _x(3, 4, 5, 6)
+    s = (slice(None), np.array([True, False, True, False]))
+    # all 4 entries: 3*4*5*6 = 360 written; reads min(360, 360) + 4 = 364
+    c = calc_get_item(GetItem(s), (x,))
+    assert c[:3] == (0, 364, 360)
+    x2 = _x(4, 5)
     mask = np.array([True, False, True, True])
-    # counted as all 4 rows: 4*5 = 20 written (really 15), read 20 + 4
-    c = cost(F.get_item, x, mask)
+    # all 4 rows: 4*5 = 20 written (really 15), read 20 + 4 = 24
+    c = calc_get_item(GetItem(mask), (x2,))
     assert c[:3] == (0, 24, 20)
-    assert_params(c.params, {'slices': [mask]})
+    assert_params(c[3], {'slices': [mask]})
 
 
 # Im2Col

@@ -572,22 +572,30 @@ def calc_get_item(func: GetItem, in_data, **kwargs):
 
     $$y = x[\mathrm{slices}]$$
 
-    A gather: only the selected elements of x are read, plus every element
-    of the index arrays. $\|y\|$ follows NumPy's basic and advanced
-    indexing rules from the shapes alone. A boolean mask's values are not
-    read by the estimator, so a mask of $m$ elements is counted as selecting
-    all $m$ entries (an upper bound of $\|y\|$, exact for an all-True mask).
+    A gather: 0 FLOPs. Every element of the index arrays (integer or
+    boolean) is read once, and each selected element of x once: at most
+    $\min(\|y\|, \|x\|)$ distinct ones (an integer array may select an
+    element several times). $\|y\|$ is the size of the real output, which
+    the hook passes (`out_shapes`): a boolean mask counts the elements it
+    actually selects. Called without it, $\|y\|$ follows NumPy's indexing
+    rules from the shapes alone, and a mask of $m$ elements is counted as
+    selecting all $m$ entries (an upper bound, exact for an all-True
+    mask).
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | 0 |
-    | mread | $\|y\| + \sum \|\mathrm{index\ arrays}\|$ |
+    | mread | $\min(\|y\|, \|x\|) + \sum \|\mathrm{index\ arrays}\|$ |
     | mwrite | $\|y\|$ |
     | params | `slices`: a list, one item per index: `(start, stop, step)` for a slice, an int, or the index as given (None, Ellipsis, an index array) |
     """  # NOQA
     x, = in_data
-    n = prod(_indexed_shape(tuple(x.shape), func.slices))
-    return _move(n + _index_reads(func.slices), n,
+    out_shapes = kwargs.get('out_shapes')
+    if out_shapes and out_shapes[0] is not None:
+        n = prod(out_shapes[0])
+    else:
+        n = prod(_indexed_shape(tuple(x.shape), func.slices))
+    return _move(min(n, x.size) + _index_reads(func.slices), n,
                  {'slices': _slices_param(func.slices)})
 
 
