@@ -3,6 +3,7 @@ from chainer.functions.connection.linear import LinearFunction
 import numpy as np
 import pytest
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
 from helpers import cost
 
@@ -411,3 +412,59 @@ def assert_params(params, expected):
 ])
 def test_params_of_0_1_2_types(fn, args, kwargs, expected):
     assert_params(cost(fn, *args, **kwargs).params, expected)
+
+
+# Bytes through the hook: every array read in its own dtype
+
+def _report(fn, *args, name, **kwargs):
+    with ComputationalCostHook() as cch:
+        fn(*args, **kwargs)
+    r = cch.layer_report[name]
+    return r['flops'], r['mread'], r['mwrite']
+
+
+def test_embed_id_bytes_int64_ids_float32_rows():
+    x, W = np.zeros((2, 3), np.int64), _x(10, 6)
+    # 6 ids of 8 B + min(6, 10)*6 = 36 rows' elements of 4 B:
+    # 48 + 144 = 192; output 36*4 = 144
+    assert _report(F.embed_id, x, W, name='EmbedIDFunction-1') == (
+        0, 192, 144)
+
+
+def test_embed_id_bytes_float16_and_float64():
+    x = np.zeros((2, 3), np.int32)
+    # 6*4 + min(6, 4)*5*2 = 24 + 40 = 64; output 30*2 = 60
+    assert _report(F.embed_id, x, _x(4, 5, dtype=np.float16),
+                   name='EmbedIDFunction-1') == (0, 64, 60)
+    # ignore_label: 2 comparisons; 2*4 + 2*3*8 + 4 (label, an id) = 60
+    # output 6*8 = 48
+    x1 = np.array([[3, -1]], np.int32)
+    assert _report(F.embed_id, x1, _x(10, 3, dtype=np.float64),
+                   ignore_label=-1, name='EmbedIDFunction-1') == (2, 60, 48)
+
+
+def test_conv2d_bytes_mixed_precision():
+    x, W = _x(2, 3, 4, 4, dtype=np.float16), _x(5, 3, 3, 3)
+    # out 2x2: |y| = 2*5*2*2 = 40, K = 27: 1080 FLOPs (FMA)
+    # mread 96*2 + 135*4 = 192 + 540 = 732; y is float16: 40*2 = 80
+    assert _report(F.convolution_2d, x, W,
+                   name='Convolution2DFunction-1') == (1080, 732, 80)
+
+
+def test_conv2d_bytes_float64_bias():
+    x, W = _x(1, 1, 3, 3, dtype=np.float64), _x(2, 1, 2, 2, dtype=np.float64)
+    b = _x(2, dtype=np.float64)
+    # |y| = 2*2*2 = 8, K 4: 32 FLOPs; mread (9 + 8 + 2)*8 = 152; 8*8 = 64
+    assert _report(F.convolution_2d, x, W, b,
+                   name='Convolution2DFunction-1') == (32, 152, 64)
+
+
+def test_linear_bytes_mixed_precision_and_float64():
+    x, W = _x(2, 3, dtype=np.float16), _x(4, 3)
+    # 2*3*4 = 24 FLOPs; mread 6*2 + 12*4 = 60; y float16: 8*2 = 16
+    assert _report(F.linear, x, W, name='LinearFunction-1') == (24, 60, 16)
+    x, W, b = (_x(2, 3, dtype=np.float64), _x(4, 3, dtype=np.float64),
+               _x(4, dtype=np.float64))
+    # 24 + 8 = 32 FLOPs; mread (6 + 12 + 4)*8 = 176; 8*8 = 64
+    assert _report(F.linear, x, W, b, name='LinearFunction-1') == (
+        32, 176, 64)

@@ -4,6 +4,7 @@ from chainer.functions.pooling.max_pooling_nd import MaxPoolingNDWithIndexes
 import numpy as np
 import pytest
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import resolve_target
 from helpers import cost
 
@@ -468,3 +469,46 @@ def test_params_of_unpooling_nd():
                   pad=(1, 0), cover_all=False).params
     assert_params(params, {'k': (3, 1), 's': (2, 1), 'p': (1, 0),
                            'outsize': (3, 3), 'cover_all': False})
+
+
+# Bytes through the hook: every array read in its own dtype
+
+def _report(fn, *args, name, **kwargs):
+    with ComputationalCostHook() as cch:
+        fn(*args, **kwargs)
+    r = cch.layer_report[name]
+    return r['flops'], r['mread'], r['mwrite']
+
+
+def test_upsampling_2d_bytes_int64_indexes():
+    y, indexes = F.max_pooling_2d(_x(1, 2, 4, 4), 2, return_indices=True)
+    assert indexes.dtype == np.int64
+    # x 8 float32 + 8 int64 indexes: 32 + 64 = 96; |y| 2*3*3 = 18: 72
+    assert _report(F.upsampling_2d, y.array, indexes, 2,
+                   name='Upsampling2D-1') == (0, 96, 72)
+
+
+def test_max_pooling_with_indexes_bytes():
+    x = _x(2, 3, 4, 4).astype(np.float16)
+    run = _with_indexes(x, 2, 2, 0, True)
+    # |y| 24: 24 float16 picked + 24 int64 indexes: 48 + 192 = 240
+    # |y| 24 float16: 48
+    assert _report(run, name='MaxPoolingNDWithIndexes-1') == (0, 240, 48)
+
+
+def test_roi_max_pooling_2d_bytes_float64():
+    x = _x(2, 3, 6, 8).astype(np.float64)
+    rois = _rois4().astype(np.float64)
+    # 288 + 8 float64 + 2 int32 + the scale: 2304 + 64 + 8 + 8 = 2384
+    # |y| 36 float64 and 36 int32 argmax: 288 + 144 = 432
+    assert _report(F.roi_max_pooling_2d, x, rois, _roi_indices(), (2, 3),
+                   1.0, name='ROIMaxPooling2D-1') == (288, 2384, 432)
+
+
+def test_roi_pooling_2d_bytes_float64():
+    x = _x(1, 2, 3, 3).astype(np.float64)
+    rois = np.array([[0, 0, 0, 2, 2]], np.float64)
+    # bin 2*2 = 4: |y| 8, FLOPs 8*3 = 24
+    # mread (18 + 5 + 1)*8 = 192; mwrite 8*8 + 8*4 (argmax) = 96
+    assert _report(F.roi_pooling_2d, x, rois, 2, 2, 1.0,
+                   name='ROIPooling2D-1') == (24, 192, 96)

@@ -27,7 +27,9 @@ from chainer.functions.connection.shift import Shift
 from chainer_computational_cost.cost_calculators import compact
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
+from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -365,7 +367,9 @@ def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     arithmetic. The indices are read, and so are the rows they select; as
     index values are not looked at, the rows are assumed distinct, capped
     by the $V$ = `W.shape[0]` rows of W. With `ignore_label`, each index is
-    compared with it (1 FLOP) and the label is a constant read once.
+    compared with it (1 FLOP) and the label is a constant read once. Bytes
+    are exact: the indices in their integer dtype, the rows (and the
+    output) in W's.
 
     | Item | Value |
     |:-----|:------|
@@ -376,14 +380,14 @@ def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     """
     x, W = in_data
     n_rows, dim = W.shape
-    mread = x.size + min(x.size, n_rows) * dim
+    mread = size_of(x) + elements(min(x.size, n_rows) * dim, W)
     params = {}
     flops = 0
     if func.ignore_label is not None:
         flops = x.size
-        mread += 1
+        mread += elements(1, x)
         params['ignore_label'] = int(func.ignore_label)
-    return (flops, mread, x.size * dim, params)
+    return (flops, mread, elements(x.size * dim, W), params)
 
 
 def calc_shift(func: Shift, in_data, **kwargs):

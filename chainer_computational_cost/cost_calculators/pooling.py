@@ -41,7 +41,10 @@ from chainer_computational_cost.cost_calculators.connection import \
     scatter_axis
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
+from chainer_computational_cost.cost_calculators import Elements
+from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -88,12 +91,22 @@ def _avg_pool_cost(x, ksize, stride, pad, cover_all):
     return (flops, x.size, y_size, _window_params(ksize, stride, pad))
 
 
-def _gather_at_argmax_cost(x, ksize, stride, pad, cover_all):
-    """A max pooling's double backward: reads the argmax indices and at most
-    one selected element per output (and no more than x has)."""
+def _gather_at_argmax_cost(x, indexes, ksize, stride, pad, cover_all):
+    """A max pooling's double backward: reads the argmax indices (in their
+    own dtype when the pooling kept them) and at most one selected element
+    per output (and no more than x has)."""
     y_size = _pooled_size(x.shape, ksize, stride, pad, cover_all)
-    return (0, min(x.size, y_size) + y_size, y_size,
-            _window_params(ksize, stride, pad))
+    mread = elements(min(x.size, y_size), x) + _index_count(y_size, indexes)
+    return (0, mread, y_size, _window_params(ksize, stride, pad))
+
+
+def _index_count(count, indexes):
+    """``count`` index elements, in the dtype of the ``indexes`` array when
+    there is one, else int32 (what the GPU kernels and cuDNN-free paths
+    keep)."""
+    if getattr(indexes, 'dtype', None) is not None:
+        return elements(count, indexes)
+    return Elements(count, 4 * count)
 
 
 def _pool2d_window(func):
@@ -168,7 +181,8 @@ def calc_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes, in_data,
     # Chainer 7 keeps the pooling node in ``func.func``; Chainer 6 copies
     # its window attributes onto the node itself.
     pool = getattr(func, 'func', func)
-    return _gather_at_argmax_cost(x, pool.ksize, pool.stride, pool.pad,
+    return _gather_at_argmax_cost(x, getattr(pool, 'indexes', None),
+                                  pool.ksize, pool.stride, pool.pad,
                                   pool.cover_all)
 
 
@@ -194,7 +208,8 @@ def calc_max_pooling_2d_with_indexes(
     """  # NOQA
     x, = in_data
     ksize, stride, pad = _pool2d_window(func)
-    return _gather_at_argmax_cost(x, ksize, stride, pad, func.cover_all)
+    return _gather_at_argmax_cost(x, getattr(func, 'indexes', None), ksize,
+                                  stride, pad, func.cover_all)
 
 
 def calc_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
@@ -341,7 +356,7 @@ def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
     planes = prod(x.shape[:2])
     _, reached = _scatter(x.shape[2:], ksize, stride, pad, dims)
     flops = planes * max(0, prod(x.shape[2:]) - reached)
-    mread = x.size + func.indexes.size
+    mread = size_of(x) + size_of(func.indexes)
     return (flops, mread, planes * prod(dims),
             _unpool_params(ksize, stride, pad, dims, func.cover_all))
 
@@ -371,12 +386,24 @@ def _roi_pool_cost(x, rois, func, is_max, roi_indices=None):
     bin_size = bin_h * bin_w
     if is_max:
         flops = y_size * (bin_size - 1)
-        mwrite = 2 * y_size
     else:
         flops = y_size * bin_size
-        mwrite = y_size
-    mread = total_size((x, rois, roi_indices)) + 1
-    return (flops, mread, mwrite, _roi_params(func))
+    return (flops, _roi_reads(x, rois, roi_indices),
+            _roi_writes(x, y_size, func, is_max), _roi_params(func))
+
+
+def _roi_reads(x, rois, roi_indices):
+    """x, the ROIs and their image indices, each in its own dtype, and the
+    spatial scale, a constant in x's dtype."""
+    return total_size((x, rois, roi_indices)) + elements(1, x)
+
+
+def _roi_writes(x, y_size, func, is_max):
+    """The output, in x's dtype, and for a max its argmax (int32)."""
+    mwrite = elements(y_size, x)
+    if is_max:
+        mwrite += _index_count(y_size, getattr(func, 'argmax_data', None))
+    return mwrite
 
 
 def _roi_align_cost(x, rois, roi_indices, func, is_max, fma):
@@ -397,15 +424,13 @@ def _roi_align_cost(x, rois, roi_indices, func, is_max, fma):
     if is_max:
         point_flops = 4 if fma else 7
         flops = y_size * (n_points * point_flops + n_points - 1)
-        mwrite = 2 * y_size
     else:
         flops = y_size * (4 * n_points + 1 if fma else 8 * n_points)
-        mwrite = y_size
-    mread = total_size((x, rois, roi_indices)) + 1
     params = _roi_params(func)
     params['sampling_ratio'] = tuple(
         0 if r is None else int(r) for r in func.sampling_ratio)
-    return (flops, mread, mwrite, params)
+    return (flops, _roi_reads(x, rois, roi_indices),
+            _roi_writes(x, y_size, func, is_max), params)
 
 
 def calc_roi_pooling_2d(func: ROIPooling2D, in_data, **kwargs):
