@@ -1,11 +1,11 @@
 """The function hook that records the theoretical cost of every call."""
 
-import dis
 import itertools
 import operator
 import sys
-import traceback
+import time
 import warnings
+import weakref
 
 import chainer
 
@@ -15,6 +15,9 @@ from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import report
+from chainer_computational_cost.report import error_text
+from chainer_computational_cost.report import fresh
+from chainer_computational_cost.report import ReportWarning
 
 
 _hook_ids = itertools.count(1)
@@ -36,95 +39,117 @@ _getframe = sys._getframe
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
 
-
-def _walk(frame, stack, stop_code=None, stop_id=None):
-    """Append (code, lasti, code, lasti, ...) to the list ``stack``, from
-    ``frame`` outwards up to the frame of code ``stop_code`` and id
-    ``stop_id`` if it is met; tell whether it was.
-
-    Code objects hold no arrays and no locals, unlike frames, and the
-    bytecode offset is cheap to read where the line number is not: lines
-    are only looked up when a report is read.
-    """
-    append = stack.append
-    while frame is not None:
-        code = frame.f_code
-        append(code)
-        append(frame.f_lasti)
-        if code is stop_code and id(frame) == stop_id:
-            return True
-        frame = frame.f_back
-    return False
+#: Figures must stay below this (they are reported as 64-bit integers
+#: elsewhere, and anything near it is a calculator bug).
+LIMIT = 2 ** 63
 
 
-def _lineno(code, lasti):
-    line = code.co_firstlineno
-    for offset, lineno in dis.findlinestarts(code):
-        if offset > lasti:
-            break
-        if lineno is not None:
-            line = lineno
-    return line
+def _backward_codes():
+    """Ids of the code objects that drive a backward pass in Chainer 6 and
+    7: a call made while one of them is on the stack is a backward call,
+    the accumulation of gradients into ``.grad`` included."""
+    import chainer.function_node
+    import chainer.variable
+    codes = [chainer.function_node.grad.__code__]
+    for module_name in ('chainer._backprop', 'chainer.variable'):
+        module = sys.modules.get(module_name)
+        if module is None:
+            try:
+                module = __import__(module_name, fromlist=['_'])
+            except ImportError:
+                continue
+        f = getattr(module, '_backprop_to_all', None)
+        if f is not None:
+            codes.append(f.__code__)
+    return frozenset(id(c) for c in codes)
 
 
-def _format_stack(flat):
-    """Text of a stack captured as a flat (code, lasti, ...) sequence,
-    innermost frame first."""
-    frames = [traceback.FrameSummary(
-        flat[i].co_filename, _lineno(flat[i], flat[i + 1]), flat[i].co_name)
-        for i in range(len(flat) - 2, -1, -2)]
-    return ''.join(traceback.format_list(frames))
+_BACKWARD_IDS = _backward_codes()
 
 
-# A stored record is one flat tuple, the cheapest thing to keep per call:
-# these fields, then the frames inside the ``with`` block as (code, lasti)
-# pairs, innermost first.  ``params`` is None for a call that could not be
-# costed; ``shapes`` holds the shapes of the ``n_in`` inputs, then of the
-# outputs; ``outer`` is the flat stack outside the block, shared by every
-# record.
-(_TYPE, _FLOPS, _MREAD, _MWRITE, _PARAMS, _N_IN, _SHAPES, _ERROR, _OUTER,
- _FRAMES) = range(10)
+def _shapes(arrays):
+    """Shapes of ``arrays``, None for a missing array."""
+    try:
+        return tuple(map(_shape, arrays))
+    except AttributeError:
+        return tuple([None if a is None else a.shape for a in arrays])
 
 
-def _numbered(records):
-    """(name, record) pairs: each call named after its type and its rank
-    among the calls of that type, costed or not."""
-    counts = {}
-    for r in records:
-        k = counts.get(r[_TYPE], 0) + 1
-        counts[r[_TYPE]] = k
-        yield '{}-{}'.format(r[_TYPE], k), r
-
-
-def _record_dict(name, r):
-    """The public form of a stored record (fresh containers every time)."""
-    n_in = r[_N_IN]
-    d = {'name': name, 'type': r[_TYPE],
-         'traceback': _format_stack(r[_FRAMES:] + r[_OUTER]),
-         'input_shapes': list(r[_SHAPES][:n_in]),
-         'output_shapes': list(r[_SHAPES][n_in:])}
-    if r[_PARAMS] is not None:
-        d.update(flops=r[_FLOPS], mread=r[_MREAD], mwrite=r[_MWRITE],
-                 params=dict(r[_PARAMS]))
-    if r[_ERROR] is not None:
-        d['error'] = r[_ERROR]
-    return d
-
-
-def _itemsize(in_data):
-    """Bytes per element: the first input's dtype decides (documented); an
-    input without a dtype is skipped."""
-    for x in in_data:
+def _first_dtype(arrays):
+    """The dtype of the first array (None if there is none)."""
+    for x in arrays:
         dtype = getattr(x, 'dtype', None)
         if dtype is not None:
-            return dtype.itemsize
-    return 4  # no array input: assume float32
+            return dtype
+    return None
 
 
-class ComputationalCostHook(chainer.FunctionHook):
+class _LinkObserver(chainer.LinkHook):
+    """Follows link calls for a ComputationalCostHook: the path of the
+    links being called, and per path the calls and parameter count."""
+
+    def __init__(self, owner):
+        self.name = owner.name + '-links'
+        self._owner = owner
+
+    def forward_preprocess(self, args):
+        owner = self._owner
+        stack = owner._link_stack
+        if stack:
+            parent = stack[-1][1]
+            link = args.link
+            name = link.name or type(link).__name__
+            key = (parent, name)
+            path = owner._paths.get(key)
+            if path is None:
+                path = owner._paths[key] = (
+                    parent + name if parent == '/' else
+                    parent + '/' + name)
+        else:
+            path = '/'
+        stack.append((id(args.link), path))
+        owner._link_path = path
+        owner._link_calls += 1
+        info = owner._links.get(path)
+        if info is None:
+            owner._links[path] = [1, None]
+        else:
+            info[0] += 1
+
+    def forward_postprocess(self, args):
+        owner = self._owner
+        stack = owner._link_stack
+        me = id(args.link)
+        # A forward that raised never reached its postprocess: drop it.
+        while stack:
+            link_id, path = stack.pop()
+            if link_id == me:
+                break
+        info = owner._links.get(path)
+        if info is not None and info[1] is None:
+            # After the call: lazily initialised parameters exist now.
+            info[1] = _n_params(args.link)
+        owner._link_path = stack[-1][1] if stack else '/'
+
+
+def _n_params(link):
+    """Elements of a link's parameters, its children's included, each
+    parameter counted once (shared ones too)."""
+    seen = set()
+    total = 0
+    for p in link.params():
+        if id(p) in seen or p.array is None:
+            continue
+        seen.add(id(p))
+        total += p.size
+    return int(total)
+
+
+class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     """Records the theoretical cost of every Chainer function call.
 
-    Use it as a context manager around a forward pass::
+    Use it as a context manager around a forward pass (or a training
+    step)::
 
         with ComputationalCostHook(fma_1flop=True) as cch:
             y = model(x)
@@ -135,10 +160,13 @@ class ComputationalCostHook(chainer.FunctionHook):
             instead of two.
         strict (bool): let errors of cost calculators propagate instead of
             reporting the layer as ignored with a warning.
+        measure_time (bool): also record the wall time of each function's
+            forward (column ``time``, seconds); it changes no other figure.
     """
 
-    def __init__(self, fma_1flop=True, strict=False):
-        for arg, value in (('fma_1flop', fma_1flop), ('strict', strict)):
+    def __init__(self, fma_1flop=True, strict=False, measure_time=False):
+        for arg, value in (('fma_1flop', fma_1flop), ('strict', strict),
+                           ('measure_time', measure_time)):
             if not isinstance(value, bool):
                 raise TypeError('{} must be a bool, got {!r}'.format(
                     arg, value))
@@ -147,29 +175,60 @@ class ComputationalCostHook(chainer.FunctionHook):
         self.name = 'ComputationalCostHook-{}'.format(next(_hook_ids))
         self._fma_1flop = fma_1flop
         self._strict = strict
+        self._measure_time = measure_time
         self._custom = {}
-        self._records = []
+        # Classes dispatched through a base class's calculator; weak, so
+        # that the hook keeps no user class alive.
+        self._resolved = weakref.WeakKeyDictionary()
+        self._records_list = []
+        # Warnings are collected while functions run and given when the
+        # ``with`` block exits (a warning turned into an error must not
+        # interrupt the user's forward pass); keys of the ones given.
+        self._pending = {}
         self._warned = set()
         # One copy of each shapes tuple seen; see forward_postprocess.
         self._interned = {}
-        # The frame that entered the ``with`` block (its id and code) and
-        # the stack outside it; see forward_postprocess.
+        # Stacks are interned as a tree of (code, lasti, parent) nodes.
+        self._nodes = {}
         self._entry_id = None
         self._entry_code = None
-        self._outer = ()
+        self._outer_node = None
+        # Links: the path being called, the stack of calls, per path
+        # [n_calls, n_params]; forward nodes' paths for their backward.
+        self._link_observer = _LinkObserver(self)
+        self._link_stack = []
+        self._link_path = '/'
+        self._links = {}
+        self._paths = {}
+        self._node_links = {}
+        self._backward_links = []
+        self._link_calls = 0
+        self._clock = []
+        if measure_time:
+            # Only a timing hook pays for a forward_preprocess.
+            self.forward_preprocess = self._start_clock
 
     def __enter__(self):
         frame = _getframe(1)
         self._entry_id = id(frame)
         self._entry_code = frame.f_code
-        outer = []
-        _walk(frame.f_back, outer)
-        self._outer = tuple(outer)
-        return super(ComputationalCostHook, self).__enter__()
+        self._outer_node = self._intern(frame.f_back, None)[0]
+        super(ComputationalCostHook, self).__enter__()
+        self._link_observer.__enter__()
+        return self
 
-    def __exit__(self, *args):
+    def __exit__(self, exc_type, *args):
         self._entry_id = self._entry_code = None
-        return super(ComputationalCostHook, self).__exit__(*args)
+        self._link_observer.__exit__(exc_type, *args)
+        self._link_stack = []
+        self._link_path = '/'
+        self._node_links = {}
+        self._backward_links = []
+        self._clock = []
+        result = super(ComputationalCostHook, self).__exit__(exc_type,
+                                                             *args)
+        self._flush_warnings(exc_type is not None)
+        return result
 
     @property
     def fma_1flop(self):
@@ -181,7 +240,66 @@ class ComputationalCostHook(chainer.FunctionHook):
         """Whether calculator errors propagate."""
         return self._strict
 
+    @property
+    def measure_time(self):
+        """Whether the wall time of each forward is recorded."""
+        return self._measure_time
+
     # Observation
+
+    def _intern(self, frame, root):
+        """The interned stack node of ``frame`` and its callers, up to the
+        frame that entered the ``with`` block (then under ``root``), and
+        whether a backward pass is running.
+
+        A record holds one node: its memory does not grow with the depth of
+        the stack, and nodes hold code objects and offsets, never frames,
+        so no local variable of the user's stays alive.
+        """
+        flat = []
+        append = flat.append
+        entry_code = self._entry_code
+        entry_id = self._entry_id
+        backward = False
+        node = None
+        while frame is not None:
+            code = frame.f_code
+            append(code)
+            append(frame.f_lasti)
+            if id(code) in _BACKWARD_IDS:
+                backward = True
+            if code is entry_code and id(frame) == entry_id:
+                node = root
+                break
+            frame = frame.f_back
+        nodes = self._nodes
+        for i in range(len(flat) - 2, -1, -2):
+            code = flat[i]
+            lasti = flat[i + 1]
+            key = (id(node), id(code), lasti)
+            child = nodes.get(key)
+            if child is None:
+                child = nodes[key] = (code, lasti, node)
+            node = child
+        return node, backward
+
+    def _calculator(self, cls):
+        """The calculator for ``cls``: a custom one, a built-in one, or the
+        one of the nearest base class that has either (None if none)."""
+        calc = self._custom.get(cls) or calculators.get(cls)
+        if calc is not None:
+            return calc
+        try:
+            return self._resolved[cls]
+        except KeyError:
+            pass
+        found = None
+        for base in cls.__mro__[1:]:
+            found = self._custom.get(base) or calculators.get(base)
+            if found is not None:
+                break
+        self._resolved[cls] = found
+        return found
 
     def forward_postprocess(self, function, in_data):
         """Cost one call and store its record."""
@@ -189,6 +307,7 @@ class ComputationalCostHook(chainer.FunctionHook):
         # benchmarks/overhead.py).  Every object it keeps costs time later
         # (allocation in cold memory, garbage collection), so a call keeps
         # one flat tuple and shares everything else it can.
+        elapsed = self._stop_clock(function) if self._measure_time else None
         caller = _getframe(1)
         outputs = (caller.f_locals.get('outputs')
                    if caller.f_code is _APPLY_CODE else None)
@@ -196,17 +315,20 @@ class ComputationalCostHook(chainer.FunctionHook):
         # identical ones recur all the time (loops, repeated blocks) and
         # share one copy.
         if type(outputs) is tuple and type(in_data) is tuple:
-            shapes = tuple(map(_shape, in_data + outputs))
+            shapes = _shapes(in_data + outputs)
             out_shapes = shapes[len(in_data):]
         else:  # not called by FunctionNode.apply: outputs unknown
-            shapes = tuple(map(_shape, in_data))
-            out_shapes = None
+            shapes = _shapes(in_data)
+            outputs = out_shapes = None
         shapes = self._interned.setdefault(shapes, shapes)
+        node = function
         function = function_object(function)  # what a calculator sees
         cls = type(function)
         type_name = cls.__name__
+        dtype = _first_dtype(in_data)
 
-        calc = self._custom.get(cls) or calculators.get(cls)
+        calc = self._custom.get(cls) or calculators.get(cls) or \
+            self._calculator(cls)
         error = None
         if calc is None:
             flops = mread = mwrite = 0
@@ -222,57 +344,129 @@ class ComputationalCostHook(chainer.FunctionHook):
                 flops, mread, mwrite, params = result
                 if not (type(flops) is int and type(mread) is int
                         and type(mwrite) is int and type(params) is dict
-                        and flops >= 0 and mread >= 0 and mwrite >= 0):
+                        and 0 <= flops < LIMIT and 0 <= mread < LIMIT
+                        and 0 <= mwrite < LIMIT):
                     flops, mread, mwrite, params = validate_cost(
                         result, calc, type_name)
-            except Exception as e:
-                if self._strict:
-                    raise
-                error = '{}: {}'.format(type(e).__name__, e)
-                flops = mread = mwrite = 0
-                params = None
-            else:
                 # Counts that carry their bytes (Elements) are exact; a
                 # plain count of reads takes the first input's itemsize,
                 # one of writes the first output's.
                 if type(mread) is int:
-                    mread *= _itemsize(in_data)
+                    mread *= dtype.itemsize if dtype is not None else 4
                 else:
                     mread = mread.nbytes
                 if type(mwrite) is int:
-                    mwrite *= _itemsize(in_data if out_shapes is None
-                                        else outputs)
+                    out_dtype = dtype if outputs is None else \
+                        _first_dtype(outputs)
+                    mwrite *= out_dtype.itemsize if out_dtype is not None \
+                        else 4
                 else:
                     mwrite = mwrite.nbytes
+                if mread >= LIMIT or mwrite >= LIMIT:
+                    raise ValueError(
+                        'the cost calculator for {} returned more than '
+                        '2**63 bytes'.format(type_name))
+                if calc is not calculators.get(cls):
+                    # A custom calculator may keep and change its dict.
+                    params = fresh(params)
+            except Exception as e:
+                if self._strict:
+                    raise
+                error = error_text(e)
+                flops = mread = mwrite = 0
+                params = None
 
-        # The frames inside the ``with`` block, up to the one that entered
-        # it; the frames outside it are the same for every call.
-        record = [type_name, flops, mread, mwrite, params, len(in_data),
-                  shapes, error, ()]
-        if _walk(caller, record, self._entry_code, self._entry_id):
-            record[_OUTER] = self._outer
-        self._records.append(tuple(record))
+        stack, backward = self._intern(caller, self._outer_node)
+        if backward:
+            phase = 'backward'
+            bw = self._backward_links
+            link = bw[-1] if bw else '/'
+        else:
+            phase = 'forward'
+            link = self._link_path
+            if link != '/':
+                # Its backward is attributed to the same link.
+                self._node_links[id(node)] = link
+        self._records_list.append(
+            (type_name, flops, mread, mwrite, params, len(in_data), shapes,
+             error, stack, phase, link, dtype, elapsed))
         if params is None:
-            self._warn_ignored(cls, error)
+            self._note_ignored(cls, error)
 
-    def _warn_ignored(self, cls, error):
-        key = (cls, error is None)
-        if key in self._warned:
-            return
-        self._warned.add(key)
+    def backward_preprocess(self, function, in_data, out_grad):
+        """Remember which link the node being back-propagated was created
+        in: the gradient functions its backward applies belong there."""
+        self._backward_links.append(self._node_links.get(id(function), '/'))
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        """End of one node's backward."""
+        if self._backward_links:
+            self._backward_links.pop()
+
+    # Timing
+
+    def _start_clock(self, function, in_data):
+        xp = chainer.backend.get_array_module(*[
+            x for x in in_data if x is not None])
+        if xp.__name__ == 'cupy':  # pragma: no cover (no GPU here)
+            start = xp.cuda.Event()
+            start.record()
+        else:
+            start = time.perf_counter()
+        self._clock.append((id(function), start))
+
+    def _stop_clock(self, function):
+        me = id(function)
+        clock = self._clock
+        while clock:
+            fid, start = clock.pop()
+            if fid == me:
+                break
+        else:
+            return None
+        if isinstance(start, float):
+            return time.perf_counter() - start
+        # CuPy: the device runs asynchronously, so its own events time it.
+        import cupy  # pragma: no cover (no GPU here)
+        end = cupy.cuda.Event()
+        end.record()
+        end.synchronize()
+        return cupy.cuda.get_elapsed_time(start, end) / 1e3
+
+    # Warnings
+
+    def _note_ignored(self, cls, error):
         qualname = '{}.{}'.format(cls.__module__, cls.__name__)
+        key = (qualname, error is None)
+        if key in self._warned or key in self._pending:
+            return
         if error is None:
             message = ('`{}` is not yet supported by ComputationalCostHook, '
                        'ignored'.format(qualname))
         else:
             message = ('the cost calculator for `{}` failed, layer ignored: '
                        '{}'.format(qualname, error))
-        warnings.warn(message, UserWarning, stacklevel=3)
+        self._pending[key] = message
+
+    def _flush_warnings(self, quiet):
+        pending, self._pending = self._pending, {}
+        for key, message in pending.items():
+            self._warned.add(key)
+            if quiet:
+                # An exception is on its way out: a warning turned into an
+                # error must not replace it.
+                try:
+                    warnings.warn(message, ReportWarning, stacklevel=3)
+                except Exception:
+                    pass
+            else:
+                warnings.warn(message, ReportWarning, stacklevel=3)
 
     # Custom calculators
 
     def add_custom_cost_calculator(self, func_type, calculator):
-        """Use ``calculator`` for calls of ``func_type`` in this hook only.
+        """Use ``calculator`` for calls of ``func_type`` (and its subclasses
+        without a calculator of their own) in this hook only.
 
         Args:
             func_type (type): a ``FunctionNode`` or old-style ``Function``
@@ -280,99 +474,33 @@ class ComputationalCostHook(chainer.FunctionHook):
             calculator: a callable ``(func, in_data, **kwargs)`` returning
                 ``(flops, mread, mwrite, params)``, counts in elements.
         """
-        if not isinstance(func_type, type):
+        if not (isinstance(func_type, type) and issubclass(
+                func_type, (chainer.FunctionNode, chainer.Function))):
             raise TypeError('func_type must be a FunctionNode or Function '
-                            'class, got {!r}'.format(func_type))
+                            'subclass, got {!r}'.format(func_type))
         if not check_signature(calculator):
             raise TypeError('a cost calculator must have the signature '
                             '(func, in_data, **kwargs), got {!r}'.format(
                                 calculator))
         if func_type in self._custom:
             warnings.warn('replacing the custom cost calculator for {}'
-                          .format(func_type.__name__), UserWarning,
+                          .format(func_type.__name__), ReportWarning,
                           stacklevel=2)
         elif func_type in calculators:
             warnings.warn('overriding the built-in cost calculator for {}'
-                          .format(func_type.__name__), UserWarning,
+                          .format(func_type.__name__), ReportWarning,
                           stacklevel=2)
         self._custom[func_type] = calculator
+        self._resolved = weakref.WeakKeyDictionary()
 
-    # Reports: each property builds a fresh structure, so changing what it
-    # returns never changes the hook.
+    # What the reports read (report.CostReport)
 
-    def _layer_dicts(self):
-        return [_record_dict(name, r) for name, r in _numbered(self._records)
-                if r[_PARAMS] is not None]
+    def _records(self):
+        return self._records_list
 
-    def _cost_rows(self):
-        # What the aggregations need, without formatting tracebacks.
-        return [{'type': r[_TYPE], 'flops': r[_FLOPS], 'mread': r[_MREAD],
-                 'mwrite': r[_MWRITE]} for r in self._records
-                if r[_PARAMS] is not None]
+    def _link_info(self):
+        return {path: (info[0], info[1] or 0)
+                for path, info in self._links.items()}
 
-    @property
-    def layer_report(self):
-        """Ordered dict layer name -> costs of that call; last 'total'."""
-        return report.layer_report(self._layer_dicts())
-
-    @property
-    def summary_report(self):
-        """Ordered dict layer type -> summed costs; last 'total'."""
-        return report.summary_report(self._cost_rows())
-
-    @property
-    def total_report(self):
-        """Total costs of every call recorded."""
-        return report.total_report(self._cost_rows())
-
-    @property
-    def ignored_layers(self):
-        """Ordered dict layer name -> calls that could not be costed."""
-        out = {}
-        for name, r in _numbered(self._records):
-            if r[_PARAMS] is None:
-                d = _record_dict(name, r)
-                del d['name']
-                out[name] = d
-        return out
-
-    def show_report(self, ost=None, mode='csv', unit='autoaligned',
-                    columns=report.ReportColumns.DEFAULT, n_digits=3):
-        """Write the per-layer report to ``ost``.
-
-        Args:
-            ost: a writable text stream (default: ``sys.stdout``).
-            mode (str): ``'csv'``, ``'md'`` or ``'table'``.
-            unit: ``None``/``''`` (raw numbers), ``'K'``, ``'M'``, ``'G'``,
-                ``'T'``, ``'autoaligned'`` (a prefix per column) or
-                ``'auto'`` (a prefix per cell).
-            columns (list): names from ``ReportColumns``.
-            n_digits (int): decimals, 0 to 10 (None means 10).
-        """
-        columns = report.check_columns(columns, report.LAYER_COLUMNS)
-        rows = list(self.layer_report.values())
-        self._show(ost, rows, columns, mode, unit, n_digits)
-
-    def show_summary_report(self, ost=None, mode='csv',
-                            unit='autoaligned',
-                            columns=report.SummaryColumns.DEFAULT,
-                            n_digits=3):
-        """Write the per-type summary to ``ost`` (see :meth:`show_report`).
-        """
-        columns = report.check_columns(columns, report.SUMMARY_COLUMNS)
-        rows = list(self.summary_report.values())
-        self._show(ost, rows, columns, mode, unit, n_digits)
-
-    def _show(self, ost, rows, columns, mode, unit, n_digits):
-        if ost is None:
-            ost = sys.stdout
-        if not callable(getattr(ost, 'write', None)):
-            raise TypeError('ost must be a writable text stream, got '
-                            '{!r}'.format(ost))
-        text = report.render(rows, columns, mode, unit, n_digits)
-        if all(r[_PARAMS] is None for r in self._records):
-            warnings.warn('nothing has been recorded by this '
-                          'ComputationalCostHook yet: no report to show',
-                          UserWarning, stacklevel=3)
-            return
-        ost.write(text)
+    def _cache_key(self):
+        return (len(self._records_list), self._link_calls)

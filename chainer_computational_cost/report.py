@@ -1,19 +1,37 @@
 """Aggregation and rendering of computational cost records.
 
-Everything here is a pure function: records in, dictionaries or text out.
-The hook owns the records; ``show_*`` methods only write what these
-functions return.
+The module has three layers:
+
+* pure aggregation functions (:func:`layer_report`, :func:`summary_report`,
+  :func:`total_report`, ...): lists of layer dicts in, ordered dicts out;
+* pure renderers (:func:`render`): report rows in, text out;
+* :class:`CostReport`, the one reading API: whatever holds records (the
+  hook, a batch projection) inherits it and provides ``_records()``; every
+  report is built once per change of the records and handed out as a fresh
+  copy.
 """
 
 import collections
 import collections.abc
+import copy
 import csv
 import io
+import json
+import math
 import numbers
+import sys
+import traceback
+import warnings
 
 #: Metrics that are summed into totals and get a percentage column.
 METRICS = ('flops', 'mread', 'mwrite', 'mrw')
 PERCENTS = tuple(m + '%' for m in METRICS)
+#: Metrics counted in bytes (scaled by 1024).
+BYTE_METRICS = ('mread', 'mwrite', 'mrw')
+#: Columns holding seconds (scaled by the time unit).
+TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial')
+#: The phases of a training step, in report order.
+PHASES = ('forward', 'backward')
 
 
 class ReportColumns(object):
@@ -31,87 +49,319 @@ class SummaryColumns(object):
     ALL = DEFAULT + list(PERCENTS)
 
 
+class LinkColumns(object):
+    """Predefined column sets for ``show_link_report``."""
+
+    DEFAULT = ['name', 'n_params', 'n_calls', 'n_layers', 'flops', 'mread',
+               'mwrite', 'mrw']
+    ALL = DEFAULT + list(PERCENTS)
+
+
+class PhaseColumns(object):
+    """Predefined column sets for ``show_phase_report``."""
+
+    DEFAULT = ['name', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw']
+    ALL = DEFAULT + list(PERCENTS)
+
+
 #: Columns each report kind can show.
 LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
-    'input_shapes', 'output_shapes', 'params', 'traceback')
-SUMMARY_COLUMNS = ('type', 'name', 'n_layers') + METRICS + PERCENTS
+    'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
+    'time')
+SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
+    PERCENTS + ('time',)
+LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
+    PERCENTS + ('time',)
+PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',)
 
-MODES = ('csv', 'md', 'table')
+MODES = ('csv', 'md', 'table', 'json')
 PREFIXES = ('', 'K', 'M', 'G', 'T')
-UNITS = (None, '') + PREFIXES[1:] + ('autoaligned', 'auto')
+UNITS = (None, '', 'raw') + PREFIXES[1:] + ('autoaligned', 'auto')
+TIME_UNITS = ('s', 'ms', 'us')
 MAX_DIGITS = 10
 
 
-# Aggregation
+# Fresh copies
+
+def fresh(value):
+    """A copy of a report value sharing nothing mutable with it: dicts,
+    lists, sets and tuples are rebuilt; numbers and strings are kept."""
+    t = type(value)
+    if t in (int, float, str, bool) or value is None:
+        return value
+    if t is dict or t is collections.OrderedDict:
+        return t((k, fresh(v)) for k, v in value.items())
+    if t is list:
+        return [fresh(v) for v in value]
+    if t is tuple:
+        return tuple([fresh(v) for v in value])
+    return copy.deepcopy(value)
+
+
+class FreshDict(dict):
+    """An ordered report mapping whose entries are copied the first time
+    they are read.
+
+    Building it is one dict copy, however many layers there are; reading an
+    entry copies that entry only.  Every way of reading (``[]``, ``get``,
+    iteration of ``items``/``values``, ``dict(...)``, ``json.dumps``,
+    ``copy``) goes through the copying path, so nothing read from it is
+    shared with the cache it was made from.
+    """
+
+    __slots__ = ('_copied',)
+
+    def __init__(self, source=()):
+        dict.__init__(self, source)
+        self._copied = set()
+
+    def __getitem__(self, key):
+        value = dict.__getitem__(self, key)
+        if key not in self._copied:
+            value = fresh(value)
+            dict.__setitem__(self, key, value)
+            self._copied.add(key)
+        return value
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value)
+        self._copied.add(key)
+
+    # Overriding __iter__ (even unchanged) makes CPython copy this mapping
+    # through keys() and __getitem__ in dict(), {**d}, update() and copy.
+    def __iter__(self):
+        return dict.__iter__(self)
+
+    def get(self, key, default=None):
+        """The copied entry for ``key``, or ``default``."""
+        return self[key] if key in self else default
+
+    def items(self):
+        """(key, copied entry) pairs in order."""
+        return [(k, self[k]) for k in dict.keys(self)]
+
+    def values(self):
+        """Copied entries in order."""
+        return [self[k] for k in dict.keys(self)]
+
+    def pop(self, key, *default):
+        """Remove ``key`` and return its copied entry."""
+        if key in self:
+            value = self[key]
+            dict.__delitem__(self, key)
+            return value
+        return dict.pop(self, key, *default)
+
+    def popitem(self):
+        """Remove and return the last (key, copied entry) pair."""
+        key = next(reversed(dict.keys(self)))
+        return key, self.pop(key)
+
+    def setdefault(self, key, default=None):
+        """The copied entry for ``key``, inserting ``default`` if absent."""
+        if key in self:
+            return self[key]
+        self[key] = default
+        return default
+
+    def copy(self):
+        """A plain dict of copied entries."""
+        return dict(self.items())
+
+    def __reduce__(self):
+        return dict, (self.items(),)
+
+    def __deepcopy__(self, memo):
+        return copy.deepcopy(dict(self.items()), memo)
+
+
+# Aggregation: pure functions of lists of layer dicts
 
 def _percentages(entry, total):
     for m in METRICS:
-        entry[m + '%'] = 100.0 * entry[m] / total[m] if total[m] else 0.0
+        t = total[m]
+        entry[m + '%'] = 100.0 * entry[m] / t if t else 0.0
     return entry
 
 
-def total_report(layers):
+def _sum_into(entry, layer):
+    entry['n_layers'] += 1
+    entry['flops'] += layer['flops']
+    entry['mread'] += layer['mread']
+    entry['mwrite'] += layer['mwrite']
+    entry['mrw'] = entry['mread'] + entry['mwrite']
+    t = layer.get('time')
+    if t is not None:
+        entry['time'] = entry.get('time', 0.0) + t
+
+
+def total_report(layers, n_params=None):
     """Sum of every layer's costs.
 
-    ``layers`` is an iterable of dicts with at least the keys of
-    :data:`METRICS` except ``mrw``.
+    ``layers`` is an iterable of dicts with at least ``flops``, ``mread``
+    and ``mwrite``; ``n_params`` (the model's parameter count, when known)
+    is added as a key.
     """
-    total = {'name': 'total', 'type': 'total', 'n_layers': 0,
-             'flops': 0, 'mread': 0, 'mwrite': 0}
+    total = collections.OrderedDict(
+        [('name', 'total'), ('type', 'total'), ('n_layers', 0),
+         ('flops', 0), ('mread', 0), ('mwrite', 0), ('mrw', 0)])
     for layer in layers:
-        total['n_layers'] += 1
-        for m in ('flops', 'mread', 'mwrite'):
-            total[m] += layer[m]
-    total['mrw'] = total['mread'] + total['mwrite']
+        _sum_into(total, layer)
+    if n_params is not None:
+        total['n_params'] = n_params
     return total
 
 
-def layer_report(layers):
+def _total_row(total):
+    return _percentages(collections.OrderedDict(total), total)
+
+
+#: The keys of a layer record, in 0.1.2's order; then the optional ones.
+_LAYER_KEYS = ('name', 'type', 'flops', 'mread', 'mwrite', 'mrw',
+               'traceback', 'input_shapes', 'output_shapes', 'params')
+_LAYER_EXTRA = ('phase', 'link', 'time')
+
+
+def layer_report(layers, n_params=None):
     """Ordered dict layer name -> record with percentages, then 'total'.
 
     ``layers`` is a sequence of dicts with keys ``name, type, flops, mread,
-    mwrite, traceback, input_shapes, output_shapes, params``.
+    mwrite, traceback, input_shapes, output_shapes, params`` and optionally
+    ``phase, link, time``.  The total row is the one of
+    :func:`summary_report`.
     """
-    total = total_report(layers)
+    total = total_report(layers, n_params)
     report = collections.OrderedDict()
     for layer in layers:
-        entry = collections.OrderedDict(
-            (k, layer[k]) for k in ('name', 'type', 'flops', 'mread',
-                                    'mwrite'))
+        entry = collections.OrderedDict()
+        for k in _LAYER_KEYS:
+            entry[k] = layer.get(k)
         entry['mrw'] = layer['mread'] + layer['mwrite']
-        for k in ('traceback', 'input_shapes', 'output_shapes', 'params'):
-            entry[k] = layer[k]
-        report[layer['name']] = _percentages(entry, total)
-    tot = collections.OrderedDict(
-        (k, total[k]) for k in ('name', 'type') + METRICS)
-    for k in ('traceback', 'input_shapes', 'output_shapes', 'params'):
-        tot[k] = None
-    report['total'] = _percentages(tot, total)
+        _percentages(entry, total)
+        for k in _LAYER_EXTRA:
+            if k in layer:
+                entry[k] = layer[k]
+        report[layer['name']] = entry
+    report['total'] = _total_row(total)
     return report
 
 
-def summary_report(layers):
+def _group_key(name, taken):
+    """A key for a group that cannot hide the total row."""
+    return name if name != 'total' and name not in taken else (
+        '{} (type)'.format(name))
+
+
+def summary_report(layers, n_params=None, by_phase=False):
     """Ordered dict layer type -> summed costs, in order of first call,
-    then 'total'."""
+    then 'total'.
+
+    A function type named ``total`` is keyed ``'total (type)'``: the total
+    row always stays last under ``'total'``.  With ``by_phase``, types are
+    grouped per phase (forward first), keyed ``'<phase>/<type>'`` and each
+    entry has a ``phase``.
+    """
+    total = total_report(layers, n_params)
+    groups = collections.OrderedDict()
+    if by_phase:
+        ordered = [layer for p in PHASES for layer in layers
+                   if layer.get('phase', 'forward') == p]
+    else:
+        ordered = layers
+    for layer in ordered:
+        if by_phase:
+            phase = layer.get('phase', 'forward')
+            gkey = (phase, layer['type'])
+        else:
+            gkey = layer['type']
+        entry = groups.get(gkey)
+        if entry is None:
+            entry = groups[gkey] = collections.OrderedDict(
+                [('type', layer['type']), ('name', layer['type'])])
+            if by_phase:
+                entry['phase'] = phase
+            entry.update([('n_layers', 0), ('flops', 0), ('mread', 0),
+                          ('mwrite', 0), ('mrw', 0)])
+        _sum_into(entry, layer)
+    report = collections.OrderedDict()
+    for gkey, entry in groups.items():
+        key = '{}/{}'.format(*gkey) if by_phase else gkey
+        report[_group_key(key, report)] = _percentages(entry, total)
+    report['total'] = _total_row(total)
+    return report
+
+
+def phase_report(layers):
+    """Ordered dict ``forward``, ``backward``, ``total``: the costs of each
+    phase of a training step (a phase with no call has zeros)."""
     total = total_report(layers)
     report = collections.OrderedDict()
-    for layer in layers:
-        entry = report.get(layer['type'])
-        if entry is None:
-            entry = report[layer['type']] = collections.OrderedDict(
-                [('type', layer['type']), ('name', layer['type']),
-                 ('n_layers', 0), ('flops', 0), ('mread', 0),
-                 ('mwrite', 0), ('mrw', 0)])
-        entry['n_layers'] += 1
-        for m in ('flops', 'mread', 'mwrite'):
-            entry[m] += layer[m]
-        entry['mrw'] = entry['mread'] + entry['mwrite']
-    for entry in report.values():
-        _percentages(entry, total)
+    for p in PHASES:
+        entry = collections.OrderedDict(
+            [('name', p), ('n_layers', 0), ('flops', 0), ('mread', 0),
+             ('mwrite', 0), ('mrw', 0)])
+        for layer in layers:
+            if layer.get('phase', 'forward') == p:
+                _sum_into(entry, layer)
+        report[p] = _percentages(entry, total)
     tot = collections.OrderedDict(
-        (k, total[k]) for k in ('type', 'name', 'n_layers') + METRICS)
+        (k, v) for k, v in total.items() if k != 'type')
     report['total'] = _percentages(tot, total)
     return report
+
+
+def link_report(layers, link_info, depth=None):
+    """Ordered dict link path -> costs of the functions called in that link
+    and its descendants, then 'total'.
+
+    ``link_info`` maps each path seen to ``(n_calls, n_params)``; every
+    ancestor path is present too.  A layer with no ``link`` belongs to the
+    root ``/``.  With ``depth``, paths deeper than ``depth`` levels are
+    left out: their costs stay in their ancestors.
+    """
+    total = total_report(layers, link_info.get('/', (0, 0))[1])
+    paths = set(link_info) | {'/'}
+    for layer in layers:
+        paths.add(layer.get('link') or '/')
+    full = set()
+    for p in paths:
+        full.update(_ancestors(p))
+    entries = {}
+    for p in full:
+        n_calls, n_params = link_info.get(p, (0, 0))
+        entries[p] = collections.OrderedDict(
+            [('name', p), ('n_params', n_params), ('n_calls', n_calls),
+             ('n_layers', 0), ('flops', 0), ('mread', 0), ('mwrite', 0),
+             ('mrw', 0)])
+    for layer in layers:
+        for p in _ancestors(layer.get('link') or '/'):
+            _sum_into(entries[p], layer)
+    report = collections.OrderedDict()
+    for p in sorted(full, key=_path_key):
+        if depth is not None and _depth(p) > depth:
+            continue
+        report[p] = _percentages(entries[p], total)
+    tot = _total_row(total)
+    tot['n_calls'] = entries['/']['n_calls']
+    report['total'] = tot
+    return report
+
+
+def _ancestors(path):
+    """'/a/b' -> ['/', '/a', '/a/b']."""
+    parts = [p for p in path.split('/') if p]
+    return ['/'] + ['/' + '/'.join(parts[:i + 1]) for i in range(len(parts))]
+
+
+def _depth(path):
+    return len([p for p in path.split('/') if p])
+
+
+def _path_key(path):
+    # Depth-first: a parent, then each child's subtree, children in the
+    # natural order of their names ('10' after '9' for ChainLists).
+    return [(0, int(p), '') if p.isdigit() else (1, 0, p)
+            for p in path.split('/') if p]
 
 
 # Argument checking: every show_* argument is checked before anything is
@@ -126,11 +376,21 @@ def check_mode(mode):
 
 
 def check_unit(unit):
-    """Raise ValueError unless ``unit`` is one of :data:`UNITS`."""
+    """Raise ValueError unless ``unit`` is one of :data:`UNITS`; the raw
+    units (None, '', 'raw') come back as None."""
     if unit is not None and (not isinstance(unit, str) or unit not in UNITS):
         raise ValueError('unit must be one of {}, got {!r}'.format(
             ', '.join(repr(u) for u in UNITS), unit))
-    return unit or None
+    return None if unit in (None, '', 'raw') else unit
+
+
+def check_time_unit(time_unit):
+    """Raise ValueError unless ``time_unit`` is one of :data:`TIME_UNITS`.
+    """
+    if time_unit not in TIME_UNITS:
+        raise ValueError('time_unit must be one of {}, got {!r}'.format(
+            ', '.join(repr(u) for u in TIME_UNITS), time_unit))
+    return time_unit
 
 
 def check_n_digits(n_digits):
@@ -161,6 +421,17 @@ def check_columns(columns, available):
     return list(columns)
 
 
+def check_depth(depth):
+    """Raise ValueError unless ``depth`` is None or a non-negative int."""
+    if depth is None:
+        return None
+    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) \
+            or depth < 0:
+        raise ValueError('depth must be None or an int >= 0, got '
+                         '{!r}'.format(depth))
+    return int(depth)
+
+
 # Units
 
 def _prefix_for(value, base):
@@ -173,20 +444,26 @@ def _prefix_for(value, base):
 
 
 def _base(column):
-    return 1024 if column in ('mread', 'mwrite', 'mrw') else 1000
+    return 1024 if column in BYTE_METRICS else 1000
+
+
+#: Columns scaled by the unit prefix (counts of FLOPs and bytes).
+SCALED = METRICS + ('peak_flops', 'bandwidth')
 
 
 def _column_prefixes(rows, columns, unit):
-    """Prefix per metric column: one fixed prefix, or for 'autoaligned'
+    """Prefix per scaled column: one fixed prefix, or for 'autoaligned'
     the prefix of the column's largest value; None means per cell."""
     prefixes = {}
     for c in columns:
-        if c not in METRICS:
+        if c not in SCALED:
             continue
         if unit == 'auto':
             prefixes[c] = None
         elif unit == 'autoaligned':
-            largest = max((abs(r[c]) for r in rows), default=0)
+            largest = max((abs(r[c]) for r in rows
+                           if isinstance(r.get(c), (int, float))),
+                          default=0)
             prefixes[c] = _prefix_for(largest, _base(c))
         else:
             prefixes[c] = unit or ''
@@ -199,61 +476,100 @@ _TITLES = {
     'mwrite%': 'MemWrite\n(%)', 'mrw%': 'MemR+W\n(%)',
     'input_shapes': 'Input shapes', 'output_shapes': 'Output shapes',
     'params': 'Function parameters', 'traceback': 'Traceback',
+    'phase': 'Phase', 'link': 'Link', 'n_params': '# Params',
+    'n_calls': '# Calls', 'intensity': 'Intensity\nFLOP/B',
+    'bound': 'Bound', 'peak_used': 'Peak used', 'efficiency': 'Efficiency',
 }
+_TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
+                't_memory': 'T memory', 't_roofline': 'T roofline',
+                't_serial': 'T serial'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'mrw': 'MemR+W'}
+_TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
 
-def _header(column, prefix):
+def _header(column, prefix, time_unit, name_title):
     if column == 'flops':
         return (prefix or '') + 'FLOPs'
+    if column == 'peak_flops':
+        return 'Peak\n' + (prefix or '') + 'FLOP/s'
+    if column == 'bandwidth':
+        return 'Bandwidth\n' + ((prefix + 'iB/s') if prefix else 'B/s')
     if column in _METRIC_TITLES:
         unit = (prefix + 'iB') if prefix else 'B'
         return _METRIC_TITLES[column] + '\n' + unit
+    if column in _TIME_TITLES:
+        return _TIME_TITLES[column] + '\n' + time_unit
+    if column == 'name':
+        return name_title
     return _TITLES[column]
 
 
-def _number(value, n_digits):
+def _round(value, n_digits):
     value = round(value, n_digits)
     if n_digits == 0:
         value = int(value)
-    return str(value)
+    return value
 
 
-def _cell(row, column, prefix, n_digits):
+def _number(value, n_digits):
+    return str(_round(value, n_digits))
+
+
+def _scaled(value, column, prefix, n_digits):
+    """(number, suffix) of a scaled column's cell."""
+    base = _base(column)
+    if prefix is None:  # unit='auto': a prefix per cell
+        p = _prefix_for(value, base)
+        scaled = value / base ** PREFIXES.index(p) if p else value
+        suffix = p + ('i' if p and base == 1024 else '')
+        return _round(scaled, n_digits), suffix
+    if not prefix:
+        return _round(value, n_digits), ''
+    return _round(value / base ** PREFIXES.index(prefix), n_digits), ''
+
+
+def _shapes_text(value):
+    return str([tuple(s) if s is not None else None for s in value])
+
+
+def _params_text(value):
+    return ', '.join('{}={}'.format(k, v) for k, v in value.items())
+
+
+def _cell(row, column, prefix, n_digits, time_unit):
     value = row.get(column)
     if value is None:
         return ''
-    if column in METRICS:
-        base = _base(column)
-        if prefix is None:  # unit='auto': a prefix per cell
-            p = _prefix_for(value, base)
-            scaled = value / base ** PREFIXES.index(p) if p else value
-            suffix = p + ('i' if p and base == 1024 else '')
-            return _number(scaled, n_digits) + suffix
-        if not prefix:
-            return _number(value, n_digits)
-        return _number(value / base ** PREFIXES.index(prefix), n_digits)
+    if column in SCALED:
+        number, suffix = _scaled(value, column, prefix, n_digits)
+        return str(number) + suffix
+    if column in TIME_COLUMNS:
+        return _number(value * _TIME_SCALE[time_unit], n_digits)
     if column in PERCENTS:
         return _number(value, n_digits) + '%'
+    if isinstance(value, float):
+        return _number(value, n_digits)
     if column == 'params':
-        return ', '.join('{}={}'.format(k, v) for k, v in value.items())
+        return _params_text(value)
     if column in ('input_shapes', 'output_shapes'):
-        return str([tuple(s) if s is not None else None for s in value])
+        return _shapes_text(value)
     return str(value)
 
 
-def table_cells(rows, columns, unit='autoaligned', n_digits=3):
+def table_cells(rows, columns, unit='autoaligned', n_digits=3,
+                time_unit='ms', name_title='Layer name'):
     """Header and body cells of a report: a list of lists of str.
 
     The first list holds the headers (a newline between title and unit);
-    ``rows`` are report entries as returned by :func:`layer_report` or
-    :func:`summary_report` (the total row included).
+    ``rows`` are report entries (the total row included).  A cell a row has
+    no value for is empty.
     """
     prefixes = _column_prefixes(rows, columns, unit)
-    header = [_header(c, prefixes.get(c)) for c in columns]
-    body = [[_cell(r, c, prefixes.get(c), n_digits) for c in columns]
-            for r in rows]
+    header = [_header(c, prefixes.get(c), time_unit, name_title)
+              for c in columns]
+    body = [[_cell(r, c, prefixes.get(c), n_digits, time_unit)
+             for c in columns] for r in rows]
     return [header] + body
 
 
@@ -266,10 +582,16 @@ def render_csv(cells):
     return buf.getvalue()
 
 
+def _md_cell(text):
+    # A newline or a bare '|' would break the table's row.
+    return text.replace('\\', '\\\\').replace('|', '\\|').replace(
+        '\r\n', '<br>').replace('\n', '<br>')
+
+
 def render_md(cells):
-    """A markdown table."""
+    """A markdown table; cells are escaped so that each row stays one."""
     def line(row):
-        return '|' + '|'.join(c.replace('|', '\\|') for c in row) + '|\n'
+        return '|' + '|'.join(_md_cell(c) for c in row) + '|\n'
     header = [h.replace('\n', ' ') for h in cells[0]]
     rule = '|' + '|'.join(':----' for _ in header) + '|\n'
     return line(header) + rule + ''.join(line(r) for r in cells[1:])
@@ -289,12 +611,336 @@ def render_table(cells):
     return table.draw() + '\n'
 
 
+def _json_value(row, column, prefix, n_digits, time_unit):
+    value = row.get(column)
+    if value is None:
+        return None
+    if column in SCALED:
+        number, _ = _scaled(value, column, prefix, n_digits)
+        return number
+    if column in TIME_COLUMNS:
+        return _round(value * _TIME_SCALE[time_unit], n_digits)
+    if isinstance(value, float):
+        return _round(value, n_digits) if math.isfinite(value) else None
+    if column in ('input_shapes', 'output_shapes'):
+        return [list(s) if s is not None else None for s in value]
+    if column == 'params':
+        return json.loads(json.dumps(value, default=str))
+    return value
+
+
+def render_json(rows, columns, unit, n_digits, time_unit):
+    """A JSON document: ``units`` (the unit of each scaled column), and
+    ``rows``, a list of objects whose numbers stay numbers (scaled by the
+    unit, rounded to ``n_digits``).  With ``unit='auto'`` each value is
+    scaled by its own prefix, given in ``<column>_unit``."""
+    prefixes = _column_prefixes(rows, columns, unit)
+    units = {}
+    for c in columns:
+        if c in SCALED and prefixes.get(c) is not None:
+            units[c] = _unit_name(c, prefixes[c])
+        elif c in TIME_COLUMNS:
+            units[c] = time_unit
+    out_rows = []
+    for r in rows:
+        obj = collections.OrderedDict()
+        for c in columns:
+            obj[c] = _json_value(r, c, prefixes.get(c), n_digits, time_unit)
+            if c in SCALED and prefixes.get(c) is None \
+                    and r.get(c) is not None:
+                obj[c + '_unit'] = _unit_name(
+                    c, _prefix_for(r[c], _base(c)))
+        out_rows.append(obj)
+    return json.dumps({'units': units, 'rows': out_rows}, indent=1) + '\n'
+
+
+def _unit_name(column, prefix):
+    if column in BYTE_METRICS:
+        return (prefix + 'iB') if prefix else 'B'
+    if column == 'bandwidth':
+        return ((prefix + 'iB') if prefix else 'B') + '/s'
+    if column == 'peak_flops':
+        return prefix + 'FLOP/s'
+    return prefix + 'FLOPs'
+
+
 _RENDERERS = {'csv': render_csv, 'md': render_md, 'table': render_table}
 
 
-def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3):
+def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
+           time_unit='ms', name_title='Layer name'):
     """Render report rows as text in ``mode``; arguments are validated."""
     mode = check_mode(mode)
     unit = check_unit(unit)
     n_digits = check_n_digits(n_digits)
-    return _RENDERERS[mode](table_cells(rows, columns, unit, n_digits))
+    time_unit = check_time_unit(time_unit)
+    if mode == 'json':
+        return render_json(rows, columns, unit, n_digits, time_unit)
+    return _RENDERERS[mode](table_cells(rows, columns, unit, n_digits,
+                                        time_unit, name_title))
+
+
+# Records: what the hook stores per call, one flat tuple.  The projection
+# builds records of the same layout.
+
+(R_TYPE, R_FLOPS, R_MREAD, R_MWRITE, R_PARAMS, R_N_IN, R_SHAPES, R_ERROR,
+ R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
+
+
+def format_stack(node):
+    """Text of an interned stack node ``(code, lasti, parent)``, outermost
+    frame first (as Python prints a traceback)."""
+    frames = []
+    while node is not None:
+        code, lasti, node = node
+        frames.append(traceback.FrameSummary(
+            code.co_filename, _line_of(code, lasti), code.co_name))
+    frames.reverse()
+    return ''.join(traceback.format_list(frames))
+
+
+def _line_of(code, lasti):
+    line = code.co_firstlineno
+    for start, end, lineno in code.co_lines():
+        if start <= lasti < end:
+            return lineno if lineno is not None else line
+        if lineno is not None and start <= lasti:
+            line = lineno
+    return line
+
+
+def _safe_text(obj):
+    """``str(obj)``, or a placeholder when its ``__str__`` raises."""
+    try:
+        return str(obj)
+    except Exception:
+        return '<unprintable {} object>'.format(type(obj).__name__)
+
+
+def error_text(e):
+    """'Type: message' of an exception, never raising."""
+    return '{}: {}'.format(type(e).__name__, _safe_text(e))
+
+
+class ReportWarning(UserWarning):
+    """Warnings of chainer_computational_cost: functions ignored, cost
+    calculators that failed, empty reports.  Filter them by this class."""
+
+
+class CostReport(object):
+    """The reading API shared by everything that holds cost records.
+
+    A subclass provides ``_records()`` (the list of record tuples, see
+    ``R_*``, which only grows) and ``_link_info()`` (path ->
+    ``(n_calls, n_params)``).  Reports are built once per change of the
+    records (the length of the list) and handed out as fresh copies.
+    """
+
+    def _records(self):
+        raise NotImplementedError
+
+    def _link_info(self):
+        return {}
+
+    def _cache_key(self):
+        return len(self._records())
+
+    def _built(self):
+        """The cached building blocks: numbered layer dicts (costed) and
+        ignored ones, rebuilt when the records change."""
+        key = self._cache_key()
+        cache = getattr(self, '_report_cache', None)
+        if cache is not None and cache[0] == key:
+            return cache[1]
+        records = list(self._records())
+        tracebacks = {}
+        counts = {}
+        layers = []
+        ignored = collections.OrderedDict()
+        for r in records:
+            k = counts.get(r[R_TYPE], 0) + 1
+            counts[r[R_TYPE]] = k
+            name = '{}-{}'.format(r[R_TYPE], k)
+            stack = r[R_STACK]
+            tb = tracebacks.get(id(stack))
+            if tb is None:
+                tb = tracebacks[id(stack)] = format_stack(stack)
+            n_in = r[R_N_IN]
+            shapes = r[R_SHAPES]
+            d = {'name': name, 'type': r[R_TYPE], 'traceback': tb,
+                 'input_shapes': list(shapes[:n_in]),
+                 'output_shapes': list(shapes[n_in:])}
+            if r[R_PARAMS] is None:
+                if r[R_ERROR] is not None:
+                    d['error'] = r[R_ERROR]
+                d['phase'] = r[R_PHASE]
+                d['link'] = r[R_LINK]
+                del d['name']
+                ignored[name] = d
+                continue
+            d.update(flops=r[R_FLOPS], mread=r[R_MREAD], mwrite=r[R_MWRITE],
+                     params=r[R_PARAMS], phase=r[R_PHASE], link=r[R_LINK])
+            if r[R_TIME] is not None:
+                d['time'] = r[R_TIME]
+            layers.append(d)
+        info = self._link_info()
+        # The model's parameter count, when a link was called at all.
+        n_params = info['/'][1] if '/' in info else None
+        built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
+                 'link_info': info, 'records': records}
+        self._report_cache = (key, built)
+        return built
+
+    def _cached(self, name, make):
+        built = self._built()
+        value = built.get(name)
+        if value is None:
+            value = built[name] = make(built)
+        return value
+
+    # The reports
+
+    @property
+    def layer_report(self):
+        """Ordered dict layer name -> costs of that call; last 'total'."""
+        return FreshDict(self._cached('layer', lambda b: layer_report(
+            b['layers'], b['n_params'])))
+
+    @property
+    def summary_report(self):
+        """Ordered dict layer type -> summed costs; last 'total'."""
+        return FreshDict(self._cached('summary', lambda b: summary_report(
+            b['layers'], b['n_params'])))
+
+    def summary_report_by_phase(self):
+        """Ordered dict '<phase>/<type>' -> summed costs, forward types
+        first; last 'total'."""
+        return FreshDict(self._cached('summary_phase', lambda b: (
+            summary_report(b['layers'], b['n_params'], by_phase=True))))
+
+    @property
+    def total_report(self):
+        """Total costs of every call recorded (and the model's parameter
+        count, ``n_params``, when links were observed)."""
+        return fresh(self._cached('total', lambda b: total_report(
+            b['layers'], b['n_params'])))
+
+    @property
+    def phase_report(self):
+        """Ordered dict ``forward``, ``backward``, ``total``."""
+        return FreshDict(self._cached('phase', lambda b: phase_report(
+            b['layers'])))
+
+    @property
+    def link_report(self):
+        """Ordered dict link path -> costs of the link and everything it
+        called, every level of the tree; last 'total'."""
+        return FreshDict(self._cached('link', lambda b: link_report(
+            b['layers'], b['link_info'])))
+
+    @property
+    def ignored_layers(self):
+        """Ordered dict layer name -> calls that could not be costed."""
+        return FreshDict(self._built()['ignored'])
+
+    # Rendering
+
+    def show_report(self, ost=None, mode='csv', unit='autoaligned',
+                    columns=ReportColumns.DEFAULT, n_digits=3,
+                    time_unit='ms'):
+        """Write the per-layer report to ``ost``.
+
+        Args:
+            ost: a writable text stream (default: ``sys.stdout``).
+            mode (str): ``'csv'``, ``'md'``, ``'table'`` or ``'json'``.
+            unit: ``None``/``''``/``'raw'`` (raw numbers), ``'K'``,
+                ``'M'``, ``'G'``, ``'T'``, ``'autoaligned'`` (a prefix per
+                column) or ``'auto'`` (a prefix per cell).
+            columns (list): names from ``ReportColumns`` or
+                :data:`LAYER_COLUMNS`.
+            n_digits (int): decimals, 0 to 10 (None means 10).
+            time_unit (str): ``'s'``, ``'ms'`` or ``'us'`` for ``time``.
+        """
+        columns = check_columns(columns, LAYER_COLUMNS)
+        self._show(ost, lambda: list(self._cached(
+            'layer', lambda b: layer_report(b['layers'], b['n_params']))
+            .values()), columns, mode, unit, n_digits, time_unit)
+
+    def show_summary_report(self, ost=None, mode='csv',
+                            unit='autoaligned',
+                            columns=SummaryColumns.DEFAULT, n_digits=3,
+                            by_phase=False, time_unit='ms'):
+        """Write the per-type summary to ``ost`` (see :meth:`show_report`).
+
+        With ``by_phase=True`` the types are split by phase (forward
+        first), with a ``phase`` column in front.
+        """
+        columns = check_columns(columns, SUMMARY_COLUMNS)
+        if by_phase and 'phase' not in columns:
+            columns = ['phase'] + columns
+        key = 'summary_phase' if by_phase else 'summary'
+
+        def rows():
+            return list(self._cached(key, lambda b: summary_report(
+                b['layers'], b['n_params'], by_phase=by_phase)).values())
+        self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
+                   'Layer type')
+
+    def show_phase_report(self, ost=None, mode='csv', unit='autoaligned',
+                          columns=PhaseColumns.DEFAULT, n_digits=3,
+                          time_unit='ms'):
+        """Write the forward / backward / total report to ``ost``."""
+        columns = check_columns(columns, PHASE_COLUMNS)
+        self._show(ost, lambda: list(self.phase_report.values()), columns,
+                   mode, unit, n_digits, time_unit, 'Phase')
+
+    def show_link_report(self, ost=None, mode='csv', unit='autoaligned',
+                         columns=LinkColumns.DEFAULT, n_digits=3,
+                         depth=None, time_unit='ms'):
+        """Write the per-link tree to ``ost`` (see :meth:`show_report`).
+
+        ``depth`` keeps the links at most that many levels below the root
+        (their descendants' costs stay in them); in ``table`` and ``md``
+        modes names are indented by depth.
+        """
+        columns = check_columns(columns, LINK_COLUMNS)
+        depth = check_depth(depth)
+        indent = mode in ('table', 'md')
+
+        def rows():
+            out = list(self._cached('link', lambda b: link_report(
+                b['layers'], b['link_info'])).values())
+            out = [r for r in out if r['name'] == 'total' or depth is None
+                   or _depth(r['name']) <= depth]
+            if indent:
+                out = [dict(r, name=_indented(r['name'])) for r in out]
+            return out
+        self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
+                   'Link')
+
+    def _show(self, ost, rows, columns, mode, unit, n_digits, time_unit,
+              name_title='Layer name'):
+        if ost is None:
+            ost = sys.stdout
+        if not callable(getattr(ost, 'write', None)):
+            raise TypeError('ost must be a writable text stream, got '
+                            '{!r}'.format(ost))
+        # Validate everything before building anything.
+        check_mode(mode)
+        check_unit(unit)
+        check_n_digits(n_digits)
+        check_time_unit(time_unit)
+        if not self._built()['layers']:
+            warnings.warn('nothing has been recorded yet: no report to '
+                          'show', ReportWarning, stacklevel=3)
+            return
+        ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
+                         name_title))
+
+
+def _indented(path):
+    """A link's own name, indented by its depth (two non-breaking spaces a
+    level: markdown and texttable keep them, unlike plain spaces)."""
+    if path in ('/', 'total'):
+        return path
+    return '\u00a0\u00a0' * _depth(path) + path.rsplit('/', 1)[1]

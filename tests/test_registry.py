@@ -3,6 +3,7 @@ shared shape helpers."""
 
 import chainer
 import chainer.functions as F
+import numpy as np
 import pytest
 
 from chainer_computational_cost import cost_calculators as cc
@@ -72,9 +73,11 @@ def test_register_rejects_bad_targets():
 
 def test_discovery_uses_the_first_annotation():
     relu = chainer.functions.activation.relu.ReLU
-    assert calculators[relu].__name__ == 'calc_relu'
-    assert calculators[relu].__module__.endswith('cost_calculators.'
-                                                 'activation')
+    calc = calculators[relu]
+    assert calc.__name__.startswith('calc_')
+    assert calc.__module__.endswith('cost_calculators.activation')
+    target = cc._first_param_annotation(calc)
+    assert relu is target or relu in target
 
 
 @pytest.mark.chainer7_only
@@ -144,6 +147,63 @@ def test_compact():
 def test_every_calculator_documents_its_class():
     for cls, calc in calculators.items():
         doc = calc.__doc__ or ''
+        family = getattr(calc, 'family', None)
+        if family is not None:
+            # a family's docstring is filled in per class of its table
+            assert cls in cc.resolve_table(family), calc.__name__
+            doc = cc.fill_doc(doc, {'name': cls.__name__})
         assert doc.splitlines()[0].strip() == cls.__name__, calc.__name__
         assert '| FLOPs' in doc and '| mread' in doc and '| mwrite' in doc, (
             calc.__name__)
+
+
+class _Base(chainer.FunctionNode):
+    pass
+
+
+class _Child(_Base):
+    pass
+
+
+def test_family_tables_resolve_and_fill_docstrings():
+    table = {_Base: {'flops': 2}, 'no.such.Module': {'flops': 9}}
+    assert cc.resolve_table(table) == {_Base: {'flops': 2}}
+    assert cc.fill_doc('<<name>>\n\n$<<flops>> \\|x\\|$',
+                       {'name': 'Exp', 'flops': 2}) == (
+        'Exp\n\n$2 \\|x\\|$')
+    # a subclass finds its nearest listed base class
+    assert cc.lookup(cc.resolve_table(table), _Child) == {'flops': 2}
+    assert cc.lookup({}, _Child) is None
+
+
+def test_a_tuple_annotation_registers_every_class_of_a_family():
+    def calc(func, in_data, **kwargs):
+        return (0, 0, 0, {})
+    try:
+        cc.register((_Base, _Child, 'no.such.Module'))(calc)
+        assert calculators[_Base] is calc and calculators[_Child] is calc
+    finally:
+        calculators.pop(_Base, None)
+        calculators.pop(_Child, None)
+
+
+def test_elements_keep_bytes_per_dtype():
+    ids = np.zeros((2, 3), np.int64)
+    w = np.zeros((10, 6), np.float32)
+    # 6 ids of 8 bytes + 36 float32 of 4 bytes = 48 + 144 = 192
+    n = cc.size_of(ids) + cc.elements(36, w)
+    assert n == 42 and n.nbytes == 192
+    assert (n * 2).nbytes == 384
+    assert cc.total_size([ids, None, w]).nbytes == 48 + 240
+    assert sum([cc.size_of(ids), cc.size_of(ids)]).nbytes == 96
+    # a plain count loses the bytes: the hook then guesses the itemsize
+    assert type(cc.size_of(ids) + 1) is int
+    # a scalar constant is a plain 1
+    assert type(cc.size_of(np.float64(2))) is int
+
+
+def test_old_module_path_of_the_registry():
+    from chainer_computational_cost.cost_calculators import cost_calculators
+    assert cost_calculators.calculators is calculators
+    assert cost_calculators.register is cc.register
+    assert cost_calculators.check_signature is cc.check_signature

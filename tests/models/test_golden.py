@@ -32,7 +32,9 @@ def test_vgg16_totals(vgg16):
     assert vgg16.total_report == {
         'name': 'total', 'type': 'total', 'n_layers': 38,
         'flops': 15488423327, 'mread': 668603456, 'mwrite': 114575168,
-        'mrw': 783178624}
+        'mrw': 783178624,
+        # sum(p.size for p in model.params()): the model was a Link
+        'n_params': 138357544}
 
 
 def test_vgg16_per_type(vgg16):
@@ -140,7 +142,9 @@ def test_resnet50_totals(resnet50):
     assert resnet50.total_report == {
         'name': 'total', 'type': 'total', 'n_layers': 176,
         'flops': 3884871583, 'mread': 269226304, 'mwrite': 143920960,
-        'mrw': 413147264}
+        'mrw': 413147264,
+        # conv1 has a bias: 64 more than torchvision's 25557032
+        'n_params': 25557096}
 
 
 # Seed 001: the first rows of the report (unit='M') and the summary with
