@@ -1,6 +1,7 @@
 import chainer.functions as F
 import numpy as np
 
+from chainer_computational_cost import ComputationalCostHook
 from helpers import cost
 
 
@@ -107,3 +108,60 @@ def test_r2_score_3d_batch1():
     # uniform: 7*6 + 4*6 = 66, write 1
     assert cost(F.r2_score, pred, true) == (
         66, 12, 1, {'multioutput': 'uniform_average'})
+
+
+# Bytes through the hook: scores and labels are read in their own dtypes.
+
+def _bytes(fn, *args, name, **kwargs):
+    with ComputationalCostHook() as cch:
+        fn(*args, **kwargs)
+    record = cch.layer_report[name]
+    return record['mread'], record['mwrite']
+
+
+def test_accuracy_bytes_mixed_dtypes():
+    y = _scores(4, 3).astype(np.float16)
+    t = np.array([0, 1, 2, 1], np.int32)
+    # y 12*2 = 24 + t 4*4 = 16 -> 40; one float16 written: 2
+    assert _bytes(F.accuracy, y, t, name='Accuracy-1') == (40, 2)
+    y = _scores(2, 5)
+    t = np.array([1, -1], np.int8)
+    # y 10*4 = 40 + t 2*1 = 2 + ignore_label 1 (t's dtype) -> 43; 4
+    assert _bytes(F.accuracy, y, t, ignore_label=-1,
+                  name='Accuracy-1') == (43, 4)
+
+
+def test_accuracy_bytes_float64():
+    y = _scores(4, 3).astype(np.float64)
+    t = np.array([0, 1, 2, 1], np.int64)
+    # y 12*8 = 96 + t 4*8 = 32 + ignore_label 8 -> 136; 8
+    assert _bytes(F.accuracy, y, t, ignore_label=0,
+                  name='Accuracy-1') == (136, 8)
+
+
+def test_binary_accuracy_bytes():
+    y = np.zeros((2, 3), np.float16)
+    t = np.zeros((2, 3), np.int32)
+    # y 6*2 = 12 + t 6*4 = 24 + the label -1 4 -> 40; 2
+    assert _bytes(F.binary_accuracy, y, t, name='BinaryAccuracy-1') == (
+        40, 2)
+
+
+def test_classification_summary_bytes():
+    y = _scores(4, 3)
+    t = np.array([0, 1, 2, 0], np.int64)
+    # y 12*4 = 48 + t 4*8 = 32 + ignore_label 8 + beta 4 -> 92
+    # written: 4 outputs of L = 3, 8 bytes each (float64, int64) -> 96
+    assert _bytes(F.classification_summary, y, t, label_num=3,
+                  name='ClassificationSummary-1') == (92, 96)
+
+
+def test_r2_score_bytes():
+    pred, true = _pair(2, 3)
+    pred, true = pred.astype(np.float16), true.astype(np.float16)
+    # 6*2 + 6*2 = 24; uniform average: one float16, 2
+    assert _bytes(F.r2_score, pred, true, name='R2_score-1') == (24, 2)
+    pred, true = pred.astype(np.float64), true.astype(np.float64)
+    # 6*8 + 6*8 = 96; raw values: 3 float64, 24
+    assert _bytes(F.r2_score, pred, true, multioutput='raw_values',
+                  name='R2_score-1') == (96, 24)

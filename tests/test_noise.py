@@ -2,6 +2,7 @@ import chainer
 import chainer.functions as F
 import numpy as np
 
+from chainer_computational_cost import ComputationalCostHook
 from helpers import calls_of
 from helpers import cost
 
@@ -104,3 +105,66 @@ def test_zoneout_batch1():
 def test_zoneout_not_training_is_no_call():
     with chainer.using_config('train', False):
         assert calls_of(F.zoneout, _x(2, 3), _x(2, 3)) == []
+
+
+# Bytes through the hook: random arrays are read in the dtype Chainer
+# gives them (masks drawn by SimplifiedDropconnect and Zoneout's flags are
+# booleans).
+
+def _bytes(fn, *args, name, **kwargs):
+    with ComputationalCostHook() as cch:
+        fn(*args, **kwargs)
+    record = cch.layer_report[name]
+    return record['mread'], record['mwrite']
+
+
+def test_dropout_bytes():
+    x = _x(2, 3).astype(np.float16)
+    # x 6*2 = 12 + drawn mask (x's dtype) 12 -> 24; 6*2 = 12 written
+    assert _bytes(F.dropout, x, name='Dropout-1') == (24, 12)
+    # a given float32 mask: 12 + 6*4 = 36; the product is float32: 24
+    mask = np.full((2, 3), 2, np.float32)
+    assert _bytes(F.dropout, x, mask=mask, name='Dropout-1') == (36, 24)
+    x64 = _x(2, 3).astype(np.float64)
+    # 6*8 + 6*8 = 96; 48
+    assert _bytes(F.dropout, x64, name='Dropout-1') == (96, 48)
+
+
+def test_zoneout_bytes():
+    h = _x(2, 3).astype(np.float64)
+    x = _x(2, 3).astype(np.float64)
+    # h 48 + x 48 + flag 6*1 = 102; 48
+    assert _bytes(F.zoneout, h, x, name='Zoneout-1') == (102, 48)
+    # float16: 12 + 12 + 6 = 30; 12
+    assert _bytes(F.zoneout, h.astype(np.float16), x.astype(np.float16),
+                  name='Zoneout-1') == (30, 12)
+
+
+def test_gaussian_bytes():
+    mean = _x(2, 3).astype(np.float64)
+    ln_var = np.zeros((2, 3), np.float64)
+    # mean 48 + ln_var 48 + eps (mean's dtype) 48 = 144; 48
+    assert _bytes(F.gaussian, mean, ln_var, name='Gaussian-1') == (144, 48)
+    # float16: 12*3 = 36; 12
+    assert _bytes(F.gaussian, mean.astype(np.float16),
+                  ln_var.astype(np.float16), name='Gaussian-1') == (36, 12)
+
+
+def test_simplified_dropconnect_bytes():
+    x = _x(2, 3).astype(np.float16)
+    W = np.ones((4, 3), np.float16)
+    b = np.ones((4,), np.float16)
+    # x 6*2 = 12 + W 12*2 = 24 + scale 2 + bool mask 2*12 = 24 + b 4*2 = 8
+    # -> 70; y 2*4 float16 = 16
+    assert _bytes(F.simplified_dropconnect, x, W, b,
+                  name='SimplifiedDropconnect-1') == (70, 16)
+    # float64, shared mask: x 48 + W 96 + scale 8 + mask 12 + b 32 = 196;
+    # 8*8 = 64
+    assert _bytes(F.simplified_dropconnect, x.astype(np.float64),
+                  W.astype(np.float64), b.astype(np.float64),
+                  use_batchwise_mask=False,
+                  name='SimplifiedDropconnect-1') == (196, 64)
+    # a given float32 mask, batchwise: 12 + 24 + 2 + 24*4 = 96 + 8 -> 142
+    mask = np.ones((2, 4, 3), np.float32)
+    assert _bytes(F.simplified_dropconnect, x, W, b, mask=mask,
+                  name='SimplifiedDropconnect-1')[0] == 142

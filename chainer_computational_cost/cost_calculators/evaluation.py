@@ -3,7 +3,8 @@
 Conventions shared by this module: an argmax over $c$ candidates costs
 $c - 1$ comparisons; a comparison, a select (``where``) and a bincount
 increment cost 1 FLOP each. Integer labels are counted like any other
-element.
+element, in their own dtype: reads are exact in bytes whatever the dtypes
+of scores and labels.
 
 Scalar constants follow the rule of every calculator module: a scalar held
 by the node (a hyper-parameter such as ``ignore_label`` or ``beta``, or a
@@ -12,7 +13,8 @@ operand of the per-element computation is read once and counts 1 element
 of mread; a scalar consumed only by per-channel, per-row or per-group
 precomputation is folded into it and not counted; numeric literals written
 in the formula are not reads. ``label_num`` only sizes the bincounts (index
-arithmetic) and is not counted.
+arithmetic) and is not counted. A constant compared with the labels (an
+ignored label) counts in the labels' dtype, ``beta`` in the scores'.
 """
 
 from chainer.functions.evaluation.accuracy import Accuracy
@@ -21,7 +23,9 @@ from chainer.functions.evaluation.classification_summary import \
     ClassificationSummary
 from chainer.functions.evaluation.r2_score import R2_score
 
+from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import size_of
 
 
 def calc_accuracy(func: Accuracy, in_data, **kwargs):
@@ -45,9 +49,10 @@ def calc_accuracy(func: Accuracy, in_data, **kwargs):
     """
     y, t = in_data
     n = t.size
+    mread = size_of(y) + size_of(t)
     if func.ignore_label is None:
-        return (y.size + n, y.size + n, 1, {})
-    return (y.size + 4 * n + 1, y.size + n + 1, 1,
+        return (y.size + n, mread, 1, {})
+    return (y.size + 4 * n + 1, mread + elements(1, t), 1,
             {'ignore_label': int(func.ignore_label)})
 
 
@@ -69,7 +74,8 @@ def calc_binary_accuracy(func: BinaryAccuracy, in_data, **kwargs):
     | params | none |
     """
     y, t = in_data
-    return (y.size + 4 * t.size, y.size + t.size + 1, 1, {})
+    return (y.size + 4 * t.size, size_of(y) + size_of(t) + elements(1, t), 1,
+            {})
 
 
 def calc_classification_summary(func: ClassificationSummary, in_data,
@@ -88,8 +94,9 @@ def calc_classification_summary(func: ClassificationSummary, in_data,
     Chainer uses $\max(t) + 1$, which depends on the values of t: then $L$
     is taken as the number of scores `y.shape[1]` (an upper bound of it),
     and the $n - 1$ comparisons of the max are added. Outputs: precision,
-    recall, $F_\beta$ and support, $L$ elements each; `ignore_label` and
-    $\beta$ are scalar constants read once.
+    recall, $F_\beta$ and support, $L$ elements each (8 bytes each on
+    NumPy, whatever the dtype of y: float64 ratios of counts and int64
+    counts); `ignore_label` and $\beta$ are scalar constants read once.
 
     | Item | Value |
     |:-----|:------|
@@ -111,7 +118,8 @@ def calc_classification_summary(func: ClassificationSummary, in_data,
     flops += 7 * labels
     params['beta'] = float(func.beta)
     params['ignore_label'] = int(func.ignore_label)
-    return (flops, y.size + n + 2, 4 * labels, params)
+    mread = size_of(y) + size_of(t) + elements(1, t) + elements(1, y)
+    return (flops, mread, 4 * labels, params)
 
 
 def calc_r2_score(func: R2_score, in_data, **kwargs):
@@ -143,5 +151,5 @@ def calc_r2_score(func: R2_score, in_data, **kwargs):
     if func.multioutput == 'uniform_average':
         flops += m
         mwrite = 1
-    return (flops, pred.size + true.size, mwrite,
+    return (flops, size_of(pred) + size_of(true), mwrite,
             {'multioutput': func.multioutput})

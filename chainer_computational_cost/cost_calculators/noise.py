@@ -8,6 +8,12 @@ writes nothing: only the arithmetic that applies it is counted. Such
 functions only create a node in training mode (``F.dropout`` and
 ``F.zoneout`` return their input unchanged otherwise).
 
+Bytes: inputs are read in their own dtypes. A random array is read in the
+dtype Chainer gives it: a dropout mask has the dtype of x (or the given
+mask's), Gaussian noise that of the mean (or the given one's), the masks
+of SimplifiedDropconnect and the flags of Zoneout are booleans (1 byte per
+element) unless a mask is given.
+
 Scalar constants follow the rule of every calculator module: a scalar held
 by the node that is an operand of the per-element computation is read once
 and counts 1 element of mread; a scalar consumed only by per-channel,
@@ -24,8 +30,25 @@ from chainer.functions.noise.simplified_dropconnect import \
     SimplifiedDropconnect
 from chainer.functions.noise.zoneout import Zoneout
 
+import numpy
+
 from chainer_computational_cost.cost_calculators import broadcast_shape
+from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import size_of
+
+
+#: Drawn masks and flags that are NumPy/CuPy booleans.
+_BOOL = numpy.dtype(bool)
+
+
+def _random_array(array, count, like):
+    """Elements of a random array the node holds: its own size and dtype
+    when it is already there (drawn in forward, or given), else ``count``
+    elements of the dtype of ``like`` (what forward will draw)."""
+    if getattr(array, 'dtype', None) is None or not hasattr(array, 'size'):
+        return elements(count, like)
+    return elements(array.size, array)
 
 
 def calc_dropout(func: Dropout, in_data, **kwargs):
@@ -40,13 +63,14 @@ def calc_dropout(func: Dropout, in_data, **kwargs):
     | Item | Value |
     |:-----|:------|
     | FLOPs | $\|x\|$ |
-    | mread | $2 \|x\|$ |
+    | mread | $\|x\| + \|m\|$ |
     | mwrite | $\|x\|$ |
     | params | `ratio`: dropout ratio |
     """
     x, = in_data
     n = x.size
-    return (n, 2 * n, n, {'ratio': float(func.dropout_ratio)})
+    mread = size_of(x) + _random_array(getattr(func, 'mask', None), n, x)
+    return (n, mread, n, {'ratio': float(func.dropout_ratio)})
 
 
 def calc_gaussian(func: Gaussian, in_data, **kwargs):
@@ -70,7 +94,8 @@ def calc_gaussian(func: Gaussian, in_data, **kwargs):
     mean, ln_var = in_data
     n = mean.size
     per_element = 3 if kwargs.get('fma_1flop', False) else 4
-    return (per_element * n, n + 2 * ln_var.size, n, {})
+    eps = _random_array(getattr(func, 'eps', None), ln_var.size, mean)
+    return (per_element * n, size_of(mean) + size_of(ln_var) + eps, n, {})
 
 
 def calc_simplified_dropconnect(func: SimplifiedDropconnect, in_data,
@@ -107,10 +132,12 @@ def calc_simplified_dropconnect(func: SimplifiedDropconnect, in_data,
     else:
         products = y_size * (2 * n_in - 1)
     flops = W.size + mask_size + products
-    mread = x.size + W.size + mask_size + 1
+    # the scale multiplies W: one element of W's dtype
+    mread = (size_of(x) + size_of(W) + elements(1, W)
+             + _random_array(getattr(func, 'mask', None), mask_size, _BOOL))
     if b is not None:
         flops += y_size
-        mread += b.size
+        mread += size_of(b)
     params = {'ratio': float(func.ratio), 'batchwise_mask': batchwise,
               'nobias': b is None}
     return (flops, mread, y_size, params)
@@ -121,19 +148,22 @@ def calc_zoneout(func: Zoneout, in_data, **kwargs):
 
     $$y = \mathrm{where}(f, x, h)$$
 
-    One select per output element between the new state x and the previous
-    state h, driven by the random flag $f$ (shape of x), a constant array
-    read once; drawing it is not counted. The output has the broadcast
-    shape of h and x (normally both are equal).
+    Counted as a select: one operation per output element choosing the new
+    state x or the previous state h (Chainer computes it as
+    $h \odot \bar f + x \odot f$; the products and the sum are not
+    counted). The random flag $f$ (shape of x, booleans) is a constant
+    array read once; drawing it and its complement is not counted. The
+    output has the broadcast shape of h and x (normally both are equal).
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | $\|y\|$ |
-    | mread | $\|h\| + 2 \|x\|$ |
+    | mread | $\|h\| + \|x\| + \|f\|$ ($\|f\| = \|x\|$, 1 byte each) |
     | mwrite | $\|y\|$ |
     | params | `ratio`: zoneout ratio |
     """
     h, x = in_data
     y_size = prod(broadcast_shape(h.shape, x.shape))
-    return (y_size, h.size + 2 * x.size, y_size,
+    flag = _random_array(getattr(func, 'flag_x', None), x.size, _BOOL)
+    return (y_size, size_of(h) + size_of(x) + flag, y_size,
             {'ratio': float(func.zoneout_ratio)})
