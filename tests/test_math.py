@@ -364,6 +364,32 @@ def test_special_unary(fn, cls):
     assert special_cost(fn, cls(), half(1, 4)) == (4, 4, 4, {})
 
 
+def test_family_calculators_serve_subclasses():
+    # one calculator per family reads its per-class row through the MRO,
+    # so a user's subclass of a listed class costs as its base
+    from chainer.functions.math.exponential import Exp
+    from chainer.functions.math.sqrt import RsqrtGPU
+
+    class MyExp(Exp):
+        pass
+
+    class MyRsqrt(RsqrtGPU):
+        pass
+
+    class MyMulConstant(MulConstant):
+        pass
+
+    def base_cost(base, node, *in_data):
+        return tuple(calculators[base](node, in_data))
+
+    x = half(2, 3)
+    # |x| = 6: 1 FLOP each for exp, 2 for a reciprocal square root
+    assert base_cost(Exp, MyExp(), x) == (6, 6, 6, {})
+    assert base_cost(RsqrtGPU, MyRsqrt(), x) == (12, 6, 6, {})
+    # 6 multiplications; mread 6 + 1 (the scalar constant)
+    assert base_cost(MulConstant, MyMulConstant(3.0), x) == (6, 7, 6, {})
+
+
 def test_arctan2():
     # |y| = 6; mread 6+6 = 12
     assert cost(F.arctan2, half(2, 3), half(2, 3)) == (6, 12, 6, {})

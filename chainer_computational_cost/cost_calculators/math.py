@@ -91,8 +91,10 @@ from chainer.functions.math.trigonometric import Tan
 
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reduced_shape
+from chainer_computational_cost.cost_calculators import resolve_table
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -130,100 +132,230 @@ def _scalar_param(value):
     return None
 
 
-# Binary arithmetic operators.
+def _row(formula, note, flops=1, **fields):
+    """A row of an element-wise family's table: the docstring fields of one
+    class, with its FLOPs per output element both as a number (``flops``)
+    and as the factor written before $\\|y\\|$ (``k``: none for 1)."""
+    return dict(fields, formula=formula, note=note, flops=flops,
+                k='' if flops == 1 else '{} '.format(flops))
 
-def calc_add(func: Add, in_data, **kwargs):
-    r"""Add
 
-    $$y = a + b$$
+# Element-wise functions of one input: y = f(x), f counted as a whole.
+# Elementary functions (exp, log, sin, sqrt, ...) and special functions
+# (erf, lgamma, ...) cost 1 FLOP per element each, whatever series,
+# polynomial or table the library evaluates.
 
-    One addition per output element; $y$ has the broadcast shape of $a$ and
-    $b$.
+_UNARY = {
+    Neg: _row(r'-x', 'One negation per element.'),
+    Absolute: _row(r'|x|', 'One absolute-value operation per element.'),
+    Square: _row(r'x^2', 'One multiplication per element.'),
+    Sqrt: _row(r'\sqrt{x}', 'One square root per element (an elementary '
+               'function: 1 FLOP).'),
+    'chainer.functions.math.sqrt.RsqrtGPU': _row(
+        r'1 / \sqrt{x}',
+        'What `F.rsqrt` creates on a GPU: a square root and a reciprocal '
+        'per element, the same as the Sqrt and DivFromConstant that '
+        '`F.rsqrt` runs on the CPU, so totals do not depend on the device.',
+        flops=2),
+    Exp: _row(r'e^x', 'One exponential per element (an elementary '
+              'function: 1 FLOP).'),
+    Expm1: _row(r'e^x - 1', 'One `expm1` evaluation per element (a single '
+                'elementary function: 1 FLOP, the $-1$ is part of it).'),
+    Log: _row(r'\ln x', 'One natural logarithm per element (an elementary '
+              'function: 1 FLOP).'),
+    Log2: _row(r'\log_2 x', 'One base-2 logarithm per element (a single '
+               'elementary function: 1 FLOP, no separate change of base).'),
+    Log10: _row(r'\log_{10} x', 'One base-10 logarithm per element (a '
+                'single elementary function: 1 FLOP, no separate change of '
+                'base).'),
+    Log1p: _row(r'\ln(1 + x)', 'One `log1p` evaluation per element (a '
+                'single elementary function: 1 FLOP, the $+1$ is part of '
+                'it).'),
+    Sin: _row(r'\sin x', 'One sine per element (an elementary function: 1 '
+              'FLOP).'),
+    Cos: _row(r'\cos x', 'One cosine per element (an elementary function: '
+              '1 FLOP).'),
+    Tan: _row(r'\tan x', 'One tangent per element (an elementary function: '
+              '1 FLOP).'),
+    Arcsin: _row(r'\arcsin x', 'One arcsine per element (an elementary '
+                 'function: 1 FLOP).'),
+    Arccos: _row(r'\arccos x', 'One arccosine per element (an elementary '
+                 'function: 1 FLOP).'),
+    Arctan: _row(r'\arctan x', 'One arctangent per element (an elementary '
+                 'function: 1 FLOP).'),
+    'chainer.functions.math.arctanh.Arctanh': _row(
+        r'\operatorname{artanh} x', 'One inverse hyperbolic tangent per '
+        'element (an elementary function: 1 FLOP). Not available in '
+        'Chainer 6.'),
+    Sinh: _row(r'\sinh x', 'One hyperbolic sine per element (an elementary '
+               'function: 1 FLOP).'),
+    Cosh: _row(r'\cosh x', 'One hyperbolic cosine per element (an '
+               'elementary function: 1 FLOP).'),
+    Erf: _row(r'\operatorname{erf} x', 'One error-function evaluation per '
+              'element (a special function counts 1 FLOP).'),
+    Erfc: _row(r'\operatorname{erfc} x = 1 - \operatorname{erf} x',
+               'One complementary error function evaluation per element (a '
+               'special function counts 1 FLOP).'),
+    Erfcx: _row(r'e^{x^2} \operatorname{erfc} x', 'One scaled '
+                'complementary error function evaluation per element (a '
+                'special function counts 1 FLOP, as a whole).'),
+    ErfInv: _row(r'\operatorname{erf}^{-1} x', 'One inverse error function '
+                 'evaluation per element (a special function counts 1 '
+                 'FLOP).'),
+    ErfcInv: _row(r'\operatorname{erfc}^{-1} x', 'One inverse '
+                  'complementary error function evaluation per element (a '
+                  'special function counts 1 FLOP).'),
+    Ndtr: _row(r'\Phi(x) = \frac{1}{2} \operatorname{erfc}(-x / \sqrt{2})',
+               'One standard normal CDF evaluation per element (a special '
+               'function counts 1 FLOP, as a whole).'),
+    LogNdtr: _row(r'\ln \Phi(x)', 'One log of the standard normal CDF per '
+                  'element (a special function counts 1 FLOP, as a '
+                  'whole).'),
+    Ndtri: _row(r'\Phi^{-1}(x)', 'One inverse standard normal CDF '
+                'evaluation per element (a special function counts 1 '
+                'FLOP).'),
+    LGamma: _row(r'\ln |\Gamma(x)|', 'One log-gamma evaluation per element '
+                 '(a special function counts 1 FLOP).'),
+    DiGamma: _row(r'\psi(x) = \frac{d}{dx} \ln \Gamma(x)', 'One digamma '
+                  'evaluation per element (a special function counts 1 '
+                  'FLOP).'),
+}
+_UNARY_ROWS = resolve_table(_UNARY)
+
+
+def calc_unary(func: tuple(_UNARY), in_data, **kwargs):
+    r"""<<name>>
+
+    $$y = <<formula>>$$
+
+    <<note>>
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $<<k>>\|x\|$ |
+    | mread | $\|x\|$ |
+    | mwrite | $\|y\| = \|x\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data, lookup(_UNARY_ROWS, type(func))['flops'])
+
+
+calc_unary.family = _UNARY
+
+
+# Element-wise functions of two inputs that broadcast: y = f(a, b).
+
+def _binary_row(formula, note, flops=1, a='a', b='b'):
+    """A row of the two-input family, naming its operands ``a`` and ``b``
+    as the class's documentation does."""
+    return _row(formula, note, flops, a=a, b=b)
+
+
+_BINARY = {
+    Add: _binary_row(r'a + b', 'One addition per output element.'),
+    Sub: _binary_row(r'a - b', 'One subtraction per output element.'),
+    Mul: _binary_row(r'a \odot b', 'One multiplication per output element.'),
+    Div: _binary_row(r'a / b', 'One division per output element.'),
+    'chainer.functions.math.squared_difference.SquaredDifference': _binary_row(
+        r'(a - b)^2',
+        "Chainer 6's `F.squared_difference` (Chainer 7 composes it from Sub "
+        'and a power): a subtraction and a multiplication per output '
+        'element.', flops=2),
+    PowVarVar: _binary_row(r'a^b',
+                           'One power evaluation per output element (an '
+                           'elementary function: 1 FLOP).'),
+    Maximum: _binary_row(r'\max(a, b)', 'One comparison per output element.'),
+    Minimum: _binary_row(r'\min(a, b)', 'One comparison per output element.'),
+    Fmod: _binary_row(r'\mathrm{fmod}(x, d)',
+                      'One floating-point remainder per output element (1 '
+                      'FLOP).', a='x', b='d'),
+    Arctan2: _binary_row(r'\operatorname{atan2}(x_1, x_2)',
+                         'One two-argument arctangent per output element '
+                         '(an elementary function: 1 FLOP, the quadrant '
+                         'selection included).', a='x_1', b='x_2'),
+    PolyGamma: _binary_row(r'\psi^{(n)}(x)',
+                           'One polygamma evaluation per output element (a '
+                           'special function: 1 FLOP whatever the order); '
+                           'the integer orders $n$ are the first input.',
+                           a='n', b='x'),
+}
+_BINARY_ROWS = resolve_table(_BINARY)
+
+
+def calc_binary(func: tuple(_BINARY), in_data, **kwargs):
+    r"""<<name>>
+
+    $$y = <<formula>>$$
+
+    <<note>> $y$ has the broadcast shape of $<<a>>$ and $<<b>>$; each
+    input element is read once, in its own dtype.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $<<k>>\|y\|$ |
+    | mread | $\|<<a>>\| + \|<<b>>\|$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    return _elementwise(in_data, lookup(_BINARY_ROWS, type(func))['flops'])
+
+
+calc_binary.family = _BINARY
+
+
+# Element-wise functions of an input and a constant the node holds.
+
+_CONSTANT = {
+    AddConstant: _row(r'x + c',
+                      'One addition per element (`x - c` is also an '
+                      'AddConstant, of $-c$).', attr='value', x='x'),
+    SubFromConstant: _row(r'c - x', 'One subtraction per element.',
+                          attr='value', x='x'),
+    MulConstant: _row(r'c x',
+                      'One multiplication per element (`x / c` is also a '
+                      'MulConstant, of $1/c$).', attr='value', x='x'),
+    DivFromConstant: _row(r'c / x', 'One division per element.',
+                          attr='value', x='x'),
+    PowVarConst: _row(r'x^c',
+                      'One power evaluation per element (1 FLOP whatever '
+                      'the exponent, even for `x ** 2`).', attr='value',
+                      x='x'),
+    PowConstVar: _row(r'c^x', 'One power evaluation per element (1 FLOP).',
+                      attr='value', x='x'),
+    'chainer.functions.math.zeta.Zeta': _row(
+        r'\zeta(c, q) = \sum_{k=0}^{\infty} (k + q)^{-c}',
+        'One Hurwitz zeta evaluation per element (a special function: 1 '
+        'FLOP); the order $c$ is the constant, $q$ the input. Not '
+        'available in Chainer 6.', attr='_x', x='q'),
+}
+_CONSTANT_ROWS = resolve_table(_CONSTANT)
+
+
+def calc_with_constant(func: tuple(_CONSTANT), in_data, **kwargs):
+    r"""<<name>>
+
+    $$y = <<formula>>$$
+
+    <<note>> The constant $c$ (`func.<<attr>>`) is read once: 1 element
+    for a scalar, its size for an array (the output then has the broadcast
+    shape of $<<x>>$ and $c$; with a scalar, $|y| = |<<x>>|$).
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | $\|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
+    | mread | $\|<<x>>\| + \|c\|$ |
     | mwrite | $\|y\|$ |
     | params | none |
     """
-    return _elementwise(in_data)
+    row = lookup(_CONSTANT_ROWS, type(func))
+    x, = in_data
+    return _elementwise((x, getattr(func, row['attr'])), row['flops'])
 
 
-def calc_sub(func: Sub, in_data, **kwargs):
-    r"""Sub
-
-    $$y = a - b$$
-
-    One subtraction per output element; $y$ has the broadcast shape of $a$
-    and $b$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
+calc_with_constant.family = _CONSTANT
 
 
-def calc_squared_difference(
-        func: 'chainer.functions.math.squared_difference.SquaredDifference',
-        in_data, **kwargs):
-    r"""SquaredDifference
-
-    $$y = (a - b)^2$$
-
-    Chainer 6's `F.squared_difference` (Chainer 7 composes it from Sub and
-    a power): a subtraction and a multiplication per element; $a$ and $b$
-    have the same shape.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $2 \|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data, flops_per_elem=2)
-
-
-def calc_mul(func: Mul, in_data, **kwargs):
-    r"""Mul
-
-    $$y = a \odot b$$
-
-    One multiplication per output element; $y$ has the broadcast shape of
-    $a$ and $b$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_div(func: Div, in_data, **kwargs):
-    r"""Div
-
-    $$y = a / b$$
-
-    One division per output element; $y$ has the broadcast shape of $a$ and
-    $b$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
+# Other element-wise functions.
 
 def calc_multi_add(func: MultiAdd, in_data, **kwargs):
     r"""MultiAdd
@@ -244,277 +376,6 @@ def calc_multi_add(func: MultiAdd, in_data, **kwargs):
     if len(in_data) < 2:
         return (0, 0, 0, {})
     return _elementwise(in_data, flops_per_elem=len(in_data) - 1)
-
-
-# Operators with a constant operand held by the node.
-
-def calc_add_constant(func: AddConstant, in_data, **kwargs):
-    r"""AddConstant
-
-    $$y = x + c$$
-
-    One addition per element.  The constant $c$ (`func.value`) is read once:
-    $|c| = 1$ for a scalar, its size for an array (the output then has the
-    broadcast shape of $x$ and $c$; for a scalar $|y| = |x|$).  This is
-    also what `x - c` produces, as `x + (-c)`.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x\| + \|c\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    x, = in_data
-    return _elementwise((x, func.value))
-
-
-def calc_sub_from_constant(func: SubFromConstant, in_data, **kwargs):
-    r"""SubFromConstant
-
-    $$y = c - x$$
-
-    One subtraction per element.  The constant $c$ (`func.value`) is read
-    once: $|c| = 1$ for a scalar, its size for an array (the output then
-    has the broadcast shape of $x$ and $c$; for a scalar $|y| = |x|$).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x\| + \|c\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    x, = in_data
-    return _elementwise((x, func.value))
-
-
-def calc_mul_constant(func: MulConstant, in_data, **kwargs):
-    r"""MulConstant
-
-    $$y = c x$$
-
-    One multiplication per element.  The constant $c$ (`func.value`) is
-    read once: $|c| = 1$ for a scalar, its size for an array (the output
-    then has the broadcast shape of $x$ and $c$; for a scalar
-    $|y| = |x|$).  This is also what `x / c` produces, as `x * (1/c)`.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x\| + \|c\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    x, = in_data
-    return _elementwise((x, func.value))
-
-
-def calc_div_from_constant(func: DivFromConstant, in_data, **kwargs):
-    r"""DivFromConstant
-
-    $$y = c / x$$
-
-    One division per element.  The constant $c$ (`func.value`) is read
-    once: $|c| = 1$ for a scalar, its size for an array (the output then
-    has the broadcast shape of $x$ and $c$; for a scalar $|y| = |x|$).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x\| + \|c\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    x, = in_data
-    return _elementwise((x, func.value))
-
-
-# Powers.
-
-def calc_pow_var_var(func: PowVarVar, in_data, **kwargs):
-    r"""PowVarVar
-
-    $$y = a^b$$
-
-    One power evaluation per output element (counted as 1 FLOP, like any
-    elementary function); $y$ has the broadcast shape of $a$ and $b$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_pow_var_const(func: PowVarConst, in_data, **kwargs):
-    r"""PowVarConst
-
-    $$y = x^c$$
-
-    One power evaluation per element (counted as 1 FLOP whatever the
-    exponent, even for `x ** 2`).  The constant exponent $c$ (`func.value`)
-    is read once: 1 element for a scalar, its size for an array (the output
-    then has the broadcast shape of $x$ and $c$).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x\| + \|c\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    x, = in_data
-    return _elementwise((x, func.value))
-
-
-def calc_pow_const_var(func: PowConstVar, in_data, **kwargs):
-    r"""PowConstVar
-
-    $$y = c^x$$
-
-    One power evaluation per element (counted as 1 FLOP).  The constant base
-    $c$ (`func.value`) is read once: 1 element for a scalar, its size for
-    an array (the output then has the broadcast shape of $x$ and $c$).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x\| + \|c\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    x, = in_data
-    return _elementwise((x, func.value))
-
-
-def calc_square(func: Square, in_data, **kwargs):
-    r"""Square
-
-    $$y = x^2$$
-
-    One multiplication per element.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_sqrt(func: Sqrt, in_data, **kwargs):
-    r"""Sqrt
-
-    $$y = \sqrt{x}$$
-
-    One square root per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_rsqrt_gpu(func: 'chainer.functions.math.sqrt.RsqrtGPU', in_data,
-                   **kwargs):
-    r"""RsqrtGPU
-
-    $$y = 1 / \sqrt{x}$$
-
-    What `F.rsqrt` creates on a GPU. Counted as a square root and a
-    reciprocal, 2 FLOPs per element: the same as the Sqrt and DivFromConstant
-    that `F.rsqrt` runs on the CPU, so totals do not depend on the device.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $2 \|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data, 2)
-
-
-# Sign, magnitude, comparisons.
-
-def calc_neg(func: Neg, in_data, **kwargs):
-    r"""Neg
-
-    $$y = -x$$
-
-    One negation per element.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_absolute(func: Absolute, in_data, **kwargs):
-    r"""Absolute
-
-    $$y = |x|$$
-
-    One absolute-value operation per element.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_maximum(func: Maximum, in_data, **kwargs):
-    r"""Maximum
-
-    $$y = \max(a, b)$$
-
-    One comparison per output element; $y$ has the broadcast shape of $a$
-    and $b$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_minimum(func: Minimum, in_data, **kwargs):
-    r"""Minimum
-
-    $$y = \min(a, b)$$
-
-    One comparison per output element; $y$ has the broadcast shape of $a$
-    and $b$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|a\| + \|b\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
 
 
 def calc_clip(func: Clip, in_data, **kwargs):
@@ -544,24 +405,6 @@ def calc_clip(func: Clip, in_data, **kwargs):
             params[key] = value
     return _elementwise([x] + bounds, flops_per_elem=len(bounds),
                         params=params)
-
-
-def calc_fmod(func: Fmod, in_data, **kwargs):
-    r"""Fmod
-
-    $$y = \mathrm{fmod}(x, d)$$
-
-    One floating-point remainder per output element (counted as 1 FLOP);
-    $y$ has the broadcast shape of $x$ and the divisor $d$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x\| + \|d\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
 
 
 def calc_linear_interpolate(func: LinearInterpolate, in_data, **kwargs):
@@ -604,512 +447,6 @@ def calc_identity(func: Identity, in_data, **kwargs):
     return (0, 0, 0, {})
 
 
-# Exponentials and logarithms.
-
-def calc_exp(func: Exp, in_data, **kwargs):
-    r"""Exp
-
-    $$y = e^x$$
-
-    One exponential per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_expm1(func: Expm1, in_data, **kwargs):
-    r"""Expm1
-
-    $$y = e^x - 1$$
-
-    One `expm1` evaluation per element (a single elementary function: 1
-    FLOP, the $-1$ is part of it).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_log(func: Log, in_data, **kwargs):
-    r"""Log
-
-    $$y = \ln x$$
-
-    One natural logarithm per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_log2(func: Log2, in_data, **kwargs):
-    r"""Log2
-
-    $$y = \log_2 x$$
-
-    One base-2 logarithm per element (a single elementary function: 1 FLOP,
-    no separate change of base).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_log10(func: Log10, in_data, **kwargs):
-    r"""Log10
-
-    $$y = \log_{10} x$$
-
-    One base-10 logarithm per element (a single elementary function: 1
-    FLOP, no separate change of base).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_log1p(func: Log1p, in_data, **kwargs):
-    r"""Log1p
-
-    $$y = \ln(1 + x)$$
-
-    One `log1p` evaluation per element (a single elementary function: 1
-    FLOP, the $+1$ is part of it).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-# Trigonometric and hyperbolic functions.
-
-def calc_sin(func: Sin, in_data, **kwargs):
-    r"""Sin
-
-    $$y = \sin x$$
-
-    One sine per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_cos(func: Cos, in_data, **kwargs):
-    r"""Cos
-
-    $$y = \cos x$$
-
-    One cosine per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_tan(func: Tan, in_data, **kwargs):
-    r"""Tan
-
-    $$y = \tan x$$
-
-    One tangent per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_arcsin(func: Arcsin, in_data, **kwargs):
-    r"""Arcsin
-
-    $$y = \arcsin x$$
-
-    One arcsine per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_arccos(func: Arccos, in_data, **kwargs):
-    r"""Arccos
-
-    $$y = \arccos x$$
-
-    One arccosine per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_arctan(func: Arctan, in_data, **kwargs):
-    r"""Arctan
-
-    $$y = \arctan x$$
-
-    One arctangent per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_arctan2(func: Arctan2, in_data, **kwargs):
-    r"""Arctan2
-
-    $$y = \operatorname{atan2}(x_1, x_2)$$
-
-    One two-argument arctangent per output element (an elementary function:
-    1 FLOP, the quadrant selection included); $y$ has the broadcast shape of
-    $x_1$ and $x_2$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|x_1\| + \|x_2\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_arctanh(func: 'chainer.functions.math.arctanh.Arctanh', in_data,
-                 **kwargs):
-    r"""Arctanh
-
-    $$y = \operatorname{artanh} x$$
-
-    One inverse hyperbolic tangent per element (an elementary function: 1
-    FLOP).  Not available in Chainer 6.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_sinh(func: Sinh, in_data, **kwargs):
-    r"""Sinh
-
-    $$y = \sinh x$$
-
-    One hyperbolic sine per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_cosh(func: Cosh, in_data, **kwargs):
-    r"""Cosh
-
-    $$y = \cosh x$$
-
-    One hyperbolic cosine per element (an elementary function: 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-# Special functions: each evaluation counts as 1 FLOP per element, like an
-# elementary function, whatever series or polynomial the library uses.
-
-def calc_erf(func: Erf, in_data, **kwargs):
-    r"""Erf
-
-    $$y = \operatorname{erf} x$$
-
-    One error-function evaluation per element (a special function counts 1
-    FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_erfc(func: Erfc, in_data, **kwargs):
-    r"""Erfc
-
-    $$y = \operatorname{erfc} x = 1 - \operatorname{erf} x$$
-
-    One complementary error function evaluation per element (a special
-    function counts 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_erfcx(func: Erfcx, in_data, **kwargs):
-    r"""Erfcx
-
-    $$y = e^{x^2} \operatorname{erfc} x$$
-
-    One scaled complementary error function evaluation per element (a
-    special function counts 1 FLOP, as a whole).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_erf_inv(func: ErfInv, in_data, **kwargs):
-    r"""ErfInv
-
-    $$y = \operatorname{erf}^{-1} x$$
-
-    One inverse error function evaluation per element (a special function
-    counts 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_erfc_inv(func: ErfcInv, in_data, **kwargs):
-    r"""ErfcInv
-
-    $$y = \operatorname{erfc}^{-1} x$$
-
-    One inverse complementary error function evaluation per element (a
-    special function counts 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_ndtr(func: Ndtr, in_data, **kwargs):
-    r"""Ndtr
-
-    $$y = \Phi(x) = \frac{1}{2} \operatorname{erfc}(-x / \sqrt{2})$$
-
-    One standard normal CDF evaluation per element (a special function
-    counts 1 FLOP, as a whole).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_log_ndtr(func: LogNdtr, in_data, **kwargs):
-    r"""LogNdtr
-
-    $$y = \ln \Phi(x)$$
-
-    One log of the standard normal CDF per element (a special function
-    counts 1 FLOP, as a whole).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_ndtri(func: Ndtri, in_data, **kwargs):
-    r"""Ndtri
-
-    $$y = \Phi^{-1}(x)$$
-
-    One inverse standard normal CDF evaluation per element (a special
-    function counts 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_lgamma(func: LGamma, in_data, **kwargs):
-    r"""LGamma
-
-    $$y = \ln |\Gamma(x)|$$
-
-    One log-gamma evaluation per element (a special function counts 1
-    FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_digamma(func: DiGamma, in_data, **kwargs):
-    r"""DiGamma
-
-    $$y = \psi(x) = \frac{d}{dx} \ln \Gamma(x)$$
-
-    One digamma evaluation per element (a special function counts 1 FLOP).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\| = \|x\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_polygamma(func: PolyGamma, in_data, **kwargs):
-    r"""PolyGamma
-
-    $$y = \psi^{(n)}(x)$$
-
-    One polygamma evaluation per output element (a special function counts
-    1 FLOP, whatever the order $n$); the integer orders $n$ are an input
-    array, and $y$ has the broadcast shape of $n$ and $x$.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|n\| + \|x\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    return _elementwise(in_data)
-
-
-def calc_zeta(func: 'chainer.functions.math.zeta.Zeta', in_data, **kwargs):
-    r"""Zeta
-
-    $$y = \zeta(s, q) = \sum_{k=0}^{\infty} (k + q)^{-s}$$
-
-    One Hurwitz zeta evaluation per output element (a special function
-    counts 1 FLOP).  The order $s$ is a constant held by the node (read
-    once: 1 element for a scalar, its size for an array), $q$ is the
-    input; $y$ has their broadcast shape.  Not available in Chainer 6.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|y\|$ |
-    | mread | $\|s\| + \|q\|$ |
-    | mwrite | $\|y\|$ |
-    | params | none |
-    """
-    q, = in_data
-    return _elementwise((func._x, q))
-
-
 # Reductions, products and linear algebra.
 
 def _fma_flops(pairs, others, fma):
@@ -1122,10 +459,11 @@ def _reduce_ops(x_size, y_size):
     return max(x_size - y_size, 0)
 
 
-def _reduction(x, axis, keepdims):
+def _reduction(x, axis):
     """``(flops, mread, mwrite)`` of a one-op-per-element reduction
-    (sum, product, max, min, argmax, argmin) of ``x`` over ``axis``."""
-    y_size = prod(reduced_shape(x.shape, axis, keepdims))
+    (sum, product, max, min, argmax, argmin) of ``x`` over ``axis`` (kept
+    dimensions of length 1 change no count)."""
+    y_size = prod(reduced_shape(x.shape, axis))
     return (_reduce_ops(x.size, y_size), x.size, y_size)
 
 
@@ -1223,101 +561,60 @@ def _subscripts(in_subs, out_sub):
 
 # Reductions
 
-def calc_max(func: Max, in_data, **kwargs):
-    r"""Max
-
-    $$y = \max_{axis} x$$
-
-    One comparison per input element beyond the first of each output.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\| - \|y\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\|$ |
-    | params | `axis` (as 0.1.2: `keepdims` changes no figure) |
-    """
-    x, = in_data
-    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
-    return (flops, mread, mwrite, {'axis': func.axis})
-
-
-def calc_min(func: Min, in_data, **kwargs):
-    r"""Min
-
-    $$y = \min_{axis} x$$
-
-    One comparison per input element beyond the first of each output.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\| - \|y\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\|$ |
-    | params | `axis` (as 0.1.2: `keepdims` changes no figure) |
-    """
-    x, = in_data
-    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
-    return (flops, mread, mwrite, {'axis': func.axis})
+_REDUCTION = {
+    Max: {'formula': r'\max_{axis} x',
+          'note': 'One comparison per input element beyond the first of '
+                  'each output.',
+          'keys': ('axis',),
+          'params': '`axis` (as 0.1.2: `keepdims` changes no figure)'},
+    Min: {'formula': r'\min_{axis} x',
+          'note': 'One comparison per input element beyond the first of '
+                  'each output.',
+          'keys': ('axis',),
+          'params': '`axis` (as 0.1.2: `keepdims` changes no figure)'},
+    ArgMax: {'formula': r'\mathrm{argmax}_{axis} x',
+             'note': 'One comparison per input element beyond the first of '
+                     'each output; the output holds int32 indices.',
+             'keys': ('axis',), 'params': '`axis`'},
+    ArgMin: {'formula': r'\mathrm{argmin}_{axis} x',
+             'note': 'One comparison per input element beyond the first of '
+                     'each output; the output holds int32 indices.',
+             'keys': ('axis',), 'params': '`axis`'},
+    Sum: {'formula': r'\sum_{axis} x',
+          'note': 'Summing $n$ elements into one output takes $n - 1$ '
+                  'additions.',
+          'keys': ('axis',),
+          'params': '`axis` (as 0.1.2: `keepdims` changes no figure)'},
+    Prod: {'formula': r'\prod_{axis} x',
+           'note': 'Multiplying $n$ elements into one output takes $n - 1$ '
+                   'multiplications.',
+           'keys': ('axis', 'keepdims'), 'params': '`axis`, `keepdims`'},
+}
+_REDUCTION_ROWS = resolve_table(_REDUCTION)
 
 
-def calc_arg_max(func: ArgMax, in_data, **kwargs):
-    r"""ArgMax
+def calc_reduction(func: tuple(_REDUCTION), in_data, **kwargs):
+    r"""<<name>>
 
-    $$y = \mathrm{argmax}_{axis} x$$
+    $$y = <<formula>>$$
 
-    One comparison per input element beyond the first of each output; the
-    output holds int32 indices.
+    <<note>>
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | $\|x\| - \|y\|$ |
     | mread | $\|x\|$ |
     | mwrite | $\|y\|$ |
-    | params | `axis` |
+    | params | <<params>> |
     """
+    row = lookup(_REDUCTION_ROWS, type(func))
     x, = in_data
-    flops, mread, mwrite = _reduction(x, func.axis, False)
-    return (flops, mread, mwrite, {'axis': func.axis})
+    flops, mread, mwrite = _reduction(x, func.axis)
+    return (flops, mread, mwrite, {key: getattr(func, key)
+                                   for key in row['keys']})
 
 
-def calc_arg_min(func: ArgMin, in_data, **kwargs):
-    r"""ArgMin
-
-    $$y = \mathrm{argmin}_{axis} x$$
-
-    One comparison per input element beyond the first of each output; the
-    output holds int32 indices.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\| - \|y\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\|$ |
-    | params | `axis` |
-    """
-    x, = in_data
-    flops, mread, mwrite = _reduction(x, func.axis, False)
-    return (flops, mread, mwrite, {'axis': func.axis})
-
-
-def calc_sum(func: Sum, in_data, **kwargs):
-    r"""Sum
-
-    $$y = \sum_{axis} x$$
-
-    Summing $n$ elements into one output takes $n - 1$ additions.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\| - \|y\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\|$ |
-    | params | `axis` (as 0.1.2: `keepdims` changes no figure) |
-    """
-    x, = in_data
-    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
-    return (flops, mread, mwrite, {'axis': func.axis})
+calc_reduction.family = _REDUCTION
 
 
 def calc_sum_to(func: SumTo, in_data, **kwargs):
@@ -1342,26 +639,6 @@ def calc_sum_to(func: SumTo, in_data, **kwargs):
             {'shape': shape})
 
 
-def calc_prod(func: Prod, in_data, **kwargs):
-    r"""Prod
-
-    $$y = \prod_{axis} x$$
-
-    Multiplying $n$ elements into one output takes $n - 1$ multiplications.
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\| - \|y\|$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|y\|$ |
-    | params | `axis`, `keepdims` |
-    """
-    x, = in_data
-    flops, mread, mwrite = _reduction(x, func.axis, func.keepdims)
-    return (flops, mread, mwrite,
-            {'axis': func.axis, 'keepdims': func.keepdims})
-
-
 def calc_mean(func: Mean, in_data, **kwargs):
     r"""Mean
 
@@ -1377,7 +654,7 @@ def calc_mean(func: Mean, in_data, **kwargs):
     | params | `axis`, `keepdims` |
     """
     x, = in_data
-    adds, mread, mwrite = _reduction(x, func.axis, func.keepdims)
+    adds, mread, mwrite = _reduction(x, func.axis)
     return (adds + mwrite, mread, mwrite,
             {'axis': func.axis, 'keepdims': func.keepdims})
 
@@ -1401,7 +678,7 @@ def calc_log_sum_exp(func: LogSumExp, in_data, **kwargs):
     | params | `axis` |
     """
     x, = in_data
-    adds, mread, y_size = _reduction(x, func.axis, False)
+    adds, mread, y_size = _reduction(x, func.axis)
     return (x.size + adds + y_size, mread, y_size, {'axis': func.axis})
 
 
@@ -1431,12 +708,19 @@ def calc_batch_l2_norm_squared(func: BatchL2NormSquared, in_data, **kwargs):
 
 # Scans
 
-def calc_cumsum(func: Cumsum, in_data, **kwargs):
-    r"""Cumsum
+_SCAN = {
+    Cumsum: {'formula': r'y_i = y_{i-1} + x_i', 'op': 'addition'},
+    Cumprod: {'formula': r'y_i = y_{i-1} x_i', 'op': 'multiplication'},
+}
+_SCAN_ROWS = resolve_table(_SCAN)
 
-    $$y_i = y_{i-1} + x_i$$
 
-    One addition per element except the first of each of the
+def calc_scan(func: tuple(_SCAN), in_data, **kwargs):
+    r"""<<name>>
+
+    $$<<formula>>$$
+
+    One <<op>> per element except the first of each of the
     $\|x\| / n$ scanned lines ($n$ is the length of `axis`, or $\|x\|$ when
     `axis` is None and the input is flattened).
 
@@ -1452,25 +736,7 @@ def calc_cumsum(func: Cumsum, in_data, **kwargs):
     return (flops, mread, mwrite, {'axis': func.axis})
 
 
-def calc_cumprod(func: Cumprod, in_data, **kwargs):
-    r"""Cumprod
-
-    $$y_i = y_{i-1} x_i$$
-
-    One multiplication per element except the first of each of the
-    $\|x\| / n$ scanned lines ($n$ is the length of `axis`, or $\|x\|$ when
-    `axis` is None and the input is flattened).
-
-    | Item | Value |
-    |:-----|:------|
-    | FLOPs | $\|x\| - \|x\| / n$ |
-    | mread | $\|x\|$ |
-    | mwrite | $\|x\|$ |
-    | params | `axis` |
-    """
-    x, = in_data
-    flops, mread, mwrite = _scan(x, func.axis)
-    return (flops, mread, mwrite, {'axis': func.axis})
+calc_scan.family = _SCAN
 
 
 def calc_cumprodsum(func: Cumprodsum, in_data, **kwargs):
