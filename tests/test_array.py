@@ -52,7 +52,7 @@ def test_as_strided_subsample():
 
 def _select_item_backward(x, t):
     y = F.select_item(x, t)
-    y.grad = np.ones(y.shape, np.float32)
+    y.grad = np.ones(y.shape, y.dtype)
     y.backward()
 
 
@@ -680,3 +680,100 @@ def test_where_broadcast():
     # output (2, 3): 6 selects; reads 2 + 3 + 6 = 11
     assert cost(F.where, c, x, y) == (6, 11, 6, {})
     assert F.where(c, x, y).size == 6
+
+
+# Bytes through the hook: each array is read with its own dtype
+
+def _bytes(name, fn, *args):
+    """(flops, mread, mwrite) of the call ``name`` (e.g. 'Cast-1') of
+    ``fn(*args)`` in the hook's report, memory in bytes."""
+    with ComputationalCostHook() as cch:
+        fn(*args)
+    r = cch.layer_report[name]
+    return r['flops'], r['mread'], r['mwrite']
+
+
+@pytest.mark.parametrize('shape, src, dst, expected', [
+    # 24 conversions; 24*4 = 96 B read (float32), 24*2 = 48 B written
+    ((2, 3, 4), np.float32, np.float16, (24, 96, 48)),
+    # 6 int32 read: 6*4 = 24 B; 6 float64 written: 6*8 = 48 B
+    ((2, 3), np.int32, np.float64, (6, 24, 48)),
+    # 6*8 = 48 B read, 6*2 = 12 B written
+    ((2, 3), np.float64, np.float16, (6, 48, 12)),
+    # 4*2 = 8 B read, 4*4 = 16 B written
+    ((4,), np.float16, np.float32, (4, 8, 16)),
+])
+def test_cast_bytes(shape, src, dst, expected):
+    x = _x(*shape, dtype=src)
+    assert _bytes('Cast-1', F.cast, x, dst) == expected
+
+
+@pytest.mark.parametrize('dtype, ind_dtype, expected', [
+    # 6*8 = 48 B of x + 3*4 = 12 B of indices = 60; 6*8 = 48 written
+    (np.float64, np.int32, (0, 60, 48)),
+    # 6*2 = 12 + 3*8 = 24 -> 36; 6*2 = 12 written
+    (np.float16, np.int64, (0, 36, 12)),
+])
+def test_permutate_bytes(dtype, ind_dtype, expected):
+    x = _x(2, 3, dtype=dtype)
+    ind = np.array([2, 0, 1], ind_dtype)
+    assert _bytes('Permutate-1', F.permutate, x, ind, 1) == expected
+
+
+def test_select_item_bytes():
+    x = _x(3, 4, dtype=np.float64)
+    t = np.array([0, 3, 1], np.int32)
+    # 3 float64 gathered (24 B) + 3 int32 indices (12 B) = 36; 3*8 = 24
+    assert _bytes('SelectItem-1', F.select_item, x, t) == (0, 36, 24)
+
+
+def test_assign_bytes():
+    x = chainer.Variable(_x(3, 4, dtype=np.float64))
+    t = np.array([0, 3, 1], np.int32)
+    # gy 3 float64 (24 B) + t 3 int32 (12 B) = 36; (3, 4) float64: 96 B
+    assert _bytes('Assign-1', _select_item_backward, x, t) == (0, 36, 96)
+
+
+@pytest.mark.parametrize('dtype, expected', [
+    # 6 selects; 6 bools (6 B) + 2*6*8 = 102 B; 6*8 = 48 B written
+    (np.float64, (6, 102, 48)),
+    # 6 + 2*6*2 = 30 B; 6*2 = 12 B written
+    (np.float16, (6, 30, 12)),
+])
+def test_where_bytes(dtype, expected):
+    c = np.array([[True, False, True], [False, True, False]])
+    x, y = _x(2, 3, dtype=dtype), _x(2, 3, dtype=dtype)
+    assert _bytes('Where-1', F.where, c, x, y) == expected
+
+
+def test_scatter_add_bytes():
+    a, b = _x(3, 4, dtype=np.float64), _x(3, 4, dtype=np.float64)
+    ind = np.array([0, 0, 2], np.int64)
+    # 12 additions; 12*8 + 12*8 + 3*8 = 216 B; 12*8 = 96 B written
+    assert _bytes('ScatterAdd-1', F.scatter_add, a, ind, b) == (12, 216, 96)
+
+
+@pytest.mark.parametrize('index, expected', [
+    # 15 float64 gathered (120 B) + 3 int32 (12 B) = 132; 120 written
+    (np.array([0, 2, 3], np.int32), (0, 132, 120)),
+    # a list of ints is an intp array: 120 + 3*8 = 144
+    ([0, 2, 3], (0, 144, 120)),
+])
+def test_get_item_bytes(index, expected):
+    x = _x(4, 5, dtype=np.float64)
+    assert _bytes('GetItem-1', F.get_item, x, index) == expected
+
+
+def test_get_item_mask_bytes():
+    x = _x(3, 4, 5, 6, dtype=np.float16)
+    s = (slice(None), [True, False, True, False])
+    # 180 float16 selected (360 B) + 4 bools (4 B) = 364; 360 B written
+    assert _bytes('GetItem-1', F.get_item, x, s) == (0, 364, 360)
+
+
+def test_broadcast_bytes():
+    a = _x(2, 1, 3, dtype=np.float16)
+    b = _x(4, 1, dtype=np.float64)
+    # reads 6*2 + 4*8 = 44 B; two (2, 4, 3) outputs in their inputs'
+    # dtypes: 24*2 + 24*8 = 240 B
+    assert _bytes('Broadcast-1', F.broadcast, a, b) == (0, 44, 240)

@@ -12,7 +12,9 @@ Conventions shared by this module:
   each output element once, even when NumPy returns a view (a deployment
   engine has to materialise Transpose, BroadcastTo, GetItem, Flip...);
 * index arrays (integer or boolean) are inputs too: each of their elements
-  is read once; Python integer indices are index arithmetic and are free;
+  is read once, in the array's own dtype (memory counts carry their bytes
+  wherever inputs may differ in dtype); Python integer indices are index
+  arithmetic and are free;
 * a scalar constant written by the function (a padding value) counts as 1
   element read.
 """
@@ -67,6 +69,8 @@ from chainer.functions.array.where import Where
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
@@ -76,8 +80,13 @@ from chainer_computational_cost.cost_calculators import total_size
 
 def _move(n_read, n_write, params=None):
     """Cost of a pure data movement: no FLOPs, ``n_read`` elements read and
-    ``n_write`` written."""
-    return (0, int(n_read), int(n_write), {} if params is None else params)
+    ``n_write`` written (counts that carry their bytes keep them)."""
+    return (0, n_read, n_write, {} if params is None else params)
+
+
+def _of_dtype(count, dtype):
+    """``count`` elements of ``dtype``, bytes included."""
+    return Elements(count, count * numpy.dtype(dtype).itemsize)
 
 
 def _ints(values):
@@ -145,13 +154,22 @@ def _classify_index(s):
 
 def _index_reads(slices):
     """Elements of the index arrays (integer arrays and boolean masks) in
-    ``slices``: each is read once."""
-    n = 0
+    ``slices``, each read once, with its own dtype (a list is read as
+    NumPy converts it: booleans as bool, integers as intp)."""
+    n = Elements(0, 0)
     for s in slices:
         kind, shape = _classify_index(s)
-        if kind in ('array', 'mask') and not isinstance(s, (bool,
-                                                            numpy.bool_)):
-            n += prod(shape)
+        if kind not in ('array', 'mask') or isinstance(s, (bool,
+                                                           numpy.bool_)):
+            continue
+        if isinstance(s, (list, tuple)):
+            leaf = _first_leaf(s)
+            dtype = getattr(leaf, 'dtype', None)
+            if dtype is None:
+                dtype = bool if kind == 'mask' else numpy.intp
+            n += _of_dtype(prod(shape), dtype)
+        else:
+            n += size_of(s)
     return n
 
 
@@ -320,7 +338,8 @@ def calc_assign(func: Assign, in_data, **kwargs):
     """
     x, = in_data
     shape = _ints(func.shape)
-    return _move(x.size + size_of(func.t), prod(shape), {'shape': shape})
+    return _move(size_of(x) + size_of(func.t), prod(shape),
+                 {'shape': shape})
 
 
 def calc_broadcast(func: Broadcast, in_data, **kwargs):
@@ -339,8 +358,10 @@ def calc_broadcast(func: Broadcast, in_data, **kwargs):
     | params | `shape`: $s$ |
     """  # NOQA
     shape = broadcast_shape(*[tuple(x.shape) for x in in_data])
-    return _move(total_size(in_data), len(in_data) * prod(shape),
-                 {'shape': shape})
+    n = prod(shape)
+    # each output keeps the dtype of its input
+    n_write = sum(elements(n, x) for x in in_data)
+    return _move(total_size(in_data), n_write, {'shape': shape})
 
 
 def calc_broadcast_to(func: BroadcastTo, in_data, **kwargs):
@@ -384,7 +405,8 @@ def calc_cast(func: Cast, in_data, **kwargs):
     params = {'type': dtype.name}
     if x.dtype == dtype:
         return (0, 0, 0, params)
-    return (x.size, x.size, x.size, params)
+    # x is read in its own dtype; y is written in the target one
+    return (x.size, size_of(x), x.size, params)
 
 
 def calc_concat(func: Concat, in_data, **kwargs):
@@ -595,7 +617,7 @@ def calc_get_item(func: GetItem, in_data, **kwargs):
         n = prod(out_shapes[0])
     else:
         n = prod(_indexed_shape(tuple(x.shape), func.slices))
-    return _move(min(n, x.size) + _index_reads(func.slices), n,
+    return _move(elements(min(n, x.size), x) + _index_reads(func.slices), n,
                  {'slices': _slices_param(func.slices)})
 
 
@@ -741,7 +763,7 @@ def calc_permutate(func: Permutate, in_data, **kwargs):
     | params | `axis`, `inv` |
     """
     x, = in_data
-    return _move(x.size + size_of(func.indices), x.size,
+    return _move(size_of(x) + size_of(func.indices), x.size,
                  {'axis': int(func.axis), 'inv': bool(func.inv)})
 
 
@@ -867,7 +889,8 @@ def calc_scatter_add(func: ScatterAdd, in_data, **kwargs):
     | params | `slices`: as for GetItem |
     """
     a, b = in_data
-    return (b.size, a.size + b.size + _index_reads(func.slices), a.size,
+    mread = size_of(a) + size_of(b) + _index_reads(func.slices)
+    return (b.size, mread, a.size,
             {'slices': _slices_param(func.slices)})
 
 
@@ -877,7 +900,7 @@ def calc_select_item(func: SelectItem, in_data, **kwargs):
     $$y_i = x_{i, t_i}$$
 
     A gather of one element per row: reads t and the $\|t\|$ selected
-    elements of x.
+    elements of x (each in its own dtype).
 
     | Item | Value |
     |:-----|:------|
@@ -887,7 +910,7 @@ def calc_select_item(func: SelectItem, in_data, **kwargs):
     | params | none |
     """
     x, t = in_data
-    return _move(2 * t.size, t.size)
+    return _move(elements(t.size, x) + size_of(t), t.size)
 
 
 def calc_separate(func: Separate, in_data, **kwargs):
@@ -1172,4 +1195,8 @@ def calc_where(func: Where, in_data, **kwargs):
     shape = broadcast_shape(tuple(getattr(cond, 'shape', ())),
                             tuple(x.shape), tuple(y.shape))
     n = prod(shape)
-    return (n, size_of(cond) + x.size + y.size, n, {})
+    if isinstance(cond, (bool, numpy.bool_)):
+        cond_reads = _of_dtype(1, bool)
+    else:
+        cond_reads = size_of(cond)
+    return (n, cond_reads + size_of(x) + size_of(y), n, {})
