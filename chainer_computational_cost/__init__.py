@@ -1,9 +1,13 @@
 """Theoretical computational cost of Chainer forward passes, per layer."""
 
 from chainer_computational_cost.computational_cost_hook import ComputationalCostHook  # NOQA
+from chainer_computational_cost.report import LinkColumns  # NOQA
+from chainer_computational_cost.report import PhaseColumns  # NOQA
 from chainer_computational_cost.report import ReportColumns  # NOQA
+from chainer_computational_cost.report import ReportWarning  # NOQA
 from chainer_computational_cost.report import SummaryColumns  # NOQA
 
 __version__ = '0.2.0'
 
-__all__ = ['ComputationalCostHook', 'ReportColumns', 'SummaryColumns']
+__all__ = ['ComputationalCostHook', 'LinkColumns', 'PhaseColumns',
+           'ReportColumns', 'ReportWarning', 'SummaryColumns']

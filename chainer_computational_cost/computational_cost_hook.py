@@ -13,6 +13,7 @@ from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import function_object
+from chainer_computational_cost.cost_calculators import LIMIT
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import report
 from chainer_computational_cost.report import error_text
@@ -38,10 +39,6 @@ _getframe = sys._getframe
 
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
-
-#: Figures must stay below this (they are reported as 64-bit integers
-#: elsewhere, and anything near it is a calculator bug).
-LIMIT = 2 ** 63
 
 
 def _backward_codes():

@@ -132,6 +132,10 @@ def lookup(table, cls):
     return None
 
 
+#: Every figure must stay below this (reports hold 64-bit integers, and
+#: anything near it is a calculator bug).
+LIMIT = 2 ** 63
+
 #: Function type -> calculator, for every built-in calculator whose target
 #: exists in the installed Chainer.
 calculators = {}
@@ -362,6 +366,10 @@ def validate_cost(result, calc_name, type_name):
         if value < 0:
             raise ValueError('{} returned a negative {}: {}'.format(
                 where, field, value))
+        if value >= LIMIT:
+            raise ValueError('{} returned {}={}, not below 2**63: no real '
+                             'function costs that much'.format(
+                                 where, field, value))
         # Memory counts may carry their bytes (Elements); FLOPs never do.
         counts.append(value if type(value) is Elements and field != 'flops'
                       else int(value))
