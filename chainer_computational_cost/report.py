@@ -918,6 +918,44 @@ class CostReport(object):
         self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
                    'Link')
 
+    # From cost to time: the roofline module computes, this only reads.
+
+    def roofline_report(self, device=None, peak_flops=None, bandwidth=None):
+        """Ordered dict layer name -> the time the layer needs on a device
+        at best (see :mod:`chainer_computational_cost.roofline`); last
+        'total'."""
+        from chainer_computational_cost import roofline
+        return FreshDict(roofline.roofline_report(
+            self._built()['layers'], device, peak_flops, bandwidth))
+
+    def show_roofline_report(self, ost=None, mode='csv', unit='autoaligned',
+                             columns=None, n_digits=3, time_unit='us',
+                             device=None, peak_flops=None, bandwidth=None):
+        """Write the roofline report to ``ost`` (see :meth:`show_report`;
+        ``time_unit`` is ``'s'``, ``'ms'`` or ``'us'``)."""
+        from chainer_computational_cost import roofline
+        if columns is None:
+            columns = roofline.RooflineColumns.DEFAULT
+        columns = check_columns(columns, roofline.ROOFLINE_COLUMNS)
+        rows = roofline.roofline_report(self._built()['layers'], device,
+                                        peak_flops, bandwidth)
+        self._show(ost, lambda: list(rows.values()), columns, mode, unit,
+                   n_digits, time_unit)
+
+    def plot_roofline(self, path, device=None, peak_flops=None,
+                      bandwidth=None):
+        """Write a roofline plot of every layer to the PNG file ``path``
+        (needs matplotlib: the ``[plot]`` extra)."""
+        from chainer_computational_cost import plots
+        plots.plot_roofline(self._built()['layers'], path, device,
+                            peak_flops, bandwidth)
+
+    def plot_summary(self, path):
+        """Write bars of FLOPs and memory traffic per layer type to the PNG
+        file ``path`` (needs matplotlib: the ``[plot]`` extra)."""
+        from chainer_computational_cost import plots
+        plots.plot_summary(list(self.summary_report.values()), path)
+
     def _show(self, ost, rows, columns, mode, unit, n_digits, time_unit,
               name_title='Layer name'):
         if ost is None:
