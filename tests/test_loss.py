@@ -4,6 +4,7 @@ import pytest
 import chainer
 import chainer.functions as F
 
+from chainer_computational_cost import ComputationalCostHook
 from helpers import cost
 
 
@@ -388,3 +389,87 @@ def test_negative_sampling_batch1():
     # B = 1, K = 2, D = 2: 2 dots (4 FMA) + 2 + 2*2 + 1 row sum = 11;
     # read 2 + 1 + min(4, 8) + 1 = 8
     assert cost(F.negative_sampling, x, t, W, _sampler, 1)[:3] == (11, 8, 1)
+
+
+# Bytes through the hook: every input is read in its own dtype
+
+def _bytes(fn, *args, **kwargs):
+    """(mread, mwrite) in bytes, as the hook reports the first call."""
+    with ComputationalCostHook() as cch:
+        fn(*args, **kwargs)
+    first = next(iter(cch.layer_report.values()))
+    return first['mread'], first['mwrite']
+
+
+def test_bytes_softmax_cross_entropy_int_labels():
+    t = np.array([0, 2], np.int64)
+    # float32 x: 6*4 + int64 t 2*8 + the ignore label 4 = 44; loss 4
+    x = np.zeros((2, 3), np.float32)
+    assert _bytes(F.softmax_cross_entropy, x, t) == (44, 4)
+    # float64 x, int32 t: 6*8 + 2*4 + 8 = 64; + float64 class weights
+    # 3*8 = 88; loss 8
+    x, t = np.zeros((2, 3), np.float64), t.astype(np.int32)
+    assert _bytes(F.softmax_cross_entropy, x, t) == (64, 8)
+    w = np.ones(3, np.float64)
+    assert _bytes(F.softmax_cross_entropy, x, t, class_weight=w) == (88, 8)
+    # float16 x, int32 t, reduce='no': 6*2 + 2*4 + 2 = 22; 2 losses 2*2
+    x = np.zeros((2, 3), np.float16)
+    assert _bytes(F.softmax_cross_entropy, x, t, reduce='no') == (22, 4)
+
+
+def test_bytes_sigmoid_cross_entropy_int_labels():
+    t = np.zeros((2, 3), np.int32)
+    # float32 x 6*4 + int32 t 6*4 + ignore label 4 = 52; loss 4
+    x = np.zeros((2, 3), np.float32)
+    assert _bytes(F.sigmoid_cross_entropy, x, t) == (52, 4)
+    # float64 x 6*8 + int64 t 6*8 + 8 = 104; 6 losses 6*8 = 48
+    x, t = np.zeros((2, 3), np.float64), t.astype(np.int64)
+    assert _bytes(F.sigmoid_cross_entropy, x, t, reduce='no') == (104, 48)
+    # float16 x 6*2 + int64 t 48 + 2 = 62; loss 2
+    x = np.zeros((2, 3), np.float16)
+    assert _bytes(F.sigmoid_cross_entropy, x, t) == (62, 2)
+
+
+def test_bytes_ctc_float64():
+    xs = [np.zeros((2, 3), np.float64) for _ in range(3)]
+    t = np.ones((2, 1), np.int32)
+    lengths = np.full((2,), 3, np.int32), np.full((2,), 1, np.int32)
+    # x (3, 2, 3) float64 18*8 = 144, t 2*4 = 8, the two length arrays
+    # 2*(2*4) = 16 -> 168; the mean loss 8 (in x's dtype, though the
+    # first input is an int32 array)
+    with ComputationalCostHook() as cch:
+        F.connectionist_temporal_classification(xs, t, 0, *lengths)
+    record = cch.layer_report['ConnectionistTemporalClassification-1']
+    assert (record['mread'], record['mwrite']) == (168, 8)
+    # reduce='no' writes B = 2 float64 losses: 16
+    with ComputationalCostHook() as cch:
+        F.connectionist_temporal_classification(xs, t, 0, *lengths,
+                                                reduce='no')
+    record = cch.layer_report['ConnectionistTemporalClassification-1']
+    assert (record['mread'], record['mwrite']) == (168, 16)
+
+
+def test_bytes_other_losses_with_labels():
+    x = np.zeros((2, 3), np.float32)
+    # Hinge: x 24 + int64 t 2*8 = 40; mean loss 4
+    assert _bytes(F.hinge, x, np.array([0, 1], np.int64)) == (40, 4)
+    x0 = np.zeros((2, 3), np.float64)
+    y = np.array([0, 1], np.int32)
+    # Contrastive: 48 + 48 + int32 y 8 + the margin 8 = 112; loss 8
+    assert _bytes(F.contrastive, x0, x0, y) == (112, 8)
+    # NegativeSampling, float64, sample_size 1 (K = 2): x 48, int32 t 8,
+    # min(2*2*3, 12) = 12 rows' elements of W 96, ignore label 8 -> 160;
+    # the summed loss 8
+    W = np.zeros((4, 3), np.float64)
+
+    def sampler(shape):
+        return np.zeros(shape, np.int32)
+    assert _bytes(F.negative_sampling, x0, y, W, sampler, 1) == (160, 8)
+
+
+def test_bytes_float16_losses():
+    x = np.zeros((2, 3), np.float16)
+    # HuberLoss: 12 + 12 + delta 2 = 26; 2 sums along axis 1: 4
+    assert _bytes(F.huber_loss, x, x, 1.0) == (26, 4)
+    # MeanSquaredError: 12 + 12 = 24; 2
+    assert _bytes(F.mean_squared_error, x, x) == (24, 2)

@@ -1,7 +1,9 @@
 import numpy as np
+import pytest
 
 import chainer.functions as F
 
+from chainer_computational_cost import ComputationalCostHook
 from helpers import cost
 
 
@@ -316,3 +318,39 @@ def test_params_normalize_l2():
     # several axes: the tuple (0.1.2 showed only the first one)
     assert _exact(cost(F.normalize, x, axis=(1, 2)).params,
                   {'axis': (1, 2)})
+
+
+# Bytes through the hook: every array in its own dtype
+
+def _record(fn, *args, **kwargs):
+    with ComputationalCostHook() as cch:
+        fn(*args, **kwargs)
+    record = next(iter(cch.layer_report.values()))
+    return record['mread'], record['mwrite']
+
+
+@pytest.mark.chainer7_only  # Chainer 6 needs gamma in x's dtype
+def test_bytes_batch_normalization_mixed_precision():
+    x, g = np.zeros((2, 3), np.float16), np.ones(3, np.float32)
+    # x 6*2 + gamma, beta 2*3*4 = 36; y 6*2 = 12
+    assert _record(F.batch_normalization, x, g, g) == (36, 12)
+    stats = {'running_mean': np.zeros(3, np.float32),
+             'running_var': np.ones(3, np.float32)}
+    # + the float32 running statistics 2*3*4 = 24 read and written, and
+    # decay (in their dtype) 4: read 64, write 12 + 24 = 36
+    assert _record(F.batch_normalization, x, g, g, **stats) == (64, 36)
+    # fixed: x 12 + the folded float32 scale and shift 2*3*4 = 36; 12
+    assert _record(F.fixed_batch_normalization, x, g, g, g, g) == (36, 12)
+
+
+def test_bytes_float64_and_float16():
+    x = np.zeros((1, 3, 1, 1), np.float64)
+    # LRN: x 3*8 + k, alpha, beta 3*8 = 48; 24
+    assert _record(F.local_response_normalization, x) == (48, 24)
+    x = np.zeros((2, 3), np.float16)
+    # NormalizeL2: 6*2 = 12 each way
+    assert _record(F.normalize, x) == (12, 12)
+    g = np.ones(3, np.float64)
+    # LayerNormalization, float64: x 2*3*8 = 48 + gamma, beta 24 + 24
+    x = np.zeros((2, 3), np.float64)
+    assert _record(F.layer_normalization, x, g, g) == (96, 48)

@@ -24,7 +24,10 @@ Conventions shared by the calculators of this module:
   (index arithmetic) and is not counted;
 * mwrite counts the loss output only: the intermediate arrays Chainer keeps
   on the node for the backward pass (differences, cached softmax scores,
-  lattices) are working buffers and are not counted.
+  lattices) are working buffers and are not counted;
+* every input is read in its own dtype: integer labels, index and length
+  arrays (int32 or int64) count their own bytes, not those of the float
+  data; a scalar constant counts one element of the data's dtype.
 """
 
 from chainer.functions.loss.absolute_error import AbsoluteError
@@ -43,6 +46,8 @@ from chainer.functions.loss.squared_error import SquaredError
 from chainer.functions.loss.triplet import Triplet
 
 from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import size_of
 
 
 def _sum_flops(n, n_out=1):
@@ -77,7 +82,7 @@ def _masked_mean_flops(n, normalize):
 def _pair_cost(x0, x1, flops_per_element):
     """Cost of an element-wise loss of two same-shaped inputs."""
     n = x0.size
-    return (flops_per_element * n, n + x1.size, n, {})
+    return (flops_per_element * n, size_of(x0) + size_of(x1), n, {})
 
 
 def calc_absolute_error(func: AbsoluteError, in_data, **kwargs):
@@ -136,7 +141,7 @@ def calc_mean_squared_error(func: MeanSquaredError, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     n = x0.size
     flops = n + dot_flops(1, n, fma) + 1
-    return (flops, n + x1.size, 1, {})
+    return (flops, size_of(x0) + size_of(x1), 1, {})
 
 
 def calc_mean_absolute_error(func: MeanAbsoluteError, in_data, **kwargs):
@@ -157,7 +162,7 @@ def calc_mean_absolute_error(func: MeanAbsoluteError, in_data, **kwargs):
     x0, x1 = in_data
     n = x0.size
     flops = 2 * n + _sum_flops(n) + 1
-    return (flops, n + x1.size, 1, {})
+    return (flops, size_of(x0) + size_of(x1), 1, {})
 
 
 def calc_huber_loss(func: HuberLoss, in_data, **kwargs):
@@ -192,7 +197,7 @@ def calc_huber_loss(func: HuberLoss, in_data, **kwargs):
         out = n // x.shape[1] if x.shape[1] else 0
         flops += _sum_flops(n, out)
     params = {'delta': float(func.delta), 'reduce': func.reduce}
-    return (flops, n + t.size + 1, out, params)
+    return (flops, size_of(x) + size_of(t) + elements(1, x), out, params)
 
 
 def calc_contrastive(func: Contrastive, in_data, **kwargs):
@@ -225,7 +230,8 @@ def calc_contrastive(func: Contrastive, in_data, **kwargs):
     flops = (x0.size + dot_flops(n_batch, k, fma) + per_sample * n_batch
              + red_flops)
     params = {'margin': float(func.margin), 'reduce': func.reduce}
-    return (flops, x0.size + x1.size + y.size + 1, out, params)
+    mread = size_of(x0) + size_of(x1) + size_of(y) + elements(1, x0)
+    return (flops, mread, out, params)
 
 
 def calc_triplet(func: Triplet, in_data, **kwargs):
@@ -253,7 +259,8 @@ def calc_triplet(func: Triplet, in_data, **kwargs):
     red_flops, out = _per_sample_reduce(n_batch, func.reduce)
     flops = (2 * anchor.size + dot_flops(n_batch, 2 * k, fma)
              + 2 * n_batch + red_flops)
-    mread = anchor.size + positive.size + negative.size + 1
+    mread = (size_of(anchor) + size_of(positive) + size_of(negative)
+             + elements(1, anchor))
     params = {'margin': float(func.margin), 'reduce': func.reduce}
     return (flops, mread, out, params)
 
@@ -294,7 +301,7 @@ def calc_cross_covariance(func: CrossCovariance, in_data, **kwargs):
     k = z.shape[1]
     half = func.reduce == 'half_squared_sum'
     flops = _covariance_flops(y.size + z.size, n, m, k, half, fma)
-    return (flops, y.size + z.size, 1 if half else m * k,
+    return (flops, size_of(y) + size_of(z), 1 if half else m * k,
             {'reduce': func.reduce})
 
 
@@ -325,7 +332,8 @@ def calc_decov(func: DeCov, in_data, **kwargs):
     n, m = h.shape
     half = func.reduce == 'half_squared_sum'
     flops = _covariance_flops(h.size, n, m, m, half, fma)
-    return (flops, h.size, 1 if half else m * m, {'reduce': func.reduce})
+    return (flops, size_of(h), 1 if half else m * m,
+            {'reduce': func.reduce})
 
 
 def calc_hinge(func: Hinge, in_data, **kwargs):
@@ -354,7 +362,7 @@ def calc_hinge(func: Hinge, in_data, **kwargs):
         flops += n
     red_flops, out = _per_sample_reduce(n, func.reduce)
     params = {'norm': func.norm, 'reduce': func.reduce}
-    return (flops + red_flops, n + t.size, out, params)
+    return (flops + red_flops, size_of(x) + size_of(t), out, params)
 
 
 def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
@@ -388,7 +396,7 @@ def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
         flops += _masked_mean_flops(n, func.normalize)
         out = 1
     params = {'normalize': bool(func.normalize), 'reduce': func.reduce}
-    return (flops, n + t.size + 1, out, params)
+    return (flops, size_of(x) + size_of(t) + elements(1, x), out, params)
 
 
 def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
@@ -405,7 +413,10 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     With integer labels $t$ ($\|t\| = M$), the gather is data movement; the
     ignore-label test and the masking cost $2M$ (`ignore_label`, an operand
     of every label's test, is read once); a `class_weight` ($C$
-    elements read) costs $M$ multiplications; the reduction costs $r = 2M$
+    elements read) weights only the $M$ selected entries, $w_{t_j}$ times
+    $\log y_{t_j, j}$: $M$ multiplications (Chainer's CPU code weights all
+    $\|x\|$ entries of the log-softmax, but only the selected ones reach
+    the loss); the reduction costs $r = 2M$
     for `reduce='mean'` with `normalize=True` (sum, count of the valid
     labels, clamp to 1, scaling with the sign folded in), $r = M$ with
     `normalize=False`, and $r = M$ negations for `reduce='no'`.
@@ -438,7 +449,7 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     m = n // n_class if n_class else 0
     mean = func.reduce == 'mean'
     flops = 3 * n
-    mread = n + t.size
+    mread = size_of(x) + size_of(t)
     params = {'reduce': func.reduce, 'normalize': bool(func.normalize),
               'ignore_label': int(func.ignore_label),
               'class_weight': func.class_weight is not None}
@@ -448,17 +459,18 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
         flops += dot_flops(m, n_class, fma)
         if loss_kind == 'kl-divergence':
             flops += 3 * n
-            mread += 1
+            mread += elements(1, x)
         elif not mean:
             flops += m
         if mean:
             flops += _sum_flops(m) + 1
     else:
         flops += 2 * m
-        mread += 1
+        mread += elements(1, x)
         if func.class_weight is not None:
+            # only the selected entries are weighted
             flops += m
-            mread += func.class_weight.size
+            mread += size_of(func.class_weight)
         if mean:
             flops += _masked_mean_flops(m, func.normalize)
         else:
@@ -499,9 +511,11 @@ def calc_connectionist_temporal_classification(
     loss = n_batch * (_logsumexp_flops(n_state) + 1)
     red_flops, out = _per_sample_reduce(n_batch, func.reduce)
     flops = softmax + x.size + lattice + loss + red_flops
-    mread = x.size + t.size + input_length.size + label_length.size
+    mread = (size_of(x) + size_of(t) + size_of(input_length)
+             + size_of(label_length))
     params = {'blank': int(func.blank_symbol), 'reduce': func.reduce}
-    return (flops, mread, out, params)
+    # the first input is an int array: the loss is in x's dtype
+    return (flops, mread, elements(out, x), params)
 
 
 def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
@@ -540,6 +554,7 @@ def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
     if func.reduce == 'sum':
         flops += _sum_flops(n_batch)
         out = 1
-    mread = x.size + t.size + min(n_batch * k * dim, W.size) + 1
+    mread = (size_of(x) + size_of(t)
+             + elements(min(n_batch * k * dim, W.size), W) + elements(1, x))
     params = {'sample_size': int(func.sample_size), 'reduce': func.reduce}
     return (flops, mread, out, params)

@@ -30,7 +30,10 @@ Conventions shared by the calculators of this module (the same as in
   precomputation) and counts 1 when they are updated;
 * mwrite counts the output and the running statistics updated in place;
   the per-group statistics Chainer keeps on the node for backward (mean,
-  inverse std, eigenvectors, ...) are small working buffers, not counted.
+  inverse std, eigenvectors, ...) are small working buffers, not counted;
+* every array is read and written in its own dtype (mixed precision: a
+  float16 $x$ with float32 $\gamma$, $\beta$ and running statistics); a
+  scalar constant counts one element of the dtype of the data it meets.
 """
 
 import numpy
@@ -54,7 +57,10 @@ from chainer.functions.normalization.local_response_normalization import \
     LocalResponseNormalization
 
 from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import total_size
 
 
 #: FLOPs of the symmetric eigendecomposition (eigenvalues and eigenvectors)
@@ -133,13 +139,14 @@ def calc_batch_normalization(func: BatchNormalization, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     n, c = x.size, gamma.size
     flops = _standardize_flops(n, c, fma)
-    mread = n + c + beta.size
-    mwrite = n
+    mread = size_of(x) + size_of(gamma) + size_of(beta)
+    mwrite = elements(n, x)
     params = {'eps': _float(func.eps), 'axis': _bn_axis(func, x, gamma)}
     if func.running_mean is not None:
         flops += 2 * _running_update_flops(c, fma)
-        mread += 2 * c + 1
-        mwrite += 2 * c
+        stats = total_size((func.running_mean, func.running_var))
+        mread += stats + elements(1, func.running_mean)
+        mwrite += stats
         params['decay'] = _float(func.decay)
     return (flops, mread, mwrite, params)
 
@@ -171,7 +178,9 @@ def calc_fixed_batch_normalization(func: FixedBatchNormalization, in_data,
     """
     x, gamma = in_data[:2]
     fma = kwargs.get('fma_1flop', False)
-    return ((1 if fma else 2) * x.size, x.size + 2 * gamma.size, x.size,
+    # the folded scale and shift are in the dtype of the parameters
+    return ((1 if fma else 2) * x.size,
+            size_of(x) + elements(2 * gamma.size, gamma), elements(x.size, x),
             {'eps': _float(func.eps)})
 
 
@@ -205,14 +214,15 @@ def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
     n, c = x.size, gamma.size
     flops = (_moments_flops(n, c, fma) + (2 + 2 + 3 + 4) * c
              + (3 if fma else 5) * n)
-    mread = n + c + beta.size + 2 * c
-    mwrite = n
+    stats = elements(2 * c, gamma)  # the running mean and variance
+    mread = size_of(x) + size_of(gamma) + size_of(beta) + stats
+    mwrite = elements(n, x)
     params = {'eps': _float(func.eps), 'rmax': _float(func.rmax),
               'dmax': _float(func.dmax)}
     if func.update_statistics:
         flops += 2 * _running_update_flops(c, fma)
-        mread += 1
-        mwrite += 2 * c
+        mread += elements(1, gamma)
+        mwrite += stats
         params['decay'] = _float(func.decay)
     return (flops, mread, mwrite, params)
 
@@ -262,21 +272,20 @@ def calc_decorrelated_batch_normalization(
     eigen = _EIGH_FLOPS_PER_N3 * g * c ** 3
     whitening = g * c + g * c * c + dot_flops(2 * n, c, fma)
     flops = 2 * n + covariance + eigen + whitening
-    mread = mwrite = n
+    mread = mwrite = size_of(x)
     params = {'groups': int(func.groups), 'eps': _float(func.eps)}
     if func.running_mean is not None:
-        size = func.running_mean.size
-        flops += _running_update_flops(size, fma)
-        mread += size
-        mwrite += size
+        flops += _running_update_flops(func.running_mean.size, fma)
+        mread += size_of(func.running_mean)
+        mwrite += size_of(func.running_mean)
     if func.running_projection is not None:
         size = func.running_projection.size
         flops += (dot_flops(g * c * c, c, fma)
                   + _running_update_flops(size, fma))
-        mread += size
-        mwrite += size
+        mread += size_of(func.running_projection)
+        mwrite += size_of(func.running_projection)
     if func.running_mean is not None or func.running_projection is not None:
-        mread += 1
+        mread += elements(1, x)
         params['decay'] = _float(func.decay)
     return (flops, mread, mwrite, params)
 
@@ -304,7 +313,7 @@ def calc_fixed_decorrelated_batch_normalization(
     n = x.size
     c = _dbn_shape(x, func.groups)[1]
     flops = n + dot_flops(n, c, fma)
-    return (flops, n + mean.size + projection.size, n,
+    return (flops, total_size(in_data), n,
             {'groups': int(func.groups)})
 
 
@@ -330,7 +339,7 @@ def calc_group_normalization(func: GroupNormalization, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     rows = x.shape[0] * func.groups
     flops = _standardize_flops(x.size, rows, fma)
-    return (flops, x.size + gamma.size + beta.size, x.size,
+    return (flops, total_size(in_data), elements(x.size, x),
             {'groups': int(func.groups), 'eps': _float(func.eps)})
 
 
@@ -354,7 +363,7 @@ def calc_layer_normalization(func: LayerNormalization, in_data, **kwargs):
     x, gamma, beta = in_data
     fma = kwargs.get('fma_1flop', False)
     flops = _standardize_flops(x.size, x.shape[0], fma)
-    return (flops, x.size + gamma.size + beta.size, x.size,
+    return (flops, total_size(in_data), elements(x.size, x),
             {'eps': _float(func.eps)})
 
 
@@ -398,7 +407,7 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
              + _lrn_window_additions(channels, func.n // 2) * positions)
     params = {'n': int(func.n), 'k': _int_if_integral(func.k),
               'alpha': _float(func.alpha), 'beta': _float(func.beta)}
-    return (flops, n + 3, n, params)
+    return (flops, size_of(x) + elements(3, x), n, params)
 
 
 def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
@@ -432,4 +441,4 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     slices = n // length if length else 0
     flops = dot_flops(slices, length, fma) + 2 * slices + n
     axis = axes[0] if len(axes) == 1 else axes
-    return (flops, n, n, {'axis': axis})
+    return (flops, size_of(x), n, {'axis': axis})

@@ -20,6 +20,7 @@ module imports under both; the Chainer 6 names are registered at the bottom.
 import chainer
 
 from chainer_computational_cost.cost_calculators import register
+from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -186,7 +187,7 @@ def _n_step_cost(func, in_data, cell, directions, fma):
                      + _flops(plain, fused, fma))
     flops = directions * tokens * units * per_unit
     states = total_size(in_data[:-2])  # hx and, for an LSTM, cx
-    mread = states + w.size + xs.size
+    mread = states + size_of(w) + size_of(xs)
     mwrite = states + tokens * directions * units
     return flops, mread, mwrite, {'n_layers': n_layers, 'units': units}
 
