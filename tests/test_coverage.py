@@ -17,12 +17,14 @@ NOT_COUNTED = {
     # abstract bases, never applied themselves
     'BaseNStepRNN', 'IndexSelectorBase', 'SelectorBase', 'Pooling2D',
     '_PoolingND',
-    # private helpers of backward passes
-    '_MulInvStd', '_XHat', '_SetItemZero',
     # GPU-only internals (they do have calculators, see below), and the
     # bridge to Theano, whose cost is whatever graph it wraps
     'CudnnRNNWeightConcat', 'RsqrtGPU', 'TheanoFunction',
 }
+
+#: Private FunctionNodes that only backward passes apply (counted with the
+#: gradient classes).
+BACKWARD_HELPERS = {'_MulInvStd', '_XHat', '_SetItemZero'}
 
 # Forward function types deliberately left without a calculator, each with
 # the reason. Empty: every one is covered.
@@ -30,12 +32,10 @@ EXCLUDED = {}
 
 
 def _is_backward(name):
-    return 'Grad' in name or 'Backward' in name
+    return 'Grad' in name or 'Backward' in name or name in BACKWARD_HELPERS
 
 
-def forward_function_types():
-    """Forward FunctionNode / Function classes defined in chainer.functions.
-    """
+def _function_types(backward):
     found = set()
     prefix = chainer.functions.__name__ + '.'
     for info in pkgutil.walk_packages(chainer.functions.__path__, prefix):
@@ -47,9 +47,22 @@ def forward_function_types():
             if (inspect.isclass(obj) and obj.__module__ == module.__name__
                     and issubclass(obj, (chainer.FunctionNode,
                                          chainer.Function))
-                    and not _is_backward(name) and name not in NOT_COUNTED):
+                    and _is_backward(name) == backward
+                    and name not in NOT_COUNTED):
                 found.add(obj)
     return found
+
+
+def forward_function_types():
+    """Forward FunctionNode / Function classes defined in chainer.functions.
+    """
+    return _function_types(backward=False)
+
+
+def gradient_function_types():
+    """The FunctionNodes of chainer.functions that backward passes apply:
+    the ``*Grad*`` / ``*Backward*`` classes and private helpers."""
+    return _function_types(backward=True)
 
 
 def test_every_forward_function_has_a_calculator():
@@ -58,6 +71,15 @@ def test_every_forward_function_has_a_calculator():
                      if c not in calculators and c.__name__ not in EXCLUDED)
     covered = sum(1 for c in types if c in calculators)
     print('covered {} of {}'.format(covered, len(types)))
+    assert missing == []
+
+
+def test_every_gradient_function_has_a_calculator():
+    types = gradient_function_types()
+    missing = sorted('{}.{}'.format(c.__module__, c.__name__) for c in types
+                     if c not in calculators)
+    covered = sum(1 for c in types if c in calculators)
+    print('covered {} of {} gradient classes'.format(covered, len(types)))
     assert missing == []
 
 
