@@ -1,0 +1,75 @@
+"""Model factories for tests/test_cli.py, given on its command lines as
+``cli_models:<factory>``.
+
+test_cli.py finds the lines where these raise by their text, so keep each
+``raise`` and the convolution call unique in this file.
+"""
+
+import os
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+
+
+class Tiny(chainer.Chain):
+    def forward(self, x):
+        return F.relu(x)
+
+
+def build_tiny():
+    """A model of one ReLU."""
+    return Tiny()
+
+
+class ConvLinear(chainer.Chain):
+    def __init__(self):
+        super(ConvLinear, self).__init__()
+        with self.init_scope():
+            self.conv = L.Convolution2D(3, 4, ksize=3)
+            # in_size None: the weight is created at the first call, so the
+            # dtype must still be in force during the forward pass.
+            self.fc = L.Linear(None, 5)
+
+    def forward(self, x):
+        h = self.conv(x)  # conv call
+        return self.fc(h)
+
+
+def build_conv_linear():
+    """A 3x3 convolution from 3 to 4 channels, then a linear layer to 5."""
+    return ConvLinear()
+
+
+def build_raising():
+    """A factory that fails, as a buggy user factory would."""
+    raise ValueError('no weights for width 0')  # factory raise
+
+
+def build_not_callable():
+    """A factory that returns something that is not a model."""
+    return 42
+
+
+def build_none():
+    """A factory that forgot its return statement."""
+    ConvLinear()
+
+
+NOT_A_FACTORY = 'vgg16'
+
+
+class FailsAsIfInThePackage(object):
+    """A model whose call raises from a frame filed under this package's
+    directory, standing in for a bug in the hook."""
+
+    def __call__(self, x):
+        import chainer_computational_cost
+        path = os.path.join(
+            os.path.dirname(chainer_computational_cost.__file__), 'hook.py')
+        exec(compile("raise RuntimeError('bug')", path, 'exec'))
+
+
+def build_package_bug():
+    """A model that fails as a bug in chainer_computational_cost would."""
+    return FailsAsIfInThePackage()
