@@ -337,7 +337,7 @@ def link_report(layers, link_info, depth=None):
         for p in _ancestors(layer.get('link') or '/'):
             _sum_into(entries[p], layer)
     report = collections.OrderedDict()
-    for p in sorted(full, key=_path_key):
+    for p in _preorder(list(link_info) + sorted(full - set(link_info))):
         if depth is not None and _depth(p) > depth:
             continue
         report[p] = _percentages(entries[p], total)
@@ -345,6 +345,25 @@ def link_report(layers, link_info, depth=None):
     tot['n_calls'] = entries['/']['n_calls']
     report['total'] = tot
     return report
+
+
+def _preorder(paths):
+    """Every path of ``paths`` and their ancestors, parents first, each
+    link's children in the order they appear in ``paths`` (the order of
+    their first call)."""
+    children = collections.OrderedDict()
+    for path in paths:
+        chain = _ancestors(path)
+        for parent, child in zip(chain, chain[1:]):
+            children.setdefault(parent, collections.OrderedDict())[
+                child] = None
+    out = []
+    todo = ['/']
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(reversed(list(children.get(p, ()))))
+    return out
 
 
 def _ancestors(path):
@@ -355,13 +374,6 @@ def _ancestors(path):
 
 def _depth(path):
     return len([p for p in path.split('/') if p])
-
-
-def _path_key(path):
-    # Depth-first: a parent, then each child's subtree, children in the
-    # natural order of their names ('10' after '9' for ChainLists).
-    return [(0, int(p), '') if p.isdigit() else (1, 0, p)
-            for p in path.split('/') if p]
 
 
 # Argument checking: every show_* argument is checked before anything is
@@ -782,6 +794,7 @@ class CostReport(object):
                      params=r[R_PARAMS], phase=r[R_PHASE], link=r[R_LINK])
             if r[R_TIME] is not None:
                 d['time'] = r[R_TIME]
+            d['dtype'] = r[R_DTYPE].name if r[R_DTYPE] is not None else None
             layers.append(d)
         info = self._link_info()
         # The model's parameter count, when a link was called at all.

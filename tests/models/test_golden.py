@@ -205,3 +205,45 @@ def test_resnet50_batch32_matches_the_blog(resnet50_model):
                             columns=['type', 'flops', 'mread', 'mwrite'])
     # seed 001: total 124.316 GFLOPs, 5.072 GiB read, 4.289 GiB written
     assert out.getvalue().splitlines()[-1] == 'total,124.316,5.072,4.289'
+
+
+# Where the cost lives: the link tree of the real models
+
+def test_resnet50_link_root_is_the_total(resnet50, resnet50_model):
+    root = resnet50.link_report['/']
+    total = resnet50.total_report
+    for key in ('n_layers', 'flops', 'mread', 'mwrite', 'mrw', 'n_params'):
+        assert root[key] == total[key]
+    assert root['n_params'] == sum(p.size for p in resnet50_model.params())
+    assert root['n_params'] == 25557096
+
+
+def test_resnet50_stages_sum_their_blocks(resnet50):
+    report = resnet50.link_report
+    layers = [r for name, r in resnet50.layer_report.items()
+              if name != 'total']
+    for stage in ('/res2', '/res3', '/res4', '/res5'):
+        blocks = [p for p in report
+                  if p.startswith(stage + '/') and p.count('/') == 2]
+        own = sum(r['flops'] for r in layers if r['link'] == stage)
+        assert report[stage]['flops'] == sum(
+            report[b]['flops'] for b in blocks) + own
+    # the stages have 3, 4, 6 and 3 blocks
+    assert [len([p for p in report if p.startswith(s + '/')
+                 and p.count('/') == 2])
+            for s in ('/res2', '/res3', '/res4', '/res5')] == [3, 4, 6, 3]
+
+
+def test_resnet50_conv1_is_the_first_convolution(resnet50):
+    conv1 = resnet50.link_report['/conv1']
+    first = resnet50.layer_report['Convolution2DFunction-1']
+    assert first['link'] == '/conv1'
+    assert (conv1['flops'], conv1['mread'], conv1['mwrite']) == (
+        first['flops'], first['mread'], first['mwrite'])
+    # 7*7*3*64 weights + 64 biases
+    assert conv1['n_params'] == 9472 and conv1['n_calls'] == 1
+
+
+def test_vgg16_link_root(vgg16):
+    assert vgg16.link_report['/']['n_params'] == 138357544
+    assert vgg16.link_report['/']['flops'] == 15488423327

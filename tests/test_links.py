@@ -1,0 +1,141 @@
+"""Where the cost lives: link paths on records, the link report and its
+rendering, on small chains with hand-derived figures."""
+
+import io
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+import numpy as np
+import pytest
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import LinkColumns
+
+
+def _x(*shape):
+    return np.ones(shape, np.float32)
+
+
+class Twice(chainer.Chain):
+    """Calls the same Linear(3 -> 4) twice, with a ReLU of its own."""
+
+    def __init__(self):
+        super(Twice, self).__init__()
+        with self.init_scope():
+            self.fc = L.Linear(3, 4)
+            self.out = L.Linear(4, 3)
+
+    def forward(self, x):
+        h = F.relu(self.fc(x))
+        return self.out(h) + self.fc(x)[:, :3]
+
+
+def _run(model, x, backward=False):
+    with ComputationalCostHook(strict=True) as cch:
+        y = model(x)
+        if backward:
+            F.sum(y).backward()
+    return cch
+
+
+def test_a_link_called_twice_accumulates_both_calls():
+    cch = _run(Twice(), _x(2, 3))
+    fc = cch.link_report['/fc']
+    assert fc['n_calls'] == 2
+    # each call: 2*4*3 multiply-adds + 2*4 bias adds = 32 FLOPs
+    assert fc['flops'] == 2 * 32
+    assert fc['n_layers'] == 2
+    # W 4*3 + b 4
+    assert fc['n_params'] == 16
+
+
+def test_functions_belong_to_the_chain_that_calls_them():
+    cch = _run(Twice(), _x(2, 3))
+    links = [(r['type'], r['link'])
+             for name, r in cch.layer_report.items() if name != 'total']
+    assert links == [
+        ('LinearFunction', '/fc'), ('ReLU', '/'), ('LinearFunction', '/out'),
+        ('LinearFunction', '/fc'), ('GetItem', '/'), ('Add', '/')]
+
+
+def test_every_level_sums_its_children_and_its_own_functions():
+    cch = _run(Twice(), _x(2, 3))
+    report = cch.link_report
+    assert list(report) == ['/', '/fc', '/out', 'total']
+    root = report['/']
+    # /out: 2*3*4 + 2*3 = 30; ReLU 8; GetItem 0; Add 6
+    assert report['/out']['flops'] == 30
+    assert root['flops'] == 64 + 30 + 8 + 0 + 6
+    for m in ('flops', 'mread', 'mwrite', 'mrw', 'n_layers'):
+        assert root[m] == cch.total_report[m] == report['total'][m]
+    # fc 16 + out 4*3 + 3 = 31
+    assert root['n_params'] == cch.total_report['n_params'] == 31
+    assert root['n_calls'] == 1
+
+
+def test_functions_outside_any_link_go_to_the_root():
+    with ComputationalCostHook() as cch:
+        F.relu(_x(2))
+        L.Linear(2, 2)(_x(1, 2))
+    report = cch.link_report
+    assert report['/']['n_layers'] == 2
+    assert cch.layer_report['ReLU-1']['link'] == '/'
+
+
+def test_backward_calls_go_to_the_link_whose_forward_made_them():
+    cch = _run(Twice(), _x(2, 3), backward=True)
+    grads = {(r['type'], r['link']) for name, r in cch.layer_report.items()
+             if name != 'total' and r['phase'] == 'backward'}
+    assert ('LinearGradWeight', '/fc') in grads
+    assert ('LinearGradWeight', '/out') in grads
+    assert ('ReLUGrad2', '/') in grads
+
+
+def test_depth_keeps_the_cost_in_the_parents():
+    class Outer(chainer.Chain):
+        def __init__(self):
+            super(Outer, self).__init__()
+            with self.init_scope():
+                self.inner = Twice()
+
+        def forward(self, x):
+            return F.relu(self.inner(x))
+
+    cch = _run(Outer(), _x(2, 3))
+    assert list(cch.link_report) == ['/', '/inner', '/inner/fc',
+                                     '/inner/out', 'total']
+    out = io.StringIO()
+    cch.show_link_report(out, unit=None, depth=1,
+                         columns=['name', 'n_calls', 'flops'])
+    # inner: 108 (see above); Outer's ReLU on (2, 3): 6
+    assert out.getvalue().splitlines() == [
+        'Link,# Calls,FLOPs', '/,1,114', '/inner,1,108', 'total,1,114']
+
+
+def test_names_are_indented_by_depth_in_table_and_md():
+    cch = _run(Twice(), _x(2, 3))
+    out = io.StringIO()
+    cch.show_link_report(out, mode='md', unit=None,
+                         columns=['name', 'flops'])
+    lines = out.getvalue().splitlines()
+    assert lines[2:] == ['|/|108|', '|\u00a0\u00a0fc|64|',
+                         '|\u00a0\u00a0out|30|', '|total|108|']
+    assert LinkColumns.DEFAULT == [
+        'name', 'n_params', 'n_calls', 'n_layers', 'flops', 'mread',
+        'mwrite', 'mrw']
+
+
+def test_link_is_a_column_of_show_report():
+    cch = _run(Twice(), _x(2, 3))
+    out = io.StringIO()
+    cch.show_report(out, unit=None, columns=['name', 'link'])
+    assert out.getvalue().splitlines()[1:3] == [
+        'LinearFunction-1,/fc', 'ReLU-1,/']
+
+
+@pytest.mark.parametrize('depth', [-1, 1.5, 'deep'])
+def test_bad_depth(depth):
+    cch = _run(Twice(), _x(2, 3))
+    with pytest.raises(ValueError, match='depth must be'):
+        cch.show_link_report(io.StringIO(), depth=depth)
