@@ -25,6 +25,7 @@ from chainer.functions.math.ndtr import Ndtr
 from chainer.functions.math.ndtri import Ndtri
 from chainer.functions.math.polygamma import PolyGamma
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import resolve_target
 from chainer_computational_cost.cost_calculators import validate_cost
@@ -443,3 +444,79 @@ def test_squared_difference_chainer6():
     for fma in (True, False):
         assert cost(F.squared_difference, a, b, fma=fma,
                     kind='SquaredDifference') == (12, 12, 6, {})
+
+
+# Bytes through the hook: each input array is read in its own dtype, a
+# scalar constant in the dtype of the data it meets, outputs written in
+# theirs.
+
+def _bytes(fn, *args, name):
+    with ComputationalCostHook() as cch:
+        fn(*args)
+    record = cch.layer_report[name]
+    return record['mread'], record['mwrite']
+
+
+def _no_scipy_polygamma(monkeypatch):
+    # the CPU forward calls SciPy; only the output's shape and dtype
+    # matter to the hook, so zeros of the broadcast shape stand in
+    from chainer.functions.math import polygamma
+    monkeypatch.setattr(polygamma, '_polygamma_cpu',
+                        lambda n, x: np.zeros(np.broadcast(n, x).shape))
+
+
+def test_polygamma_bytes_int_orders(monkeypatch):
+    _no_scipy_polygamma(monkeypatch)
+    n = np.ones((2, 3), np.int32)
+    x = half(2, 3).astype(np.float16)
+    # n 6*4 = 24 + x 6*2 = 12 -> 36; y float16 6*2 = 12
+    assert _bytes(F.polygamma, n, x, name='PolyGamma-1') == (36, 12)
+    n = np.ones(1, np.int64)
+    x = half(2, 3).astype(np.float64)
+    # n 1*8 = 8 + x 6*8 = 48 -> 56; y float64 6*8 = 48
+    assert _bytes(F.polygamma, n, x, name='PolyGamma-1') == (56, 48)
+    n = np.ones((2, 1), np.int8)
+    x = half(2, 3)
+    # n 2*1 = 2 + x 6*4 = 24 -> 26; y float32 6*4 = 24
+    assert _bytes(F.polygamma, n, x, name='PolyGamma-1') == (26, 24)
+
+
+def test_binary_bytes_float16_float64():
+    a, b = half(2, 3).astype(np.float16), half(3).astype(np.float16)
+    # a 6*2 = 12 + b 3*2 = 6 -> 18; y 6*2 = 12
+    assert _bytes(F.add, a, b, name='Add-1') == (18, 12)
+    a, b = half(2, 3).astype(np.float64), half(2, 3).astype(np.float64)
+    # 6*8 + 6*8 = 96; y 6*8 = 48
+    assert _bytes(F.maximum, a, b, name='Maximum-1') == (96, 48)
+
+
+def test_constant_bytes_float16_float64():
+    x = var(2, 3)
+    x16 = chainer.Variable(x.array.astype(np.float16))
+    # x 6*2 = 12 + the scalar in float16 2 -> 14; y 6*2 = 12
+    assert _bytes(lambda v: v + 2, x16, name='AddConstant-1') == (14, 12)
+    x64 = chainer.Variable(x.array.astype(np.float64))
+    # x 6*8 = 48 + the scalar in float64 8 -> 56; y 6*8 = 48
+    assert _bytes(lambda v: 3 / v, x64, name='DivFromConstant-1') == (56, 48)
+
+
+@needs_open_clip
+def test_clip_bytes_array_and_scalar_bounds():
+    # Chainer compares the bounds, so an array bound next to a scalar one
+    # has a single element
+    x, lo = half(2, 3), np.zeros(1, np.float64)
+
+    def f(v):
+        return Clip(lo, 1.0).apply((v,))[0]
+    # x 6*4 = 24 + lo 1*8 = 8 + the scalar x_max in x's float32 4 -> 36
+    # y is cast to x's float32 dtype: 6*4 = 24
+    assert f(x).dtype == np.float32
+    assert _bytes(f, x, name='Clip-1') == (36, 24)
+
+
+def test_unary_bytes_float16_float64():
+    # |x| = 6: read and written in the input's dtype
+    assert _bytes(F.exp, half(2, 3).astype(np.float16),
+                  name='Exp-1') == (12, 12)
+    assert _bytes(F.sqrt, half(2, 3).astype(np.float64),
+                  name='Sqrt-1') == (48, 48)

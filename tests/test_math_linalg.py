@@ -14,6 +14,7 @@ from chainer.functions.math.matmul import MatMul
 from chainer.functions.math.sparse_matmul import CooMatMul
 from chainer.functions.math.tensordot import TensorDot
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import validate_cost
 
@@ -575,3 +576,84 @@ def test_fft_non_power_of_two():
     # n = 1: 0 FLOPs; ifft still scales 2*4 = 8
     assert cost(F.fft, (_z(4, 1), _z(4, 1)))[:3] == (0, 8, 8)
     assert cost(F.ifft, (_z(4, 1), _z(4, 1)))[:3] == (8, 8, 8)
+
+
+# Bytes through the hook: with mixed precision each operand is read in its
+# own dtype; the output is written in its dtype.
+
+def _bytes(fn, *args, name, **kwargs):
+    with ComputationalCostHook() as cch:
+        fn(*args, **kwargs)
+    record = cch.layer_report[name]
+    return record['mread'], record['mwrite']
+
+
+def test_matmul_bytes_mixed_precision():
+    a, b = _z(2, 3).astype(np.float16), _z(3, 4)
+    # a 6*2 = 12 + b 12*4 = 48 -> 60; y float32 (2, 4): 8*4 = 32
+    assert F.matmul(a, b).dtype == np.float32
+    assert _bytes(F.matmul, a, b, name='MatMul-1') == (60, 32)
+    # b float64 first: 12*8 = 96 + a 6*2 = 12 -> 108; y (4, 2) float64 64
+    assert _bytes(F.matmul, b.astype(np.float64), a, transa=True,
+                  transb=True, name='MatMul-1') == (108, 64)
+
+
+def test_linalg_bytes_float64_float16():
+    x = _eyes(2, 3).astype(np.float64)
+    # BatchDet: 18*8 = 144 read; 2 determinants, 2*8 = 16
+    assert _bytes(F.batch_det, x, name='BatchDet-1') == (144, 16)
+    # BatchInv: 18*8 = 144 read, 144 written
+    assert _bytes(F.batch_inv, x, name='BatchInv-1') == (144, 144)
+    x = _z(3, 2, 2).astype(np.float16)
+    # BatchL2NormSquared: 12*2 = 24 read; 3 sums, 3*2 = 6
+    assert _bytes(F.batch_l2_norm_squared, x,
+                  name='BatchL2NormSquared-1') == (24, 6)
+    r = _z(2, 4).astype(np.float16)
+    # FFT: real and imaginary parts 8*2 + 8*2 = 32 read, 32 written
+    assert _bytes(F.fft, (r, r), name='FFT-1') == (32, 32)
+
+
+def test_tensordot_and_einsum_bytes_mixed_precision():
+    a, b = _z(2, 3).astype(np.float64), _z(3, 4).astype(np.float16)
+    # a 6*8 = 48 + b 12*2 = 24 -> 72; y (2, 4) in float64: 8*8 = 64
+    assert _bytes(F.tensordot, a, b, axes=1, name='TensorDot-1') == (72, 64)
+    assert _bytes(F.einsum, 'ij,jk->ik', a, b, name='EinSum-1') == (72, 64)
+
+
+def test_coo_matmul_bytes_index_arrays(monkeypatch):
+    from chainer.functions.math import sparse_matmul
+
+    def no_scipy(data, row, col, shape, b, dtype):
+        # the CPU product calls SciPy; only the output's shape and dtype
+        # matter to the hook
+        return np.zeros((shape[0], b.shape[-1]), dtype)
+    monkeypatch.setattr(sparse_matmul, '_coo_matmul_cpu', no_scipy)
+    row = np.array([0, 1, 2], np.int32)
+    col = np.array([0, 1, 3], np.int32)
+    node = CooMatMul(row, col, (3, 4))
+    sp, dn = _z(3).astype(np.float16), _z(4, 2).astype(np.float16)
+    # values 3*2 = 6 + rows 3*4 = 12 + cols 3*4 = 12 + B 8*2 = 16 -> 46
+    # C (3, 2) float16: 6*2 = 12
+    assert _bytes(lambda: node.apply((sp, dn)), name='CooMatMul-1') == (
+        46, 12)
+    node = CooMatMul(row.astype(np.int64), col.astype(np.int64), (3, 4))
+    sp, dn = _z(3).astype(np.float64), _z(4, 2)
+    # values 3*8 = 24 + rows 3*8 = 24 + cols 24 + B 8*4 = 32 -> 104
+    # C (3, 2) in float64: 6*8 = 48
+    assert _bytes(lambda: node.apply((sp, dn)), name='CooMatMul-1') == (
+        104, 48)
+
+
+def test_cumprodsum_bytes_float64():
+    xmul, xadd = _z(2, 3).astype(np.float64), _z(3, 3).astype(np.float64)
+    # (6 + 9)*8 = 120; y 9*8 = 72
+    assert _bytes(lambda: Cumprodsum(0).apply((xmul, xadd)),
+                  name='Cumprodsum-1') == (120, 72)
+
+
+def test_reduction_bytes_float16():
+    x = _z(2, 3).astype(np.float16)
+    # 6*2 = 12 read; y (2,) 2*2 = 4
+    assert _bytes(F.sum, x, axis=1, name='Sum-1') == (12, 4)
+    # argmax writes int32 indices: 2*4 = 8
+    assert _bytes(F.argmax, x, axis=1, name='ArgMax-1') == (12, 8)

@@ -11,6 +11,9 @@ Conventions shared by every calculator of this module:
   written once.
 * A constant held by the node (``value``, ``x_min``, ...) is read once: 1
   element for a scalar, its size for an array.
+* Reads are counted in each array's own dtype (mixed precision, integer
+  orders, index arrays), a scalar constant in the dtype of the data it
+  meets; writes in the output's dtype.
 """
 
 import collections.abc
@@ -91,10 +94,13 @@ from chainer.functions.math.trigonometric import Tan
 
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import Elements
+from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reduced_shape
 from chainer_computational_cost.cost_calculators import resolve_table
+from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -116,8 +122,20 @@ def _elementwise(operands, flops_per_elem=1, params=None):
     """
     present = [x for x in operands if x is not None]
     n_out = prod(broadcast_shape(*[_shape_of(x) for x in present]))
-    return (flops_per_elem * n_out, total_size(present), n_out,
+    return (flops_per_elem * n_out, _reads(present), n_out,
             {} if params is None else params)
+
+
+def _reads(operands):
+    """Elements read from ``operands``: each array once in its own dtype,
+    each scalar constant as one element of the first array's dtype (the
+    dtype it is used in), so the bytes are exact whatever the mix."""
+    sizes = [size_of(x) for x in operands]
+    arrays = [x for x, n in zip(operands, sizes) if isinstance(n, Elements)]
+    scalars = len(sizes) - len(arrays)
+    if scalars and arrays:
+        return total_size(arrays) + elements(scalars, arrays[0])
+    return sum(sizes)
 
 
 def _scalar_param(value):
@@ -464,7 +482,7 @@ def _reduction(x, axis):
     (sum, product, max, min, argmax, argmin) of ``x`` over ``axis`` (kept
     dimensions of length 1 change no count)."""
     y_size = prod(reduced_shape(x.shape, axis))
-    return (_reduce_ops(x.size, y_size), x.size, y_size)
+    return (_reduce_ops(x.size, y_size), size_of(x), y_size)
 
 
 def _scan(x, axis):
@@ -473,7 +491,7 @@ def _scan(x, axis):
     None scans the flattened array."""
     length = x.size if axis is None else x.shape[axis]
     lines = x.size // length if length else 0
-    return (x.size - lines, x.size, x.size)
+    return (x.size - lines, size_of(x), x.size)
 
 
 def _matmul_dims(a_shape, b_shape, transa, transb, transc=False):
@@ -635,7 +653,7 @@ def calc_sum_to(func: SumTo, in_data, **kwargs):
     x, = in_data
     shape = tuple(int(s) for s in func._shape)
     y_size = prod(shape)
-    return (_reduce_ops(x.size, y_size), x.size, y_size,
+    return (_reduce_ops(x.size, y_size), size_of(x), y_size,
             {'shape': shape})
 
 
@@ -703,7 +721,7 @@ def calc_batch_l2_norm_squared(func: BatchL2NormSquared, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     batch = x.shape[0]
     k = x.size // batch if batch else 0
-    return (dot_flops(batch, k, fma), x.size, batch, {})
+    return (dot_flops(batch, k, fma), size_of(x), batch, {})
 
 
 # Scans
@@ -758,7 +776,7 @@ def calc_cumprodsum(func: Cumprodsum, in_data, **kwargs):
     """
     xmul, xadd = in_data
     fma = kwargs.get('fma_1flop', False)
-    return (_fma_flops(xmul.size, 0, fma), xmul.size + xadd.size,
+    return (_fma_flops(xmul.size, 0, fma), size_of(xmul) + size_of(xadd),
             xadd.size, {'axis': func.axis})
 
 
@@ -785,7 +803,7 @@ def calc_mat_mul(func: MatMul, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     n_out, k = _matmul_dims(a.shape, b.shape, func.transa, func.transb,
                             func.transc)
-    return (dot_flops(n_out, k, fma), a.size + b.size, n_out,
+    return (dot_flops(n_out, k, fma), size_of(a) + size_of(b), n_out,
             {'transa': bool(func.transa), 'transb': bool(func.transb),
              'transc': bool(func.transc)})
 
@@ -812,7 +830,7 @@ def calc_batch_mat_mul(func: BatchMatMul, in_data, **kwargs):
     a_shape = tuple(a.shape[:2]) + (prod(a.shape[2:]),)
     b_shape = tuple(b.shape[:2]) + (prod(b.shape[2:]),)
     n_out, k = _matmul_dims(a_shape, b_shape, func.transa, func.transb)
-    return (dot_flops(n_out, k, fma), a.size + b.size, n_out,
+    return (dot_flops(n_out, k, fma), size_of(a) + size_of(b), n_out,
             {'transa': bool(func.transa), 'transb': bool(func.transb)})
 
 
@@ -839,7 +857,7 @@ def calc_tensor_dot(func: TensorDot, in_data, **kwargs):
     k = prod(a.shape[i] for i in a_con)
     n_out = (prod(d for i, d in enumerate(a.shape) if i not in a_con)
              * prod(d for i, d in enumerate(b.shape) if i not in b_con))
-    return (dot_flops(n_out, k, fma), a.size + b.size, n_out,
+    return (dot_flops(n_out, k, fma), size_of(a) + size_of(b), n_out,
             {'a_axes': a_con, 'b_axes': b_con})
 
 
@@ -866,7 +884,7 @@ def calc_ein_sum(func: EinSum, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     shapes = [x.shape for x in in_data]
     flops, n_out = _einsum_flops(func.in_subs, func.out_sub, shapes, fma)
-    return (flops, sum(x.size for x in in_data), n_out,
+    return (flops, total_size(in_data), n_out,
             {'subscripts': _subscripts(func.in_subs, func.out_sub)})
 
 
@@ -895,7 +913,7 @@ def calc_diag_ein_sum(func: DiagEinSum, in_data, **kwargs):
     direct = ''.join(c for c in func.out_sub if c in in_labels)
     flops, _ = _einsum_flops(func.in_subs, direct, shapes, fma)
     out_shape = tuple(int(s) for s in func.out_shape)
-    return (flops, sum(x.size for x in in_data), prod(out_shape),
+    return (flops, total_size(in_data), prod(out_shape),
             {'subscripts': _subscripts(func.in_subs, func.out_sub),
              'out_shape': out_shape})
 
@@ -926,7 +944,8 @@ def calc_coo_mat_mul(func: CooMatMul, in_data, **kwargs):
     nb = dn.shape[0] if dn.ndim == 3 else 1
     m = func.sp_shape[1] if func.transa else func.sp_shape[0]
     n = dn.shape[-2] if func.transb else dn.shape[-1]
-    mread = sp.size + func.sp_row.size + func.sp_col.size + dn.size
+    mread = (size_of(sp) + size_of(func.sp_row) + size_of(func.sp_col)
+             + size_of(dn))
     return (_fma_flops(sp.size * n, 0, fma), mread, nb * m * n,
             {'shape': tuple(int(s) for s in func.sp_shape),
              'transa': bool(func.transa), 'transb': bool(func.transb),
@@ -939,7 +958,7 @@ def _det_cost(x, n_mat, fma):
     n = x.shape[-1]
     pairs, divs = _lu_ops(n)
     flops = n_mat * _fma_flops(pairs, divs + max(n - 1, 0), fma)
-    return flops, x.size, n_mat
+    return flops, size_of(x), n_mat
 
 
 def calc_batch_det(func: BatchDet, in_data, **kwargs):
@@ -969,7 +988,7 @@ def calc_batch_det(func: BatchDet, in_data, **kwargs):
 def _inv_cost(x, n_mat, fma):
     n = x.shape[-1]
     flops = n_mat * _fma_flops(n * n * (n - 1), n * n + n, fma)
-    return flops, x.size, x.size
+    return flops, size_of(x), x.size
 
 
 def calc_inv(func: Inv, in_data, **kwargs):
@@ -1070,5 +1089,5 @@ def calc_fft(func: FFT, in_data, **kwargs):
     flops = 5 * real.size * log2n
     if func._method == 'ifft':
         flops += 2 * real.size
-    return (flops, real.size + imag.size, 2 * real.size,
+    return (flops, size_of(real) + size_of(imag), 2 * real.size,
             {'method': func._method})
