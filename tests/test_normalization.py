@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+import chainer
 import chainer.functions as F
 
 from chainer_computational_cost import ComputationalCostHook
@@ -354,3 +355,125 @@ def test_bytes_float64_and_float16():
     # LayerNormalization, float64: x 2*3*8 = 48 + gamma, beta 24 + 24
     x = np.zeros((2, 3), np.float64)
     assert _record(F.layer_normalization, x, g, g) == (96, 48)
+
+
+# Gradient nodes (applied by backward())
+
+def _backward(f, *arrays, double=False):
+    """A callable running ``f`` on Variables of ``arrays`` and its backward
+    pass (then backward again through the gradients when ``double``)."""
+    def run():
+        xs = [chainer.Variable(a) for a in arrays]
+        y = f(*xs)
+        if not double:
+            y.grad = np.ones_like(y.array)
+            y.backward()
+            return
+        gxs = chainer.grad([F.sum(y * y)], xs, enable_double_backprop=True)
+        # every gradient takes part (Chainer's _ScaleShiftGrad cannot take
+        # a missing one)
+        sum(F.sum(g * g) for g in gxs).backward()
+    return run
+
+
+def test_batch_normalization_grad():
+    x, g, b = _x(2, 3, 2, 2), _ones(3), _ones(3)
+    run = _backward(F.batch_normalization, x, g, b)
+    # |x| = 24, C = 3 channels of m = 8. x_hat 2*24 = 48, g_beta 24 - 3
+    # = 21, g_gamma 24 (FMA) / 3*15 = 45, per channel 3*3 = 9, per element
+    # 3*24 = 72 / 4*24 = 96: FMA 48 + 21 + 24 + 9 + 72 = 174 (7*24 + 2*3),
+    # no FMA 48 + 21 + 45 + 9 + 96 = 219 (9*24 + 3).
+    # read x 24 + gamma 3 + gy 24 + mean, inv_std 6 = 57; write 24 + 6
+    p = {'axis': (0, 2, 3)}
+    assert cost(run, kind='BatchNormalizationGrad') == (174, 57, 30, p)
+    assert cost(run, kind='BatchNormalizationGrad', fma=False) == (
+        219, 57, 30, p)
+
+
+def test_fixed_batch_normalization_grad():
+    x, c = _x(2, 3, 2, 2), _ones(3)
+    run = _backward(F.fixed_batch_normalization, x, c, c, c, c)
+    # |x| = 24, C = 3: per channel 4*3 = 12, x_hat 48, g_x 24, g_beta 21,
+    # g_gamma 24 / 45, g_mean 2*3 = 6, g_var 3*3 = 9:
+    # FMA 12 + 48 + 24 + 21 + 24 + 6 + 9 = 144 (5*24 + 8*3),
+    # no FMA 12 + 48 + 24 + 21 + 45 + 6 + 9 = 165 (6*24 + 7*3).
+    # read x 24 + gamma, mean, var 9 + gy 24 = 57; write 24 + 4*3 = 36
+    kind = 'FixedBatchNormalizationGrad'
+    assert cost(run, kind=kind) == (144, 57, 36, {'eps': 2e-5})
+    assert cost(run, kind=kind, fma=False) == (165, 57, 36, {'eps': 2e-5})
+
+
+def test_decorrelated_batch_normalization_grad():
+    x = _x(2, 4, 2, 2)
+    run = _backward(lambda x: F.decorrelated_batch_normalization(
+        x, groups=2), x)
+    # n = 32, g = 2 groups of C = 2 channels, m = 8 columns.
+    # FMA: V^T gy 32*2 = 64, means 32, K 8 + 4 = 12, powers 2*4 = 8,
+    # F 8*8 + 8 = 72, mat 5*8 = 40, S 8, S - M 4, R 32 + 64 + 32 = 128,
+    # scaling 32 + product by V 64 = 96 -> 464 (4*2*32 + 4*32 + 9*8 + 2*4).
+    # no FMA: 32*3 = 96, 32, 12, 8, 8*15 + 8 = 128, 40, 8, 4,
+    # 32 + 96 + 32 = 160, 32 + 96 = 128 -> 616 (8*2*32 + 32 + 8*8 + 2*4).
+    # read gy 32 + eigenvalues 4 + eigenvectors 8 + y_hat_pca 32 = 76
+    kind = 'DecorrelatedBatchNormalizationGrad'
+    assert cost(run, kind=kind) == (464, 76, 32, {'groups': 2})
+    assert cost(run, kind=kind, fma=False) == (616, 76, 32, {'groups': 2})
+
+
+def test_fixed_decorrelated_batch_normalization_grad():
+    x, mean = _x(2, 4, 2, 2), np.zeros((2, 2), np.float32)
+    proj = np.stack([np.eye(2, dtype=np.float32)] * 2)
+    run = _backward(lambda x: F.fixed_decorrelated_batch_normalization(
+        x, mean, proj, groups=2), x)
+    # n = 32, g = 2, C = 2, m = 8: g_x 32*2 = 64 / 32*3 = 96, g_mean 32,
+    # centring 32, g_P 8 dots of length 8: 64 / 120.
+    # FMA 64 + 32 + 32 + 64 = 192, no FMA 96 + 32 + 32 + 120 = 280.
+    # read 32 + 4 + 8 + 32 = 76; write g_x 32 + g_mean 4 + g_P 8 = 44
+    kind = 'FixedDecorrelatedBatchNormalizationGrad'
+    assert cost(run, kind=kind) == (192, 76, 44, {'groups': 2})
+    assert cost(run, kind=kind, fma=False) == (280, 76, 44, {'groups': 2})
+
+
+def test_group_normalization_grads():
+    x, g, b = _x(2, 4, 3), _ones(4), _ones(4)
+    run = _backward(lambda x, g, b: F.group_normalization(x, 2, g, b),
+                    x, g, b)
+    # R = 2*2 = 4 rows of K = 6, n = 24, C = 4.
+    # _XHat: 2*24 = 48; read 24 + 2*4 = 32; write 24
+    assert cost(run, kind='_XHat') == (48, 32, 24, {})
+    # _ScaleShiftGrad: g_x_hat 24, g_beta 24 - 4 = 20, g_gamma 4 dots of 6:
+    # 24 / 44 -> FMA 68, no FMA 88; read 24 + 4 + 24 = 52; write 24 + 8
+    assert cost(run, kind='_ScaleShiftGrad') == (68, 52, 32, {})
+    assert cost(run, kind='_ScaleShiftGrad', fma=False) == (88, 52, 32, {})
+    # _XHatGrad: mean 24, dots 24 / 4*11 = 44, 4 divisions, per element
+    # 2*24 / 3*24, scaling 24: FMA 24 + 24 + 4 + 48 + 24 = 124,
+    # no FMA 24 + 44 + 4 + 72 + 24 = 168; read 24 + 24 + 4 = 52
+    assert cost(run, kind='_XHatGrad') == (124, 52, 24, {})
+    assert cost(run, kind='_XHatGrad', fma=False) == (168, 52, 24, {})
+
+
+def test_group_normalization_double_backprop():
+    x, g, b = _x(2, 4, 3), _ones(4), _ones(4)
+    run = _backward(lambda x, g, b: F.group_normalization(x, 2, g, b),
+                    x, g, b, double=True)
+    # _MulInvStd on (4, 6): 24 products; read 24 + the 4 inverse
+    # deviations = 28; write 24
+    assert cost(run, kind='_MulInvStd') == (24, 28, 24, {})
+    assert cost(run, kind='_MulInvStd', fma=False) == (24, 28, 24, {})
+
+
+def test_normalize_l2_set_item_zero():
+    run = _backward(F.normalize, _x(2, 3))
+    # 2 rows, both with a non-zero norm: 2 values scattered into a (2, 1)
+    # mask: no FLOPs; read 2 values + 2 mask entries; write 2
+    assert cost(run, kind='_SetItemZero') == (0, 4, 2, {})
+
+
+def test_local_response_normalization_grad():
+    run = _backward(F.local_response_normalization, _x(2, 5, 2, 2))
+    p = {'n': 5, 'k': 2, 'alpha': 1e-4, 'beta': 0.75}
+    # |x| = 40, C = 5, 8 positions, 14 window additions per position (as
+    # the forward pass): FMA 5*40 + 14*8 = 312, no FMA 6*40 + 112 = 352;
+    # read x, y, gy, s, s^-beta 5*40 + 2 alpha beta 1 = 201; write 40
+    kind = 'LocalResponseNormalizationGrad'
+    assert cost(run, kind=kind) == (312, 201, 40, p)
+    assert cost(run, kind=kind, fma=False) == (352, 201, 40, p)

@@ -41,20 +41,37 @@ import numpy
 from chainer.functions.normalization.batch_normalization import \
     BatchNormalization
 from chainer.functions.normalization.batch_normalization import \
+    BatchNormalizationGrad
+from chainer.functions.normalization.batch_normalization import \
     FixedBatchNormalization
+from chainer.functions.normalization.batch_normalization import \
+    FixedBatchNormalizationGrad
 from chainer.functions.normalization.batch_renormalization import \
     BatchRenormalizationFunction
 from chainer.functions.normalization.decorrelated_batch_normalization \
     import DecorrelatedBatchNormalization
 from chainer.functions.normalization.decorrelated_batch_normalization \
+    import DecorrelatedBatchNormalizationGrad
+from chainer.functions.normalization.decorrelated_batch_normalization \
     import FixedDecorrelatedBatchNormalization
+from chainer.functions.normalization.decorrelated_batch_normalization \
+    import FixedDecorrelatedBatchNormalizationGrad
+from chainer.functions.normalization.group_normalization import \
+    _MulInvStd
+from chainer.functions.normalization.group_normalization import \
+    _ScaleShiftGrad
+from chainer.functions.normalization.group_normalization import _XHat
+from chainer.functions.normalization.group_normalization import _XHatGrad
 from chainer.functions.normalization.group_normalization import \
     GroupNormalization
+from chainer.functions.normalization.l2_normalization import _SetItemZero
 from chainer.functions.normalization.l2_normalization import NormalizeL2
 from chainer.functions.normalization.layer_normalization import \
     LayerNormalization
 from chainer.functions.normalization.local_response_normalization import \
     LocalResponseNormalization
+from chainer.functions.normalization.local_response_normalization import \
+    LocalResponseNormalizationGrad
 
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
@@ -442,3 +459,349 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     flops = dot_flops(slices, length, fma) + 2 * slices + n
     axis = axes[0] if len(axes) == 1 else axes
     return (flops, size_of(x), n, {'axis': axis})
+
+
+# Gradient nodes, applied while backward() runs.  They read the gradients
+# and what the forward pass kept for them (inputs, outputs and the per-group
+# statistics on the node: these are reads here), and write the gradients.
+
+def _saved(array, count, like):
+    """Elements of an array the forward pass kept on the node, or ``count``
+    elements of ``like``'s dtype when the node does not hold it."""
+    if array is None:
+        return elements(count, like)
+    return size_of(array)
+
+
+def _grad_axis(func, x, gamma):
+    """BN's reduced axes as the gradient node holds them (a tuple)."""
+    if getattr(func, 'axis', None) is not None:
+        return tuple(int(a) for a in func.axis)
+    return (0,) + tuple(range(gamma.ndim + 1, x.ndim))
+
+
+def calc_batch_normalization_grad(func: BatchNormalizationGrad, in_data,
+                                  **kwargs):
+    r"""BatchNormalizationGrad
+
+    $$g_x = \frac{\gamma}{\sigma} \left( g_y - \frac{\hat{x}\, g_\gamma + g_\beta}{m} \right),\ g_\gamma = \sum g_y \hat{x},\ g_\beta = \sum g_y$$
+
+    The backward pass of a training-mode BatchNormalization, counted as a
+    straightforward implementation does it: with $C = \|\gamma\|$
+    channels of $m = \|x\|/C$ elements each, it recomputes
+    $\hat{x} = (x - \mu) / \sigma$ from the batch mean $\mu$ and inverse
+    deviation $1/\sigma$ the forward pass kept ($2\|x\|$, the $2C$
+    statistics are read), sums $g_\beta$ ($\|x\| - C$ additions) and
+    $g_\gamma$ ($C$ dot products of length $m$), forms $\gamma/\sigma$,
+    $g_\gamma/m$ and $g_\beta/m$ per channel ($3C$), then per element the
+    multiply-add $\hat{x} g_\gamma/m + g_\beta/m$, the subtraction from
+    $g_y$ and the product with $\gamma/\sigma$ (3 FLOPs with FMA, 4
+    without).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $7 \|x\| + 2C$ |
+    | FLOPs (no FMA) | $9 \|x\| + C$ |
+    | mread | $\|x\| + \|\gamma\| + \|g_y\| + 2C$ |
+    | mwrite | $\|g_x\| + \|g_\gamma\| + \|g_\beta\| = \|x\| + 2C$ |
+    | params | `axis`: the reduced axes |
+    """  # NOQA
+    x, gamma, gy = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n, c = x.size, gamma.size
+    m = n // c if c else 0
+    flops = (2 * n + max(n - c, 0) + dot_flops(c, m, fma) + 3 * c
+             + (3 if fma else 4) * n)
+    mread = (size_of(x) + size_of(gamma) + size_of(gy)
+             + _saved(getattr(func, 'mean', None), c, gamma)
+             + _saved(getattr(func, 'inv_std', None), c, gamma))
+    mwrite = elements(n, x) + elements(2 * c, gamma)
+    return (flops, mread, mwrite, {'axis': _grad_axis(func, x, gamma)})
+
+
+def calc_fixed_batch_normalization_grad(func: FixedBatchNormalizationGrad,
+                                        in_data, **kwargs):
+    r"""FixedBatchNormalizationGrad
+
+    $$g_x = \frac{\gamma}{\sigma} g_y,\ g_\gamma = \sum g_y \hat{x},\ g_\beta = \sum g_y,\ g_\mu = -\frac{\gamma}{\sigma} g_\beta,\ g_v = -\frac{\gamma\, g_\gamma}{2 (v + \epsilon)}$$
+
+    The backward pass of FixedBatchNormalization ($\sigma = \sqrt{v +
+    \epsilon}$), with $C = \|\gamma\|$ channels of $m = \|x\|/C$ elements:
+    per channel $1/(v + \epsilon)$, its square root and $\gamma/\sigma$
+    ($4C$; $\epsilon$ is folded into this precomputation); per element
+    $\hat{x} = (x - \mu)/\sigma$ (2) and $g_x$ (1); the sums $g_\beta$
+    ($\|x\| - C$) and $g_\gamma$ ($C$ dot products of length $m$); then per
+    channel $g_\mu$ (a product and a negation) and $g_v$ (3 products, the
+    $-1/2$ is a literal).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $5 \|x\| + 8C$ |
+    | FLOPs (no FMA) | $6 \|x\| + 7C$ |
+    | mread | $\|x\| + \|\gamma\| + \|\mu\| + \|v\| + \|g_y\|$ |
+    | mwrite | $\|g_x\| + \|g_\gamma\| + \|g_\beta\| + \|g_\mu\| + \|g_v\| = \|x\| + 4C$ |
+    | params | `eps` |
+    """  # NOQA
+    x, gamma, mean, var, gy = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n, c = x.size, gamma.size
+    m = n // c if c else 0
+    flops = (4 * c + 3 * n + max(n - c, 0) + dot_flops(c, m, fma)
+             + 2 * c + 3 * c)
+    mwrite = elements(n, x) + elements(4 * c, gamma)
+    return (flops, total_size(in_data), mwrite, {'eps': _float(func.eps)})
+
+
+def _dbn_grad_sizes(gy, groups):
+    """(n, g, C, m) of a decorrelated BN's gradient: ``gy`` viewed as ``g``
+    groups of ``(C, m)`` matrices."""
+    g, c, m = _dbn_shape(gy, groups)
+    return gy.size, g, c, m
+
+
+def calc_decorrelated_batch_normalization_grad(
+        func: DecorrelatedBatchNormalizationGrad, in_data, **kwargs):
+    r"""DecorrelatedBatchNormalizationGrad
+
+    $$g_{\hat{x}} = V \Lambda^{-1/2} \left( g_{pca} - \bar{g}_{pca} + (S - M)^\top \hat{y}_{pca} \right)$$
+
+    The backward pass of DecorrelatedBatchNormalization through its
+    eigendecomposition $V \Lambda V^\top$ (kept by the forward pass with
+    the whitened $\hat{y}_{pca} = \Lambda^{-1/2} V^\top (x - \mu)$). Per
+    group of $C$ channels ($g$ groups, $m = \|g_y\|/(gC)$ columns, $n =
+    \|g_y\|$): $g_{pca} = V^\top g_y$ ($n$ dot products of length $C$), its
+    row means ($n$); $K_{ij} = 1/(\lambda_i - \lambda_j)$ ($gC^2$
+    subtractions, $gC(C-1)$ reciprocals); $\Lambda^{1/2}$ and
+    $\Lambda^{-1/2}$ ($2gC$); $F = g_{pca} \hat{y}_{pca}^\top / m$ ($gC^2$
+    dot products of length $m$ and $gC^2$ divisions); $K^\top \circ (\Lambda
+    F^\top + \Lambda^{1/2} F \Lambda^{1/2})$ with diagonal scalings ($5gC^2$),
+    $S$ = that plus its transpose ($gC^2$), $S - M$ on the diagonal ($gC$);
+    then $g_{pca} - \bar{g}_{pca}$ plus the product by $\hat{y}_{pca}$ ($2n$
+    and $n$ dot products of length $C$), the row scaling by
+    $\Lambda^{-1/2}$ ($n$) and the product by $V$ ($n$ dot products of
+    length $C$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $4Cn + 4n + 9gC^2 + 2gC$ |
+    | FLOPs (no FMA) | $8Cn + n + 8gC^2 + 2gC$ |
+    | mread | $\|g_y\| + \|\lambda\| + \|V\| + \|\hat{y}_{pca}\| = 2n + gC + gC^2$ |
+    | mwrite | $\|g_x\| = n$ |
+    | params | `groups` |
+    """  # NOQA
+    gy, = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n, g, c, m = _dbn_grad_sizes(gy, func.groups)
+    gc, gcc = g * c, g * c * c
+    flops = (3 * dot_flops(n, c, fma) + 4 * n   # V^T gy, mean, R, scaling
+             + gcc + g * c * max(c - 1, 0)      # K
+             + 2 * gc                            # powers of the eigenvalues
+             + dot_flops(gcc, m, fma) + gcc      # F
+             + 5 * gcc + gcc + gc)               # mat, S, S - M
+    mread = (size_of(gy)
+             + _saved(getattr(func, 'eigvals', None), gc, gy)
+             + _saved(getattr(func, 'eigvectors', None), gcc, gy)
+             + _saved(getattr(func, 'y_hat_pca', None), n, gy))
+    return (flops, mread, elements(n, gy), {'groups': int(func.groups)})
+
+
+def calc_fixed_decorrelated_batch_normalization_grad(
+        func: FixedDecorrelatedBatchNormalizationGrad, in_data, **kwargs):
+    r"""FixedDecorrelatedBatchNormalizationGrad
+
+    $$g_x = P^\top g_y,\ g_\mu = -\sum_{cols} P^\top g_y,\ g_P = g_y (x - \mu)^\top$$
+
+    The backward pass of FixedDecorrelatedBatchNormalization, $g$ groups
+    of $C$ channels, $m = \|x\|/(gC)$ columns, $n = \|x\|$: $g_x$ ($n$ dot
+    products of length $C$), $g_\mu$ (the row sums of $g_x$ and a negation
+    per entry: $n$), $g_P$ (the centring, $n$, and $gC^2$ dot products of
+    length $m$). Counted for the gradients as defined: Chainer 7.8.1 and
+    6.7.0 return for $P$ an array of shape $(g, m, m)$ (the product of the
+    broadcast mean with $g_y$) and for $\mu$ the first column of $-g_x$ only.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $2Cn + 2n$ |
+    | FLOPs (no FMA) | $4Cn + n - gC^2$ |
+    | mread | $\|x\| + \|\mu\| + \|P\| + \|g_y\|$ |
+    | mwrite | $\|g_x\| + \|g_\mu\| + \|g_P\| = n + gC + gC^2$ |
+    | params | `groups` |
+    """  # NOQA
+    x, mean, projection, gy = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n, g, c, m = _dbn_grad_sizes(gy, func.groups)
+    flops = (dot_flops(n, c, fma) + n + n
+             + dot_flops(g * c * c, m, fma))
+    mwrite = elements(n, x) + elements(g * c + g * c * c, mean)
+    return (flops, total_size(in_data), mwrite, {'groups': int(func.groups)})
+
+
+def _rows(x):
+    """Rows $R$ of the ``(R, K)`` view GroupNormalization's helpers work
+    on (one row per sample and group)."""
+    return x.shape[0] if x.ndim else 1
+
+
+def calc_group_norm_x_hat(func: _XHat, in_data, **kwargs):
+    r"""_XHat
+
+    $$\hat{x} = (x - \mu_r) / \sigma_r$$
+
+    GroupNormalization's backward pass recomputes the normalised input
+    from the per-row statistics the forward pass kept: $x$ is viewed as
+    $R \times K$ ($R$ = batch size times groups); a subtraction and a
+    multiplication by $1/\sigma_r$ per element; the $R$ means and $R$
+    inverse deviations are read.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $2 \|x\|$ |
+    | mread | $\|x\| + 2R$ |
+    | mwrite | $\|x\|$ |
+    | params | none |
+    """
+    x, = in_data
+    rows = _rows(x)
+    mread = size_of(x) + elements(2 * rows, x)
+    return (2 * x.size, mread, elements(x.size, x), {})
+
+
+def calc_group_norm_scale_shift_grad(func: _ScaleShiftGrad, in_data,
+                                     **kwargs):
+    r"""_ScaleShiftGrad
+
+    $$g_{\hat{x}} = \gamma_c g_y,\ g_\gamma = \sum g_y \hat{x},\ g_\beta = \sum g_y$$
+
+    The gradient of GroupNormalization's per-channel affine map ($C =
+    \|\gamma\|$ channels of $\|g_y\|/C$ elements): a product per element,
+    the sums $g_\beta$ ($\|g_y\| - C$ additions) and $g_\gamma$ ($C$ dot
+    products of length $\|g_y\|/C$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $3 \|g_y\| - C$ |
+    | FLOPs (no FMA) | $4 \|g_y\| - 2C$ |
+    | mread | $\|\hat{x}\| + \|\gamma\| + \|g_y\|$ |
+    | mwrite | $\|g_{\hat{x}}\| + \|g_\gamma\| + \|g_\beta\| = \|g_y\| + 2C$ |
+    | params | none |
+    """  # NOQA
+    x_hat, gamma, gy = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n, c = gy.size, gamma.size
+    length = n // c if c else 0
+    flops = n + max(n - c, 0) + dot_flops(c, length, fma)
+    mwrite = elements(n, gy) + elements(2 * c, gamma)
+    return (flops, total_size(in_data), mwrite, {})
+
+
+def calc_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
+    r"""_XHatGrad
+
+    $$g_x = \frac{1}{\sigma_r} \left( g_{\hat{x}} - \overline{g_{\hat{x}}} - \hat{x}\, \overline{g_{\hat{x}} \hat{x}} \right)$$
+
+    The gradient through the normalisation of GroupNormalization, row by
+    row ($R$ rows of $K$; $n = \|g_{\hat{x}}\|$): the row means of
+    $g_{\hat{x}}$ ($n$) and of $g_{\hat{x}} \hat{x}$ ($R$ dot products of
+    length $K$ and $R$ divisions), then per element a subtraction, a
+    multiply-subtract (1 FLOP with FMA, 2 without) and the product with
+    $1/\sigma_r$. It reads $g_{\hat{x}}$, the $\hat{x}$ the node holds and
+    the $R$ inverse deviations; its first input $x$ only gives the shape
+    (it is kept for double backprop) and is not read.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $5n + R$ |
+    | FLOPs (no FMA) | $7n$ |
+    | mread | $2n + R$ |
+    | mwrite | $n$ |
+    | params | none |
+    """  # NOQA
+    _, gx_hat = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n, rows = gx_hat.size, _rows(gx_hat)
+    length = n // rows if rows else 0
+    flops = (n + dot_flops(rows, length, fma) + rows
+             + (2 if fma else 3) * n + n)
+    mread = size_of(gx_hat) * 2 + elements(rows, gx_hat)
+    return (flops, mread, elements(n, gx_hat), {})
+
+
+def calc_group_norm_mul_inv_std(func: _MulInvStd, in_data, **kwargs):
+    r"""_MulInvStd
+
+    $$z = y / \sigma_r$$
+
+    A helper of GroupNormalization's double backprop: every row $r$ of $y$
+    ($R$ rows) is multiplied by the inverse deviation $1/\sigma_r$ kept by
+    the forward pass. The first input $x$ only gives the shape (kept for
+    the next backprop): not read.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|y\|$ |
+    | mread | $\|y\| + R$ |
+    | mwrite | $\|y\|$ |
+    | params | none |
+    """
+    _, y = in_data
+    rows = _rows(y)
+    return (y.size, size_of(y) + elements(rows, y), elements(y.size, y), {})
+
+
+def calc_l2_set_item_zero(func: _SetItemZero, in_data, **kwargs):
+    r"""_SetItemZero
+
+    $$y = 0;\ y[\mathrm{mask}] = x$$
+
+    A helper of NormalizeL2's backward pass: scatters the values $x$ (one
+    per slice with a non-zero norm) into zeros shaped as the boolean mask.
+    No arithmetic; the mask is read (in its own dtype, 1 byte per
+    element) and every element of $y$ is written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\|x\| + \|\mathrm{mask}\|$ |
+    | mwrite | $\|\mathrm{mask}\|$ |
+    | params | none |
+    """
+    x, = in_data
+    mask = func.mask
+    mread = size_of(x) + size_of(mask)
+    return (0, mread, elements(mask.size, x), {})
+
+
+def calc_local_response_normalization_grad(
+        func: LocalResponseNormalizationGrad, in_data, **kwargs):
+    r"""LocalResponseNormalizationGrad
+
+    $$g_{x_c} = g_{y_c} s_c^{-\beta} - 2 \alpha \beta\, x_c \sum_{c'=c-h}^{c+h} \frac{y_{c'} g_{y_{c'}}}{s_{c'}}$$
+
+    where $s = k + \alpha \sum x^2$ (the window sum of the forward pass)
+    and $h = \lfloor n/2 \rfloor$. Per element: $y g_y / s$ (2), the
+    window sums over the channels as in LocalResponseNormalization ($A$
+    additions per position, see there), then $2\alpha\beta x$ times the sum
+    (2) subtracted from $g_y s^{-\beta}$ (1 multiply-add; 2 FLOPs without
+    FMA). It reads $x$, $y$, $g_y$ and the $s$ and $s^{-\beta}$ kept by the
+    forward pass; the coefficient $2\alpha\beta$, an operand of every
+    element, counts 1.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $5 \|x\| + A \|x\| / C$ |
+    | FLOPs (no FMA) | $6 \|x\| + A \|x\| / C$ |
+    | mread | $5 \|x\| + 1$ |
+    | mwrite | $\|x\|$ |
+    | params | `n` (int), `k` (int when integral), `alpha`, `beta` |
+    """  # NOQA
+    x, y, gy = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n = x.size
+    channels = x.shape[1]
+    positions = n // channels if channels else 0
+    flops = ((5 if fma else 6) * n
+             + _lrn_window_additions(channels, func.n // 2) * positions)
+    mread = total_size(in_data) + elements(2 * n + 1, x)
+    params = {'n': int(func.n), 'k': _int_if_integral(func.k),
+              'alpha': _float(func.alpha), 'beta': _float(func.beta)}
+    return (flops, mread, elements(n, x), params)
