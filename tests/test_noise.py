@@ -1,8 +1,11 @@
 import chainer
 import chainer.functions as F
+from chainer.functions.noise.dropout import DropoutGradCuDNN
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import validate_cost
 from helpers import calls_of
 from helpers import cost
 
@@ -168,3 +171,42 @@ def test_simplified_dropconnect_bytes():
     mask = np.ones((2, 4, 3), np.float32)
     assert _bytes(F.simplified_dropconnect, x, W, b, mask=mask,
                   name='SimplifiedDropconnect-1')[0] == 142
+
+
+# Gradient nodes
+
+def _dropout_backward(x):
+    x = chainer.Variable(x)
+    y = F.dropout(x, 0.5)
+    y.grad = np.ones_like(y.array)
+    y.backward()
+
+
+def test_dropout_grad():
+    x = _x(2, 3)
+    # |gy| = 6 products; gy 6 + mask 6 = 12 read; 6 written
+    assert cost(_dropout_backward, x, kind='DropoutGrad') == (6, 12, 6, {})
+
+
+def test_dropout_grad_bytes():
+    x = _x(2, 3).astype(np.float16)
+    with ComputationalCostHook() as cch:
+        _dropout_backward(x)
+    record = cch.layer_report['DropoutGrad-1']
+    # gy 6*2 = 12 + the forward's float16 mask 12 -> 24; 12 written
+    assert (record['mread'], record['mwrite']) == (24, 12)
+    with ComputationalCostHook() as cch:
+        _dropout_backward(x.astype(np.float64))
+    record = cch.layer_report['DropoutGrad-1']
+    # float64: 6*8 + 6*8 = 96; 48
+    assert (record['mread'], record['mwrite']) == (96, 48)
+
+
+def test_dropout_grad_cudnn_direct():
+    gy = _x(2, 3)
+    # built by hand (cuDNN only); the mask is taken in gy's shape and
+    # dtype: 6 products, 6 + 6 = 12 read, 6 written
+    node = DropoutGradCuDNN(None, 0.25)
+    calc = calculators[DropoutGradCuDNN]
+    assert validate_cost(calc(node, (gy,)), 'c', 'DropoutGradCuDNN') == (
+        6, 12, 6, {'ratio': 0.25})

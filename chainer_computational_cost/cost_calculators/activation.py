@@ -21,23 +21,43 @@ Conventions shared by this module:
 * every input element is read once, in its own dtype; an array the node
   keeps (a saved output, a condition array, RReLU's slopes) has the shape
   and dtype of the first input and is read once, unless it is that input
-  itself.
+  itself;
+* gradient nodes (the ``*Grad*`` classes Chainer applies during backward)
+  follow the same rules: they read the upstream gradient $g_y$ and what
+  they need of the forward's inputs and outputs, and write each gradient
+  they produce once. A cuDNN variant is counted as the generic node
+  (what a straightforward implementation does), not as cuDNN's kernel.
 """
 
 from chainer.functions.activation.clipped_relu import ClippedReLU
+from chainer.functions.activation.clipped_relu import ClippedReLUGrad2
+from chainer.functions.activation.clipped_relu import ClippedReLUGrad3
 from chainer.functions.activation.crelu import CReLU
 from chainer.functions.activation.elu import ELU
+from chainer.functions.activation.elu import ELUGrad
 from chainer.functions.activation.hard_sigmoid import HardSigmoid
+from chainer.functions.activation.hard_sigmoid import HardSigmoidGrad
+from chainer.functions.activation.leaky_relu import _LeakyReLUGrad
 from chainer.functions.activation.leaky_relu import LeakyReLU
 from chainer.functions.activation.log_softmax import LogSoftmax
+from chainer.functions.activation.log_softmax import LogSoftmaxGrad
 from chainer.functions.activation.prelu import PReLUFunction
+from chainer.functions.activation.prelu import PReLUFunctionGrad
 from chainer.functions.activation.relu import ReLU
+from chainer.functions.activation.relu import ReLUGrad2
+from chainer.functions.activation.relu import ReLUGradCudnn
+from chainer.functions.activation.rrelu import _RReLUGrad
 from chainer.functions.activation.rrelu import RReLU
 from chainer.functions.activation.sigmoid import Sigmoid
+from chainer.functions.activation.sigmoid import SigmoidGrad
+from chainer.functions.activation.softmax import _SoftmaxGrad
 from chainer.functions.activation.softmax import Softmax
 from chainer.functions.activation.softplus import Softplus
+from chainer.functions.activation.softplus import SoftplusGrad
 from chainer.functions.activation.swish import Swish
+from chainer.functions.activation.swish import SwishGrad
 from chainer.functions.activation.tanh import Tanh
+from chainer.functions.activation.tanh import TanhGrad
 
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import lookup
@@ -101,10 +121,38 @@ def _elementwise_row(formula, text, flops, fma=None, inputs=('x',),
 _ELEMENTWISE = {
     ReLU: _elementwise_row(
         r'y = \max(0, x)', 'One comparison per element.', 1),
+    ReLUGrad2: _elementwise_row(
+        r'g_x = g_y \text{ if } y > 0 \text{ else } 0',
+        "ReLU's gradient. One comparison per element of the kept output y "
+        "with 0, which selects $g_y$ or 0 (as the comparison of ReLU's "
+        'max). y (shape of $g_y$) is read once.', 1, inputs=('g_y',),
+        saved=(('y', 'b'),)),
+    ReLUGradCudnn: _elementwise_row(
+        r'g_x = g_y \text{ if } y > 0 \text{ else } 0',
+        "ReLU's gradient when ReLU ran with cuDNN (GPU only), counted as "
+        'ReLUGrad2: one comparison per element of the kept output y, read '
+        'once. The input x that Chainer 6 also hands cuDNN is not needed '
+        'and not counted.', 1, inputs=('g_y',), saved=(('y', 'y'),)),
     ClippedReLU: _elementwise_row(
         r'y = \min(\max(0, x), z)',
         'Two comparisons per element; the cap $z$ is a scalar constant read '
         'once.', 2, consts=1,
+        params=lambda func, in_data: {'z': float(func.cap)},
+        params_doc='`z`: cap'),
+    ClippedReLUGrad2: _elementwise_row(
+        r'g_x = g_y \text{ if } 0 < x < z \text{ else } 0',
+        "ClippedReLU's gradient. Two comparisons per element of the kept "
+        'input x (read once); the cap $z$ is a scalar constant read once.',
+        2, inputs=('g_y',), saved=(('x', 'x'),), consts=1,
+        params=lambda func, in_data: {'z': float(func.cap)},
+        params_doc='`z`: cap'),
+    ClippedReLUGrad3: _elementwise_row(
+        r'g_x = g_y \text{ if } 0 < x < z \text{ else } 0',
+        "ClippedReLU's gradient when ClippedReLU ran with cuDNN, counted as "
+        'ClippedReLUGrad2: two comparisons per element of the kept input x '
+        '(read once), the cap $z$ a scalar constant read once. The kept '
+        'output y it also holds for cuDNN is not needed and not counted.',
+        2, inputs=('g_y',), saved=(('x', 'x'),), consts=1,
         params=lambda func, in_data: {'z': float(func.cap)},
         params_doc='`z`: cap'),
     ELU: _elementwise_row(
@@ -114,16 +162,39 @@ _ELEMENTWISE = {
         r'element; $\alpha$ is a scalar constant read once.', 3, consts=1,
         params=lambda func, in_data: {'alpha': float(func.alpha)},
         params_doc='`alpha`'),
+    ELUGrad: _elementwise_row(
+        r'g = 1 \text{ if } c > 0 \text{ else } y + \alpha',
+        "The derivative of ELU from its kept output y; Chainer multiplies it "
+        'by $g_y$ in a separate Mul node. Per element: a comparison and an '
+        r'addition. The condition array c is y itself when $\alpha \ge 0$ '
+        r'(read once, with y), the input x otherwise; $\alpha$ is a scalar '
+        'constant read once.', 2, inputs=('y',), saved=(('c', 'cond'),),
+        consts=1, params=lambda func, in_data: {'alpha': float(func.alpha)},
+        params_doc='`alpha`',
+        mread_doc=r'$\|y\| + \|c\| + 1$ ($\|y\| + 1$ when c is y)'),
     HardSigmoid: _elementwise_row(
         r'y = \min(1, \max(0, 0.2 x + 0.5))',
         'Per element: a fusable multiply-add (1 FLOP with FMA, 2 without) '
         'and two comparisons. The literals 0.2, 0.5, 0, 1 are not counted '
         'as reads.', 4, fma=3),
+    HardSigmoidGrad: _elementwise_row(
+        r'g_x = 0.2 g_y \text{ if } -2.5 < x < 2.5 \text{ else } 0',
+        "HardSigmoid's gradient. Per element: two comparisons of the kept "
+        'input x (read once) and a multiplication. The literals are not '
+        'reads.', 3, inputs=('g_y',), saved=(('x', 'x'),)),
     LeakyReLU: _elementwise_row(
         r'y = x \text{ if } x > 0 \text{ else } a x',
         'Per element: a comparison and a multiplication by the slope $a$, a '
         'scalar constant read once. The slope is not in params: 0.1.2 '
         'reported none.', 2, consts=1, params_doc='none (as in 0.1.2)'),
+    _LeakyReLUGrad: _elementwise_row(
+        r'g_x = g_y \text{ if } c > 0 \text{ else } a g_y',
+        "LeakyReLU's gradient. Per element: a comparison and a "
+        'multiplication by the slope $a$, a scalar constant read once. The '
+        r'condition array c (the kept output when $a \ge 0$, else the kept '
+        'input) is read once.', 2, inputs=('g_y',), saved=(('c', 'cond'),),
+        consts=1, params=lambda func, in_data: {'slope': float(func.slope)},
+        params_doc='`slope`'),
     PReLUFunction: _elementwise_row(
         r'y = x \text{ if } x \ge 0 \text{ else } W x',
         'Per element: a comparison and a multiplication; W (broadcast over '
@@ -140,15 +211,33 @@ _ELEMENTWISE = {
         params=lambda func, in_data: {'l': float(func.lower),
                                       'u': float(func.upper)},
         params_doc='`l`, `u`: bounds of the slope distribution'),
+    _RReLUGrad: _elementwise_row(
+        r'g_x = g_y \text{ if } y \ge 0 \text{ else } r g_y',
+        "RReLU's gradient. Per element: a comparison of the kept output y "
+        'and a multiplication by the slope array r (the one the forward '
+        'used); y and r are read once.', 2, inputs=('g_y',),
+        saved=(('y', 'y'), ('r', 'r'))),
     Sigmoid: _elementwise_row(
         r'y = 1 / (1 + \exp(-x))',
         'Four FLOPs per element: negate, exp, add, divide.', _SIGMOID_FLOPS),
+    SigmoidGrad: _elementwise_row(
+        r'g_x = g_y \, y (1 - y)',
+        "Sigmoid's gradient from its output y: a subtraction and two "
+        'multiplications per element.', 3, inputs=('y', 'g_y')),
     Softplus: _elementwise_row(
         r'y = \log(1 + \exp(\beta x)) / \beta',
         'Per element: a multiplication, an exp, a `log1p` and a division (4 '
         r'FLOPs); $\beta$ is a scalar constant read once. The extra '
         "operations of Chainer's overflow-safe formulation are not counted.",
         4, consts=1,
+        params=lambda func, in_data: {'beta': float(func.beta)},
+        params_doc='`beta`'),
+    SoftplusGrad: _elementwise_row(
+        r'g_x = g_y (1 - 1 / (1 + \exp(\beta x)))',
+        "Softplus' gradient. Per element: a multiplication, an exp, an "
+        'addition, a division, a subtraction and the product with $g_y$ (6 '
+        r'FLOPs); $\beta$ is a scalar constant read once.', 6,
+        inputs=('x', 'g_y'), consts=1,
         params=lambda func, in_data: {'beta': float(func.beta)},
         params_doc='`beta`'),
     Swish: _elementwise_row(
@@ -160,6 +249,11 @@ _ELEMENTWISE = {
     Tanh: _elementwise_row(
         r'y = \tanh(x)', 'One elementary function evaluation per element.',
         1),
+    TanhGrad: _elementwise_row(
+        r'g_x = g_y (1 - y^2)',
+        r"Tanh's gradient from its output y. Per element: $1 - y \cdot y$ "
+        'is a fusable multiply-add (1 FLOP with FMA, 2 without), then a '
+        'multiplication by $g_y$.', 3, fma=2, inputs=('y', 'g_y')),
 }
 _ELEMENTWISE_COSTS = {cls: row['cost']
                       for cls, row in resolve_table(_ELEMENTWISE).items()}
@@ -201,6 +295,71 @@ def calc_elementwise_activation(func: tuple(_ELEMENTWISE), in_data,
 
 
 calc_elementwise_activation.family = _ELEMENTWISE
+
+
+def calc_prelu_grad(func: PReLUFunctionGrad, in_data, **kwargs):
+    r"""PReLUFunctionGrad
+
+    $$g_x = g_y [c \ge 0] + W g_y [c < 0], \quad g_W = \sum x g_y [c < 0]$$
+
+    PReLUFunction's gradient, inputs $(x, W, g_y)$. Per element of x: the
+    comparison of the condition array c with 0 (it selects both results),
+    the product $x g_y$ and the product $W g_y$ (W broadcast); then $g_W$
+    sums the products over the batch and trailing axes: $\|x\| - \|W\|$
+    additions. c is the forward's input x, read once with it. In double
+    backprop Chainer applies this node again to $(g_y, W, g_{g_x})$ with c
+    the original x (then read too) and keeps $g_W$ unsummed, shaped as x.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $4 \|x\| - \|W\|$; unsummed: $3 \|x\|$ |
+    | mread | $2 \|x\| + \|W\|$ (+ $\|c\|$ when c is not x) |
+    | mwrite | $\|x\| + \|W\|$; unsummed: $2 \|x\|$ |
+    | params | `w_shape`: shape of W (a tuple) |
+    """
+    x, W, gy = in_data
+    n = x.size
+    flops = 3 * n
+    gw_size = n
+    if func.reduce_axes is not None:
+        gw_size = W.size
+        flops += n - gw_size
+    mread = total_size(in_data)
+    if func.cond is not x:
+        mread += elements(n, x)
+    return (flops, mread, n + gw_size,
+            {'w_shape': tuple(int(d) for d in W.shape)})
+
+
+def calc_swish_grad(func: SwishGrad, in_data, **kwargs):
+    r"""SwishGrad
+
+    $$g_x = g_y (\beta y + s (1 - \beta y)), \; g_\beta = \sum g_y y (x - y)$$
+
+    Swish's gradient, inputs $(x, \beta, g_y)$, $\beta$ broadcast over the
+    batch and trailing axes, with $s = \mathrm{sigmoid}(\beta x)$ and
+    $y = x s$ recomputed. Per element of x: $\beta x$ (1), the sigmoid
+    (4), y (1), $\beta y$ (1), $1 - \beta y$ (1), a fusable multiply-add
+    (1 FLOP with FMA, 2 without) and the product with $g_y$ (1) for $g_x$;
+    $x - y$ and two products (3) for $g_\beta$'s terms, which are then
+    summed: $\|x\| - \|\beta\|$ additions.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $14 \|x\| - \|\beta\|$ |
+    | FLOPs (no FMA) | $15 \|x\| - \|\beta\|$ |
+    | mread | $2 \|x\| + \|\beta\|$ |
+    | mwrite | $\|x\| + \|\beta\|$ |
+    | params | none |
+    """
+    x, beta, gy = in_data
+    n = x.size
+    # beta x, y, beta y, 1 - beta y, the multiply-add (2 without FMA), the
+    # product with gy; x - y and two products for g_beta's terms
+    per_element = _SIGMOID_FLOPS + (9 if kwargs.get('fma_1flop', False)
+                                    else 10)
+    flops = per_element * n + n - beta.size
+    return (flops, total_size(in_data), n + beta.size, {})
 
 
 def calc_crelu(func: CReLU, in_data, **kwargs):
@@ -262,6 +421,23 @@ _ROWWISE = {
         'LogSumExp plus one subtraction per element and never costs less. '
         'As for Softmax, the max-subtraction done for numerical stability '
         'is not counted.', r'$3 \|x\|$', 2, per_row=1),
+    _SoftmaxGrad: _rowwise_row(
+        r'g_x = y \odot g_y - y \odot s, \quad s = \sum_j (y \odot g_y)_j',
+        "Softmax's gradient from its output y. With $c$ = `y.shape[axis]`: "
+        'a product $y g_y$ per element, the $c-1$ additions of s per row '
+        r'($\|y\|/c$ rows), then $y g_y - y s$ per element, a fusable '
+        'multiply-add (1 FLOP with FMA, 2 without).',
+        (r'$2 \|y\| + (c-1) \|y\| / c$', r'$3 \|y\| + (c-1) \|y\| / c$'),
+        3, fma=2, inputs=('y', 'g_y')),
+    LogSoftmaxGrad: _rowwise_row(
+        r'g_x = g_y - \exp(y) \sum_j g_{y,j}',
+        "LogSoftmax's gradient from its output y. With $c$ = "
+        '`y.shape[axis]`: an exp per element, the $c-1$ additions of the '
+        r'sum of $g_y$ per row ($\|y\|/c$ rows), then a fusable '
+        'multiply-add per element (1 FLOP with FMA, 2 without): the same '
+        "count as Softmax's gradient.",
+        (r'$2 \|y\| + (c-1) \|y\| / c$', r'$3 \|y\| + (c-1) \|y\| / c$'),
+        3, fma=2, inputs=('y', 'g_y')),
 }
 _ROWWISE_COSTS = {cls: row['cost']
                   for cls, row in resolve_table(_ROWWISE).items()}

@@ -25,6 +25,8 @@ and are not counted.
 """
 
 from chainer.functions.noise.dropout import Dropout
+from chainer.functions.noise.dropout import DropoutGrad
+from chainer.functions.noise.dropout import DropoutGradCuDNN
 from chainer.functions.noise.gaussian import Gaussian
 from chainer.functions.noise.simplified_dropconnect import \
     SimplifiedDropconnect
@@ -51,26 +53,59 @@ def _random_array(array, count, like):
     return elements(array.size, array)
 
 
-def calc_dropout(func: Dropout, in_data, **kwargs):
-    r"""Dropout
+# Products with a dropout mask: the forward and its gradients (the same
+# product, applied to the upstream gradient).
 
-    $$y = x \odot m$$
+_MASKED = {
+    Dropout: {
+        'formula': r'y = x \odot m', 'a': 'x',
+        'text': 'The mask $m$ (shape of x, already holding the $1/(1-ratio)$ '
+                'scale) is a constant array read once, in its own dtype (the '
+                "dtype of x when Chainer draws it); drawing it is not "
+                'counted. One multiplication per element.',
+        'params': '`ratio`: dropout ratio'},
+    DropoutGrad: {
+        'formula': r'g_x = g_y \odot m', 'a': 'g_y',
+        'text': "Dropout's gradient: the product of the upstream gradient "
+                'with the mask $m$ the forward used, read once in its own '
+                'dtype. One multiplication per element.',
+        'params': 'none'},
+    DropoutGradCuDNN: {
+        'formula': r'g_x = g_y \odot m', 'a': 'g_y',
+        'text': "Dropout's gradient when the forward ran with cuDNN (GPU "
+                'only), counted as DropoutGrad: cuDNN recreates the mask '
+                'from its saved states; the mask is taken as an array of the '
+                'shape and dtype of $g_y$, read once. One multiplication per '
+                'element.',
+        'params': '`ratio`: dropout ratio'},
+}
 
-    The mask $m$ (shape of x, already holding the $1/(1-ratio)$ scale) is a
-    constant array read once; drawing it is not counted. One multiplication
-    per element.
+
+def calc_masked(func: tuple(_MASKED), in_data, **kwargs):
+    r"""<<name>>
+
+    $$<<formula>>$$
+
+    <<text>>
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs | $\|x\|$ |
-    | mread | $\|x\| + \|m\|$ |
-    | mwrite | $\|x\|$ |
-    | params | `ratio`: dropout ratio |
+    | FLOPs | $\|<<a>>\|$ |
+    | mread | $\|<<a>>\| + \|m\|$ |
+    | mwrite | $\|<<a>>\|$ |
+    | params | <<params>> |
     """
-    x, = in_data
-    n = x.size
-    mread = size_of(x) + _random_array(getattr(func, 'mask', None), n, x)
-    return (n, mread, n, {'ratio': float(func.dropout_ratio)})
+    # The classes differ only in their documentation: the product is the
+    # same, and a node without a mask attribute (cuDNN) or a ratio has
+    # none to show.
+    a, = in_data
+    n = a.size
+    mread = size_of(a) + _random_array(getattr(func, 'mask', None), n, a)
+    ratio = getattr(func, 'dropout_ratio', None)
+    return (n, mread, n, {} if ratio is None else {'ratio': float(ratio)})
+
+
+calc_masked.family = _MASKED
 
 
 def calc_gaussian(func: Gaussian, in_data, **kwargs):
