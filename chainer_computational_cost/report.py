@@ -549,24 +549,38 @@ def _params_text(value):
     return ', '.join('{}={}'.format(k, v) for k, v in value.items())
 
 
-def _cell(row, column, prefix, n_digits, time_unit):
-    value = row.get(column)
-    if value is None:
-        return ''
+def _formatter(column, prefix, n_digits, time_unit):
+    """The function turning a column's values into cell text (chosen once
+    per column: a report may have 100k rows)."""
     if column in SCALED:
-        number, suffix = _scaled(value, column, prefix, n_digits)
-        return str(number) + suffix
+        if prefix is None:  # unit='auto': a prefix per cell
+            def auto(value):
+                number, suffix = _scaled(value, column, None, n_digits)
+                return str(number) + suffix
+            return _skip_none(auto)
+        scale = _base(column) ** PREFIXES.index(prefix or '')
+        if scale == 1:
+            return _skip_none(lambda v: _number(v, n_digits))
+        return _skip_none(lambda v: _number(v / scale, n_digits))
     if column in TIME_COLUMNS:
-        return _number(value * _TIME_SCALE[time_unit], n_digits)
+        factor = _TIME_SCALE[time_unit]
+        return _skip_none(lambda v: _number(v * factor, n_digits))
     if column in PERCENTS:
-        return _number(value, n_digits) + '%'
-    if isinstance(value, float):
-        return _number(value, n_digits)
+        return _skip_none(lambda v: _number(v, n_digits) + '%')
     if column == 'params':
-        return _params_text(value)
+        return _skip_none(_params_text)
     if column in ('input_shapes', 'output_shapes'):
-        return _shapes_text(value)
-    return str(value)
+        return _skip_none(_shapes_text)
+    return _skip_none(lambda v: _number(v, n_digits)
+                      if isinstance(v, float) else str(v))
+
+
+def _skip_none(text):
+    """``text`` for values, '' for None (a cell the row has no value for).
+    """
+    def cell(value):
+        return '' if value is None else text(value)
+    return cell
 
 
 def table_cells(rows, columns, unit='autoaligned', n_digits=3,
@@ -580,8 +594,9 @@ def table_cells(rows, columns, unit='autoaligned', n_digits=3,
     prefixes = _column_prefixes(rows, columns, unit)
     header = [_header(c, prefixes.get(c), time_unit, name_title)
               for c in columns]
-    body = [[_cell(r, c, prefixes.get(c), n_digits, time_unit)
-             for c in columns] for r in rows]
+    formats = [(c, _formatter(c, prefixes.get(c), n_digits, time_unit))
+               for c in columns]
+    body = [[f(r.get(c)) for c, f in formats] for r in rows]
     return [header] + body
 
 
@@ -808,7 +823,8 @@ class CostReport(object):
         built = self._built()
         value = built.get(name)
         if value is None:
-            value = built[name] = make(built)
+            # A plain dict: FreshDict(...) then copies it at C speed.
+            value = built[name] = dict(make(built))
         return value
 
     # The reports
@@ -854,7 +870,8 @@ class CostReport(object):
     @property
     def ignored_layers(self):
         """Ordered dict layer name -> calls that could not be costed."""
-        return FreshDict(self._built()['ignored'])
+        return FreshDict(self._cached('ignored',
+                                      lambda b: b['ignored']))
 
     # Rendering
 
