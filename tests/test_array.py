@@ -368,6 +368,13 @@ def test_get_item_boolean_mask_upper_bound_without_out_shapes():
 
 # Im2Col
 
+def test_im2col_stride_skips_pixels():
+    x = _x(1, 1, 5, 5)
+    # k 1, s 2: out 3x3 = 9 written; the taps reach rows and columns
+    # 0, 2, 4 only: reads 3*3 = 9
+    assert cost(F.im2col, x, 1, 2)[:3] == (0, 9, 9)
+
+
 def test_im2col():
     x = _x(1, 2, 4, 4)
     # k 3, s 1, p 0: out 2x2; |y| = 1*2*3*3*2*2 = 72; reads |x| = 32
@@ -390,9 +397,10 @@ def test_im2col_stride_cover_all_batch():
 
 def test_im2col_dilate():
     x = _x(1, 2, 5, 5)
-    # k 3, d 2: dk = 5, out 1x1; 2*9*1 = 18; reads 50
+    # k 3, d 2: dk = 5, out 1x1; 2*9*1 = 18 written; the taps reach rows
+    # and columns 0, 2, 4 only: reads 2*3*3 = 18
     c = cost(F.im2col, x, 3, dilate=2)
-    assert c[:3] == (0, 50, 18)
+    assert c[:3] == (0, 18, 18)
     assert c.params['d'] == (2, 2)
     assert F.im2col(x, 3, dilate=2).size == 18
 
@@ -473,9 +481,10 @@ def test_repeat():
     # axis 1, 2 each: 2*(3*2) = 12
     assert cost(F.repeat, x, 2, 1) == (
         0, 6, 12, {'repeats': (2,), 'axis': 1})
-    # axis 1, counts (1, 0, 3): 2*(1+0+3) = 8
+    # axis 1, counts (1, 0, 3): 2*(1+0+3) = 8; column 1 (repeated 0
+    # times) is not read: 2*2 = 4
     assert cost(F.repeat, x, (1, 0, 3), 1) == (
-        0, 6, 8, {'repeats': (1, 0, 3), 'axis': 1})
+        0, 4, 8, {'repeats': (1, 0, 3), 'axis': 1})
     assert F.repeat(x, (1, 0, 3), 1).size == 8
     # axis -1, 3 each: 2*(3*3) = 18
     assert cost(F.repeat, x, 3, -1)[:3] == (0, 6, 18)
@@ -777,3 +786,149 @@ def test_broadcast_bytes():
     # reads 6*2 + 4*8 = 44 B; two (2, 4, 3) outputs in their inputs'
     # dtypes: 24*2 + 24*8 = 240 B
     assert _bytes('Broadcast-1', F.broadcast, a, b) == (0, 44, 240)
+
+
+# Gradient classes: run forward and backward, cost the gradient node
+
+def _backward(f, *args):
+    """A function of ``x`` running ``f(Variable(x), *args)`` forward and
+    backward (output gradients of ones)."""
+    def run(x):
+        y = f(chainer.Variable(x), *args)
+        y.grad = np.ones(y.shape, y.dtype)
+        y.backward()
+    return run
+
+
+def test_as_strided_grad_overlapping_windows():
+    x = _x(6)
+    # gy: windows of 3 with step 1, 4*3 = 12 elements onto the 6 of x:
+    # 12 - min(6, 12) = 6 additions; reads 12, writes |x| = 6
+    c = cost(_backward(F.as_strided, (4, 3), (1, 1)), x,
+             kind='AsStridedGrad')
+    assert c == (6, 12, 6, {'shape': (4, 3), 'strides': (1, 1),
+                            'offset': 0})
+
+
+def test_as_strided_grad_subsample():
+    x = _x(2, 3)
+    # 3 elements onto distinct ones: 3 - min(6, 3) = 0; reads 3, writes 6
+    c = cost(_backward(F.as_strided, (3,), (2,)), x, kind='AsStridedGrad')
+    assert c[:3] == (0, 3, 6)
+
+
+def test_diagonal_grad():
+    x = _x(3, 4)
+    # gy: min(3, 4 - 1) = 3 read; the zero-filled (3, 4) = 12 written
+    c = cost(_backward(F.diagonal, 1), x, kind='DiagonalGrad')
+    assert c == (0, 3, 12, {'offset': 1, 'axis1': 0, 'axis2': 1})
+    # batched over axis 0: gy 2*min(3, 4) = 6; 2*3*4 = 24 written
+    c = cost(_backward(F.diagonal, 0, 1, 2), _x(2, 3, 4),
+             kind='DiagonalGrad')
+    assert c[:3] == (0, 6, 24)
+
+
+def test_get_item_grad_slices():
+    x = _x(4, 5)
+    # gy 2*5 = 10 copied into a zero-filled (4, 5): 10 - min(20, 10) = 0
+    # additions; reads 10, writes 20
+    c = cost(_backward(F.get_item, slice(1, 3)), x, kind='GetItemGrad')
+    assert c[:3] == (0, 10, 20)
+    assert_params(c.params, {'slices': [(1, 3, None)]})
+
+
+def test_get_item_grad_repeated_indices():
+    x = _x(2, 3)
+    idx = np.array([0, 1, 0, 1], np.int32)
+    # gy 4*3 = 12 onto the 6 elements of x: 12 - min(6, 12) = 6
+    # additions; reads 12 + 4 indices = 16; writes 6
+    f = _backward(F.get_item, idx)
+    c = cost(f, x, kind='GetItemGrad')
+    assert c[:3] == (6, 16, 6)
+    assert_params(c.params, {'slices': [idx]})
+    # bytes: 12 float32 (48 B) + 4 int32 (16 B) = 64; 6*4 = 24 written
+    assert _bytes('GetItemGrad-1', f, x) == (6, 64, 24)
+
+
+def test_get_item_grad_mask():
+    x = _x(3, 4, 5, 6)
+    s = (slice(None), np.array([True, False, True, False]))
+    # gy 3*2*5*6 = 180 (a copy, 0 additions); reads 180 + 4 = 184;
+    # writes 3*4*5*6 = 360
+    c = cost(_backward(F.get_item, s), x, kind='GetItemGrad')
+    assert c[:3] == (0, 184, 360)
+
+
+def test_im2col_grad():
+    x = _x(1, 2, 4, 4)
+    # k 3, s 1, p 0: out 2; per axis taps at o + u for o < 2, u < 3:
+    # t = 6 inside, reaching r = 4 positions. FLOPs 1*2*(6*6 - 4*4) = 40;
+    # reads 1*2*6*6 = 72 (all of gy); writes 1*2*4*4 = 32
+    c = cost(_backward(F.im2col, 3), x, kind='Im2ColGrad')
+    assert c == (40, 72, 32, {'k': (3, 3), 's': (1, 1), 'p': (0, 0),
+                              'd': (1, 1), 'cover_all': False})
+
+
+def test_im2col_grad_padding_dropped():
+    x = _x(1, 2, 4, 4)
+    # k 3, s 1, p 1: out 4; positions o + u - 1 for o < 4, u < 3: 12
+    # taps, -1 and 4 outside: t = 10, r = 4. FLOPs 2*(10*10 - 4*4) = 168;
+    # reads 2*10*10 = 200 (of |gy| = 2*9*4*4 = 288); writes 32
+    c = cost(_backward(F.im2col, 3, 1, 1), x, kind='Im2ColGrad')
+    assert c[:3] == (168, 200, 32)
+
+
+def test_im2col_grad_stride_skips_pixels():
+    x = _x(1, 1, 5, 5)
+    # k 1, s 2: out 3; t = r = 3 per axis: 0 additions; reads 3*3 = 9;
+    # writes 5*5 = 25 (zeros where no tap reaches)
+    c = cost(_backward(F.im2col, 1, 2), x, kind='Im2ColGrad')
+    assert c[:3] == (0, 9, 25)
+
+
+def test_repeat_grad():
+    x = _x(2, 3)
+    # 2 copies of each of the 6 elements: 12 - 6 = 6 additions; reads 12,
+    # writes 6
+    c = cost(_backward(F.repeat, 2), x, kind='RepeatGrad')
+    assert c == (6, 12, 6, {'repeats': (2,)})
+    # axis 1, counts (1, 0, 3): gy 2*4 = 8 onto the 2*2 = 4 elements
+    # repeated at least once: 8 - 4 = 4; reads 8, writes 6
+    c = cost(_backward(F.repeat, (1, 0, 3), 1), x, kind='RepeatGrad')
+    assert c == (4, 8, 6, {'repeats': (1, 0, 3), 'axis': 1})
+    # axis -1 (shown as 1), 3 each: gy 18, 18 - 6 = 12; reads 18
+    c = cost(_backward(F.repeat, 3, -1), x, kind='RepeatGrad')
+    assert c == (12, 18, 6, {'repeats': (3,), 'axis': 1})
+
+
+def test_resize_images_grad(numpy_float):
+    x = _x(1, 1, 2, 2)
+    f = _backward(F.resize_images, (3, 3))
+    # gy 9, 4 products each: FMA 4*9 = 36; no FMA 36 multiplications +
+    # 36 - min(4, 36) = 32 additions = 68; reads 9, writes 4
+    assert cost(f, x, kind='ResizeImagesGrad') == (36, 9, 4, {'size': (3, 3)})
+    assert cost(f, x, kind='ResizeImagesGrad', fma=False)[:3] == (68, 9, 4)
+
+
+def test_resize_images_grad_shrink(numpy_float):
+    x = _x(1, 1, 8, 8)
+    f = _backward(F.resize_images, (2, 2))
+    # gy 4: 16 products; no FMA 16 + 16 - min(64, 16) = 16; reads 4,
+    # writes 8*8 = 64
+    assert cost(f, x, kind='ResizeImagesGrad')[:3] == (16, 4, 64)
+    assert cost(f, x, kind='ResizeImagesGrad', fma=False)[:3] == (16, 4, 64)
+
+
+@pytest.mark.chainer7_only
+def test_resize_images_grad_nearest(numpy_float):
+    x = _x(1, 1, 2, 2)
+
+    def f(x):
+        y = F.resize_images(chainer.Variable(x), (3, 3), mode='nearest')
+        y.grad = np.ones(y.shape, y.dtype)
+        y.backward()
+    # 9 gradients summed into 4 elements: 9 - min(4, 9) = 5 additions
+    # (with or without FMA); reads 9, writes 4
+    c = cost(f, x, kind='ResizeImagesGrad')
+    assert c == (5, 9, 4, {'size': (3, 3), 'mode': 'nearest'})
+    assert cost(f, x, kind='ResizeImagesGrad', fma=False)[:3] == (5, 9, 4)

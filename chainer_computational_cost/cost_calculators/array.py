@@ -24,6 +24,7 @@ import numbers
 import numpy
 
 from chainer.functions.array.as_strided import AsStrided
+from chainer.functions.array.as_strided import AsStridedGrad
 from chainer.functions.array.broadcast import Broadcast
 from chainer.functions.array.broadcast import BroadcastTo
 from chainer.functions.array.cast import Cast
@@ -31,21 +32,26 @@ from chainer.functions.array.concat import Concat
 from chainer.functions.array.copy import Copy
 from chainer.functions.array.depth2space import Depth2Space
 from chainer.functions.array.diagonal import Diagonal
+from chainer.functions.array.diagonal import DiagonalGrad
 from chainer.functions.array.dstack import Dstack
 from chainer.functions.array.expand_dims import ExpandDims
 from chainer.functions.array.flip import Flip
 from chainer.functions.array.fliplr import FlipLR
 from chainer.functions.array.flipud import FlipUD
 from chainer.functions.array.get_item import GetItem
+from chainer.functions.array.get_item import GetItemGrad
 from chainer.functions.array.hstack import Hstack
 from chainer.functions.array.im2col import Im2Col
+from chainer.functions.array.im2col import Im2ColGrad
 from chainer.functions.array.moveaxis import Moveaxis
 from chainer.functions.array.pad import Pad
 from chainer.functions.array.pad_sequence import PadSequence
 from chainer.functions.array.permutate import Permutate
 from chainer.functions.array.repeat import Repeat
+from chainer.functions.array.repeat import RepeatGrad
 from chainer.functions.array.reshape import Reshape
 from chainer.functions.array.resize_images import ResizeImages
+from chainer.functions.array.resize_images import ResizeImagesGrad
 from chainer.functions.array.rollaxis import Rollaxis
 from chainer.functions.array.scatter_add import ScatterAdd
 from chainer.functions.array.select_item import Assign
@@ -255,6 +261,72 @@ def _resize_params(func, size):
     return {'size': size, 'mode': mode}
 
 
+def _sum_into_flops(n_terms, n_targets):
+    """Additions that sum ``n_terms`` values into ``n_targets`` slots (the
+    gradient of a gather that may repeat elements).
+
+    Summing ``k`` values costs ``k - 1`` additions; the first value to reach
+    a slot is a copy. The terms are taken as spread over as many slots as
+    they can reach (``min(n_targets, n_terms)``): exact when the mapping is
+    known to be onto or one-to-one, a lower bound otherwise.
+    """
+    return max(0, n_terms - n_targets)
+
+
+def _weighted_sum_flops(n_terms, n_targets, fma):
+    """FLOPs of ``n_terms`` products (weight times value) summed into
+    ``n_targets`` slots: one multiply-add each with FMA; without, one
+    multiplication each plus the additions of :func:`_sum_into_flops`."""
+    if fma:
+        return n_terms
+    return n_terms + _sum_into_flops(n_terms, n_targets)
+
+
+def _window_taps(size, k, s, p, d, out):
+    """Along one axis of an image of length ``size``, the ``out`` windows
+    of ``k`` taps (stride ``s``, padding ``p``, dilation ``d``): the number
+    of taps that fall inside the image (not in the padding), and the number
+    of distinct image positions they reach."""
+    inside = [o * s + u * d - p for o in range(out) for u in range(k)]
+    inside = [q for q in inside if 0 <= q < size]
+    return len(inside), len(set(inside))
+
+
+def _im2col_params(func):
+    return {'k': _ints((func.kh, func.kw)), 's': _ints((func.sy, func.sx)),
+            'p': _ints((func.ph, func.pw)), 'd': _ints((func.dy, func.dx)),
+            'cover_all': bool(func.cover_all)}
+
+
+def _repeat_counts(shape, repeats, axis):
+    """For ``numpy.repeat`` of an array of ``shape``: the size of the
+    result, and the number of input elements repeated at least once (the
+    others are repeated 0 times)."""
+    size = prod(shape)
+    if axis is None:
+        rest = 1
+    else:
+        axis %= len(shape)
+        rest = prod(n for i, n in enumerate(shape) if i != axis)
+    if len(repeats) == 1:
+        return size * repeats[0], size if repeats[0] > 0 else 0
+    return rest * sum(repeats), rest * sum(1 for r in repeats if r > 0)
+
+
+def _repeat_params(repeats, axis):
+    params = {'repeats': repeats}
+    if axis is not None:
+        params['axis'] = int(axis)
+    return params
+
+
+def _as_strided_params(func):
+    params = {'shape': _ints(func.shape), 'strides': _ints(func.strides)}
+    if func.storage_offset is not None:
+        params['offset'] = int(func.storage_offset)
+    return params
+
+
 def _pad_pairs(pad_width, ndim):
     """``numpy.pad``'s ``pad_width`` as one ``(before, after)`` pair per
     axis."""
@@ -312,12 +384,37 @@ def calc_as_strided(func: AsStrided, in_data, **kwargs):
     | params | `shape`, `strides` (in elements), `offset` |
     """
     x, = in_data
-    shape = _ints(func.shape)
-    n_out = prod(shape)
-    params = {'shape': shape, 'strides': _ints(func.strides)}
-    if func.storage_offset is not None:
-        params['offset'] = int(func.storage_offset)
-    return _move(min(x.size, n_out), n_out, params)
+    n_out = prod(_ints(func.shape))
+    return _move(min(x.size, n_out), n_out, _as_strided_params(func))
+
+
+def calc_as_strided_grad(func: AsStridedGrad, in_data, **kwargs):
+    r"""AsStridedGrad
+
+    $$g_x = 0;\ g_x[\mathrm{element}(y_i)] \mathrel{+}= g_{y,i}$$
+
+    The backward of AsStrided: each element of $g_y$ is added into the
+    element of x it was read from. Summing the $k$ gradients that reach one
+    element costs $k - 1$ additions; as in AsStrided, the elements reached
+    are taken as $\min(\|x\|, \|g_y\|)$, so overlapping windows cost
+    $\|g_y\| - \|x\|$ additions and disjoint ones none (a copy).
+    Chainer's extra division when x's own view overlaps itself is not
+    counted (x is taken as a plain array). All of $g_x$ (zero fill
+    included) is written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|g_y\| - \min(\|x\|, \|g_y\|)$ |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|x\|$ |
+    | params | as AsStrided |
+    """
+    gy, = in_data
+    params = _as_strided_params(func)
+    if gy is None:
+        return (0, 0, 0, params)
+    n_in = prod(func.input_geometry.shape)
+    return (_sum_into_flops(gy.size, n_in), gy.size, n_in, params)
 
 
 def calc_assign(func: Assign, in_data, **kwargs):
@@ -495,6 +592,30 @@ def calc_diagonal(func: Diagonal, in_data, **kwargs):
                         'axis2': int(func.axis2)})
 
 
+def calc_diagonal_grad(func: DiagonalGrad, in_data, **kwargs):
+    r"""DiagonalGrad
+
+    $$g_x = 0;\ g_{x; \dots, i, i + \mathrm{offset}, \dots} = g_{y; \dots, i}$$
+
+    The backward of Diagonal: $g_y$ is copied onto the diagonal of a
+    zero-filled array of x's shape. 0 FLOPs; all of $g_x$ (zero fill
+    included) is written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `offset`, `axis1`, `axis2` |
+    """  # NOQA
+    gy, = in_data
+    params = {'offset': int(func.offset), 'axis1': int(func.axis1),
+              'axis2': int(func.axis2)}
+    if gy is None:
+        return (0, 0, 0, params)
+    return _move(gy.size, prod(func.out_shape), params)
+
+
 def _stack_like(in_data):
     """Cost of a concatenation of all inputs (hstack, vstack, dstack)."""
     n = total_size(in_data)
@@ -621,6 +742,38 @@ def calc_get_item(func: GetItem, in_data, **kwargs):
                  {'slices': _slices_param(func.slices)})
 
 
+def calc_get_item_grad(func: GetItemGrad, in_data, **kwargs):
+    r"""GetItemGrad
+
+    $$g_x = 0;\ g_x[\mathrm{slices}] \mathrel{+}= g_y$$
+
+    The backward of GetItem: each element of $g_y$ is added into the
+    element of x it was read from (a scatter-add). Summing the $k$
+    gradients that reach one element costs $k - 1$ additions. Basic
+    indexing and boolean masks never select an element twice: a copy,
+    0 FLOPs. An integer index array may; its values are not read, so the
+    gradients are taken as spread over as many elements as they can reach
+    ($\min(\|x\|, \|g_y\|)$): $\|g_y\| - \|x\|$ additions when $g_y$ is
+    the larger, none otherwise (a lower bound, exact for distinct
+    indices). The index arrays are read once, each in its own dtype; all of
+    $g_x$ (zero fill included) is written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|g_y\| - \min(\|x\|, \|g_y\|)$ |
+    | mread | $\|g_y\| + \sum \|\mathrm{index\ arrays}\|$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `slices`: as for GetItem |
+    """
+    gy, = in_data
+    params = {'slices': _slices_param(func.slices)}
+    if gy is None:
+        return (0, 0, 0, params)
+    n_in = prod(func._in_shape)
+    return (_sum_into_flops(gy.size, n_in),
+            size_of(gy) + _index_reads(func.slices), n_in, params)
+
+
 def calc_hstack(func: Hstack, in_data, **kwargs):
     r"""Hstack
 
@@ -644,15 +797,17 @@ def calc_im2col(func: Im2Col, in_data, **kwargs):
 
     $$y_{n, (c, i, j), h, w} = x_{n, c, s_y h + d_y i - p_h, s_x w + d_x j - p_w}$$
 
-    Patch extraction (zero outside x): 0 FLOPs. Every element of x is read
-    once (repeated reads by overlapping patches count once); y has shape
+    Patch extraction (zero outside x): 0 FLOPs. y has shape
     $(B, C k_h k_w, h_{out}, w_{out})$ with the usual convolution output
-    sizes.
+    sizes. Each element of x some window covers is read once (overlapping
+    windows read it once): along each axis the taps reach $r$ distinct
+    positions ($r_h$, $r_w$; all of H and W unless the stride skips
+    pixels).
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | 0 |
-    | mread | $\|x\|$ |
+    | mread | $B C r_h r_w$ |
     | mwrite | $B C k_h k_w h_{out} w_{out}$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation as (y, x) pairs; `cover_all` |
     """  # NOQA
@@ -662,11 +817,46 @@ def calc_im2col(func: Im2Col, in_data, **kwargs):
                           func.dy)
     out_w = conv_out_size(w, func.kw, func.sx, func.pw, func.cover_all,
                           func.dx)
+    _, reached_h = _window_taps(h, func.kh, func.sy, func.ph, func.dy, out_h)
+    _, reached_w = _window_taps(w, func.kw, func.sx, func.pw, func.dx, out_w)
     n_out = n * c * func.kh * func.kw * out_h * out_w
-    params = {'k': _ints((func.kh, func.kw)), 's': _ints((func.sy, func.sx)),
-              'p': _ints((func.ph, func.pw)), 'd': _ints((func.dy, func.dx)),
-              'cover_all': bool(func.cover_all)}
-    return _move(x.size, n_out, params)
+    return _move(elements(n * c * reached_h * reached_w, x), n_out,
+                 _im2col_params(func))
+
+
+def calc_im2col_grad(func: Im2ColGrad, in_data, **kwargs):
+    r"""Im2ColGrad
+
+    $$g_{x; n, c, u, v} = \sum_{s_y h + d_y i - p_h = u,\ s_x w + d_x j - p_w = v} g_{y; n, (c, i, j), h, w}$$
+
+    The backward of Im2Col, a col2im: every element of $g_y$ whose tap lies
+    inside the image (not in the padding) is added into the pixel it was
+    read from; the others are dropped (not read). Along each axis, $t$
+    taps of the $k$-tap windows fall inside and reach $r$ distinct
+    positions ($t_h, r_h$ and $t_w, r_w$); a pixel reached by $m$ taps
+    costs $m - 1$ additions. All of $g_x$ (zeros where no tap reaches) is
+    written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $B C (t_h t_w - r_h r_w)$ |
+    | mread | $B C t_h t_w$ |
+    | mwrite | $\|g_x\| = B C H W$ |
+    | params | as Im2Col |
+    """  # NOQA
+    gy, = in_data
+    params = _im2col_params(func)
+    if gy is None:
+        return (0, 0, 0, params)
+    n, c, h, w = func.in_shape
+    out_h, out_w = gy.shape[2:]
+    taps_h, reached_h = _window_taps(h, func.kh, func.sy, func.ph, func.dy,
+                                     out_h)
+    taps_w, reached_w = _window_taps(w, func.kw, func.sx, func.pw, func.dx,
+                                     out_w)
+    taps = n * c * taps_h * taps_w
+    flops = _sum_into_flops(taps, n * c * reached_h * reached_w)
+    return (flops, taps, n * c * h * w, params)
 
 
 def calc_moveaxis(func: Moveaxis, in_data, **kwargs):
@@ -774,30 +964,46 @@ def calc_repeat(func: Repeat, in_data, **kwargs):
 
     Pure data movement. With a single repeat count $r$, $\|y\| = r \|x\|$;
     with one count per entry, the repeated axis (or the flattened x when
-    `axis` is None) has length $\sum r_i$.
+    `axis` is None) has length $\sum r_i$. Only the $\|x_{r>0}\|$
+    elements repeated at least once are read.
 
     | Item | Value |
     |:-----|:------|
     | FLOPs | 0 |
-    | mread | $\|x\|$ |
+    | mread | $\|x_{r>0}\|$ |
     | mwrite | $\|y\|$ |
     | params | `repeats`; `axis` (absent when None) |
     """
     x, = in_data
     repeats = _ints(func.repeats)
-    params = {'repeats': repeats}
-    if func.axis is None:
-        length, rest = x.size, 1
-    else:
-        axis = int(func.axis) % x.ndim
-        params['axis'] = int(func.axis)
-        length = x.shape[axis]
-        rest = prod(d for i, d in enumerate(x.shape) if i != axis)
-    if len(repeats) == 1:
-        n_axis = length * repeats[0]
-    else:
-        n_axis = sum(repeats)
-    return _move(x.size, rest * n_axis, params)
+    n_out, n_used = _repeat_counts(x.shape, repeats, func.axis)
+    return _move(n_used, n_out, _repeat_params(repeats, func.axis))
+
+
+def calc_repeat_grad(func: RepeatGrad, in_data, **kwargs):
+    r"""RepeatGrad
+
+    $$g_{x,i} = \sum_{k < r_i} g_{y,\mathrm{copy}(i, k)}$$
+
+    The backward of Repeat: the $r_i$ gradients of the copies of each
+    element are summed ($r_i - 1$ additions; an element repeated 0 times
+    gets 0). All of $g_y$ is read, all of $g_x$ written.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|g_y\| - \|x_{r>0}\|$ |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | as Repeat (`axis` non-negative) |
+    """
+    gy, = in_data
+    repeats = _ints(func.repeats)
+    params = _repeat_params(repeats, func.axis)
+    if gy is None:
+        return (0, 0, 0, params)
+    _, n_used = _repeat_counts(func.in_shape, repeats, func.axis)
+    return (_sum_into_flops(gy.size, n_used), gy.size, prod(func.in_shape),
+            params)
 
 
 def calc_reshape(func: Reshape, in_data, **kwargs):
@@ -850,8 +1056,51 @@ def calc_resize_images(func: ResizeImages, in_data, **kwargs):
     params = _resize_params(func, size)
     if 'mode' in params:  # nearest
         return (0, min(n_out, x.size), n_out, params)
-    flops = dot_flops(n_out, 4, kwargs.get('fma_1flop', False))
+    flops = _weighted_sum_flops(4 * n_out, n_out,
+                                kwargs.get('fma_1flop', False))
     return (flops, min(4 * n_out, x.size), n_out, params)
+
+
+def calc_resize_images_grad(func: ResizeImagesGrad, in_data, **kwargs):
+    r"""ResizeImagesGrad
+
+    $$g_{x; b,c,v_{ijk},u_{ijk}} \mathrel{+}= w_{ijk}\, g_{y; b,c,i,j}$$
+
+    The backward of ResizeImages, its transpose: each element of $g_y$ is
+    multiplied by its 4 bilinear weights and added into the 4 neighbours
+    it was interpolated from: $4 \|g_y\|$ products summed into the
+    elements of $g_x$, the same arithmetic as the forward's weighted sums
+    with the roles of input and output swapped. With FMA each product is 1
+    FLOP; without, a multiplication, plus one addition per product except
+    the first to reach each element of $g_x$ (taken as
+    $\min(\|g_x\|, 4 \|g_y\|)$ elements reached). Weights and indices
+    are index arithmetic, not counted.
+
+    With `mode='nearest'` (Chainer 7) each element of $g_y$ goes to the one
+    element it was copied from: the gradients reaching one element are
+    summed, $\|g_y\| - \min(\|g_x\|, \|g_y\|)$ additions.
+
+    All of $g_y$ is read; all of $g_x$ written once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $4 \|g_y\|$ (nearest: $\|g_y\| - \min(\|g_x\|, \|g_y\|)$) |
+    | FLOPs (no FMA) | $8 \|g_y\| - \min(\|g_x\|, 4 \|g_y\|)$ (nearest: as with FMA) |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|g_x\| = B C H W$ |
+    | params | as ResizeImages (`size`: the resized size, $g_y$'s) |
+    """  # NOQA
+    gy, = in_data
+    params = _resize_params(func, (int(func.out_H), int(func.out_W)))
+    if gy is None:
+        return (0, 0, 0, params)
+    n_in = prod(func.input_shape)
+    if 'mode' in params:  # nearest
+        flops = _sum_into_flops(gy.size, n_in)
+    else:
+        flops = _weighted_sum_flops(4 * gy.size, n_in,
+                                    kwargs.get('fma_1flop', False))
+    return (flops, gy.size, n_in, params)
 
 
 def calc_rollaxis(func: Rollaxis, in_data, **kwargs):
