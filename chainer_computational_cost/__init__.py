@@ -1,6 +1,8 @@
 """Theoretical computational cost of Chainer forward passes, per layer."""
 
 from chainer_computational_cost.computational_cost_hook import ComputationalCostHook  # NOQA
+from chainer_computational_cost.projection import project_batch  # NOQA
+from chainer_computational_cost.projection import Projection  # NOQA
 from chainer_computational_cost.report import LinkColumns  # NOQA
 from chainer_computational_cost.report import PhaseColumns  # NOQA
 from chainer_computational_cost.report import ReportColumns  # NOQA
@@ -10,4 +12,5 @@ from chainer_computational_cost.report import SummaryColumns  # NOQA
 __version__ = '0.2.0'
 
 __all__ = ['ComputationalCostHook', 'LinkColumns', 'PhaseColumns',
-           'ReportColumns', 'ReportWarning', 'SummaryColumns']
+           'Projection', 'ReportColumns', 'ReportWarning', 'SummaryColumns',
+           'project_batch']

@@ -3,12 +3,14 @@ the seed documents), reproduced exactly."""
 
 import io
 
+import chainer
 import chainer.links as L
 import numpy as np
 import pytest
 
 from chainer_computational_cost import SummaryColumns
 
+from chainer_computational_cost import project_batch
 from model_helpers import run_model
 
 
@@ -197,9 +199,14 @@ def test_resnet50_tables_match_the_seed(resnet50):
     assert out.getvalue() == RESNET50_SUMMARY
 
 
+@pytest.fixture(scope='module')
+def resnet50_batch32(resnet50_model):
+    return run_model(resnet50_model, np.zeros((32, 3, 224, 224), np.float32))
+
+
 @pytest.mark.slow
-def test_resnet50_batch32_matches_the_blog(resnet50_model):
-    cch = run_model(resnet50_model, np.zeros((32, 3, 224, 224), np.float32))
+def test_resnet50_batch32_matches_the_blog(resnet50_batch32):
+    cch = resnet50_batch32
     out = io.StringIO()
     cch.show_summary_report(out, unit='G', mode='csv',
                             columns=['type', 'flops', 'mread', 'mwrite'])
@@ -247,3 +254,25 @@ def test_resnet50_conv1_is_the_first_convolution(resnet50):
 def test_vgg16_link_root(vgg16):
     assert vgg16.link_report['/']['n_params'] == 138357544
     assert vgg16.link_report['/']['flops'] == 15488423327
+
+
+# Any batch size without running it
+
+@pytest.mark.slow
+def test_resnet50_projected_to_batch32_equals_a_real_run(resnet50_model,
+                                                         resnet50_batch32):
+    def run(n):
+        with chainer.using_config('train', False), \
+                chainer.using_config('enable_backprop', False):
+            resnet50_model(np.zeros((n, 3, 224, 224), np.float32))
+
+    projected = project_batch(run, 32)
+    real = resnet50_batch32.layer_report
+    got = projected.layer_report
+    assert list(got) == list(real)
+    for name in real:
+        for key in ('flops', 'mread', 'mwrite', 'input_shapes',
+                    'output_shapes'):
+            assert got[name].get(key) == real[name].get(key), (name, key)
+    # the blog's 124.316 GFLOPs
+    assert round(got['total']['flops'] / 1e9, 3) == 124.316

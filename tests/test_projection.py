@@ -1,0 +1,135 @@
+"""Any batch size without running it: projections from runs at batch 1,
+2 and 3 equal real runs exactly, and what cannot be projected is a clear
+error."""
+
+import io
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+import numpy as np
+import pytest
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import project_batch
+from chainer_computational_cost import Projection
+
+
+class SmallNet(chainer.Chain):
+    """conv, BN (training mode), ReLU, dropout, linear."""
+
+    def __init__(self):
+        super(SmallNet, self).__init__()
+        with self.init_scope():
+            self.conv = L.Convolution2D(3, 4, 3, pad=1)
+            self.bn = L.BatchNormalization(4)
+            self.fc = L.Linear(4 * 4 * 4, 5)
+
+    def forward(self, x):
+        h = F.relu(self.bn(self.conv(x)))
+        h = F.max_pooling_2d(h, 2)
+        return self.fc(F.dropout(h, 0.5))
+
+
+def _step(model, backward):
+    def run(n):
+        rng = np.random.RandomState(n)
+        x = rng.rand(n, 3, 8, 8).astype(np.float32)
+        t = rng.randint(0, 5, n).astype(np.int32)
+        model.cleargrads()
+        with chainer.using_config('train', True):
+            loss = F.softmax_cross_entropy(model(x), t)
+            if backward:
+                loss.backward()
+    return run
+
+
+def _real(run, n):
+    with ComputationalCostHook(strict=True) as cch:
+        run(n)
+    return cch
+
+
+def _figures(reporter):
+    return [(name, r['type'], r['phase'], r['link'], r['flops'], r['mread'],
+             r['mwrite'], r['input_shapes'], r['output_shapes'])
+            for name, r in reporter.layer_report.items() if name != 'total']
+
+
+@pytest.mark.parametrize('backward', [False, True])
+def test_a_training_mode_model_projects_exactly(backward):
+    run = _step(SmallNet(), backward)
+    projected = project_batch(run, 7)
+    real = _real(run, 7)
+    assert isinstance(projected, Projection)
+    assert projected.batch_size == 7
+    assert _figures(projected) == _figures(real)
+    assert projected.total_report == real.total_report
+    assert projected.summary_report == real.summary_report
+    assert projected.link_report == real.link_report
+    assert projected.phase_report == real.phase_report
+    assert projected.ignored_layers == real.ignored_layers == {}
+
+
+def test_projected_shapes_grow_on_the_batch_axis():
+    projected = project_batch(lambda n: F.relu(np.ones((n, 3), np.float32)),
+                              256)
+    r = projected.layer_report['ReLU-1']
+    assert r['input_shapes'] == [(256, 3)] == r['output_shapes']
+    # 768 elements: 768 FLOPs, 3072 bytes each way
+    assert (r['flops'], r['mread'], r['mwrite']) == (768, 3072, 3072)
+
+
+def test_batch_dependent_params_are_projected():
+    def run(n):
+        F.reshape(np.ones((n, 6), np.float32), (n, 2, 3))
+    r = project_batch(run, 10).layer_report['Reshape-1']
+    assert r['output_shapes'] == [(10, 2, 3)]
+    assert r['params']['out_shape'] == (10, 2, 3)
+
+
+def test_a_quadratic_cost_is_a_clear_error():
+    def run(n):
+        x = np.ones((n, 4), np.float32)
+        F.matmul(x, x.T)
+    # |y| = n*n outputs of 4 multiply-adds: 4, 16, 36
+    with pytest.raises(ValueError, match=r'flops of layer MatMul-1 is not '
+                       r'affine in the batch size: 4 at n=1, 16 at n=2, '
+                       r'36 at n=3'):
+        project_batch(run, 32)
+
+
+def test_calls_that_depend_on_the_batch_are_a_clear_error():
+    def run(n):
+        x = np.ones((n, 2), np.float32)
+        for _ in range(n):
+            x = F.relu(x)
+    with pytest.raises(ValueError, match='the calls differ between batch '
+                       'sizes: 1 calls at n=1, 2 at n=2'):
+        project_batch(run, 8)
+
+    def branchy(n):
+        x = np.ones((n, 2), np.float32)
+        F.relu(x) if n == 1 else F.sigmoid(x)
+    with pytest.raises(ValueError, match='call 1 is ReLU-1 at n=1 but '
+                       'Sigmoid-1 at n=2'):
+        project_batch(branchy, 8)
+
+
+@pytest.mark.parametrize('kwargs, error', [
+    ({'run': 3, 'batch_size': 2}, TypeError),
+    ({'run': print, 'batch_size': 0}, ValueError),
+    ({'run': print, 'batch_size': 2.5}, ValueError),
+    ({'run': print, 'batch_size': 2, 'fma_1flop': 'no'}, TypeError)])
+def test_bad_arguments(kwargs, error):
+    with pytest.raises(error):
+        project_batch(**kwargs)
+
+
+def test_a_projection_renders_like_the_hook():
+    projected = project_batch(
+        lambda n: F.relu(np.ones((n, 3), np.float32)), 100)
+    out = io.StringIO()
+    projected.show_summary_report(out, unit=None)
+    # 300 elements
+    assert out.getvalue().splitlines()[1] == 'ReLU,1,300,1200,1200,2400'
