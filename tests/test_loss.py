@@ -473,3 +473,114 @@ def test_bytes_float16_losses():
     assert _bytes(F.huber_loss, x, x, 1.0) == (26, 4)
     # MeanSquaredError: 12 + 12 = 24; 2
     assert _bytes(F.mean_squared_error, x, x) == (24, 2)
+
+
+# Gradient nodes (applied by backward())
+
+def _backward(f, x, *args, **kwargs):
+    """A callable running ``f(Variable(x), *args)`` and its backward pass
+    from a gradient of ones."""
+    def run():
+        y = f(chainer.Variable(x), *args, **kwargs)
+        y.grad = np.ones_like(y.array)
+        y.backward()
+    return run
+
+
+def test_sigmoid_cross_entropy_grad():
+    x, t = _x(2, 3), np.array([[0, 1, -1], [1, 1, 0]], np.int32)
+    kind = 'SigmoidCrossEntropyGrad'
+    run = _backward(F.sigmoid_cross_entropy, x, t)
+    # n = 6: 8*6 = 48 + g_y / count 1 = 49; read x 6 + g_y 1 + t 6 + the
+    # ignore label 1 = 14; write 6
+    assert cost(run, kind=kind) == (49, 14, 6, {'reduce': 'mean'})
+    assert cost(run, kind=kind, fma=False) == (49, 14, 6, {'reduce': 'mean'})
+    run = _backward(F.sigmoid_cross_entropy, x, t, reduce='no')
+    # 48; read 6 + 6 + 6 + 1 = 19
+    assert cost(run, kind=kind) == (48, 19, 6, {'reduce': 'no'})
+
+
+def test_softmax_cross_entropy_grad():
+    x, t = _x(2, 3), _labels(0, 2)
+    kind = '_SoftmaxCrossEntropyGrad_NoDoubleBackprop'
+    p = {'reduce': 'mean', 'soft_target': False, 'class_weight': False,
+         'cache_score': True}
+    run = _backward(F.softmax_cross_entropy, x, t)
+    # n = 6, C = 3, M = 2, cached softmax: 6 + 3*2 + 1 (mean) = 13;
+    # read y 6 + t 2 + g 1 + ignore label 1 = 10; write 6
+    assert cost(run, kind=kind) == (13, 10, 6, p)
+    assert cost(run, kind=kind, fma=False) == (13, 10, 6, p)
+    w = np.ones(3, np.float32)
+    run = _backward(F.softmax_cross_entropy, x, t, cache_score=False,
+                    class_weight=w, reduce='no')
+    # softmax again 3*6 - 2 = 16, + 6 + 3*2 + class weight 2 = 30;
+    # read x 6 + t 2 + g 2 + 1 + weights 3 = 14
+    p = {'reduce': 'no', 'soft_target': False, 'class_weight': True,
+         'cache_score': False}
+    assert cost(run, kind=kind) == (30, 14, 6, p)
+    x, t = _x(2, 3, 2), np.array([[0, 1], [2, -1]], np.int32)
+    run = _backward(F.softmax_cross_entropy, x, t, reduce='no')
+    # n = 12, C = 3, M = 4: 12 + 3*4 = 24; read 12 + 4 + 4 + 1 = 21
+    assert cost(run, kind=kind)[:3] == (24, 21, 12)
+
+
+@pytest.mark.chainer7_only  # soft targets
+def test_softmax_cross_entropy_grad_soft_target():
+    x, t = _x(2, 3), np.full((2, 3), 1 / 3, np.float32)
+    run = _backward(F.softmax_cross_entropy, x, t)
+    p = {'reduce': 'mean', 'soft_target': True, 'class_weight': False,
+         'cache_score': True}
+    # 2*6 + 1 = 13; read y 6 + t 6 + g 1 = 13
+    assert cost(run, kind='_SoftmaxCrossEntropyGrad_NoDoubleBackprop') == (
+        13, 13, 6, p)
+
+
+def test_negative_sampling_grad():
+    x, t, W = _x(2, 3), _labels(0, 1), _x(4, 3)
+
+    def sampler(shape):
+        return np.zeros(shape, np.int32)
+    kind = 'NegativeSamplingFunctionGrad'
+    run = _backward(lambda x: F.negative_sampling(x, t, chainer.Variable(W),
+                                                  sampler, 1), x)
+    p = {'sample_size': 1, 'reduce': 'sum'}
+    # B = 2, D = 3, K = 2: scores 4 dots of 3: 12 / 20; negations 2*2 = 4;
+    # sigmoid parts 4*4 = 16; g_x 6 dots of 2: 12 / 18; g_W 12 / 24.
+    # FMA 12 + 4 + 16 + 12 + 12 = 56, no FMA 20 + 4 + 16 + 18 + 24 = 82.
+    # read x 6 + min(12, 12) rows of W + g_y 1 + samples 4 + flags 2 = 25;
+    # write g_x 6 + g_W 12 = 18
+    assert cost(run, kind=kind) == (56, 25, 18, p)
+    assert cost(run, kind=kind, fma=False) == (82, 25, 18, p)
+    W = _x(2, 3)
+    run = _backward(lambda x: F.negative_sampling(
+        x, t, chainer.Variable(W), sampler, 1, reduce='no'), x)
+    # W has 6 elements: min(12, 6); g_y 2: read 6 + 6 + 2 + 4 + 2 = 20;
+    # write 6 + 6
+    assert cost(run, kind=kind)[1:3] == (20, 12)
+
+
+def test_bytes_loss_grads():
+    def grad_bytes(run, name):
+        with ComputationalCostHook() as cch:
+            run()
+        record = cch.layer_report[name + '-1']
+        return record['mread'], record['mwrite']
+    x = np.zeros((2, 3), np.float64)
+    t = np.zeros((2, 3), np.int64)
+    # x 48 + g_y 8 + int64 t 48 + ignore label 8 = 112; g_x 48
+    assert grad_bytes(_backward(F.sigmoid_cross_entropy, x, t),
+                      'SigmoidCrossEntropyGrad') == (112, 48)
+    w = np.ones(3, np.float64)
+    # y 48 + int64 t 2*8 + g 8 + ignore label 8 + weights 24 = 104
+    assert grad_bytes(
+        _backward(F.softmax_cross_entropy, x, t[:, 0], class_weight=w),
+        '_SoftmaxCrossEntropyGrad_NoDoubleBackprop') == (104, 48)
+
+    def sampler(shape):
+        return np.zeros(shape, np.int32)
+    W = np.zeros((4, 3), np.float64)
+    # x 48 + 12 of W 96 + g_y 8 + int32 samples 4*4 + bool flags 2 = 170;
+    # g_x 48 + g_W 96
+    run = _backward(lambda x: F.negative_sampling(
+        x, t[:, 0].astype(np.int32), chainer.Variable(W), sampler, 1), x)
+    assert grad_bytes(run, 'NegativeSamplingFunctionGrad') == (170, 144)

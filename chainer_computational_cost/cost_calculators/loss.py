@@ -40,7 +40,13 @@ from chainer.functions.loss.huber_loss import HuberLoss
 from chainer.functions.loss.mean_absolute_error import MeanAbsoluteError
 from chainer.functions.loss.mean_squared_error import MeanSquaredError
 from chainer.functions.loss.negative_sampling import NegativeSamplingFunction
+from chainer.functions.loss.negative_sampling import \
+    NegativeSamplingFunctionGrad
 from chainer.functions.loss.sigmoid_cross_entropy import SigmoidCrossEntropy
+from chainer.functions.loss.sigmoid_cross_entropy import \
+    SigmoidCrossEntropyGrad
+from chainer.functions.loss.softmax_cross_entropy import \
+    _SoftmaxCrossEntropyGrad_NoDoubleBackprop
 from chainer.functions.loss.softmax_cross_entropy import SoftmaxCrossEntropy
 from chainer.functions.loss.squared_error import SquaredError
 from chainer.functions.loss.triplet import Triplet
@@ -558,3 +564,142 @@ def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
              + elements(min(n_batch * k * dim, W.size), W) + elements(1, x))
     params = {'sample_size': int(func.sample_size), 'reduce': func.reduce}
     return (flops, mread, out, params)
+
+
+# Gradient nodes, applied while backward() runs: they read the incoming
+# gradient, the inputs they need and what the forward pass kept for them
+# (cached scores, labels, samples), and write the gradients.
+
+def calc_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad, in_data,
+                                    **kwargs):
+    r"""SigmoidCrossEntropyGrad
+
+    $$g_{x_i} = s\, [t_i \ne -1] (\sigma(x_i) - t_i)$$
+
+    where $s = g_y / \mathrm{count}$ for `reduce='mean'` (one division:
+    the count is kept by the forward pass and folded into $s$) and
+    $s = g_{y,i}$ for `reduce='no'`. Per element ($n = \|x\|$): the
+    sigmoid (4), the subtraction of the label, the ignore-label test, the
+    masking and the product with $s$: $8n$. It reads $x$, $g_y$ and the
+    labels $t$ the node holds (in their own dtype); the ignore label (the
+    class constant $-1$) counts 1.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $8n$ (+ 1 for mean) |
+    | mread | $\|x\| + \|g_y\| + \|t\| + 1$ |
+    | mwrite | $\|x\|$ |
+    | params | `reduce` |
+    """
+    x, gy = in_data
+    n = x.size
+    mean = func.reduce == 'mean'
+    labels = getattr(func, 't', None)
+    mread = (size_of(x) + size_of(gy)
+             + (elements(n, x) if labels is None else size_of(labels))
+             + elements(1, x))
+    return (8 * n + int(mean), mread, elements(n, x),
+            {'reduce': func.reduce})
+
+
+def calc_softmax_cross_entropy_grad(
+        func: _SoftmaxCrossEntropyGrad_NoDoubleBackprop, in_data, **kwargs):
+    r"""_SoftmaxCrossEntropyGrad_NoDoubleBackprop
+
+    $$g_x = s_j (y - \mathrm{onehot}(t_j)),\ s_j = [t_j \ne \mathrm{ignore}]\, w_{t_j} g_j$$
+
+    The backward pass of SoftmaxCrossEntropy ($C$ = `x.shape[1]` classes,
+    $M = \|x\|/C$ positions, $n = \|x\|$). The softmax $y$ is the one the
+    forward pass cached (`cache_score=True`, read: $n$) or is recomputed
+    from $x$ ($3n - M$: an exp per element, $C - 1$ additions per position,
+    a division per element). With integer labels, per position the
+    ignore-label test and the masking of the factor $s_j$ ($2M$; the
+    ignore label, an operand of every test, counts 1), the product with the
+    class weight $w_{t_j}$ ($M$, only with `class_weight`; the $C$ weights
+    are read) and the subtraction of 1 at the target ($M$); then per
+    element the product with $s_j$ ($n$). $g$ is the incoming gradient, one
+    value per position for `reduce='no'`; for `reduce='mean'` it is a
+    scalar, first multiplied by the normalizing coefficient kept by the
+    forward pass (1 FLOP; the coefficient is folded in, not a read). With a
+    soft target $t$ (float, shaped as $x$): $g_x = s (y - t)$, a
+    subtraction and a product per element.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs, labels | $n + 3M$ (+ $M$ with `class_weight`) (+ 1 for mean) (+ $3n - M$ uncached) |
+    | FLOPs, soft target | $2n$ (+ 1 for mean) (+ $3n - M$ uncached) |
+    | mread, labels | $\|y\| + \|t\| + \|g\| + 1$ (+ $C$ with `class_weight`) |
+    | mread, soft target | $\|y\| + \|t\| + \|g\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `reduce`, `soft_target`, `class_weight` (bool), `cache_score` (bool) |
+    """  # NOQA
+    x, t, gloss = in_data
+    n = x.size
+    n_class = x.shape[1] if x.ndim > 1 else 1
+    m = n // n_class if n_class else 0
+    mean = func.coeff is not None
+    cached = func.y is not None
+    soft = bool(getattr(func, 'soft_target', False)) or t.dtype.kind == 'f'
+    weighted = func.class_weight is not None and not soft
+    # y (cached) or x (the softmax is recomputed): n elements of x's dtype
+    mread = elements(n, x) + size_of(t) + size_of(gloss)
+    flops = 0 if cached else 3 * n - m
+    if soft:
+        flops += 2 * n
+    else:
+        flops += n + 3 * m
+        mread += elements(1, x)
+        if weighted:
+            flops += m
+            mread += size_of(func.class_weight)
+    if mean:
+        flops += 1
+    params = {'reduce': 'mean' if mean else 'no', 'soft_target': soft,
+              'class_weight': weighted, 'cache_score': cached}
+    return (flops, mread, elements(n, x), params)
+
+
+def calc_negative_sampling_grad(func: NegativeSamplingFunctionGrad, in_data,
+                                **kwargs):
+    r"""NegativeSamplingFunctionGrad
+
+    $$g_{x_b} = \sum_j g_{bj} W_{k_{bj}},\ g_{W_{k_{bj}}} \mathrel{+}= g_{bj}\, x_b,\ g_{bj} = s_j\, g_{y,b}\, \sigma(s_j\, x_b \cdot W_{k_{bj}})$$
+
+    The backward pass of NegativeSamplingFunction ($x$ of shape $(B, D)$,
+    $K$ = `sample_size + 1` rows of $W$ per sample, the target with $s_0 =
+    -1$ and the negatives with $s_j = 1$): the $BK$ scores again ($BK$ dot
+    products of length $D$), the negation of the target's score and of its
+    $g$ ($2B$), per score a negation, an exp, an addition and a division
+    ($4BK$), then $g_x$ ($BD$ dot products of length $K$) and the
+    accumulation into $g_W$ ($BKD$ multiply-adds). It reads $x$, the
+    gathered rows of $W$ (at most $\|W\|$, as in the forward pass),
+    $g_y$, the $BK$ sample indices and the $B$ ignore flags the forward
+    pass kept (each in its own dtype); it writes $g_x$ and the whole $g_W$
+    (zeros where no sample falls).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $3BKD + 4BK + 2B$ |
+    | FLOPs (no FMA) | $6BKD + 3BK - BD + 2B$ |
+    | mread | $\|x\| + \min(BKD, \|W\|) + \|g_y\| + BK + B$ |
+    | mwrite | $\|x\| + \|W\|$ |
+    | params | `sample_size`, `reduce` |
+    """  # NOQA
+    x, W, gy = in_data
+    fma = kwargs.get('fma_1flop', False)
+    n_batch, dim = x.shape
+    k = int(func.sample_size) + 1
+    scores = n_batch * k
+    flops = (dot_flops(scores, dim, fma) + 2 * n_batch + 4 * scores
+             + dot_flops(n_batch * dim, k, fma)
+             + (1 if fma else 2) * scores * dim)
+    samples = getattr(func, 'samples', None)
+    mask = getattr(func, 'ignore_mask', None)
+    mread = (size_of(x) + elements(min(scores * dim, W.size), W)
+             + size_of(gy)
+             + (elements(scores, x) if samples is None
+                else elements(scores, samples))
+             + (elements(n_batch, x) if mask is None
+                else elements(n_batch, mask)))
+    params = {'sample_size': int(func.sample_size), 'reduce': func.reduce}
+    return (flops, mread, size_of(x) + size_of(W), params)
