@@ -1,7 +1,11 @@
+import sys
+
 import numpy as np
 import pytest
 
+import chainer
 import chainer.functions as F
+import chainer.links as L
 
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import validate_cost
@@ -282,3 +286,97 @@ def test_cudnn_rnn_weight_concat_moves_every_element_once():
     # 6 + 9 + 3 + 3 = 21 elements
     assert calculators[cls](func, w + b, fma_1flop=True) == (
         0, 21, 21, {'n_layers': 1})
+
+
+# LSTMGrad / SLSTMGrad: either incoming gradient may be None
+
+def _grad_calc(fn, name):
+    """The gradient class ``name`` next to ``fn`` (its module differs
+    between Chainer 6 and 7) and its calculator."""
+    cls = getattr(sys.modules[fn.__module__], name)
+    return cls, calculators[cls]
+
+
+def _grad_cost(fn, name, in_data, fma):
+    cls, calc = _grad_calc(fn, name)
+    return validate_cost(calc(cls(), in_data, fma_1flop=fma), calc.__name__,
+                         name)
+
+
+def test_lstm_grad_with_missing_gradients():
+    c_prev, x, c = _z(3, 2), _z(2, 8), _z(3, 2)
+    gc, gh = _z(3, 2), _z(2, 2)
+    # n = |x|/4 = 4 units (2 rows of 2); c_prev has a third row, whose
+    # gradient is g_c's copied (or zeros)
+    cases = [
+        # both: 30 + 3 FMA -> 33*4 = 132, 36*4 = 144; read c_prev rows 4
+        # + x 16 + c rows 4 + g_h 4 + g_c 6 = 34
+        ((gc, gh), 132, 144, 34),
+        # g_h only: 31 + 2 FMA -> 33*4 = 132, 35*4 = 140; read 4 + 16 + 8
+        ((None, gh), 132, 140, 28),
+        # g_c only: 20 + 1 FMA -> 21*4 = 84, 22*4 = 88; read 4 + 16 + 6
+        ((gc, None), 84, 88, 26),
+        # none: nothing to compute or read; the zero gradients are written
+        ((None, None), 0, 0, 0),
+    ]
+    for grads, fma_flops, flops, mread in cases:
+        in_data = (c_prev, x, c) + grads
+        # write g_c_prev 6 + g_x 16 = 22
+        assert _grad_cost(F.lstm, 'LSTMGrad', in_data, True) == (
+            fma_flops, mread, 22, {})
+        assert _grad_cost(F.lstm, 'LSTMGrad', in_data, False) == (
+            flops, mread, 22, {})
+
+
+def test_lstm_grad_in_a_backward_pass():
+    def h_only():
+        # c's gradient is None: only h is used
+        x = chainer.Variable(np.ones((2, 4), np.float32))
+        F.sum(L.LSTM(4, 5)(x)).backward()
+    # n = 2*5 = 10 units, g_h only: 33*10 = 330, 35*10 = 350;
+    # read c_prev 10 + x 40 + c 10 + g_h 10 = 70; write 10 + 40 = 50
+    assert cost(h_only, kind='LSTMGrad') == (330, 70, 50, {})
+    assert cost(h_only, kind='LSTMGrad', fma=False) == (350, 70, 50, {})
+
+    def both():
+        c, h = F.lstm(chainer.Variable(_z(2, 3)),
+                      chainer.Variable(_z(2, 12)))
+        (F.sum(c) + F.sum(h)).backward()
+    # n = 6: 33*6 = 198, 36*6 = 216; read 6 + 24 + 6 + 6 + 6 = 48;
+    # write 6 + 24 = 30
+    assert cost(both, kind='LSTMGrad') == (198, 48, 30, {})
+    assert cost(both, kind='LSTMGrad', fma=False) == (216, 48, 30, {})
+
+
+def test_slstm_grad_with_missing_gradients():
+    c1, c2, x1, x2, c = _z(2, 3), _z(2, 3), _z(2, 12), _z(2, 12), _z(2, 3)
+    gc, gh = _z(2, 3), _z(2, 3)
+    # n = 6 units; read c1, c2, x1, x2: 6 + 6 + 24 + 24 = 60
+    cases = [
+        # both: 51 + 4 FMA -> 55*6 = 330, 59*6 = 354; read 60 + g_c 6
+        # + c 6 + g_h 6 = 78
+        ((gc, gh), 330, 354, 78),
+        # g_h only: 52 + 3 FMA -> 55*6 = 330, 58*6 = 348; read 60 + 12
+        ((None, gh), 330, 348, 72),
+        # g_c only: 40 + 2 FMA -> 42*6 = 252, 44*6 = 264; read 60 + 6
+        ((gc, None), 252, 264, 66),
+        # none: nothing to compute or read; the zero gradients are written
+        ((None, None), 0, 0, 0),
+    ]
+    for grads, fma_flops, flops, mread in cases:
+        in_data = (c1, c2, x1, x2, c) + grads
+        # write the gradients of c1, c2, x1, x2: 60
+        assert _grad_cost(F.slstm, 'SLSTMGrad', in_data, True) == (
+            fma_flops, mread, 60, {})
+        assert _grad_cost(F.slstm, 'SLSTMGrad', in_data, False) == (
+            flops, mread, 60, {})
+
+
+def test_slstm_grad_in_a_backward_pass():
+    def h_only():
+        args = [chainer.Variable(a) for a in
+                (_z(2, 3), _z(2, 3), _z(2, 12), _z(2, 12))]
+        F.sum(F.slstm(*args)[1]).backward()
+    # g_h only: 330 / 348; read 60 + 12 = 72; write 60
+    assert cost(h_only, kind='SLSTMGrad') == (330, 72, 60, {})
+    assert cost(h_only, kind='SLSTMGrad', fma=False) == (348, 72, 60, {})

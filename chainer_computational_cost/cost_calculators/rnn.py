@@ -19,6 +19,7 @@ module imports under both; the Chainer 6 names are registered at the bottom.
 
 import chainer
 
+from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import register
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
@@ -145,6 +146,127 @@ def calc_tree_lstm(
     n_ary = len(in_data) - 1
     return _lstm_cell_cost(in_data[0].size, in_data, 1, n_ary, 1,
                            kwargs.get('fma_1flop', False), {'n_ary': n_ary})
+
+
+def _lstm_grad_ops(n_in, n_forget, n_out_terms, has_gc, has_gh):
+    """``(plain, fused)`` operation counts of the backward pass of one
+    LSTM-style cell unit (see :func:`_lstm_cell_ops` for the cell).
+
+    The activations are recomputed from the pre-activations; ``gc`` and
+    ``gh``, the gradients of the cell state and of the output, may be
+    missing (Chainer passes None), and their terms then cost nothing:
+
+    * with either gradient, the cell's gradient ``t`` (``gc``, plus the
+      ``gh`` term) flows to each (cell input, input gate) pair: tanh and
+      sigmoid again (5), ``g_a = t * sigmoid(i) * (1 - tanh(a)^2)`` (1
+      fused, 2 plain) and ``g_i = t * tanh(a) * s (1 - s)`` (4 plain): 11
+      plain, 1 fused per pair; and to each forget gate: sigmoid again (4),
+      ``g_f = t * c_j * s (1 - s)`` (4) and ``g_c_j = t * sigmoid(f_j)``
+      (1): 9 plain;
+    * with ``gh``: the ``m - 1`` additions and the sigmoid of the output
+      gate (4), ``tanh(c)`` (1), ``1 - tanh(c)^2`` (1 fused), ``gh *
+      sigmoid(o)`` (1), ``g_o = gh * tanh(c) * s (1 - s)`` (4), then the
+      product with ``1 - tanh(c)^2`` added to ``gc`` (1 fused) or alone
+      (1 plain).
+    """
+    if not (has_gc or has_gh):
+        return 0, 0
+    plain = 11 * n_in + 9 * n_forget
+    fused = n_in
+    if has_gh:
+        plain += (n_out_terms - 1) + _SIGMOID + _TANH + 1 + 4
+        fused += 1
+        if has_gc:
+            fused += 1
+        else:
+            plain += 1
+    return plain, fused
+
+
+def calc_lstm_grad(
+        func: 'chainer.functions.rnn.lstm.LSTMGrad', in_data, **kwargs):
+    r"""LSTMGrad
+
+    $$g_c = g_h \sigma(o) (1 - \tanh^2 c) + g_{c'},\ g_{c_{prev}} = g_c \sigma(f),\ g_a = g_c \sigma(i) (1 - \tanh^2 a), \ldots$$
+
+    The backward pass of LSTM ($n = \|x\|/4$ cell units of the $B$ =
+    `len(x)` rows; $c_{prev}$ may have more rows, whose gradient is $g_{c'}$
+    copied). Its inputs are $c_{prev}$, $x$, $c$ and the incoming
+    gradients $g_{c'}$ of $c$ and $g_h$ of $h$, either of which may be
+    None (not used downstream): a missing one costs nothing. Per unit:
+    $\tanh a$, $\sigma(i)$, $\sigma(f)$ again (9), $g_a$ (2 products and
+    the multiply-add $1 - \tanh^2 a$), $g_i = g_c \tanh(a) \sigma(i) (1 -
+    \sigma(i))$ (4), $g_f$ likewise with $c_{prev}$ (4) and
+    $g_{c_{prev}}$ (1); with $g_h$ also $\sigma(o)$ and $\tanh c$ (5),
+    $1 - \tanh^2 c$ (1 multiply-add), $g_h \sigma(o)$ (1), $g_o$ (4) and
+    the product with $1 - \tanh^2 c$, added to $g_{c'}$ (1 multiply-add)
+    or alone (1). So with both gradients 30 single FLOPs and 3
+    multiply-adds; with $g_h$ only 31 and 2; with $g_{c'}$ only 20 and 1
+    ($\sigma(o)$, $\tanh c$ and $g_o$ are then not needed: $g_o = 0$ is
+    written). It reads the first $B$ rows of $c_{prev}$, $x$, and $c$ and
+    $g_h$ when $g_h$ is given, all of $g_{c'}$ when given (nothing when
+    both are missing); it writes $g_{c_{prev}}$ and $g_x$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $33n$; $33n$ ($g_h$ only); $21n$ ($g_{c'}$ only) |
+    | FLOPs (no FMA) | $36n$; $35n$ ($g_h$ only); $22n$ ($g_{c'}$ only) |
+    | mread | $5n$ + ($2n$ with $g_h$) + ($\|g_{c'}\|$ when given) |
+    | mwrite | $\|c_{prev}\| + \|x\|$ |
+    | params | none |
+    """  # NOQA
+    c_prev, x, c_next, gc, gh = in_data
+    n = x.size // 4
+    plain, fused = _lstm_grad_ops(1, 1, 1, gc is not None, gh is not None)
+    flops = n * _flops(plain, fused, kwargs.get('fma_1flop', False))
+    if gc is None and gh is None:
+        # zero gradients: nothing to compute or read
+        return 0, 0, size_of(c_prev) + size_of(x), {}
+    mread = elements(n, c_prev) + size_of(x)
+    if gh is not None:
+        mread += elements(n, c_next) + size_of(gh)
+    if gc is not None:
+        mread += size_of(gc)
+    return flops, mread, size_of(c_prev) + size_of(x), {}
+
+
+def calc_slstm_grad(
+        func: 'chainer.functions.rnn.slstm.SLSTMGrad', in_data, **kwargs):
+    r"""SLSTMGrad
+
+    $$g_c = g_h \sigma(o_1 + o_2) (1 - \tanh^2 c) + g_{c'},\ g_{c_k} = g_c \sigma(f_k),\ g_{a_k} = g_c \sigma(i_k) (1 - \tanh^2 a_k), \ldots$$
+
+    The backward pass of SLSTM ($n = \|c_1\|$ cell units). Its inputs
+    are $c_1$, $c_2$, $x_1$, $x_2$, $c$ and the incoming gradients $g_{c'}$
+    of $c$ and $g_h$ of $h$, either of which may be None: a missing one
+    costs nothing. Per unit, as LSTMGrad with two (cell input, input gate)
+    pairs and two forget gates, the output gate over $o_1 + o_2$ (1 more
+    addition), and $g_o$ computed once for both $x_k$: with both gradients
+    51 single FLOPs and 4 multiply-adds; with $g_h$ only 52 and 3; with
+    $g_{c'}$ only 40 and 2. It reads $c_1$, $c_2$, $x_1$, $x_2$, plus $c$
+    and $g_h$ when $g_h$ is given and $g_{c'}$ when given (nothing when
+    both are missing); it writes
+    $g_{c_1}$, $g_{c_2}$, $g_{x_1}$, $g_{x_2}$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $55n$; $55n$ ($g_h$ only); $42n$ ($g_{c'}$ only) |
+    | FLOPs (no FMA) | $59n$; $58n$ ($g_h$ only); $44n$ ($g_{c'}$ only) |
+    | mread | $10n$ + ($2n$ with $g_h$) + ($n$ with $g_{c'}$) |
+    | mwrite | $10n$ |
+    | params | none |
+    """  # NOQA
+    c_prev1, c_prev2, x1, x2, c_next, gc, gh = in_data
+    n = c_prev1.size
+    plain, fused = _lstm_grad_ops(2, 2, 2, gc is not None, gh is not None)
+    flops = n * _flops(plain, fused, kwargs.get('fma_1flop', False))
+    mwrite = total_size((c_prev1, c_prev2, x1, x2))
+    if gc is None and gh is None:
+        return 0, 0, mwrite, {}
+    mread = total_size((c_prev1, c_prev2, x1, x2, gc))
+    if gh is not None:
+        mread += size_of(c_next) + size_of(gh)
+    return flops, mread, mwrite, {}
 
 
 # NStep RNNs (cuDNN only).  Inputs: hx, [cx,] w, xs where w is the
@@ -406,7 +528,9 @@ def calc_cudnn_rnn_weight_concat(
 # Chainer 6 keeps the same classes (same attributes and inputs) elsewhere.
 _CHAINER6_TARGETS = (
     ('chainer.functions.activation.lstm.LSTM', calc_lstm),
+    ('chainer.functions.activation.lstm.LSTMGrad', calc_lstm_grad),
     ('chainer.functions.activation.slstm.SLSTM', calc_slstm),
+    ('chainer.functions.activation.slstm.SLSTMGrad', calc_slstm_grad),
     ('chainer.functions.activation.tree_lstm.TreeLSTM', calc_tree_lstm),
     ('chainer.functions.connection.n_step_rnn.NStepRNNTanh',
      calc_n_step_rnn_tanh),
