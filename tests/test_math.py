@@ -520,3 +520,126 @@ def test_unary_bytes_float16_float64():
                   name='Exp-1') == (12, 12)
     assert _bytes(F.sqrt, half(2, 3).astype(np.float64),
                   name='Sqrt-1') == (48, 48)
+
+
+# Gradients of element-wise functions (the nodes backward passes apply).
+
+def backward_of(f, *arrays):
+    """A callable running ``f`` on Variables of ``arrays``, then a backward
+    pass from a gradient of ones."""
+    def run():
+        y = f(*[chainer.Variable(a) for a in arrays])
+        y.grad = np.ones_like(y.array)
+        y.backward()
+    return run
+
+
+UNARY_GRADS = [
+    # (forward, gradient class, FLOPs per element with FMA, without)
+    (F.sin, 'SinGrad', 2, 2),  # cos, multiply
+    (F.cos, 'CosGrad', 3, 3),  # sin, sign flip, multiply
+    (F.arcsin, 'ArcsinGrad', 4, 5),  # 1 - x*x (fused), sqrt, 1/., multiply
+    (F.arccos, 'ArccosGrad', 5, 6),  # as arcsin + sign flip
+    (F.arctan, 'ArctanGrad', 3, 4),  # 1 + x*x (fused), 1/., multiply
+    (F.absolute, 'AbsoluteGrad', 2, 2),  # sign, multiply
+]
+
+
+@pytest.mark.parametrize('fn,kind,k_fma,k', UNARY_GRADS,
+                         ids=[k for _, k, _, _ in UNARY_GRADS])
+def test_unary_grad(fn, kind, k_fma, k):
+    run = backward_of(fn, half(2, 3))
+    # |g_x| = 2*3 = 6; mread x (kept or input) 6 + g_y 6 = 12; mwrite 6
+    assert cost(run, kind=kind) == (k_fma * 6, 12, 6, {})
+    assert cost(run, kind=kind, fma=False) == (k * 6, 12, 6, {})
+    # batch 1: |g_x| = 1*4 = 4; mread 4 + 4 = 8
+    assert cost(backward_of(fn, half(1, 4)), kind=kind, fma=False) == (
+        k * 4, 8, 4, {})
+
+
+CONSTANT_GRADS = [
+    # (forward, gradient class, FLOPs per element)
+    (lambda v: 2 / v, 'DivFromConstantGrad', 3),  # x*x, (-c) g_y, divide
+    (lambda v: v ** 3, 'PowVarConstGrad', 3),  # power, two multiplications
+    (lambda v: 2 ** v, 'PowConstVarGrad', 2),  # two multiplications
+]
+
+
+@pytest.mark.parametrize('fn,kind,k', CONSTANT_GRADS,
+                         ids=[k for _, k, _ in CONSTANT_GRADS])
+def test_constant_grad(fn, kind, k):
+    run = backward_of(fn, half(2, 3))
+    # |g_x| = 6: k*6 FLOPs; mread x (or y) 6 + g_y 6 + the constant 1 = 13
+    assert cost(run, kind=kind) == (k * 6, 13, 6, {})
+    assert cost(run, kind=kind, fma=False) == (k * 6, 13, 6, {})
+
+
+def test_clip_grad():
+    run = backward_of(lambda v: F.clip(v, 0.2, 0.8), half(2, 3))
+    # one select per element: 6; mread g_y 6 + the mask 6 = 12; mwrite 6
+    assert cost(run, kind='ClipGrad') == (6, 12, 6, {})
+    assert cost(run, kind='ClipGrad', fma=False) == (6, 12, 6, {})
+
+
+def test_clip_grad_bytes():
+    run = backward_of(lambda v: F.clip(v, 0.2, 0.8), half(2, 3))
+    # g_y 6*4 = 24 + the boolean mask 6*1 = 6 -> 30; g_x 6*4 = 24
+    assert _bytes(run, name='ClipGrad-1') == (30, 24)
+
+
+def test_div_grad():
+    run = backward_of(div, half(2, 3), half(2, 3))
+    # |y| = 6: 4*6 = 24, no broadcast sums; mread 6+6+6 = 18; mwrite 6+6
+    assert cost(run, kind='DivGrad') == (24, 18, 12, {})
+    # b (3,) broadcast: 4*6 + (6 - 6) + (6 - 3) = 27; mread 6+3+6 = 15;
+    # mwrite 6+3 = 9
+    run = backward_of(div, half(2, 3), half(3))
+    assert cost(run, kind='DivGrad', fma=False) == (27, 15, 9, {})
+
+
+def test_pow_var_var_grad():
+    run = backward_of(lambda a, b: a ** b, half(2, 3), half(2, 3))
+    # |y| = 6: 7*6 = 42; mread a 6 + b 6 + g_y 6 + kept y 6 = 24;
+    # mwrite 6+6 = 12
+    assert cost(run, kind='PowVarVarGrad') == (42, 24, 12, {})
+    # b (1,3) broadcast: 42 + (6 - 3) = 45; mread 6+3+6+6 = 21; mwrite 9
+    run = backward_of(lambda a, b: a ** b, half(2, 3), half(1, 3))
+    assert cost(run, kind='PowVarVarGrad', fma=False) == (45, 21, 9, {})
+
+
+def test_arctan2_grad():
+    run = backward_of(F.arctan2, half(2, 3), half(2, 3))
+    # |y| = 6: FMA 7*6 = 42, no FMA 8*6 = 48; mread 18; mwrite 12
+    assert cost(run, kind='Arctan2Grad') == (42, 18, 12, {})
+    assert cost(run, kind='Arctan2Grad', fma=False) == (48, 18, 12, {})
+
+
+@pytest.mark.parametrize('fn,kind,kept', [
+    (F.maximum, 'MaximumGrad', 'mask'), (F.minimum, 'MinimumGrad', 'inputs')])
+def test_maximum_minimum_grad(fn, kind, kept):
+    run = backward_of(fn, half(2, 3), np.full((2, 3), 0.25, np.float32))
+    # |g_y| = 6 comparisons/selects, no broadcast sums; mwrite 6+6 = 12
+    # mread: g_y 6 + the mask 6 = 12 (max); g_y 6 + a 6 + b 6 = 18 (min)
+    mread = 12 if kept == 'mask' else 18
+    assert cost(run, kind=kind) == (6, mread, 12, {})
+    # b (3,) broadcast: 6 + (6 - 3) = 9; mwrite 6+3 = 9
+    # mread: 6 + 6 = 12 (max); 6 + 6 + 3 = 15 (min)
+    run = backward_of(fn, half(2, 3), np.full(3, 0.25, np.float32))
+    mread = 12 if kept == 'mask' else 15
+    assert cost(run, kind=kind, fma=False) == (9, mread, 9, {})
+
+
+def test_maximum_grad_bytes():
+    run = backward_of(F.maximum, half(2, 3).astype(np.float64),
+                      np.zeros((2, 3)))
+    # g_y 6*8 = 48 + the boolean mask 6 -> 54; g_a, g_b 12*8 = 96
+    assert _bytes(run, name='MaximumGrad-1') == (54, 96)
+
+
+def test_linear_interpolate_grad():
+    p, x, y = half(2, 3), half(2, 3), half(2, 3)
+    run = backward_of(F.linear_interpolate, p, x, y)
+    # |z| = 6: 4*6 = 24 either way; mread 4*6 = 24; mwrite 3*6 = 18
+    assert cost(run, kind='LinearInterpolateGrad') == (24, 24, 18, {})
+    assert cost(run, kind='LinearInterpolateGrad', fma=False) == (
+        24, 24, 18, {})

@@ -657,3 +657,102 @@ def test_reduction_bytes_float16():
     assert _bytes(F.sum, x, axis=1, name='Sum-1') == (12, 4)
     # argmax writes int32 indices: 2*4 = 8
     assert _bytes(F.argmax, x, axis=1, name='ArgMax-1') == (12, 8)
+
+
+# Gradients (the nodes backward passes apply).
+
+def _backward(f, *arrays):
+    def run():
+        y = f(*[chainer.Variable(a) for a in arrays])
+        y.grad = np.ones_like(y.array)
+        y.backward()
+    return run
+
+
+def test_batch_l2_norm_squared_grad():
+    run = _backward(F.batch_l2_norm_squared, _r(3, 2, 2))
+    # |x| = 12: 2*12 = 24; mread x 12 + g_y 3 = 15; mwrite 12
+    assert cost(run, kind='BatchL2NormSquaredGrad') == (24, 15, 12, {})
+    assert cost(run, kind='BatchL2NormSquaredGrad', fma=False) == (
+        24, 15, 12, {})
+
+
+def test_batch_matmul_grad():
+    def f(a, b):
+        return BatchMatMul().apply((a, b))[0]
+
+    run = _backward(f, _r(2, 3, 4), _r(2, 4, 5))
+    # B 2, M 3, K 4, N 5; |a| = 24, |b| = 40, |g_y| = 30
+    # FMA 24*5 + 40*3 = 240; no FMA 24*9 + 40*5 = 416
+    # mread 24 + 40 + 30 = 94; mwrite 24 + 40 = 64
+    params = {'transa': False, 'transb': False}
+    assert cost(run, kind='BatchMatMulGrad') == (240, 94, 64, params)
+    assert cost(run, kind='BatchMatMulGrad', fma=False) == (
+        416, 94, 64, params)
+
+
+def test_batch_matmul_grad_2d_trans():
+    def f(a, b):
+        return BatchMatMul(transa=True).apply((a, b))[0]
+
+    run = _backward(f, _r(2, 3), _r(2, 3))
+    # a (2, 3) as (2, 3, 1) transposed: M 1, K 3; b as (2, 3, 1): N 1
+    # g_a: 6 dots of length N = 1 -> 6 either way; g_b: 6 of length M = 1
+    # -> 6; mread 6 + 6 + 2 = 14; mwrite 12
+    params = {'transa': True, 'transb': False}
+    assert cost(run, kind='BatchMatMulGrad') == (12, 14, 12, params)
+    assert cost(run, kind='BatchMatMulGrad', fma=False) == (
+        12, 14, 12, params)
+
+
+def test_coo_matmul_grad_sp():
+    from chainer.functions.math.sparse_matmul import CooMatMulGradSP
+    row = np.array([0, 1, 2], np.int32)
+    col = np.array([0, 1, 3], np.int32)
+    a, b = _r(3, 2), _r(2, 4)
+
+    def f():
+        # its CPU forward needs no SciPy: applied as CooMatMul's backward
+        # would
+        return CooMatMulGradSP(row, col, (3, 4)).apply((a, b))
+
+    # z = 3 dots of length K = 2: FMA 6, no FMA 3*3 = 9
+    # mread a 6 + b 8 + rows 3 + cols 3 = 20; mwrite 3
+    params = {'shape': (3, 4), 'transa': False, 'transb': False,
+              'transc': False}
+    c = cost(f)
+    assert c == (6, 20, 3, params)
+    assert c.mwrite == f()[0].size
+    assert cost(f, fma=False) == (9, 20, 3, params)
+
+
+def test_coo_matmul_grad_sp_batched_trans():
+    from chainer.functions.math.sparse_matmul import CooMatMulGradSP
+    row = np.array([[0, 1, 2], [2, 1, 0]], np.int32)
+    col = np.array([[0, 1, 3], [3, 2, 1]], np.int32)
+    a, b = _r(2, 2, 3), _r(2, 4, 2)
+
+    def f():
+        return CooMatMulGradSP(row, col, (3, 4), transa=True,
+                               transb=True).apply((a, b))
+
+    # a (2, 2, 3) transposed: K = 2; z = 2*3 = 6: FMA 12, no FMA 6*3 = 18
+    # mread 12 + 16 + 6 + 6 = 40; mwrite 6
+    params = {'shape': (3, 4), 'transa': True, 'transb': True,
+              'transc': False}
+    c = cost(f)
+    assert c == (12, 40, 6, params)
+    assert c.mwrite == f()[0].size
+    assert cost(f, fma=False) == (18, 40, 6, params)
+
+
+def test_coo_matmul_grad_sp_bytes():
+    from chainer.functions.math.sparse_matmul import CooMatMulGradSP
+    row = np.array([0, 1, 2], np.int64)
+    col = np.array([0, 1, 3], np.int64)
+    a, b = _r(3, 2).astype(np.float16), _r(2, 4).astype(np.float16)
+
+    def f():
+        return CooMatMulGradSP(row, col, (3, 4)).apply((a, b))
+    # a 6*2 = 12 + b 8*2 = 16 + rows 3*8 = 24 + cols 24 -> 76; 3*2 = 6
+    assert _bytes(f, name='CooMatMulGradSP-1') == (76, 6)

@@ -22,21 +22,30 @@ import numbers
 import chainer
 from chainer.functions.math.average import Mean
 from chainer.functions.math.basic_math import Absolute
+from chainer.functions.math.basic_math import AbsoluteGrad
 from chainer.functions.math.basic_math import Add
 from chainer.functions.math.basic_math import AddConstant
 from chainer.functions.math.basic_math import Div
 from chainer.functions.math.basic_math import DivFromConstant
+from chainer.functions.math.basic_math import DivFromConstantGrad
+from chainer.functions.math.basic_math import DivGrad
 from chainer.functions.math.basic_math import Mul
 from chainer.functions.math.basic_math import MulConstant
 from chainer.functions.math.basic_math import MultiAdd
 from chainer.functions.math.basic_math import Neg
 from chainer.functions.math.basic_math import PowConstVar
+from chainer.functions.math.basic_math import PowConstVarGrad
 from chainer.functions.math.basic_math import PowVarConst
+from chainer.functions.math.basic_math import PowVarConstGrad
 from chainer.functions.math.basic_math import PowVarVar
+from chainer.functions.math.basic_math import PowVarVarGrad
 from chainer.functions.math.basic_math import Sub
 from chainer.functions.math.basic_math import SubFromConstant
 from chainer.functions.math.batch_l2_norm_squared import BatchL2NormSquared
+from chainer.functions.math.batch_l2_norm_squared import (
+    BatchL2NormSquaredGrad)
 from chainer.functions.math.clip import Clip
+from chainer.functions.math.clip import ClipGrad
 from chainer.functions.math.cumprod import Cumprod
 from chainer.functions.math.cumprod import Cumprodsum
 from chainer.functions.math.cumsum import Cumsum
@@ -63,13 +72,18 @@ from chainer.functions.math.inv import BatchInv
 from chainer.functions.math.inv import Inv
 from chainer.functions.math.lgamma import LGamma
 from chainer.functions.math.linear_interpolate import LinearInterpolate
+from chainer.functions.math.linear_interpolate import (
+    LinearInterpolateGrad)
 from chainer.functions.math.log_ndtr import LogNdtr
 from chainer.functions.math.logarithm_1p import Log1p
 from chainer.functions.math.logsumexp import LogSumExp
 from chainer.functions.math.matmul import BatchMatMul
+from chainer.functions.math.matmul import BatchMatMulGrad
 from chainer.functions.math.matmul import MatMul
 from chainer.functions.math.maximum import Maximum
+from chainer.functions.math.maximum import MaximumGrad
 from chainer.functions.math.minimum import Minimum
+from chainer.functions.math.minimum import MinimumGrad
 from chainer.functions.math.minmax import ArgMax
 from chainer.functions.math.minmax import ArgMin
 from chainer.functions.math.minmax import Max
@@ -79,17 +93,24 @@ from chainer.functions.math.ndtri import Ndtri
 from chainer.functions.math.polygamma import PolyGamma
 from chainer.functions.math.prod import Prod
 from chainer.functions.math.sparse_matmul import CooMatMul
+from chainer.functions.math.sparse_matmul import CooMatMulGradSP
 from chainer.functions.math.sqrt import Sqrt
 from chainer.functions.math.square import Square
 from chainer.functions.math.sum import Sum
 from chainer.functions.math.sum import SumTo
 from chainer.functions.math.tensordot import TensorDot
 from chainer.functions.math.trigonometric import Arccos
+from chainer.functions.math.trigonometric import ArccosGrad
 from chainer.functions.math.trigonometric import Arcsin
+from chainer.functions.math.trigonometric import ArcsinGrad
 from chainer.functions.math.trigonometric import Arctan
+from chainer.functions.math.trigonometric import ArctanGrad
 from chainer.functions.math.trigonometric import Arctan2
+from chainer.functions.math.trigonometric import Arctan2Grad
 from chainer.functions.math.trigonometric import Cos
+from chainer.functions.math.trigonometric import CosGrad
 from chainer.functions.math.trigonometric import Sin
+from chainer.functions.math.trigonometric import SinGrad
 from chainer.functions.math.trigonometric import Tan
 
 from chainer_computational_cost.cost_calculators import broadcast_shape
@@ -514,6 +535,18 @@ def _matmul_dims(a_shape, b_shape, transa, transb, transc=False):
     return prod(batch) * a[-2] * b[-1], a[-1]
 
 
+def _batch_mkn(a_shape, b_shape, transa, transb):
+    """``(B, M, K, N)`` of a BatchMatMul: ``B`` products of an ``M x K``
+    by a ``K x N`` matrix, each operand a ``(B, rows, cols)`` array (a 2-D
+    ``(B, L)`` one being ``B`` columns, axes beyond the second flattened),
+    after the transpositions."""
+    a = (a_shape[0], a_shape[1], prod(a_shape[2:]))
+    b = (b_shape[0], b_shape[1], prod(b_shape[2:]))
+    m, k = (a[2], a[1]) if transa else (a[1], a[2])
+    n = b[1] if transb else b[2]
+    return a[0], m, k, n
+
+
 def _einsum_flops(in_subs, out_labels, shapes, fma):
     """``(flops, number of outputs)`` of a direct einsum evaluation.
 
@@ -827,10 +860,9 @@ def calc_batch_mat_mul(func: BatchMatMul, in_data, **kwargs):
     """
     a, b = in_data
     fma = kwargs.get('fma_1flop', False)
-    a_shape = tuple(a.shape[:2]) + (prod(a.shape[2:]),)
-    b_shape = tuple(b.shape[:2]) + (prod(b.shape[2:]),)
-    n_out, k = _matmul_dims(a_shape, b_shape, func.transa, func.transb)
-    return (dot_flops(n_out, k, fma), size_of(a) + size_of(b), n_out,
+    nb, m, k, n = _batch_mkn(a.shape, b.shape, func.transa, func.transb)
+    return (dot_flops(nb * m * n, k, fma), size_of(a) + size_of(b),
+            nb * m * n,
             {'transa': bool(func.transa), 'transb': bool(func.transb)})
 
 
@@ -1091,3 +1123,369 @@ def calc_fft(func: FFT, in_data, **kwargs):
         flops += 2 * real.size
     return (flops, size_of(real) + size_of(imag), 2 * real.size,
             {'method': func._method})
+
+
+# Gradients (the nodes Chainer applies during backward passes).  They follow
+# the conventions of the forward calculators: each reads the upstream
+# gradient g_y and what it needs of the forward's inputs and outputs (as
+# inputs, or arrays the node keeps), writes each gradient once, and counts
+# its arithmetic as written in Chainer, an elementary function 1 FLOP, a
+# sign flip 1 FLOP, a multiply-add 1 FLOP with FMA.  Operations on scalar
+# constants alone (c - 1, ln c, -c) happen once per call and are not
+# counted.  A gradient with respect to a broadcast operand sums the
+# broadcast axes away: |g_y| - |x| additions.
+
+def _times(k, name):
+    """``k |name|`` as a docstring term (``|name|`` for 1)."""
+    size = r'\|{}\|'.format(name)
+    return size if k == 1 else '{} {}'.format(k, size)
+
+
+def _flops_cells(flops, fma, name, more=''):
+    """The cells of a docstring's FLOPs row after ``| FLOPs``: one row, or
+    an FMA and a no-FMA row when fusing multiply-adds changes the count.
+    The figure is ``k |name|`` followed by the formula ``more``."""
+    if fma == flops:
+        return ' | ${}{}$ |'.format(_times(flops, name), more)
+    return ' (FMA) | ${}{}$ |\n| FLOPs (no FMA) | ${}{}$ |'.format(
+        _times(fma, name), more, _times(flops, name), more)
+
+
+def _grad_row(formula, note, flops, fma=None, inputs=('x', 'g_y'),
+              held=(), const=None):
+    """A row of the family of element-wise gradients of one input.
+
+    ``flops`` (``fma`` with fused multiply-adds, if it differs) are FLOPs
+    per element of $g_x$; ``inputs`` names the node's inputs, ``held`` the
+    ``(docstring name, attribute)`` of arrays the node keeps, ``const``
+    the ``(docstring term, attribute)`` of a constant it reads once.
+    """
+    fma = flops if fma is None else fma
+    terms = [_times(1, name) for name in inputs]
+    terms += [_times(1, name) for name, _ in held]
+    attrs = tuple(attr for _, attr in held)
+    if const is not None:
+        terms.append(const[0])
+        attrs += (const[1],)
+    return {'formula': formula, 'note': note, 'flops': flops, 'fma': fma,
+            'attrs': attrs, 'flops_cells': _flops_cells(flops, fma, 'g_x'),
+            'mread': '${}$'.format(' + '.join(terms))}
+
+
+_UNARY_GRAD = {
+    AbsoluteGrad: _grad_row(
+        r'g_x = \mathrm{sign}(x)\, g_y',
+        "Absolute's gradient: the sign of the input $x$ (kept by the node) "
+        'and a multiplication per element.', 2, inputs=('g_y',),
+        held=(('x', 'x'),)),
+    ClipGrad: _grad_row(
+        r'g_x = g_y \text{ if } x_{min} \le x \le x_{max} \text{ else } 0',
+        "Clip's gradient: one select per element by the boolean mask $m$ "
+        'the node keeps (read in its bool dtype). The mask is built when '
+        "the node is created, repeating the forward's comparisons: not "
+        'counted.', 1, inputs=('g_y',), held=(('m', 'cond'),)),
+    DivFromConstantGrad: _grad_row(
+        r'g_x = -c\, g_y / x^2',
+        "DivFromConstant's gradient: per element $x^2$, the product with "
+        '$-c$ and a division; the constant $c$ is read once (1 element '
+        'for a scalar).', 3, const=(r'\|c\|', 'value')),
+    PowVarConstGrad: _grad_row(
+        r'g_x = c\, x^{c - 1} g_y',
+        "PowVarConst's gradient: per element a power and two "
+        'multiplications; the constant $c$ is read once (1 element for a '
+        'scalar).', 3, const=(r'\|c\|', 'value')),
+    PowConstVarGrad: _grad_row(
+        r'g_x = \ln c \; y\, g_y',
+        "PowConstVar's gradient, from the forward's output $y = c^x$: two "
+        r'multiplications per element; $\ln c$ is read once.', 2,
+        inputs=('y', 'g_y'), const=('1', 'log_value')),
+    SinGrad: _grad_row(
+        r'g_x = \cos(x)\, g_y',
+        "Sin's gradient: a cosine and a multiplication per element.", 2),
+    CosGrad: _grad_row(
+        r'g_x = -\sin(x)\, g_y',
+        "Cos's gradient: a sine, a sign flip and a multiplication per "
+        'element.', 3),
+    ArcsinGrad: _grad_row(
+        r'g_x = g_y / \sqrt{1 - x^2}',
+        "Arcsin's gradient: per element $1 - x \\cdot x$ (a multiply-add), "
+        'a square root, a reciprocal and a multiplication.', 5, fma=4),
+    ArccosGrad: _grad_row(
+        r'g_x = -g_y / \sqrt{1 - x^2}',
+        "Arccos's gradient: as Arcsin's, plus a sign flip.", 6, fma=5),
+    ArctanGrad: _grad_row(
+        r'g_x = g_y / (1 + x^2)',
+        "Arctan's gradient: per element $1 + x \\cdot x$ (a multiply-add), "
+        'a reciprocal and a multiplication.', 4, fma=3),
+}
+_UNARY_GRAD_ROWS = resolve_table(_UNARY_GRAD)
+
+
+def calc_unary_grad(func: tuple(_UNARY_GRAD), in_data, **kwargs):
+    r"""<<name>>
+
+    $$<<formula>>$$
+
+    <<note>> Every array is read once, in its own dtype; $g_x$ has the
+    shape of $g_y$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs<<flops_cells>>
+    | mread | <<mread>> |
+    | mwrite | $\|g_x\|$ |
+    | params | none |
+    """
+    row = lookup(_UNARY_GRAD_ROWS, type(func))
+    k = row['fma'] if kwargs.get('fma_1flop', False) else row['flops']
+    operands = list(in_data) + [getattr(func, a) for a in row['attrs']]
+    return _elementwise(operands, k)
+
+
+calc_unary_grad.family = _UNARY_GRAD
+
+
+def _broadcast_grads_cost(k, operands, inputs):
+    """``(flops, mread, mwrite)`` of gradients of broadcasting inputs:
+    ``k`` FLOPs per element of the broadcast shape of all ``operands``
+    (None ones absent), then each gradient summed down to the shape of its
+    input (``inputs``, arrays or shapes; None for a gradient not made)."""
+    present = [x for x in operands if x is not None]
+    n_y = prod(broadcast_shape(*[_shape_of(x) for x in present]))
+    outs = [prod(getattr(x, 'shape', x)) for x in inputs if x is not None]
+    return (k * n_y + sum(max(n_y - n, 0) for n in outs), _reads(present),
+            sum(outs))
+
+
+def _binary_grad_row(formula, note, flops, fma=None, held=()):
+    """A row of the family of gradients of two broadcasting inputs $a$,
+    $b$: ``flops`` (``fma`` with fused multiply-adds, if it differs) per
+    element of $y$; ``held`` names the arrays the node keeps (by attribute,
+    each also the docstring name)."""
+    fma = flops if fma is None else fma
+    terms = [_times(1, name) for name in ('a', 'b', 'g_y') + held]
+    return {'formula': formula, 'note': note, 'flops': flops, 'fma': fma,
+            'held': held, 'mread': '${}$'.format(' + '.join(terms)),
+            'flops_cells': _flops_cells(
+                flops + 2, fma + 2, 'y', r' - \|a\| - \|b\|')}
+
+
+_BINARY_GRAD = {
+    DivGrad: _binary_grad_row(
+        r'g_a = g_y / b, \quad g_b = -g_a\, a / b',
+        "Div's gradient: a division for $g_a$, a sign flip, a "
+        'multiplication and a division for $g_b$', 4),
+    PowVarVarGrad: _binary_grad_row(
+        r'g_a = b\, a^{b - 1} g_y, \quad g_b = \ln(a)\, y\, g_y',
+        "PowVarVar's gradient, with the forward's output $y$ the node "
+        'keeps: $b - 1$, a power and two multiplications for $g_a$, a '
+        'logarithm and two multiplications for $g_b$', 7, held=('y',)),
+    Arctan2Grad: _binary_grad_row(
+        r's = a^2 + b^2, \quad g_a = b / s \; g_y, \quad '
+        r'g_b = -a / s \; g_y',
+        "Arctan2's gradient ($a$, $b$ are its $x_1$, $x_2$): "
+        '$a \\cdot a + b \\cdot b$ (a multiplication and a multiply-add), '
+        'a division and a multiplication for $g_a$, a sign flip, a '
+        'division and a multiplication for $g_b$ (Chainer does not sum '
+        'broadcast axes here: $a$ and $b$ have the shape of $y$, and the '
+        'sums below add nothing)', 8,
+        fma=7),
+}
+_BINARY_GRAD_ROWS = resolve_table(_BINARY_GRAD)
+
+
+def calc_binary_grad(func: tuple(_BINARY_GRAD), in_data, **kwargs):
+    r"""<<name>>
+
+    $$<<formula>>$$
+
+    <<note>>, per element of the broadcast shape $\|y\|$ of the inputs
+    $a$, $b$ and $g_y$; then $g_a$ and $g_b$ are summed down to the shapes
+    of $a$ and $b$ ($\|y\| - \|a\|$ and $\|y\| - \|b\|$ additions, none
+    without broadcasting). Every array is read once, in its own dtype.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs<<flops_cells>>
+    | mread | <<mread>> |
+    | mwrite | $\|a\| + \|b\|$ |
+    | params | none |
+    """
+    row = lookup(_BINARY_GRAD_ROWS, type(func))
+    k = row['fma'] if kwargs.get('fma_1flop', False) else row['flops']
+    a, b, gy = in_data
+    operands = [a, b, gy] + [getattr(func, attr) for attr in row['held']]
+    return _broadcast_grads_cost(k, operands, (a, b)) + ({},)
+
+
+calc_binary_grad.family = _BINARY_GRAD
+
+
+_SELECT_GRAD = {
+    MaximumGrad: {
+        'formula': r'g_a = g_y \text{ if } a \ge b \text{ else } 0, \quad '
+                   r'g_b = g_y - g_a',
+        'note': "Maximum's gradient. The node keeps the boolean mask "
+                '$m = [a \\ge b]$ (read in its bool dtype), built when the '
+                "node is created by repeating the forward's comparisons "
+                '(not counted), and the shapes of $a$ and $b$',
+        'held': ('cond',), 'mread': r'$\|g_y\| + \|m\|$'},
+    MinimumGrad: {
+        'formula': r'g_a = g_y \text{ if } a \le b \text{ else } 0, \quad '
+                   r'g_b = g_y - g_a',
+        'note': "Minimum's gradient. The node keeps the inputs $a$ and $b$ "
+                '(read in their dtypes) and compares them itself',
+        'held': ('x1', 'x2'), 'mread': r'$\|g_y\| + \|a\| + \|b\|$'},
+}
+_SELECT_GRAD_ROWS = resolve_table(_SELECT_GRAD)
+
+
+def _select_grad_shapes(func):
+    """Shapes of the inputs of the Maximum or Minimum whose gradient
+    ``func`` computes (MaximumGrad keeps them, MinimumGrad keeps the
+    inputs)."""
+    if hasattr(func, 'x1_shape'):
+        return func.x1_shape, func.x2_shape
+    return func.x1.shape, func.x2.shape
+
+
+def calc_select_grad(func: tuple(_SELECT_GRAD), in_data, **kwargs):
+    r"""<<name>>
+
+    $$<<formula>>$$
+
+    <<note>>. One comparison (or select by the mask) per element of $g_y$
+    routes it to $g_a$ or $g_b$ (as in the activations, choosing a branch
+    is part of the comparison that decides it); then $g_a$ and $g_b$ are
+    summed down to the shapes of $a$ and $b$ ($\|g_y\| - \|a\|$ and
+    $\|g_y\| - \|b\|$ additions, none without broadcasting).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $3 \|g_y\| - \|a\| - \|b\|$ |
+    | mread | <<mread>> |
+    | mwrite | $\|a\| + \|b\|$ |
+    | params | none |
+    """
+    row = lookup(_SELECT_GRAD_ROWS, type(func))
+    gy, = in_data
+    if gy is None:
+        return (0, 0, 0, {})
+    operands = [gy] + [getattr(func, attr) for attr in row['held']]
+    flops, mread, mwrite = _broadcast_grads_cost(
+        1, [gy], _select_grad_shapes(func))
+    return (flops, _reads(operands), mwrite, {})
+
+
+calc_select_grad.family = _SELECT_GRAD
+
+
+def calc_batch_l2_norm_squared_grad(func: BatchL2NormSquaredGrad, in_data,
+                                    **kwargs):
+    r"""BatchL2NormSquaredGrad
+
+    $$g_{x_{b,i}} = 2 x_{b,i}\, g_{y_b}$$
+
+    BatchL2NormSquared's gradient: two multiplications per element of $x$
+    (as written, $2 x$ then the product with the sample's $g_y$). $g_y$
+    has one element per sample ($B$).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $2 \|x\|$ |
+    | mread | $\|x\| + B$ |
+    | mwrite | $\|x\|$ |
+    | params | none |
+    """
+    x, gy = in_data
+    if x is None:
+        return (0, 0, 0, {})
+    return (2 * x.size, _reads([x, gy]), x.size, {})
+
+
+def calc_linear_interpolate_grad(func: LinearInterpolateGrad, in_data,
+                                 **kwargs):
+    r"""LinearInterpolateGrad
+
+    $$g_p = (x - y)\, g_z, \quad g_x = p\, g_z, \quad g_y = g_z - g_x$$
+
+    LinearInterpolate's gradient, computed as written: a subtraction and a
+    multiplication for $g_p$, a multiplication for $g_x$, a subtraction for
+    $g_y$ per element (nothing to fuse: $g_x$ is an output itself). $p$,
+    $x$, $y$ and $g_z$ have the same shape.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $4 \|z\|$ |
+    | mread | $\|p\| + \|x\| + \|y\| + \|g_z\| = 4 \|z\|$ |
+    | mwrite | $3 \|z\|$ |
+    | params | none |
+    """
+    present = [a for a in in_data if a is not None]
+    if not present:
+        return (0, 0, 0, {})
+    n = prod(broadcast_shape(*[_shape_of(a) for a in present]))
+    return (4 * n, _reads(present), 3 * n, {})
+
+
+def calc_batch_mat_mul_grad(func: BatchMatMulGrad, in_data, **kwargs):
+    r"""BatchMatMulGrad
+
+    $$g_{a_i} = g_{y_i} b_i^T, \quad g_{b_i} = a_i^T g_{y_i}$$
+
+    BatchMatMul's gradients (transpositions as in the forward), with the
+    forward's $B$ products of an $M \times K$ by a $K \times N$ matrix:
+    each of the $\|a\| = BMK$ elements of $g_a$ is a dot product of length
+    $N$, each of the $\|b\| = BKN$ elements of $g_b$ one of length $M$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|a\| N + \|b\| M$ |
+    | FLOPs (no FMA) | $\|a\| (2N - 1) + \|b\| (2M - 1)$ |
+    | mread | $\|a\| + \|b\| + \|g_y\|$ |
+    | mwrite | $\|a\| + \|b\|$ |
+    | params | `transa`, `transb`: transpositions |
+    """
+    a, b, gy = in_data
+    params = {'transa': bool(func.transa), 'transb': bool(func.transb)}
+    if a is None or b is None or gy is None:
+        return (0, _reads([x for x in in_data if x is not None]), 0, params)
+    fma = kwargs.get('fma_1flop', False)
+    nb, m, k, n = _batch_mkn(a.shape, b.shape, func.transa, func.transb)
+    flops = dot_flops(a.size, n, fma) + dot_flops(b.size, m, fma)
+    return (flops, _reads([a, b, gy]), a.size + b.size, params)
+
+
+def calc_coo_mat_mul_grad_sp(func: CooMatMulGradSP, in_data, **kwargs):
+    r"""CooMatMulGradSP
+
+    $$g_{A,j} = \sum_k a_{r_j k}\, b_{k c_j}$$
+
+    CooMatMul's gradient with respect to the $z$ stored values of the
+    sparse matrix: for each stored entry $j$ (row $r_j$, column $c_j$, from
+    the index arrays the node keeps), the dot product of a row of $a$ and a
+    column of $b$ (after the transpositions), of length $K$. A
+    straightforward implementation computes only these $z$ products, not
+    the dense $a b$ (Chainer's CPU path does), and reads each of $a$ and
+    $b$ once at most (counted in full: an upper bound). $z$ counts all
+    stored entries, padding included, as for CooMatMul.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $z K$ |
+    | FLOPs (no FMA) | $z (2K - 1)$ |
+    | mread | $\|a\| + \|b\| + 2 z$ |
+    | mwrite | $z$ |
+    | params | `shape` of the sparse matrix, `transa`, `transb`, `transc` |
+    """
+    a, b = in_data
+    params = {'shape': tuple(int(s) for s in func.sp_shape),
+              'transa': bool(func.transa), 'transb': bool(func.transb),
+              'transc': bool(func.transc)}
+    if a is None or b is None:
+        return (0, 0, 0, params)
+    z = func.sp_row.size
+    k = a.shape[-2] if func.transa else a.shape[-1]
+    fma = kwargs.get('fma_1flop', False)
+    mread = _reads([a, b, func.sp_row, func.sp_col])
+    return (dot_flops(z, k, fma), mread, z, params)
