@@ -216,9 +216,7 @@ def _total_row(total):
     return _percentages(collections.OrderedDict(total), total)
 
 
-#: The keys of a layer record, in 0.1.2's order; then the optional ones.
-_LAYER_KEYS = ('name', 'type', 'flops', 'mread', 'mwrite', 'mrw',
-               'traceback', 'input_shapes', 'output_shapes', 'params')
+#: The optional keys of a layer record, after 0.1.2's.
 _LAYER_EXTRA = ('phase', 'link', 'time')
 
 
@@ -231,13 +229,23 @@ def layer_report(layers, n_params=None):
     :func:`summary_report`.
     """
     total = total_report(layers, n_params)
+    scale = {m: (100.0 / total[m] if total[m] else 0.0) for m in METRICS}
+    flops_s, mread_s, mwrite_s, mrw_s = (scale[m] for m in METRICS)
     report = collections.OrderedDict()
     for layer in layers:
-        entry = collections.OrderedDict()
-        for k in _LAYER_KEYS:
-            entry[k] = layer.get(k)
-        entry['mrw'] = layer['mread'] + layer['mwrite']
-        _percentages(entry, total)
+        get = layer.get
+        mread = layer['mread']
+        mwrite = layer['mwrite']
+        # Plain dicts keep their order; 0.1.2's keys first.
+        entry = {'name': layer['name'], 'type': get('type'),
+                 'flops': layer['flops'], 'mread': mread, 'mwrite': mwrite,
+                 'mrw': mread + mwrite, 'traceback': get('traceback'),
+                 'input_shapes': get('input_shapes'),
+                 'output_shapes': get('output_shapes'),
+                 'params': get('params'),
+                 'flops%': layer['flops'] * flops_s,
+                 'mread%': mread * mread_s, 'mwrite%': mwrite * mwrite_s,
+                 'mrw%': (mread + mwrite) * mrw_s}
         for k in _LAYER_EXTRA:
             if k in layer:
                 entry[k] = layer[k]
@@ -560,7 +568,8 @@ def _formatter(column, prefix, n_digits, time_unit):
             return _skip_none(auto)
         scale = _base(column) ** PREFIXES.index(prefix or '')
         if scale == 1:
-            return _skip_none(lambda v: _number(v, n_digits))
+            return _skip_none(lambda v: str(v) if type(v) is int
+                              else _number(v, n_digits))
         return _skip_none(lambda v: _number(v / scale, n_digits))
     if column in TIME_COLUMNS:
         factor = _TIME_SCALE[time_unit]
