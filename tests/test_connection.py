@@ -1,10 +1,15 @@
+import chainer
 import chainer.functions as F
 from chainer.functions.connection.linear import LinearFunction
+import chainer.links as L
 import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import function_object
+from chainer_computational_cost.cost_calculators import function_type
+from helpers import calls_of
 from helpers import cost
 
 
@@ -468,3 +473,244 @@ def test_linear_bytes_mixed_precision_and_float64():
     # 24 + 8 = 32 FLOPs; mread (6 + 12 + 4)*8 = 176; 8*8 = 64
     assert _report(F.linear, x, W, b, name='LinearFunction-1') == (
         32, 176, 64)
+
+
+# Gradients: each class applied by a backward pass
+
+def _grad_of(f, *arrays, wrt):
+    """A callable running ``f`` on ``arrays`` (those of the indexes
+    ``wrt`` as Variables needing a gradient) and a backward pass from a
+    gradient of ones."""
+    def run():
+        args = [chainer.Variable(a) if i in wrt else a
+                for i, a in enumerate(arrays)]
+        y = f(*args)
+        y.grad = np.ones_like(y.array)
+        y.backward()
+    return run
+
+
+def _backward_flops(f, arrays, fma):
+    """FLOPs of the calls made by the backward pass of ``f`` run on
+    Variables of ``arrays`` (the forward runs outside the recorder), each
+    costed by its calculator."""
+    y = f(*[chainer.Variable(a) for a in arrays])
+    y.grad = np.ones_like(y.array)
+    total = 0
+    for node, in_data, out_shapes in calls_of(y.backward):
+        calc = calculators[function_type(node)]
+        total += calc(function_object(node), in_data, fma_1flop=fma,
+                      out_shapes=out_shapes)[0]
+    return total
+
+
+def test_linear_backward_issue_figures():
+    layer = L.Linear(30, 20)
+    x = chainer.Variable(np.ones((8, 30), np.float32))
+    for fma, expected in ((True, 9740), (False, 18500)):
+        layer.cleargrads()
+        x.cleargrad()
+        loss = F.sum(layer(x))   # forward outside the recorder
+        loss.grad = None
+        calls = calls_of(loss.backward)
+        names = [function_type(c[0]).__name__ for c in calls]
+        # the loss's own Sum backward is a BroadcastTo; the bias gradient
+        # is a Sum
+        assert sorted(names) == ['BroadcastTo', 'LinearGradData',
+                                 'LinearGradWeight', 'Sum']
+        total = sum(
+            calculators[function_type(n)](function_object(n), d,
+                                          fma_1flop=fma, out_shapes=o)[0]
+            for n, d, o in calls)
+        # FMA: gx 8*20*30 = 4800, gW 20*30*8 = 4800, gb (8-1)*20 = 140:
+        # 9740; no FMA: 240*(2*20-1) = 9360, 600*(2*8-1) = 9000, 140:
+        # 18500
+        assert total == expected
+
+
+def test_conv2d_backward_is_twice_the_forward_multiply_adds():
+    x, W, b = _x(1, 1, 3, 3), _x(2, 1, 2, 2), _x(2)
+    # forward: |y| = 2*2*2 = 8 outputs of K = 4 products: 32 multiply-adds
+    assert cost(F.convolution_2d, x, W, b)[0] == 32
+    # gx (Deconvolution2DFunction): |gy| 8 * 1 * 4 = 32 products
+    # gW (Convolution2DGradW): |gW| 8 sums of M = 1*2*2 = 4: 32
+    # gb (Sum of gy over n, h, w): 2*(4-1) = 6
+    # FMA: 32 + 32 + 6 = 70 = 2*32 + 6
+    assert _backward_flops(F.convolution_2d, (x, W, b), True) == 70
+    # no FMA: gx 2*32 - 9 (all 9 elements of x reached) = 55,
+    # gW 8*(2*4-1) = 56, gb 6: 117
+    assert _backward_flops(F.convolution_2d, (x, W, b), False) == 117
+
+
+def test_conv2d_backward_strided():
+    # 1x1 kernel, stride 2: the forward reads 4 of x's 16 elements
+    x, W = _x(1, 1, 4, 4), _x(1, 1, 1, 1)
+
+    def conv(x, W):
+        return F.convolution_2d(x, W, stride=2)
+    # forward |y| 4, K 1: 4 multiply-adds
+    # FMA: gx 4 products + gW 1 sum of 4: 8 = 2*4, whatever the stride
+    assert _backward_flops(conv, (x, W), True) == 8
+    # no FMA: gx 2*4 - 4 (only the 4 elements the windows cover get a
+    # product; the other 12 are zeros) = 4; gW 2*4 - 1 = 7: 11
+    assert _backward_flops(conv, (x, W), False) == 11
+    # 3x3, stride 2, pad 1: x (2, 3, 5, 5), W (4, 3, 3, 3), out 3x3
+    # forward 2*4*9 * 27 = 1944 multiply-adds; FMA backward 2*1944 = 3888
+    x, W = _x(2, 3, 5, 5), _x(4, 3, 3, 3)
+    assert cost(F.convolution_2d, x, W, stride=2, pad=1)[0] == 1944
+    assert _backward_flops(lambda x, W: F.convolution_2d(x, W, stride=2,
+                                                         pad=1),
+                           (x, W), True) == 3888
+
+
+def test_conv2d_grad_w():
+    x, W = _x(2, 3, 4, 4), _x(5, 3, 3, 3)
+    run = _grad_of(lambda x, W: F.convolution_2d(x, W, pad=1), x, W,
+                   wrt={1})
+    # out 4x4: |gW| = 5*3*3*3 = 135 sums of M = 2*4*4 = 32
+    # FMA 135*32 = 4320 (the forward's 160*27); no FMA 135*63 = 8505
+    # mread |x| 96 + |gy| 2*5*16 = 160: 256; mwrite 135
+    params = {'k': 3, 's': 1, 'p': 1, 'd': 1, 'groups': 1}
+    assert cost(run, kind='Convolution2DGradW') == (4320, 256, 135, params)
+    assert cost(run, kind='Convolution2DGradW', fma=False) == (
+        8505, 256, 135, params)
+
+
+def test_conv2d_grad_w_groups_dilate_stride():
+    x, W = _x(1, 4, 5, 5), _x(6, 2, 3, 3)
+    run = _grad_of(lambda x, W: F.convolution_2d(x, W, pad=2, dilate=2,
+                                                 groups=2), x, W, wrt={1})
+    # out 5x5: |gW| = 6*2*3*3 = 108 sums of M = 25: FMA 2700 (forward's)
+    # no FMA 108*49 = 5292; mread 100 + 6*25 = 250; mwrite 108
+    params = {'k': 3, 's': 1, 'p': 2, 'd': 2, 'groups': 2}
+    assert cost(run, kind='Convolution2DGradW') == (2700, 250, 108, params)
+    assert cost(run, kind='Convolution2DGradW', fma=False) == (
+        5292, 250, 108, params)
+    x, W = _x(1, 1, 5, 6), _x(2, 1, 3, 2)
+    run = _grad_of(lambda x, W: F.convolution_2d(
+        x, W, stride=(2, 1), pad=(1, 0)), x, W, wrt={1})
+    # out 3x5: |gW| = 2*1*3*2 = 12 sums of 15: FMA 180; mread 30 + 30 = 60
+    assert cost(run, kind='Convolution2DGradW') == (
+        180, 60, 12, {'k': (3, 2), 's': (2, 1), 'p': (1, 0), 'd': 1,
+                      'groups': 1})
+
+
+def test_conv2d_grad_w_of_a_deconvolution():
+    x, W = _x(1, 2, 2, 2), _x(2, 3, 2, 2)
+    # Chainer 7.8.1 needs x's gradient too when W's is asked for
+    run = _grad_of(lambda x, W: F.deconvolution_2d(x, W, stride=2), x, W,
+                   wrt={0, 1})
+    # y (1, 3, 4, 4); gW = correlation of gy (as x) with x (as gy):
+    # |gW| = 2*3*2*2 = 24 sums of M = 1*2*2 = 4: FMA 96, the
+    # deconvolution's P = 8*3*4 = 96; no FMA 24*7 = 168
+    # mread |gy| 48 + |x| 8 = 56; mwrite 24
+    params = {'k': 2, 's': 2, 'p': 0, 'd': 1, 'groups': 1}
+    assert cost(run, kind='Convolution2DGradW') == (96, 56, 24, params)
+    assert cost(run, kind='Convolution2DGradW', fma=False) == (
+        168, 56, 24, params)
+
+
+def test_conv_nd_grad_w():
+    x, W = _x(2, 2, 3, 3, 3), _x(4, 2, 2, 2, 2)
+    run = _grad_of(F.convolution_nd, x, W, wrt={1})
+    # out 2x2x2: |gW| = 4*2*8 = 64 sums of M = 2*8 = 16: FMA 1024
+    # no FMA 64*31 = 1984; mread 108 + 2*4*8 = 172; mwrite 64
+    params = {'k': 2, 's': 1, 'p': 0, 'd': 1, 'groups': 1}
+    assert cost(run, kind='ConvolutionNDGradW') == (1024, 172, 64, params)
+    assert cost(run, kind='ConvolutionNDGradW', fma=False) == (
+        1984, 172, 64, params)
+
+
+def test_conv_nd_grad_w_of_a_deconvolution_1d():
+    x, W = _x(1, 2, 2), _x(2, 3, 2)
+    run = _grad_of(F.deconvolution_nd, x, W, wrt={1})
+    # y (1, 3, 3); |gW| = 2*3*2 = 12 sums of M = 1*2 = 2: FMA 24 (the
+    # deconvolution's 4*3*2); no FMA 12*3 = 36; mread 9 + 4 = 13
+    params = {'k': 2, 's': 1, 'p': 0, 'd': 1, 'groups': 1}
+    assert cost(run, kind='ConvolutionNDGradW') == (24, 13, 12, params)
+    assert cost(run, kind='ConvolutionNDGradW', fma=False) == (
+        36, 13, 12, params)
+
+
+def test_linear_grad_data_and_weight():
+    x, W, b = _x(2, 3), _x(4, 3), _x(4)
+    run = _grad_of(F.linear, x, W, b, wrt={0, 1, 2})
+    # gx = gy W: B 2, in 3, out 4: 6 dot products of 4
+    # FMA 24; no FMA 6*7 = 42; mread |W| 12 + |gy| 8 = 20; mwrite 6
+    assert cost(run, kind='LinearGradData') == (24, 20, 6, {})
+    assert cost(run, kind='LinearGradData', fma=False) == (42, 20, 6, {})
+    # gW = gy^T x: 12 dot products of 2: FMA 24; no FMA 12*3 = 36
+    # mread |x| 6 + |gy| 8 = 14; mwrite 12
+    assert cost(run, kind='LinearGradWeight') == (24, 14, 12, {})
+    assert cost(run, kind='LinearGradWeight', fma=False) == (36, 14, 12, {})
+
+
+def test_linear_grads_batch1_bytes_float64():
+    x, W = _x(1, 5, dtype=np.float64), _x(2, 5, dtype=np.float64)
+    with ComputationalCostHook(fma_1flop=False) as cch:
+        _grad_of(F.linear, x, W, wrt={0, 1})()
+    # gx: 5 dot products of 2: 5*3 = 15; reads (10 + 2)*8 = 96; 5*8 = 40
+    r = cch.layer_report['LinearGradData-1']
+    assert (r['flops'], r['mread'], r['mwrite']) == (15, 96, 40)
+    # gW: 10 dot products of 1: 10; reads (5 + 2)*8 = 56; 10*8 = 80
+    r = cch.layer_report['LinearGradWeight-1']
+    assert (r['flops'], r['mread'], r['mwrite']) == (10, 56, 80)
+
+
+def test_bilinear_grad():
+    e1, e2, W = _x(2, 3), _x(2, 4), _x(3, 4, 5)
+    run = _grad_of(F.bilinear, e1, e2, W, wrt={0, 1, 2})
+    # N 2, J 3, K 4, L 5: outer NJK = 24; gW JKL = 60 dots of N = 2;
+    # gy W: NJK = 24 dots of L = 5; ge1 NJ = 6 dots of K = 4; ge2 NK = 8
+    # dots of J = 3
+    # FMA 24 + 120 + 120 + 24 + 24 = 312
+    # no FMA 24 + 60*3 + 24*9 + 6*7 + 8*5 = 24 + 180 + 216 + 42 + 40 = 502
+    # mread 6 + 8 + 60 + |gy| 10 = 84; mwrite 6 + 8 + 60 = 74
+    assert cost(run, kind='BilinearFunctionGrad') == (
+        312, 84, 74, {'linear': False})
+    assert cost(run, kind='BilinearFunctionGrad', fma=False) == (
+        502, 84, 74, {'linear': False})
+
+
+def test_bilinear_grad_linear_terms():
+    arrays = _x(2, 3), _x(2, 4), _x(3, 4, 5), _x(3, 5), _x(4, 5), _x(5)
+    run = _grad_of(F.bilinear, *arrays, wrt=set(range(6)))
+    # as above with ge1 dots of K + L = 9, ge2 of J + L = 8, plus gV1 JL
+    # = 15 and gV2 KL = 20 dots of N = 2 and gb L*(N-1) = 5
+    # FMA 24 + 120 + 120 + 54 + 64 + 30 + 40 + 5 = 457
+    # no FMA 24 + 180 + 216 + 6*17 + 8*15 + 15*3 + 20*3 + 5
+    #   = 24 + 180 + 216 + 102 + 120 + 45 + 60 + 5 = 752
+    # mread 84 + 15 + 20 = 119; mwrite 74 + 15 + 20 + 5 = 114
+    assert cost(run, kind='BilinearFunctionGrad') == (
+        457, 119, 114, {'linear': True})
+    assert cost(run, kind='BilinearFunctionGrad', fma=False) == (
+        752, 119, 114, {'linear': True})
+
+
+def test_embed_id_grad():
+    x = np.array([[0, 1, 2], [3, 1, 0]], np.int32)
+    W = _x(4, 5)
+    run = _grad_of(F.embed_id, x, W, wrt={1})
+    # 6 rows of gy into V = 4 rows: 6 - 4 = 2 rows must add: 2*5 = 10
+    # mread 6 + 30 = 36; mwrite 4*5 = 20
+    assert cost(run, kind='EmbedIDGrad') == (10, 36, 20, {})
+    with ComputationalCostHook() as cch:
+        run()
+    r = cch.layer_report['EmbedIDGrad-1']
+    # bytes: 6 int32 ids + 30 float32: 24 + 120 = 144; 20*4 = 80
+    assert (r['flops'], r['mread'], r['mwrite']) == (10, 144, 80)
+
+
+def test_embed_id_grad_ignore_label_few_ids():
+    x = np.array([[7, -1]], np.int32)
+    W = _x(10, 3, dtype=np.float16)
+    run = _grad_of(lambda x, W: F.embed_id(x, W, ignore_label=-1), x, W,
+                   wrt={1})
+    # 2 ids <= V 10: no addition; 2 comparisons with the label
+    # mread 2 + 6 + 1 = 9; mwrite 10*3 = 30
+    assert cost(run, kind='EmbedIDGrad') == (2, 9, 30, {'ignore_label': -1})
+    with ComputationalCostHook() as cch:
+        run()
+    r = cch.layer_report['EmbedIDGrad-1']
+    # bytes: 2*4 + 6*2 + 4 = 24; 30*2 = 60
+    assert (r['flops'], r['mread'], r['mwrite']) == (2, 24, 60)

@@ -7,19 +7,29 @@ Conventions shared by this module:
 * in convolutions the bias initialises the accumulator, so it is free with
   FMA; without FMA a sum of K products costs K - 1 additions, plus one more
   for the bias when there is one;
+* a gradient class is costed like any function: the gradients and saved
+  arrays it reads, the gradients it writes. The gradient of a
+  convolution's input is a deconvolution call and its bias gradient a Sum
+  call, each costed by its own calculator;
 * every input that the function uses (input, weight, bias) is read once,
   x whole even when a stride beyond the kernel skips some of its elements;
   intermediate buffers (im2col columns, outer products) are not counted.
 """
 
 from chainer.functions.connection.bilinear import BilinearFunction
+from chainer.functions.connection.bilinear import BilinearFunctionGrad
 from chainer.functions.connection.convolution_2d import Convolution2DFunction
+from chainer.functions.connection.convolution_2d import Convolution2DGradW
 from chainer.functions.connection.convolution_nd import ConvolutionND
+from chainer.functions.connection.convolution_nd import ConvolutionNDGradW
 from chainer.functions.connection.deconvolution_2d import \
     Deconvolution2DFunction
 from chainer.functions.connection.deconvolution_nd import DeconvolutionND
 from chainer.functions.connection.embed_id import EmbedIDFunction
+from chainer.functions.connection.embed_id import EmbedIDGrad
 from chainer.functions.connection.linear import LinearFunction
+from chainer.functions.connection.linear import LinearGradData
+from chainer.functions.connection.linear import LinearGradWeight
 from chainer.functions.connection.local_convolution_2d import \
     LocalConvolution2DFunction
 from chainer.functions.connection.shift import Shift
@@ -27,31 +37,46 @@ from chainer.functions.connection.shift import Shift
 from chainer_computational_cost.cost_calculators import compact
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
+from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
-def _accumulate_flops(n_out, n_terms, has_bias, fma):
-    """FLOPs of ``n_out`` sums of ``n_terms`` products each.
+def _accumulate_flops(macs, n_sums, has_init, fma):
+    """FLOPs of ``n_sums`` sums of ``macs`` products in all.
 
-    The bias, when there is one, initialises the accumulator: with FMA each
-    product is 1 FLOP; without FMA each product is a multiplication and an
-    addition, except the first one of every sum when there is no bias.
+    An initial value (a bias) starts the accumulator: with FMA each product
+    is 1 FLOP; without FMA each product is a multiplication and an
+    addition, except the first one of every sum when there is no initial
+    value.
     """
-    if fma:
-        return n_out * n_terms
-    flops = 2 * n_out * n_terms
-    if not has_bias:
-        flops -= n_out
-    return flops
+    if fma or macs == 0:
+        return macs
+    return 2 * macs - (0 if has_init else n_sums)
 
 
 def _conv_params(ksize, stride, pad, dilate, groups, has_bias):
     return {'k': compact(ksize), 's': compact(stride), 'p': compact(pad),
             'd': compact(dilate), 'groups': int(groups),
             'nobias': not has_bias}
+
+
+def conv_macs(n, c_in, c_out, groups, ksize, out_dims):
+    """Multiply-adds of a convolution of ``n`` samples from ``c_in`` to
+    ``c_out`` channels in ``groups`` groups, with kernel ``ksize`` and
+    output spatial sizes ``out_dims``: each of the ``n c_out prod(out)``
+    outputs sums ``(c_in / groups) prod(k)`` products.
+
+    The one count behind every convolution-shaped product: the forward
+    convolution; the deconvolution, its transpose (``c_in`` and ``c_out``
+    swapped, the deconvolution's input grid as ``out_dims``), which is also
+    the gradient of a convolution's input; and the weight gradient, a
+    correlation of x with gy over the same pairs. So with FMA a
+    convolution's two gradients cost twice its forward multiply-adds.
+    """
+    return n * c_out * prod(out_dims) * (c_in // groups) * prod(ksize)
 
 
 def _conv_cost(x, W, b, stride, pad, dilate, cover_all, groups, fma):
@@ -66,9 +91,10 @@ def _conv_cost(x, W, b, stride, pad, dilate, cover_all, groups, fma):
                 for size, k, s, p, d
                 in zip(x.shape[2:], ksize, stride, pad, dilate)]
     n_out = x.shape[0] * W.shape[0] * prod(out_dims)
-    n_terms = W.shape[1] * prod(ksize)
     has_bias = b is not None
-    flops = _accumulate_flops(n_out, n_terms, has_bias, fma)
+    macs = conv_macs(x.shape[0], x.shape[1], W.shape[0], groups, ksize,
+                     out_dims)
+    flops = _accumulate_flops(macs, n_out, has_bias, fma)
     mread = total_size((x, W, b))
     params = _conv_params(ksize, stride, pad, dilate, groups, has_bias)
     return (flops, mread, n_out, params)
@@ -140,7 +166,9 @@ def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):
                 in zip(x.shape[2:], ksize, stride, pad, dilate, out_dims)]
     per_sample = W.shape[1] * groups
     n_out = x.shape[0] * per_sample * prod(out_dims)
-    products = x.size * W.shape[1] * prod(ksize)
+    # the transpose of a convolution from y (per_sample channels) to x
+    products = conv_macs(x.shape[0], per_sample, x.shape[1], groups, ksize,
+                         x.shape[2:])
     has_bias = b is not None
     flops = products if fma else 2 * products
     if not fma and not has_bias:
@@ -324,7 +352,7 @@ def calc_bilinear(func: BilinearFunction, in_data, **kwargs):
     n_out = n * W.shape[2]
     n_terms = j * k + (j + k if linear else 0)
     flops = n * j * k + _accumulate_flops(
-        n_out, n_terms, linear, kwargs.get('fma_1flop', False))
+        n_out * n_terms, n_out, linear, kwargs.get('fma_1flop', False))
     return (flops, total_size(in_data), n_out, {'linear': linear})
 
 
@@ -351,7 +379,7 @@ def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
     n_out = x.shape[0] * c_out * out_h * out_w
     n_terms = prod(W.shape[3:])
     has_bias = b is not None
-    flops = _accumulate_flops(n_out, n_terms, has_bias,
+    flops = _accumulate_flops(n_out * n_terms, n_out, has_bias,
                               kwargs.get('fma_1flop', False))
     params = {'k': compact(W.shape[4:]), 's': compact((func.sy, func.sx)),
               'nobias': not has_bias}
@@ -410,3 +438,193 @@ def calc_shift(func: Shift, in_data, **kwargs):
     params = {'k': compact((func.kh, func.kw)),
               'd': compact((func.dy, func.dx))}
     return (0, x.size, x.size, params)
+
+
+def _conv_grad_w_cost(x, gy, ksize, stride, pad, dilate, groups, fma):
+    """Cost of the weight gradient of an N-dimensional convolution: ``x``
+    is the convolution's input, ``gy`` the gradient of its output."""
+    n_w = gy.shape[1] * (x.shape[1] // groups) * prod(ksize)
+    macs = conv_macs(x.shape[0], x.shape[1], gy.shape[1], groups, ksize,
+                     gy.shape[2:])
+    params = _conv_params(ksize, stride, pad, dilate, groups, True)
+    del params['nobias']
+    return (_accumulate_flops(macs, n_w, False, fma), total_size((x, gy)),
+            n_w, params)
+
+
+def calc_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
+    r"""Convolution2DGradW
+
+    $$g_{W,o,c,u,v} = \sum_{n,i,j} g_{y,n,o,i,j} \, x_{n,c,i s_y + u d_y - p_h, j s_x + v d_x - p_w}$$
+
+    The weight gradient of a convolution (also applied for the weight
+    gradient of a deconvolution, with the roles of x and gy swapped). It
+    pairs the same inputs and weights as the forward convolution: each of
+    the $\|g_W\| = c_{out} (c_{in} / groups) k_h k_w$ elements sums
+    $M = N h_{out} w_{out}$ products, $\|g_W\| M$ multiply-adds in all,
+    exactly the forward's ($\|y\| K$; padded positions count as in the
+    forward). Without FMA the first product of each sum needs no addition.
+    With the input gradient (a Deconvolution2DFunction with the same count
+    of products) a convolution's backward costs twice its forward
+    multiply-adds with FMA, plus the bias gradient (a Sum).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|g_W\| M$ |
+    | FLOPs (no FMA) | $\|g_W\| (2M - 1)$ |
+    | mread | $\|x\| + \|g_y\|$ |
+    | mwrite | $\|g_W\|$ |
+    | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation of the convolution (int when equal on both axes, else a pair); `groups` |
+    """  # NOQA
+    x, gy = in_data
+    return _conv_grad_w_cost(x, gy, (func.kh, func.kw), (func.sy, func.sx),
+                             (func.ph, func.pw), (func.dy, func.dx),
+                             func.groups, kwargs.get('fma_1flop', False))
+
+
+def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
+    r"""ConvolutionNDGradW
+
+    $$g_{W,o,c,\mathbf{u}} = \sum_{n,\mathbf{i}} g_{y,n,o,\mathbf{i}} \, x_{n,c,\mathbf{i} \mathbf{s} + \mathbf{u} \mathbf{d} - \mathbf{p}}$$
+
+    Same model as Convolution2DGradW for any number of spatial axes (the
+    weight gradient of ConvolutionND and DeconvolutionND): each of the
+    $\|g_W\| = c_{out} (c_{in} / groups) \prod_i k_i$ elements sums
+    $M = N \prod_i out_i$ products, as many multiply-adds as the forward
+    convolution.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $\|g_W\| M$ |
+    | FLOPs (no FMA) | $\|g_W\| (2M - 1)$ |
+    | mread | $\|x\| + \|g_y\|$ |
+    | mwrite | $\|g_W\|$ |
+    | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation of the convolution (int when equal on every axis, else a tuple); `groups` |
+    """  # NOQA
+    x, gy = in_data
+    return _conv_grad_w_cost(x, gy, tuple(func.ksize), func.stride, func.pad,
+                             func.dilate, func.groups,
+                             kwargs.get('fma_1flop', False))
+
+
+def calc_linear_grad_data(func: LinearGradData, in_data, **kwargs):
+    r"""LinearGradData
+
+    $$g_x = g_y W$$
+
+    The input gradient of LinearFunction: with $out, in$ = `W.shape` and
+    $B = \|g_y\| / out$ rows, $B \cdot in$ dot products of length $out$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $B \cdot in \cdot out$ |
+    | FLOPs (no FMA) | $B \cdot in (2 out - 1)$ |
+    | mread | $\|W\| + \|g_y\|$ |
+    | mwrite | $B \cdot in$ |
+    | params | none |
+    """
+    W, gy = in_data
+    n_out, n_in = W.shape
+    rows = gy.size // n_out if n_out else 0
+    return (dot_flops(rows * n_in, n_out, kwargs.get('fma_1flop', False)),
+            total_size((W, gy)), rows * n_in, {})
+
+
+def calc_linear_grad_weight(func: LinearGradWeight, in_data, **kwargs):
+    r"""LinearGradWeight
+
+    $$g_W = g_y^T x$$
+
+    The weight gradient of LinearFunction: with $B$ = `x.shape[0]` rows,
+    $in = \|x\| / B$ and $out = \|g_y\| / B$, $out \cdot in$ dot products
+    of length $B$. Written in W's dtype.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs (FMA) | $out \cdot in \cdot B$ |
+    | FLOPs (no FMA) | $out \cdot in (2B - 1)$ |
+    | mread | $\|x\| + \|g_y\|$ |
+    | mwrite | $out \cdot in$ |
+    | params | none |
+    """
+    x, gy = in_data
+    rows = x.shape[0]
+    n_in = x.size // rows if rows else 0
+    n_out = gy.size // rows if rows else 0
+    return (dot_flops(n_out * n_in, rows, kwargs.get('fma_1flop', False)),
+            total_size((x, gy)), n_out * n_in, {})
+
+
+def calc_bilinear_grad(func: BilinearFunctionGrad, in_data, **kwargs):
+    r"""BilinearFunctionGrad
+
+    $$g_{W,jkl} = \sum_i e^1_{ij} e^2_{ik} g_{y,il}, \quad g_{e^1,ij} = \sum_k e^2_{ik} \sum_l g_{y,il} W_{jkl} (+ \sum_l g_{y,il} V^1_{jl})$$
+
+    The gradients of BilinearFunction, with $N, J, K, L$ as there and
+    $\Lambda = L$ with the linear terms, else 0. The outer products
+    $e^1_{ij} e^2_{ik}$ cost $NJK$ multiplications; $g_W$ is $JKL$ dot
+    products of length $N$; $(g_y W)_{ijk}$ is $NJK$ dot products of
+    length $L$; $g_{e^1}$ is $NJ$ dot products of length $K + \Lambda$
+    and $g_{e^2}$ $NK$ of length $J + \Lambda$. With the linear terms,
+    $g_{V^1}$ and $g_{V^2}$ are $JL$ and $KL$ dot products of length $N$
+    and $g_b$ sums $N$ rows ($L (N - 1)$ additions). $D(n, m)$ is $n m$
+    with FMA, $n (2m - 1)$ without.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $NJK + D(JKL, N) + D(NJK, L) + D(NJ, K + \Lambda) + D(NK, J + \Lambda)$ (+ $D(JL, N) + D(KL, N) + L (N - 1)$) |
+    | mread | $\|e^1\| + \|e^2\| + \|W\| + \|g_y\|$ (+ $\|V^1\| + \|V^2\|$) |
+    | mwrite | $\|e^1\| + \|e^2\| + \|W\|$ (+ $\|V^1\| + \|V^2\| + L$) |
+    | params | `linear`: whether $V^1$, $V^2$, $b$ are used |
+    """  # NOQA
+    e1, e2, W = in_data[:3]
+    linear = len(in_data) == 6
+    fma = kwargs.get('fma_1flop', False)
+    n = e1.shape[0]
+    j = e1.size // n if n else 0
+    k = e2.size // n if n else 0
+    n_l = W.shape[2]
+    lin = n_l if linear else 0
+    flops = (n * j * k + dot_flops(j * k * n_l, n, fma)
+             + dot_flops(n * j * k, n_l, fma)
+             + dot_flops(n * j, k + lin, fma)
+             + dot_flops(n * k, j + lin, fma))
+    mwrite = e1.size + e2.size + W.size
+    if linear:
+        flops += (dot_flops(j * n_l, n, fma) + dot_flops(k * n_l, n, fma)
+                  + n_l * max(0, n - 1))
+        mwrite += in_data[3].size + in_data[4].size + n_l
+    return (flops, total_size(in_data), mwrite, {'linear': linear})
+
+
+def calc_embed_id_grad(func: EmbedIDGrad, in_data, **kwargs):
+    r"""EmbedIDGrad
+
+    $$g_{W,v,:} = \sum_{x_{\ldots} = v} g_{y,\ldots,:}$$
+
+    The weight gradient of EmbedIDFunction: the $\|x\|$ rows of $g_y$ (of
+    length $D$) are added into the rows of $g_W$ ($V \times D$) their ids
+    select; $g_W$ is written whole (zero where no id points). Which ids
+    coincide depends on their values, which are not looked at: as in the
+    forward, ids are assumed distinct as far as the $V$ rows allow, so only
+    the rows beyond $V$ must be added to an earlier one. With
+    `ignore_label`, each id is compared with it (1 FLOP) and the label is
+    a constant read once (ignored ids are not known: none is assumed).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\max(0, \|x\| - V) D$ (+ $\|x\|$ with `ignore_label`) |
+    | mread | $\|x\| + \|g_y\|$ (+ 1 with `ignore_label`) |
+    | mwrite | $V D$ |
+    | params | `ignore_label` (only when set) |
+    """
+    x, gy = in_data
+    n_rows, dim = func.w_shape
+    flops = max(0, x.size - n_rows) * dim
+    mread = size_of(x) + size_of(gy)
+    params = {}
+    if func.ignore_label is not None:
+        flops += x.size
+        mread += elements(1, x)
+        params['ignore_label'] = int(func.ignore_label)
+    return (flops, mread, elements(n_rows * dim, gy), params)
