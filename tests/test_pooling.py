@@ -1,3 +1,4 @@
+import chainer
 import chainer.functions as F
 from chainer.functions.pooling.max_pooling_nd import MaxPoolingND
 from chainer.functions.pooling.max_pooling_nd import MaxPoolingNDWithIndexes
@@ -512,3 +513,151 @@ def test_roi_pooling_2d_bytes_float64():
     # mread (18 + 5 + 1)*8 = 192; mwrite 8*8 + 8*4 (argmax) = 96
     assert _report(F.roi_pooling_2d, x, rois, 2, 2, 1.0,
                    name='ROIPooling2D-1') == (24, 192, 96)
+
+
+# Gradients: each class applied by a backward pass
+
+def _grad_of(f, x, *rest):
+    """A callable running ``f`` on a Variable of ``x`` (and ``rest`` as
+    they are) and a backward pass from a gradient of ones; it returns the
+    gradient of x."""
+    def run():
+        xv = chainer.Variable(x)
+        y = f(xv, *rest)
+        y.grad = np.ones_like(y.array)
+        y.backward()
+        return xv.grad
+    return run
+
+
+def test_average_pooling_2d_grad():
+    run = _grad_of(lambda x: F.average_pooling_2d(x, 2), _x(1, 1, 4, 4))
+    # gy 2x2 into x 4x4: per axis H 4 (2 windows of 2), R 4
+    # FLOPs 1*16: one division per element; mread 4; mwrite 16
+    assert cost(run, kind='AveragePooling2DGrad') == (
+        16, 4, 16, _window(2, 2, 0))
+
+
+def test_average_pooling_2d_grad_overlapping_batch2():
+    x = _x(2, 3, 5, 5)
+    run = _grad_of(lambda x: F.average_pooling_2d(x, 3, 2, 1), x)
+    # gy 3x3; per axis window i covers 2i-1 .. 2i+1 inside [0, 5):
+    # 2 + 3 + 2 = 7 pairs (H), R 5; FLOPs 6 planes * 7*7 = 294
+    # mread |gy| 2*3*9 = 54; mwrite 150
+    assert cost(run, kind='AveragePooling2DGrad') == (
+        294, 54, 150, _window(3, 2, 1))
+    # with gy = 1 each of the 6*49 pairs inside x adds 1/9
+    assert np.isclose(run().sum(), 6 * 49 / 9)
+
+
+def test_average_pooling_nd_grad_pad_value():
+    x = _x(1, 1, 5)
+    # k 3, s 2, p 1: gy (5+2-3)//2+1 = 3; H 2 + 3 + 2 = 7, R 5
+    for pad_value, flops in ((0, 7), (None, 3 + 7 - 5)):
+        # pad_value=0: 7 (one per pair); None: |gy| 3 divisions + 2
+        # additions = 5; mread 3; mwrite 5
+        run = _grad_of(lambda x: F.average_pooling_nd(
+            x, 3, 2, 1, pad_value=pad_value), x)
+        assert cost(run, kind='AveragePoolingNDGrad') == (
+            flops, 3, 5, _window(3, 2, 1))
+
+
+def test_average_pooling_3d_grad():
+    run = _grad_of(lambda x: F.average_pooling_nd(x, 2), _x(2, 1, 4, 4, 2))
+    # gy (2, 1, 2, 2, 1); per axis H = R = size: one per element: 64
+    assert cost(run, kind='AveragePoolingNDGrad') == (
+        64, 8, 64, _window(2, 2, 0))
+
+
+def test_max_pooling_nd_grad():
+    x = _x(2, 3, 4, 4)
+    run = _grad_of(lambda x: F.max_pooling_nd(x, 2), x)
+    # 4 gy per plane onto 16 positions: no addition forced
+    # mread |gy| 24 + 24 indexes = 48; mwrite 96
+    assert cost(run, kind='MaxPoolingNDGrad') == (0, 48, 96, _window(2, 2, 0))
+    with ComputationalCostHook() as cch:
+        run()
+    r = cch.layer_report['MaxPoolingNDGrad-1']
+    # bytes: 24*4 + 24*8 (int64 indexes) = 288; 96*4 = 384
+    assert (r['flops'], r['mread'], r['mwrite']) == (0, 288, 384)
+
+
+def test_max_pooling_nd_grad_forced_additions():
+    run = _grad_of(lambda x: F.max_pooling_nd(x, 2, 1, 1, cover_all=False),
+                   _x(1, 1, 2, 2))
+    # gy 3x3 = 9 values; per axis windows cover -1..0, 0..1, 1..2: R 2
+    # 9 values on at most 4 positions: 9 - 4 = 5 additions
+    # mread 9 + 9 = 18; mwrite 4
+    assert cost(run, kind='MaxPoolingNDGrad') == (5, 18, 4, _window(2, 1, 1))
+    assert run().sum() == 9
+
+
+@pytest.mark.skipif(
+    resolve_target('chainer.functions.pooling.max_pooling_2d.'
+                   'MaxPooling2DGrad') is None,
+    reason='MaxPooling2DGrad exists only in Chainer 6')
+def test_max_pooling_2d_grad_chainer6():
+    run = _grad_of(lambda x: F.max_pooling_2d(x, 2, 1, 1, cover_all=False),
+                   _x(2, 1, 2, 2))
+    # as above, 2 planes: 2*5 = 10; mread 18 + 18 = 36; mwrite 8
+    assert cost(run, kind='MaxPooling2DGrad') == (10, 36, 8, _window(2, 1, 1))
+    run = _grad_of(lambda x: F.max_pooling_2d(x, 2), _x(1, 2, 4, 4))
+    # cover_all: gy 2x2 per plane onto 16: none; mread 8 + 8; mwrite 32
+    assert cost(run, kind='MaxPooling2DGrad') == (0, 16, 32, _window(2, 2, 0))
+
+
+def test_roi_pooling_2d_grad():
+    x = _x(1, 2, 3, 3)
+    rois = np.array([[0, 0, 0, 2, 2]], np.float32)
+    run = _grad_of(lambda x: F.roi_pooling_2d(x, rois, 2, 2, 1.0), x)
+    # gy (1, 2, 2, 2): 4 values per channel onto 9 positions: none
+    # mread |rois| 5 + |gy| 8 + 8 argmax + 1 = 22; mwrite |x| 18
+    assert cost(run, kind='ROIPooling2DGrad') == (
+        0, 22, 18, _roi_params((2, 2), 1.0))
+
+
+def test_roi_pooling_2d_grad_many_regions():
+    x = _x(1, 1, 2, 2)
+    rois = np.array([[0, 0, 0, 1, 1]] * 3, np.float32)
+    run = _grad_of(lambda x: F.roi_pooling_2d(x, rois, 2, 2, 1.0), x)
+    # gy (3, 1, 2, 2): 12 values onto 4 positions: 12 - 4 = 8 additions
+    # mread 15 + 12 + 12 + 1 = 40; mwrite 4
+    assert cost(run, kind='ROIPooling2DGrad') == (
+        8, 40, 4, _roi_params((2, 2), 1.0))
+    assert run().sum() == 12
+
+
+def test_unpooling_2d_grad():
+    run = _grad_of(lambda x: F.unpooling_2d(x, 3, 2, 1, cover_all=False),
+                   _x(1, 1, 3, 3))
+    # gy 5x5; each of the 9 gx sums a 3x3 window: 9*8 = 72
+    # mread 25; mwrite 9
+    assert cost(run, kind='Unpooling2DGrad') == (
+        72, 25, 9, _unpool(3, 2, 1, (5, 5), False))
+
+
+def test_unpooling_nd_grad():
+    run = _grad_of(lambda x: F.unpooling_nd(x, 2), _x(2, 1, 3))
+    # cover_all: gy 2*(3-1)+2-2+1 = 5; gx 2*3 = 6 sums of 2: 6
+    # mread 10; mwrite 6
+    assert cost(run, kind='UnpoolingNDGrad') == (
+        6, 10, 6, _unpool(2, 2, 0, (5,), True))
+    run = _grad_of(lambda x: F.unpooling_nd(x, (2, 1, 3), cover_all=False),
+                   _x(1, 1, 2, 2, 1))
+    # gy (4, 2, 3): 4 gx sums of 2*1*3 = 6: 4*5 = 20; mread 24; mwrite 4
+    assert cost(run, kind='UnpoolingNDGrad') == (
+        20, 24, 4, _unpool((2, 1, 3), (2, 1, 3), 0, (4, 2, 3), False))
+
+
+def test_upsampling_2d_grad():
+    y, indexes = F.max_pooling_2d(_x(1, 2, 4, 4), 2, return_indices=True)
+    run = _grad_of(lambda x: F.upsampling_2d(x, indexes, 2), y.array)
+    # gy (1, 2, 3, 3) = 18; gx 8 picks: mread min(18, 8) + 8 indexes = 16
+    # mwrite 8
+    assert cost(run, kind='Upsampling2DGrad') == (
+        0, 16, 8, _unpool(2, 2, 0, (3, 3), True))
+    with ComputationalCostHook() as cch:
+        run()
+    r = cch.layer_report['Upsampling2DGrad-1']
+    # bytes: 8*4 + 8*8 (int64 indexes) = 96; 8*4 = 32
+    assert (r['flops'], r['mread'], r['mwrite']) == (0, 96, 32)

@@ -16,15 +16,22 @@ Conventions shared by this module:
   only written; where the positions depend on values (argmax indexes),
   only the additions that no choice of positions avoids are counted;
 * ROI max pooling and ROI max align write their argmax (int32) besides
-  their output.
+  their output;
+* a gradient class is costed like any function: it reads the gradients
+  and the saved arrays it uses (argmax indexes included) and writes the
+  gradient it produces, zeros included. Its input shape is the forward
+  node's, or the output shape the hook gives.
 """
 
 import math
 
 import chainer
 from chainer.functions.pooling.average_pooling_2d import AveragePooling2D
+from chainer.functions.pooling.average_pooling_2d import AveragePooling2DGrad
 from chainer.functions.pooling.average_pooling_nd import AveragePoolingND
+from chainer.functions.pooling.average_pooling_nd import AveragePoolingNDGrad
 from chainer.functions.pooling.max_pooling_nd import MaxPoolingND
+from chainer.functions.pooling.max_pooling_nd import MaxPoolingNDGrad
 from chainer.functions.pooling.max_pooling_nd import MaxPoolingNDWithIndexes
 from chainer.functions.pooling.roi_average_align_2d import ROIAverageAlign2D
 from chainer.functions.pooling.roi_average_pooling_2d import \
@@ -32,13 +39,15 @@ from chainer.functions.pooling.roi_average_pooling_2d import \
 from chainer.functions.pooling.roi_max_align_2d import ROIMaxAlign2D
 from chainer.functions.pooling.roi_max_pooling_2d import ROIMaxPooling2D
 from chainer.functions.pooling.roi_pooling_2d import ROIPooling2D
+from chainer.functions.pooling.roi_pooling_2d import ROIPooling2DGrad
 from chainer.functions.pooling.unpooling_2d import Unpooling2D
+from chainer.functions.pooling.unpooling_2d import Unpooling2DGrad
 from chainer.functions.pooling.unpooling_nd import UnpoolingND
+from chainer.functions.pooling.unpooling_nd import UnpoolingNDGrad
 from chainer.functions.pooling.upsampling_2d import Upsampling2D
+from chainer.functions.pooling.upsampling_2d import Upsampling2DGrad
 
 from chainer_computational_cost.cost_calculators import compact
-from chainer_computational_cost.cost_calculators.connection import \
-    scatter_axis
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import Elements
@@ -46,6 +55,8 @@ from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
+from chainer_computational_cost.cost_calculators.connection import \
+    scatter_axis
 
 
 def _window_params(ksize, stride, pad):
@@ -550,3 +561,266 @@ def calc_roi_average_align_2d(func: ROIAverageAlign2D, in_data, **kwargs):
     x, rois, roi_indices = in_data
     return _roi_align_cost(x, rois, roi_indices, func, False,
                            kwargs.get('fma_1flop', False))
+
+
+# Gradients
+
+def _forward_node(func):
+    """The forward pooling node a gradient node was made from (Chainer 7
+    keeps it in ``func``; Chainer 6 copies its attributes and keeps it
+    under another name), or the node itself."""
+    for name in ('func', 'apool2d', 'apoolnd', 'mpool2d', 'mpoolnd'):
+        node = getattr(func, name, None)
+        if node is not None:
+            return node
+    return func
+
+
+def _window_of(node):
+    """(ksize, stride, pad) of a 2-D or N-D pooling node."""
+    if hasattr(node, 'ksize'):
+        return tuple(node.ksize), tuple(node.stride), tuple(node.pad)
+    return _pool2d_window(node)
+
+
+def _grad_x_shape(func, out_shapes):
+    """Shape of the gradient a pooling's gradient node writes: the shape of
+    the forward pooling's input."""
+    if out_shapes and out_shapes[0] is not None:
+        return tuple(out_shapes[0])
+    return tuple(_forward_node(func).inputs[0].shape)
+
+
+def _avg_pool_grad_cost(gy, x_shape, ksize, stride, pad, divide_gy):
+    """Cost of scattering each gy over its window of gx (col2im) and
+    dividing: either each gx element reached once (``divide_gy`` False) or
+    each gy once before the scatter."""
+    planes = prod(gy.shape[:2])
+    hits, reached = _scatter(gy.shape[2:], ksize, stride, pad, x_shape[2:])
+    if divide_gy:
+        flops = gy.size + planes * (hits - reached)
+    else:
+        flops = planes * hits
+    return (flops, gy.size, prod(x_shape), _window_params(ksize, stride, pad))
+
+
+def calc_average_pooling_2d_grad(func: AveragePooling2DGrad, in_data,
+                                 **kwargs):
+    r"""AveragePooling2DGrad
+
+    $$g_{x,n,c,a,b} = \frac{1}{k_h k_w} \sum_{(i,j) \ni (a,b)} g_{y,n,c,i,j}$$
+
+    The gradient of AveragePooling2D: each $g_y$ element is spread over its
+    window of $g_x$ (a col2im) and divided by $k_h k_w$. Along each axis
+    $H_a$ (window, position) pairs fall inside x and reach $R_a$ of its
+    positions (see Unpooling2D): a reached $g_x$ element covered by $c$
+    windows sums $c$ values and divides once, $c$ FLOPs; an element no
+    window covers is a written zero. So one FLOP per pair inside x.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $N C H_h H_w$ |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair) |
+    """  # NOQA
+    gy, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    return _avg_pool_grad_cost(gy, _grad_x_shape(func, kwargs.get(
+        'out_shapes')), ksize, stride, pad, False)
+
+
+def calc_average_pooling_nd_grad(func: AveragePoolingNDGrad, in_data,
+                                 **kwargs):
+    r"""AveragePoolingNDGrad
+
+    $$g_{x,n,c,\mathbf{a}} = \sum_{\mathbf{i} \ni \mathbf{a}} \frac{g_{y,n,c,\mathbf{i}}}{w_{\mathbf{i}}}$$
+
+    The gradient of AveragePoolingND, the same col2im as
+    AveragePooling2DGrad for any number of axes: $\prod_a H_a$ (window,
+    position) pairs inside x reach $\prod_a R_a$ positions per $(n, c)$
+    plane. With `pad_value=0` the divisor is $\prod_i k_i$: each reached
+    element sums its values and divides once, one FLOP per pair. With
+    `pad_value=None` each window has its own divisor $w$: every $g_y$ is
+    divided first, then the pairs are summed.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $N C \prod_a H_a$; with `pad_value=None`, $\|g_y\| + N C (\prod_a H_a - \prod_a R_a)$ |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple) |
+    """  # NOQA
+    gy, = in_data
+    pool = _forward_node(func)
+    ksize, stride, pad = _window_of(pool)
+    return _avg_pool_grad_cost(gy, _grad_x_shape(func, kwargs.get(
+        'out_shapes')), ksize, stride, pad, pool.pad_value is None)
+
+
+def _max_pool_grad_cost(gy, x_shape, indexes, ksize, stride, pad):
+    """Cost of adding each gy at its window's argmax in gx: only the
+    additions that no choice of argmaxes avoids (more gy per plane than
+    positions the windows reach) are counted."""
+    planes = prod(gy.shape[:2])
+    _, reached = _scatter(gy.shape[2:], ksize, stride, pad, x_shape[2:])
+    flops = planes * max(0, prod(gy.shape[2:]) - reached)
+    mread = size_of(gy) + _index_count(gy.size, indexes)
+    return (flops, mread, prod(x_shape), _window_params(ksize, stride, pad))
+
+
+#: Max pooling gradient classes -> the forward they belong to (DETAILS.md
+#: documents each).
+_MAX_POOL_GRAD = {
+    MaxPoolingNDGrad: {
+        'forward': 'MaxPoolingND (`F.max_pooling_2d` on Chainer 7)'},
+    'chainer.functions.pooling.max_pooling_2d.MaxPooling2DGrad': {
+        'forward': "Chainer 6's MaxPooling2D"},
+}
+
+
+def calc_max_pooling_grad(func: tuple(_MAX_POOL_GRAD), in_data, **kwargs):
+    r"""<<name>>
+
+    $$g_{x,n,c,\mathbf{a}} = \sum_{\mathbf{i}:\, \mathrm{argmax}_{\mathbf{i}} = \mathbf{a}} g_{y,n,c,\mathbf{i}}$$
+
+    The gradient of <<forward>>: each $g_y$ element is added at the
+    position of its window's maximum (the argmax indexes the forward
+    kept, $\|g_y\|$ of them, read in their own dtype); the rest of $g_x$
+    is zero. Values add only where argmaxes coincide, which depends on the
+    data: per $(n, c)$ plane, the $\prod_a out_a$ values land on at most
+    the $\prod_a R_a$ positions the windows reach (see Unpooling2D), and
+    only the additions this forces are counted (usually none).
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $N C \max(0, \prod_a out_a - \prod_a R_a)$ |
+    | mread | $\|g_y\| + \|g_y\|$ (indexes) |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple) |
+    """  # NOQA
+    gy, = in_data
+    pool = _forward_node(func)
+    ksize, stride, pad = _window_of(pool)
+    # Chainer 6 copies the indexes onto this node; 7 keeps them on the
+    # pooling node
+    indexes = getattr(func, 'indexes', None)
+    if indexes is None:
+        indexes = getattr(pool, 'indexes', None)
+    return _max_pool_grad_cost(gy, _grad_x_shape(func, kwargs.get(
+        'out_shapes')), indexes, ksize, stride, pad)
+
+
+calc_max_pooling_grad.family = _MAX_POOL_GRAD
+
+
+def _unpool_grad_cost(gy, ksize, stride, pad, cover_all):
+    """Cost of summing each window of gy: the gradient of an unpooling."""
+    dims = tuple(conv_out_size(size, k, s, p, cover_all=cover_all)
+                 for size, k, s, p
+                 in zip(gy.shape[2:], ksize, stride, pad))
+    gx_size = prod(gy.shape[:2]) * prod(dims)
+    params = _unpool_params(ksize, stride, pad,
+                            tuple(int(d) for d in gy.shape[2:]), cover_all)
+    return (gx_size * (prod(ksize) - 1), gy.size, gx_size, params)
+
+
+def calc_unpooling_2d_grad(func: Unpooling2DGrad, in_data, **kwargs):
+    r"""Unpooling2DGrad
+
+    $$g_{x,n,c,i,j} = \sum_{u,v} g_{y,n,c,i s_y + u - p_h, j s_x + v - p_w}$$
+
+    The gradient of Unpooling2D: each $g_x$ element sums the $k_h k_w$
+    elements of its window of $g_y$ (an im2col and a sum, as a sum pooling;
+    padded positions count as zeros, as in the poolings): $k_h k_w - 1$
+    additions each.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|g_x\| (k_h k_w - 1)$ |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair); `outsize`: the unpooling's output (h, w); `cover_all` |
+    """  # NOQA
+    gy, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    return _unpool_grad_cost(gy, ksize, stride, pad, func.cover_all)
+
+
+def calc_unpooling_nd_grad(func: UnpoolingNDGrad, in_data, **kwargs):
+    r"""UnpoolingNDGrad
+
+    $$g_{x,n,c,\mathbf{i}} = \sum_{\mathbf{u}} g_{y,n,c,\mathbf{i} \mathbf{s} + \mathbf{u} - \mathbf{p}}$$
+
+    The gradient of UnpoolingND, as Unpooling2DGrad for any number of axes:
+    each $g_x$ element sums a window of $\prod_i k_i$ elements of $g_y$.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $\|g_x\| (\prod_i k_i - 1)$ |
+    | mread | $\|g_y\|$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on every axis, else a tuple); `outsize`: the unpooling's output sizes (a tuple); `cover_all` |
+    """  # NOQA
+    gy, = in_data
+    return _unpool_grad_cost(gy, tuple(func.ksize), tuple(func.stride),
+                             tuple(func.pad), func.cover_all)
+
+
+def calc_upsampling_2d_grad(func: Upsampling2DGrad, in_data, **kwargs):
+    r"""Upsampling2DGrad
+
+    $$g_{x,n,c,i,j} = g_{y,n,c,i s_y + \mathrm{idx}_y - p_h, j s_x + \mathrm{idx}_x - p_w}$$
+
+    The gradient of Upsampling2D: each $g_x$ element picks the $g_y$
+    element its index points to. A gather, 0 FLOPs: it reads the indexes
+    ($\|g_x\|$ of them, in their own dtype) and the picked elements, at
+    most $\min(\|g_y\|, \|g_x\|)$ distinct ones.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $0$ |
+    | mread | $\min(\|g_y\|, \|g_x\|) + \|g_x\|$ (indexes) |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `k`, `s`, `p`: kernel, stride, padding (int when equal on both axes, else a pair); `outsize`: the upsampling's output (h, w); `cover_all` |
+    """  # NOQA
+    gy, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    indexes = func.indexes
+    mread = elements(min(gy.size, indexes.size), gy) + size_of(indexes)
+    params = _unpool_params(ksize, stride, pad,
+                            tuple(int(d) for d in gy.shape[2:]),
+                            func.cover_all)
+    return (0, mread, indexes.size, params)
+
+
+def calc_roi_pooling_2d_grad(func: ROIPooling2DGrad, in_data, **kwargs):
+    r"""ROIPooling2DGrad
+
+    $$g_{x,n,c,a,b} = \sum_{(r,i,j):\, n_r = n,\ \mathrm{argmax}_{r,c,i,j} = (a,b)} g_{y,r,c,i,j}$$
+
+    The gradient of ROIPooling2D: each $g_y$ element ($\|g_y\| = R C\,
+    outh\, outw$) is added at the argmax the forward kept ($\|g_y\|$ int32
+    indexes); the rest of $g_x$ (shaped as x, $N C H W$) is zero. As the
+    ROIs are not read, they are assumed to cover the whole map, so the
+    $R\, outh\, outw$ values of a channel may land on any of its $N H W$
+    positions: only the additions this forces are counted (usually none).
+    The ROIs are read to locate the bins; `spatial_scale` is a constant
+    read once.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | $C \max(0, R\, outh\, outw - N H W)$ |
+    | mread | $\|rois\| + \|g_y\| + \|g_y\|$ (argmax) $+ 1$ |
+    | mwrite | $\|g_x\| = \|x\|$ |
+    | params | `outsize`: (outh, outw); `spatial_scale` |
+    """  # NOQA
+    rois, gy = in_data
+    x_shape = func._bottom_data_shape
+    channels = x_shape[1]
+    sources = gy.size // channels if channels else 0
+    flops = channels * max(0, sources - (prod(x_shape) // channels
+                                         if channels else 0))
+    mread = (total_size((rois, gy)) + elements(1, gy)
+             + _index_count(gy.size, getattr(func, 'argmax_data', None)))
+    return (flops, mread, prod(x_shape), _roi_params(func))
