@@ -7,6 +7,7 @@ import chainer
 import chainer.functions as F
 import chainer.links as L
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import validate_cost
 from helpers import cost
@@ -380,3 +381,15 @@ def test_slstm_grad_in_a_backward_pass():
     # g_h only: 330 / 348; read 60 + 12 = 72; write 60
     assert cost(h_only, kind='SLSTMGrad') == (330, 72, 60, {})
     assert cost(h_only, kind='SLSTMGrad', fma=False) == (348, 72, 60, {})
+
+
+def test_lstm_grad_through_the_hook_with_a_missing_gradient():
+    x = chainer.Variable(np.ones((2, 4), np.float32))
+    with ComputationalCostHook() as cch:
+        F.sum(L.LSTM(4, 5)(x)).backward()
+    record = cch.layer_report['LSTMGrad-1']
+    # c's gradient reaches LSTMGrad as None; n = 10 units, g_h only:
+    # 33*10 = 330 FLOPs, read 70 elements = 280 bytes, write 50 = 200
+    assert record['input_shapes'][3] is None
+    assert (record['flops'], record['mread'], record['mwrite']) == (
+        330, 280, 200)
