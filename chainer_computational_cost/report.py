@@ -553,8 +553,23 @@ def _shapes_text(value):
     return str([tuple(s) if s is not None else None for s in value])
 
 
+def _param_text(value):
+    # An index array kept in params (GetItem) would print over many lines.
+    if hasattr(value, 'shape') and hasattr(value, 'dtype'):
+        return 'array(shape={}, dtype={})'.format(tuple(value.shape),
+                                                  value.dtype)
+    if isinstance(value, (list, tuple)):
+        items = [_param_text(v) for v in value]
+        if isinstance(value, tuple):
+            return '(' + ', '.join(items) + (',)' if len(items) == 1
+                                             else ')')
+        return '[' + ', '.join(items) + ']'
+    return str(value)
+
+
 def _params_text(value):
-    return ', '.join('{}={}'.format(k, v) for k, v in value.items())
+    return ', '.join('{}={}'.format(k, _param_text(v))
+                     for k, v in value.items())
 
 
 def _formatter(column, prefix, n_digits, time_unit):

@@ -185,3 +185,14 @@ def test_bad_arguments(kwargs, message):
 def test_bad_columns(columns):
     with pytest.raises(ValueError, match='column'):
         report.check_columns(columns, report.SUMMARY_COLUMNS)
+
+
+def test_index_arrays_in_params_render_on_one_line():
+    import numpy as np
+    rows = [{'name': 'GetItem-1',
+             'params': {'slices': [(0, 2, 1), np.zeros((2, 3), np.int32)],
+                        'axis': (1,)}}]
+    text = report.render(rows, ['name', 'params'], 'md', None)
+    assert text.splitlines()[2] == (
+        '|GetItem-1|slices=[(0, 2, 1), array(shape=(2, 3), dtype=int32)], '
+        'axis=(1,)|')

@@ -86,6 +86,8 @@ class Elements(int):
 def itemsize_of(x, default=None):
     """Bytes per element of an array (or dtype); ``default`` for a Python
     scalar or None."""
+    if isinstance(x, numpy.dtype):
+        return x.itemsize
     dtype = getattr(x, 'dtype', None)
     if dtype is None:
         return default
