@@ -462,11 +462,8 @@ def _get_item_mask(d, n):
     mask = d.rng.rand(*x.shape[1:1 + d.int(1, x.ndim - 1)]) < 0.5
     return Spec(
         lambda x, m: F.get_item(x, (slice(None), m)), [B(x), mask],
-        # the calculator counts the selection from the output shapes; the
-        # element-counting hook of test_properties.py gives none, so it
-        # falls back to counting every mask slot (an upper bound)
-        writes_outputs='a boolean mask, costed without out_shapes: every '
-                       'mask slot counts (the documented upper bound)')
+        # the calculator counts the selection from the output shapes
+        writes_outputs=True)
 
 
 @case('Hstack')
