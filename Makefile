@@ -11,9 +11,20 @@ PY6 = $(VENV6)/bin/python
 
 .PHONY: setup report test lint details test7 test6 bench
 
+# Chainer cannot be imported on Python 3.12+ (it imports numpy.distutils):
+# stop with one line before a venv is half made with the wrong Python.
+# Running it, not just finding it, also catches a pyenv shim whose version
+# is not installed.
+PYTHON_OK = import sys; sys.exit(not (3, 8) <= sys.version_info[:2] < (3, 12))
+PYTHON_HELP = install Python 3.11 or run make PYTHON=/path/to/python3.11
+CHECK_PYTHON = @$(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1 || { \
+	echo 'error: $(PYTHON) is missing or not Python 3.8-3.11;' \
+	'$(PYTHON_HELP)' >&2; exit 1; }
+
 # Chainer's sdist needs pkg_resources (setuptools<81) and numpy<2 present
 # before it builds, hence --no-build-isolation after installing them.
-$(VENV)/.installed: setup.py
+$(VENV)/.installed: setup.py pyproject.toml
+	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q 'setuptools<81' wheel 'numpy<2'
 	$(PY) -m pip install -q --no-build-isolation 'chainer==7.8.1'
@@ -22,7 +33,8 @@ $(VENV)/.installed: setup.py
 
 # Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11 (and
 # for hypothesis): upgrade it last, after everything that re-applies the pin.
-$(VENV6)/.installed: setup.py
+$(VENV6)/.installed: setup.py pyproject.toml
+	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV6)
 	$(PY6) -m pip install -q 'setuptools<81' wheel 'numpy==1.23.5'
 	$(PY6) -m pip install -q --no-build-isolation 'chainer==6.7.0'

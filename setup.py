@@ -18,7 +18,10 @@ setup(
     long_description_content_type='text/markdown',
     license='MIT',
     packages=find_packages(exclude=['tests', 'tests.*']),
-    python_requires='>=3.8',
+    # Chainer (7.8.1 and 6.7.0) imports numpy.distutils when it starts, and
+    # numpy has no distutils on Python 3.12 and later: chainer cannot even
+    # be imported there.
+    python_requires='>=3.8,<3.12',
     # Chainer 7.8.1 ships as an sdist that needs setuptools<81 and numpy<2
     # in the environment before it builds: see README (make setup).
     install_requires=['chainer>=6.0', 'numpy<2'],
@@ -28,6 +31,8 @@ setup(
     },
     classifiers=[
         'Programming Language :: Python :: 3',
+        'Programming Language :: Python :: 3 :: Only',
+        'Programming Language :: Python :: 3.11',
         'License :: OSI Approved :: MIT License',
         'Topic :: Scientific/Engineering :: Artificial Intelligence',
     ],
