@@ -150,6 +150,16 @@ def test_input_of_wrong_shape(capsys):
             line_of('# conv call')))
 
 
+def test_input_too_big_to_allocate(capsys):
+    # 10**27 elements: numpy refuses at once, and before the model is built
+    # (this factory would raise).
+    err = error_of(capsys, 'cli_models:build_raising', '--shape',
+                   '1000000000,1000000000,1000000000')
+    assert err.startswith(
+        'error: cannot allocate an input of shape (1000000000, 1000000000, '
+        '1000000000) and dtype float32: ')
+
+
 def test_factory_that_raises(capsys):
     err = error_of(capsys, 'cli_models:build_raising')
     assert err == ('error: building the model failed at {}: ValueError: '
