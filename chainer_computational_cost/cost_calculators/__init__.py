@@ -123,6 +123,24 @@ def fill_doc(doc, fields):
     return doc
 
 
+def doc_times(k, name):
+    """``k |name|`` as a docstring term (``|name|`` for 1): for the tables
+    of family calculators."""
+    size = r'\|{}\|'.format(name)
+    return size if k == 1 else '{} {}'.format(k, size)
+
+
+def doc_flops_cells(flops, fma, name, more=''):
+    """The cells of a docstring table's FLOPs row after ``| FLOPs``: one
+    row, or an FMA and a no-FMA row when fusing multiply-adds changes the
+    count (``fma`` None or equal to ``flops``: it does not).  The figure is
+    ``k |name|`` followed by the formula ``more``."""
+    if fma is None or fma == flops:
+        return ' | ${}{}$ |'.format(doc_times(flops, name), more)
+    return ' (FMA) | ${}{}$ |\n| FLOPs (no FMA) | ${}{}$ |'.format(
+        doc_times(fma, name), more, doc_times(flops, name), more)
+
+
 def lookup(table, cls):
     """The value of ``table`` for ``cls`` or its nearest base class listed
     in it (None if none is): how a subclass of a supported class finds its

@@ -59,6 +59,8 @@ from chainer.functions.activation.swish import SwishGrad
 from chainer.functions.activation.tanh import Tanh
 from chainer.functions.activation.tanh import TanhGrad
 
+from chainer_computational_cost.cost_calculators import doc_flops_cells
+from chainer_computational_cost.cost_calculators import doc_times
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import resolve_table
@@ -67,22 +69,6 @@ from chainer_computational_cost.cost_calculators import total_size
 
 #: FLOPs of one logistic sigmoid evaluation: negate, exp, add, divide.
 _SIGMOID_FLOPS = 4
-
-
-def _times(k, name):
-    """``k |name|`` as a docstring term (``|name|`` for 1)."""
-    size = r'\|{}\|'.format(name)
-    return size if k == 1 else '{} {}'.format(k, size)
-
-
-def _flops_cells(flops, fma, name):
-    """The rest of a docstring table's FLOPs row after ``| FLOPs``: one row,
-    or an FMA and a no-FMA row when fusing multiply-adds changes the
-    count."""
-    if fma is None:
-        return ' | ${}$ |'.format(_times(flops, name))
-    return ' (FMA) | ${}$ |\n| FLOPs (no FMA) | ${}$ |'.format(
-        _times(fma, name), _times(flops, name))
 
 
 # Element-wise activations (and their gradients): y = f(x, ...) with y
@@ -104,15 +90,15 @@ def _elementwise_row(formula, text, flops, fma=None, inputs=('x',),
     docstring.
     """
     main = inputs[0]
-    terms = [_times(1, a) for a in inputs]
-    terms += [_times(1, name) for name, _ in saved]
+    terms = [doc_times(1, a) for a in inputs]
+    terms += [doc_times(1, name) for name, _ in saved]
     if consts:
         terms.append(str(consts))
     return {
         'formula': formula, 'text': text, 'params': params_doc,
-        'flops_cells': _flops_cells(flops, fma, main),
+        'flops_cells': doc_flops_cells(flops, fma, main),
         'mread': mread_doc or '${}$'.format(' + '.join(terms)),
-        'mwrite': '${}$'.format(_times(1, main)),
+        'mwrite': '${}$'.format(doc_times(1, main)),
         'cost': (flops, fma, tuple(attr for _, attr in saved), consts,
                  params),
     }
@@ -399,8 +385,8 @@ def _rowwise_row(formula, text, flops_doc, per_element, fma=None,
     main = inputs[0]
     return {
         'formula': formula, 'text': text, 'flops_cells': cells,
-        'mread': '${}$'.format(' + '.join(_times(1, a) for a in inputs)),
-        'mwrite': '${}$'.format(_times(1, main)),
+        'mread': '${}$'.format(' + '.join(doc_times(1, a) for a in inputs)),
+        'mwrite': '${}$'.format(doc_times(1, main)),
         'cost': (per_element, fma, per_row),
     }
 

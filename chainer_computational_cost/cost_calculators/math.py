@@ -114,6 +114,8 @@ from chainer.functions.math.trigonometric import SinGrad
 from chainer.functions.math.trigonometric import Tan
 
 from chainer_computational_cost.cost_calculators import broadcast_shape
+from chainer_computational_cost.cost_calculators import doc_flops_cells
+from chainer_computational_cost.cost_calculators import doc_times
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
@@ -1135,22 +1137,6 @@ def calc_fft(func: FFT, in_data, **kwargs):
 # counted.  A gradient with respect to a broadcast operand sums the
 # broadcast axes away: |g_y| - |x| additions.
 
-def _times(k, name):
-    """``k |name|`` as a docstring term (``|name|`` for 1)."""
-    size = r'\|{}\|'.format(name)
-    return size if k == 1 else '{} {}'.format(k, size)
-
-
-def _flops_cells(flops, fma, name, more=''):
-    """The cells of a docstring's FLOPs row after ``| FLOPs``: one row, or
-    an FMA and a no-FMA row when fusing multiply-adds changes the count.
-    The figure is ``k |name|`` followed by the formula ``more``."""
-    if fma == flops:
-        return ' | ${}{}$ |'.format(_times(flops, name), more)
-    return ' (FMA) | ${}{}$ |\n| FLOPs (no FMA) | ${}{}$ |'.format(
-        _times(fma, name), more, _times(flops, name), more)
-
-
 def _grad_row(formula, note, flops, fma=None, inputs=('x', 'g_y'),
               held=(), const=None):
     """A row of the family of element-wise gradients of one input.
@@ -1161,14 +1147,14 @@ def _grad_row(formula, note, flops, fma=None, inputs=('x', 'g_y'),
     the ``(docstring term, attribute)`` of a constant it reads once.
     """
     fma = flops if fma is None else fma
-    terms = [_times(1, name) for name in inputs]
-    terms += [_times(1, name) for name, _ in held]
+    terms = [doc_times(1, name) for name in inputs]
+    terms += [doc_times(1, name) for name, _ in held]
     attrs = tuple(attr for _, attr in held)
     if const is not None:
         terms.append(const[0])
         attrs += (const[1],)
     return {'formula': formula, 'note': note, 'flops': flops, 'fma': fma,
-            'attrs': attrs, 'flops_cells': _flops_cells(flops, fma, 'g_x'),
+            'attrs': attrs, 'flops_cells': doc_flops_cells(flops, fma, 'g_x'),
             'mread': '${}$'.format(' + '.join(terms))}
 
 
@@ -1263,10 +1249,10 @@ def _binary_grad_row(formula, note, flops, fma=None, held=()):
     element of $y$; ``held`` names the arrays the node keeps (by attribute,
     each also the docstring name)."""
     fma = flops if fma is None else fma
-    terms = [_times(1, name) for name in ('a', 'b', 'g_y') + held]
+    terms = [doc_times(1, name) for name in ('a', 'b', 'g_y') + held]
     return {'formula': formula, 'note': note, 'flops': flops, 'fma': fma,
             'held': held, 'mread': '${}$'.format(' + '.join(terms)),
-            'flops_cells': _flops_cells(
+            'flops_cells': doc_flops_cells(
                 flops + 2, fma + 2, 'y', r' - \|a\| - \|b\|')}
 
 
