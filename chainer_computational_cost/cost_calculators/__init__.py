@@ -357,6 +357,59 @@ def deconv_out_size(size, k, s, p, cover_all=False, d=1):
     return s * (size - 1) + dk - 2 * p
 
 
+def _taps_before(limit, size, k, s, d):
+    """Number of pairs (input ``i < size``, tap ``u < k``) whose position
+    ``i * s + u * d`` is below ``limit``.
+
+    Inputs whose whole (dilated) window lies below ``limit`` count ``k``
+    taps each; only the few whose window straddles it are counted one by
+    one (at most ``ceil(((k - 1) d + 1) / s)`` of them).
+    """
+    span = (k - 1) * d + 1
+    total, i = 0, 0
+    if limit >= span:
+        i = min(size, (limit - span) // s + 1)
+        total = i * k
+    while i < size:
+        room = limit - i * s
+        if room <= 0:
+            break
+        total += min(k, -(-room // d))
+        i += 1
+    return total
+
+
+def scatter_axis(size, k, s, p, out, d=1):
+    """Where the windows of a transposed convolution fall along one axis.
+
+    Input ``i < size`` and tap ``u < k`` land on output position
+    ``i * s + u * d - p``; positions outside ``[0, out)`` are dropped.
+    Returns ``(hits, reached)``: the number of (input, tap) pairs that land
+    inside the output, and the number of output positions at least one of
+    them lands on. A sum of the hits into the outputs needs
+    ``hits - reached`` additions (the first value reaching an output is
+    only written). Shapes only: this is the col2im of a deconvolution, an
+    unpooling or a pooling's gradient.
+    """
+    if size <= 0 or k <= 0 or out <= 0:
+        return 0, 0
+    hits = (_taps_before(out + p, size, k, s, d)
+            - _taps_before(p, size, k, s, d))
+    if d == 1 and k <= s:
+        # windows side by side or with gaps: no position is hit twice
+        reached = hits
+    elif d == 1 or (s == 1 and size >= d):
+        # consecutive windows overlap (or, dilated, interleave): they cover
+        # [0, last] without a gap
+        last = s * (size - 1) + (k - 1) * d
+        reached = max(0, min(out + p, last + 1) - p)
+    else:
+        # dilated taps with a stride: few enough to enumerate (size * k)
+        reached = len({i * s + u * d - p for i in range(size)
+                       for u in range(k)} & set(range(out)))
+    return hits, reached
+
+
 def validate_cost(result, calc_name, type_name):
     """Check a calculator's result and return it as a :class:`Cost`.
 

@@ -40,6 +40,7 @@ from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
@@ -98,59 +99,6 @@ def _conv_cost(x, W, b, stride, pad, dilate, cover_all, groups, fma):
     mread = total_size((x, W, b))
     params = _conv_params(ksize, stride, pad, dilate, groups, has_bias)
     return (flops, mread, n_out, params)
-
-
-def _taps_before(limit, size, k, s, d):
-    """Number of pairs (input ``i < size``, tap ``u < k``) whose position
-    ``i * s + u * d`` is below ``limit``.
-
-    Inputs whose whole (dilated) window lies below ``limit`` count ``k``
-    taps each; only the few whose window straddles it are counted one by
-    one (at most ``ceil(((k - 1) d + 1) / s)`` of them).
-    """
-    span = (k - 1) * d + 1
-    total, i = 0, 0
-    if limit >= span:
-        i = min(size, (limit - span) // s + 1)
-        total = i * k
-    while i < size:
-        room = limit - i * s
-        if room <= 0:
-            break
-        total += min(k, -(-room // d))
-        i += 1
-    return total
-
-
-def scatter_axis(size, k, s, p, out, d=1):
-    """Where the windows of a transposed convolution fall along one axis.
-
-    Input ``i < size`` and tap ``u < k`` land on output position
-    ``i * s + u * d - p``; positions outside ``[0, out)`` are dropped.
-    Returns ``(hits, reached)``: the number of (input, tap) pairs that land
-    inside the output, and the number of output positions at least one of
-    them lands on. A sum of the hits into the outputs needs
-    ``hits - reached`` additions (the first value reaching an output is
-    only written). Shapes only: this is the col2im of a deconvolution, an
-    unpooling or a pooling's gradient.
-    """
-    if size <= 0 or k <= 0 or out <= 0:
-        return 0, 0
-    hits = (_taps_before(out + p, size, k, s, d)
-            - _taps_before(p, size, k, s, d))
-    if d == 1 and k <= s:
-        # windows side by side or with gaps: no position is hit twice
-        reached = hits
-    elif d == 1 or (s == 1 and size >= d):
-        # consecutive windows overlap (or, dilated, interleave): they cover
-        # [0, last] without a gap
-        last = s * (size - 1) + (k - 1) * d
-        reached = max(0, min(out + p, last + 1) - p)
-    else:
-        # dilated taps with a stride: few enough to enumerate (size * k)
-        reached = len({i * s + u * d - p for i in range(size)
-                       for u in range(k)} & set(range(out)))
-    return hits, reached
 
 
 def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):

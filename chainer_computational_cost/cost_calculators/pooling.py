@@ -53,10 +53,9 @@ from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
-from chainer_computational_cost.cost_calculators.connection import \
-    scatter_axis
 
 
 def _window_params(ksize, stride, pad):
