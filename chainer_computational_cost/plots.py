@@ -1,0 +1,237 @@
+"""Pictures of a cost report, written as PNG files.
+
+matplotlib is an optional dependency (the ``[plot]`` extra): it is imported
+only when a picture is drawn, and figures are drawn on their own Agg canvas,
+so the user's pyplot state and backend are left alone.
+"""
+
+import collections
+
+from chainer_computational_cost import report
+from chainer_computational_cost import roofline
+
+
+def _matplotlib():
+    """The Figure class and the Agg canvas, or an ImportError saying how to
+    install matplotlib."""
+    try:
+        # The package first: a cached submodule would be found even when
+        # the package itself cannot be imported.
+        import matplotlib  # NOQA: F401
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except ImportError as e:
+        raise ImportError(
+            'plotting needs matplotlib: pip install matplotlib, or install '
+            "chainer_computational_cost with the [plot] extra "
+            "(pip install 'chainer_computational_cost[plot]')") from e
+    return Figure, FigureCanvasAgg
+
+
+def require_matplotlib():
+    """Raise an ImportError saying how to install matplotlib unless it can
+    be imported (a command line checks this before a long forward pass).
+    """
+    _matplotlib()
+
+
+def _new_figure(size):
+    Figure, FigureCanvasAgg = _matplotlib()
+    fig = Figure(figsize=size)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _save(fig, path, dpi):
+    # PNG whatever the file name says: the documented format.
+    fig.savefig(path, format='png', dpi=dpi)
+
+
+def _si(value, unit, base=1000):
+    """'10.6 TFLOP/s'-style text for ``value`` in ``unit``."""
+    prefix = report._prefix_for(value, base)
+    scaled = value / base ** report.PREFIXES.index(prefix)
+    infix = 'i' if prefix and base == 1024 else ''
+    return '{:.4g} {}{}{}'.format(scaled, prefix, infix, unit)
+
+
+def _colours(n):
+    # tab10 tells ten types apart best; tab20 beyond that, cycling after
+    # twenty (a legend entry still names each).
+    import matplotlib
+    cmap = matplotlib.colormaps['tab10' if n <= 10 else 'tab20']
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+_MARKERS = ('o', 's', '^', 'D', 'v', 'p', '<', 'h', '>', '8')
+
+
+def plot_roofline(layers, path, device=None, peak_flops=None,
+                  bandwidth=None, title=None, dpi=100):
+    """Write a roofline plot of ``layers`` to the PNG file ``path``.
+
+    Log-log axes: arithmetic intensity (FLOP/byte) against FLOP/s.  Each
+    peak the layers use draws its roof (the bandwidth slope up to the ridge
+    point, marked, then the flat peak).  Each layer is a point coloured by
+    type: at its attainable FLOP/s (on its roof), or, when every layer has
+    a measured ``time``, at its achieved ``flops / time``.  Layers with no
+    FLOPs or no traffic have no place on log axes and are counted in a
+    note instead.
+
+    Args:
+        layers: layer dicts as for
+            :func:`chainer_computational_cost.roofline.roofline_report`.
+        path: a file name or a binary file object.
+        device, peak_flops, bandwidth: the device, as for
+            :func:`~chainer_computational_cost.roofline.roofline_report`.
+        title (str): the title; default 'Roofline: <device>'.
+        dpi (int): resolution of the PNG.
+
+    Returns:
+        the matplotlib Figure (already written).
+    """
+    rows = roofline.roofline_report(layers, device, peak_flops, bandwidth)
+    dev = roofline.resolve_device(device, peak_flops, bandwidth)
+    rows = [r for k, r in rows.items() if k != 'total']
+    if not rows:
+        raise ValueError('no layers to plot')
+    fig = _new_figure((9, 5))
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_xscale('log')
+    ax.set_yscale('log')
+
+    shown = [r for r in rows if r['flops'] and r['intensity']]
+    measured = bool(shown) and all(
+        r.get('time') is not None and r['time'] > 0 for r in shown)
+
+    def y_of(r):
+        return r['flops'] / (r['time'] if measured else r['t_roofline'])
+
+    # The x range covers every point and every ridge, with a margin.
+    roofs = collections.OrderedDict()
+    for r in rows:
+        roofs.setdefault(r['peak_used'], r['peak_flops'])
+    bw = dev.bandwidth
+    ridges = [peak / bw for peak in roofs.values()]
+    xs = [r['intensity'] for r in shown] + ridges
+    x_lo, x_hi = min(xs) / 4, max(xs) * 4
+
+    for i, (label, peak) in enumerate(
+            sorted(roofs.items(), key=lambda kv: kv[1])):
+        ridge = peak / bw
+        ax.plot([x_lo, ridge, x_hi], [bw * x_lo, peak, peak], color='black',
+                linewidth=1.5, linestyle=('-', '--', ':', '-.')[i % 4],
+                label='{}: {} roof'.format(label, _si(peak, 'FLOP/s')),
+                zorder=2)
+        ax.plot([ridge], [peak], marker='o', markersize=7,
+                markerfacecolor='white', markeredgecolor='black', zorder=4)
+        ax.annotate('ridge {:.3g} FLOP/B'.format(ridge), (ridge, peak),
+                    textcoords='offset points', xytext=(6, -14),
+                    fontsize=8)
+
+    # Layers of different types often share a point (a ReLU and a batch
+    # normalisation on the same array): hollow markers of different shapes
+    # stay visible on top of each other.
+    types = list(collections.OrderedDict((r['type'], None) for r in shown))
+    for i, (colour, t) in enumerate(zip(_colours(len(types)), types)):
+        pts = [r for r in shown if r['type'] == t]
+        ax.scatter([r['intensity'] for r in pts], [y_of(r) for r in pts],
+                   marker=_MARKERS[i % len(_MARKERS)], s=36,
+                   facecolors='none', edgecolors=[colour], linewidths=1.3,
+                   label=t, zorder=3)
+
+    hidden = len(rows) - len(shown)
+    if hidden:
+        ax.text(0.99, 0.02, '{} layer(s) without FLOPs or traffic not '
+                'shown'.format(hidden), transform=ax.transAxes,
+                ha='right', va='bottom', fontsize=8)
+    ax.set_xlim(x_lo, x_hi)
+    # Room above the highest roof for its ridge label.
+    ys = [y_of(r) for r in shown] + [bw * x_lo]
+    ax.set_ylim(min(ys) / 2, max(roofs.values()) * 4)
+    ax.set_xlabel('Arithmetic intensity (FLOP/byte)')
+    ax.set_ylabel('Achieved FLOP/s (measured time)' if measured
+                  else 'Attainable FLOP/s')
+    if title is None:
+        name = dev.title or 'given peak'
+        title = 'Roofline: {} ({})'.format(name, _si(bw, 'B/s'))
+    ax.set_title(title)
+    ax.grid(True, which='major', linewidth=0.5, alpha=0.5)
+    ax.legend(loc='upper left', bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
+    fig.tight_layout()
+    _save(fig, path, dpi)
+    return fig
+
+
+def _summary_entries(summary_rows):
+    rows = list(summary_rows.values()) if isinstance(
+        summary_rows, dict) else list(summary_rows)
+    # summary_report always ends with its total row; a function type named
+    # 'total' also has type 'total', so only the last row is dropped.
+    if rows and rows[-1].get('name') == 'total':
+        rows = rows[:-1]
+    return rows
+
+
+def plot_summary(summary_rows, path, title=None, dpi=100):
+    """Write two bar panels to the PNG file ``path``: FLOPs per layer type
+    and memory traffic (read and write stacked) per layer type.
+
+    Args:
+        summary_rows: the rows of a summary report (its values, or the
+            ordered dict itself), the total row last.
+        path: a file name or a binary file object.
+        title (str): an overall title (none by default).
+        dpi (int): resolution of the PNG.
+
+    Returns:
+        the matplotlib Figure (already written).
+    """
+    rows = _summary_entries(summary_rows)
+    if not rows:
+        raise ValueError('no layer types to plot')
+    labels = [('{}/{}'.format(r['phase'], r['type']) if r.get('phase')
+               else r['type']) for r in rows]
+    flops = [r['flops'] for r in rows]
+    reads = [r['mread'] for r in rows]
+    writes = [r['mwrite'] for r in rows]
+    # One prefix per panel, that of its largest bar, as in 'autoaligned'.
+    fp = report._prefix_for(max(flops), 1000)
+    bp = report._prefix_for(max(r + w for r, w in zip(reads, writes)), 1024)
+    fs = 1000 ** report.PREFIXES.index(fp)
+    bs = 1024 ** report.PREFIXES.index(bp)
+
+    fig = _new_figure((10, 1.6 + 0.32 * len(rows)))
+    ax1, ax2 = fig.subplots(1, 2, sharey=True)
+    pos = list(range(len(rows)))
+    ax1.barh(pos, [f / fs for f in flops], color='tab:blue')
+    ax1.set_yticks(pos)
+    ax1.set_yticklabels(labels, fontsize=8)
+    ax1.invert_yaxis()  # first-called type on top
+    ax1.set_title('FLOPs per layer type')
+    ax1.set_xlabel(fp + 'FLOPs')
+    ax2.barh(pos, [r / bs for r in reads], color='tab:orange', label='read')
+    ax2.barh(pos, [w / bs for w in writes], left=[r / bs for r in reads],
+             color='tab:green', label='write')
+    ax2.set_title('Memory traffic per layer type')
+    ax2.set_xlabel((bp + 'iB') if bp else 'B')
+    ax2.legend(loc='lower right', fontsize=8)
+    total_f = sum(flops) or 1
+    total_b = sum(reads) + sum(writes) or 1
+    for i in pos:
+        ax1.annotate('{:.1f}%'.format(100.0 * flops[i] / total_f),
+                     (flops[i] / fs, i), textcoords='offset points',
+                     xytext=(3, -3), fontsize=7)
+        ax2.annotate('{:.1f}%'.format(
+            100.0 * (reads[i] + writes[i]) / total_b),
+            ((reads[i] + writes[i]) / bs, i), textcoords='offset points',
+            xytext=(3, -3), fontsize=7)
+    for ax in (ax1, ax2):
+        ax.margins(x=0.15)
+        ax.grid(True, axis='x', linewidth=0.5, alpha=0.5)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    _save(fig, path, dpi)
+    return fig
