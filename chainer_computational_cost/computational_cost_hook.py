@@ -74,6 +74,10 @@ def _shapes(arrays):
 
 def _first_dtype(arrays):
     """The dtype of the first array (None if there is none)."""
+    try:
+        return arrays[0].dtype  # the usual case, at the cost of one lookup
+    except (AttributeError, IndexError):
+        pass
     for x in arrays:
         dtype = getattr(x, 'dtype', None)
         if dtype is not None:
@@ -185,8 +189,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._warned = set()
         # One copy of each shapes tuple seen; see forward_postprocess.
         self._interned = {}
-        # Stacks are interned as a tree of (code, lasti, parent) nodes.
+        # Stacks are interned as a tree of (code, lasti, parent) nodes;
+        # _stacks maps the ids and offsets of a stack to (node, backward).
         self._nodes = {}
+        self._stacks = {}
         self._entry_id = None
         self._entry_code = None
         self._outer_node = None
@@ -207,9 +213,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def __enter__(self):
         frame = _getframe(1)
+        self._entry_id = self._entry_code = None
+        self._outer_node = self._intern(frame.f_back, None)[0]
         self._entry_id = id(frame)
         self._entry_code = frame.f_code
-        self._outer_node = self._intern(frame.f_back, None)[0]
         super(ComputationalCostHook, self).__enter__()
         self._link_observer.__enter__()
         return self
@@ -251,34 +258,46 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
         A record holds one node: its memory does not grow with the depth of
         the stack, and nodes hold code objects and offsets, never frames,
-        so no local variable of the user's stays alive.
+        so no local variable of the user's stays alive.  The usual call
+        repeats a stack already seen: it costs a walk collecting ints and
+        one lookup (code objects are slow to hash; their ids are not, and
+        the nodes keep the codes, so the ids stay theirs).
         """
-        flat = []
-        append = flat.append
+        start = frame
+        key = []
+        append = key.append
         entry_code = self._entry_code
         entry_id = self._entry_id
-        backward = False
-        node = None
         while frame is not None:
             code = frame.f_code
-            append(code)
+            append(id(code))
             append(frame.f_lasti)
-            if id(code) in _BACKWARD_IDS:
-                backward = True
             if code is entry_code and id(frame) == entry_id:
-                node = root
+                append(id(root))
                 break
             frame = frame.f_back
+        key = tuple(key)
+        found = self._stacks.get(key)
+        if found is None:
+            found = self._stacks[key] = self._new_stack(start, key, root)
+        return found
+
+    def _new_stack(self, frame, key, root):
+        """(node, backward) of a stack not seen before (see _intern)."""
+        codes = []
+        for _ in range(0, len(key) - 1, 2):
+            codes.append((frame.f_code, frame.f_lasti))
+            frame = frame.f_back
+        # the walk stopped at the entering frame: the stack goes on outside
+        node = root if len(key) % 2 else None
         nodes = self._nodes
-        for i in range(len(flat) - 2, -1, -2):
-            code = flat[i]
-            lasti = flat[i + 1]
-            key = (id(node), id(code), lasti)
-            child = nodes.get(key)
+        for code, lasti in reversed(codes):
+            nkey = (id(node), id(code), lasti)
+            child = nodes.get(nkey)
             if child is None:
-                child = nodes[key] = (code, lasti, node)
+                child = nodes[nkey] = (code, lasti, node)
             node = child
-        return node, backward
+        return node, not _BACKWARD_IDS.isdisjoint(key[0::2])
 
     def _calculator(self, cls):
         """The calculator for ``cls``: a custom one, a built-in one, or the
@@ -324,8 +343,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         type_name = cls.__name__
         dtype = _first_dtype(in_data)
 
-        calc = self._custom.get(cls) or calculators.get(cls) or \
-            self._calculator(cls)
+        custom = self._custom.get(cls)
+        calc = custom or calculators.get(cls) or self._calculator(cls)
         error = None
         if calc is None:
             flops = mread = mwrite = 0
@@ -363,7 +382,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                     raise ValueError(
                         'the cost calculator for {} returned more than '
                         '2**63 bytes'.format(type_name))
-                if calc is not calculators.get(cls):
+                if custom is not None or cls not in calculators:
                     # A custom calculator may keep and change its dict.
                     params = fresh(params)
             except Exception as e:

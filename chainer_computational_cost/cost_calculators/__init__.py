@@ -145,7 +145,10 @@ def lookup(table, cls):
     """The value of ``table`` for ``cls`` or its nearest base class listed
     in it (None if none is): how a subclass of a supported class finds its
     calculator, or its row of a family's formula table."""
-    for base in cls.__mro__:
+    value = table.get(cls)  # the usual case: the class itself is listed
+    if value is not None:
+        return value
+    for base in cls.__mro__[1:]:
         value = table.get(base)
         if value is not None:
             return value
