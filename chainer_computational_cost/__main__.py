@@ -1,21 +1,31 @@
-"""Command line: print the cost report of a model's forward pass.
+"""Command line: print the cost report of a model's forward pass or
+training step.
 
     python -m chainer_computational_cost vgg16 --unit G --mode md
     python -m chainer_computational_cost mypkg.models:build --shape 1,3,64,64
+    python -m chainer_computational_cost resnet50 --shape 32,3,224,224 \
+        --train --project
+    python -m chainer_computational_cost resnet50 --device gtx1080ti
 """
 
 import argparse
 import importlib
+import math
 import os
 import sys
 import sysconfig
 import traceback
 
+
 import chainer
+import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import plots
+from chainer_computational_cost import projection
 from chainer_computational_cost import report
+from chainer_computational_cost import roofline
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
 DTYPES = ('float16', 'float32', 'float64')
@@ -46,6 +56,21 @@ MODELS = {
     'resnet152': _chainer_links_model('ResNet152Layers'),
     'googlenet': _chainer_links_model('GoogLeNet'),
 }
+
+#: Built-in model -> the layer whose output is the logits --train's loss
+#: needs (by default these models end with a softmax, 'prob').
+LOGITS = {
+    'vgg16': 'fc8', 'vgg19': 'fc8', 'resnet50': 'fc6', 'resnet101': 'fc6',
+    'resnet152': 'fc6', 'googlenet': 'loss3_fc',
+}
+
+#: Seed of --train's random labels: the same labels on every run (costs do
+#: not depend on them, but a reproducible command is easier to reason about).
+LABEL_SEED = 0
+
+#: Beyond this batch size a real run is slow enough for --project to be
+#: worth suggesting.
+LARGE_BATCH = 8
 
 
 def _is_under(path, directory):
@@ -203,6 +228,34 @@ def parse_unit(text):
     return text
 
 
+def parse_depth(text):
+    """The --links value: levels below the root, an integer >= 0."""
+    try:
+        depth = int(text)
+    except ValueError:
+        depth = -1
+    if depth < 0:
+        # The usual slip: '--links resnet50' takes the model for a depth.
+        raise argparse.ArgumentTypeError(
+            'depth must be an integer >= 0, got {!r} (a --links without a '
+            'depth goes after the model)'.format(text))
+    return depth
+
+
+def parse_positive(text):
+    """A --peak-flops or --bandwidth value: a finite number > 0
+    ('10.6e12')."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            'must be a finite number > 0, e.g. 10.6e12; got {!r}'.format(
+                text))
+    return value
+
+
 def parse_columns(text, available):
     """The --columns value as a list of names from ``available``; spaces
     around each name are ignored."""
@@ -217,18 +270,35 @@ def parse_columns(text, available):
         raise CommandError(str(e))
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are one ``error:`` line, like
+    every other mistake the command reports (argparse would print the
+    usage first, a dozen lines of it here)."""
+
+    def error(self, message):
+        """Print ``error: message`` on stderr and exit with status 2."""
+        self.exit(2, 'error: {} (see --help)\n'.format(message))
+
+
+#: The value of a --links given without a depth: every level (not a str,
+#: which argparse would pass through parse_depth).
+_ALL_LEVELS = -1
+
+
 def build_parser():
     """The argument parser of the command line."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog='python -m chainer_computational_cost',
         description='Estimate the theoretical cost (FLOPs, memory read and '
-                    'write) of one forward pass of a Chainer model.')
+                    'write) of one forward pass or training step of a '
+                    'Chainer model, per layer, per type, per link or per '
+                    'phase, and the least time it needs on a device.')
     parser.add_argument(
         'model', help='one of {} or package.module:factory'.format(
             ', '.join(sorted(MODELS))))
     parser.add_argument('--shape', type=parse_shape, default=(1, 3, 224, 224),
-                        help='input shape, comma separated '
-                             '(default 1,3,224,224)')
+                        help='input shape, comma separated, the batch size '
+                             'first (default 1,3,224,224)')
     parser.add_argument('--dtype', choices=DTYPES, default='float32',
                         help='dtype of the input and of the weights '
                              '(default float32)')
@@ -239,74 +309,349 @@ def build_parser():
                         help='output format (default md)')
     parser.add_argument('--n-digits', type=int, default=3,
                         help='decimals, 0 to 10 (default 3)')
-    parser.add_argument('--summary', action='store_true',
-                        help='show the per-type summary instead of the '
-                             'per-layer report')
     parser.add_argument('--columns', default=None,
                         help='comma-separated columns (default: the '
                              "report's default set)")
     parser.add_argument('--no-fma', action='store_true',
-                        help='count a multiply-add as two FLOPs')
+                        help='count a multiply-add as two FLOPs (as '
+                             "datasheets' peak FLOP/s do)")
+    parser.add_argument('--train', action='store_true',
+                        help='cost a training step: forward in train mode, '
+                             'softmax cross entropy on random labels, '
+                             'backward; shows the summary by phase unless '
+                             'another report is asked for')
+    parser.add_argument('--project', action='store_true',
+                        help='compute the report at the batch size of '
+                             '--shape from runs at batch 1, 2 and 3 (the '
+                             'same figures, much faster for large batches)')
+    parser.add_argument('--measure-time', action='store_true',
+                        help='also measure the wall time of each function '
+                             '(a time column; efficiency in the roofline '
+                             'report)')
+    parser.add_argument('--time-unit', choices=report.TIME_UNITS,
+                        default=None,
+                        help='unit of time columns (default us in the '
+                             'roofline report, ms otherwise)')
+    reports = parser.add_argument_group(
+        'reports (one is shown, the first given in this order)')
+    reports.add_argument('--device', default=None,
+                         help='roofline report on a preset device: {}'.format(
+                             ', '.join(roofline.DEVICES)))
+    reports.add_argument('--peak-flops', type=parse_positive, default=None,
+                         metavar='FLOPS',
+                         help='roofline report on a device of this peak '
+                              'FLOP/s (with --bandwidth)')
+    reports.add_argument('--bandwidth', type=parse_positive, default=None,
+                         metavar='BYTES',
+                         help='memory bandwidth in bytes/s (with '
+                              '--peak-flops)')
+    reports.add_argument('--links', type=parse_depth, nargs='?',
+                         const=_ALL_LEVELS, default=None, metavar='DEPTH',
+                         help='per-link tree, DEPTH levels below the root '
+                              '(default: all)')
+    reports.add_argument('--phases', action='store_true',
+                         help='forward / backward / total')
+    reports.add_argument('--summary', action='store_true',
+                         help='per-type summary (split by phase with '
+                              '--train)')
+    plots_group = parser.add_argument_group(
+        'plots (PNG files; need matplotlib, the [plot] extra)')
+    plots_group.add_argument('--plot-roofline', default=None,
+                             metavar='FILE',
+                             help='roofline plot (with --device or '
+                                  '--peak-flops/--bandwidth)')
+    plots_group.add_argument('--plot-summary', default=None, metavar='FILE',
+                             help='FLOPs and memory traffic per type')
     return parser
 
 
-def _run(args):
-    """The report's hook after one forward pass, or CommandError."""
-    dtype = numpy.dtype(args.dtype)
+# The report kinds: the columns each can show, its default columns and,
+# when they differ from those plus 'time', its default columns with
+# measured times.
+_KINDS = {
+    'roofline': (roofline.ROOFLINE_COLUMNS, roofline.RooflineColumns.DEFAULT,
+                 roofline.RooflineColumns.TIMED),
+    'links': (report.LINK_COLUMNS, report.LinkColumns.DEFAULT, None),
+    'phases': (report.PHASE_COLUMNS, report.PhaseColumns.DEFAULT, None),
+    'summary': (report.SUMMARY_COLUMNS, report.SummaryColumns.DEFAULT,
+                None),
+    'layers': (report.LAYER_COLUMNS, report.ReportColumns.DEFAULT, None),
+}
+
+
+def report_kind(args):
+    """The one report a run shows: 'roofline', 'links', 'phases',
+    'summary' or 'layers', the first asked for in that order (--train
+    alone asks for the summary)."""
+    if args.device is not None or args.peak_flops is not None \
+            or args.bandwidth is not None:
+        return 'roofline'
+    if args.links is not None:
+        return 'links'
+    if args.phases:
+        return 'phases'
+    if args.summary or args.train:
+        return 'summary'
+    return 'layers'
+
+
+def default_columns(kind, measure_time):
+    """The columns of ``kind`` shown without --columns: a measured time is
+    the point of --measure-time, so it is shown."""
+    available, columns, timed = _KINDS[kind]
+    if not measure_time:
+        return list(columns)
+    if timed is not None:
+        return list(timed)
+    return list(columns) + ['time']
+
+
+def _check_plot_path(path, option):
+    """A plot is written after the (possibly long) run: a file that cannot
+    be written must be found before it."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CommandError('{} {!r} is a directory: give a file name such '
+                           'as plot.png'.format(option, path))
+    if not os.path.isdir(directory):
+        raise CommandError('{} {!r}: directory {!r} does not exist'.format(
+            option, path, directory))
     try:
-        x = numpy.zeros(args.shape, dtype=dtype)
-    except (MemoryError, ValueError) as e:
-        raise CommandError('cannot allocate an input of shape {} and dtype '
-                           '{}: {}'.format(args.shape, dtype, e))
+        plots.require_matplotlib()
+    except ImportError as e:
+        raise CommandError('{}: {}'.format(option, e))
+
+
+def check_args(args):
+    """Every check that needs no model: raise CommandError, or return the
+    report kind and its columns.
+
+    A mistake must be reported before the model is built and run, which
+    can take minutes.
+    """
+    kind = report_kind(args)
+    if args.device is not None and (args.peak_flops is not None
+                                    or args.bandwidth is not None):
+        raise CommandError('give either --device or --peak-flops and '
+                           '--bandwidth, not both')
+    if args.device is None and (args.peak_flops is None) != (
+            args.bandwidth is None):
+        given, missing = (('--peak-flops', '--bandwidth')
+                          if args.bandwidth is None
+                          else ('--bandwidth', '--peak-flops'))
+        raise CommandError('{} needs {} (or give a --device: {})'.format(
+            given, missing, ', '.join(roofline.DEVICES)))
+    if args.device is not None:
+        try:
+            roofline.resolve_device(args.device)
+        except ValueError as e:
+            raise CommandError(str(e))
+    if args.plot_roofline is not None and kind != 'roofline':
+        raise CommandError('--plot-roofline needs a device: --device ({}) '
+                           'or --peak-flops and --bandwidth'.format(
+                               ', '.join(roofline.DEVICES)))
+    if args.project and args.measure_time:
+        raise CommandError('--project and --measure-time exclude each '
+                           'other: a projected report has no measured '
+                           'times (measure a real run at the batch size)')
+    for path, option in ((args.plot_roofline, '--plot-roofline'),
+                         (args.plot_summary, '--plot-summary')):
+        if path is not None:
+            _check_plot_path(path, option)
+    if args.columns is not None:
+        columns = parse_columns(args.columns, _KINDS[kind][0])
+    else:
+        columns = default_columns(kind, args.measure_time)
+    try:
+        report.check_n_digits(args.n_digits)
+    except ValueError as e:
+        raise CommandError(str(e))
+    return kind, columns
+
+
+def _inputs(args, dtype):
+    """Batch size -> input: the batch of --shape, or with --project the
+    batches a projection runs (allocated before the model is built, so
+    that a shape too big is found at once)."""
+    rest = args.shape[1:]
+    batches = projection.BATCHES if args.project else args.shape[:1]
+    inputs = {}
+    for n in batches:
+        shape = (n,) + rest
+        try:
+            inputs[n] = numpy.zeros(shape, dtype=dtype)
+        except (MemoryError, ValueError) as e:
+            raise CommandError('cannot allocate an input of shape {} and '
+                               'dtype {}: {}'.format(shape, dtype, e))
+    return inputs
+
+
+#: The start of --train's errors about what the model returned.
+_NEEDS_LOGITS = ('--train needs the model to return logits of shape '
+                 '(N, n_classes): a Variable or array, alone or as the one '
+                 'entry of a dict; it returned ')
+
+
+def _logits(y, n):
+    """The logits in what a user's model returned for a batch of ``n``:
+    a Variable or array of shape (n, n_classes), alone or as the one entry
+    of a dict."""
+    if isinstance(y, dict):
+        if len(y) != 1:
+            raise CommandError(_NEEDS_LOGITS + 'a dict of {} entries '
+                               '({})'.format(len(y), ', '.join(
+                                   repr(k) for k in y)))
+        y, = y.values()
+    arrays = (chainer.Variable,) + tuple(chainer.get_array_types())
+    if not isinstance(y, arrays):
+        raise CommandError(_NEEDS_LOGITS + 'an object of type {}'.format(
+            type(y).__name__))
+    if y.ndim != 2 or y.shape[0] != n or y.shape[1] < 1:
+        raise CommandError(_NEEDS_LOGITS + 'shape {} for a batch of '
+                           '{}'.format(tuple(y.shape), n))
+    return y
+
+
+def _model_call(model, args, dtype):
+    """``call(x)``: one forward pass, or with --train one training step,
+    each failure of the user's code a CommandError."""
+    logits_layer = LOGITS.get(args.model) if args.train else None
+
+    def forward(x):
+        try:
+            if logits_layer is not None:
+                return model(x, layers=[logits_layer])[logits_layer]
+            return model(x)
+        except Exception as e:
+            if _is_internal(e):
+                raise
+            raise _failure('the model rejected input of shape {} and '
+                           'dtype {}'.format(x.shape, dtype), e)
+
+    def infer(x):
+        with chainer.no_backprop_mode(), \
+                chainer.using_config('train', False):
+            forward(x)
+
+    def train(x):
+        if isinstance(model, chainer.Link):
+            # Gradients left by an earlier step would be accumulated, with
+            # additions a single step does not make (and --project's runs
+            # would not line up).
+            model.cleargrads()
+        with chainer.using_config('train', True), \
+                chainer.using_config('enable_backprop', True):
+            y = _logits(forward(x), len(x))
+            t = numpy.random.RandomState(LABEL_SEED).randint(
+                0, y.shape[1], len(x)).astype(numpy.int32)
+            try:
+                F.softmax_cross_entropy(y, t).backward()
+            except Exception as e:
+                if _is_internal(e):
+                    raise
+                raise _failure('the loss or the backward pass failed', e)
+
+    return train if args.train else infer
+
+
+def _run(args):
+    """The report (the hook, or a projection) of the run the arguments
+    ask for, or CommandError."""
+    dtype = numpy.dtype(args.dtype)
+    inputs = _inputs(args, dtype)
+    batch = args.shape[0]
+    if batch > LARGE_BATCH and not args.project and not args.measure_time:
+        sys.stderr.write(
+            'note: running the model at batch {}; --project gives the same '
+            'figures from runs at batch 1, 2 and 3, in a fraction of the '
+            'time\n'.format(batch))
+    fma_1flop = not args.no_fma
     # Links create their weights in chainer.config.dtype, at construction
     # or (for sizes left as None) at the first call: both must see it, or
     # float16 input meets float32 weights.
     with chainer.using_config('dtype', dtype):
         model = load_model(args.model)
-        with chainer.no_backprop_mode(), \
-                chainer.using_config('train', False):
-            with ComputationalCostHook(fma_1flop=not args.no_fma) as cch:
-                try:
-                    model(x)
-                except Exception as e:
-                    if _is_internal(e):
-                        raise
-                    raise _failure(
-                        'the model rejected input of shape {} and dtype '
-                        '{}'.format(args.shape, dtype), e)
+        call = _model_call(model, args, dtype)
+        if args.project:
+            try:
+                return projection.project_batch(
+                    lambda n: call(inputs[n]), batch, fma_1flop=fma_1flop)
+            except ValueError as e:
+                raise CommandError('--project cannot project to batch {}: '
+                                   '{}'.format(batch, e))
+        with ComputationalCostHook(fma_1flop=fma_1flop,
+                                   measure_time=args.measure_time) as cch:
+            call(inputs[batch])
     return cch
+
+
+def _plot_summary(result, path, by_phase):
+    if by_phase:
+        # The bars of the summary --train prints: a backward Add is not a
+        # forward one.
+        plots.plot_summary(result.summary_report_by_phase(), path)
+    else:
+        result.plot_summary(path)
+
+
+def _write_plots(result, args):
+    for path, draw in (
+            (args.plot_roofline, lambda p: result.plot_roofline(
+                p, device=args.device, peak_flops=args.peak_flops,
+                bandwidth=args.bandwidth)),
+            (args.plot_summary, lambda p: _plot_summary(
+                result, p, args.train))):
+        if path is None:
+            continue
+        try:
+            draw(path)
+        except (OSError, ValueError) as e:
+            raise CommandError('cannot write the plot {!r}: {}'.format(
+                path, _one_line(e)))
+
+
+def show(result, args, kind, columns, ost):
+    """Write the report ``kind`` of ``result`` (a hook or a projection) to
+    ``ost`` as the arguments say."""
+    options = dict(ost=ost, mode=args.mode, unit=args.unit,
+                   columns=columns, n_digits=args.n_digits)
+    if args.time_unit is not None:
+        options['time_unit'] = args.time_unit
+    if kind == 'roofline':
+        result.show_roofline_report(device=args.device,
+                                    peak_flops=args.peak_flops,
+                                    bandwidth=args.bandwidth, **options)
+    elif kind == 'links':
+        depth = None if args.links == _ALL_LEVELS else args.links
+        result.show_link_report(depth=depth, **options)
+    elif kind == 'phases':
+        result.show_phase_report(**options)
+    elif kind == 'summary':
+        result.show_summary_report(by_phase=args.train, **options)
+    else:
+        result.show_report(**options)
 
 
 def main(argv=None, ost=None):
     """Run the command line; returns the exit status.
 
     Mistakes in the arguments, a model that cannot be imported or built
-    and a forward pass that fails are reported as one line on stderr with
-    status 2.
+    and a forward pass or training step that fails are reported as one
+    line on stderr with status 2 (argparse's own mistakes exit with it).
     """
     args = build_parser().parse_args(argv)
     ost = sys.stdout if ost is None else ost
-    if args.summary:
-        columns = report.SummaryColumns.DEFAULT
-        available = report.SUMMARY_COLUMNS
-    else:
-        columns = report.ReportColumns.DEFAULT
-        available = report.LAYER_COLUMNS
     try:
-        # Check every option before the (possibly slow) forward pass.
-        if args.columns is not None:
-            columns = parse_columns(args.columns, available)
-        try:
-            report.check_n_digits(args.n_digits)
-        except ValueError as e:
-            raise CommandError(str(e))
-        cch = _run(args)
+        # Check every option before the (possibly slow) run.
+        kind, columns = check_args(args)
+        result = _run(args)
+        # Plots first: a plot that cannot be written is an error, and an
+        # error must not follow a printed report.
+        _write_plots(result, args)
     except CommandError as e:
         sys.stderr.write('error: {}\n'.format(e))
         return 2
-    show = cch.show_summary_report if args.summary else cch.show_report
-    show(ost=ost, mode=args.mode, unit=args.unit, columns=columns,
-         n_digits=args.n_digits)
+    show(result, args, kind, columns, ost)
     return 0
 
 

@@ -41,6 +41,51 @@ def build_conv_linear():
     return ConvLinear()
 
 
+def build_linear():
+    """A linear layer from 3 to 2: logits of 2 classes (--train)."""
+    return L.Linear(3, 2)
+
+
+class TwoOutputs(chainer.Chain):
+    def forward(self, x):
+        return {'relu': F.relu(x), 'sigmoid': F.sigmoid(x)}
+
+
+def build_two_outputs():
+    """A model returning a dict of two entries: no single logits."""
+    return TwoOutputs()
+
+
+class OneOutput(chainer.Chain):
+    def __init__(self):
+        super(OneOutput, self).__init__()
+        with self.init_scope():
+            self.fc = L.Linear(3, 2)
+
+    def forward(self, x):
+        return {'fc': self.fc(x)}
+
+
+def build_one_output():
+    """A model returning its logits as the one entry of a dict."""
+    return OneOutput()
+
+
+def build_tuple_output():
+    """A model returning a tuple: not logits."""
+    return lambda x: (F.relu(x), F.relu(x))
+
+
+def build_gram():
+    """x x^T: its FLOPs grow as the square of the batch size."""
+    return lambda x: F.matmul(x, x, transb=True)
+
+
+def build_per_sample():
+    """A ReLU per sample: the number of calls follows the batch size."""
+    return lambda x: [F.relu(row) for row in x]
+
+
 def build_raising():
     """A factory that fails, as a buggy user factory would."""
     raise ValueError('no weights for width 0')  # factory raise

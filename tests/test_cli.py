@@ -1,10 +1,14 @@
-"""The command line (small models only: the VGG16 run is in tests/models)."""
+"""The command line, on the tiny models of cli_models.py (a full-size model
+would take seconds a run)."""
 
 import io
+import json
 import os
+import sys
 
 import pytest
 
+from chainer_computational_cost import plots
 from chainer_computational_cost.__main__ import main
 from chainer_computational_cost.__main__ import parse_shape
 
@@ -265,3 +269,488 @@ def test_bad_dtype_exits_before_building(capsys):
     assert e.value.code == 2
     assert ("argument --dtype: invalid choice: 'int8' (choose from "
             "'float16', 'float32', 'float64')") in capsys.readouterr().err
+
+
+# --train on Linear(3 -> 2) at batch 4 (float32, FMA as one FLOP), labels
+# drawn at random (the costs do not depend on them):
+#   forward  LinearFunction: 4*2*3 multiply-adds + 8 bias adds = 32 FLOPs;
+#            reads x (12), W (6), b (2): 80 B; writes 8: 32 B.
+#            SoftmaxCrossEntropy (n = 8 logits, M = 4 rows, mean):
+#            3n + 2M + 2 * (M - 1 + 1) = 24 + 8 + 8 = 40 FLOPs; reads the
+#            logits, the int32 labels and the ignore label: 32 + 16 + 4;
+#            writes the scalar loss: 4 B.
+#   backward its gradient (softmax cached): n + 3M + 1 = 21 FLOPs; reads
+#            y, t, the loss gradient and the ignore label: 32+16+4+4 = 56;
+#            writes gx: 32 B.  x is an array, so no LinearGradData;
+#            LinearGradWeight: 2*3 dot products of length 4 = 24 FLOPs,
+#            reads x and gy (20 elements), writes 6; the bias gradient's
+#            Sum over 4 rows: 2*3 = 6 additions, reads 8, writes 2.
+LINEAR_TRAIN_SUMMARY = (
+    'Phase,Layer type,# Layers,FLOPs,MemRead B,MemWrite B,MemR+W B\n'
+    'forward,LinearFunction,1,32,80,32,112\n'
+    'forward,SoftmaxCrossEntropy,1,40,52,4,56\n'
+    'backward,_SoftmaxCrossEntropyGrad_NoDoubleBackprop,1,21,56,32,88\n'
+    'backward,LinearGradWeight,1,24,80,24,104\n'
+    'backward,Sum,1,6,32,8,40\n'
+    ',total,5,123,300,100,400\n')
+LINEAR_TRAIN_PHASES = (
+    'Phase,# Layers,FLOPs,MemRead B,MemWrite B,MemR+W B\n'
+    'forward,2,72,132,36,168\n'
+    'backward,3,51,168,64,232\n'
+    'total,5,123,300,100,400\n')
+
+
+def test_train_prints_the_summary_by_phase():
+    assert run('cli_models:build_linear', '--shape', '4,3', '--unit', 'raw',
+               '--mode', 'csv', '--train') == (0, LINEAR_TRAIN_SUMMARY)
+
+
+def test_train_summary_is_by_phase():
+    assert run('cli_models:build_linear', '--shape', '4,3', '--unit', 'raw',
+               '--mode', 'csv', '--train', '--summary') == (
+                   0, LINEAR_TRAIN_SUMMARY)
+
+
+def test_train_phases():
+    assert run('cli_models:build_linear', '--shape', '4,3', '--unit', 'raw',
+               '--mode', 'csv', '--train', '--phases') == (
+                   0, LINEAR_TRAIN_PHASES)
+
+
+def test_train_logits_in_a_dict_of_one_entry():
+    # The same Linear(3 -> 2), inside a Chain: the same step.
+    assert run('cli_models:build_one_output', '--shape', '4,3', '--unit',
+               'raw', '--mode', 'csv', '--train', '--phases') == (
+                   0, LINEAR_TRAIN_PHASES)
+
+
+def test_train_project_equals_the_step_at_that_batch():
+    assert run('cli_models:build_linear', '--shape', '4,3', '--unit', 'raw',
+               '--mode', 'csv', '--train', '--project') == (
+                   0, LINEAR_TRAIN_SUMMARY)
+
+
+def test_phases_without_train_is_all_forward():
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--unit', 'raw', '--mode', 'csv', '--phases')
+    assert status == 0
+    assert text == ('Phase,# Layers,FLOPs,MemRead B,MemWrite B,MemR+W B\n'
+                    'forward,3,4613,4692,596,5288\n'
+                    'backward,0,0,0,0,0\n'
+                    'total,3,4613,4692,596,5288\n')
+
+
+NEEDS_LOGITS = ('error: --train needs the model to return logits of shape '
+                '(N, n_classes): a Variable or array, alone or as the one '
+                'entry of a dict; it returned ')
+
+
+@pytest.mark.parametrize('model,shape,returned', [
+    ('build_two_outputs', '4,3', "a dict of 2 entries ('relu', 'sigmoid')"),
+    ('build_tuple_output', '4,3', 'an object of type tuple'),
+    ('build_tiny', '4', 'shape (4,) for a batch of 4'),
+    ('build_tiny', '4,3,2', 'shape (4, 3, 2) for a batch of 4'),
+])
+def test_train_needs_logits(model, shape, returned, capsys):
+    err = error_of(capsys, 'cli_models:' + model, '--shape', shape,
+                   '--train')
+    assert err == NEEDS_LOGITS + returned
+
+
+# The links of ConvLinear at 1x3x8x8 (figures of the comment above
+# test_dtype_float32_is_the_default): conv holds 108 + 4 parameters, fc
+# 720 + 5; the reshape L.Linear makes is a call of fc's.
+LINKS = ('Link,# Params,# Calls,# Layers,FLOPs,MemRead B,MemWrite B,'
+         'MemR+W B\n'
+         '/,837,1,3,4613,4692,596,5288\n'
+         '/conv,112,1,1,3888,1216,576,1792\n'
+         '/fc,725,1,2,725,3476,20,3496\n'
+         'total,837,1,3,4613,4692,596,5288\n')
+
+
+def links(*options):
+    return run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+               '--unit', 'raw', '--links', *options)
+
+
+def test_links_every_level():
+    assert links('--mode', 'csv') == (0, LINKS)
+
+
+def test_links_depth_0_keeps_the_root():
+    lines = LINKS.splitlines(True)
+    assert links('0', '--mode', 'csv') == (
+        0, lines[0] + lines[1] + lines[4])
+
+
+def test_links_md_indents_by_depth():
+    status, text = links('1')
+    assert status == 0
+    assert text.splitlines()[2:] == [
+        '|/|837|1|3|4613|4692|596|5288|',
+        '|\u00a0\u00a0conv|112|1|1|3888|1216|576|1792|',
+        '|\u00a0\u00a0fc|725|1|2|725|3476|20|3496|',
+        '|total|837|1|3|4613|4692|596|5288|']
+
+
+@pytest.mark.parametrize('depth', ['-1', 'x', '1.5'])
+def test_links_bad_depth(depth, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['cli_models:build_raising', '--links', depth])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        'error: argument --links: depth must be an integer >= 0, got {!r} '
+        '(a --links without a depth goes after the model) (see '
+        '--help)\n'.format(depth))
+
+
+def test_links_before_the_model_is_explained(capsys):
+    with pytest.raises(SystemExit):
+        main(['--links', 'cli_models:build_tiny'])
+    assert "got 'cli_models:build_tiny'" in capsys.readouterr().err
+
+
+def test_links_columns_are_checked_against_the_link_report(capsys):
+    err = error_of(capsys, 'cli_models:build_raising', '--links',
+                   '--columns', 'name,type')
+    assert err.startswith("error: unknown column(s) ['type']; available "
+                          "columns are ['name', 'n_params', ")
+
+
+# Roofline of ConvLinear on a given device of 1000 FLOP/s and 1024 B/s:
+# ridge point 1000 / 1024 = 0.977 FLOP/B.
+#   conv: 3888 FLOPs / 1792 B = 2.170 FLOP/B, compute bound:
+#         t_compute = 3888 / 1000 = 3.888 s, t_memory = 1792 / 1024 = 1.75
+#   reshape: nothing to do: no intensity, no bound, zero times
+#   fc: 725 / 3496 = 0.207 FLOP/B, memory bound: 0.725 s and 3496 / 1024 =
+#       3.4140625 s
+#   total: 4613 / 5288 = 0.872; t_roofline = 3.888 + 3.4140625 = 7.302;
+#       t_memory = 5288 / 1024 = 5.1640625
+ROOFLINE = (
+    'Layer name,FLOPs,MemR+W B,Intensity FLOP/B,Peak used,T compute s,'
+    'T memory s,T roofline s,Bound\n'
+    'Convolution2DFunction-1,3888,1792,2.17,given,3.888,1.75,3.888,'
+    'compute\n'
+    'Reshape-1,0,0,,given,0.0,0.0,0.0,\n'
+    'LinearFunction-1,725,3496,0.207,given,0.725,3.414,3.414,memory\n'
+    'total,4613,5288,0.872,given,4.613,5.164,7.302,\n')
+
+
+def roofline(*options):
+    return run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+               '--unit', 'raw', '--mode', 'csv', '--peak-flops', '1000',
+               '--bandwidth', '1024', *options)
+
+
+def test_roofline_of_a_given_device():
+    assert roofline('--time-unit', 's') == (0, ROOFLINE)
+
+
+def test_roofline_default_time_unit_is_us():
+    status, text = roofline('--columns', 'name,t_compute', '--n-digits',
+                            '0')
+    assert (status, text) == (0, 'Layer name,T compute us\n'
+                                 'Convolution2DFunction-1,3888000\n'
+                                 'Reshape-1,0\n'
+                                 'LinearFunction-1,725000\n'
+                                 'total,4613000\n')
+
+
+def test_roofline_comes_first():
+    # Every other report asked for too: the roofline is the one shown.
+    assert roofline('--time-unit', 's', '--links', '--phases',
+                    '--summary') == (0, ROOFLINE)
+
+
+def test_roofline_of_a_preset():
+    # The GTX 1080 Ti preset: 10.6 TFLOP/s (fp32), 484 GB/s.
+    status, text = run('cli_models:build_tiny', '--shape', '4', '--unit',
+                       'raw', '--mode', 'csv', '--device', 'gtx1080ti',
+                       '--columns', 'name,peak_used,peak_flops,bandwidth')
+    assert status == 0
+    assert text.splitlines()[1] == (
+        'ReLU-1,fp32 vector,10600000000000.0,484000000000.0')
+
+
+def test_report_precedence():
+    def first_cell(*options):
+        status, text = run('cli_models:build_conv_linear', '--shape',
+                           '1,3,8,8', '--mode', 'csv', *options)
+        assert status == 0
+        return text.split(',', 1)[0]
+    assert first_cell('--links', '--phases', '--summary') == 'Link'
+    assert first_cell('--phases', '--summary') == 'Phase'
+    assert first_cell('--summary') == 'Layer type'
+    assert first_cell() == 'Layer name'
+
+
+# Each report kind in JSON: numbers stay numbers, the total row last.
+@pytest.mark.parametrize('options,first', [
+    ((), 'Convolution2DFunction-1'),
+    (('--summary',), 'Convolution2DFunction'),
+    (('--links',), '/'),
+    (('--phases',), 'forward'),
+    (('--peak-flops', '1000', '--bandwidth', '1024'),
+     'Convolution2DFunction-1'),
+])
+def test_json_of_every_report(options, first):
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--unit', 'raw', '--mode', 'json', *options)
+    assert status == 0
+    rows = json.loads(text)['rows']
+    key = 'type' if options == ('--summary',) else 'name'
+    assert rows[0][key] == first
+    assert rows[-1][key] == 'total'
+    assert rows[-1]['flops'] == 4613
+
+
+def test_json_of_the_training_summary():
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--unit', 'raw', '--mode', 'json', '--train')
+    assert status == 0
+    rows = json.loads(text)['rows']
+    assert [(r['phase'], r['type'], r['flops']) for r in rows] == [
+        ('forward', 'LinearFunction', 32),
+        ('forward', 'SoftmaxCrossEntropy', 40),
+        ('backward', '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 21),
+        ('backward', 'LinearGradWeight', 24), ('backward', 'Sum', 6),
+        (None, 'total', 123)]
+
+
+def test_json_roofline_times_in_seconds():
+    status, text = roofline('--mode', 'json', '--time-unit', 's')
+    assert status == 0
+    doc = json.loads(text)
+    assert doc['units']['t_roofline'] == 's'
+    assert [(r['t_compute'], r['t_memory'], r['bound'])
+            for r in doc['rows']] == [
+        (3.888, 1.75, 'compute'), (0.0, 0.0, None),
+        (0.725, 3.414, 'memory'), (4.613, 5.164, None)]
+
+
+def test_measure_time_adds_a_time_column():
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--unit', 'raw', '--mode', 'json', '--measure-time',
+                       '--time-unit', 's', '--n-digits', '10')
+    assert status == 0
+    doc = json.loads(text)
+    assert doc['units']['time'] == 's'
+    rows = doc['rows']
+    assert list(rows[0]) == ['name', 'flops', 'mread', 'mwrite', 'mrw',
+                             'time']
+    times = [r['time'] for r in rows]
+    assert all(t >= 0 for t in times)
+    # The total is the sum of the layers' (to the rounding of 10 digits).
+    assert abs(sum(times[:-1]) - times[-1]) < 1e-9
+    # Every other figure is unchanged.
+    assert [r['flops'] for r in rows] == [3888, 0, 725, 4613]
+
+
+def test_measure_time_in_other_reports():
+    for options, header in (
+            (('--summary',), 'Layer type,# Layers,FLOPs,MemRead B,'
+                             'MemWrite B,MemR+W B,Time ms'),
+            (('--peak-flops', '1000', '--bandwidth', '1024'),
+             'Layer name,FLOPs,MemR+W B,Intensity FLOP/B,Peak used,'
+             'T compute us,T memory us,T roofline us,Bound,Time us,'
+             'Efficiency')):
+        status, text = run('cli_models:build_conv_linear', '--shape',
+                           '1,3,8,8', '--unit', 'raw', '--mode', 'csv',
+                           '--measure-time', *options)
+        assert status == 0
+        assert text.splitlines()[0] == header
+
+
+def test_measure_time_excludes_project(capsys):
+    err = error_of(capsys, 'cli_models:build_raising', '--project',
+                   '--measure-time')
+    assert err == ('error: --project and --measure-time exclude each '
+                   'other: a projected report has no measured times '
+                   '(measure a real run at the batch size)')
+
+
+CONV_LINEAR_COLUMNS = 'name,flops,mread,mwrite,input_shapes,output_shapes'
+
+
+def test_project_equals_a_real_run(capsys):
+    # Batch 12: every figure and shape of the projection from batches 1,
+    # 2 and 3 is the real run's.
+    options = ('cli_models:build_conv_linear', '--shape', '12,3,8,8',
+               '--unit', 'raw', '--mode', 'csv', '--columns',
+               CONV_LINEAR_COLUMNS)
+    projected = run(*options, '--project')
+    assert capsys.readouterr().err == ''
+    real = run(*options)
+    assert projected == real
+    # By hand: 12 times the batch-1 figures, but the weights read once:
+    # conv reads 12*192 + 112 elements, fc 12*144 + 725.
+    assert real[1].splitlines()[1:] == [
+        'Convolution2DFunction-1,46656,9664,6912,"[(12, 3, 8, 8), '
+        '(4, 3, 3, 3), (4,)]",\"[(12, 4, 6, 6)]"',
+        'Reshape-1,0,0,0,"[(12, 4, 6, 6)]","[(12, 144)]"',
+        'LinearFunction-1,8700,9812,240,"[(12, 144), (5, 144), (5,)]",'
+        '"[(12, 5)]"',
+        'total,55356,19476,7152,,']
+
+
+def test_project_by_hand():
+    assert run('cli_models:build_tiny', '--shape', '40,3', '--unit', 'raw',
+               '--mode', 'csv', '--project') == (
+                   0, 'Layer name,FLOPs,MemRead B,MemWrite B,MemR+W B\n'
+                      'ReLU-1,120,480,480,960\n'
+                      'total,120,480,480,960\n')
+
+
+def test_large_batch_suggests_project(capsys):
+    status, text = run('cli_models:build_tiny', '--shape', '9,3', '--unit',
+                       'raw', '--mode', 'csv')
+    assert (status, text.splitlines()[1]) == (0, 'ReLU-1,27,108,108,216')
+    assert capsys.readouterr().err == (
+        'note: running the model at batch 9; --project gives the same '
+        'figures from runs at batch 1, 2 and 3, in a fraction of the '
+        'time\n')
+
+
+@pytest.mark.parametrize('options', [('--shape', '8,3'),
+                                     ('--shape', '9,3', '--project'),
+                                     ('--shape', '9,3', '--measure-time')])
+def test_no_suggestion(options, capsys):
+    # At batch 8 or less, with --project, and with times (which a
+    # projection cannot give), there is nothing to suggest.
+    assert run('cli_models:build_tiny', *options)[0] == 0
+    assert capsys.readouterr().err == ''
+
+
+def test_project_of_quadratic_flops(capsys):
+    # x x^T of (n, 3): n*n dot products of length 3.
+    err = error_of(capsys, 'cli_models:build_gram', '--shape', '4,3',
+                   '--project')
+    assert err == ('error: --project cannot project to batch 4: flops of '
+                   'layer MatMul-1 is not affine in the batch size: 3 at '
+                   'n=1, 12 at n=2, 27 at n=3; it cannot be projected to '
+                   'batch 4')
+
+
+def test_project_of_calls_per_sample(capsys):
+    err = error_of(capsys, 'cli_models:build_per_sample', '--shape', '4,3',
+                   '--project')
+    assert err == ('error: --project cannot project to batch 4: the calls '
+                   'differ between batch sizes: 1 calls at n=1, 2 at n=2')
+
+
+def test_project_reports_model_errors_at_the_batch_run(capsys):
+    err = error_of(capsys, 'cli_models:build_conv_linear', '--shape',
+                   '5,3,8', '--project')
+    assert err.startswith('error: the model rejected input of shape '
+                          '(1, 3, 8) and dtype float32 at {}: '
+                          'InvalidType: '.format(line_of('# conv call')))
+
+
+# Devices: every mistake is found before the model is built (this
+# factory raises).
+
+def test_unknown_device(capsys):
+    err = error_of(capsys, 'cli_models:build_raising', '--device', 'tpu')
+    assert err.startswith("error: unknown device 'tpu'; the presets are ")
+    assert "'gtx1080ti'" in err
+
+
+@pytest.mark.parametrize('options,message', [
+    (('--peak-flops', '1e12'),
+     '--peak-flops needs --bandwidth (or give a --device: '),
+    (('--bandwidth', '1e9'),
+     '--bandwidth needs --peak-flops (or give a --device: '),
+    (('--device', 'gtx1080ti', '--peak-flops', '1e12'),
+     'give either --device or --peak-flops and --bandwidth, not both'),
+    (('--device', 'gtx1080ti', '--bandwidth', '1e9'),
+     'give either --device or --peak-flops and --bandwidth, not both'),
+    (('--plot-roofline', 'r.png'),
+     '--plot-roofline needs a device: --device ('),
+])
+def test_device_options_go_together(options, message, capsys):
+    err = error_of(capsys, 'cli_models:build_raising', *options)
+    assert err.startswith('error: ' + message)
+
+
+@pytest.mark.parametrize('value', ['0', '-1', 'nan', 'inf', 'fast'])
+def test_peak_and_bandwidth_are_positive_numbers(value, capsys):
+    for option in ('--peak-flops', '--bandwidth'):
+        with pytest.raises(SystemExit) as e:
+            main(['cli_models:build_raising', option, value])
+        assert e.value.code == 2
+        assert capsys.readouterr().err == (
+            'error: argument {}: must be a finite number > 0, e.g. '
+            '10.6e12; got {!r} (see --help)\n'.format(option, value))
+
+
+def test_argparse_mistakes_are_one_line(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['cli_models:build_raising', '--time-unit', 'h'])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: argument --time-unit: invalid choice: 'h' (choose from "
+        "'s', 'ms', 'us') (see --help)\n")
+
+
+# Plots
+
+PNG = b'\x89PNG\r\n\x1a\n'
+
+
+def test_plots_are_written(tmp_path):
+    roof = str(tmp_path / 'roofline.png')
+    summary = str(tmp_path / 'summary.png')
+    status, text = roofline('--time-unit', 's', '--plot-roofline', roof,
+                            '--plot-summary', summary)
+    # The report is printed as without plots.
+    assert (status, text) == (0, ROOFLINE)
+    for path in (roof, summary):
+        with open(path, 'rb') as f:
+            assert f.read(8) == PNG
+
+
+def test_plot_summary_of_a_training_step(tmp_path, monkeypatch):
+    # The bars are those of the printed summary: per phase and type.
+    drawn = []
+    monkeypatch.setattr(plots, 'plot_summary',
+                        lambda rows, path: drawn.append((rows, path)))
+    summary = str(tmp_path / 'summary.png')
+    assert run('cli_models:build_linear', '--shape', '4,3', '--unit', 'raw',
+               '--mode', 'csv', '--train', '--plot-summary', summary) == (
+                   0, LINEAR_TRAIN_SUMMARY)
+    (rows, path), = drawn
+    assert path == summary
+    assert [(r.get('phase'), r['type'], r['flops'])
+            for r in rows.values()] == [
+        ('forward', 'LinearFunction', 32),
+        ('forward', 'SoftmaxCrossEntropy', 40),
+        ('backward', '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 21),
+        ('backward', 'LinearGradWeight', 24), ('backward', 'Sum', 6),
+        (None, 'total', 123)]
+
+
+@pytest.mark.parametrize('option', ['--plot-summary', '--plot-roofline'])
+def test_plot_without_matplotlib(option, tmp_path, monkeypatch, capsys):
+    # None in sys.modules makes 'import matplotlib' raise ImportError.
+    monkeypatch.setitem(sys.modules, 'matplotlib', None)
+    err = error_of(capsys, 'cli_models:build_raising', '--device',
+                   'gtx1080ti', option, str(tmp_path / 'p.png'))
+    assert err.startswith('error: {}: plotting needs matplotlib: pip '
+                          'install matplotlib'.format(option))
+    assert '[plot]' in err
+    assert not os.path.exists(str(tmp_path / 'p.png'))
+
+
+def test_plot_into_a_missing_directory(tmp_path, capsys):
+    path = str(tmp_path / 'nowhere' / 'p.png')
+    err = error_of(capsys, 'cli_models:build_raising', '--plot-summary',
+                   path)
+    assert err == ('error: --plot-summary {!r}: directory {!r} does not '
+                   'exist'.format(path, str(tmp_path / 'nowhere')))
+
+
+def test_plot_onto_a_directory(tmp_path, capsys):
+    err = error_of(capsys, 'cli_models:build_raising', '--plot-summary',
+                   str(tmp_path))
+    assert err == ('error: --plot-summary {!r} is a directory: give a file '
+                   'name such as plot.png'.format(str(tmp_path)))
