@@ -27,7 +27,9 @@ setup(
     install_requires=['chainer>=6.0', 'numpy<2'],
     extras_require={
         'table': ['texttable>=1.4.0'],
-        'test': ['texttable>=1.4.0', 'pytest', 'hypothesis', 'flake8'],
+        'plot': ['matplotlib'],
+        'test': ['texttable>=1.4.0', 'matplotlib', 'pytest', 'hypothesis',
+                 'flake8'],
     },
     classifiers=[
         'Programming Language :: Python :: 3',
