@@ -514,7 +514,8 @@ def _header(column, prefix, time_unit, name_title):
     if column == 'peak_flops':
         return 'Peak\n' + (prefix or '') + 'FLOP/s'
     if column == 'bandwidth':
-        return 'Bandwidth\n' + ((prefix + 'iB/s') if prefix else 'B/s')
+        # bandwidths are decimal (GB/s), as datasheets give them
+        return 'Bandwidth\n' + (prefix or '') + 'B/s'
     if column in _METRIC_TITLES:
         unit = (prefix + 'iB') if prefix else 'B'
         return _METRIC_TITLES[column] + '\n' + unit
@@ -709,7 +710,7 @@ def _unit_name(column, prefix):
     if column in BYTE_METRICS:
         return (prefix + 'iB') if prefix else 'B'
     if column == 'bandwidth':
-        return ((prefix + 'iB') if prefix else 'B') + '/s'
+        return (prefix or '') + 'B/s'
     if column == 'peak_flops':
         return prefix + 'FLOP/s'
     return prefix + 'FLOPs'
@@ -988,27 +989,30 @@ class CostReport(object):
         """Write the roofline report to ``ost`` (see :meth:`show_report`;
         ``time_unit`` is ``'s'``, ``'ms'`` or ``'us'``)."""
         from chainer_computational_cost import roofline
-        if columns is None:
-            columns = roofline.RooflineColumns.DEFAULT
-        columns = check_columns(columns, roofline.ROOFLINE_COLUMNS)
         rows = roofline.roofline_report(self._built()['layers'], device,
                                         peak_flops, bandwidth)
+        if columns is None:  # with measured times, their columns too
+            columns = roofline.default_columns(rows)
+        columns = check_columns(columns, roofline.ROOFLINE_COLUMNS)
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit)
 
     def plot_roofline(self, path, device=None, peak_flops=None,
-                      bandwidth=None):
+                      bandwidth=None, **kwargs):
         """Write a roofline plot of every layer to the PNG file ``path``
-        (needs matplotlib: the ``[plot]`` extra)."""
+        (needs matplotlib: the ``[plot]`` extra); returns the figure.
+        ``title`` and ``dpi`` may be given."""
         from chainer_computational_cost import plots
-        plots.plot_roofline(self._built()['layers'], path, device,
-                            peak_flops, bandwidth)
+        return plots.plot_roofline(self._built()['layers'], path, device,
+                                   peak_flops, bandwidth, **kwargs)
 
-    def plot_summary(self, path):
+    def plot_summary(self, path, **kwargs):
         """Write bars of FLOPs and memory traffic per layer type to the PNG
-        file ``path`` (needs matplotlib: the ``[plot]`` extra)."""
+        file ``path`` (needs matplotlib: the ``[plot]`` extra); returns the
+        figure.  ``title`` and ``dpi`` may be given."""
         from chainer_computational_cost import plots
-        plots.plot_summary(list(self.summary_report.values()), path)
+        return plots.plot_summary(list(self.summary_report.values()), path,
+                                  **kwargs)
 
     def _show(self, ost, rows, columns, mode, unit, n_digits, time_unit,
               name_title='Layer name'):

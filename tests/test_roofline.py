@@ -312,9 +312,6 @@ def test_md_and_table_render_every_column():
     assert 'T roofline' in table and 'fp32 vector' in table
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'report._header and report._unit_name label the bandwidth, scaled by '
-    '1000, as GiB/s; it is GB/s (decimal, as datasheets give it)'))
 def test_bandwidth_is_labelled_in_decimal_bytes():
     rows = list(roofline.roofline_report(
         LAYERS, device='gtx1080ti').values())
