@@ -369,3 +369,30 @@ def test_the_api_accepts_the_raw_unit():
     out = io.StringIO()
     cch.show_report(out, unit='raw')
     assert out.getvalue().splitlines()[1] == 'ReLU-1,6,24,24,48'
+
+
+# Found by tests/test_fuzz.py: empty arrays gave negative FLOPs
+
+def _empty_batch_backward(fn):
+    x = chainer.Variable(np.zeros((0, 3), np.float32))
+    w = chainer.Variable(np.ones(3, np.float32))
+    F.sum(fn(x, w)).backward()
+
+
+@pytest.mark.parametrize('fn, grad', [(F.prelu, 'PReLUFunctionGrad'),
+                                      (F.swish, 'SwishGrad')])
+def test_an_empty_batch_costs_nothing_in_backward(fn, grad):
+    with ComputationalCostHook(strict=True) as cch:
+        _empty_batch_backward(fn)
+    # no element: no product, and no sum into |W| or |beta| (it was
+    # |x| - |W| = -3)
+    assert cch.layer_report['{}-1'.format(grad)]['flops'] == 0
+
+
+def test_a_dot_product_of_nothing_costs_nothing():
+    with ComputationalCostHook(fma_1flop=False, strict=True) as cch:
+        F.simplified_dropconnect(np.zeros((2, 0), np.float32),
+                                 np.zeros((1, 0), np.float32), None, 0.5)
+    # W and its mask are empty and y's 2 outputs sum no product (it was
+    # 2 * (2*0 - 1) = -2)
+    assert cch.layer_report['SimplifiedDropconnect-1']['flops'] == 0

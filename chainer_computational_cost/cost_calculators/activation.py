@@ -309,7 +309,8 @@ def calc_prelu_grad(func: PReLUFunctionGrad, in_data, **kwargs):
     gw_size = n
     if func.reduce_axes is not None:
         gw_size = W.size
-        flops += n - gw_size
+        # summing n products into |W| sums; an empty batch sums nothing
+        flops += max(n - gw_size, 0)
     mread = total_size(in_data)
     if func.cond is not x:
         mread += elements(n, x)
@@ -344,7 +345,8 @@ def calc_swish_grad(func: SwishGrad, in_data, **kwargs):
     # product with gy; x - y and two products for g_beta's terms
     per_element = _SIGMOID_FLOPS + (9 if kwargs.get('fma_1flop', False)
                                     else 10)
-    flops = per_element * n + n - beta.size
+    # summing into |beta| sums; an empty batch sums nothing
+    flops = per_element * n + max(n - beta.size, 0)
     return (flops, total_size(in_data), n + beta.size, {})
 
 

@@ -35,6 +35,7 @@ from chainer.functions.noise.zoneout import Zoneout
 import numpy
 
 from chainer_computational_cost.cost_calculators import broadcast_shape
+from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import size_of
@@ -162,10 +163,8 @@ def calc_simplified_dropconnect(func: SimplifiedDropconnect, in_data,
     batchwise = bool(func.use_batchwise_mask)
     mask_size = (n if batchwise else 1) * W.size
     y_size = n * m_out
-    if kwargs.get('fma_1flop', False):
-        products = y_size * n_in
-    else:
-        products = y_size * (2 * n_in - 1)
+    # dot products of length n_in (none at all when n_in is 0)
+    products = dot_flops(y_size, n_in, kwargs.get('fma_1flop', False))
     flops = W.size + mask_size + products
     # the scale multiplies W: one element of W's dtype
     mread = (size_of(x) + size_of(W) + elements(1, W)
