@@ -850,8 +850,9 @@ def _embed_id(d, n):
                     'mread': 'min(|x|, V) rows of W are read'})
 
 
-@case('LinearFunction')
-def _linear(d, n):
+def _linear_inputs(d, n):
+    """x, W, b (or None) and n_batch_axes of a random linear layer (also
+    drawn by the cases of its gradients)."""
     out = d.int(1, 4)
     if d.bool():
         # n_batch_axes=2: x (n, a, in), W (out, in)
@@ -860,7 +861,12 @@ def _linear(d, n):
     else:
         x = d.x(n, 1, 2)
         W, axes = d.u(out, int(np.prod(x.shape[1:]))), 1
-    b = _maybe(d, d.u(out))
+    return x, W, _maybe(d, d.u(out)), axes
+
+
+@case('LinearFunction')
+def _linear(d, n):
+    x, W, b, axes = _linear_inputs(d, n)
 
     def f(x, W, b=None):
         return F.linear(x, W, b, n_batch_axes=axes)

@@ -13,7 +13,7 @@ import chainer.functions as F
 import numpy as np
 
 from property_cases import _args
-from property_cases import _maybe
+from property_cases import _linear_inputs
 from property_cases import _window
 from property_cases import B
 from property_cases import case
@@ -75,18 +75,6 @@ def _conv_nd_grad_w(d, n):
     def f(x, W):
         _backward(F.convolution_nd(x, var(W), None, s, p, cover_all, dil, g))
     return Spec(f, [B(x), W], fixed_mread=0, affine=WEIGHT_GRAD)
-
-
-def _linear_inputs(d, n):
-    out = d.int(1, 4)
-    if d.bool():
-        # n_batch_axes=2: x (n, a, in), W (out, in)
-        x = d.u(n, d.int(1, 3), d.int(1, 4))
-        W, axes = d.u(out, x.shape[2]), 2
-    else:
-        x = d.x(n, 1, 2)
-        W, axes = d.u(out, int(np.prod(x.shape[1:]))), 1
-    return x, W, _maybe(d, d.u(out)), axes
 
 
 @case('LinearGradData')
