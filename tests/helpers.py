@@ -54,3 +54,12 @@ def cost(fn, *args, fma=True, kind=None, **kwargs):
             return validate_cost(result, calc.__name__, cls.__name__)
     raise AssertionError('no call of {} among {}'.format(
         kind, [function_type(c[0]).__name__ for c in calls]))
+
+
+def layer(name, type_, flops, mread, mwrite, **extra):
+    """A literal layer dict, as reports build them, for renderer and
+    roofline tests."""
+    d = {'name': name, 'type': type_, 'flops': flops, 'mread': mread,
+         'mwrite': mwrite}
+    d.update(extra)
+    return d

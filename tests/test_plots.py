@@ -13,18 +13,12 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import plots
+from helpers import layer
 
 matplotlib = pytest.importorskip('matplotlib')
 
 PNG = b'\x89PNG\r\n\x1a\n'
 MiB = 1024 * 1024
-
-
-def layer(name, type_, flops, mread, mwrite, **extra):
-    d = {'name': name, 'type': type_, 'flops': flops, 'mread': mread,
-         'mwrite': mwrite}
-    d.update(extra)
-    return d
 
 
 # Peak 100 FLOP/s, 10 B/s: ridge at 10 FLOP/B.  Attainable FLOP/s is

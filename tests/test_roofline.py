@@ -17,13 +17,7 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import report
 from chainer_computational_cost import roofline
 from chainer_computational_cost.roofline import RooflineColumns
-
-
-def layer(name, type_, flops, mread, mwrite, **extra):
-    d = {'name': name, 'type': type_, 'flops': flops, 'mread': mread,
-         'mwrite': mwrite}
-    d.update(extra)
-    return d
+from helpers import layer
 
 
 # Peak 100 FLOP/s and 10 B/s: the ridge point is 100 / 10 = 10 FLOP/B.
