@@ -343,8 +343,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         type_name = cls.__name__
         dtype = _first_dtype(in_data)
 
-        custom = self._custom.get(cls)
-        calc = custom or calculators.get(cls) or self._calculator(cls)
+        builtin = calculators.get(cls)
+        calc = self._custom.get(cls) or builtin or self._calculator(cls)
         error = None
         if calc is None:
             flops = mread = mwrite = 0
@@ -382,7 +382,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                     raise ValueError(
                         'the cost calculator for {} returned more than '
                         '2**63 bytes'.format(type_name))
-                if custom is not None or cls not in calculators:
+                if calc is not builtin:
                     # A custom calculator may keep and change its dict.
                     params = fresh(params)
             except Exception as e:
