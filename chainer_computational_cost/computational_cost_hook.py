@@ -190,9 +190,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # One copy of each shapes tuple seen; see forward_postprocess.
         self._interned = {}
         # Stacks are interned as a tree of (code, lasti, parent) nodes;
-        # _stacks maps the ids and offsets of a stack to (node, backward).
+        # _tries finds them by the ids and offsets of the frames, per root
+        # (see _intern).
         self._nodes = {}
-        self._stacks = {}
+        self._tries = {}
         self._entry_id = None
         self._entry_code = None
         self._outer_node = None
@@ -258,46 +259,64 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
         A record holds one node: its memory does not grow with the depth of
         the stack, and nodes hold code objects and offsets, never frames,
-        so no local variable of the user's stays alive.  The usual call
-        repeats a stack already seen: it costs a walk collecting ints and
-        one lookup (code objects are slow to hash; their ids are not, and
+        so no local variable of the user's stays alive.  A stack seen
+        before is found in a trie keyed by the ids of the frames' codes and
+        their offsets, innermost first: two int lookups a frame and nothing
+        allocated (code objects are slow to hash; their ids are not, and
         the nodes keep the codes, so the ids stay theirs).
         """
+        level = self._tries.get(id(root))
+        if level is None:
+            level = self._tries[id(root)] = {}
         start = frame
-        key = []
-        append = key.append
         entry_code = self._entry_code
         entry_id = self._entry_id
         while frame is not None:
             code = frame.f_code
-            append(id(code))
-            append(frame.f_lasti)
+            by_offset = level.get(id(code))
+            if by_offset is None:
+                break
+            level = by_offset.get(frame.f_lasti)
+            if level is None:
+                break
             if code is entry_code and id(frame) == entry_id:
-                append(id(root))
+                frame = None  # the rest is outside the block: root
                 break
             frame = frame.f_back
-        key = tuple(key)
-        found = self._stacks.get(key)
-        if found is None:
-            found = self._stacks[key] = self._new_stack(start, key, root)
-        return found
+        else:
+            frame = None
+        if frame is None:
+            found = level.get(None)
+            if found is not None:
+                return found
+        return self._new_stack(start, root)
 
-    def _new_stack(self, frame, key, root):
-        """(node, backward) of a stack not seen before (see _intern)."""
+    def _new_stack(self, frame, root):
+        """(node, backward) of a stack not seen before, entered in the trie
+        and in the tree of nodes (see _intern)."""
         codes = []
-        for _ in range(0, len(key) - 1, 2):
+        entry_code = self._entry_code
+        entry_id = self._entry_id
+        node = None
+        while frame is not None:
             codes.append((frame.f_code, frame.f_lasti))
+            if frame.f_code is entry_code and id(frame) == entry_id:
+                node = root  # the stack goes on outside the block
+                break
             frame = frame.f_back
-        # the walk stopped at the entering frame: the stack goes on outside
-        node = root if len(key) % 2 else None
+        level = self._tries.setdefault(id(root), {})
+        for code, lasti in codes:
+            level = level.setdefault(id(code), {}).setdefault(lasti, {})
         nodes = self._nodes
         for code, lasti in reversed(codes):
-            nkey = (id(node), id(code), lasti)
-            child = nodes.get(nkey)
+            key = (id(node), id(code), lasti)
+            child = nodes.get(key)
             if child is None:
-                child = nodes[nkey] = (code, lasti, node)
+                child = nodes[key] = (code, lasti, node)
             node = child
-        return node, not _BACKWARD_IDS.isdisjoint(key[0::2])
+        found = level[None] = (node, any(
+            id(code) in _BACKWARD_IDS for code, _ in codes))
+        return found
 
     def _calculator(self, cls):
         """The calculator for ``cls``: a custom one, a built-in one, or the
