@@ -840,16 +840,18 @@ class CostReport(object):
         # The model's parameter count, when a link was called at all.
         n_params = info['/'][1] if '/' in info else None
         built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
-                 'link_info': info, 'records': records}
+                 'link_info': info}
         self._report_cache = (key, built)
         return built
 
-    def _cached(self, name, make):
+    def _cached(self, name):
+        """The report ``name`` of :data:`_BUILDERS`, built once per change
+        of the records (not a copy: hand out FreshDicts of it)."""
         built = self._built()
         value = built.get(name)
         if value is None:
             # A plain dict: FreshDict(...) then copies it at C speed.
-            value = built[name] = dict(make(built))
+            value = built[name] = dict(_BUILDERS[name](built))
         return value
 
     # The reports
@@ -857,46 +859,39 @@ class CostReport(object):
     @property
     def layer_report(self):
         """Ordered dict layer name -> costs of that call; last 'total'."""
-        return FreshDict(self._cached('layer', lambda b: layer_report(
-            b['layers'], b['n_params'])))
+        return FreshDict(self._cached('layer'))
 
     @property
     def summary_report(self):
         """Ordered dict layer type -> summed costs; last 'total'."""
-        return FreshDict(self._cached('summary', lambda b: summary_report(
-            b['layers'], b['n_params'])))
+        return FreshDict(self._cached('summary'))
 
     def summary_report_by_phase(self):
         """Ordered dict '<phase>/<type>' -> summed costs, forward types
         first; last 'total'."""
-        return FreshDict(self._cached('summary_phase', lambda b: (
-            summary_report(b['layers'], b['n_params'], by_phase=True))))
+        return FreshDict(self._cached('summary_phase'))
 
     @property
     def total_report(self):
         """Total costs of every call recorded (and the model's parameter
         count, ``n_params``, when links were observed)."""
-        return fresh(self._cached('total', lambda b: total_report(
-            b['layers'], b['n_params'])))
+        return fresh(self._cached('total'))
 
     @property
     def phase_report(self):
         """Ordered dict ``forward``, ``backward``, ``total``."""
-        return FreshDict(self._cached('phase', lambda b: phase_report(
-            b['layers'])))
+        return FreshDict(self._cached('phase'))
 
     @property
     def link_report(self):
         """Ordered dict link path -> costs of the link and everything it
         called, every level of the tree; last 'total'."""
-        return FreshDict(self._cached('link', lambda b: link_report(
-            b['layers'], b['link_info'])))
+        return FreshDict(self._cached('link'))
 
     @property
     def ignored_layers(self):
         """Ordered dict layer name -> calls that could not be costed."""
-        return FreshDict(self._cached('ignored',
-                                      lambda b: b['ignored']))
+        return FreshDict(self._cached('ignored'))
 
     # Rendering
 
@@ -917,9 +912,8 @@ class CostReport(object):
             time_unit (str): ``'s'``, ``'ms'`` or ``'us'`` for ``time``.
         """
         columns = check_columns(columns, LAYER_COLUMNS)
-        self._show(ost, lambda: list(self._cached(
-            'layer', lambda b: layer_report(b['layers'], b['n_params']))
-            .values()), columns, mode, unit, n_digits, time_unit)
+        self._show(ost, lambda: list(self._cached('layer').values()),
+                   columns, mode, unit, n_digits, time_unit)
 
     def show_summary_report(self, ost=None, mode='csv',
                             unit='autoaligned',
@@ -934,20 +928,16 @@ class CostReport(object):
         if by_phase and 'phase' not in columns:
             columns = ['phase'] + columns
         key = 'summary_phase' if by_phase else 'summary'
-
-        def rows():
-            return list(self._cached(key, lambda b: summary_report(
-                b['layers'], b['n_params'], by_phase=by_phase)).values())
-        self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
-                   'Layer type')
+        self._show(ost, lambda: list(self._cached(key).values()), columns,
+                   mode, unit, n_digits, time_unit, 'Layer type')
 
     def show_phase_report(self, ost=None, mode='csv', unit='autoaligned',
                           columns=PhaseColumns.DEFAULT, n_digits=3,
                           time_unit='ms'):
         """Write the forward / backward / total report to ``ost``."""
         columns = check_columns(columns, PHASE_COLUMNS)
-        self._show(ost, lambda: list(self.phase_report.values()), columns,
-                   mode, unit, n_digits, time_unit, 'Phase')
+        self._show(ost, lambda: list(self._cached('phase').values()),
+                   columns, mode, unit, n_digits, time_unit, 'Phase')
 
     def show_link_report(self, ost=None, mode='csv', unit='autoaligned',
                          columns=LinkColumns.DEFAULT, n_digits=3,
@@ -963,8 +953,7 @@ class CostReport(object):
         indent = mode in ('table', 'md')
 
         def rows():
-            out = list(self._cached('link', lambda b: link_report(
-                b['layers'], b['link_info'])).values())
+            out = list(self._cached('link').values())
             out = [r for r in out if r['name'] == 'total' or depth is None
                    or _depth(r['name']) <= depth]
             if indent:
@@ -1032,6 +1021,20 @@ class CostReport(object):
             return
         ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
                          name_title))
+
+
+#: How each cached report is built from the building blocks of
+#: ``CostReport._built``.
+_BUILDERS = {
+    'layer': lambda b: layer_report(b['layers'], b['n_params']),
+    'summary': lambda b: summary_report(b['layers'], b['n_params']),
+    'summary_phase': lambda b: summary_report(b['layers'], b['n_params'],
+                                              by_phase=True),
+    'total': lambda b: total_report(b['layers'], b['n_params']),
+    'phase': lambda b: phase_report(b['layers']),
+    'link': lambda b: link_report(b['layers'], b['link_info']),
+    'ignored': lambda b: b['ignored'],
+}
 
 
 def _indented(path):
