@@ -568,18 +568,25 @@ def _numpy_float_alias():
             del vars(np)['float']
 
 
-@case('ResizeImages')
-def _resize_images(d, n):
+def _resize_images_inputs(d, n):
+    """x, the output size and the mode keyword of a random resize (also
+    drawn by the case of its gradient)."""
     c, h, w = d.dims(3, hi=3)
     size = d.dims(2, hi=5)
     kwargs = {}
     if CHAINER_MAJOR >= 7:
         kwargs['mode'] = d.pick(['bilinear', 'nearest'])
+    return d.u(n, c, h, w), size, kwargs
+
+
+@case('ResizeImages')
+def _resize_images(d, n):
+    x, size, kwargs = _resize_images_inputs(d, n)
 
     def f(x):
         with _numpy_float_alias():
             return F.resize_images(x, size, **kwargs)
-    return Spec(f, [B(d.u(n, c, h, w))])
+    return Spec(f, [B(x)])
 
 
 @case('Rollaxis')
@@ -753,15 +760,22 @@ def _conv2d(d, n):
     return Spec(f, _args(B(x), W, b))
 
 
-@case('ConvolutionND')
-def _conv_nd(d, n):
+def _conv_nd_inputs(d, n):
+    """x, W and the window (s, p, cover_all, dil, groups) of a random
+    N-d convolution (also drawn by the case of its weight gradient)."""
     ndim = d.int(1, 3)
     windows = [_window(d, hi_k=2) for _ in range(ndim)]
     k, s, p, dil, size = (tuple(w[i] for w in windows) for i in range(5))
     g = d.int(1, 2)
     c, o = g * d.int(1, 2), g * d.int(1, 2)
     cover_all = d.bool()
-    x, W, b = d.u(n, c, *size), d.u(o, c // g, *k), _maybe(d, d.u(o))
+    return d.u(n, c, *size), d.u(o, c // g, *k), (s, p, cover_all, dil, g)
+
+
+@case('ConvolutionND')
+def _conv_nd(d, n):
+    x, W, (s, p, cover_all, dil, g) = _conv_nd_inputs(d, n)
+    b = _maybe(d, d.u(W.shape[0]))
 
     def f(x, W, b=None):
         return F.convolution_nd(x, W, b, s, p, cover_all, dil, g)
@@ -1812,15 +1826,21 @@ def _unpooling_nd(d, n):
                 [B(d.u(n, d.int(1, 2), *size))])
 
 
-@case('Upsampling2D')
-def _upsampling_2d(d, n):
-    # indexes from a real max pooling of an (n, c, h, w) input
+def _upsampling_inputs(d, n):
+    """x, indexes and the window (k, s, p, size, cover_all) of a random
+    upsampling (also drawn by the case of its gradient); the indexes come
+    from a real max pooling of an (n, c, h, w) input."""
     k, s, p, size = _pool_windows(d, 2)
     cover_all = d.bool()
     c = d.int(1, 2)
     _, indexes = F.max_pooling_2d(d.u(n, c, *size), k, s, p, cover_all,
                                   return_indices=True)
-    x = d.u(*indexes.shape)
+    return d.u(*indexes.shape), indexes, (k, s, p, size, cover_all)
+
+
+@case('Upsampling2D')
+def _upsampling_2d(d, n):
+    x, indexes, (k, s, p, size, cover_all) = _upsampling_inputs(d, n)
     return Spec(lambda x, i: F.upsampling_2d(x, i, k, s, p, size, cover_all),
                 [B(x), B(indexes)])
 

@@ -17,9 +17,9 @@ from property_cases import _get_item_int_arrays
 from property_cases import _get_item_mask
 from property_cases import _im2col
 from property_cases import _numpy_float_alias
+from property_cases import _resize_images_inputs
 from property_cases import B
 from property_cases import case
-from property_cases import CHAINER_MAJOR
 from property_cases import Spec
 from property_cases import var
 
@@ -104,14 +104,10 @@ def _repeat_grad(d, n):
 
 @case('ResizeImagesGrad')
 def _resize_images_grad(d, n):
-    c, h, w = d.dims(3, hi=3)
-    size = d.dims(2, hi=5)
-    kwargs = {}
-    if CHAINER_MAJOR >= 7:
-        kwargs['mode'] = d.pick(['bilinear', 'nearest'])
+    x, size, kwargs = _resize_images_inputs(d, n)
 
     def f(x):
         # the backward computes its weights with numpy.float too
         with _numpy_float_alias():
             _backward(F.resize_images(var(x), size, **kwargs))
-    return Spec(f, [B(d.u(n, c, h, w))])
+    return Spec(f, [B(x)])

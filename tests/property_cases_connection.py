@@ -13,6 +13,7 @@ import chainer.functions as F
 import numpy as np
 
 from property_cases import _args
+from property_cases import _conv_nd_inputs
 from property_cases import _linear_inputs
 from property_cases import _window
 from property_cases import B
@@ -64,13 +65,7 @@ def _deconv2d_grad_w(d, n):
 
 @case('ConvolutionNDGradW')
 def _conv_nd_grad_w(d, n):
-    ndim = d.int(1, 3)
-    windows = [_window(d, hi_k=2) for _ in range(ndim)]
-    k, s, p, dil, size = (tuple(w[i] for w in windows) for i in range(5))
-    g = d.int(1, 2)
-    c, o = g * d.int(1, 2), g * d.int(1, 2)
-    cover_all = d.bool()
-    x, W = d.u(n, c, *size), d.u(o, c // g, *k)
+    x, W, (s, p, cover_all, dil, g) = _conv_nd_inputs(d, n)
 
     def f(x, W):
         _backward(F.convolution_nd(x, var(W), None, s, p, cover_all, dil, g))

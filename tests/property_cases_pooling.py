@@ -13,6 +13,7 @@ import numpy as np
 from property_cases import _pool_windows
 from property_cases import _rois
 from property_cases import _unpool_window
+from property_cases import _upsampling_inputs
 from property_cases import B
 from property_cases import case
 from property_cases import Spec
@@ -101,12 +102,6 @@ def _unpooling_nd_grad(d, n):
 
 @case('Upsampling2DGrad')
 def _upsampling_2d_grad(d, n):
-    # indexes from a real max pooling of an (n, c, h, w) input
-    k, s, p, size = _pool_windows(d, 2)
-    cover_all = d.bool()
-    c = d.int(1, 2)
-    _, indexes = F.max_pooling_2d(d.u(n, c, *size), k, s, p, cover_all,
-                                  return_indices=True)
-    x = d.u(*indexes.shape)
+    x, indexes, (k, s, p, size, cover_all) = _upsampling_inputs(d, n)
     return Spec(lambda x, i: _backward(F.upsampling_2d(
         var(x), i, k, s, p, size, cover_all)), [B(x), B(indexes)])
