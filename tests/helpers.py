@@ -8,6 +8,7 @@ own tests.
 import sys
 
 import chainer
+import numpy
 
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import function_object
@@ -63,3 +64,21 @@ def layer(name, type_, flops, mread, mwrite, **extra):
          'mwrite': mwrite}
     d.update(extra)
     return d
+
+
+def typed(value):
+    """``value`` with the type of every part made part of what ``==``
+    compares: ``1`` and ``True``, ``1`` and ``np.int64(1)``, ``(3,)`` and
+    ``[3]`` then differ; an array compares by identity."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return type(value), tuple(typed(v) for v in value)
+    if isinstance(value, numpy.ndarray):
+        return numpy.ndarray, id(value)
+    return type(value), value
+
+
+def assert_params(params, expected):
+    """0.1.2 compatibility: exactly these keys, values and value types."""
+    assert typed(params) == typed(expected)

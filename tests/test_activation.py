@@ -9,22 +9,12 @@ from chainer_computational_cost.cost_calculators import function_type
 from chainer_computational_cost.cost_calculators import validate_cost
 from helpers import calls_of
 from helpers import cost
+from helpers import typed
 from property_cases import CHAINER_MAJOR
 
 
 def _x(*shape):
     return np.arange(np.prod(shape), dtype=np.float32).reshape(shape) - 3
-
-
-def _typed(value):
-    """``value`` with the type of every item made explicit: equal
-    results then also have equal value types (``1 == np.int64(1)``,
-    ``0.5 == np.float32(0.5)`` and ``(3,) == [3]`` would hide a change)."""
-    if isinstance(value, dict):
-        return {k: _typed(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return (type(value), tuple(_typed(v) for v in value))
-    return (type(value), value)
 
 
 def test_relu():
@@ -201,31 +191,31 @@ def test_tanh():
 def test_params_of_0_1_2_types():
     x = _x(2, 3, 4)
     W = np.ones((3, 4), np.float32)
-    assert _typed(cost(F.relu, x).params) == {}
-    assert _typed(cost(F.sigmoid, x).params) == {}
+    assert typed(cost(F.relu, x).params) == {}
+    assert typed(cost(F.sigmoid, x).params) == {}
     # no slope key (0.1.2 had none)
-    assert _typed(cost(F.leaky_relu, x, slope=0.1).params) == {}
+    assert typed(cost(F.leaky_relu, x, slope=0.1).params) == {}
     # W.shape as a tuple of Python ints
-    assert _typed(cost(F.prelu, x, W).params) == {
+    assert typed(cost(F.prelu, x, W).params) == {
         'w_shape': (tuple, ((int, 3), (int, 4)))}
     # axis a Python int, even when given as a NumPy integer
-    assert _typed(cost(F.softmax, x, axis=np.int64(2)).params) == {
+    assert typed(cost(F.softmax, x, axis=np.int64(2)).params) == {
         'axis': (int, 2)}
-    assert _typed(cost(F.softmax, x).params) == {'axis': (int, 1)}
+    assert typed(cost(F.softmax, x).params) == {'axis': (int, 1)}
 
 
 def test_params_value_types_of_newer_types():
     x = _x(2, 3)
-    assert _typed(cost(F.log_softmax, x, axis=np.int32(1)).params) == {
+    assert typed(cost(F.log_softmax, x, axis=np.int32(1)).params) == {
         'axis': (int, 1)}
-    assert _typed(cost(F.crelu, x, axis=1).params) == {'axis': (int, 1)}
-    assert _typed(cost(F.clipped_relu, x, 5.0).params) == {
+    assert typed(cost(F.crelu, x, axis=1).params) == {'axis': (int, 1)}
+    assert typed(cost(F.clipped_relu, x, 5.0).params) == {
         'z': (float, 5.0)}
-    assert _typed(cost(F.elu, x, alpha=np.float32(0.5)).params) == {
+    assert typed(cost(F.elu, x, alpha=np.float32(0.5)).params) == {
         'alpha': (float, 0.5)}
-    assert _typed(cost(F.softplus, x, beta=2).params) == {
+    assert typed(cost(F.softplus, x, beta=2).params) == {
         'beta': (float, 2.0)}
-    assert _typed(cost(F.rrelu, x, l=0.25, u=0.5).params) == {
+    assert typed(cost(F.rrelu, x, l=0.25, u=0.5).params) == {
         'l': (float, 0.25), 'u': (float, 0.5)}
 
 

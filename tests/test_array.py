@@ -6,28 +6,12 @@ from chainer.functions.array.get_item import GetItem
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators.array import calc_get_item
+from helpers import assert_params
 from helpers import cost
 
 
 def _x(*shape, dtype=np.float32):
     return np.arange(np.prod(shape), dtype=dtype).reshape(shape)
-
-
-def _typed(value):
-    """``value`` with the type of every scalar, sequence and array in it
-    made part of what ``==`` compares (an array by identity)."""
-    if isinstance(value, dict):
-        return {k: _typed(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value), [_typed(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return np.ndarray, id(value)
-    return type(value), value
-
-
-def assert_params(params, expected):
-    """0.1.2 compatibility: exactly these keys, values and value types."""
-    assert _typed(params) == _typed(expected)
 
 
 # AsStrided

@@ -9,6 +9,7 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.cost_calculators import function_type
+from helpers import assert_params
 from helpers import calls_of
 from helpers import cost
 
@@ -379,19 +380,6 @@ def test_shift_anisotropic_batch1():
 
 
 # params: exactly the keys and value types of 0.1.2 for the types it covered
-
-def _typed(value):
-    """``value`` with the type of every part spelled out, so that 1 and
-    True, or (1, 2) and [1, 2], compare different."""
-    if isinstance(value, (tuple, list)):
-        return type(value), tuple(_typed(v) for v in value)
-    return type(value), value
-
-
-def assert_params(params, expected):
-    assert params == expected
-    assert {k: _typed(v) for k, v in params.items()} == {
-        k: _typed(v) for k, v in expected.items()}
 
 
 @pytest.mark.parametrize('fn, args, kwargs, expected', [

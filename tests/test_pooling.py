@@ -7,6 +7,7 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import resolve_target
+from helpers import assert_params
 from helpers import cost
 
 
@@ -412,19 +413,6 @@ def test_roi_average_align_2d_batch1_small_map():
 
 
 # params: exactly the keys and value types of 0.1.2 for the types it covered
-
-def _typed(value):
-    """``value`` with the type of every part spelled out, so that 1 and
-    True, or (1, 2) and [1, 2], compare different."""
-    if isinstance(value, (tuple, list)):
-        return type(value), tuple(_typed(v) for v in value)
-    return type(value), value
-
-
-def assert_params(params, expected):
-    assert params == expected
-    assert {k: _typed(v) for k, v in params.items()} == {
-        k: _typed(v) for k, v in expected.items()}
 
 
 def _indexes(shape, k, s, cover_all=True):
