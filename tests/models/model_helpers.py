@@ -4,6 +4,8 @@ import contextlib
 import warnings
 
 import chainer
+import chainer.functions as F
+import chainer.links as L
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
@@ -64,3 +66,21 @@ def run_model_checked(model, *inputs, **kwargs):
             for name, r in cch.layer_report.items() if name != 'total']
     assert seen == calls
     return cch
+
+
+class TrainCNN(chainer.Chain):
+    """conv, BN, ReLU, max pooling, dropout, linear, softmax cross entropy
+    (and accuracy) on 3x8x8 images, 8 channels, 10 classes; returns
+    (loss, accuracy)."""
+
+    def __init__(self):
+        super(TrainCNN, self).__init__()
+        with self.init_scope():
+            self.conv = L.Convolution2D(3, 8, 3, pad=1)
+            self.bn = L.BatchNormalization(8)
+            self.fc = L.Linear(8 * 4 * 4, 10)
+
+    def forward(self, x, t):
+        h = F.max_pooling_2d(F.relu(self.bn(self.conv(x))), 2)
+        y = self.fc(F.dropout(h, 0.5))
+        return F.softmax_cross_entropy(y, t), F.accuracy(y, t)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from model_helpers import run_model_checked
+from model_helpers import TrainCNN
 
 
 # ``F.max_pooling_2d`` creates MaxPoolingND on Chainer 7, MaxPooling2D on
@@ -735,21 +736,6 @@ def test_encoder_without_fma(encoder_model):
 # A CNN forward in training mode with backprop enabled: batch 2, 3x8x8
 # images, 8 channels, 10 classes.
 # ---------------------------------------------------------------------------
-
-
-class TrainCNN(chainer.Chain):
-
-    def __init__(self):
-        super(TrainCNN, self).__init__()
-        with self.init_scope():
-            self.conv = L.Convolution2D(3, 8, 3, pad=1)
-            self.bn = L.BatchNormalization(8)
-            self.fc = L.Linear(8 * 4 * 4, 10)
-
-    def forward(self, x, t):
-        h = F.max_pooling_2d(F.relu(self.bn(self.conv(x))), 2)
-        y = self.fc(F.dropout(h, 0.5))
-        return F.softmax_cross_entropy(y, t), F.accuracy(y, t)
 
 
 def test_train_cnn():
