@@ -12,8 +12,8 @@ import chainer
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
-from chainer_computational_cost.cost_calculators import function_object
-from chainer_computational_cost.cost_calculators import LIMIT
+from chainer_computational_cost.cost_calculators import Elements
+from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import report
 from chainer_computational_cost.report import error_text
@@ -36,6 +36,8 @@ _APPLY_CODE = chainer.FunctionNode.apply.__code__
 _shape = operator.attrgetter('shape')
 
 _getframe = sys._getframe
+
+_ADAPTER = chainer.function.FunctionAdapter
 
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
@@ -70,6 +72,46 @@ def _shapes(arrays):
         return tuple(map(_shape, arrays))
     except AttributeError:
         return tuple([None if a is None else a.shape for a in arrays])
+
+
+def _observe(caller, in_data):
+    """(outputs, shapes, dtype, itemsize, output itemsize) of a call, when
+    the hook's inline path cannot: not called by FunctionNode.apply
+    (outputs unknown: None), missing arrays, no inputs or no outputs.  The
+    first input's dtype is None if there is no array; a missing itemsize
+    counts 4 bytes (the output's is the input's when outputs are unknown).
+    """
+    outputs = (caller.f_locals.get('outputs')
+               if caller.f_code is _APPLY_CODE else None)
+    if type(outputs) is tuple and type(in_data) is tuple:
+        shapes = _shapes(in_data + outputs)
+    else:
+        shapes = _shapes(in_data)
+        outputs = None
+    dtype = _first_dtype(in_data)
+    out_dtype = dtype if outputs is None else _first_dtype(outputs)
+    return (outputs, shapes, dtype,
+            4 if dtype is None else dtype.itemsize,
+            4 if out_dtype is None else out_dtype.itemsize)
+
+
+def _checked(result, calc, type_name, itemsize, out_itemsize):
+    """A calculator's result, validated (validate_cost), with memory counts
+    in bytes: those that carry their bytes (Elements) are exact, plain ones
+    are multiplied by the itemsize of the first input (reads) or output
+    (writes)."""
+    flops, mread, mwrite, params = validate_cost(result, calc, type_name)
+    mread = mread.nbytes if type(mread) is Elements else mread * itemsize
+    mwrite = (mwrite.nbytes if type(mwrite) is Elements
+              else mwrite * out_itemsize)
+    if (mread | mwrite) >> 63:
+        raise _too_many_bytes(type_name)
+    return flops, mread, mwrite, params
+
+
+def _too_many_bytes(type_name):
+    return ValueError('the cost calculator for {} returned more than 2**63 '
+                      'bytes'.format(type_name))
 
 
 def _first_dtype(arrays):
@@ -189,11 +231,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._warned = set()
         # One copy of each shapes tuple seen; see forward_postprocess.
         self._interned = {}
-        # Stacks are interned as a tree of (code, lasti, parent) nodes;
-        # _tries finds them by the ids and offsets of the frames, per root
-        # (see _intern).
+        # Stacks are interned as a tree of (code, lasti, parent) nodes,
+        # found through a trie per root (see _new_stack).
         self._nodes = {}
         self._tries = {}
+        self._trie = self._tries[id(None)] = {}  # the one in use
         self._entry_id = None
         self._entry_code = None
         self._outer_node = None
@@ -215,7 +257,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def __enter__(self):
         frame = _getframe(1)
         self._entry_id = self._entry_code = None
-        self._outer_node = self._intern(frame.f_back, None)[0]
+        self._outer_node = self._new_stack(frame.f_back, None)[0]
+        self._trie = self._tries.setdefault(id(self._outer_node), {})
         self._entry_id = id(frame)
         self._entry_code = frame.f_code
         super(ComputationalCostHook, self).__enter__()
@@ -252,48 +295,22 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # Observation
 
-    def _intern(self, frame, root):
-        """The interned stack node of ``frame`` and its callers, up to the
-        frame that entered the ``with`` block (then under ``root``), and
-        whether a backward pass is running.
-
-        A record holds one node: its memory does not grow with the depth of
-        the stack, and nodes hold code objects and offsets, never frames,
-        so no local variable of the user's stays alive.  A stack seen
-        before is found in a trie keyed by the ids of the frames' codes and
-        their offsets, innermost first: two int lookups a frame and nothing
-        allocated (code objects are slow to hash; their ids are not, and
-        the nodes keep the codes, so the ids stay theirs).
-        """
-        level = self._tries.get(id(root))
-        if level is None:
-            level = self._tries[id(root)] = {}
-        start = frame
-        entry_code = self._entry_code
-        entry_id = self._entry_id
-        while frame is not None:
-            code = frame.f_code
-            by_offset = level.get(id(code))
-            if by_offset is None:
-                break
-            level = by_offset.get(frame.f_lasti)
-            if level is None:
-                break
-            if code is entry_code and id(frame) == entry_id:
-                frame = None  # the rest is outside the block: root
-                break
-            frame = frame.f_back
-        else:
-            frame = None
-        if frame is None:
-            found = level.get(None)
-            if found is not None:
-                return found
-        return self._new_stack(start, root)
-
     def _new_stack(self, frame, root):
-        """(node, backward) of a stack not seen before, entered in the trie
-        and in the tree of nodes (see _intern)."""
+        """The interned stack of ``frame`` and its callers, up to the frame
+        that entered the ``with`` block (then under ``root``), and whether
+        a backward pass is running: ``(node, backward)``.
+
+        A record holds one node of a tree of ``(code, lasti, parent)``: its
+        memory does not grow with the depth of the stack, and nodes hold
+        code objects and offsets, never frames, so no local variable of the
+        user's stays alive.  This builds a stack not seen before and enters
+        it in the trie that forward_postprocess walks for the ones seen
+        before: one level per frame, innermost first, keyed by the frame's
+        offset and holding ``(code, next level)`` (keyed by
+        ``(offset, id(code))`` for a second code at the same offset; the
+        trie keeps the codes, so their ids stay theirs), the found pair
+        under the key None.
+        """
         codes = []
         entry_code = self._entry_code
         entry_id = self._entry_id
@@ -306,7 +323,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             frame = frame.f_back
         level = self._tries.setdefault(id(root), {})
         for code, lasti in codes:
-            level = level.setdefault(id(code), {}).setdefault(lasti, {})
+            entry = level.get(lasti)
+            if entry is not None and entry[0] is not code:
+                entry = level.get((lasti, id(code)))
+                if entry is None:
+                    entry = level[lasti, id(code)] = (code, {})
+            elif entry is None:
+                entry = level[lasti] = (code, {})
+            level = entry[1]
         nodes = self._nodes
         for code, lasti in reversed(codes):
             key = (id(node), id(code), lasti)
@@ -341,66 +365,68 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # This runs once per function call of the user's forward pass (see
         # benchmarks/overhead.py).  Every object it keeps costs time later
         # (allocation in cold memory, garbage collection), so a call keeps
-        # one flat tuple and shares everything else it can.
+        # one flat tuple and shares everything else it can; and the usual
+        # case is written inline, as function calls are what costs here.
         elapsed = self._stop_clock(function) if self._measure_time else None
         caller = _getframe(1)
-        outputs = (caller.f_locals.get('outputs')
-                   if caller.f_code is _APPLY_CODE else None)
-        # The shapes of the inputs, then of the outputs, in one tuple;
-        # identical ones recur all the time (loops, repeated blocks) and
+        try:
+            # The usual call: from FunctionNode.apply, arrays everywhere.
+            # The shapes of the inputs, then of the outputs, in one tuple.
+            if caller.f_code is not _APPLY_CODE:
+                raise KeyError
+            outputs = caller.f_locals['outputs']
+            shapes = tuple(map(_shape, in_data + outputs))
+            dtype = in_data[0].dtype
+            itemsize = dtype.itemsize
+            out_itemsize = outputs[0].dtype.itemsize
+        except (AttributeError, IndexError, KeyError, TypeError):
+            outputs, shapes, dtype, itemsize, out_itemsize = _observe(
+                caller, in_data)
+        # Identical shapes recur all the time (loops, repeated blocks) and
         # share one copy.
-        if type(outputs) is tuple and type(in_data) is tuple:
-            shapes = _shapes(in_data + outputs)
-            out_shapes = shapes[len(in_data):]
-        else:  # not called by FunctionNode.apply: outputs unknown
-            shapes = _shapes(in_data)
-            outputs = out_shapes = None
         shapes = self._interned.setdefault(shapes, shapes)
         node = function
-        function = function_object(function)  # what a calculator sees
+        if isinstance(function, _ADAPTER):
+            function = function.function  # what a calculator sees
         cls = type(function)
         type_name = cls.__name__
-        dtype = _first_dtype(in_data)
 
         builtin = calculators.get(cls)
-        calc = self._custom.get(cls) or builtin or self._calculator(cls)
+        calc = (self._custom.get(cls) if self._custom else None) or \
+            builtin or self._calculator(cls)
         error = None
         if calc is None:
             flops = mread = mwrite = 0
             params = None
         else:
             try:
-                result = calc(function, in_data, fma_1flop=self._fma_1flop,
-                              out_shapes=out_shapes)
-                # The common result passes these exact-type tests;
-                # validate_cost checks (and explains) anything else.
-                if type(result) not in _TUPLES or len(result) != 4:
-                    result = validate_cost(result, calc, type_name)
-                flops, mread, mwrite, params = result
-                if not (type(flops) is int and type(mread) is int
-                        and type(mwrite) is int and type(params) is dict
-                        and 0 <= flops < LIMIT and 0 <= mread < LIMIT
-                        and 0 <= mwrite < LIMIT):
-                    flops, mread, mwrite, params = validate_cost(
-                        result, calc, type_name)
-                # Counts that carry their bytes (Elements) are exact; a
-                # plain count of reads takes the first input's itemsize,
-                # one of writes the first output's.
-                if type(mread) is int:
-                    mread *= dtype.itemsize if dtype is not None else 4
+                if calc in skips_out_shapes:
+                    result = calc(function, in_data,
+                                  fma_1flop=self._fma_1flop)
                 else:
-                    mread = mread.nbytes
-                if type(mwrite) is int:
-                    out_dtype = dtype if outputs is None else \
-                        _first_dtype(outputs)
-                    mwrite *= out_dtype.itemsize if out_dtype is not None \
-                        else 4
+                    result = calc(function, in_data,
+                                  fma_1flop=self._fma_1flop,
+                                  out_shapes=None if outputs is None else
+                                  shapes[len(in_data):])
+                # The common result (three plain counts and a dict) is
+                # checked and turned into bytes here; _checked validates
+                # (and explains) anything else.  (a | b | c) >> 63 is 0
+                # when all three are in [0, 2**63).
+                flops = None
+                if type(result) in _TUPLES and len(result) == 4:
+                    flops, mread, mwrite, params = result
+                    if not (type(flops) is int and type(mread) is int
+                            and type(mwrite) is int and type(params) is dict
+                            and not (flops | mread | mwrite) >> 63):
+                        flops = None
+                if flops is None:
+                    flops, mread, mwrite, params = _checked(
+                        result, calc, type_name, itemsize, out_itemsize)
                 else:
-                    mwrite = mwrite.nbytes
-                if mread >= LIMIT or mwrite >= LIMIT:
-                    raise ValueError(
-                        'the cost calculator for {} returned more than '
-                        '2**63 bytes'.format(type_name))
+                    mread *= itemsize
+                    mwrite *= out_itemsize
+                    if (mread | mwrite) >> 63:
+                        raise _too_many_bytes(type_name)
                 if calc is not builtin:
                     # A custom calculator may keep and change its dict.
                     params = fresh(params)
@@ -411,7 +437,27 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 flops = mread = mwrite = 0
                 params = None
 
-        stack, backward = self._intern(caller, self._outer_node)
+        # The interned stack, found in the trie (see _new_stack): per frame
+        # two attribute reads and one lookup, nothing allocated that stays;
+        # a stack not seen before is the rare KeyError.
+        entry_code = self._entry_code
+        entry_id = self._entry_id
+        try:
+            level = self._trie
+            frame = caller
+            while frame is not None:
+                code = frame.f_code
+                lasti = frame.f_lasti
+                entry = level[lasti]
+                if entry[0] is not code:
+                    entry = level[lasti, id(code)]
+                level = entry[1]
+                if code is entry_code and id(frame) == entry_id:
+                    break
+                frame = frame.f_back
+            stack, backward = level[None]
+        except KeyError:
+            stack, backward = self._new_stack(caller, self._outer_node)
         if backward:
             phase = 'backward'
             bw = self._backward_links

@@ -207,3 +207,36 @@ def test_old_module_path_of_the_registry():
     assert cost_calculators.calculators is calculators
     assert cost_calculators.register is cc.register
     assert cost_calculators.check_signature is cc.check_signature
+
+
+def _mentions_out_shapes(calc):
+    # 'out_shapes' among the constants: kwargs.get('out_shapes') or
+    # kwargs['out_shapes'] in the calculator's own body
+    return 'out_shapes' in calc.__code__.co_consts
+
+
+def test_out_shapes_go_to_the_calculators_that_read_them():
+    readers = {c for c in calculators.values() if _mentions_out_shapes(c)}
+    # GetItem and the three pooling gradients
+    assert {c.__name__ for c in readers} == {
+        'calc_get_item', 'calc_average_pooling_2d_grad',
+        'calc_average_pooling_nd_grad', 'calc_max_pooling_grad'}
+    assert not readers & cc.skips_out_shapes
+    assert cc.skips_out_shapes == set(calculators.values()) - readers
+
+
+def test_custom_calculators_receive_out_shapes():
+    from chainer.functions.activation.relu import ReLU
+    from chainer_computational_cost import ComputationalCostHook
+    from chainer_computational_cost import ReportWarning
+    seen = []
+
+    def relu_calc(func, in_data, **kwargs):
+        seen.append(kwargs)
+        return (0, 0, 0, {})
+
+    with ComputationalCostHook() as cch:
+        with pytest.warns(ReportWarning, match='overriding'):
+            cch.add_custom_cost_calculator(ReLU, relu_calc)
+        F.relu(np.ones((2, 3), np.float32))
+    assert seen == [{'fma_1flop': True, 'out_shapes': ((2, 3),)}]

@@ -6,6 +6,7 @@ import contextlib
 import gc
 import io
 import json
+import re
 import warnings
 import weakref
 
@@ -332,6 +333,28 @@ def test_stack_memory_does_not_grow_with_calls(depth):
     # counts the rest), then the one that calls fn
     assert tb.count('in _recurse') == 4
     assert 'Previous line repeated {} more times'.format(depth - 3) in tb
+
+
+def _first(x):
+    return F.relu(x)
+
+
+def _second(x):
+    return F.relu(x)
+
+
+def test_stacks_at_the_same_offsets_in_other_functions_stay_apart():
+    # _first and _second have the same bytecode, so they call relu at the
+    # same offset, from the same line of the loop: the stacks differ only
+    # by the functions' code objects
+    assert _first.__code__.co_code == _second.__code__.co_code
+    with ComputationalCostHook() as cch:
+        for _ in range(2):
+            for f in (_first, _second, _first):
+                f(_x(2))
+    names = [re.findall(r'in (_first|_second)\n', r['traceback'])
+             for r in list(cch.layer_report.values())[:-1]]
+    assert names == [['_first'], ['_second'], ['_first']] * 2
 
 
 @contextlib.contextmanager

@@ -11,7 +11,11 @@ editing a list.  The resulting mapping is :data:`calculators`.
 
 Keyword arguments a calculator receives from the hook: ``fma_1flop`` (bool;
 absent means False, as in 0.1.2) and ``out_shapes`` (the shapes of the
-outputs, or None when they are not known, e.g. in a direct call).
+outputs, or None when they are not known, e.g. in a direct call).  Building
+``out_shapes`` costs a tuple on every call, so the hook leaves it out for
+the built-in calculators that never read it (:data:`skips_out_shapes`); a
+built-in calculator that reads it says so with :func:`reads_out_shapes`.
+Every other calculator, custom ones included, receives it.
 """
 
 import importlib
@@ -162,6 +166,20 @@ LIMIT = 2 ** 63
 #: Function type -> calculator, for every built-in calculator whose target
 #: exists in the installed Chainer.
 calculators = {}
+
+
+#: Built-in calculators that never read ``out_shapes``: every registered
+#: one but those marked with :func:`reads_out_shapes` (set by discovery).
+skips_out_shapes = set()
+
+_reads_out_shapes = set()
+
+
+def reads_out_shapes(calc):
+    """Decorator marking a built-in calculator that reads the ``out_shapes``
+    keyword, so that the hook passes it (see :data:`skips_out_shapes`)."""
+    _reads_out_shapes.add(calc)
+    return calc
 
 
 def check_signature(func):
@@ -476,6 +494,7 @@ def _discover():
             if target is inspect.Parameter.empty:
                 continue
             register(target)(obj)
+    skips_out_shapes.update(set(calculators.values()) - _reads_out_shapes)
 
 
 _discover()

@@ -260,22 +260,26 @@ def calc_elementwise_activation(func: tuple(_ELEMENTWISE), in_data,
     | mwrite | <<mwrite>> |
     | params | <<params>> |
     """
-    # On the hook's per-call path (ReLU in every network): one lookup, no
-    # allocation but the result.
-    flops, fma, saved, consts, params = lookup(_ELEMENTWISE_COSTS,
-                                               type(func))
+    # On the hook's per-call path (ReLU in every network): one lookup (a
+    # subclass's walks the MRO), no allocation but the result.
+    flops, fma, saved, consts, params = (
+        _ELEMENTWISE_COSTS.get(type(func))
+        or lookup(_ELEMENTWISE_COSTS, type(func)))
     x = in_data[0]
     n = 0 if x is None else x.size
     if fma is not None and kwargs.get('fma_1flop', False):
         flops = fma
-    extra = consts
-    for attr in saved:
-        if getattr(func, attr, None) is not x:
-            extra += n
-    if len(in_data) == 1:
-        mread = n + extra  # one dtype: the hook's itemsize is exact
+    if saved or consts or len(in_data) != 1:
+        extra = consts
+        for attr in saved:
+            if getattr(func, attr, None) is not x:
+                extra += n
+        if len(in_data) == 1:
+            mread = n + extra  # one dtype: the hook's itemsize is exact
+        else:
+            mread = total_size(in_data) + elements(extra, x)
     else:
-        mread = total_size(in_data) + elements(extra, x)
+        mread = n  # x, read once
     return (flops * n, mread, n,
             {} if params is None else params(func, in_data))
 

@@ -78,6 +78,7 @@ from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reads_out_shapes
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
@@ -710,6 +711,7 @@ def calc_flipud(func: FlipUD, in_data, **kwargs):
     return _move(x.size, x.size)
 
 
+@reads_out_shapes
 def calc_get_item(func: GetItem, in_data, **kwargs):
     r"""GetItem
 

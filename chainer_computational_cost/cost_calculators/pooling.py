@@ -53,6 +53,7 @@ from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reads_out_shapes
 from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
@@ -603,6 +604,7 @@ def _avg_pool_grad_cost(gy, x_shape, ksize, stride, pad, divide_gy):
     return (flops, gy.size, prod(x_shape), _window_params(ksize, stride, pad))
 
 
+@reads_out_shapes
 def calc_average_pooling_2d_grad(func: AveragePooling2DGrad, in_data,
                                  **kwargs):
     r"""AveragePooling2DGrad
@@ -629,6 +631,7 @@ def calc_average_pooling_2d_grad(func: AveragePooling2DGrad, in_data,
         'out_shapes')), ksize, stride, pad, False)
 
 
+@reads_out_shapes
 def calc_average_pooling_nd_grad(func: AveragePoolingNDGrad, in_data,
                                  **kwargs):
     r"""AveragePoolingNDGrad
@@ -678,6 +681,7 @@ _MAX_POOL_GRAD = {
 }
 
 
+@reads_out_shapes
 def calc_max_pooling_grad(func: tuple(_MAX_POOL_GRAD), in_data, **kwargs):
     r"""<<name>>
 
