@@ -223,6 +223,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # Classes dispatched through a base class's calculator; weak, so
         # that the hook keeps no user class alive.
         self._resolved = weakref.WeakKeyDictionary()
+        # Per class with a built-in calculator (classes the registry keeps
+        # alive anyway): (calculator, True, whether it skips out_shapes).
+        # Read again from the registry at every entry (see _dispatch_of).
+        self._dispatch = {}
         self._records_list = []
         # Warnings are collected while functions run and given when the
         # ``with`` block exits (a warning turned into an error must not
@@ -256,6 +260,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def __enter__(self):
         frame = _getframe(1)
+        self._dispatch = {}  # the registry may have changed since
         self._entry_id = self._entry_code = None
         self._outer_node = self._new_stack(frame.f_back, None)[0]
         self._trie = self._tries.setdefault(id(self._outer_node), {})
@@ -342,6 +347,18 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             id(code) in _BACKWARD_IDS for code, _ in codes))
         return found
 
+    def _dispatch_of(self, cls):
+        """``(calculator or None, built-in?, skips out_shapes?)`` for
+        ``cls``; remembered in ``_dispatch`` for a built-in calculator, so
+        that the usual call finds all three in one lookup."""
+        calc = self._calculator(cls)
+        builtin = calc is not None and calc is calculators.get(cls) and \
+            cls not in self._custom
+        found = (calc, builtin, calc in skips_out_shapes)
+        if builtin:
+            self._dispatch[cls] = found
+        return found
+
     def _calculator(self, cls):
         """The calculator for ``cls``: a custom one, a built-in one, or the
         one of the nearest base class that has either (None if none)."""
@@ -391,16 +408,17 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         cls = type(function)
         type_name = cls.__name__
 
-        builtin = calculators.get(cls)
-        calc = (self._custom.get(cls) if self._custom else None) or \
-            builtin or self._calculator(cls)
+        try:
+            calc, builtin, skip = self._dispatch[cls]
+        except KeyError:
+            calc, builtin, skip = self._dispatch_of(cls)
         error = None
         if calc is None:
             flops = mread = mwrite = 0
             params = None
         else:
             try:
-                if calc in skips_out_shapes:
+                if skip:
                     result = calc(function, in_data,
                                   fma_1flop=self._fma_1flop)
                 else:
@@ -427,7 +445,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                     mwrite *= out_itemsize
                     if (mread | mwrite) >> 63:
                         raise _too_many_bytes(type_name)
-                if calc is not builtin:
+                if not builtin:
                     # A custom calculator may keep and change its dict.
                     params = fresh(params)
             except Exception as e:
@@ -573,6 +591,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                           stacklevel=2)
         self._custom[func_type] = calculator
         self._resolved = weakref.WeakKeyDictionary()
+        self._dispatch = {}
 
     # What the reports read (report.CostReport)
 

@@ -171,6 +171,35 @@ def test_custom_calculator_overrides_builtin_with_warning():
     assert hook.layer_report['ReLU-1']['flops'] == 9
 
 
+def test_calculators_can_change_between_calls_of_one_type():
+    x = np.ones(3, np.float32)
+    relu = F.activation.relu.ReLU
+    hook = ComputationalCostHook()
+    with hook:
+        F.relu(x)
+        with pytest.warns(UserWarning, match='overriding the built-in'):
+            hook.add_custom_cost_calculator(
+                relu, lambda f, x, **kw: (7, 0, 0, {}))
+        F.relu(x)
+    # built-in: 3 comparisons; then the custom one
+    assert [r['flops'] for r in list(hook.layer_report.values())[:-1]] \
+        == [3, 7]
+
+    # the registry is read again when a hook is entered again
+    other = ComputationalCostHook()
+    builtin = calculators[relu]
+    try:
+        with other:
+            F.relu(x)
+        calculators[relu] = lambda f, x, **kw: (5, 0, 0, {})
+        with other:
+            F.relu(x)
+    finally:
+        calculators[relu] = builtin
+    assert [r['flops'] for r in list(other.layer_report.values())[:-1]] \
+        == [3, 5]
+
+
 def test_readme_custom_calculator_example():
     def custom_calculator(func, in_data, **kwargs):
         x, y = in_data
