@@ -171,21 +171,35 @@ class _LinkObserver(chainer.LinkHook):
         info = owner._links.get(path)
         if info is not None and info[1] is None:
             # After the call: lazily initialised parameters exist now.
-            info[1] = _n_params(args.link)
+            sizes = _param_sizes(args.link, path, owner._param_sizes)
+            owner._param_sizes[path] = (id(args.link), sizes)
+            info[1] = int(sum(sizes.values()))
         owner._link_path = stack[-1][1] if stack else '/'
 
 
-def _n_params(link):
-    """Elements of a link's parameters, its children's included, each
-    parameter counted once (shared ones too)."""
-    seen = set()
-    total = 0
-    for p in link.params():
-        if id(p) in seen or p.array is None:
-            continue
-        seen.add(id(p))
-        total += p.size
-    return int(total)
+def _param_sizes(link, path, known):
+    """``{id(parameter): size}`` of the initialised parameters of ``link``
+    at ``path`` and of its children, each parameter once (shared ones too).
+
+    A child already measured in this ``with`` block (``known``: path ->
+    (id of the link, its sizes)) is not walked again: children finish
+    before their parent, so a model's parameters are walked about once,
+    not once per level of nesting.
+    """
+    sizes = {}
+    for name in link._params:
+        p = link.__dict__[name]
+        if p.array is not None:
+            sizes[id(p)] = p.size
+    prefix = path if path == '/' else path + '/'
+    for child in link.children():
+        entry = known.get(prefix + str(child.name))
+        if entry is not None and entry[0] == id(child):
+            sizes.update(entry[1])
+        else:
+            sizes.update((id(p), p.size) for p in child.params()
+                         if p.array is not None)
+    return sizes
 
 
 class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
@@ -249,6 +263,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._link_stack = []
         self._link_path = '/'
         self._links = {}
+        self._param_sizes = {}
         self._paths = {}
         self._node_links = {}
         self._backward_links = []
@@ -275,6 +290,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._link_observer.__exit__(exc_type, *args)
         self._link_stack = []
         self._link_path = '/'
+        self._param_sizes = {}
         self._node_links = {}
         self._backward_links = []
         self._clock = []

@@ -139,3 +139,34 @@ def test_bad_depth(depth):
     cch = _run(Twice(), _x(2, 3))
     with pytest.raises(ValueError, match='depth must be'):
         cch.show_link_report(io.StringIO(), depth=depth)
+
+
+class _Shared(chainer.Chain):
+    """One Linear(2 -> 3) under two names, a Linear(3 -> 1) never called,
+    and a Linear(None -> 2) initialised by its call."""
+
+    def __init__(self):
+        super(_Shared, self).__init__()
+        with self.init_scope():
+            self.a = L.Linear(2, 3)
+            self.b = self.a
+            self.unused = L.Linear(3, 1)
+            self.lazy = L.Linear(None, 2)
+
+    def forward(self, x):
+        return self.lazy(self.b(self.a(x)[:, :2]))
+
+
+def test_n_params_counts_every_parameter_of_the_subtree_once():
+    cch = _run(_Shared(), _x(1, 2))
+    report = cch.link_report
+    # a and b are one link (Chainer names it after its last attribute,
+    # b): called twice, W 3*2 + b 3 = 9 counted once; unused (never
+    # called): 3 + 1 = 4; lazy, initialised by its call on b's 3 outputs:
+    # W 2*3 + b 2 = 8
+    assert list(report) == ['/', '/b', '/lazy', 'total']
+    assert report['/b']['n_calls'] == 2
+    assert report['/b']['n_params'] == 9
+    assert report['/lazy']['n_params'] == 8
+    assert report['/']['n_params'] == 9 + 4 + 8
+    assert cch.total_report['n_params'] == 21
