@@ -19,17 +19,12 @@ train=False) and the extra microseconds per call of a loop of F.relu on a
 """
 
 import argparse
-import os
 import statistics
 import time
 import warnings
 
-# Before NumPy is imported: it reads these once.
-if not any(v in os.environ for v in (
-        'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
-    os.environ['OPENBLAS_NUM_THREADS'] = '1'
-    os.environ['MKL_NUM_THREADS'] = '1'
-    os.environ['OMP_NUM_THREADS'] = '1'
+# Before NumPy is imported.
+import one_blas_thread  # NOQA
 
 import chainer
 import chainer.functions as F

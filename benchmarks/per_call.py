@@ -34,12 +34,8 @@ import tempfile
 import time
 import warnings
 
-# Before NumPy is imported (see overhead.py).
-if not any(v in os.environ for v in (
-        'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
-    os.environ['OPENBLAS_NUM_THREADS'] = '1'
-    os.environ['MKL_NUM_THREADS'] = '1'
-    os.environ['OMP_NUM_THREADS'] = '1'
+# Before NumPy is imported.
+import one_blas_thread  # NOQA
 
 import chainer
 import chainer.functions as F

@@ -10,13 +10,11 @@ run layer by layer, and prints the projected totals at ``--target``.
 """
 
 import argparse
-import os
 import time
 import warnings
 
-if not any(v in os.environ for v in (
-        'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
-    os.environ['OPENBLAS_NUM_THREADS'] = '1'
+# Before NumPy is imported.
+import one_blas_thread  # NOQA
 
 import chainer
 import numpy as np

@@ -16,14 +16,12 @@ Prints:
 import argparse
 import contextlib
 import io
-import os
 import time
 import tracemalloc
 import warnings
 
-if not any(v in os.environ for v in (
-        'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
-    os.environ['OPENBLAS_NUM_THREADS'] = '1'
+# Before NumPy is imported.
+import one_blas_thread  # NOQA
 
 import chainer
 import chainer.functions as F

@@ -12,12 +12,10 @@ function it differentiates.
 """
 
 import argparse
-import os
 import warnings
 
-if not any(v in os.environ for v in (
-        'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')):
-    os.environ['OPENBLAS_NUM_THREADS'] = '1'
+# Before NumPy is imported.
+import one_blas_thread  # NOQA
 
 import chainer
 import chainer.functions as F
