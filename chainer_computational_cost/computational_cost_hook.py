@@ -419,6 +419,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # share one copy.
         shapes = self._interned.setdefault(shapes, shapes)
         node = function
+        # function_object(), inline: calling it costs about 1k instructions
+        # a call (callgrind), about 3 % of the hook's own work.
         if isinstance(function, _ADAPTER):
             function = function.function  # what a calculator sees
         cls = type(function)
