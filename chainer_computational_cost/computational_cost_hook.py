@@ -1,8 +1,9 @@
 """The function hook that records the theoretical cost of every call."""
 
-import itertools
+import copy
 import operator
 import sys
+import threading
 import time
 import warnings
 import weakref
@@ -21,9 +22,6 @@ from chainer_computational_cost.report import fresh
 from chainer_computational_cost.report import ReportWarning
 
 
-_hook_ids = itertools.count(1)
-
-
 # ``FunctionNode.apply`` (Chainer 6 and 7) runs ``forward`` once, keeps
 # its result in the local variable ``outputs`` and then calls the hooks'
 # ``forward_postprocess`` itself.  Reading that local from the caller's frame
@@ -36,8 +34,17 @@ _APPLY_CODE = chainer.FunctionNode.apply.__code__
 _shape = operator.attrgetter('shape')
 
 _getframe = sys._getframe
+_weakref = weakref.ref
 
 _ADAPTER = chainer.function.FunctionAdapter
+
+# One frame of this code on the stack per link being called (with hooks).
+_LINK_CALL_CODE = chainer.Link.__call__.__code__
+
+# Names are handed out at __enter__ under this lock, with the check that
+# a hook is not active twice at once.
+_ENTER_LOCK = threading.Lock()
+_NAME_PREFIX = 'ComputationalCostHook-'
 
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
@@ -127,9 +134,31 @@ def _first_dtype(arrays):
     return None
 
 
+def _pick_name(hooks):
+    """``ComputationalCostHook-<k>``: k is 1 + the number of hooks of this
+    class among ``hooks`` (a thread's active hooks), raised until the name
+    is free; an outer hook is ``-1``, one nested in it ``-2``."""
+    k = 1 + sum(1 for name in hooks if name.startswith(_NAME_PREFIX)
+                and not name.endswith('-links'))
+    while _NAME_PREFIX + str(k) in hooks:
+        k += 1
+    return _NAME_PREFIX + str(k)
+
+
+# The method whose result a user pickles in place of a live hook.
+_SNAPSHOT = 'snapshot'
+
+
 class _LinkObserver(chainer.LinkHook):
     """Follows link calls for a ComputationalCostHook: the path of the
-    links being called, and per path the calls and parameter count."""
+    links being called, and per path the calls and parameter count.
+
+    The stack of link calls is checked against the interpreter's own:
+    a link whose forward raised never reaches its postprocess, so at each
+    link call the entries beyond the number of ``Link.__call__`` frames
+    running inside the block are dropped.  A postprocess of a link that
+    has no entry (called before the hook was entered) changes nothing.
+    """
 
     def __init__(self, owner):
         self.name = owner.name + '-links'
@@ -138,9 +167,20 @@ class _LinkObserver(chainer.LinkHook):
     def forward_preprocess(self, args):
         owner = self._owner
         stack = owner._link_stack
+        depth, backward = owner._link_depth(_getframe(1))
+        del stack[max(depth - 1, 0):]
         if stack:
             parent = stack[-1][1]
-            link = args.link
+        elif backward and owner._backward_links:
+            # Recomputation in a backward pass (F.forget): under the link
+            # whose node is being differentiated.
+            parent = owner._backward_links[-1][1]
+        else:
+            parent = None
+        link = args.link
+        if parent is None:
+            path = '/'
+        else:
             name = link.name or type(link).__name__
             key = (parent, name)
             path = owner._paths.get(key)
@@ -148,43 +188,44 @@ class _LinkObserver(chainer.LinkHook):
                 path = owner._paths[key] = (
                     parent + name if parent == '/' else
                     parent + '/' + name)
-        else:
-            path = '/'
-        stack.append((id(args.link), path))
-        owner._link_path = path
-        owner._link_calls += 1
+        stack.append((id(link), path))
         info = owner._links.get(path)
         if info is None:
             owner._links[path] = [1, None]
         else:
             info[0] += 1
+        owner._link_version += 1
 
     def forward_postprocess(self, args):
         owner = self._owner
         stack = owner._link_stack
-        me = id(args.link)
-        # A forward that raised never reached its postprocess: drop it.
-        while stack:
-            link_id, path = stack.pop()
-            if link_id == me:
+        link = args.link
+        me = id(link)
+        for i in range(len(stack) - 1, -1, -1):
+            if stack[i][0] == me:
                 break
-        info = owner._links.get(path)
-        if info is not None and info[1] is None:
+        else:
+            return  # called before the block was entered
+        path = stack[i][1]
+        del stack[i:]  # its own entry and any a raising callee left
+        measured = owner._param_sizes
+        if (path, me) not in measured:
             # After the call: lazily initialised parameters exist now.
-            sizes = _param_sizes(args.link, path, owner._param_sizes)
-            owner._param_sizes[path] = (id(args.link), sizes)
-            info[1] = int(sum(sizes.values()))
-        owner._link_path = stack[-1][1] if stack else '/'
+            sizes = measured[path, me] = _param_sizes(link, path, measured)
+            merged = owner._path_sizes.setdefault(path, {})
+            merged.update(sizes)
+            owner._links[path][1] = int(sum(merged.values()))
+            owner._link_version += 1
 
 
 def _param_sizes(link, path, known):
     """``{id(parameter): size}`` of the initialised parameters of ``link``
     at ``path`` and of its children, each parameter once (shared ones too).
 
-    A child already measured in this ``with`` block (``known``: path ->
-    (id of the link, its sizes)) is not walked again: children finish
-    before their parent, so a model's parameters are walked about once,
-    not once per level of nesting.
+    A child already measured in this ``with`` block (``known``:
+    ``(path, id of the link)`` -> its sizes) is not walked again: children
+    finish before their parent, so a model's parameters are walked about
+    once, not once per level of nesting.
     """
     sizes = {}
     for name in link._params:
@@ -193,9 +234,9 @@ def _param_sizes(link, path, known):
             sizes[id(p)] = p.size
     prefix = path if path == '/' else path + '/'
     for child in link.children():
-        entry = known.get(prefix + str(child.name))
-        if entry is not None and entry[0] == id(child):
-            sizes.update(entry[1])
+        entry = known.get((prefix + str(child.name), id(child)))
+        if entry is not None:
+            sizes.update(entry)
         else:
             sizes.update((id(p), p.size) for p in child.params()
                          if p.array is not None)
@@ -227,9 +268,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             if not isinstance(value, bool):
                 raise TypeError('{} must be a bool, got {!r}'.format(
                     arg, value))
-        # A unique name lets several hooks be active at once (Chainer keys
-        # active hooks by name).
-        self.name = 'ComputationalCostHook-{}'.format(next(_hook_ids))
+        # Chainer keys active hooks by name: as in 0.1.2, a hook is named
+        # by its depth among this thread's active ones (made unique when
+        # it is entered, see _pick_name).
+        self.name = _pick_name(chainer.get_function_hooks())
+        self._active_thread = None
         self._fma_1flop = fma_1flop
         self._strict = strict
         self._measure_time = measure_time
@@ -261,43 +304,81 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # [n_calls, n_params]; forward nodes' paths for their backward.
         self._link_observer = _LinkObserver(self)
         self._link_stack = []
-        self._link_path = '/'
         self._links = {}
         self._param_sizes = {}
+        self._path_sizes = {}
         self._paths = {}
         self._node_links = {}
         self._backward_links = []
-        self._link_calls = 0
+        self._link_version = 0
         self._clock = []
         if measure_time:
             # Only a timing hook pays for a forward_preprocess.
             self.forward_preprocess = self._start_clock
 
     def __enter__(self):
-        frame = _getframe(1)
-        self._dispatch = {}  # the registry may have changed since
-        self._entry_id = self._entry_code = None
-        self._outer_node = self._new_stack(frame.f_back, None)[0]
-        self._trie = self._tries.setdefault(id(self._outer_node), {})
-        self._entry_id = id(frame)
-        self._entry_code = frame.f_code
-        super(ComputationalCostHook, self).__enter__()
-        self._link_observer.__enter__()
+        hooks = chainer.get_function_hooks()
+        with _ENTER_LOCK:
+            if self._active_thread is not None:
+                raise RuntimeError(
+                    '{} is already active (entered in thread {}): a hook '
+                    'is entered once at a time; use one hook per thread'
+                    .format(self.name, self._active_thread))
+            self.name = _pick_name(hooks)
+            self._link_observer.name = self.name + '-links'
+            self._active_thread = threading.get_ident()
+        try:
+            frame = _getframe(1)
+            self._dispatch = {}  # the registry may have changed since
+            self._entry_id = self._entry_code = None
+            self._outer_node = self._new_stack(frame.f_back, None)[0]
+            self._trie = self._tries.setdefault(id(self._outer_node), {})
+            self._entry_id = id(frame)
+            self._entry_code = frame.f_code
+            super(ComputationalCostHook, self).__enter__()
+            self._link_observer.__enter__()
+        except BaseException:
+            hooks.pop(self.name, None)
+            self._active_thread = None
+            raise
         return self
 
     def __exit__(self, exc_type, *args):
         self._entry_id = self._entry_code = None
         self._link_observer.__exit__(exc_type, *args)
         self._link_stack = []
-        self._link_path = '/'
         self._param_sizes = {}
         self._node_links = {}
         self._backward_links = []
         self._clock = []
         result = super(ComputationalCostHook, self).__exit__(exc_type,
                                                              *args)
+        self._active_thread = None
         self._flush_warnings(exc_type is not None)
         return result
+
+    def __deepcopy__(self, memo):
+        """A copy holding the same records, not active: it may be entered
+        beside the original (it gets its own name then)."""
+        cls = type(self)
+        twin = cls.__new__(cls)
+        memo[id(self)] = twin
+        for k, v in self.__dict__.items():
+            twin.__dict__[k] = copy.deepcopy(v, memo)
+        twin._active_thread = None
+        twin._entry_id = twin._entry_code = None
+        return twin
+
+    def __reduce_ex__(self, protocol):
+        raise TypeError(
+            'a ComputationalCostHook cannot be pickled (it holds code '
+            'objects and live state); pickle its reports instead, e.g. '
+            'hook.layer_report or hook.{}()'.format(_SNAPSHOT))
+
+    @property
+    def active(self):
+        """Whether the hook is entered (in some thread) and not exited."""
+        return self._active_thread is not None
 
     @property
     def fma_1flop(self):
@@ -318,8 +399,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def _new_stack(self, frame, root):
         """The interned stack of ``frame`` and its callers, up to the frame
-        that entered the ``with`` block (then under ``root``), and whether
-        a backward pass is running: ``(node, backward)``.
+        that entered the ``with`` block (then under ``root``), whether a
+        backward pass is running and how many link calls are running in
+        the block: ``(node, backward, link depth)``.
 
         A record holds one node of a tree of ``(code, lasti, parent)``: its
         memory does not grow with the depth of the stack, and nodes hold
@@ -359,9 +441,37 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             if child is None:
                 child = nodes[key] = (code, lasti, node)
             node = child
-        found = level[None] = (node, any(
-            id(code) in _BACKWARD_IDS for code, _ in codes))
+        found = level[None] = (
+            node, any(id(code) in _BACKWARD_IDS for code, _ in codes),
+            sum(1 for code, _ in codes if code is _LINK_CALL_CODE))
         return found
+
+    def _stack_of(self, frame):
+        """``(node, backward, link depth)`` of ``frame`` (see _new_stack),
+        through the trie; forward_postprocess has this walk inline."""
+        entry_code = self._entry_code
+        entry_id = self._entry_id
+        try:
+            level = self._trie
+            f = frame
+            while f is not None:
+                code = f.f_code
+                lasti = f.f_lasti
+                entry = level[lasti]
+                if entry[0] is not code:
+                    entry = level[lasti, id(code)]
+                level = entry[1]
+                if code is entry_code and id(f) == entry_id:
+                    break
+                f = f.f_back
+            return level[None]
+        except KeyError:
+            return self._new_stack(frame, self._outer_node)
+
+    def _link_depth(self, frame):
+        """``(link calls running in the block, backward?)`` at ``frame``."""
+        found = self._stack_of(frame)
+        return found[2], found[1]
 
     def _dispatch_of(self, cls):
         """``(calculator or None, built-in?, skips out_shapes?)`` for
@@ -491,19 +601,32 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 if code is entry_code and id(frame) == entry_id:
                     break
                 frame = frame.f_back
-            stack, backward = level[None]
+            stack, backward, depth = level[None]
         except KeyError:
-            stack, backward = self._new_stack(caller, self._outer_node)
+            stack, backward, depth = self._new_stack(caller,
+                                                     self._outer_node)
+        if depth:
+            # Inside a link's call (a recomputation in a backward pass
+            # too): the innermost one still running.
+            try:
+                link = self._link_stack[depth - 1][1]
+            except IndexError:  # the block's own frame has returned
+                links = self._link_stack
+                link = links[-1][1] if links else '/'
+        elif backward:
+            bw = self._backward_links
+            link = bw[-1][1] if bw else '/'
+        else:
+            link = '/'
         if backward:
             phase = 'backward'
-            bw = self._backward_links
-            link = bw[-1] if bw else '/'
         else:
             phase = 'forward'
-            link = self._link_path
             if link != '/':
-                # Its backward is attributed to the same link.
-                self._node_links[id(node)] = link
+                # Its backward is attributed to the same link; the weak
+                # reference tells this node from a later one that reuses
+                # its id.
+                self._node_links[id(node)] = (link, _weakref(node))
         self._records_list.append(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
              error, stack, phase, link, dtype, elapsed))
@@ -513,12 +636,21 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def backward_preprocess(self, function, in_data, out_grad):
         """Remember which link the node being back-propagated was created
         in: the gradient functions its backward applies belong there."""
-        self._backward_links.append(self._node_links.get(id(function), '/'))
+        me = id(function)
+        entry = self._node_links.get(me)
+        link = '/' if entry is None or entry[1]() is not function else (
+            entry[0])
+        self._backward_links.append((me, link))
 
     def backward_postprocess(self, function, in_data, out_grad):
-        """End of one node's backward."""
-        if self._backward_links:
-            self._backward_links.pop()
+        """End of one node's backward (and of any whose backward raised
+        inside it)."""
+        bw = self._backward_links
+        me = id(function)
+        for i in range(len(bw) - 1, -1, -1):
+            if bw[i][0] == me:
+                del bw[i:]
+                break
 
     # Timing
 
@@ -617,8 +749,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return self._records_list
 
     def _link_info(self):
+        # A C-level copy first: another thread may be adding paths.
         return {path: (info[0], info[1] or 0)
-                for path, info in self._links.items()}
+                for path, info in list(self._links.items())}
 
     def _cache_key(self):
-        return (len(self._records_list), self._link_calls)
+        return (len(self._records_list), self._link_version)

@@ -443,3 +443,93 @@ def test_one_program():
     p = draw_program(ONE)
     print(p.describe())
     check_program(p)
+
+
+# Link attribution over repeated runs and with the hook entered inside a
+# link's forward (issue "Never break a run, round three").  Each program
+# runs inside a Chain (its links, unregistered, become children named
+# after their class), so that a backward call given to the wrong link (a
+# node id reused by a later step, a stale link left by an exception) shows
+# in the per-link figures.
+
+LINK_EXAMPLES = max(1, EXAMPLES // 5)
+REPEATS = 3
+
+
+class _Holder(chainer.Chain):
+    """Runs a program in its forward; ``hook`` (if any) is entered at the
+    start of the forward, not before the call."""
+
+    def __init__(self, p, hook=None):
+        super(_Holder, self).__init__()
+        self.p = p
+        self.hook = hook
+
+    def forward(self):
+        if self.hook is not None:
+            self.hook.__enter__()
+        return run(self.p)
+
+
+def _per_link(hook):
+    return {path: tuple(entry[k] for k in ('n_layers', 'n_calls') + METRICS)
+            for path, entry in hook.link_report.items()}
+
+
+def check_links(p):
+    """Three runs in one hook cost three times one run, link by link; the
+    hook entered inside a link's forward changes no result and costs the
+    calls made in the block, links included."""
+    with warnings.catch_warnings():
+        # the program's own warnings are run_hooked's concern
+        warnings.simplefilter('ignore')
+        with ComputationalCostHook() as once:
+            bare = _Holder(p)()
+        with ComputationalCostHook() as thrice:
+            for _ in range(REPEATS):
+                _Holder(p)()
+        single = _per_link(once)
+        for path, figures in _per_link(thrice).items():
+            assert path in single, (path, list(single))
+            expected = tuple(REPEATS * v for v in single[path])
+            assert figures == expected, (path, figures, single[path])
+
+        inside = ComputationalCostHook()
+        holder = _Holder(p, inside)
+        hooked = holder()
+        inside.__exit__(None, None, None)
+    assert_same_results(bare, hooked)
+    assert not chainer.get_function_hooks(), 'a hook is still active'
+    assert not chainer._get_link_hooks(), 'a link hook is still active'
+    # the holder was called before the block: its children are the
+    # block's top-level links, the root (paths one level up)
+    ref = once.layer_report
+    got = inside.layer_report
+    assert list(got) == list(ref)
+    for name, entry in got.items():
+        if name == 'total':
+            continue
+        for k in METRICS:
+            assert entry[k] == ref[name][k], (name, k)
+        link = ref[name]['link']
+        assert entry['link'] == '/' + link.split('/', 2)[-1] if (
+            link.count('/') > 1) else '/', (name, entry['link'], link)
+    STATS['link checks'] += 1
+
+
+@given(program=st.integers(0, 2 ** 32 - 1))
+@settings(fuzz_settings, max_examples=LINK_EXAMPLES)
+def _fuzz_links(program):
+    p = draw_program(program)
+    note(p.describe())
+    if p.mode == 'double':
+        p.mode = 'grad'  # Chainer cannot always: see run_bare
+    check_links(p)
+
+
+if not EXPLORE:
+    _fuzz_links = seed(20251125)(_fuzz_links)
+
+
+def test_links_over_repeated_runs_and_hooks_entered_in_links():
+    _fuzz_links()

@@ -1,7 +1,9 @@
 """Where the cost lives: link paths on records, the link report and its
 rendering, on small chains with hand-derived figures."""
 
+import copy
 import io
+import threading
 
 import chainer
 import chainer.functions as F
@@ -170,3 +172,220 @@ def test_n_params_counts_every_parameter_of_the_subtree_once():
     assert report['/lazy']['n_params'] == 8
     assert report['/']['n_params'] == 9 + 4 + 8
     assert cch.total_report['n_params'] == 21
+
+
+# Link attribution that must stay right whatever the user's code does
+# (issue "Never break a run, round three").
+
+class _Pair(chainer.Chain):
+    """l1 = Linear(3 -> 4), a ReLU, l2 = Linear(4 -> 2)."""
+
+    def __init__(self):
+        super(_Pair, self).__init__()
+        with self.init_scope():
+            self.l1 = L.Linear(3, 4)
+            self.l2 = L.Linear(4, 2)
+
+    def forward(self, x):
+        return self.l2(F.relu(self.l1(x)))
+
+
+def test_a_hook_entered_inside_a_links_forward_does_not_break_it():
+    hook = ComputationalCostHook(strict=True)
+
+    class Net(chainer.Chain):
+        def __init__(self):
+            super(Net, self).__init__()
+            with self.init_scope():
+                self.fc = L.Linear(3, 4)
+
+        def forward(self, x):
+            hook.__enter__()
+            return F.relu(self.fc(x))
+
+    y = Net()(_x(2, 3))  # Net's own postprocess runs under the hook
+    hook.__exit__(None, None, None)
+    assert y.shape == (2, 4)
+    report = hook.link_report
+    # the links called in the block are its root: fc, W 4*3 + b 4 = 16;
+    # Net itself was called before the block and is not counted
+    assert list(report) == ['/', 'total']
+    assert report['/']['n_calls'] == 1
+    assert report['/']['n_params'] == 16
+    assert report['/']['n_layers'] == 2
+
+
+def test_repeated_training_steps_keep_backward_calls_in_their_link():
+    model = _Pair()
+    x = _x(5, 3)
+    with ComputationalCostHook(strict=True) as cch:
+        for _ in range(30):
+            model.cleargrads()
+            F.sum(model(x)).backward()
+    report = cch.link_report
+    # per step, l1: its forward, its weight gradient and its bias gradient
+    # (a Sum); x is an array, so no input gradient: 3 * 30 = 90
+    assert report['/l1']['n_layers'] == 90
+    # l2: forward, weight, bias and input gradients: 4 * 30 = 120
+    assert report['/l2']['n_layers'] == 120
+    # the rest (ReLU, its gradient, Sum, its gradient) stays at the root
+    assert report['/']['n_layers'] - 90 - 120 == 4 * 30
+
+
+def test_n_params_counts_every_top_level_link():
+    enc, dec = L.Linear(10, 20), L.Linear(20, 5)
+    with ComputationalCostHook() as cch:
+        dec(enc(_x(1, 10)))
+    # enc 20*10 + 20 = 220, dec 5*20 + 5 = 105
+    assert cch.total_report['n_params'] == 325
+    assert cch.link_report['/']['n_params'] == 325
+    assert cch.link_report['/']['n_calls'] == 2
+
+
+def test_a_report_read_inside_the_block_is_rebuilt_after_it():
+    hook = ComputationalCostHook()
+
+    class Net(_Pair):
+        def forward(self, x):
+            y = super(Net, self).forward(x)
+            hook.total_report  # read before Net's call has ended
+            return y
+
+    with hook:
+        Net()(_x(1, 3))
+    # l1 4*3 + 4 = 16, l2 2*4 + 2 = 10
+    assert hook.total_report['n_params'] == 26
+    assert hook.link_report['/']['n_params'] == 26
+
+
+def test_an_exception_caught_inside_the_block_leaves_no_stale_link():
+    class Boom(chainer.Chain):
+        def __init__(self):
+            super(Boom, self).__init__()
+            with self.init_scope():
+                self.fc = L.Linear(3, 3)
+
+        def forward(self, x):
+            self.fc(x)
+            raise ValueError('boom')
+
+    class Outer(chainer.Chain):
+        def __init__(self):
+            super(Outer, self).__init__()
+            with self.init_scope():
+                self.boom = Boom()
+
+        def forward(self, x):
+            try:
+                self.boom(x)
+            except ValueError:
+                pass
+            return F.relu(x)
+
+    with ComputationalCostHook(strict=True) as cch:
+        Outer()(_x(1, 3))
+        try:
+            Boom()(_x(1, 3))
+        except ValueError:
+            pass
+        F.sigmoid(_x(1, 3))
+    layers = cch.layer_report
+    assert layers['LinearFunction-1']['link'] == '/boom/fc'
+    assert layers['ReLU-1']['link'] == '/'
+    assert layers['LinearFunction-2']['link'] == '/fc'
+    assert layers['Sigmoid-1']['link'] == '/'
+
+
+def test_recomputed_links_keep_their_path():
+    class Net(chainer.Chain):
+        def __init__(self):
+            super(Net, self).__init__()
+            with self.init_scope():
+                self.fc = L.Linear(3, 3)
+
+        def forward(self, x):
+            return F.forget(lambda h: F.relu(self.fc(h)), x)
+
+    x = chainer.Variable(_x(2, 3))
+    with ComputationalCostHook(strict=True) as cch:
+        F.sum(Net()(x)).backward()
+    fcs = [r['phase'] for r in cch.layer_report.values()
+           if r.get('type') == 'LinearFunction']
+    # forward once, recomputed once in the backward pass: both in /fc
+    assert fcs == ['forward', 'backward']
+    links = {r['link'] for r in cch.layer_report.values()
+             if r.get('type') == 'LinearFunction'}
+    assert links == {'/fc'}
+    # Net was called once; the recomputation calls fc, not Net, again
+    assert cch.link_report['/']['n_calls'] == 1
+    assert cch.link_report['/fc']['n_calls'] == 2
+
+
+def test_one_hook_cannot_be_active_twice_at_once():
+    hook = ComputationalCostHook()
+    with hook:
+        with pytest.raises(RuntimeError, match='already active'):
+            hook.__enter__()
+        errors = []
+
+        def other():
+            try:
+                with hook:
+                    pass
+            except RuntimeError as e:
+                errors.append(str(e))
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert len(errors) == 1 and 'one hook per thread' in errors[0]
+    with hook:  # once exited, it can be entered again
+        F.relu(_x(2))
+    assert len(hook.layer_report) == 2
+
+
+def test_reports_can_be_read_from_another_thread_during_the_run():
+    hook = ComputationalCostHook()
+    done = threading.Event()
+    errors = []
+
+    def read():
+        while not done.is_set():
+            try:
+                hook.link_report
+                hook.layer_report
+            except Exception as e:  # pragma: no cover (the failure)
+                errors.append(e)
+                return
+    t = threading.Thread(target=read)
+    t.start()
+    try:
+        with hook:
+            model = _Pair()
+            for _ in range(100):
+                model(_x(1, 3))
+                L.Linear(2, 2)(_x(1, 2))
+    finally:
+        done.set()
+        t.join()
+    assert errors == []
+
+
+def test_nested_hooks_are_named_by_depth_as_in_0_1_2():
+    with ComputationalCostHook() as outer:
+        with ComputationalCostHook() as first:
+            pass
+        with ComputationalCostHook() as second:
+            assert second.name == 'ComputationalCostHook-2'
+    assert outer.name == 'ComputationalCostHook-1'
+    assert first.name == 'ComputationalCostHook-2'
+
+
+def test_a_deep_copy_can_be_entered_beside_its_original():
+    with ComputationalCostHook() as cch:
+        F.relu(_x(2))
+        twin = copy.deepcopy(cch)
+        with twin:
+            F.relu(_x(3))
+    assert len(cch.layer_report) == 3
+    assert len(twin.layer_report) == 3
+    assert twin.layer_report['ReLU-2']['input_shapes'] == [(3,)]
