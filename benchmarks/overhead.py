@@ -15,7 +15,9 @@ single-threaded anyway.
 
 Prints the hooked/bare ratio for VGG16 and ResNet50 (batch 1, CPU,
 train=False) and the extra microseconds per call of a loop of F.relu on a
-4x4 array; the last line sums the three up.
+4x4 array under a no-op FunctionHook, Chainer's own TimerHook and this
+hook, measured in turns in the same rounds; the ratio of this hook's extra
+to TimerHook's cancels the machine's speed.  The last line sums up.
 """
 
 import argparse
@@ -27,6 +29,7 @@ import warnings
 import one_blas_thread  # NOQA
 
 import chainer
+from chainer.function_hooks import TimerHook
 import chainer.functions as F
 import chainer.links as L
 import numpy as np
@@ -102,23 +105,58 @@ def main():
         print('{:<9} bare {:8.1f} ms  hooked {:8.1f} ms  ratio {:.3f}'
               .format(name, bare * 1e3, hooked * 1e3, ratios[name]))
 
+    extra = per_call_extras(args.calls, args.repeat, clock)
+    print('F.relu x{}: bare {:.2f} us/call; extra per call: no-op hook '
+          '{:.2f} us, TimerHook {:.2f} us, ComputationalCostHook {:.2f} us'
+          .format(args.calls, extra['bare'], extra['noop'], extra['timer'],
+                  extra['cch']))
+    print('summary ({} time): VGG16 {:.3f}x, ResNet50 {:.3f}x, extra per '
+          'call {:.2f}x TimerHook\'s (original 0.1.2: 1.94x, 2.43x, 72 us '
+          'a call)'.format(args.clock, ratios['VGG16'], ratios['ResNet50'],
+                           extra['cch'] / extra['timer']))
+
+
+class _Noop(chainer.FunctionHook):
+    """What Chainer's calling of any hook costs."""
+
+    name = 'NoopHook'
+
+    def forward_postprocess(self, function, in_data):
+        pass
+
+
+def per_call_extras(calls, repeat, clock):
+    """Microseconds per F.relu call on a 4x4 array: ``bare``, then the
+    extra (median over rounds of hooked minus bare) under a no-op hook,
+    TimerHook and ComputationalCostHook, each timed in every round."""
     small = np.ones((4, 4), np.float32)
 
-    def relu_loop():
+    def loop():
         with chainer.no_backprop_mode():
-            for _ in range(args.calls):
+            for _ in range(calls):
                 F.relu(small)
 
-    pairs = compare(relu_loop, args.repeat, clock)
-    bare, hooked = medians(pairs)
-    per_call = statistics.median(h - b for b, h in pairs) / args.calls * 1e6
-    print('F.relu x{}: bare {:.2f} us/call  hooked {:.2f} us/call  '
-          'extra {:.2f} us/call'.format(
-              args.calls, bare / args.calls * 1e6,
-              hooked / args.calls * 1e6, per_call))
-    print('summary ({} time): VGG16 {:.3f}x, ResNet50 {:.3f}x, {:.1f} us '
-          'extra per call (original: 1.94x, 2.43x, 72 us)'.format(
-              args.clock, ratios['VGG16'], ratios['ResNet50'], per_call))
+    def under(make):
+        def run():
+            with make():
+                loop()
+        return run
+
+    runs = {'bare': loop, 'noop': under(_Noop), 'timer': under(TimerHook),
+            'cch': under(ComputationalCostHook)}
+    for fn in runs.values():
+        fn()  # warm up
+    times = {k: [] for k in runs}
+    order = list(runs)
+    for i in range(repeat):
+        for k in order[i % len(order):] + order[:i % len(order)]:
+            times[k].append(_time(runs[k], clock))
+    bare = times['bare']
+    out = {'bare': statistics.median(bare) / calls * 1e6}
+    for k in ('noop', 'timer', 'cch'):
+        out[k] = statistics.median(
+            t - b for t, b in zip(times[k], bare)) / calls * 1e6
+    return out
 
 
 if __name__ == '__main__':
