@@ -329,16 +329,21 @@ def calc_binary(func: tuple(_BINARY), in_data, **kwargs):
     $$y = <<formula>>$$
 
     <<note>> $y$ has the broadcast shape of $<<a>>$ and $<<b>>$; each
-    input element is read once, in its own dtype.
+    input element is read once, in its own dtype. Given $N > 2$ arrays (a
+    direct call, as 0.1.2's calculators accepted; Chainer's own node always
+    has two, and `F.add` of more makes a MultiAdd) the operation is applied
+    $N - 1$ times, left to right, over their broadcast shape, and every
+    array is read once.
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs | $<<k>>\|y\|$ |
-    | mread | $\|<<a>>\| + \|<<b>>\|$ |
+    | FLOPs | $<<k>>\|y\|$; $<<k>>(N - 1) \|y\|$ for $N$ arrays |
+    | mread | $\|<<a>>\| + \|<<b>>\|$; $\sum_i \|x_i\|$ for $N$ arrays |
     | mwrite | $\|y\|$ |
     | params | none |
     """
-    return _elementwise(in_data, lookup(_BINARY_ROWS, type(func))['flops'])
+    return _elementwise(in_data, lookup(_BINARY_ROWS, type(func))['flops']
+                        * (len(in_data) - 1))
 
 
 calc_binary.family = _BINARY
