@@ -237,6 +237,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # A unique name lets several hooks be active at once (Chainer keys
         # active hooks by name).
         self.name = 'ComputationalCostHook-{}'.format(next(_hook_ids))
+        self._fma_1flop = fma_1flop
+        self._strict = strict
+        self._measure_time = measure_time
         if flop_convention not in FLOP_CONVENTIONS:
             raise ValueError("flop_convention must be None or 'torch', got "
                              '{!r}'.format(flop_convention))
@@ -245,9 +248,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._flop_convention = flop_convention
         self._extra = {} if flop_convention is None else {
             'flop_convention': flop_convention}
-        self._fma_1flop = fma_1flop
-        self._strict = strict
-        self._measure_time = measure_time
         self._custom = {}
         # Classes dispatched through a base class's calculator; weak, so
         # that the hook keeps no user class alive.
