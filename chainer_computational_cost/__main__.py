@@ -315,6 +315,11 @@ def build_parser():
     parser.add_argument('--no-fma', action='store_true',
                         help='count a multiply-add as two FLOPs (as '
                              "datasheets' peak FLOP/s do)")
+    parser.add_argument('--flop-convention', choices=('torch',),
+                        default=None,
+                        help="torch: count convolutions, linear layers and "
+                             'matrix products as PyTorch\'s FlopCounterMode '
+                             'does (2 FLOPs per multiply-add, bias free)')
     parser.add_argument('--train', action='store_true',
                         help='cost a training step: forward in train mode, '
                              'softmax cross entropy on random labels, '
@@ -575,11 +580,13 @@ def _run(args):
         if args.project:
             try:
                 return projection.project_batch(
-                    lambda n: call(inputs[n]), batch, fma_1flop=fma_1flop)
+                    lambda n: call(inputs[n]), batch, fma_1flop=fma_1flop,
+                    flop_convention=args.flop_convention)
             except ValueError as e:
                 raise CommandError('--project cannot project to batch {}: '
                                    '{}'.format(batch, e))
         with ComputationalCostHook(fma_1flop=fma_1flop,
+                                   flop_convention=args.flop_convention,
                                    measure_time=args.measure_time) as cch:
             call(inputs[batch])
     return cch

@@ -14,8 +14,10 @@ from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import Elements
+from chainer_computational_cost.cost_calculators import FLOP_CONVENTIONS
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
+from chainer_computational_cost.cost_calculators import with_keywords
 from chainer_computational_cost import report
 from chainer_computational_cost.report import error_text
 from chainer_computational_cost.report import fresh
@@ -260,9 +262,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             reporting the layer as ignored with a warning.
         measure_time (bool): also record the wall time of each function's
             forward (column ``time``, seconds); it changes no other figure.
+        flop_convention (None or 'torch'): ``'torch'`` counts
+            convolutions, linear layers and matrix products (and their
+            gradients) as PyTorch's ``FlopCounterMode`` does: 2 FLOPs per
+            multiply-add, a bias free; calculators get it as a keyword.
     """
 
-    def __init__(self, fma_1flop=True, strict=False, measure_time=False):
+    def __init__(self, fma_1flop=True, strict=False, measure_time=False,
+                 flop_convention=None):
         for arg, value in (('fma_1flop', fma_1flop), ('strict', strict),
                            ('measure_time', measure_time)):
             if not isinstance(value, bool):
@@ -276,6 +283,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._fma_1flop = fma_1flop
         self._strict = strict
         self._measure_time = measure_time
+        if flop_convention not in FLOP_CONVENTIONS:
+            raise ValueError("flop_convention must be None or 'torch', got "
+                             '{!r}'.format(flop_convention))
+        # Passed to calculators by wrapping them (see _dispatch_of): the
+        # usual call stays as it is without it.
+        self._flop_convention = flop_convention
+        self._extra = {} if flop_convention is None else {
+            'flop_convention': flop_convention}
         self._custom = {}
         # Classes dispatched through a base class's calculator; weak, so
         # that the hook keeps no user class alive.
@@ -386,6 +401,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return self._fma_1flop
 
     @property
+    def flop_convention(self):
+        """None, or ``'torch'`` for PyTorch's FlopCounterMode counts."""
+        return self._flop_convention
+
+    @property
     def strict(self):
         """Whether calculator errors propagate."""
         return self._strict
@@ -481,6 +501,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         builtin = calc is not None and calc is calculators.get(cls) and \
             cls not in self._custom
         found = (calc, builtin, calc in skips_out_shapes)
+        if calc is not None and self._extra:
+            found = (with_keywords(calc, self._extra),) + found[1:]
         if builtin:
             self._dispatch[cls] = found
         return found

@@ -28,11 +28,13 @@ class Projection(report.CostReport):
     ``link_report``, the ``show_*`` methods, ``roofline_report``, ...).
     """
 
-    def __init__(self, records, link_info, batch_size, fma_1flop):
+    def __init__(self, records, link_info, batch_size, fma_1flop,
+                 flop_convention=None):
         self._projected = records
         self._links = link_info
         self.batch_size = batch_size
         self.fma_1flop = fma_1flop
+        self.flop_convention = flop_convention
 
     def _records(self):
         return self._projected
@@ -157,7 +159,7 @@ def project_records(runs, batches, batch_size):
     return out
 
 
-def project_batch(run, batch_size, fma_1flop=True):
+def project_batch(run, batch_size, fma_1flop=True, flop_convention=None):
     """Cost report of ``run(batch_size)`` computed from runs at batch
     sizes 1, 2 and 3.
 
@@ -166,6 +168,8 @@ def project_batch(run, batch_size, fma_1flop=True):
             training step) at batch size ``n``; it is called three times.
         batch_size (int): the batch size to report (>= 1).
         fma_1flop (bool): as for :class:`ComputationalCostHook`.
+        flop_convention (None or 'torch'): as for
+            :class:`ComputationalCostHook`.
 
     Returns:
         Projection: the reading API of the hook, at ``batch_size``.
@@ -188,7 +192,8 @@ def project_batch(run, batch_size, fma_1flop=True):
     runs = []
     links = []
     for n in BATCHES:
-        hook = ComputationalCostHook(fma_1flop=fma_1flop)
+        hook = ComputationalCostHook(fma_1flop=fma_1flop,
+                                     flop_convention=flop_convention)
         with warnings.catch_warnings():
             if runs:  # the first run said it already
                 warnings.simplefilter('ignore', report.ReportWarning)
@@ -202,4 +207,5 @@ def project_batch(run, batch_size, fma_1flop=True):
                              '{} at n={}'.format(sorted(info), n)
                              for info, n in zip(links, BATCHES))))
     records = project_records(runs, BATCHES, int(batch_size))
-    return Projection(records, links[0], int(batch_size), fma_1flop)
+    return Projection(records, links[0], int(batch_size), fma_1flop,
+                      flop_convention)

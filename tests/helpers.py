@@ -10,6 +10,7 @@ import sys
 import chainer
 import numpy
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.cost_calculators import function_type
@@ -82,3 +83,12 @@ def typed(value):
 def assert_params(params, expected):
     """0.1.2 compatibility: exactly these keys, values and value types."""
     assert typed(params) == typed(expected)
+
+
+def flops_by_layer(step, **hook_options):
+    """FLOPs of each layer of ``step()`` (a forward pass or training step)
+    under a strict ComputationalCostHook made with ``hook_options``."""
+    with ComputationalCostHook(strict=True, **hook_options) as cch:
+        step()
+    return {name: record['flops'] for name, record in cch.layer_report.items()
+            if name != 'total'}

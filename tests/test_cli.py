@@ -754,3 +754,33 @@ def test_plot_onto_a_directory(tmp_path, capsys):
                    str(tmp_path))
     assert err == ('error: --plot-summary {!r} is a directory: give a file '
                    'name such as plot.png'.format(str(tmp_path)))
+
+
+def test_flop_convention_torch():
+    # conv x (1,3,8,8), W (4,3,3,3) with bias: y (1,4,6,6), |y| = 144,
+    # K = 27: 2*144*27 = 7776 (3888 with FMA by default); Linear(144 -> 5)
+    # with bias: 2*5*144 = 1440, the bias free (725 with FMA)
+    expected = ('Layer name,FLOPs\n'
+                'Convolution2DFunction-1,7776\n'
+                'Reshape-1,0\n'
+                'LinearFunction-1,1440\n'
+                'total,9216\n')
+    options = ('cli_models:build_conv_linear', '--unit', 'raw', '--mode',
+               'csv', '--columns', 'name,flops', '--flop-convention', 'torch')
+    assert run(*options, '--shape', '1,3,8,8') == (0, expected)
+    # projected to batch 12: 12 times each figure
+    assert run(*options, '--shape', '12,3,8,8', '--project') == (
+        0, 'Layer name,FLOPs\n'
+           'Convolution2DFunction-1,93312\n'
+           'Reshape-1,0\n'
+           'LinearFunction-1,17280\n'
+           'total,110592\n')
+
+
+def test_flop_convention_unknown(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['cli_models:build_raising', '--flop-convention', 'pytorch'])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: argument --flop-convention: invalid choice: 'pytorch' "
+        "(choose from 'torch') (see --help)\n")

@@ -12,6 +12,7 @@ from chainer_computational_cost.cost_calculators import function_type
 from helpers import assert_params
 from helpers import calls_of
 from helpers import cost
+from helpers import flops_by_layer
 
 
 def _x(*shape, dtype=np.float32):
@@ -702,3 +703,182 @@ def test_embed_id_grad_ignore_label_few_ids():
     r = cch.layer_report['EmbedIDGrad-1']
     # bytes: 2*4 + 6*2 + 4 = 24; 30*2 = 60
     assert (r['flops'], r['mread'], r['mwrite']) == (2, 24, 60)
+
+
+# flop_convention='torch': PyTorch's FlopCounterMode counts 2 FLOPs per
+# multiply-add of a convolution or a matrix product and nothing for a bias,
+# whatever fma_1flop says. Its formulas, for comparison: conv
+# 2 * N * prod(out) * c_out * (c_in / groups) * prod(k); transposed conv
+# the same over the input grid; mm/addmm 2 * M * K * N (bias ignored).
+
+def _torch_flops(step, fma=True):
+    return flops_by_layer(step, fma_1flop=fma, flop_convention='torch')
+
+
+def test_torch_convention_conv_forward():
+    x, W, b = _x(2, 3, 5, 5), _x(4, 3, 3, 3), _x(4)
+    # pad 1: y (2,4,5,5), |y| = 200, K = 3*3*3 = 27; 2*200*27 = 10800
+    # with or without bias, with or without FMA (ours: 5400 with FMA,
+    # 2*5400 - 200 = 10600 without FMA and bias)
+    for args in ((x, W, b), (x, W)):
+        for fma in (True, False):
+            assert _torch_flops(lambda: F.convolution_2d(*args, pad=1),
+                                fma) == {'Convolution2DFunction-1': 10800}
+    # stride 2, dilation 2, groups 2 on x (1,4,9,9), W (6,2,3,3):
+    # out (9 + 2 - 5)//2 + 1 = 4: |y| = 6*4*4 = 96, K = (4/2)*3*3 = 18;
+    # 2*96*18 = 3456
+    assert _torch_flops(lambda: F.convolution_2d(
+        _x(1, 4, 9, 9), _x(6, 2, 3, 3), stride=2, pad=1, dilate=2,
+        groups=2)) == {'Convolution2DFunction-1': 3456}
+
+
+def test_torch_convention_conv_nd_forward():
+    # x (1,2,3,4,4), W (3,2,2,2,2), no pad: out (2,3,3), |y| = 3*18 = 54,
+    # K = 2*2*2*2 = 16; 2*54*16 = 1728 (ours with FMA: 864)
+    assert _torch_flops(lambda: F.convolution_nd(
+        _x(1, 2, 3, 4, 4), _x(3, 2, 2, 2, 2), _x(3))) == {
+            'ConvolutionND-1': 1728}
+
+
+def test_torch_convention_conv_gradients():
+    # x (2,3,5,5), W (4,3,3,3), no bias, pad 1, loss = sum(y):
+    # input gradient (a Deconvolution2DFunction of gy (2,4,5,5)):
+    # 2 * N * prod(gy grid) * c_gy * (c_x / groups) * prod(k)
+    # = 2*2*25*4*3*9 = 10800, the forward's;
+    # weight gradient: |gW| = 4*3*3*3 = 108 sums of M = 2*5*5 = 50:
+    # 2*108*50 = 10800 (ours without FMA: 108*(2*50 - 1) = 10692)
+    x = chainer.Variable(_x(2, 3, 5, 5))
+    W = chainer.Variable(_x(4, 3, 3, 3))
+
+    def step():
+        F.sum(F.convolution_2d(x, W, pad=1)).backward()
+
+    flops = _torch_flops(step, fma=False)
+    assert flops['Convolution2DFunction-1'] == 10800
+    assert flops['Deconvolution2DFunction-1'] == 10800
+    assert flops['Convolution2DGradW-1'] == 10800
+
+
+def test_torch_convention_grouped_weight_gradient():
+    # groups 2: x (1,4,3,3), W (2,2,1,1): |gW| = 2*2 = 4 sums of
+    # M = 1*3*3 = 9: 2*4*9 = 72. (FlopCounterMode leaves the groups out
+    # of the weight gradient, pytorch/pytorch#183405, and counts
+    # 2 * 3*3 * 1*1 * 4 * 2 * 1 = 144.)
+    x = chainer.Variable(_x(1, 4, 3, 3))
+    W = chainer.Variable(_x(2, 2, 1, 1))
+
+    def step():
+        F.sum(F.convolution_2d(x, W, groups=2)).backward()
+
+    assert _torch_flops(step)['Convolution2DGradW-1'] == 72
+
+
+def test_torch_convention_conv_nd_weight_gradient():
+    # x (1,2,3,3,3), W (2,2,2,2,2): out (2,2,2); |gW| = 2*2*8 = 32 sums of
+    # M = 1*8 = 8: 2*32*8 = 512
+    x = chainer.Variable(_x(1, 2, 3, 3, 3))
+    W = chainer.Variable(_x(2, 2, 2, 2, 2))
+
+    def step():
+        F.sum(F.convolution_nd(x, W)).backward()
+
+    flops = _torch_flops(step)
+    assert flops['ConvolutionNDGradW-1'] == 512
+    # the input gradient: DeconvolutionND of gy (1,2,2,2,2):
+    # 2 * 1*8 * 2 * 2 * 8 = 512, the forward's (2 * 16 outputs * 16 terms)
+    assert flops['ConvolutionND-1'] == flops['DeconvolutionND-1'] == 512
+
+
+def test_torch_convention_deconvolution():
+    # x (1,2,3,3), W (2,3,2,2), stride 2: y (1,3,6,6); torch counts
+    # 2 * N * prod(x grid) * c_in * (c_out / groups) * prod(k)
+    # = 2*1*9*2*3*4 = 432, bias or not (ours: P = 216 with FMA;
+    # 2*216 - 36 = 396 without FMA and bias)
+    x, W, b = _x(1, 2, 3, 3), _x(2, 3, 2, 2), _x(3)
+    for args in ((x, W, b), (x, W)):
+        for fma in (True, False):
+            assert _torch_flops(lambda: F.deconvolution_2d(
+                *args, stride=2), fma) == {'Deconvolution2DFunction-1': 432}
+    # N-d: x (1,1,2,2,2), W (1,2,2,2,2): 2*1*8*1*2*8 = 256
+    assert _torch_flops(lambda: F.deconvolution_nd(
+        _x(1, 1, 2, 2, 2), _x(1, 2, 2, 2, 2))) == {'DeconvolutionND-1': 256}
+
+
+def test_torch_convention_linear():
+    # x (3,4), W (5,4): 15 outputs of K = 4: 2*15*4 = 120, bias or not
+    # (ours: 60 + 15 = 75 with FMA and bias; 15*7 = 105 without FMA and
+    # bias)
+    x, W, b = _x(3, 4), _x(5, 4), _x(5)
+    for args in ((x, W, b), (x, W)):
+        for fma in (True, False):
+            assert _torch_flops(lambda: F.linear(*args), fma) == {
+                'LinearFunction-1': 120}
+
+
+def test_torch_convention_linear_gradients_batch1():
+    # batch 1, Linear(4 -> 5) with bias, loss = sum(y):
+    # LinearGradData: gy (1,5) W -> 1*4 sums of 5: 2*4*5 = 40 (ours
+    # without FMA 4*9 = 36); LinearGradWeight: gy^T x -> 5*4 sums of 1:
+    # 2*20*1 = 40 (ours without FMA 20*(2*1 - 1) = 20: half)
+    x = chainer.Variable(_x(1, 4))
+    W = chainer.Variable(_x(5, 4))
+    b = chainer.Variable(_x(5))
+
+    def step():
+        F.sum(F.linear(x, W, b)).backward()
+
+    flops = _torch_flops(step, fma=False)
+    assert flops['LinearFunction-1'] == 40
+    assert flops['LinearGradData-1'] == 40
+    assert flops['LinearGradWeight-1'] == 40
+    # batch 8, Linear(30 -> 20): 2*8*30*20 = 9600 each
+    x = chainer.Variable(_x(8, 30))
+    W = chainer.Variable(_x(20, 30))
+
+    def step8():
+        F.sum(F.linear(x, W)).backward()
+
+    flops = _torch_flops(step8)
+    assert (flops['LinearGradData-1'], flops['LinearGradWeight-1']) == (
+        9600, 9600)
+
+
+def test_torch_convention_leaves_other_layers_to_fma_1flop():
+    # FlopCounterMode counts nothing for a bilinear layer or a local
+    # convolution: they keep this package's model, FMA as fma_1flop says.
+    # Bilinear e1 (2,3), e2 (2,4), W (3,4,5): NJK = 24 outer products,
+    # NL = 10 sums of JK = 12: 24 + 120 with FMA, 24 + 10*23 = 254 without
+    e1, e2, W = _x(2, 3), _x(2, 4), _x(3, 4, 5)
+    assert _torch_flops(lambda: F.bilinear(e1, e2, W)) == {
+        'BilinearFunction-1': 144}
+    assert _torch_flops(lambda: F.bilinear(e1, e2, W), fma=False) == {
+        'BilinearFunction-1': 254}
+
+
+def test_torch_convention_reaches_custom_calculators():
+    seen = []
+
+    def custom(func, in_data, **kwargs):
+        seen.append(dict(kwargs))
+        return (1, 2, 3, {})
+
+    x = _x(1, 4)
+    for convention in (None, 'torch'):
+        with pytest.warns(UserWarning, match='overriding the built-in'):
+            with ComputationalCostHook(flop_convention=convention) as cch:
+                cch.add_custom_cost_calculator(LinearFunction, custom)
+                F.linear(x, _x(2, 4))
+        assert cch.flop_convention == convention
+        assert cch.layer_report['LinearFunction-1']['flops'] == 1
+    # off: exactly the keywords of before; on: flop_convention added
+    assert seen == [{'fma_1flop': True, 'out_shapes': ((1, 2),)},
+                    {'fma_1flop': True, 'out_shapes': ((1, 2),),
+                     'flop_convention': 'torch'}]
+
+
+@pytest.mark.parametrize('bad', ['pytorch', 'TORCH', True, 2])
+def test_torch_convention_refuses_other_values(bad):
+    with pytest.raises(ValueError) as e:
+        ComputationalCostHook(flop_convention=bad)
+    assert str(e.value) == (
+        "flop_convention must be None or 'torch', got {!r}".format(bad))

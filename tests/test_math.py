@@ -136,6 +136,26 @@ def test_div():
     assert cost(div, var(3, 2), var(3, 2), fma=False) == (6, 12, 6, {})
 
 
+@pytest.mark.parametrize('cls_name', ['Add', 'Sub', 'Mul', 'Div'])
+def test_n_ary_arithmetic_as_0_1_2(cls_name):
+    # 0.1.2's calculators took N arrays (its tests call them directly with
+    # [x] * 10): N - 1 operations per output element, every array read once
+    from chainer.functions.math import basic_math
+    node = getattr(basic_math, cls_name)()
+    x = half(1, 3, 10, 10)
+    # N = 3: (3-1) * 300 = 600 FLOPs; mread 3*300 = 900; mwrite 300
+    assert direct_cost(node, x, x, x) == (600, 900, 300, {})
+    # N = 10: (10-1) * 300 = 2700 FLOPs; mread 10*300 = 3000; mwrite 300
+    assert direct_cost(node, *[x] * 10) == (2700, 3000, 300, {})
+    assert direct_cost(node, *[x] * 10, fma=False) == (2700, 3000, 300, {})
+    # N = 3 broadcasting (2,3), (3,), (2,1) to y (2,3): (3-1)*6 = 12 FLOPs;
+    # mread 6+3+2 = 11; mwrite 6
+    assert direct_cost(node, half(2, 3), half(3), half(2, 1)) == (
+        12, 11, 6, {})
+    # N = 2 unchanged: 300 FLOPs, mread 600, mwrite 300
+    assert direct_cost(node, x, x) == (300, 600, 300, {})
+
+
 def test_multi_add():
     a, b, c = half(2, 3), half(2, 3), half(2, 3)
     # 3 inputs: (3-1)*6 = 12 additions; mread 3*6 = 18; mwrite 6

@@ -19,6 +19,7 @@ from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import validate_cost
 
 from helpers import cost
+from helpers import flops_by_layer
 
 
 def _z(*shape):
@@ -329,6 +330,43 @@ def test_batch_matmul_2d_trans():
     assert c == (6, 12, 2, {'transa': True, 'transb': False})
     assert c.mwrite == f()[0].size
     assert cost(f, fma=False)[0] == 10
+
+
+def _torch_flops(step, fma=True):
+    return flops_by_layer(step, fma_1flop=fma, flop_convention='torch')
+
+
+def test_products_under_the_torch_convention():
+    # PyTorch's FlopCounterMode counts mm and bmm as 2 M K N: 2 FLOPs per
+    # multiply-add, whatever fma_1flop says
+    for fma in (True, False):
+        # (2,3) x (3,4): 8 outputs of K = 3: 2*8*3 = 48 (ours 24 / 40)
+        assert _torch_flops(lambda: F.matmul(_z(2, 3), _z(3, 4)), fma) == {
+            'MatMul-1': 48}
+        # broadcast batch: y (2,5,2,4) = 80 outputs of K = 3: 2*80*3 = 480
+        assert _torch_flops(lambda: F.matmul(_z(2, 1, 2, 3), _z(5, 3, 4)),
+                            fma) == {'MatMul-1': 480}
+        # (3,4) . (4,5) over one axis: 15 outputs of K = 4: 2*15*4 = 120
+        assert _torch_flops(lambda: F.tensordot(_z(3, 4), _z(4, 5), axes=1),
+                            fma) == {'TensorDot-1': 120}
+
+
+def test_batch_matmul_and_gradient_under_the_torch_convention():
+    a = chainer.Variable(_z(2, 3, 4))
+    b = chainer.Variable(_z(2, 4, 5))
+
+    def step():
+        y, = BatchMatMul().apply((a, b))
+        F.sum(y).backward()
+
+    flops = _torch_flops(step, fma=False)
+    # forward: B = 2 products of (3,4) by (4,5): 2*2*3*4*5 = 240 (ours
+    # without FMA 30*7 = 210)
+    assert flops['BatchMatMul-1'] == 240
+    # gradients, two bmm of the same size: g_a = |a| N = 24*5 = 120
+    # products, g_b = |b| M = 40*3 = 120: 2*(120 + 120) = 480 (ours
+    # without FMA 24*9 + 40*5 = 416)
+    assert flops['BatchMatMulGrad-1'] == 480
 
 
 def test_tensordot():

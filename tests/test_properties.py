@@ -98,8 +98,9 @@ class _Elements(chainer.FunctionHook):
 
     name = 'PropertyTestElements'
 
-    def __init__(self, fma):
+    def __init__(self, fma, extra):
         self.fma = fma
+        self.extra = extra
         self.calls = []
 
     def forward_postprocess(self, function, in_data):
@@ -114,7 +115,7 @@ class _Elements(chainer.FunctionHook):
         if calc is not None:
             counts = validate_cost(
                 calc(node, in_data, fma_1flop=self.fma,
-                     out_shapes=out_shapes),
+                     out_shapes=out_shapes, **self.extra),
                 calc.__name__, type(node).__name__)
         self.calls.append((type(node).__name__, counts))
 
@@ -123,12 +124,15 @@ Measure = collections.namedtuple(
     'Measure', 'flops mread mwrite out_size layers ignored')
 
 
-def measure(c, spec, k=1, fma=True):
+def measure(c, spec, k=1, fma=True, convention=None):
     """Run the case's function on batch k*n and return the costs of its
-    call of the target type, in elements."""
+    call of the target type, in elements, under the hook's
+    ``flop_convention`` ``convention``."""
     call = spec.make(k)
-    hook = ComputationalCostHook(fma_1flop=fma, strict=True)
-    counts = _Elements(fma)
+    hook = ComputationalCostHook(fma_1flop=fma, strict=True,
+                                 flop_convention=convention)
+    extra = {} if convention is None else {'flop_convention': convention}
+    counts = _Elements(fma, extra)
     with chainer.using_config('train', spec.train):
         with hook, counts:
             out = call()
@@ -137,7 +141,8 @@ def measure(c, spec, k=1, fma=True):
         assert cls.__name__ == c.target
         calc = calculators[cls]
         flops, mread, mwrite, _ = validate_cost(
-            calc(out.node, out.in_data, fma_1flop=fma), calc.__name__,
+            calc(out.node, out.in_data, fma_1flop=fma, **extra),
+            calc.__name__,
             c.target)
         out_size = sum(prod(s) for s in out.output_shapes())
         return Measure(flops, int(mread), int(mwrite), out_size, [], {})
@@ -211,6 +216,40 @@ def test_fma_never_costs_more(c):
         # counting FMAs only changes FLOPs
         assert (fused.mread, fused.mwrite) == (plain.mread, plain.mwrite)
     check_examples(c, 'fma', check)
+
+
+#: The types flop_convention='torch' counts as PyTorch's FlopCounterMode:
+#: 2 FLOPs per multiply-add, a bias free.
+TORCH_COUNTED = {
+    'Convolution2DFunction', 'ConvolutionND', 'Deconvolution2DFunction',
+    'DeconvolutionND', 'Convolution2DGradW', 'ConvolutionNDGradW',
+    'LinearFunction', 'LinearGradData', 'LinearGradWeight', 'MatMul',
+    'BatchMatMul', 'BatchMatMulGrad', 'TensorDot'}
+
+
+def test_torch_counted_types_have_cases():
+    assert TORCH_COUNTED <= {c.target for c in CASES}
+
+
+@pytest.mark.parametrize('c', [p for p in _params('torch')
+                               if p.values[0].target in TORCH_COUNTED])
+def test_torch_convention_is_twice_the_multiply_adds(c):
+    def check(spec, data):
+        fused = measure(c, spec, fma=True)
+        plain = measure(c, spec, fma=False)
+        torch = measure(c, spec, fma=True, convention='torch')
+        assert (torch.mread, torch.mwrite) == (fused.mread, fused.mwrite)
+        # never below the count without FMA, which only saves additions
+        assert torch.flops >= plain.flops
+        if c.target == 'LinearFunction':
+            # with FMA a linear layer's bias add is counted, there it is free
+            assert torch.flops in (2 * fused.flops,
+                                   2 * (fused.flops - fused.out_size))
+        else:
+            # with FMA a multiply-add is 1 FLOP and a convolution's bias
+            # initialises the accumulator
+            assert torch.flops == 2 * fused.flops
+    check_examples(c, 'torch', check)
 
 
 @pytest.mark.parametrize('c', _params('batch'))

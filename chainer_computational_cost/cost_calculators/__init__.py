@@ -15,9 +15,14 @@ outputs, or None when they are not known, e.g. in a direct call).  Building
 ``out_shapes`` costs a tuple on every call, so the hook leaves it out for
 the built-in calculators that never read it (:data:`skips_out_shapes`); a
 built-in calculator that reads it says so with :func:`reads_out_shapes`.
-Every other calculator, custom ones included, receives it.
+Every other calculator, custom ones included, receives it.  A hook made
+with ``flop_convention='torch'`` also passes ``flop_convention='torch'``
+(absent otherwise): the calculators of convolutions and matrix products
+then count as PyTorch's ``FlopCounterMode`` does (see
+:func:`product_convention`).
 """
 
+import functools
 import importlib
 import inspect
 import numbers
@@ -345,11 +350,44 @@ def reduced_shape(shape, axis, keepdims=False):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+#: The ``flop_convention`` of PyTorch's ``torch.utils.flop_counter``.
+TORCH = 'torch'
+
+#: The values of the hook's ``flop_convention``: None is this package's
+#: own model.
+FLOP_CONVENTIONS = (None, TORCH)
+
+
+def product_convention(kwargs):
+    """How a calculator of convolutions and matrix products counts a
+    multiply-add, from the keywords the hook passed: :data:`TORCH` when
+    the hook has ``flop_convention='torch'`` (2 FLOPs each, a bias free, as
+    ``FlopCounterMode`` counts), else the bool ``fma_1flop`` (absent:
+    False).  :func:`dot_flops` takes either."""
+    if kwargs.get('flop_convention') == TORCH:
+        return TORCH
+    return kwargs.get('fma_1flop', False)
+
+
+def with_keywords(calc, extra):
+    """``calc`` called with the keywords ``extra`` added to the hook's (how
+    a hook with ``flop_convention`` passes it on, so that the usual call
+    does not pay for it); named as ``calc`` for error messages."""
+    @functools.wraps(calc)
+    def call(func, in_data, **kwargs):
+        kwargs.update(extra)
+        return calc(func, in_data, **kwargs)
+    return call
+
+
 def dot_flops(n_out, k, fma):
     """FLOPs of ``n_out`` dot products of length ``k``: ``k`` multiply-adds
-    each with FMA; ``k`` multiplications and ``k - 1`` additions without."""
+    each with FMA; ``k`` multiplications and ``k - 1`` additions without;
+    ``2 k`` with ``fma`` :data:`TORCH` (see :func:`product_convention`)."""
     if k <= 0:
         return 0
+    if fma == TORCH:
+        return 2 * n_out * k
     return n_out * (k if fma else 2 * k - 1)
 
 

@@ -13,7 +13,11 @@ Conventions shared by this module:
   call, each costed by its own calculator;
 * every input that the function uses (input, weight, bias) is read once,
   x whole even when a stride beyond the kernel skips some of its elements;
-  intermediate buffers (im2col columns, outer products) are not counted.
+  intermediate buffers (im2col columns, outer products) are not counted;
+* with ``flop_convention='torch'`` (PyTorch's ``FlopCounterMode``, see
+  ``product_convention``) the convolutions, deconvolutions, linear layers
+  and their gradients count 2 FLOPs per multiply-add and nothing for a
+  bias, whatever ``fma_1flop`` says.
 """
 
 from chainer.functions.connection.bilinear import BilinearFunction
@@ -40,9 +44,11 @@ from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import product_convention
 from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
+from chainer_computational_cost.cost_calculators import TORCH
 
 
 def _accumulate_flops(macs, n_sums, has_init, fma):
@@ -51,8 +57,10 @@ def _accumulate_flops(macs, n_sums, has_init, fma):
     An initial value (a bias) starts the accumulator: with FMA each product
     is 1 FLOP; without FMA each product is a multiplication and an
     addition, except the first one of every sum when there is no initial
-    value.
+    value; with ``fma`` TORCH every product is 2 FLOPs.
     """
+    if fma == TORCH:
+        return 2 * macs
     if fma or macs == 0:
         return macs
     return 2 * macs - (0 if has_init else n_sums)
@@ -118,7 +126,7 @@ def _deconv_cost(x, W, b, stride, pad, dilate, out_dims, groups, fma):
     products = conv_macs(x.shape[0], per_sample, x.shape[1], groups, ksize,
                          x.shape[2:])
     has_bias = b is not None
-    flops = products if fma else 2 * products
+    flops = products if fma and fma != TORCH else 2 * products
     if not fma and not has_bias:
         # the first product reaching an output needs no addition
         flops -= x.shape[0] * per_sample * prod(
@@ -150,6 +158,7 @@ def calc_conv2d(func: Convolution2DFunction, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|y\| K$ |
     | FLOPs (no FMA) | $2 \|y\| K$ with bias, $2 \|y\| K - \|y\|$ without |
+    | FLOPs (torch) | $2 \|y\| K$, bias or not |
     | mread | $\|x\| + \|W\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on both axes, else a pair); `groups`; `nobias` |
@@ -157,7 +166,7 @@ def calc_conv2d(func: Convolution2DFunction, in_data, **kwargs):
     x, W, b = _split_bias(in_data)
     return _conv_cost(x, W, b, (func.sy, func.sx), (func.ph, func.pw),
                       (func.dy, func.dx), func.cover_all, func.groups,
-                      kwargs.get('fma_1flop', False))
+                      product_convention(kwargs))
 
 
 def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
@@ -174,6 +183,7 @@ def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|y\| K$ |
     | FLOPs (no FMA) | $2 \|y\| K$ with bias, $2 \|y\| K - \|y\|$ without |
+    | FLOPs (torch) | $2 \|y\| K$, bias or not |
     | mread | $\|x\| + \|W\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on every axis, else a tuple); `groups`; `nobias` |
@@ -181,7 +191,7 @@ def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
     x, W, b = _split_bias(in_data)
     return _conv_cost(x, W, b, func.stride, func.pad, func.dilate,
                       func.cover_all, func.groups,
-                      kwargs.get('fma_1flop', False))
+                      product_convention(kwargs))
 
 
 def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
@@ -203,6 +213,7 @@ def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $P$ |
     | FLOPs (no FMA) | $2P$ with bias, $2P - \|y_r\|$ without |
+    | FLOPs (torch) | $2P$, bias or not |
     | mread | $\|x\| + \|W\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on both axes, else a pair); `groups`; `nobias` |
@@ -210,7 +221,7 @@ def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     x, W, b = _split_bias(in_data)
     return _deconv_cost(x, W, b, (func.sy, func.sx), (func.ph, func.pw),
                         (func.dy, func.dx), (func.outh, func.outw),
-                        func.groups, kwargs.get('fma_1flop', False))
+                        func.groups, product_convention(kwargs))
 
 
 def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
@@ -228,6 +239,7 @@ def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $P$ |
     | FLOPs (no FMA) | $2P$ with bias, $2P - \|y_r\|$ without |
+    | FLOPs (torch) | $2P$, bias or not |
     | mread | $\|x\| + \|W\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation (int when equal on every axis, else a tuple); `groups`; `nobias` |
@@ -237,7 +249,7 @@ def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
     if outs is None:
         outs = (None,) * (x.ndim - 2)
     return _deconv_cost(x, W, b, func.stride, func.pad, func.dilate, outs,
-                        func.groups, kwargs.get('fma_1flop', False))
+                        func.groups, product_convention(kwargs))
 
 
 def calc_linear(func: LinearFunction, in_data, **kwargs):
@@ -254,6 +266,7 @@ def calc_linear(func: LinearFunction, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $rows \cdot in \cdot out$ (+ $rows \cdot out$ with bias) |
     | FLOPs (no FMA) | $rows \cdot out (2 in - 1)$ (+ $rows \cdot out$ with bias) |
+    | FLOPs (torch) | $2 \, rows \cdot in \cdot out$, bias or not |
     | mread | $\|x\| + \|W\| + \|b\|$ |
     | mwrite | $rows \cdot out$ |
     | params | `nobias` |
@@ -262,11 +275,9 @@ def calc_linear(func: LinearFunction, in_data, **kwargs):
     n_out, n_in = W.shape
     rows = x.size // n_in if n_in else 0
     y_size = rows * n_out
-    if kwargs.get('fma_1flop', False):
-        flops = y_size * n_in
-    else:
-        flops = y_size * (2 * n_in - 1)
-    if b is not None:
+    fma = product_convention(kwargs)
+    flops = dot_flops(y_size, n_in, fma)
+    if b is not None and fma != TORCH:
         flops += y_size
     return (flops, total_size((x, W, b)), y_size, {'nobias': b is None})
 
@@ -420,6 +431,7 @@ def calc_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|g_W\| M$ |
     | FLOPs (no FMA) | $\|g_W\| (2M - 1)$ |
+    | FLOPs (torch) | $2 \|g_W\| M$ |
     | mread | $\|x\| + \|g_y\|$ |
     | mwrite | $\|g_W\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation of the convolution (int when equal on both axes, else a pair); `groups` |
@@ -427,7 +439,7 @@ def calc_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
     x, gy = in_data
     return _conv_grad_w_cost(x, gy, (func.kh, func.kw), (func.sy, func.sx),
                              (func.ph, func.pw), (func.dy, func.dx),
-                             func.groups, kwargs.get('fma_1flop', False))
+                             func.groups, product_convention(kwargs))
 
 
 def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
@@ -445,6 +457,7 @@ def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|g_W\| M$ |
     | FLOPs (no FMA) | $\|g_W\| (2M - 1)$ |
+    | FLOPs (torch) | $2 \|g_W\| M$ |
     | mread | $\|x\| + \|g_y\|$ |
     | mwrite | $\|g_W\|$ |
     | params | `k`, `s`, `p`, `d`: kernel, stride, padding, dilation of the convolution (int when equal on every axis, else a tuple); `groups` |
@@ -452,7 +465,7 @@ def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
     x, gy = in_data
     return _conv_grad_w_cost(x, gy, tuple(func.ksize), func.stride, func.pad,
                              func.dilate, func.groups,
-                             kwargs.get('fma_1flop', False))
+                             product_convention(kwargs))
 
 
 def calc_linear_grad_data(func: LinearGradData, in_data, **kwargs):
@@ -467,6 +480,7 @@ def calc_linear_grad_data(func: LinearGradData, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $B \cdot in \cdot out$ |
     | FLOPs (no FMA) | $B \cdot in (2 out - 1)$ |
+    | FLOPs (torch) | $2 B \cdot in \cdot out$ |
     | mread | $\|W\| + \|g_y\|$ |
     | mwrite | $B \cdot in$ |
     | params | none |
@@ -474,7 +488,7 @@ def calc_linear_grad_data(func: LinearGradData, in_data, **kwargs):
     W, gy = in_data
     n_out, n_in = W.shape
     rows = gy.size // n_out if n_out else 0
-    return (dot_flops(rows * n_in, n_out, kwargs.get('fma_1flop', False)),
+    return (dot_flops(rows * n_in, n_out, product_convention(kwargs)),
             total_size((W, gy)), rows * n_in, {})
 
 
@@ -491,6 +505,7 @@ def calc_linear_grad_weight(func: LinearGradWeight, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $out \cdot in \cdot B$ |
     | FLOPs (no FMA) | $out \cdot in (2B - 1)$ |
+    | FLOPs (torch) | $2 \, out \cdot in \cdot B$ |
     | mread | $\|x\| + \|g_y\|$ |
     | mwrite | $out \cdot in$ |
     | params | none |
@@ -499,7 +514,7 @@ def calc_linear_grad_weight(func: LinearGradWeight, in_data, **kwargs):
     rows = x.shape[0]
     n_in = x.size // rows if rows else 0
     n_out = gy.size // rows if rows else 0
-    return (dot_flops(n_out * n_in, rows, kwargs.get('fma_1flop', False)),
+    return (dot_flops(n_out * n_in, rows, product_convention(kwargs)),
             total_size((x, gy)), n_out * n_in, {})
 
 

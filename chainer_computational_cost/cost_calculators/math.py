@@ -121,6 +121,7 @@ from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import product_convention
 from chainer_computational_cost.cost_calculators import reduced_shape
 from chainer_computational_cost.cost_calculators import resolve_table
 from chainer_computational_cost.cost_calculators import size_of
@@ -329,16 +330,21 @@ def calc_binary(func: tuple(_BINARY), in_data, **kwargs):
     $$y = <<formula>>$$
 
     <<note>> $y$ has the broadcast shape of $<<a>>$ and $<<b>>$; each
-    input element is read once, in its own dtype.
+    input element is read once, in its own dtype. Given $N > 2$ arrays (a
+    direct call, as 0.1.2's calculators accepted; Chainer's own node always
+    has two, and `F.add` of more makes a MultiAdd) the operation is applied
+    $N - 1$ times, left to right, over their broadcast shape, and every
+    array is read once.
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs | $<<k>>\|y\|$ |
-    | mread | $\|<<a>>\| + \|<<b>>\|$ |
+    | FLOPs | $<<k>>\|y\|$; $<<k>>(N - 1) \|y\|$ for $N$ arrays |
+    | mread | $\|<<a>>\| + \|<<b>>\|$; $\sum_i \|x_i\|$ for $N$ arrays |
     | mwrite | $\|y\|$ |
     | params | none |
     """
-    return _elementwise(in_data, lookup(_BINARY_ROWS, type(func))['flops'])
+    return _elementwise(in_data, lookup(_BINARY_ROWS, type(func))['flops']
+                        * (len(in_data) - 1))
 
 
 calc_binary.family = _BINARY
@@ -830,12 +836,13 @@ def calc_mat_mul(func: MatMul, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|y\| K$ |
     | FLOPs (no FMA) | $\|y\| (2K - 1)$ |
+    | FLOPs (torch) | $2 \|y\| K$ |
     | mread | $\|a\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `transa`, `transb`, `transc`: transpositions |
     """
     a, b = in_data
-    fma = kwargs.get('fma_1flop', False)
+    fma = product_convention(kwargs)
     n_out, k = _matmul_dims(a.shape, b.shape, func.transa, func.transb,
                             func.transc)
     return (dot_flops(n_out, k, fma), size_of(a) + size_of(b), n_out,
@@ -856,12 +863,13 @@ def calc_batch_mat_mul(func: BatchMatMul, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|y\| K$ |
     | FLOPs (no FMA) | $\|y\| (2K - 1)$ |
+    | FLOPs (torch) | $2 \|y\| K$ |
     | mread | $\|a\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `transa`, `transb`: transpositions |
     """
     a, b = in_data
-    fma = kwargs.get('fma_1flop', False)
+    fma = product_convention(kwargs)
     nb, m, k, n = _batch_mkn(a.shape, b.shape, func.transa, func.transb)
     return (dot_flops(nb * m * n, k, fma), size_of(a) + size_of(b),
             nb * m * n,
@@ -881,12 +889,13 @@ def calc_tensor_dot(func: TensorDot, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|y\| K$ |
     | FLOPs (no FMA) | $\|y\| (2K - 1)$ |
+    | FLOPs (torch) | $2 \|y\| K$ |
     | mread | $\|a\| + \|b\|$ |
     | mwrite | $\|y\|$ |
     | params | `a_axes`, `b_axes`: contracted axes of `a` and `b` |
     """
     a, b = in_data
-    fma = kwargs.get('fma_1flop', False)
+    fma = product_convention(kwargs)
     a_con, b_con = _contracted_axes(func, a.ndim, b.ndim)
     k = prod(a.shape[i] for i in a_con)
     n_out = (prod(d for i, d in enumerate(a.shape) if i not in a_con)
@@ -1428,6 +1437,7 @@ def calc_batch_mat_mul_grad(func: BatchMatMulGrad, in_data, **kwargs):
     |:-----|:------|
     | FLOPs (FMA) | $\|a\| N + \|b\| M$ |
     | FLOPs (no FMA) | $\|a\| (2N - 1) + \|b\| (2M - 1)$ |
+    | FLOPs (torch) | $2 \|a\| N + 2 \|b\| M$ |
     | mread | $\|a\| + \|b\| + \|g_y\|$ |
     | mwrite | $\|a\| + \|b\|$ |
     | params | `transa`, `transb`: transpositions |
@@ -1436,7 +1446,7 @@ def calc_batch_mat_mul_grad(func: BatchMatMulGrad, in_data, **kwargs):
     params = {'transa': bool(func.transa), 'transb': bool(func.transb)}
     if a is None or b is None or gy is None:
         return (0, _reads([x for x in in_data if x is not None]), 0, params)
-    fma = kwargs.get('fma_1flop', False)
+    fma = product_convention(kwargs)
     nb, m, k, n = _batch_mkn(a.shape, b.shape, func.transa, func.transb)
     flops = dot_flops(a.size, n, fma) + dot_flops(b.size, m, fma)
     return (flops, _reads([a, b, gy]), a.size + b.size, params)
