@@ -15,11 +15,14 @@ import collections
 import collections.abc
 import copy
 import csv
+import functools
 import io
 import json
 import math
 import numbers
+import os
 import sys
+import sysconfig
 import traceback
 import warnings
 
@@ -739,16 +742,90 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
  R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
 
 
-def format_stack(node):
-    """Text of an interned stack node ``(code, lasti, parent)``, outermost
-    frame first (as Python prints a traceback)."""
+class SavedStack(tuple):
+    """A stack as plain data that pickles: ``(filename, line, function)``
+    per frame, outermost first.  A record holds an interned node ``(code,
+    lasti, parent)`` while it is recorded (code objects do not pickle); it
+    becomes one of these when the records are saved (:func:`saved_records`).
+    """
+
+    __slots__ = ()
+
+
+def stack_frames(node):
+    """``(filename, line, function)`` of each frame of a stack (an interned
+    node, a :class:`SavedStack` or None), outermost first."""
+    if type(node) is SavedStack:
+        return list(node)
     frames = []
     while node is not None:
         code, lasti, node = node
-        frames.append(traceback.FrameSummary(
-            code.co_filename, _line_of(code, lasti), code.co_name))
+        frames.append((code.co_filename, _line_of(code, lasti),
+                       code.co_name))
     frames.reverse()
-    return ''.join(traceback.format_list(frames))
+    return frames
+
+
+def saved_records(records):
+    """``records`` with every stack a :class:`SavedStack` (a record whose
+    stack is shared keeps sharing it): records that can be pickled."""
+    saved = {}
+    out = []
+    for r in records:
+        stack = r[R_STACK]
+        if type(stack) is not SavedStack and stack is not None:
+            new = saved.get(id(stack))
+            if new is None:
+                new = saved[id(stack)] = SavedStack(stack_frames(stack))
+            r = r[:R_STACK] + (new,) + r[R_STACK + 1:]
+        out.append(r)
+    return out
+
+
+def format_stack(node):
+    """Text of a stack (see :func:`stack_frames`), outermost frame first (as
+    Python prints a traceback), ending at the last frame of the user's code:
+    the frames of Chainer and of this package a call goes through after it
+    tell nothing about where it was made (all of them are kept when no
+    frame is the user's)."""
+    frames = stack_frames(node)
+    end = len(frames)
+    while end and is_library_file(frames[end - 1][0]):
+        end -= 1
+    if end:
+        frames = frames[:end]
+    return ''.join(traceback.format_list(
+        [traceback.FrameSummary(*f) for f in frames]))
+
+
+def _is_under(path, directory):
+    return path == directory or path.startswith(directory + os.sep)
+
+
+@functools.lru_cache(maxsize=None)
+def is_library_file(filename):
+    """Whether a frame's file belongs to Python, Chainer, NumPy or this
+    package rather than to the user's code."""
+    if filename.startswith('<frozen'):
+        return True
+    import chainer
+    import numpy
+    path = os.path.abspath(filename)
+    libraries = [_PACKAGE_DIR] + [
+        os.path.dirname(os.path.abspath(m.__file__)) for m in (chainer, numpy)]
+    if any(_is_under(path, d) for d in libraries):
+        return True
+    paths = sysconfig.get_paths()
+    # Some distributions keep site-packages inside the standard library's
+    # directory; a user's installed package there is still user code.
+    installed = (paths['purelib'], paths['platlib'])
+    if any(_is_under(path, os.path.abspath(d)) for d in installed):
+        return False
+    return any(_is_under(path, os.path.abspath(paths[k]))
+               for k in ('stdlib', 'platstdlib'))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _line_of(code, lasti):
@@ -962,6 +1039,13 @@ class CostReport(object):
         self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
                    'Link')
 
+    def snapshot(self):
+        """A frozen copy of these reports that can be pickled (a live hook
+        cannot): a :class:`ReportSnapshot` with the same reading API,
+        unchanged by later calls."""
+        return ReportSnapshot(self._records(), self._link_info(),
+                              getattr(self, 'fma_1flop', None))
+
     # From cost to time: the roofline module computes, this only reads.
 
     def roofline_report(self, device=None, peak_flops=None, bandwidth=None):
@@ -1021,6 +1105,31 @@ class CostReport(object):
             return
         ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
                          name_title))
+
+
+class ReportSnapshot(CostReport):
+    """The reports of a hook or a projection as they were when
+    :meth:`CostReport.snapshot` was called, with the same reading API
+    (``layer_report``, ``summary_report``, ``total_report``,
+    ``phase_report``, ``link_report``, ``ignored_layers``, the ``show_*``
+    methods, ``roofline_report``, the plots); it pickles, tracebacks
+    included (as text of the frames' files, lines and functions).
+    """
+
+    def __init__(self, records, link_info, fma_1flop=None):
+        self._saved = list(records)
+        self._links = dict(link_info)
+        self.fma_1flop = fma_1flop
+
+    def _records(self):
+        return self._saved
+
+    def _link_info(self):
+        return self._links
+
+    def __reduce__(self):
+        return (ReportSnapshot, (saved_records(self._saved), self._links,
+                                 self.fma_1flop))
 
 
 #: How each cached report is built from the building blocks of
