@@ -671,17 +671,42 @@ def _json_value(row, column, prefix, n_digits, time_unit):
     if value is None:
         return None
     if column in SCALED:
-        number, _ = _scaled(value, column, prefix, n_digits)
-        return number
-    if column in TIME_COLUMNS:
-        return _round(value * _TIME_SCALE[time_unit], n_digits)
-    if isinstance(value, float):
-        return _round(value, n_digits) if math.isfinite(value) else None
-    if column in ('input_shapes', 'output_shapes'):
+        value, _ = _scaled(value, column, prefix, n_digits)
+    elif column in TIME_COLUMNS:
+        value = _round(value * _TIME_SCALE[time_unit], n_digits)
+    elif isinstance(value, float):
+        value = _round(value, n_digits) if math.isfinite(value) else None
+    elif column in ('input_shapes', 'output_shapes'):
         return [list(s) if s is not None else None for s in value]
-    if column == 'params':
-        return json.loads(json.dumps(value, default=str))
+    elif column == 'params':
+        return _json_param(value)
+    # A number column's infinity or NaN has no JSON number: null.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
+
+
+#: Non-finite floats inside params (such as F.clip's bounds), as the
+#: strings float() reads back: strict JSON has no number for them.
+_NON_FINITE = {math.inf: 'Infinity', -math.inf: '-Infinity'}
+
+
+def _json_param(value):
+    """A params value as strict JSON data: mappings with their keys as text
+    (as csv and md show them), sequences as lists, non-finite floats as
+    'Infinity', '-Infinity' or 'NaN', other objects as their text."""
+    if isinstance(value, collections.abc.Mapping):
+        return {k if isinstance(k, str) else _safe_text(k): _json_param(v)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_param(v) for v in value]
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return float(value)
+        return _NON_FINITE.get(value, 'NaN')
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    return _safe_text(value)
 
 
 def render_json(rows, columns, unit, n_digits, time_unit):
@@ -706,7 +731,10 @@ def render_json(rows, columns, unit, n_digits, time_unit):
                 obj[c + '_unit'] = _unit_name(
                     c, _prefix_for(r[c], _base(c)))
         out_rows.append(obj)
-    return json.dumps({'units': units, 'rows': out_rows}, indent=1) + '\n'
+    # allow_nan=False: a value with no strict-JSON form raises here rather
+    # than writing Infinity or NaN (RFC 8259 has neither).
+    return json.dumps({'units': units, 'rows': out_rows}, indent=1,
+                      allow_nan=False) + '\n'
 
 
 def _unit_name(column, prefix):
