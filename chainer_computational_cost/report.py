@@ -198,12 +198,13 @@ def _sum_into(entry, layer):
         entry['time'] = entry.get('time', 0.0) + t
 
 
-def total_report(layers, n_params=None):
+def total_report(layers, n_params=None, n_calls=None):
     """Sum of every layer's costs.
 
     ``layers`` is an iterable of dicts with at least ``flops``, ``mread``
-    and ``mwrite``; ``n_params`` (the model's parameter count, when known)
-    is added as a key.
+    and ``mwrite``; ``n_params`` (the model's parameter count) and
+    ``n_calls`` (the calls of top-level links), when known, are added as
+    keys.  Every report's total row is this one, with percentages.
     """
     total = collections.OrderedDict(
         [('name', 'total'), ('type', 'total'), ('n_layers', 0),
@@ -212,6 +213,8 @@ def total_report(layers, n_params=None):
         _sum_into(total, layer)
     if n_params is not None:
         total['n_params'] = n_params
+    if n_calls is not None:
+        total['n_calls'] = n_calls
     return total
 
 
@@ -223,7 +226,7 @@ def _total_row(total):
 _LAYER_EXTRA = ('phase', 'link', 'time')
 
 
-def layer_report(layers, n_params=None):
+def layer_report(layers, n_params=None, n_calls=None):
     """Ordered dict layer name -> record with percentages, then 'total'.
 
     ``layers`` is a sequence of dicts with keys ``name, type, flops, mread,
@@ -231,7 +234,7 @@ def layer_report(layers, n_params=None):
     ``phase, link, time``.  The total row is the one of
     :func:`summary_report`.
     """
-    total = total_report(layers, n_params)
+    total = total_report(layers, n_params, n_calls)
     scale = {m: (100.0 / total[m] if total[m] else 0.0) for m in METRICS}
     flops_s, mread_s, mwrite_s, mrw_s = (scale[m] for m in METRICS)
     report = collections.OrderedDict()
@@ -263,7 +266,7 @@ def _group_key(name, taken):
         '{} (type)'.format(name))
 
 
-def summary_report(layers, n_params=None, by_phase=False):
+def summary_report(layers, n_params=None, by_phase=False, n_calls=None):
     """Ordered dict layer type -> summed costs, in order of first call,
     then 'total'.
 
@@ -272,7 +275,7 @@ def summary_report(layers, n_params=None, by_phase=False):
     grouped per phase (forward first), keyed ``'<phase>/<type>'`` and each
     entry has a ``phase``.
     """
-    total = total_report(layers, n_params)
+    total = total_report(layers, n_params, n_calls)
     groups = collections.OrderedDict()
     if by_phase:
         ordered = [layer for p in PHASES for layer in layers
@@ -302,10 +305,10 @@ def summary_report(layers, n_params=None, by_phase=False):
     return report
 
 
-def phase_report(layers):
+def phase_report(layers, n_params=None, n_calls=None):
     """Ordered dict ``forward``, ``backward``, ``total``: the costs of each
     phase of a training step (a phase with no call has zeros)."""
-    total = total_report(layers)
+    total = total_report(layers, n_params, n_calls)
     report = collections.OrderedDict()
     for p in PHASES:
         entry = collections.OrderedDict(
@@ -315,9 +318,7 @@ def phase_report(layers):
             if layer.get('phase', 'forward') == p:
                 _sum_into(entry, layer)
         report[p] = _percentages(entry, total)
-    tot = collections.OrderedDict(
-        (k, v) for k, v in total.items() if k != 'type')
-    report['total'] = _percentages(tot, total)
+    report['total'] = _total_row(total)
     return report
 
 
@@ -330,7 +331,8 @@ def link_report(layers, link_info, depth=None):
     root ``/``.  With ``depth``, paths deeper than ``depth`` levels are
     left out: their costs stay in their ancestors.
     """
-    total = total_report(layers, link_info.get('/', (0, 0))[1])
+    n_calls, n_params = link_info.get('/', (None, None))
+    total = total_report(layers, n_params, n_calls)
     paths = set(link_info) | {'/'}
     for layer in layers:
         paths.add(layer.get('link') or '/')
@@ -352,9 +354,7 @@ def link_report(layers, link_info, depth=None):
         if depth is not None and _depth(p) > depth:
             continue
         report[p] = _percentages(entries[p], total)
-    tot = _total_row(total)
-    tot['n_calls'] = entries['/']['n_calls']
-    report['total'] = tot
+    report['total'] = _total_row(total)
     return report
 
 
@@ -943,9 +943,9 @@ class CostReport(object):
             layers.append(d)
         info = self._link_info()
         # The model's parameter count, when a link was called at all.
-        n_params = info['/'][1] if '/' in info else None
+        n_calls, n_params = info.get('/', (None, None))
         built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
-                 'link_info': info}
+                 'n_calls': n_calls, 'link_info': info}
         self._report_cache = (key, built)
         return built
 
@@ -979,7 +979,8 @@ class CostReport(object):
     @property
     def total_report(self):
         """Total costs of every call recorded (and the model's parameter
-        count, ``n_params``, when links were observed)."""
+        count, ``n_params``, and the calls of its top-level links,
+        ``n_calls``, when links were observed)."""
         return fresh(self._cached('total'))
 
     @property
@@ -1163,12 +1164,17 @@ class ReportSnapshot(CostReport):
 #: How each cached report is built from the building blocks of
 #: ``CostReport._built``.
 _BUILDERS = {
-    'layer': lambda b: layer_report(b['layers'], b['n_params']),
-    'summary': lambda b: summary_report(b['layers'], b['n_params']),
+    'layer': lambda b: layer_report(b['layers'], b['n_params'],
+                                    b['n_calls']),
+    'summary': lambda b: summary_report(b['layers'], b['n_params'],
+                                        n_calls=b['n_calls']),
     'summary_phase': lambda b: summary_report(b['layers'], b['n_params'],
-                                              by_phase=True),
-    'total': lambda b: total_report(b['layers'], b['n_params']),
-    'phase': lambda b: phase_report(b['layers']),
+                                              by_phase=True,
+                                              n_calls=b['n_calls']),
+    'total': lambda b: total_report(b['layers'], b['n_params'],
+                                    b['n_calls']),
+    'phase': lambda b: phase_report(b['layers'], b['n_params'],
+                                    b['n_calls']),
     'link': lambda b: link_report(b['layers'], b['link_info']),
     'ignored': lambda b: b['ignored'],
 }

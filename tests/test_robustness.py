@@ -233,6 +233,33 @@ def test_total_row_is_the_same_in_every_report():
         'flops%', 'mread%', 'mwrite%', 'mrw%']
 
 
+def test_total_rows_are_the_same_with_links_and_phases():
+    model = chainer.Sequential(L.Linear(3, 2), F.relu)
+    with ComputationalCostHook() as cch:
+        F.sum(model(_x(2, 3))).backward()
+    totals = [cch.layer_report['total'], cch.summary_report['total'],
+              cch.summary_report_by_phase()['total'],
+              cch.phase_report['total'], cch.link_report['total']]
+    for total in totals[1:]:
+        assert list(total.items()) == list(totals[0].items())
+    # Linear 3 -> 2: 6 weights and 2 biases; one call of the Sequential
+    assert list(totals[0]) == [
+        'name', 'type', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw',
+        'n_params', 'n_calls', 'flops%', 'mread%', 'mwrite%', 'mrw%']
+    assert (totals[0]['n_params'], totals[0]['n_calls']) == (8, 1)
+    assert dict(cch.total_report) == {
+        k: v for k, v in totals[0].items() if not k.endswith('%')}
+
+
+def test_total_rows_are_the_same_without_links():
+    with ComputationalCostHook() as cch:
+        F.relu(_x(2))
+    layer_total = cch.layer_report['total']
+    assert cch.phase_report['total'] == layer_total
+    assert cch.link_report['total'] == layer_total
+    assert 'n_params' not in layer_total and 'n_calls' not in layer_total
+
+
 class MyReLU(ReLU):
     pass
 
