@@ -183,10 +183,13 @@ def project_records(runs, batches, batch_size):
         record[R_N_IN] = n_in
         if record[R_PARAMS] is not None:
             params = {}
-            for key, value in record[R_PARAMS].items():
-                values = [c[R_PARAMS].get(key) for c in calls]
-                params[key] = _project_value(values, batches,
-                                             batch_size)[0]
+            for key in record[R_PARAMS]:
+                value, ok = _project_value(
+                    [c[R_PARAMS].get(key) for c in calls], batches,
+                    batch_size)
+                # Unknown rather than the first run's (an index array of
+                # one entry per sample).
+                params[key] = value if ok else None
             record[R_PARAMS] = params
         record[R_TIME] = None
         out.append(tuple(record))

@@ -227,6 +227,16 @@ def test_a_new_index_array_in_every_run_projects():
     assert index.tolist() == [0, 2]
 
 
+def test_a_param_that_does_not_follow_the_batch_is_none():
+    def run(n):
+        x = chainer.Variable(np.ones((n, 3), np.float32))
+        F.sum(x[np.arange(n)[::-1]])
+    r = project_batch(run, 10).layer_report['GetItem-1']
+    # an index array of n entries: not the one of the run at batch 1
+    assert r['params'] == {'slices': None}
+    assert r['output_shapes'] == [(10, 3)]
+
+
 def test_a_projection_pickles():
     projected = project_batch(_step(SmallNet(), True), 7)
     loaded = pickle.loads(pickle.dumps(projected))
