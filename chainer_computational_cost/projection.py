@@ -320,7 +320,9 @@ def project_batch(run, batch_size, fma_1flop=True, check_batch=CHECK_BATCH):
         except ValueError:
             raise error from None
         if batch_size == 1:
-            records = [r[:R_TIME] + (None,) for r in runs[1][0]]
+            # Below the line: the run at 1 is the answer.
+            records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
+                       for r in runs[1][0]]
             return Projection(records, runs[1][1], 1, fma_1flop)
     if check_batch is not None and batch_size > batches[-1]:
         n = min(check_batch, batch_size)

@@ -198,13 +198,13 @@ def _sum_into(entry, layer):
         entry['time'] = entry.get('time', 0.0) + t
 
 
-def total_report(layers, n_params=None, n_calls=None):
+def total_report(layers, n_params=None):
     """Sum of every layer's costs.
 
     ``layers`` is an iterable of dicts with at least ``flops``, ``mread``
-    and ``mwrite``; ``n_params`` (the model's parameter count) and
-    ``n_calls`` (the calls of top-level links), when known, are added as
-    keys.  Every report's total row is this one, with percentages.
+    and ``mwrite``; ``n_params`` (the model's parameter count, when known)
+    is added as a key.  Every report's total row is this one, with
+    percentages.
     """
     total = collections.OrderedDict(
         [('name', 'total'), ('type', 'total'), ('n_layers', 0),
@@ -213,8 +213,6 @@ def total_report(layers, n_params=None, n_calls=None):
         _sum_into(total, layer)
     if n_params is not None:
         total['n_params'] = n_params
-    if n_calls is not None:
-        total['n_calls'] = n_calls
     return total
 
 
@@ -226,7 +224,7 @@ def _total_row(total):
 _LAYER_EXTRA = ('phase', 'link', 'time')
 
 
-def layer_report(layers, n_params=None, n_calls=None):
+def layer_report(layers, n_params=None):
     """Ordered dict layer name -> record with percentages, then 'total'.
 
     ``layers`` is a sequence of dicts with keys ``name, type, flops, mread,
@@ -234,7 +232,7 @@ def layer_report(layers, n_params=None, n_calls=None):
     ``phase, link, time``.  The total row is the one of
     :func:`summary_report`.
     """
-    total = total_report(layers, n_params, n_calls)
+    total = total_report(layers, n_params)
     scale = {m: (100.0 / total[m] if total[m] else 0.0) for m in METRICS}
     flops_s, mread_s, mwrite_s, mrw_s = (scale[m] for m in METRICS)
     report = collections.OrderedDict()
@@ -266,7 +264,7 @@ def _group_key(name, taken):
         '{} (type)'.format(name))
 
 
-def summary_report(layers, n_params=None, by_phase=False, n_calls=None):
+def summary_report(layers, n_params=None, by_phase=False):
     """Ordered dict layer type -> summed costs, in order of first call,
     then 'total'.
 
@@ -275,7 +273,7 @@ def summary_report(layers, n_params=None, by_phase=False, n_calls=None):
     grouped per phase (forward first), keyed ``'<phase>/<type>'`` and each
     entry has a ``phase``.
     """
-    total = total_report(layers, n_params, n_calls)
+    total = total_report(layers, n_params)
     groups = collections.OrderedDict()
     if by_phase:
         ordered = [layer for p in PHASES for layer in layers
@@ -305,10 +303,10 @@ def summary_report(layers, n_params=None, by_phase=False, n_calls=None):
     return report
 
 
-def phase_report(layers, n_params=None, n_calls=None):
+def phase_report(layers, n_params=None):
     """Ordered dict ``forward``, ``backward``, ``total``: the costs of each
     phase of a training step (a phase with no call has zeros)."""
-    total = total_report(layers, n_params, n_calls)
+    total = total_report(layers, n_params)
     report = collections.OrderedDict()
     for p in PHASES:
         entry = collections.OrderedDict(
@@ -331,8 +329,7 @@ def link_report(layers, link_info, depth=None):
     root ``/``.  With ``depth``, paths deeper than ``depth`` levels are
     left out: their costs stay in their ancestors.
     """
-    n_calls, n_params = link_info.get('/', (None, None))
-    total = total_report(layers, n_params, n_calls)
+    total = total_report(layers, link_info.get('/', (None, None))[1])
     paths = set(link_info) | {'/'}
     for layer in layers:
         paths.add(layer.get('link') or '/')
@@ -943,9 +940,9 @@ class CostReport(object):
             layers.append(d)
         info = self._link_info()
         # The model's parameter count, when a link was called at all.
-        n_calls, n_params = info.get('/', (None, None))
+        n_params = info['/'][1] if '/' in info else None
         built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
-                 'n_calls': n_calls, 'link_info': info}
+                 'link_info': info}
         self._report_cache = (key, built)
         return built
 
@@ -979,8 +976,7 @@ class CostReport(object):
     @property
     def total_report(self):
         """Total costs of every call recorded (and the model's parameter
-        count, ``n_params``, and the calls of its top-level links,
-        ``n_calls``, when links were observed)."""
+        count, ``n_params``, when links were observed)."""
         return fresh(self._cached('total'))
 
     @property
@@ -1059,9 +1055,14 @@ class CostReport(object):
         indent = mode in ('table', 'md')
 
         def rows():
-            out = list(self._cached('link').values())
-            out = [r for r in out if r['name'] == 'total' or depth is None
-                   or _depth(r['name']) <= depth]
+            report = self._cached('link')
+            out = [r for r in report.values() if r['name'] == 'total'
+                   or depth is None or _depth(r['name']) <= depth]
+            # The total row is every report's (no n_calls); shown beside
+            # the links, its link columns are the root's.
+            root = report['/']
+            out[-1] = dict(out[-1], n_params=root['n_params'],
+                           n_calls=root['n_calls'])
             if indent:
                 out = [dict(r, name=_indented(r['name'])) for r in out]
             return out
@@ -1164,17 +1165,12 @@ class ReportSnapshot(CostReport):
 #: How each cached report is built from the building blocks of
 #: ``CostReport._built``.
 _BUILDERS = {
-    'layer': lambda b: layer_report(b['layers'], b['n_params'],
-                                    b['n_calls']),
-    'summary': lambda b: summary_report(b['layers'], b['n_params'],
-                                        n_calls=b['n_calls']),
+    'layer': lambda b: layer_report(b['layers'], b['n_params']),
+    'summary': lambda b: summary_report(b['layers'], b['n_params']),
     'summary_phase': lambda b: summary_report(b['layers'], b['n_params'],
-                                              by_phase=True,
-                                              n_calls=b['n_calls']),
-    'total': lambda b: total_report(b['layers'], b['n_params'],
-                                    b['n_calls']),
-    'phase': lambda b: phase_report(b['layers'], b['n_params'],
-                                    b['n_calls']),
+                                              by_phase=True),
+    'total': lambda b: total_report(b['layers'], b['n_params']),
+    'phase': lambda b: phase_report(b['layers'], b['n_params']),
     'link': lambda b: link_report(b['layers'], b['link_info']),
     'ignored': lambda b: b['ignored'],
 }

@@ -242,13 +242,18 @@ def test_total_rows_are_the_same_with_links_and_phases():
               cch.phase_report['total'], cch.link_report['total']]
     for total in totals[1:]:
         assert list(total.items()) == list(totals[0].items())
-    # Linear 3 -> 2: 6 weights and 2 biases; one call of the Sequential
+    # Linear 3 -> 2: 6 weights and 2 biases
     assert list(totals[0]) == [
         'name', 'type', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw',
-        'n_params', 'n_calls', 'flops%', 'mread%', 'mwrite%', 'mrw%']
-    assert (totals[0]['n_params'], totals[0]['n_calls']) == (8, 1)
+        'n_params', 'flops%', 'mread%', 'mwrite%', 'mrw%']
+    assert totals[0]['n_params'] == 8
     assert dict(cch.total_report) == {
         k: v for k, v in totals[0].items() if not k.endswith('%')}
+    # shown beside the links, the total has the root's link columns
+    out = io.StringIO()
+    cch.show_link_report(out, unit=None, columns=['name', 'n_params',
+                                                  'n_calls'])
+    assert out.getvalue().splitlines()[-1] == 'total,8,1'
 
 
 def test_total_rows_are_the_same_without_links():
@@ -257,7 +262,12 @@ def test_total_rows_are_the_same_without_links():
     layer_total = cch.layer_report['total']
     assert cch.phase_report['total'] == layer_total
     assert cch.link_report['total'] == layer_total
-    assert 'n_params' not in layer_total and 'n_calls' not in layer_total
+    assert 'n_params' not in layer_total
+    out = io.StringIO()
+    cch.show_link_report(out, unit=None, columns=['name', 'n_params',
+                                                  'n_calls', 'flops'])
+    # ReLU of 2: 2 FLOPs, at the root, which no link called
+    assert out.getvalue().splitlines()[1:] == ['/,0,0,2', 'total,0,0,2']
 
 
 class MyReLU(ReLU):
