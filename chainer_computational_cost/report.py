@@ -690,19 +690,23 @@ _NON_FINITE = {math.inf: 'Infinity', -math.inf: '-Infinity'}
 
 def _json_param(value):
     """A params value as strict JSON data: mappings with their keys as text
-    (as csv and md show them), sequences as lists, non-finite floats as
-    'Infinity', '-Infinity' or 'NaN', other objects as their text."""
+    (as csv and md show them), sequences as lists, numbers (NumPy's too)
+    as numbers, non-finite floats as 'Infinity', '-Infinity' or 'NaN',
+    other objects as their text."""
     if isinstance(value, collections.abc.Mapping):
         return {k if isinstance(k, str) else _safe_text(k): _json_param(v)
                 for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_json_param(v) for v in value]
-    if isinstance(value, float):
-        if math.isfinite(value):
-            return float(value)
-        return _NON_FINITE.get(value, 'NaN')
-    if value is None or isinstance(value, (bool, int, str)):
+    if value is None or isinstance(value, (bool, str)):
         return value
+    # NumPy scalars too: numbers stay numbers.
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        return value if math.isfinite(value) else _NON_FINITE.get(
+            value, 'NaN')
     return _safe_text(value)
 
 

@@ -290,3 +290,12 @@ def test_a_non_finite_number_column_is_null_in_every_scaled_column():
                          unit=None)
     assert _strict(text)['rows'] == [{'name': 'x', 'flops': None,
                                       'time': None}]
+
+
+def test_numpy_numbers_in_params_stay_numbers():
+    rows = [{'name': 'x', 'params': {'a': np.int64(3), 'b': np.float32(
+        0.5), 'c': np.float64('-inf'), 'd': np.bool_(True)}}]
+    doc = _strict(report.render(rows, ['name', 'params'], mode='json'))
+    # np.bool_ is no number: its text, as csv shows it
+    assert doc['rows'][0]['params'] == {'a': 3, 'b': 0.5, 'c': '-Infinity',
+                                        'd': 'True'}
