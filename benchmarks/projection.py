@@ -4,9 +4,10 @@
                                     [--target 256]
 
 Times ``project_batch`` of a forward pass (train=False, no backprop) to
-``--target`` (three runs at batch 1, 2 and 3), and a real hooked run at
-batch ``--real``; checks that the projection to ``--real`` equals the real
-run layer by layer, and prints the projected totals at ``--target``.
+``--target`` (runs at batch 1, 2 and 3 and the check run at 9), and a
+real hooked run at batch ``--real``; checks that the projection to
+``--real`` equals the real run layer by layer, and prints the projected
+totals at ``--target``.
 """
 
 import argparse

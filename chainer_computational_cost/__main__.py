@@ -13,7 +13,6 @@ import importlib
 import math
 import os
 import sys
-import sysconfig
 import traceback
 
 
@@ -26,6 +25,9 @@ from chainer_computational_cost import plots
 from chainer_computational_cost import projection
 from chainer_computational_cost import report
 from chainer_computational_cost import roofline
+# Shared with the reports' tracebacks, which end in the user's code too.
+from chainer_computational_cost.report import _is_under
+from chainer_computational_cost.report import is_library_file as _is_library_file  # NOQA
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
 DTYPES = ('float16', 'float32', 'float64')
@@ -73,31 +75,7 @@ LABEL_SEED = 0
 LARGE_BATCH = 8
 
 
-def _is_under(path, directory):
-    return path == directory or path.startswith(directory + os.sep)
-
-
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def _is_library_file(filename):
-    """Whether a frame's file belongs to Python, Chainer, NumPy or this
-    package rather than to the user's model code."""
-    if filename.startswith('<frozen'):
-        return True
-    path = os.path.abspath(filename)
-    libraries = [_PACKAGE_DIR] + [
-        os.path.dirname(os.path.abspath(m.__file__)) for m in (chainer, numpy)]
-    if any(_is_under(path, d) for d in libraries):
-        return True
-    paths = sysconfig.get_paths()
-    # Some distributions keep site-packages inside the standard library's
-    # directory; a user's installed package there is still user code.
-    installed = (paths['purelib'], paths['platlib'])
-    if any(_is_under(path, os.path.abspath(d)) for d in installed):
-        return False
-    return any(_is_under(path, os.path.abspath(paths[k]))
-               for k in ('stdlib', 'platstdlib'))
 
 
 def _user_location(error):
@@ -479,7 +457,8 @@ def _inputs(args, dtype):
     batches a projection runs (allocated before the model is built, so
     that a shape too big is found at once)."""
     rest = args.shape[1:]
-    batches = projection.BATCHES if args.project else args.shape[:1]
+    batches = (projection.sample_batches(args.shape[0]) if args.project
+               else args.shape[:1])
     inputs = {}
     for n in batches:
         shape = (n,) + rest

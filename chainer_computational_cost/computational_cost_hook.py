@@ -147,10 +147,6 @@ def _pick_name(hooks):
     return _NAME_PREFIX + str(k)
 
 
-# The method whose result a user pickles in place of a live hook.
-_SNAPSHOT = 'snapshot'
-
-
 class _LinkObserver(chainer.LinkHook):
     """Follows link calls for a ComputationalCostHook: the path of the
     links being called, and per path the calls and parameter count.
@@ -387,8 +383,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def __reduce_ex__(self, protocol):
         raise TypeError(
             'a ComputationalCostHook cannot be pickled (it holds code '
-            'objects and live state); pickle its reports instead, e.g. '
-            'hook.layer_report or hook.{}()'.format(_SNAPSHOT))
+            'objects and live state); pickle its reports instead, or '
+            'hook.snapshot(), which has the same reading API')
 
     @property
     def active(self):

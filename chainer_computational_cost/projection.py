@@ -3,8 +3,10 @@
 Every figure of nearly every layer is affine in the batch size ``n``:
 ``a + b * n``, the batch-independent part being the parameters and
 constants.  Three runs at small batches tell ``a`` and ``b`` and check that
-the figures really are affine; the report for any batch size follows
-exactly, without running it.
+the figures really are affine; one more run at a larger batch checks that
+they stay on their line beyond the small batches (``x[:4]`` follows the
+batch only up to 4).  The report for any batch size follows exactly,
+without running it.
 """
 
 import numbers
@@ -19,28 +21,61 @@ from chainer_computational_cost.report import (
 
 #: The batch sizes that are run: two give the line, the third checks it.
 BATCHES = (1, 2, 3)
+#: The batch sizes used instead when batch 1 does not line up with the
+#: others: Chainer skips some identity operations at batch 1 (the
+#: broadcast of a gradient summed over the batch, the split of a single
+#: sequence), so a run's calls may differ there only.
+LATER_BATCHES = (2, 3, 4)
+#: The default batch size of the run that checks a projection before it is
+#: trusted: one more than the sizes programs most often slice (``x[:8]``).
+CHECK_BATCH = 9
+
+_FIGURES = ((R_FLOPS, 'flops'), (R_MREAD, 'mread'), (R_MWRITE, 'mwrite'))
 
 
-class Projection(report.CostReport):
+class Projection(report.ReportSnapshot):
     """The costs of a run projected to ``batch_size``, with the reading API
     of :class:`ComputationalCostHook` (``layer_report``, ``summary_report``,
     ``total_report``, ``ignored_layers``, ``phase_report``,
     ``link_report``, the ``show_*`` methods, ``roofline_report``, ...).
+    It can be pickled.
     """
 
     def __init__(self, records, link_info, batch_size, fma_1flop,
                  flop_convention=None):
-        self._projected = records
-        self._links = link_info
+        super(Projection, self).__init__(records, link_info, fma_1flop)
         self.batch_size = batch_size
-        self.fma_1flop = fma_1flop
         self.flop_convention = flop_convention
 
-    def _records(self):
-        return self._projected
+    def __reduce__(self):
+        # Records hold interned stacks of code objects: saved as frames.
+        return (Projection, (report.saved_records(self._records()),
+                             self._link_info(), self.batch_size,
+                             self.fma_1flop, self.flop_convention))
 
-    def _link_info(self):
-        return self._links
+
+def same(a, b):
+    """Whether two recorded values are equal, without raising: arrays
+    (NumPy or CuPy, as GetItem keeps index arrays) are equal when their
+    shapes, dtypes and elements are; containers element by element."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if hasattr(a, 'shape') and hasattr(a, 'dtype'):
+        try:
+            return (a.shape == b.shape and a.dtype == b.dtype
+                    and bool((a == b).all()))
+        except Exception:
+            return False
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
 
 
 def _affine(values, batches, target):
@@ -58,7 +93,7 @@ def _project_value(values, batches, target):
     move along their line, sequences element by element; None if they do
     not follow one."""
     first = values[0]
-    if all(v == first for v in values[1:]):
+    if all(same(v, first) for v in values[1:]):
         return first, True
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
            for v in values):
@@ -102,13 +137,15 @@ def _check_calls(runs, batches):
                 'the calls differ between batch sizes: {} calls at n={}, '
                 '{} at n={}'.format(len(names[0]), batches[0], len(run), n))
     for i, name in enumerate(names[0]):
-        keys = {(r[i][R_PHASE], r[i][R_LINK], r[i][R_N_IN],
-                 r[i][R_PARAMS] is None) for r in runs}
+        # The number of inputs may follow the batch (TransposeSequence
+        # takes one sequence per sample): project_records checks it.
+        keys = {(r[i][R_PHASE], r[i][R_LINK], r[i][R_PARAMS] is None)
+                for r in runs}
         if len(keys) != 1:
             raise ValueError(
                 'the calls differ between batch sizes: {} is not made in '
-                'the same phase, link, with the same inputs, or is not '
-                'costed alike at n={}'.format(
+                'the same phase or link, or is not costed alike at '
+                'n={}'.format(
                     name, ', '.join(str(n) for n in batches)))
     return names[0]
 
@@ -125,8 +162,7 @@ def project_records(runs, batches, batch_size):
     for i, name in enumerate(names):
         calls = [run[i] for run in runs]
         record = list(calls[0])
-        for field, label in ((R_FLOPS, 'flops'), (R_MREAD, 'mread'),
-                             (R_MWRITE, 'mwrite')):
+        for field, label in _FIGURES:
             values = [c[field] for c in calls]
             value = _affine(values, batches, batch_size)
             if value is None or value < 0:
@@ -138,46 +174,113 @@ def project_records(runs, batches, batch_size):
                             for v, n in zip(values, batches)),
                         batch_size))
             record[field] = value
-        shapes, ok = _project_value([c[R_SHAPES] for c in calls], batches,
-                                    batch_size)
-        if not ok:
+        shapes, n_in = _project_shapes(calls, batches, batch_size)
+        if shapes is None:
             raise ValueError(
                 'the shapes of layer {} do not grow along the batch: {}'
                 .format(name, ', '.join(
                     '{} at n={}'.format(c[R_SHAPES], n)
                     for c, n in zip(calls, batches))))
         record[R_SHAPES] = shapes
+        record[R_N_IN] = n_in
         if record[R_PARAMS] is not None:
             params = {}
-            for key, value in record[R_PARAMS].items():
-                values = [c[R_PARAMS].get(key) for c in calls]
-                params[key] = _project_value(values, batches,
-                                             batch_size)[0]
+            for key in record[R_PARAMS]:
+                value, ok = _project_value(
+                    [c[R_PARAMS].get(key) for c in calls], batches,
+                    batch_size)
+                # Unknown rather than the first run's (an index array of
+                # one entry per sample).
+                params[key] = value if ok else None
             record[R_PARAMS] = params
         record[R_TIME] = None
         out.append(tuple(record))
     return out
 
 
-def project_batch(run, batch_size, fma_1flop=True, flop_convention=None):
+def _project_shapes(calls, batches, batch_size):
+    """(shapes, number of inputs) of a call at ``batch_size``, or (None,
+    None).  The inputs and the outputs are projected apart: a list of the
+    same length in every run shape by shape, a list whose length follows
+    the batch (a sequence per sample) when each run repeats one shape."""
+    n_in = _affine([c[R_N_IN] for c in calls], batches, batch_size)
+    n_out = _affine([len(c[R_SHAPES]) - c[R_N_IN] for c in calls], batches,
+                    batch_size)
+    if n_in is None or n_out is None or n_in < 0 or n_out < 0:
+        return None, None
+    shapes = ()
+    for part, count in (((lambda c: c[R_SHAPES][:c[R_N_IN]]), n_in),
+                        ((lambda c: c[R_SHAPES][c[R_N_IN]:]), n_out)):
+        lists = [part(c) for c in calls]
+        if len({len(x) for x in lists}) == 1:
+            projected, ok = _project_value(lists, batches, batch_size)
+        elif all(x and all(same(s, x[0]) for s in x) for x in lists):
+            one, ok = _project_value([x[0] for x in lists], batches,
+                                     batch_size)
+            projected = (one,) * count
+        else:
+            ok = False
+        if not ok:
+            return None, None
+        shapes += tuple(projected)
+    return shapes, n_in
+
+
+def _check_projection(projected, real, batches, n):
+    """Raise ValueError unless the records ``projected`` to batch ``n``
+    from ``batches`` are those of a real run at ``n``: a figure or a shape
+    that follows the batch at small sizes and stops (a fixed slice
+    ``x[:4]``, a cap) cannot be projected."""
+    names = _check_calls([projected, real], (batches[-1], n))
+    for name, p, r in zip(names, projected, real):
+        for field, label in _FIGURES + ((R_SHAPES, 'shapes'),):
+            if not same(p[field], r[field]):
+                raise ValueError(
+                    'layer {} does not follow the batch size beyond n={}: '
+                    'its {} at n={} would be {} on the line through n={} '
+                    'but a real run gives {}; project_batch needs figures '
+                    'affine in the batch size'.format(
+                        name, batches[-1], label, n, p[field],
+                        ', '.join(str(b) for b in batches), r[field]))
+
+
+def sample_batches(batch_size, check_batch=CHECK_BATCH):
+    """The batch sizes :func:`project_batch` may run for ``batch_size``
+    (not all of them are: :data:`LATER_BATCHES` only when batch 1 does not
+    line up, the check only beyond the first ones)."""
+    sizes = set(BATCHES) | set(LATER_BATCHES)
+    if check_batch is not None:
+        sizes.add(min(check_batch, batch_size))
+    return tuple(sorted(sizes))
+
+
+def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
+                  check_batch=CHECK_BATCH):
     """Cost report of ``run(batch_size)`` computed from runs at batch
-    sizes 1, 2 and 3.
+    sizes 1, 2 and 3 (2, 3 and 4 when batch 1 does not line up with
+    them), checked by a run at ``min(check_batch, batch_size)``.
 
     Args:
         run: a callable ``run(n)`` doing the user's forward pass (or
-            training step) at batch size ``n``; it is called three times.
+            training step) at batch size ``n``; it is called four or five
+            times.
         batch_size (int): the batch size to report (>= 1).
         fma_1flop (bool): as for :class:`ComputationalCostHook`.
         flop_convention (None or 'torch'): as for
             :class:`ComputationalCostHook`.
+        check_batch (int or None): the batch size of the run that checks
+            the projection (>= 5; None: no check).  A figure that stops
+            following the batch below it (``x[:k]``, ``k < check_batch``)
+            is found; one that stops above it is not.
 
     Returns:
         Projection: the reading API of the hook, at ``batch_size``.
 
     Raises:
-        ValueError: the runs do not make the same calls, or a figure is not
-            affine in the batch size (``F.matmul(x, x.T)`` grows as n**2);
-            the message names the first offending layer and its figures.
+        ValueError: the runs do not make the same calls, a figure is not
+            affine in the batch size (``F.matmul(x, x.T)`` grows as n**2),
+            or the check run is not on the line; the message names the
+            first offending layer and its figures.
     """
     if not callable(run):
         raise TypeError('run must be a callable run(n), got {!r}'.format(
@@ -189,9 +292,17 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None):
     if not isinstance(fma_1flop, bool):
         raise TypeError('fma_1flop must be a bool, got {!r}'.format(
             fma_1flop))
-    runs = []
-    links = []
-    for n in BATCHES:
+    first_check = max(LATER_BATCHES) + 1
+    if check_batch is not None and (
+            isinstance(check_batch, bool)
+            or not isinstance(check_batch, numbers.Integral)
+            or check_batch < first_check):
+        raise ValueError('check_batch must be None or an int >= {}, got '
+                         '{!r}'.format(first_check, check_batch))
+    batch_size = int(batch_size)
+    runs = {}
+
+    def record(n):
         hook = ComputationalCostHook(fma_1flop=fma_1flop,
                                      flop_convention=flop_convention)
         with warnings.catch_warnings():
@@ -199,13 +310,46 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None):
                 warnings.simplefilter('ignore', report.ReportWarning)
             with hook:
                 run(n)
-        runs.append(hook._records())
-        links.append(hook._link_info())
-    if any(info != links[0] for info in links[1:]):
+        runs[n] = (hook._records(), hook._link_info())
+
+    for n in BATCHES:
+        record(n)
+    try:
+        batches = BATCHES
+        records = _project(runs, batches, batch_size)
+    except ValueError as error:
+        # The line may start at batch 2; if not, the first reason stands.
+        record(max(LATER_BATCHES))
+        try:
+            batches = LATER_BATCHES
+            records = _project(runs, batches, max(batch_size, 2))
+        except ValueError:
+            raise error from None
+        if batch_size == 1:
+            # Below the line: the run at 1 is the answer.
+            records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
+                       for r in runs[1][0]]
+            return Projection(records, runs[1][1], 1, fma_1flop,
+                              flop_convention)
+    if check_batch is not None and batch_size > batches[-1]:
+        n = min(check_batch, batch_size)
+        record(n)
+        _check_links([runs[batches[0]][1], runs[n][1]], (batches[0], n))
+        _check_projection(_project(runs, batches, n), runs[n][0], batches, n)
+    return Projection(records, runs[batches[0]][1], batch_size, fma_1flop,
+                      flop_convention)
+
+
+def _check_links(infos, batches):
+    if any(info != infos[0] for info in infos[1:]):
         raise ValueError('the links called differ between batch sizes: '
                          '{}'.format(', '.join(
                              '{} at n={}'.format(sorted(info), n)
-                             for info, n in zip(links, BATCHES))))
-    records = project_records(runs, BATCHES, int(batch_size))
-    return Projection(records, links[0], int(batch_size), fma_1flop,
-                      flop_convention)
+                             for info, n in zip(infos, batches))))
+
+
+def _project(runs, batches, batch_size):
+    """Records at ``batch_size`` from the runs at ``batches``."""
+    _check_links([runs[n][1] for n in batches], batches)
+    return project_records([runs[n][0] for n in batches], batches,
+                           batch_size)

@@ -15,11 +15,14 @@ import collections
 import collections.abc
 import copy
 import csv
+import functools
 import io
 import json
 import math
 import numbers
+import os
 import sys
+import sysconfig
 import traceback
 import warnings
 
@@ -200,7 +203,8 @@ def total_report(layers, n_params=None):
 
     ``layers`` is an iterable of dicts with at least ``flops``, ``mread``
     and ``mwrite``; ``n_params`` (the model's parameter count, when known)
-    is added as a key.
+    is added as a key.  Every report's total row is this one, with
+    percentages.
     """
     total = collections.OrderedDict(
         [('name', 'total'), ('type', 'total'), ('n_layers', 0),
@@ -299,10 +303,10 @@ def summary_report(layers, n_params=None, by_phase=False):
     return report
 
 
-def phase_report(layers):
+def phase_report(layers, n_params=None):
     """Ordered dict ``forward``, ``backward``, ``total``: the costs of each
     phase of a training step (a phase with no call has zeros)."""
-    total = total_report(layers)
+    total = total_report(layers, n_params)
     report = collections.OrderedDict()
     for p in PHASES:
         entry = collections.OrderedDict(
@@ -312,9 +316,7 @@ def phase_report(layers):
             if layer.get('phase', 'forward') == p:
                 _sum_into(entry, layer)
         report[p] = _percentages(entry, total)
-    tot = collections.OrderedDict(
-        (k, v) for k, v in total.items() if k != 'type')
-    report['total'] = _percentages(tot, total)
+    report['total'] = _total_row(total)
     return report
 
 
@@ -327,7 +329,7 @@ def link_report(layers, link_info, depth=None):
     root ``/``.  With ``depth``, paths deeper than ``depth`` levels are
     left out: their costs stay in their ancestors.
     """
-    total = total_report(layers, link_info.get('/', (0, 0))[1])
+    total = total_report(layers, link_info.get('/', (None, None))[1])
     paths = set(link_info) | {'/'}
     for layer in layers:
         paths.add(layer.get('link') or '/')
@@ -349,9 +351,7 @@ def link_report(layers, link_info, depth=None):
         if depth is not None and _depth(p) > depth:
             continue
         report[p] = _percentages(entries[p], total)
-    tot = _total_row(total)
-    tot['n_calls'] = entries['/']['n_calls']
-    report['total'] = tot
+    report['total'] = _total_row(total)
     return report
 
 
@@ -668,17 +668,46 @@ def _json_value(row, column, prefix, n_digits, time_unit):
     if value is None:
         return None
     if column in SCALED:
-        number, _ = _scaled(value, column, prefix, n_digits)
-        return number
-    if column in TIME_COLUMNS:
-        return _round(value * _TIME_SCALE[time_unit], n_digits)
-    if isinstance(value, float):
-        return _round(value, n_digits) if math.isfinite(value) else None
-    if column in ('input_shapes', 'output_shapes'):
+        value, _ = _scaled(value, column, prefix, n_digits)
+    elif column in TIME_COLUMNS:
+        value = _round(value * _TIME_SCALE[time_unit], n_digits)
+    elif isinstance(value, float):
+        value = _round(value, n_digits) if math.isfinite(value) else None
+    elif column in ('input_shapes', 'output_shapes'):
         return [list(s) if s is not None else None for s in value]
-    if column == 'params':
-        return json.loads(json.dumps(value, default=str))
+    elif column == 'params':
+        return _json_param(value)
+    # A number column's infinity or NaN has no JSON number: null.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
+
+
+#: Non-finite floats inside params (such as F.clip's bounds), as the
+#: strings float() reads back: strict JSON has no number for them.
+_NON_FINITE = {math.inf: 'Infinity', -math.inf: '-Infinity'}
+
+
+def _json_param(value):
+    """A params value as strict JSON data: mappings with their keys as text
+    (as csv and md show them), sequences as lists, numbers (NumPy's too)
+    as numbers, non-finite floats as 'Infinity', '-Infinity' or 'NaN',
+    other objects as their text."""
+    if isinstance(value, collections.abc.Mapping):
+        return {k if isinstance(k, str) else _safe_text(k): _json_param(v)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_param(v) for v in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    # NumPy scalars too: numbers stay numbers.
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        return value if math.isfinite(value) else _NON_FINITE.get(
+            value, 'NaN')
+    return _safe_text(value)
 
 
 def render_json(rows, columns, unit, n_digits, time_unit):
@@ -703,7 +732,10 @@ def render_json(rows, columns, unit, n_digits, time_unit):
                 obj[c + '_unit'] = _unit_name(
                     c, _prefix_for(r[c], _base(c)))
         out_rows.append(obj)
-    return json.dumps({'units': units, 'rows': out_rows}, indent=1) + '\n'
+    # allow_nan=False: a value with no strict-JSON form raises here rather
+    # than writing Infinity or NaN (RFC 8259 has neither).
+    return json.dumps({'units': units, 'rows': out_rows}, indent=1,
+                      allow_nan=False) + '\n'
 
 
 def _unit_name(column, prefix):
@@ -739,16 +771,90 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
  R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
 
 
-def format_stack(node):
-    """Text of an interned stack node ``(code, lasti, parent)``, outermost
-    frame first (as Python prints a traceback)."""
+class SavedStack(tuple):
+    """A stack as plain data that pickles: ``(filename, line, function)``
+    per frame, outermost first.  A record holds an interned node ``(code,
+    lasti, parent)`` while it is recorded (code objects do not pickle); it
+    becomes one of these when the records are saved (:func:`saved_records`).
+    """
+
+    __slots__ = ()
+
+
+def stack_frames(node):
+    """``(filename, line, function)`` of each frame of a stack (an interned
+    node, a :class:`SavedStack` or None), outermost first."""
+    if type(node) is SavedStack:
+        return list(node)
     frames = []
     while node is not None:
         code, lasti, node = node
-        frames.append(traceback.FrameSummary(
-            code.co_filename, _line_of(code, lasti), code.co_name))
+        frames.append((code.co_filename, _line_of(code, lasti),
+                       code.co_name))
     frames.reverse()
-    return ''.join(traceback.format_list(frames))
+    return frames
+
+
+def saved_records(records):
+    """``records`` with every stack a :class:`SavedStack` (a record whose
+    stack is shared keeps sharing it): records that can be pickled."""
+    saved = {}
+    out = []
+    for r in records:
+        stack = r[R_STACK]
+        if type(stack) is not SavedStack and stack is not None:
+            new = saved.get(id(stack))
+            if new is None:
+                new = saved[id(stack)] = SavedStack(stack_frames(stack))
+            r = r[:R_STACK] + (new,) + r[R_STACK + 1:]
+        out.append(r)
+    return out
+
+
+def format_stack(node):
+    """Text of a stack (see :func:`stack_frames`), outermost frame first (as
+    Python prints a traceback), ending at the last frame of the user's code:
+    the frames of Chainer and of this package a call goes through after it
+    tell nothing about where it was made (all of them are kept when no
+    frame is the user's)."""
+    frames = stack_frames(node)
+    end = len(frames)
+    while end and is_library_file(frames[end - 1][0]):
+        end -= 1
+    if end:
+        frames = frames[:end]
+    return ''.join(traceback.format_list(
+        [traceback.FrameSummary(*f) for f in frames]))
+
+
+def _is_under(path, directory):
+    return path == directory or path.startswith(directory + os.sep)
+
+
+@functools.lru_cache(maxsize=None)
+def is_library_file(filename):
+    """Whether a frame's file belongs to Python, Chainer, NumPy or this
+    package rather than to the user's code."""
+    if filename.startswith('<frozen'):
+        return True
+    import chainer
+    import numpy
+    path = os.path.abspath(filename)
+    libraries = [_PACKAGE_DIR] + [
+        os.path.dirname(os.path.abspath(m.__file__)) for m in (chainer, numpy)]
+    if any(_is_under(path, d) for d in libraries):
+        return True
+    paths = sysconfig.get_paths()
+    # Some distributions keep site-packages inside the standard library's
+    # directory; a user's installed package there is still user code.
+    installed = (paths['purelib'], paths['platlib'])
+    if any(_is_under(path, os.path.abspath(d)) for d in installed):
+        return False
+    return any(_is_under(path, os.path.abspath(paths[k]))
+               for k in ('stdlib', 'platstdlib'))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _line_of(code, lasti):
@@ -953,14 +1059,26 @@ class CostReport(object):
         indent = mode in ('table', 'md')
 
         def rows():
-            out = list(self._cached('link').values())
-            out = [r for r in out if r['name'] == 'total' or depth is None
-                   or _depth(r['name']) <= depth]
+            report = self._cached('link')
+            out = [r for r in report.values() if r['name'] == 'total'
+                   or depth is None or _depth(r['name']) <= depth]
+            # The total row is every report's (no n_calls); shown beside
+            # the links, its link columns are the root's.
+            root = report['/']
+            out[-1] = dict(out[-1], n_params=root['n_params'],
+                           n_calls=root['n_calls'])
             if indent:
                 out = [dict(r, name=_indented(r['name'])) for r in out]
             return out
         self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
                    'Link')
+
+    def snapshot(self):
+        """A frozen copy of these reports that can be pickled (a live hook
+        cannot): a :class:`ReportSnapshot` with the same reading API,
+        unchanged by later calls."""
+        return ReportSnapshot(self._records(), self._link_info(),
+                              getattr(self, 'fma_1flop', None))
 
     # From cost to time: the roofline module computes, this only reads.
 
@@ -1023,6 +1141,31 @@ class CostReport(object):
                          name_title))
 
 
+class ReportSnapshot(CostReport):
+    """The reports of a hook or a projection as they were when
+    :meth:`CostReport.snapshot` was called, with the same reading API
+    (``layer_report``, ``summary_report``, ``total_report``,
+    ``phase_report``, ``link_report``, ``ignored_layers``, the ``show_*``
+    methods, ``roofline_report``, the plots); it pickles, tracebacks
+    included (as text of the frames' files, lines and functions).
+    """
+
+    def __init__(self, records, link_info, fma_1flop=None):
+        self._saved = list(records)
+        self._links = dict(link_info)
+        self.fma_1flop = fma_1flop
+
+    def _records(self):
+        return self._saved
+
+    def _link_info(self):
+        return self._links
+
+    def __reduce__(self):
+        return (ReportSnapshot, (saved_records(self._saved), self._links,
+                                 self.fma_1flop))
+
+
 #: How each cached report is built from the building blocks of
 #: ``CostReport._built``.
 _BUILDERS = {
@@ -1031,7 +1174,7 @@ _BUILDERS = {
     'summary_phase': lambda b: summary_report(b['layers'], b['n_params'],
                                               by_phase=True),
     'total': lambda b: total_report(b['layers'], b['n_params']),
-    'phase': lambda b: phase_report(b['layers']),
+    'phase': lambda b: phase_report(b['layers'], b['n_params']),
     'link': lambda b: link_report(b['layers'], b['link_info']),
     'ignored': lambda b: b['ignored'],
 }

@@ -30,6 +30,7 @@ run the hook with ``fma_1flop=False`` for a bound in the datasheet's terms.
 """
 
 import collections
+import collections.abc
 import math
 import numbers
 
@@ -55,26 +56,94 @@ PRECISIONS = collections.OrderedDict(
 GIVEN = 'given'
 
 
+def _positive(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
+            or not math.isfinite(value) or value <= 0:
+        raise ValueError('{} must be a finite number > 0, got {!r}'.format(
+            name, value))
+    return float(value)
+
+
+#: The units and precisions a Device's ``peaks`` covers.
+UNITS = ('matrix', 'vector')
+
+
 class Device(collections.namedtuple(
         'Device', ['name', 'title', 'bandwidth', 'peaks'])):
-    """A device profile.
+    """A device profile, validated when it is built (a ValueError names
+    the field and what it allows).
 
     Attributes:
-        name (str): the preset's key.
-        title (str): the product name (plot titles).
-        bandwidth (float): memory bandwidth, bytes per second.
+        name (str): the preset's key (or None).
+        title (str): the product name (plot titles; or None).
+        bandwidth (float): memory bandwidth, bytes per second (> 0).
         peaks (dict): ``(unit, precision)`` -> ``(label, FLOP/s)`` for
-            unit ``'matrix'`` and ``'vector'`` and precision ``'fp16'``,
-            ``'fp32'`` and ``'fp64'``.
+            every unit ``'matrix'`` and ``'vector'`` and precision
+            ``'fp16'``, ``'fp32'`` and ``'fp64'`` (FLOP/s > 0); a copy of
+            the mapping given.
     """
 
     __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        values = super(Device, cls).__new__(cls, *args, **kwargs)
+        # One checker per field (see _FIELD_CHECKS): a new field adds one.
+        return super(Device, cls).__new__(cls, *[
+            _FIELD_CHECKS[f](v) for f, v in zip(cls._fields, values)])
+
+    @classmethod
+    def _make(cls, iterable):
+        # namedtuple's _make (and _replace) would skip __new__'s checks.
+        return cls(*iterable)
 
     def peak(self, layer_type, dtype):
         """``(label, FLOP/s)`` of the peak a layer of ``layer_type`` (a
         class name) on ``dtype`` (a numpy dtype name or None) gets."""
         unit = 'matrix' if layer_type in MATRIX_TYPES else 'vector'
         return self.peaks[(unit, PRECISIONS.get(dtype, 'fp32'))]
+
+
+def _text_or_none(field):
+    def check(value):
+        if value is not None and not isinstance(value, str):
+            raise ValueError('Device {} must be a str or None, got '
+                             '{!r}'.format(field, value))
+        return value
+    return check
+
+
+def _check_peaks(peaks):
+    """A copy of ``peaks`` with FLOP/s as floats, or ValueError."""
+    keys = [(u, p) for u in UNITS for p in PRECISIONS.values()]
+    allowed = ('Device peaks must map each of {} to a (label, FLOP/s) '
+               'pair'.format(', '.join(str(k) for k in keys)))
+    if not isinstance(peaks, collections.abc.Mapping):
+        raise ValueError('{}, got {!r}'.format(allowed, peaks))
+    missing = [k for k in keys if k not in peaks]
+    unknown = [k for k in peaks if k not in keys]
+    if missing or unknown:
+        raise ValueError('{}; {}'.format(allowed, ', '.join(
+            '{} {}'.format(what, ', '.join(str(k) for k in ks))
+            for what, ks in (('missing', missing), ('unknown', unknown))
+            if ks)))
+    out = {}
+    for key in keys:
+        value = peaks[key]
+        if not (isinstance(value, (tuple, list)) and len(value) == 2
+                and isinstance(value[0], str)):
+            raise ValueError('{}; {} is {!r}'.format(allowed, key, value))
+        out[key] = (value[0], _positive(
+            'the FLOP/s of Device peaks[{}]'.format(key), value[1]))
+    return out
+
+
+#: Device field -> its checker (the value to keep, or ValueError).
+_FIELD_CHECKS = {
+    'name': _text_or_none('name'),
+    'title': _text_or_none('title'),
+    'bandwidth': lambda v: _positive('Device bandwidth (bytes/s)', v),
+    'peaks': _check_peaks,
+}
 
 
 def _profile(name, title, bandwidth, vector, matrix=None):
@@ -170,14 +239,6 @@ def default_columns(rows):
     if any(r.get('time') is not None for r in rows):
         return list(RooflineColumns.TIMED)
     return list(RooflineColumns.DEFAULT)
-
-
-def _positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(value) or value <= 0:
-        raise ValueError('{} must be a finite number > 0, got {!r}'.format(
-            name, value))
-    return float(value)
 
 
 def resolve_device(device=None, peak_flops=None, bandwidth=None):

@@ -1435,3 +1435,72 @@ def _named(prefix, names, variables):
     return [('{} {}'.format(prefix, name),
              None if v is None else v.array)
             for name, v in zip(names, variables)]
+
+
+# Programs of the batch size, for projections
+
+#: The steps of a batch program: name -> how it changes ``h``, a Variable
+#: of shape (rows, features); ``k`` is the step's own small number.  Each
+#: keeps at least one row, and several stop following the batch at some
+#: size (fixed slices, strides, reductions over it).
+BATCH_STEPS = collections.OrderedDict([
+    ('head', lambda h, k: h[:k]),
+    ('tail', lambda h, k: h[-k:]),
+    ('stride', lambda h, k: h[::k]),
+    ('reverse', lambda h, k: h[np.arange(len(h))[::-1]]),
+    ('pick', lambda h, k: h[np.array([0] * k)]),
+    ('concat', lambda h, k: F.concat((h, h), axis=0)),
+    ('sum0', lambda h, k: F.broadcast_to(
+        F.sum(h, axis=0, keepdims=True), h.shape)),
+    ('mean0', lambda h, k: F.mean(h, axis=0, keepdims=True)),
+    ('max0', lambda h, k: F.max(h, axis=0, keepdims=True)),
+    ('sum1', lambda h, k: F.sum(h, axis=1, keepdims=True)),
+    ('relu', lambda h, k: F.relu(h)),
+    ('scale', lambda h, k: h * float(k)),
+    ('gram', lambda h, k: F.matmul(h, h, transa=True)),
+    ('outer', lambda h, k: F.matmul(h, h, transb=True)),
+    ('linear', None),  # a Linear link of the program, see run_batch
+])
+
+
+class BatchProgram(object):
+    """Steps on a batch of ``n`` rows of ``features``, then a sum and, with
+    ``backward``, its backward pass: run it at any ``n`` with
+    :meth:`run`."""
+
+    def __init__(self, seed):
+        rng = np.random.RandomState(seed)
+        self.seed = seed
+        self.features = int(rng.randint(1, 4))
+        self.steps = []
+        for _ in range(rng.randint(1, 5)):
+            name = str(rng.choice(list(BATCH_STEPS)))
+            if name == 'linear' and any(s == 'outer' for s, _ in
+                                        self.steps):
+                continue  # its input size would follow the batch
+            self.steps.append((name, int(rng.randint(1, 9))))
+        self.backward = bool(rng.randint(2))
+        self.target = int(rng.randint(10, 41))
+        # One Linear per such step, each called at every batch size.
+        self.links = chainer.ChainList(*[
+            L.Linear(None, 2) for s, _ in self.steps if s == 'linear'])
+
+    def run(self, n):
+        """The program at batch ``n``."""
+        x = np.random.RandomState(n).rand(n, self.features)
+        h = chainer.Variable(x.astype(np.float32))
+        self.links.cleargrads()
+        links = iter(self.links)
+        for name, k in self.steps:
+            h = next(links)(h) if name == 'linear' else BATCH_STEPS[name](
+                h, k)
+        y = F.sum(h)
+        if self.backward:
+            y.backward()
+
+    def describe(self):
+        """The program as text, for a failure's message."""
+        return 'batch program {}: {} features, {}, {}; to batch {}'.format(
+            self.seed, self.features, ', '.join(
+                '{}({})'.format(*s) for s in self.steps),
+            'backward' if self.backward else 'forward', self.target)

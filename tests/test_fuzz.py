@@ -26,6 +26,13 @@ options), from the same seeded NumPy random state, and checks that:
   phase), forward + backward is the total, the link tree's root is the
   total; every report renders (one mode per program, in turn).
 
+A second case, ``test_projections_are_exact_or_refused``, draws programs
+of the batch size (``fuzz_graphs.BatchProgram``: fixed slices, strides,
+index arrays, reductions over the batch, a Gram and an outer product,
+links, with or without backward) and checks that ``project_batch`` to a
+batch of 10 to 40 equals a real run there, layer by layer, or refuses
+(``FUZZ_PROJECTIONS`` programs, default 40, about 2 s).
+
 Layer types without a calculator are not failures: they are counted and
 printed at the end of the module (``pytest -s`` shows them), with the
 number of graphs, steps, input arrays and calls tried, the known
@@ -61,6 +68,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import project_batch
 from chainer_computational_cost import ReportWarning
 from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.report import LINK_COLUMNS
@@ -68,6 +76,7 @@ from chainer_computational_cost.report import MODES
 from chainer_computational_cost.report import PHASE_COLUMNS
 from chainer_computational_cost.report import SUMMARY_COLUMNS
 from chainer_computational_cost.report import LAYER_COLUMNS
+from fuzz_graphs import BatchProgram
 from fuzz_graphs import draw_program
 from fuzz_graphs import old_affine_cost
 from fuzz_graphs import OldAffine
@@ -472,7 +481,9 @@ class _Holder(chainer.Chain):
 
 
 def _per_link(hook):
-    return {path: tuple(entry[k] for k in ('n_layers', 'n_calls') + METRICS)
+    # (the total row has no n_calls)
+    return {path: tuple(entry.get(k, 0)
+                        for k in ('n_layers', 'n_calls') + METRICS)
             for path, entry in hook.link_report.items()}
 
 
@@ -533,3 +544,44 @@ if not EXPLORE:
 
 def test_links_over_repeated_runs_and_hooks_entered_in_links():
     _fuzz_links()
+
+
+# Projections: exact or refused, never wrong
+
+#: The number of batch programs (about 0.1 s each).
+PROJECTIONS = int(os.environ.get('FUZZ_PROJECTIONS', '40'))
+
+
+def _projected_figures(reporter):
+    return [(name, r['type'], r['phase'], r['link'], r['flops'],
+             r['mread'], r['mwrite'], r['input_shapes'], r['output_shapes'])
+            for name, r in reporter.layer_report.items() if name != 'total']
+
+
+def check_projection(p):
+    """``project_batch`` of the program ``p`` to its target batch equals a
+    real run there, or is a ValueError; returns whether it projected."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        try:
+            projected = project_batch(p.run, p.target)
+        except ValueError:
+            return False
+        with ComputationalCostHook(strict=True) as real:
+            p.run(p.target)
+    assert _projected_figures(projected) == _projected_figures(real), \
+        p.describe()
+    assert projected.link_report == real.link_report, p.describe()
+    return True
+
+
+def test_projections_are_exact_or_refused():
+    first = np.random.RandomState().randint(2 ** 31) if EXPLORE else 0
+    outcomes = collections.Counter()
+    for i in range(PROJECTIONS):
+        p = BatchProgram(first + i)
+        outcomes[check_projection(p)] += 1
+    print('\nfuzz: {} batch programs, {} projected, {} refused'.format(
+        PROJECTIONS, outcomes[True], outcomes[False]))
+    # the programs exercise both outcomes
+    assert outcomes[True] and outcomes[False]

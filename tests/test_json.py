@@ -247,3 +247,55 @@ def test_json_output_is_one_document(cch):
     assert text.endswith('}\n')
     doc = json.loads(text)
     assert [r['type'] for r in doc['rows']][-1] == 'total'
+
+
+def _strict(text):
+    """json.loads refusing Infinity, -Infinity and NaN (RFC 8259)."""
+    def refuse(name):
+        raise ValueError('not strict JSON: ' + name)
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_infinite_params_are_strict_json():
+    with ComputationalCostHook(strict=True) as cch:
+        F.clip(np.ones((2, 3), np.float32), -np.inf, 6.0)
+    doc = _strict(_render(cch, 'show_report', 'json',
+                          columns=['name', 'params']))
+    assert doc['rows'][0]['params'] == {'min': '-Infinity', 'max': 6.0}
+    assert float(doc['rows'][0]['params']['min']) == -np.inf
+
+
+def _custom(func, in_data, **kwargs):
+    return (1, 1, 1, {(1, 2): 'pair', 'nested': {3: [float('nan'),
+                                                     float('inf')]}})
+
+
+def test_params_with_keys_that_are_not_text_are_json():
+    from chainer.functions.activation.relu import ReLU
+    hook = ComputationalCostHook(strict=True)
+    with pytest.warns(UserWarning, match='overriding'):
+        hook.add_custom_cost_calculator(ReLU, _custom)
+    with hook:
+        F.relu(np.ones(2, np.float32))
+    doc = _strict(_render(hook, 'show_report', 'json',
+                          columns=['name', 'params']))
+    # keys as csv shows them: str((1, 2)) and str(3)
+    assert doc['rows'][0]['params'] == {
+        '(1, 2)': 'pair', 'nested': {'3': ['NaN', 'Infinity']}}
+
+
+def test_a_non_finite_number_column_is_null_in_every_scaled_column():
+    rows = [{'name': 'x', 'flops': float('inf'), 'time': float('nan')}]
+    text = report.render(rows, ['name', 'flops', 'time'], mode='json',
+                         unit=None)
+    assert _strict(text)['rows'] == [{'name': 'x', 'flops': None,
+                                      'time': None}]
+
+
+def test_numpy_numbers_in_params_stay_numbers():
+    rows = [{'name': 'x', 'params': {'a': np.int64(3), 'b': np.float32(
+        0.5), 'c': np.float64('-inf'), 'd': np.bool_(True)}}]
+    doc = _strict(report.render(rows, ['name', 'params'], mode='json'))
+    # np.bool_ is no number: its text, as csv shows it
+    assert doc['rows'][0]['params'] == {'a': 3, 'b': 0.5, 'c': '-Infinity',
+                                        'd': 'True'}

@@ -389,3 +389,14 @@ def test_a_deep_copy_can_be_entered_beside_its_original():
     assert len(cch.layer_report) == 3
     assert len(twin.layer_report) == 3
     assert twin.layer_report['ReLU-2']['input_shapes'] == [(3,)]
+
+
+def test_a_live_hook_refuses_pickling_and_names_what_to_pickle():
+    import pickle
+    with ComputationalCostHook() as cch:
+        F.relu(_x(2))
+    with pytest.raises(TypeError, match=r'hook\.snapshot\(\)'):
+        pickle.dumps(cch)
+    saved = pickle.loads(pickle.dumps(cch.snapshot()))
+    # ReLU on 2 elements: 2 FLOPs
+    assert saved.layer_report['ReLU-1']['flops'] == 2

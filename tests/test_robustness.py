@@ -233,6 +233,43 @@ def test_total_row_is_the_same_in_every_report():
         'flops%', 'mread%', 'mwrite%', 'mrw%']
 
 
+def test_total_rows_are_the_same_with_links_and_phases():
+    model = chainer.Sequential(L.Linear(3, 2), F.relu)
+    with ComputationalCostHook() as cch:
+        F.sum(model(_x(2, 3))).backward()
+    totals = [cch.layer_report['total'], cch.summary_report['total'],
+              cch.summary_report_by_phase()['total'],
+              cch.phase_report['total'], cch.link_report['total']]
+    for total in totals[1:]:
+        assert list(total.items()) == list(totals[0].items())
+    # Linear 3 -> 2: 6 weights and 2 biases
+    assert list(totals[0]) == [
+        'name', 'type', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw',
+        'n_params', 'flops%', 'mread%', 'mwrite%', 'mrw%']
+    assert totals[0]['n_params'] == 8
+    assert dict(cch.total_report) == {
+        k: v for k, v in totals[0].items() if not k.endswith('%')}
+    # shown beside the links, the total has the root's link columns
+    out = io.StringIO()
+    cch.show_link_report(out, unit=None, columns=['name', 'n_params',
+                                                  'n_calls'])
+    assert out.getvalue().splitlines()[-1] == 'total,8,1'
+
+
+def test_total_rows_are_the_same_without_links():
+    with ComputationalCostHook() as cch:
+        F.relu(_x(2))
+    layer_total = cch.layer_report['total']
+    assert cch.phase_report['total'] == layer_total
+    assert cch.link_report['total'] == layer_total
+    assert 'n_params' not in layer_total
+    out = io.StringIO()
+    cch.show_link_report(out, unit=None, columns=['name', 'n_params',
+                                                  'n_calls', 'flops'])
+    # ReLU of 2: 2 FLOPs, at the root, which no link called
+    assert out.getvalue().splitlines()[1:] == ['/,0,0,2', 'total,0,0,2']
+
+
 class MyReLU(ReLU):
     pass
 

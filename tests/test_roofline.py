@@ -473,3 +473,57 @@ def test_resnet50_measure_time_changes_no_figure(resnet50):
     assert rows['total']['efficiency'] == \
         rows['total']['t_roofline'] / rows['total']['time']
     assert math.isfinite(rows['total']['efficiency'])
+
+
+def _peaks(flops=100.0):
+    return {(u, p): (p + ' ' + u, flops) for u in ('matrix', 'vector')
+            for p in ('fp16', 'fp32', 'fp64')}
+
+
+@pytest.mark.parametrize('bandwidth', [0, -1.0, float('nan'),
+                                       float('inf'), '10', True])
+def test_a_device_with_a_bad_bandwidth_is_refused(bandwidth):
+    with pytest.raises(ValueError, match=r'^Device bandwidth \(bytes/s\) '
+                       r'must be a finite number > 0, got '):
+        roofline.Device('mine', 'My device', bandwidth, _peaks())
+
+
+@pytest.mark.parametrize('flops', [0, -5.0, float('nan'), None])
+def test_a_device_with_a_bad_peak_is_refused(flops):
+    with pytest.raises(ValueError, match=r"^the FLOP/s of Device "
+                       r"peaks\[\('matrix', 'fp16'\)\] must be a finite "
+                       r"number > 0"):
+        roofline.Device('mine', 'My device', 10.0, _peaks(flops))
+
+
+def test_device_peaks_must_cover_every_unit_and_precision():
+    with pytest.raises(ValueError, match=r"^Device peaks must map each of "
+                       r"\('matrix', 'fp16'\), .*; missing \('matrix', "
+                       r"'fp16'\), .*\('vector', 'fp64'\)$"):
+        roofline.Device('mine', 'My device', 10.0, {})
+    peaks = _peaks()
+    del peaks[('vector', 'fp32')]
+    peaks[('vector', 'bf16')] = ('bf16', 1.0)
+    with pytest.raises(ValueError, match=r"; missing \('vector', 'fp32'\), "
+                       r"unknown \('vector', 'bf16'\)$"):
+        roofline.Device('mine', 'My device', 10.0, peaks)
+    for bad in (None, [1, 2]):
+        with pytest.raises(ValueError, match='Device peaks must map'):
+            roofline.Device('mine', 'My device', 10.0, bad)
+    peaks = _peaks()
+    peaks[('vector', 'fp32')] = 5.0
+    with pytest.raises(ValueError, match=r"\('vector', 'fp32'\) is 5.0$"):
+        roofline.Device('mine', 'My device', 10.0, peaks)
+
+
+def test_a_device_is_checked_when_replaced_and_keeps_its_own_peaks():
+    peaks = _peaks()
+    dev = roofline.Device(None, None, 10, peaks)
+    assert dev.bandwidth == 10.0
+    peaks[('vector', 'fp32')] = ('changed', 1.0)
+    assert dev.peaks[('vector', 'fp32')] == ('fp32 vector', 100.0)
+    with pytest.raises(ValueError, match='Device bandwidth'):
+        dev._replace(bandwidth=0)
+    with pytest.raises(ValueError, match='Device name must be a str or '
+                       'None, got 3'):
+        roofline.Device(3, None, 10.0, peaks)
