@@ -377,8 +377,8 @@ def build_parser():
                          help='per-type summary (split by phase with '
                               '--train)')
     plots_group = parser.add_argument_group(
-        'plots (the format the file name ends with: {}; need matplotlib, '
-        'the [plot] extra)'.format(', '.join(plots.FORMATS)))
+        'plots (format by extension: {}; need matplotlib)'.format(
+            ', '.join('.' + f for f in plots.FORMATS)))
     plots_group.add_argument('--plot-roofline', default=None,
                              metavar='FILE',
                              help='roofline plot (with --device or '
