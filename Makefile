@@ -21,25 +21,33 @@ CHECK_PYTHON = @$(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1 || { \
 	echo 'error: $(PYTHON) is missing or not Python 3.8-3.11;' \
 	'$(PYTHON_HELP)' >&2; exit 1; }
 
-# Chainer's sdist needs pkg_resources (setuptools<81) and numpy<2 present
+# Chainer's sdist needs pkg_resources (setuptools<81) and numpy present
 # before it builds, hence --no-build-isolation after installing them.
+# NumPy 1.23.5, the last before 1.24 removed numpy.float, which Chainer's
+# F.resize_images (7.8.1 and 6.7.0) still uses; pinning it again in the
+# last install keeps pip from upgrading it (and picks a matplotlib that
+# supports it).
+NUMPY = 'numpy==1.23.5'
+
 $(VENV)/.installed: setup.py pyproject.toml
 	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q 'setuptools<81' wheel 'numpy<2'
+	$(PY) -m pip install -q 'setuptools<81' wheel $(NUMPY)
 	$(PY) -m pip install -q --no-build-isolation 'chainer==7.8.1'
-	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	$(PY) -m pip install -q --no-build-isolation -e '.[test]' $(NUMPY)
 	touch $@
 
 # Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11 (and
-# for hypothesis): upgrade it last, after everything that re-applies the pin.
+# for hypothesis): upgrade it last, after everything that re-applies the pin,
+# with --no-deps, so that pip neither checks nor reports Chainer's pin
+# (a red "ERROR: pip's dependency resolver" line on a working set-up).
 $(VENV6)/.installed: setup.py pyproject.toml
 	$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV6)
-	$(PY6) -m pip install -q 'setuptools<81' wheel 'numpy==1.23.5'
+	$(PY6) -m pip install -q 'setuptools<81' wheel $(NUMPY)
 	$(PY6) -m pip install -q --no-build-isolation 'chainer==6.7.0'
-	$(PY6) -m pip install -q --no-build-isolation -e '.[test]' 'numpy==1.23.5'
-	$(PY6) -m pip install -q -U 'typing_extensions>=4'
+	$(PY6) -m pip install -q --no-build-isolation -e '.[test]' $(NUMPY)
+	$(PY6) -m pip install -q --no-deps -U 'typing_extensions>=4'
 	touch $@
 
 setup: $(VENV)/.installed

@@ -13,10 +13,13 @@ setup(
     name='chainer_computational_cost',
     version='0.2.0',
     description='Theoretical computational cost (FLOPs, memory traffic) of '
-                'Chainer forward passes, layer by layer',
+                'Chainer forward passes and training steps, layer by layer',
     long_description=long_description,
     long_description_content_type='text/markdown',
+    # An SPDX expression and the file: the 'License ::' classifier is
+    # deprecated (setuptools warns about it).
     license='MIT',
+    license_files=['LICENSE'],
     packages=find_packages(exclude=['tests', 'tests.*']),
     # Chainer (7.8.1 and 6.7.0) imports numpy.distutils when it starts, and
     # numpy has no distutils on Python 3.12 and later: chainer cannot even
@@ -25,6 +28,12 @@ setup(
     # Chainer 7.8.1 ships as an sdist that needs setuptools<81 and numpy<2
     # in the environment before it builds: see README (make setup).
     install_requires=['chainer>=6.0', 'numpy<2'],
+    entry_points={
+        'console_scripts': [
+            'chainer-computational-cost = '
+            'chainer_computational_cost.__main__:console',
+        ],
+    },
     extras_require={
         'table': ['texttable>=1.4.0'],
         'plot': ['matplotlib'],
@@ -35,7 +44,6 @@ setup(
         'Programming Language :: Python :: 3',
         'Programming Language :: Python :: 3 :: Only',
         'Programming Language :: Python :: 3.11',
-        'License :: OSI Approved :: MIT License',
         'Topic :: Scientific/Engineering :: Artificial Intelligence',
     ],
 )

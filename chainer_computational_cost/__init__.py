@@ -8,9 +8,10 @@ from chainer_computational_cost.report import PhaseColumns  # NOQA
 from chainer_computational_cost.report import ReportColumns  # NOQA
 from chainer_computational_cost.report import ReportWarning  # NOQA
 from chainer_computational_cost.report import SummaryColumns  # NOQA
+from chainer_computational_cost.roofline import RooflineColumns  # NOQA
 
 __version__ = '0.2.0'
 
 __all__ = ['ComputationalCostHook', 'LinkColumns', 'PhaseColumns',
-           'Projection', 'ReportColumns', 'ReportWarning', 'SummaryColumns',
-           'project_batch']
+           'Projection', 'ReportColumns', 'ReportWarning', 'RooflineColumns',
+           'SummaryColumns', 'project_batch']

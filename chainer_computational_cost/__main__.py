@@ -9,10 +9,13 @@ training step.
 """
 
 import argparse
+import contextlib
 import importlib
+import io
 import math
 import os
 import sys
+import time
 import traceback
 
 
@@ -151,6 +154,21 @@ def _import_factory(spec, module_name, attr):
     return factory
 
 
+def model_name(spec):
+    """The name of a built-in model ``spec`` names in any case
+    ('VGG16' is 'vgg16'), else ``spec`` unchanged."""
+    return spec.lower() if spec.lower() in MODELS else spec
+
+
+def _colon_hint(spec):
+    """A hint for 'package.module.factory', which names the factory with a
+    dot where a colon is needed."""
+    module_name, dot, attr = spec.rpartition('.')
+    if ':' in spec or not dot or not module_name or not attr:
+        return ''
+    return ' (a colon before the factory: {}:{}?)'.format(module_name, attr)
+
+
 def load_model(spec):
     """The model named by ``spec``, built by calling its factory.
 
@@ -159,14 +177,15 @@ def load_model(spec):
     factory raising included, is a :class:`CommandError` with a one-line
     message.
     """
-    if spec in MODELS:
-        factory = MODELS[spec]
+    if model_name(spec) in MODELS:
+        factory = MODELS[model_name(spec)]
     else:
         module_name, sep, attr = spec.partition(':')
         if not sep or not module_name or not attr:
             raise CommandError('unknown model {!r}: use one of {} or '
-                               'package.module:factory'.format(
-                                   spec, ', '.join(sorted(MODELS))))
+                               'package.module:factory{}'.format(
+                                   spec, ', '.join(sorted(MODELS)),
+                                   _colon_hint(spec)))
         factory = _import_factory(spec, module_name, attr)
     try:
         model = factory()
@@ -193,17 +212,6 @@ def parse_shape(text):
             'shape must be positive integers separated by commas, e.g. '
             '1,3,224,224; got {!r}'.format(text))
     return shape
-
-
-def parse_unit(text):
-    """The --unit value; 'raw' or 'none' mean raw numbers."""
-    if text.lower() in ('raw', 'none'):
-        return None
-    if text not in report.UNITS:
-        raise argparse.ArgumentTypeError(
-            'unit must be one of raw, K, M, G, T, autoaligned, auto; '
-            'got {!r}'.format(text))
-    return text
 
 
 def parse_depth(text):
@@ -263,28 +271,43 @@ class _Parser(argparse.ArgumentParser):
 _ALL_LEVELS = -1
 
 
+def _prog():
+    """The command's name in its help: the console command's, or
+    ``python -m ...``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ''
+    if name.startswith('chainer-computational-cost'):
+        return 'chainer-computational-cost'
+    return 'python -m chainer_computational_cost'
+
+
 def build_parser():
     """The argument parser of the command line."""
     parser = _Parser(
-        prog='python -m chainer_computational_cost',
+        prog=_prog(),
         description='Estimate the theoretical cost (FLOPs, memory read and '
                     'write) of one forward pass or training step of a '
                     'Chainer model, per layer, per type, per link or per '
                     'phase, and the least time it needs on a device.')
     parser.add_argument(
-        'model', help='one of {} or package.module:factory'.format(
+        'model', help='one of {} (any case) or package.module:factory'.format(
             ', '.join(sorted(MODELS))))
     parser.add_argument('--shape', type=parse_shape, default=(1, 3, 224, 224),
                         help='input shape, comma separated, the batch size '
                              'first (default 1,3,224,224)')
     parser.add_argument('--dtype', choices=DTYPES, default='float32',
+                        type=str.lower,
                         help='dtype of the input and of the weights '
                              '(default float32)')
-    parser.add_argument('--unit', type=parse_unit, default='G',
-                        help='raw, K, M, G, T, autoaligned or auto '
-                             '(default G)')
-    parser.add_argument('--mode', choices=report.MODES, default='md',
-                        help='output format (default md)')
+    # Values of --unit, --mode, --n-digits and --time-unit are checked by
+    # the report's own checks (check_args), so that the command line and
+    # the API accept the same values.
+    parser.add_argument('--unit', default='autoaligned',
+                        help='raw, K, M, G, T, autoaligned or auto, any '
+                             'case (default autoaligned: one prefix per '
+                             'column)')
+    parser.add_argument('--mode', default='md',
+                        help='csv, md, table (needs texttable) or json '
+                             '(default md)')
     parser.add_argument('--n-digits', type=int, default=3,
                         help='decimals, 0 to 10 (default 3)')
     parser.add_argument('--columns', default=None,
@@ -305,21 +328,21 @@ def build_parser():
                              'another report is asked for')
     parser.add_argument('--project', action='store_true',
                         help='compute the report at the batch size of '
-                             '--shape from runs at batch 1, 2 and 3 (the '
-                             'same figures, much faster for large batches)')
+                             '--shape from runs at batch 1, 2 and 3 and a '
+                             'check run at 9 (the same figures, much faster '
+                             'for large batches)')
     parser.add_argument('--measure-time', action='store_true',
                         help='also measure the wall time of each function '
                              '(a time column; efficiency in the roofline '
                              'report)')
-    parser.add_argument('--time-unit', choices=report.TIME_UNITS,
-                        default=None,
-                        help='unit of time columns (default us in the '
-                             'roofline report, ms otherwise)')
+    parser.add_argument('--time-unit', default=None,
+                        help='unit of time columns: s, ms or us (default us '
+                             'in the roofline report, ms otherwise)')
     reports = parser.add_argument_group(
         'reports (one is shown, the first given in this order)')
     reports.add_argument('--device', default=None,
-                         help='roofline report on a preset device: {}'.format(
-                             ', '.join(roofline.DEVICES)))
+                         help='roofline report on a preset device: {} (any '
+                              'case)'.format(', '.join(roofline.DEVICES)))
     reports.add_argument('--peak-flops', type=parse_positive, default=None,
                          metavar='FLOPS',
                          help='roofline report on a device of this peak '
@@ -338,7 +361,8 @@ def build_parser():
                          help='per-type summary (split by phase with '
                               '--train)')
     plots_group = parser.add_argument_group(
-        'plots (PNG files; need matplotlib, the [plot] extra)')
+        'plots (format by extension: {}; need matplotlib)'.format(
+            ', '.join('.' + f for f in plots.FORMATS)))
     plots_group.add_argument('--plot-roofline', default=None,
                              metavar='FILE',
                              help='roofline plot (with --device or '
@@ -400,9 +424,70 @@ def _check_plot_path(path, option):
         raise CommandError('{} {!r}: directory {!r} does not exist'.format(
             option, path, directory))
     try:
-        plots.require_matplotlib()
-    except ImportError as e:
+        plots.plot_format(path)
+    except ValueError as e:
         raise CommandError('{}: {}'.format(option, e))
+
+
+#: Option attribute -> (option, the report's check of its value, which
+#: returns the value in its canonical spelling).
+_VALUE_CHECKS = {
+    'unit': ('--unit', report.check_unit),
+    'mode': ('--mode', report.check_mode),
+    # The help says 0 to 10: 11 is refused, not read as 10.
+    'n_digits': ('--n-digits', lambda value, option: report.check_n_digits(
+        value, option, above=False)),
+    'time_unit': ('--time-unit', report.check_time_unit),
+}
+
+
+def _check_values(args):
+    """Check and canonicalise the values the API checks too ('g' is 'G'),
+    and the names of built-in models and devices (any case)."""
+    for attr, (option, check) in _VALUE_CHECKS.items():
+        value = getattr(args, attr)
+        if value is None:  # an option whose default depends on the report
+            continue
+        try:
+            setattr(args, attr, check(value, option))
+        except ValueError as e:
+            raise CommandError(str(e))
+    args.model = model_name(args.model)
+    if args.device is not None and args.device.lower() in roofline.DEVICES:
+        args.device = args.device.lower()
+
+
+def _require(module, needed_by, extra):
+    """CommandError unless the optional package ``module`` imports: known
+    before the run, not after it."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise CommandError('{} needs the {} package: pip install {}, or '
+                           "install chainer_computational_cost with the "
+                           '[{}] extra'.format(needed_by, module, module,
+                                               extra))
+
+
+def _check_packages(args):
+    if args.mode == 'table':
+        _require('texttable', '--mode table', 'table')
+    for option in ('--plot-roofline', '--plot-summary'):
+        if getattr(args, option[2:].replace('-', '_')) is not None:
+            _require('matplotlib', option, 'plot')
+
+
+def _empty_columns(kind, columns, args):
+    """(column, why) for the first of ``columns`` the run leaves empty in
+    every row, or None."""
+    timed = ('time', 'efficiency')
+    for c in columns:
+        if c in timed and not args.measure_time:
+            return c, 'times are measured only with --measure-time'
+        if c == 'phase' and kind == 'summary' and not args.train:
+            return c, ('the summary is split by phase only with --train (the '
+                       'layer report has a phase column)')
+    return None
 
 
 def check_args(args):
@@ -410,8 +495,9 @@ def check_args(args):
     report kind and its columns.
 
     A mistake must be reported before the model is built and run, which
-    can take minutes.
+    can take minutes.  Values are canonicalised in ``args`` on the way.
     """
+    _check_values(args)
     kind = report_kind(args)
     if args.device is not None and (args.peak_flops is not None
                                     or args.bandwidth is not None):
@@ -441,14 +527,15 @@ def check_args(args):
                          (args.plot_summary, '--plot-summary')):
         if path is not None:
             _check_plot_path(path, option)
+    _check_packages(args)
     if args.columns is not None:
         columns = parse_columns(args.columns, _KINDS[kind][0])
+        empty = _empty_columns(kind, columns, args)
+        if empty is not None:
+            raise CommandError('--columns: column {!r} would be empty: '
+                               '{}'.format(*empty))
     else:
         columns = default_columns(kind, args.measure_time)
-    try:
-        report.check_n_digits(args.n_digits)
-    except ValueError as e:
-        raise CommandError(str(e))
     return kind, columns
 
 
@@ -538,6 +625,110 @@ def _model_call(model, args, dtype):
     return train if args.train else infer
 
 
+class Progress(chainer.FunctionHook):
+    """A status line on stderr while the model runs, when stderr is a
+    terminal: which run it is and how many Chainer calls so far.
+
+    It is rewritten in place (``\r``) at most every :attr:`INTERVAL`
+    seconds, and erased before anything else is written to ``sys.stdout``
+    or ``sys.stderr`` during the run (the model's own prints, warnings),
+    so it never ends up inside other output; it is erased at the end.
+    """
+
+    name = 'ChainerComputationalCostProgress'
+    #: Seconds between two updates of the line.
+    INTERVAL = 0.25
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.calls = 0
+        self.label = ''
+        self._shown = 0  # characters of the status line now on screen
+        self._next = 0.0
+
+    def forward_postprocess(self, function, in_data):
+        """Count the call; redraw the line when it is time to."""
+        self.calls += 1
+        now = time.monotonic()
+        if now >= self._next:
+            self._next = now + self.INTERVAL
+            self._draw('{}: {} calls so far'.format(self.label, self.calls))
+
+    def _draw(self, text):
+        # Padded over a longer line left from before.
+        self._write('\r' + text.ljust(self._shown))
+        self._shown = max(self._shown, len(text))
+
+    def clear(self):
+        """Erase the status line, if one is shown."""
+        if self._shown:
+            self._write('\r' + ' ' * self._shown + '\r')
+            self._shown = 0
+
+    def _write(self, text):
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed stderr must not stop the run
+
+    @contextlib.contextmanager
+    def running(self, label):
+        """Show progress under ``label`` while the block runs: the hook
+        entered and the standard streams wrapped to erase the line before
+        they write."""
+        self.label = label
+        self.calls = 0
+        # The first line waits an interval: a quick run shows nothing.
+        self._next = time.monotonic() + self.INTERVAL
+        saved = sys.stdout, sys.stderr
+        sys.stdout = _ClearingStream(sys.stdout, self)
+        sys.stderr = _ClearingStream(sys.stderr, self)
+        try:
+            with self:
+                yield
+        finally:
+            sys.stdout, sys.stderr = saved
+            self.clear()
+
+
+class _ClearingStream(object):
+    """A text stream that erases a :class:`Progress` line before each
+    write to the stream it wraps."""
+
+    def __init__(self, stream, progress):
+        self._stream = stream
+        self._progress = progress
+
+    def write(self, text):
+        """Erase the status line, then write ``text``."""
+        self._progress.clear()
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _progress(stream=None):
+    """A Progress on ``stream`` (default stderr) when it is a terminal,
+    else None."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return Progress(stream) if tty else None
+
+
+def _watched(progress, label, call):
+    """``call`` run under ``progress``'s status line (when there is
+    one)."""
+    if progress is None:
+        return call()
+    with progress.running(label):
+        return call()
+
+
 def _run(args):
     """The report (the hook, or a projection) of the run the arguments
     ask for, or CommandError."""
@@ -547,8 +738,8 @@ def _run(args):
     if batch > LARGE_BATCH and not args.project and not args.measure_time:
         sys.stderr.write(
             'note: running the model at batch {}; --project gives the same '
-            'figures from runs at batch 1, 2 and 3, in a fraction of the '
-            'time\n'.format(batch))
+            'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
+            'fraction of the time\n'.format(batch))
     fma_1flop = not args.no_fma
     # Links create their weights in chainer.config.dtype, at construction
     # or (for sizes left as None) at the first call: both must see it, or
@@ -556,18 +747,36 @@ def _run(args):
     with chainer.using_config('dtype', dtype):
         model = load_model(args.model)
         call = _model_call(model, args, dtype)
+        progress = _progress()
         if args.project:
+            runs = []
+
+            def projected_run(n):
+                runs.append(n)
+                # Three runs, and a check run beyond batch 3; a fallback
+                # to batches 2-4 adds one more.
+                expected = len(projection.BATCHES) + (
+                    batch > max(projection.BATCHES))
+                label = ('batch {} (run {} of {})'.format(
+                    n, len(runs), expected) if len(runs) <= expected else
+                    'batch {} (run {})'.format(n, len(runs)))
+                x = inputs[n] if n in inputs else numpy.zeros(
+                    (n,) + args.shape[1:], dtype=dtype)
+                _watched(progress, label, lambda: call(x))
             try:
                 return projection.project_batch(
-                    lambda n: call(inputs[n]), batch, fma_1flop=fma_1flop,
+                    projected_run, batch, fma_1flop=fma_1flop,
                     flop_convention=args.flop_convention)
             except ValueError as e:
                 raise CommandError('--project cannot project to batch {}: '
                                    '{}'.format(batch, e))
+        # The progress hook inside the cost hook: its work on each call
+        # falls outside the time --measure-time measures.
         with ComputationalCostHook(fma_1flop=fma_1flop,
                                    flop_convention=args.flop_convention,
                                    measure_time=args.measure_time) as cch:
-            call(inputs[batch])
+            _watched(progress, 'batch {}'.format(batch),
+                     lambda: call(inputs[batch]))
     return cch
 
 
@@ -618,14 +827,76 @@ def show(result, args, kind, columns, ost):
         result.show_report(**options)
 
 
+def _joined_values(parser, argv):
+    """``argv`` with 'OPTION -VALUE' written 'OPTION=-VALUE' where OPTION
+    takes one value: argparse reads '--shape -1,3' as an option missing
+    its value, while the value's own check says what is wrong with it."""
+    takes_one = {o for a in parser._actions if a.option_strings
+                 and a.nargs is None for o in a.option_strings}
+    out = []
+    for arg in argv:
+        if out and out[-1] in takes_one and arg[1:2].isdigit() \
+                and arg.startswith('-'):
+            out[-1] = '{}={}'.format(out[-1], arg)
+        else:
+            out.append(arg)
+    return out
+
+
+def _encodable(text, stream):
+    """``text`` as ``stream`` can encode it: unchanged when it can (UTF-8),
+    else with the link report's non-breaking spaces as spaces and any
+    other character it cannot encode escaped (an ASCII terminal)."""
+    encoding = getattr(stream, 'encoding', None)
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        text = text.replace('\u00a0', ' ')
+        return text.encode(encoding, 'backslashreplace').decode(encoding)
+    except LookupError:
+        return text
+
+
+def _write_report(result, args, kind, columns, ost):
+    """Render the report, then write it at once, as ``ost`` can encode
+    it."""
+    buf = io.StringIO()
+    show(result, args, kind, columns, buf)
+    ost.write(_encodable(buf.getvalue(), ost))
+    ost.flush()
+
+
+#: Exit status after the reader of stdout went away (``| head``): that of
+#: a Unix tool killed by SIGPIPE, as a shell reports it.
+BROKEN_PIPE_STATUS = 128 + 13
+
+
+def _stdout_to_devnull():
+    """Point stdout at /dev/null: Python flushes it again at exit, which
+    must not fail a second time (as Python's documentation of SIGPIPE
+    advises)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv=None, ost=None):
     """Run the command line; returns the exit status.
 
     Mistakes in the arguments, a model that cannot be imported or built
     and a forward pass or training step that fails are reported as one
     line on stderr with status 2 (argparse's own mistakes exit with it).
+    A reader of the report that goes away early (``| head``) ends the
+    command quietly with status 141.
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parser.parse_args(_joined_values(parser, argv))
     ost = sys.stdout if ost is None else ost
     try:
         # Check every option before the (possibly slow) run.
@@ -637,9 +908,19 @@ def main(argv=None, ost=None):
     except CommandError as e:
         sys.stderr.write('error: {}\n'.format(e))
         return 2
-    show(result, args, kind, columns, ost)
+    try:
+        _write_report(result, args, kind, columns, ost)
+    except BrokenPipeError:
+        if ost is sys.stdout:
+            _stdout_to_devnull()
+        return BROKEN_PIPE_STATUS
     return 0
 
 
-if __name__ == '__main__':
+def console():
+    """The ``chainer-computational-cost`` command."""
     sys.exit(main())
+
+
+if __name__ == '__main__':
+    console()

@@ -1,4 +1,5 @@
-"""Pictures of a cost report, written as PNG files.
+"""Pictures of a cost report, written as PNG, SVG, PDF, EPS or PS files
+(the format the file name's extension names).
 
 matplotlib is an optional dependency (the ``[plot]`` extra): it is imported
 only when a picture is drawn, and figures are drawn on their own Agg canvas,
@@ -6,6 +7,7 @@ so the user's pyplot state and backend are left alone.
 """
 
 import collections
+import os
 
 from chainer_computational_cost import report
 from chainer_computational_cost import roofline
@@ -42,9 +44,27 @@ def _new_figure(size):
     return fig
 
 
+#: The formats a plot can be written in, each named by its file extension
+#: (any case); a file object gets PNG.
+FORMATS = ('png', 'svg', 'pdf', 'eps', 'ps')
+
+
+def plot_format(path):
+    """The format of :data:`FORMATS` the file name ``path`` ends with
+    ('png' for a file object), or a ValueError naming the ones allowed."""
+    if not isinstance(path, (str, os.PathLike)):
+        return 'png'
+    ext = os.path.splitext(os.fspath(path))[1][1:].lower()
+    if ext not in FORMATS:
+        raise ValueError('cannot tell the plot format of {!r}: the file name '
+                         'must end with {}'.format(
+                             os.fspath(path), ', '.join(
+                                 '.' + f for f in FORMATS)))
+    return ext
+
+
 def _save(fig, path, dpi):
-    # PNG whatever the file name says: the documented format.
-    fig.savefig(path, format='png', dpi=dpi)
+    fig.savefig(path, format=plot_format(path), dpi=dpi)
 
 
 def _si(value, unit, base=1000):
@@ -68,7 +88,8 @@ _MARKERS = ('o', 's', '^', 'D', 'v', 'p', '<', 'h', '>', '8')
 
 def plot_roofline(layers, path, device=None, peak_flops=None,
                   bandwidth=None, title=None, dpi=100):
-    """Write a roofline plot of ``layers`` to the PNG file ``path``.
+    """Write a roofline plot of ``layers`` to the file ``path``, in the
+    format its extension names (:data:`FORMATS`).
 
     Log-log axes: arithmetic intensity (FLOP/byte) against FLOP/s.  Each
     peak the layers use draws its roof (the bandwidth slope up to the ridge
@@ -81,15 +102,16 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
     Args:
         layers: layer dicts as for
             :func:`chainer_computational_cost.roofline.roofline_report`.
-        path: a file name or a binary file object.
+        path: a file name or a binary file object (PNG).
         device, peak_flops, bandwidth: the device, as for
             :func:`~chainer_computational_cost.roofline.roofline_report`.
         title (str): the title; default 'Roofline: <device>'.
-        dpi (int): resolution of the PNG.
+        dpi (int): resolution of raster images.
 
     Returns:
         the matplotlib Figure (already written).
     """
+    plot_format(path)  # before drawing: a wrong name is a quick mistake
     rows = roofline.roofline_report(layers, device, peak_flops, bandwidth)
     dev = roofline.resolve_device(device, peak_flops, bandwidth)
     rows = [r for k, r in rows.items() if k != 'total']
@@ -175,19 +197,21 @@ def _summary_entries(summary_rows):
 
 
 def plot_summary(summary_rows, path, title=None, dpi=100):
-    """Write two bar panels to the PNG file ``path``: FLOPs per layer type
-    and memory traffic (read and write stacked) per layer type.
+    """Write two bar panels to the file ``path`` (in the format its
+    extension names, :data:`FORMATS`): FLOPs per layer type and memory
+    traffic (read and write stacked) per layer type.
 
     Args:
         summary_rows: the rows of a summary report (its values, or the
             ordered dict itself), the total row last.
-        path: a file name or a binary file object.
+        path: a file name or a binary file object (PNG).
         title (str): an overall title (none by default).
-        dpi (int): resolution of the PNG.
+        dpi (int): resolution of raster images.
 
     Returns:
         the matplotlib Figure (already written).
     """
+    plot_format(path)
     rows = _summary_entries(summary_rows)
     if not rows:
         raise ValueError('no layer types to plot')

@@ -385,45 +385,65 @@ def _depth(path):
 
 
 # Argument checking: every show_* argument is checked before anything is
-# rendered, so bad input never produces partial output.
+# rendered, so bad input never produces partial output.  The command line
+# calls the same checks with its option names, so both accept the same
+# values and say the same things about the rest.
 
-def check_mode(mode):
-    """Raise ValueError unless ``mode`` is one of :data:`MODES`."""
-    if not isinstance(mode, str) or mode not in MODES:
-        raise ValueError('mode must be one of {}, got {!r}'.format(
-            ', '.join(repr(m) for m in MODES), mode))
-    return mode
-
-
-def check_unit(unit):
-    """Raise ValueError unless ``unit`` is one of :data:`UNITS`; the raw
-    units (None, '', 'raw') come back as None."""
-    if unit is not None and (not isinstance(unit, str) or unit not in UNITS):
-        raise ValueError('unit must be one of {}, got {!r}'.format(
-            ', '.join(repr(u) for u in UNITS), unit))
-    return None if unit in (None, '', 'raw') else unit
+def _choice(value, allowed, name, also=''):
+    """``value`` matched case-insensitively against the strings
+    ``allowed`` (returned as spelled there), or a ValueError naming
+    ``name`` and the allowed values."""
+    if isinstance(value, str):
+        for a in allowed:
+            if value.lower() == a.lower():
+                return a
+    raise ValueError('{} must be one of {}{}, got {!r}'.format(
+        name, ', '.join(repr(a) for a in allowed), also, value))
 
 
-def check_time_unit(time_unit):
-    """Raise ValueError unless ``time_unit`` is one of :data:`TIME_UNITS`.
-    """
-    if time_unit not in TIME_UNITS:
-        raise ValueError('time_unit must be one of {}, got {!r}'.format(
-            ', '.join(repr(u) for u in TIME_UNITS), time_unit))
-    return time_unit
+def check_mode(mode, name='mode'):
+    """The mode of :data:`MODES` that ``mode`` names (any case), or a
+    ValueError."""
+    return _choice(mode, MODES, name)
 
 
-def check_n_digits(n_digits):
-    """Validated number of decimals: None or more than 10 mean 10."""
+#: Spellings of raw numbers besides None (any case).
+RAW_UNITS = ('', 'raw', 'none')
+
+
+def check_unit(unit, name='unit'):
+    """The unit ``unit`` names (any case: ``'g'`` is ``'G'``,
+    ``'AUTO'`` is ``'auto'``): None for raw numbers (None, '', 'raw',
+    'none'), else one of :data:`UNITS`; a ValueError otherwise."""
+    if unit is None:
+        return None
+    allowed = ('raw',) + PREFIXES[1:] + ('autoaligned', 'auto')
+    if isinstance(unit, str) and unit.lower() in RAW_UNITS:
+        return None
+    return _choice(unit, allowed, name, ' (any case) or None')
+
+
+def check_time_unit(time_unit, name='time_unit'):
+    """The unit of :data:`TIME_UNITS` that ``time_unit`` names (any
+    case), or a ValueError."""
+    return _choice(time_unit, TIME_UNITS, name)
+
+
+def check_n_digits(n_digits, name='n_digits', above=True):
+    """The number of decimals: an int from 0 to :data:`MAX_DIGITS`; None
+    means :data:`MAX_DIGITS`, and so does a larger int unless ``above``
+    is False (0.1.2's API took them; the command line refuses them).  A
+    ValueError otherwise."""
     if n_digits is None:
         return MAX_DIGITS
-    if isinstance(n_digits, bool) or not isinstance(n_digits,
-                                                    numbers.Integral):
-        raise ValueError('n_digits must be an int from 0 to {} or None, '
-                         'got {!r}'.format(MAX_DIGITS, n_digits))
+    if isinstance(n_digits, bool) or not isinstance(
+            n_digits, numbers.Integral) or (n_digits > MAX_DIGITS
+                                            and not above):
+        raise ValueError('{} must be an int from 0 to {}, got {!r}'.format(
+            name, MAX_DIGITS, n_digits))
     if n_digits < 0:
-        raise ValueError('n_digits must not be negative, got {}'.format(
-            n_digits))
+        raise ValueError('{} must not be negative, got {}'.format(
+            name, n_digits))
     return min(int(n_digits), MAX_DIGITS)
 
 
@@ -533,8 +553,20 @@ def _round(value, n_digits):
     return value
 
 
+def _text(number, n_digits):
+    """A rounded number as a cell shows it: as ``str`` does, except that
+    a float is never written in scientific notation (``str`` gives
+    '8e-05' below 1e-4 and '1e+16' from 1e16 on)."""
+    text = str(number)
+    if 'e' in text and math.isfinite(number):
+        text = '{:.{}f}'.format(number, n_digits).rstrip('0')
+        if text.endswith('.'):
+            text += '0'
+    return text
+
+
 def _number(value, n_digits):
-    return str(_round(value, n_digits))
+    return _text(_round(value, n_digits), n_digits)
 
 
 def _scaled(value, column, prefix, n_digits):
@@ -580,7 +612,7 @@ def _formatter(column, prefix, n_digits, time_unit):
         if prefix is None:  # unit='auto': a prefix per cell
             def auto(value):
                 number, suffix = _scaled(value, column, None, n_digits)
-                return str(number) + suffix
+                return _text(number, n_digits) + suffix
             return _skip_none(auto)
         scale = _base(column) ** PREFIXES.index(prefix or '')
         if scale == 1:
@@ -1011,7 +1043,7 @@ class CostReport(object):
             mode (str): ``'csv'``, ``'md'``, ``'table'`` or ``'json'``.
             unit: ``None``/``''``/``'raw'`` (raw numbers), ``'K'``,
                 ``'M'``, ``'G'``, ``'T'``, ``'autoaligned'`` (a prefix per
-                column) or ``'auto'`` (a prefix per cell).
+                column) or ``'auto'`` (a prefix per cell); any case.
             columns (list): names from ``ReportColumns`` or
                 :data:`LAYER_COLUMNS`.
             n_digits (int): decimals, 0 to 10 (None means 10).
@@ -1056,7 +1088,7 @@ class CostReport(object):
         """
         columns = check_columns(columns, LINK_COLUMNS)
         depth = check_depth(depth)
-        indent = mode in ('table', 'md')
+        indent = check_mode(mode) in ('table', 'md')
 
         def rows():
             report = self._cached('link')
@@ -1106,17 +1138,19 @@ class CostReport(object):
 
     def plot_roofline(self, path, device=None, peak_flops=None,
                       bandwidth=None, **kwargs):
-        """Write a roofline plot of every layer to the PNG file ``path``
-        (needs matplotlib: the ``[plot]`` extra); returns the figure.
-        ``title`` and ``dpi`` may be given."""
+        """Write a roofline plot of every layer to the file ``path`` (PNG,
+        SVG, PDF, EPS or PS, as its extension says; needs matplotlib: the
+        ``[plot]`` extra); returns the figure.  ``title`` and ``dpi`` may
+        be given."""
         from chainer_computational_cost import plots
         return plots.plot_roofline(self._built()['layers'], path, device,
                                    peak_flops, bandwidth, **kwargs)
 
     def plot_summary(self, path, **kwargs):
-        """Write bars of FLOPs and memory traffic per layer type to the PNG
-        file ``path`` (needs matplotlib: the ``[plot]`` extra); returns the
-        figure.  ``title`` and ``dpi`` may be given."""
+        """Write bars of FLOPs and memory traffic per layer type to the file
+        ``path`` (PNG, SVG, PDF, EPS or PS, as its extension says; needs
+        matplotlib: the ``[plot]`` extra); returns the figure.  ``title``
+        and ``dpi`` may be given."""
         from chainer_computational_cost import plots
         return plots.plot_summary(list(self.summary_report.values()), path,
                                   **kwargs)

@@ -260,8 +260,8 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
                          'not both')
     if isinstance(device, Device):
         return device
-    if isinstance(device, str) and device in DEVICES:
-        return DEVICES[device]
+    if isinstance(device, str) and device.lower() in DEVICES:
+        return DEVICES[device.lower()]
     raise ValueError('unknown device {!r}; the presets are {}'.format(
         device, names))
 

@@ -130,7 +130,7 @@ def test_unknown_column(capsys):
 
 def test_negative_n_digits(capsys):
     err = error_of(capsys, 'cli_models:build_tiny', '--n-digits', '-1')
-    assert err == 'error: n_digits must not be negative, got -1'
+    assert err == 'error: --n-digits must not be negative, got -1'
 
 
 def test_input_of_wrong_rank(capsys):
@@ -258,9 +258,10 @@ def test_parse_shape_rejects(bad):
 
 
 def test_bad_unit_exits(capsys):
-    with pytest.raises(SystemExit):
-        main(['vgg16', '--unit', 'X'])
-    assert 'unit must be one of' in capsys.readouterr().err
+    # checked before the model is built (build_raising would raise)
+    err = error_of(capsys, 'cli_models:build_raising', '--unit', 'X')
+    assert err == ("error: --unit must be one of 'raw', 'K', 'M', 'G', 'T', "
+                   "'autoaligned', 'auto' (any case) or None, got 'X'")
 
 
 def test_bad_dtype_exits_before_building(capsys):
@@ -607,8 +608,8 @@ def test_large_batch_suggests_project(capsys):
     assert (status, text.splitlines()[1]) == (0, 'ReLU-1,27,108,108,216')
     assert capsys.readouterr().err == (
         'note: running the model at batch 9; --project gives the same '
-        'figures from runs at batch 1, 2 and 3, in a fraction of the '
-        'time\n')
+        'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
+        'fraction of the time\n')
 
 
 @pytest.mark.parametrize('options', [('--shape', '8,3'),
@@ -685,11 +686,17 @@ def test_peak_and_bandwidth_are_positive_numbers(value, capsys):
 
 def test_argparse_mistakes_are_one_line(capsys):
     with pytest.raises(SystemExit) as e:
-        main(['cli_models:build_raising', '--time-unit', 'h'])
+        main(['cli_models:build_raising', '--dtype', 'h'])
     assert e.value.code == 2
     assert capsys.readouterr().err == (
-        "error: argument --time-unit: invalid choice: 'h' (choose from "
-        "'s', 'ms', 'us') (see --help)\n")
+        "error: argument --dtype: invalid choice: 'h' (choose from "
+        "'float16', 'float32', 'float64') (see --help)\n")
+
+
+def test_bad_time_unit_is_one_line(capsys):
+    err = error_of(capsys, 'cli_models:build_raising', '--time-unit', 'h')
+    assert err == ("error: --time-unit must be one of 's', 'ms', 'us', got "
+                   "'h'")
 
 
 # Plots
@@ -735,7 +742,7 @@ def test_plot_without_matplotlib(option, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, 'matplotlib', None)
     err = error_of(capsys, 'cli_models:build_raising', '--device',
                    'gtx1080ti', option, str(tmp_path / 'p.png'))
-    assert err.startswith('error: {}: plotting needs matplotlib: pip '
+    assert err.startswith('error: {} needs the matplotlib package: pip '
                           'install matplotlib'.format(option))
     assert '[plot]' in err
     assert not os.path.exists(str(tmp_path / 'p.png'))
@@ -784,3 +791,263 @@ def test_flop_convention_unknown(capsys):
     assert capsys.readouterr().err == (
         "error: argument --flop-convention: invalid choice: 'pytorch' "
         "(choose from 'torch') (see --help)\n")
+
+
+# Optional packages are checked with the other options, before the model
+# is built (build_raising would fail if it were built).
+
+def test_table_without_texttable(monkeypatch, capsys):
+    # None in sys.modules makes 'import texttable' raise ImportError.
+    monkeypatch.setitem(sys.modules, 'texttable', None)
+    err = error_of(capsys, 'cli_models:build_raising', '--mode', 'table')
+    assert err == ('error: --mode table needs the texttable package: pip '
+                   'install texttable, or install chainer_computational_cost '
+                   'with the [table] extra')
+
+
+def test_table_with_texttable():
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--unit',
+                       'raw', '--mode', 'TABLE')
+    assert status == 0
+    # 6 float32 elements: 6 FLOPs, 24 bytes each way
+    assert '| ReLU-1     | 6     | 24      | 24       | 48     |' in text
+
+
+# Columns the run leaves empty are refused, saying why.
+
+@pytest.mark.parametrize('options, column, why', [
+    (['--columns', 'name,time'], 'time',
+     'times are measured only with --measure-time'),
+    (['--device', 'a100', '--columns', 'name,efficiency'], 'efficiency',
+     'times are measured only with --measure-time'),
+    (['--summary', '--columns', 'type,phase'], 'phase',
+     'the summary is split by phase only with --train (the layer report '
+     'has a phase column)'),
+])
+def test_empty_columns_are_refused(options, column, why, capsys):
+    err = error_of(capsys, 'cli_models:build_raising', *options)
+    assert err == ('error: --columns: column {!r} would be empty: '
+                   '{}'.format(column, why))
+
+
+def test_columns_that_have_data_are_kept():
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--unit', 'raw', '--mode', 'csv', '--train',
+                       '--summary', '--columns', 'phase,type,flops')
+    assert status == 0
+    # LINEAR_TRAIN_SUMMARY's first rows: 4*2*3 + 8 = 32 FLOPs
+    assert text.splitlines()[1] == 'forward,LinearFunction,32'
+
+
+# One validation of each value, shared with the API, any case.
+
+@pytest.mark.parametrize('unit, header', [
+    ('g', 'GFLOPs'), ('AUTO', 'FLOPs'), ('RAW', 'FLOPs'), ('none', 'FLOPs'),
+    ('Autoaligned', 'FLOPs')])
+def test_units_in_any_case(unit, header):
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--unit',
+                       unit, '--mode', 'csv', '--columns', 'name,flops')
+    assert status == 0
+    assert text.splitlines()[0] == 'Layer name,' + header
+
+
+def test_default_unit_is_autoaligned():
+    # 6 FLOPs: with 'G' (the old default) the cell would read 0.0
+    status, text = run('cli_models:build_tiny', '--shape', '2,3',
+                       '--columns', 'name,flops')
+    assert status == 0
+    assert text.splitlines()[2:] == ['|ReLU-1|6|', '|total|6|']
+
+
+@pytest.mark.parametrize('value', ['11', '100'])
+def test_n_digits_above_10(value, capsys):
+    err = error_of(capsys, 'cli_models:build_raising', '--n-digits', value)
+    assert err == ('error: --n-digits must be an int from 0 to 10, got '
+                   '{}'.format(value))
+
+
+def test_mode_and_dtype_in_any_case():
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--unit',
+                       'raw', '--mode', 'CSV', '--dtype', 'Float32')
+    assert (status, text.splitlines()[1]) == (0, 'ReLU-1,6,24,24,48')
+
+
+def test_device_in_any_case():
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--device',
+                       'GTX1080Ti', '--mode', 'csv', '--columns', 'name')
+    assert (status, text) == (0, 'Layer name\nReLU-1\ntotal\n')
+
+
+def test_builtin_model_names_in_any_case():
+    from chainer_computational_cost.__main__ import model_name
+    assert model_name('VGG16') == 'vgg16'
+    assert model_name('ResNet50') == 'resnet50'
+    assert model_name('cli_models:build_tiny') == 'cli_models:build_tiny'
+
+
+@pytest.mark.parametrize('argv', [['--shape', '-1,3'], ['--shape=-1,3']])
+def test_negative_shape_is_explained(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['cli_models:build_raising'] + argv)
+    assert e.value.code == 2
+    assert capsys.readouterr().err == (
+        "error: argument --shape: shape must be positive integers separated "
+        "by commas, e.g. 1,3,224,224; got '-1,3' (see --help)\n")
+
+
+@pytest.mark.parametrize('spec, hint', [
+    ('mypackage.bad', 'mypackage:bad'),
+    ('my.pkg.models.build', 'my.pkg.models:build')])
+def test_dotted_factory_gets_a_colon_hint(spec, hint, capsys):
+    err = error_of(capsys, spec)
+    assert err.endswith('package.module:factory (a colon before the '
+                        'factory: {}?)'.format(hint))
+
+
+# Plots in the format their name says
+
+MAGIC = {'png': b'\x89PNG', 'svg': b'<?xml', 'pdf': b'%PDF',
+         'eps': b'%!PS-Adobe', 'ps': b'%!PS-Adobe'}
+
+
+@pytest.mark.parametrize('ext', ['svg', 'pdf', 'PNG', 'eps'])
+def test_plot_format_follows_the_extension(ext, tmp_path):
+    path = str(tmp_path / ('s.' + ext))
+    status, _ = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                    '--plot-summary', path)
+    assert status == 0
+    with open(path, 'rb') as f:
+        assert f.read().startswith(MAGIC[ext.lower()])
+
+
+@pytest.mark.parametrize('name', ['s.jpg', 's', 's.png.txt'])
+def test_plot_of_unknown_format(name, tmp_path, capsys):
+    path = str(tmp_path / name)
+    err = error_of(capsys, 'cli_models:build_raising', '--plot-summary', path)
+    assert err == ('error: --plot-summary: cannot tell the plot format of '
+                   '{!r}: the file name must end with .png, .svg, .pdf, '
+                   '.eps, .ps'.format(path))
+
+
+# Progress: on a terminal only, and never inside other output
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+class Printing(cli_models.Tiny):
+    """Tiny, printing a line of its own in each forward pass."""
+
+    def forward(self, x):
+        print('model says hi')
+        return super(Printing, self).forward(x)
+
+
+def build_printing():
+    return Printing()
+
+
+def progress_run(monkeypatch, *argv):
+    from chainer_computational_cost import __main__ as cli
+    # Every call redraws the line.
+    monkeypatch.setattr(cli.Progress, 'INTERVAL', 0.0)
+    err = FakeTerminal()
+    monkeypatch.setattr(sys, 'stderr', err)
+    status, text = run(*argv)
+    return status, text, err.getvalue()
+
+
+def test_progress_on_a_terminal(monkeypatch, capsys):
+    status, text, err = progress_run(
+        monkeypatch, 'cli_models:build_conv_linear', '--shape', '3,3,8,8',
+        '--unit', 'raw', '--mode', 'csv', '--columns', 'name', '--project')
+    assert status == 0
+    # each run: convolution, reshape, linear: 3 calls
+    for k, n in enumerate((1, 2, 3), 1):
+        assert '\rbatch {} (run {} of 3): 3 calls so far'.format(n, k) in err
+    # erased at the end of each run: the last thing written is blanks
+    assert err.endswith('\r' + ' ' * len('batch 3 (run 3 of 3): 3 calls so '
+                                         'far') + '\r')
+    assert text.splitlines()[0] == 'Layer name'
+
+
+def test_progress_is_erased_before_the_models_own_output(monkeypatch,
+                                                         capsys):
+    monkeypatch.setattr(sys.modules[__name__], 'build_printing',
+                        build_printing, raising=False)
+    out = FakeTerminal()
+    monkeypatch.setattr(sys, 'stdout', out)
+    events = []
+    real_write = FakeTerminal.write
+
+    def write(self, s):
+        events.append((self is out, s))
+        return real_write(self, s)
+    monkeypatch.setattr(FakeTerminal, 'write', write)
+    status, _, err = progress_run(
+        monkeypatch, 'test_cli:build_printing', '--shape', '1,3',
+        '--project', '--columns', 'name')
+    assert status == 0
+    assert out.getvalue().count('model says hi\n') == 3
+    # Whenever the model prints, no status line is left on the screen:
+    # the writes to stderr before each print end by erasing it.
+    shown = False
+    for is_out, s in events:
+        if is_out:
+            assert not shown
+        elif s.startswith('\r') and s.endswith('\r') and not s.strip():
+            shown = False
+        elif s.startswith('\r'):
+            shown = True
+
+
+def test_no_progress_when_stderr_is_not_a_terminal(capsys):
+    status, _ = run('cli_models:build_tiny', '--shape', '2,3')
+    assert status == 0
+    assert capsys.readouterr().err == ''
+
+
+# Pipes and encodings
+
+def test_ascii_stream_gets_plain_spaces(tmp_path):
+    path = tmp_path / 'out.txt'
+    with open(str(path), 'w', encoding='ascii') as f:
+        status = main(['cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--unit', 'raw', '--links', '1'], ost=f)
+    assert status == 0
+    # test_links_md_indents_by_depth's rows, with plain spaces
+    assert path.read_text().splitlines()[3] == '|  conv|112|1|1|3888|1216|' \
+        '576|1792|'
+
+
+def _command(*argv, **env):
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(here)
+    environ = dict(os.environ, PYTHONPATH=os.pathsep.join([root, here]),
+                   **env)
+    return subprocess.Popen(
+        [sys.executable, '-m', 'chainer_computational_cost'] + list(argv),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environ,
+        cwd=str(root))
+
+
+def test_reader_that_goes_away_is_not_an_error():
+    # as 'python -m chainer_computational_cost ... | head -n 0'
+    p = _command('cli_models:build_tiny', '--shape', '2,3')
+    p.stdout.close()
+    err = p.stderr.read()
+    assert (p.wait(), err) == (141, b'')
+
+
+@pytest.mark.parametrize('mode, row', [
+    ('md', b'\n|  conv|112|1|1|3888|1216|576|1792|\n'),
+    ('table', b'\n|   conv | 112 ')])
+def test_ascii_stdout(mode, row):
+    p = _command('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                 '--unit', 'raw', '--links', '1', '--mode', mode,
+                 PYTHONIOENCODING='ascii')
+    out, err = p.communicate()
+    assert (p.returncode, err) == (0, b'')
+    assert row in out

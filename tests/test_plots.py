@@ -229,3 +229,42 @@ def test_missing_matplotlib_says_how_to_install(tmp_path, monkeypatch):
         assert 'pip install matplotlib' in str(e.value)
         assert '[plot]' in str(e.value)
     assert not path.exists()
+
+
+# The format is the one the file name's extension names.
+
+MAGIC = {'png': PNG, 'svg': b'<?xml', 'pdf': b'%PDF-',
+         'eps': b'%!PS-Adobe-3.0 EPSF', 'ps': b'%!PS-Adobe'}
+
+
+@pytest.mark.parametrize('name', ['x.svg', 'x.pdf', 'x.eps', 'x.ps',
+                                  'x.PNG', 'x.Svg'])
+def test_summary_in_the_format_of_its_name(name, tmp_path):
+    path = tmp_path / name
+    plots.plot_summary(SUMMARY, str(path))
+    with open(str(path), 'rb') as f:
+        assert f.read().startswith(MAGIC[name[2:].lower()])
+
+
+def test_roofline_as_svg_through_the_hook(tmp_path):
+    with ComputationalCostHook() as cch:
+        F.relu(np.zeros((2, 3), np.float32))
+    path = tmp_path / 'r.svg'
+    cch.plot_roofline(str(path), device='a100')
+    assert b'<svg' in path.read_bytes()
+
+
+@pytest.mark.parametrize('name', ['x.jpg', 'x', 'x.svg.bak'])
+def test_unknown_extension_is_refused_before_drawing(name, tmp_path,
+                                                     monkeypatch):
+    # Nothing is drawn: the figure would be made by _new_figure.
+    monkeypatch.setattr(plots, '_new_figure', None)
+    path = str(tmp_path / name)
+    message = ('cannot tell the plot format of {!r}: the file name must end '
+               'with .png, .svg, .pdf, .eps, .ps'.format(path))
+    for draw in (lambda: plots.plot_summary(SUMMARY, path),
+                 lambda: plots.plot_roofline(LAYERS, path, device='a100')):
+        with pytest.raises(ValueError) as e:
+            draw()
+        assert str(e.value) == message
+    assert not (tmp_path / name).exists()

@@ -38,6 +38,11 @@ def test_readme_examples_run_and_print_what_they_claim():
     assert ("{'k': 3, 's': 1, 'p': 1, 'd': 1, 'groups': 1, "
             "'nobias': False}\n") in text
     assert '\n48\n' in text
+    # the training step, its gradients cleared: no accumulating Add
+    assert '\n231\n' in text
+    # Linear(30 -> 20) at batch 8: with and without an input gradient, and
+    # with the 600 + 20 additions into the fresh NaN-filled gradients
+    assert '\n9740\n4940\n10360\n' in text
     # the roofline of ResNet50 on a GTX 1080 Ti: its total row
     assert ('|total|3.885|0.385|9.403|fp32 vector|366.497|853.61|950.145'
             '||\n') in text
