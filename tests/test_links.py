@@ -3,6 +3,7 @@ rendering, on small chains with hand-derived figures."""
 
 import copy
 import io
+import sys
 import threading
 
 import chainer
@@ -344,6 +345,19 @@ def test_one_hook_cannot_be_active_twice_at_once():
 
 
 def test_reports_can_be_read_from_another_thread_during_the_run():
+    class Named(chainer.Chain):
+        """A Chain with one Linear(2 -> 2) child under a name of its own,
+        so that every call adds a path while the other thread reads."""
+
+        def __init__(self, name):
+            super(Named, self).__init__()
+            with self.init_scope():
+                setattr(self, name, L.Linear(2, 2))
+            self.child = name
+
+        def forward(self, x):
+            return getattr(self, self.child)(x)
+
     hook = ComputationalCostHook()
     done = threading.Event()
     errors = []
@@ -356,18 +370,21 @@ def test_reports_can_be_read_from_another_thread_during_the_run():
             except Exception as e:  # pragma: no cover (the failure)
                 errors.append(e)
                 return
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
     t = threading.Thread(target=read)
     t.start()
     try:
         with hook:
-            model = _Pair()
-            for _ in range(100):
-                model(_x(1, 3))
-                L.Linear(2, 2)(_x(1, 2))
+            for i in range(1500):
+                Named('l{}'.format(i))(_x(1, 2))
     finally:
         done.set()
         t.join()
+        sys.setswitchinterval(switch)
     assert errors == []
+    # the root and 1500 children, then the total
+    assert len(hook.link_report) == 1502
 
 
 def test_nested_hooks_are_named_by_depth_as_in_0_1_2():
