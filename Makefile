@@ -28,7 +28,7 @@ $(VENV)/.installed: setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q 'setuptools<81' wheel 'numpy<2'
 	$(PY) -m pip install -q --no-build-isolation 'chainer==7.8.1'
-	$(PY) -m pip install -q --no-build-isolation -e '.[test]'
+	$(PY) -m pip install -q --no-build-isolation -e '.[test,mpi]'
 	touch $@
 
 # Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11 (and
@@ -38,7 +38,7 @@ $(VENV6)/.installed: setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV6)
 	$(PY6) -m pip install -q 'setuptools<81' wheel 'numpy==1.23.5'
 	$(PY6) -m pip install -q --no-build-isolation 'chainer==6.7.0'
-	$(PY6) -m pip install -q --no-build-isolation -e '.[test]' 'numpy==1.23.5'
+	$(PY6) -m pip install -q --no-build-isolation -e '.[test,mpi]' 'numpy==1.23.5'
 	$(PY6) -m pip install -q -U 'typing_extensions>=4'
 	touch $@
 

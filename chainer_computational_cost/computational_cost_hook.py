@@ -219,9 +219,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             reporting the layer as ignored with a warning.
         measure_time (bool): also record the wall time of each function's
             forward (column ``time``, seconds); it changes no other figure.
+        comm: a ChainerMN communicator: every call it makes to MPI inside
+            the block becomes a record with its ``comm_bytes`` (see
+            :mod:`chainer_computational_cost.mn`).
     """
 
-    def __init__(self, fma_1flop=True, strict=False, measure_time=False):
+    def __init__(self, fma_1flop=True, strict=False, measure_time=False,
+                 comm=None):
         for arg, value in (('fma_1flop', fma_1flop), ('strict', strict),
                            ('measure_time', measure_time)):
             if not isinstance(value, bool):
@@ -269,6 +273,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._backward_links = []
         self._link_calls = 0
         self._clock = []
+        # ChainerMN: record index -> bytes handed to MPI; the mpi4py
+        # communicator replaced while the block runs.
+        self._comm_bytes = {}
+        self._comm = None
+        self._comm_saved = []
+        if comm is not None:
+            from chainer_computational_cost import mn
+            self._comm = mn.check_comm(comm)
         if measure_time:
             # Only a timing hook pays for a forward_preprocess.
             self.forward_preprocess = self._start_clock
@@ -283,9 +295,16 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._entry_code = frame.f_code
         super(ComputationalCostHook, self).__enter__()
         self._link_observer.__enter__()
+        if self._comm is not None:
+            from chainer_computational_cost import mn
+            real = self._comm.mpi_comm
+            self._comm_saved.append(real)
+            self._comm.mpi_comm = mn.MPIRecorder(real, self._comm_record)
         return self
 
     def __exit__(self, exc_type, *args):
+        if self._comm_saved:
+            self._comm.mpi_comm = self._comm_saved.pop()
         self._entry_id = self._entry_code = None
         self._link_observer.__exit__(exc_type, *args)
         self._link_stack = []
@@ -520,6 +539,20 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if self._backward_links:
             self._backward_links.pop()
 
+    def _comm_record(self, kind, nbytes, caller):
+        """Record one MPI call of the communicator (see mn.MPIRecorder):
+        no FLOPs, no device memory traffic, ``nbytes`` handed to MPI."""
+        from chainer_computational_cost import mn
+        stack, backward = self._new_stack(caller, self._outer_node)
+        params = {'call': mn.caller_name(caller, self._comm),
+                  'n_ranks': self._comm_saved[-1].size}
+        phase = 'backward' if backward or mn.is_grad_call(caller) \
+            else 'forward'
+        self._comm_bytes[len(self._records_list)] = nbytes
+        self._records_list.append(
+            (kind, 0, 0, 0, params, 0, (), None, stack, phase,
+             self._link_path, None, None))
+
     # Timing
 
     def _start_clock(self, function, in_data):
@@ -622,3 +655,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def _cache_key(self):
         return (len(self._records_list), self._link_calls)
+
+    def _comm_bytes_of(self):
+        return self._comm_bytes

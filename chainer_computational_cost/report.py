@@ -27,7 +27,7 @@ import warnings
 METRICS = ('flops', 'mread', 'mwrite', 'mrw')
 PERCENTS = tuple(m + '%' for m in METRICS)
 #: Metrics counted in bytes (scaled by 1024).
-BYTE_METRICS = ('mread', 'mwrite', 'mrw')
+BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial')
 #: The phases of a training step, in report order.
@@ -67,7 +67,7 @@ class PhaseColumns(object):
 #: Columns each report kind can show.
 LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
     'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
-    'time')
+    'time', 'comm_bytes')
 SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
     PERCENTS + ('time',)
 LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
@@ -217,7 +217,7 @@ def _total_row(total):
 
 
 #: The optional keys of a layer record, after 0.1.2's.
-_LAYER_EXTRA = ('phase', 'link', 'time')
+_LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes')
 
 
 def layer_report(layers, n_params=None):
@@ -468,7 +468,7 @@ def _base(column):
 
 
 #: Columns scaled by the unit prefix (counts of FLOPs and bytes).
-SCALED = METRICS + ('peak_flops', 'bandwidth')
+SCALED = METRICS + ('peak_flops', 'bandwidth', 'comm_bytes')
 
 
 def _column_prefixes(rows, columns, unit):
@@ -504,7 +504,7 @@ _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
                 't_serial': 'T serial'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
-                  'mrw': 'MemR+W'}
+                  'mrw': 'MemR+W', 'comm_bytes': 'Comm'}
 _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
 
@@ -797,6 +797,11 @@ class CostReport(object):
     def _cache_key(self):
         return len(self._records())
 
+    def _comm_bytes_of(self):
+        """Record index -> bytes that call handed to MPI (ChainerMN); a
+        record not in it moved none."""
+        return {}
+
     def _built(self):
         """The cached building blocks: numbered layer dicts (costed) and
         ignored ones, rebuilt when the records change."""
@@ -805,11 +810,12 @@ class CostReport(object):
         if cache is not None and cache[0] == key:
             return cache[1]
         records = list(self._records())
+        comm_bytes = self._comm_bytes_of()
         tracebacks = {}
         counts = {}
         layers = []
         ignored = collections.OrderedDict()
-        for r in records:
+        for i, r in enumerate(records):
             k = counts.get(r[R_TYPE], 0) + 1
             counts[r[R_TYPE]] = k
             name = '{}-{}'.format(r[R_TYPE], k)
@@ -835,6 +841,7 @@ class CostReport(object):
             if r[R_TIME] is not None:
                 d['time'] = r[R_TIME]
             d['dtype'] = r[R_DTYPE].name if r[R_DTYPE] is not None else None
+            d['comm_bytes'] = comm_bytes.get(i, 0)
             layers.append(d)
         info = self._link_info()
         # The model's parameter count, when a link was called at all.

@@ -1,0 +1,108 @@
+"""ChainerMN: communication records exact to the byte, under mpiexec.
+
+The scripts in tests/mpi/ run under ``mpiexec -n 2`` and ``-n 4`` (a
+subprocess with a timeout: a deadlock fails the test instead of hanging
+it) and print one JSON line per rank.  Each puts a spy of its own in place
+of the communicator's mpi4py communicator; the hook's ``comm_bytes`` must
+equal the spy's total on every rank.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import chainer
+
+from chainer_computational_cost import ComputationalCostHook
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MPIEXEC = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
+
+
+def _why_no_mpi():
+    try:
+        import mpi4py  # NOQA
+    except ImportError:
+        return 'no mpi4py (pip install chainer_computational_cost[mpi])'
+    if not os.path.exists(MPIEXEC):
+        return 'no mpiexec beside {} (pip install mpich)'.format(
+            sys.executable)
+    return None
+
+
+NO_MPI = _why_no_mpi()
+needs_mpi = pytest.mark.skipif(NO_MPI is not None, reason=str(NO_MPI))
+
+
+def launch(tmp_path, n, script, *args):
+    """The JSON lines the ranks of ``mpiexec -n n script args`` write,
+    sorted by dtype and rank."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get(
+        'PYTHONPATH', ''), OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1',
+        MN_OUT=str(tmp_path))
+    proc = subprocess.run(
+        [MPIEXEC, '-n', str(n), sys.executable,
+         os.path.join(HERE, 'mpi', script)] + list(args),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        timeout=150, universal_newlines=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [json.loads(line) for path in sorted(tmp_path.glob('*.jsonl'))
+            for line in path.read_text().splitlines()]
+    assert len(rows) == n * len(args), proc.stdout
+    return sorted(rows, key=lambda r: (r['dtype'], r['rank']))
+
+
+@needs_mpi
+@pytest.mark.parametrize('n', [2, 4])
+def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
+    rows = launch(tmp_path, n, 'mn_train.py', 'float32', 'float16')
+    for row in rows:
+        assert row['restored'], row
+        # MLP 3-4-2: 3*4 + 4 + 4*2 + 2 = 26 parameters.  The first update
+        # broadcasts them (bcast_data), the second all-reduces the
+        # gradients: 26*4 = 104 bytes each, float16 too (the naive
+        # communicator sends float16 as float32): 208 bytes.
+        assert row['spy'] == row['hook'] == 208, row
+        # Chainer 6's ChainerMN names the gradient all-reduce
+        # allreduce_grad, Chainer 7's multi_node_mean_grad.
+        grad = 'allreduce_grad' if chainer.__version__.startswith('6.') \
+            else 'multi_node_mean_grad'
+        kinds = [(t, p, call) for t, _, p, call in row['comm']]
+        assert kinds == [('MPI_Bcast', 'forward', 'bcast_data')] * 4 + [
+            ('MPI_Allreduce', 'backward', grad)] * 4
+        # W of l1, b of l1, W of l2, b of l2 (sorted names): 12, 4, 8, 2
+        # parameters, 4 bytes each.
+        assert [b for _, b, _, _ in row['comm']] == [48, 16, 32, 8] * 2
+        assert row['local_comm_bytes'] == [0]
+
+
+@needs_mpi
+@pytest.mark.parametrize('n', [2, 4])
+def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
+    # Chainer 6's ChainerMN functions refuse float16 (TypeError: allgather
+    # does not support dtype float16); Chainer 7's send it as float32.
+    dtypes = ['float32'] if chainer.__version__.startswith('6.') else [
+        'float32', 'float16']
+    rows = launch(tmp_path, n, 'mn_functions.py', *dtypes)
+    for row in rows:
+        for name, result in row['results'].items():
+            assert result['hook'] == result['spy'] > 0, (row['rank'], name)
+            # Both directions move data: the forward and its backward.
+            assert result['phases'] == ['backward', 'forward'], name
+
+
+def test_comm_must_be_a_chainermn_communicator():
+    with pytest.raises(TypeError, match='comm'):
+        ComputationalCostHook(comm=object())
+
+
+def test_no_comm_adds_no_comm_bytes():
+    import numpy as np
+    with ComputationalCostHook() as cch:
+        chainer.functions.relu(np.zeros((2, 3), np.float32))
+    assert cch.layer_report['ReLU-1']['comm_bytes'] == 0
+    assert 'comm_bytes' not in cch.total_report
