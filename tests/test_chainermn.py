@@ -93,6 +93,7 @@ def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
             assert result['hook'] == result['spy'] > 0, (row['rank'], name)
             # Both directions move data: the forward and its backward.
             assert result['phases'] == ['backward', 'forward'], name
+            assert result['ignored'] == [] and not result['warnings'], name
 
 
 def test_comm_must_be_a_chainermn_communicator():
@@ -106,3 +107,42 @@ def test_no_comm_adds_no_comm_bytes():
         chainer.functions.relu(np.zeros((2, 3), np.float32))
     assert cch.layer_report['ReLU-1']['comm_bytes'] == 0
     assert 'comm_bytes' not in cch.total_report
+
+
+def _node(cls_name, module, **attrs):
+    """A ChainerMN node without a communicator (its __init__ warns that it
+    is experimental): only what the calculators read."""
+    import importlib
+    cls = getattr(importlib.import_module('chainermn.functions.' + module),
+                  cls_name)
+    node = object.__new__(cls)
+    node.__dict__.update(attrs)
+    return node
+
+
+class _Comm(object):
+    size = 4
+
+
+def test_chainermn_calculators_by_hand():
+    import numpy as np
+    from chainer_computational_cost.cost_calculators import calculators
+    x = np.zeros((2, 3), np.float16)
+    gather = _node('AllGather', 'collective_communication', comm=_Comm())
+    flops, mread, mwrite, params = calculators[type(gather)](
+        gather, (x,), out_shapes=[(2, 3)] * 4)
+    # 2*3 = 6 elements read (12 bytes of float16), 4 ranks * 6 = 24
+    # written.
+    assert (flops, mread, mread.nbytes, mwrite) == (0, 6, 12, 24)
+    assert params == {'n_ranks': 4}
+    bcast = _node('Bcast', 'collective_communication', comm=_Comm(), root=1)
+    assert calculators[type(bcast)](bcast, (), out_shapes=[(5,)]) == (
+        0, 0, 5, {'root': 1, 'n_ranks': 4})
+    send = _node('Send', 'point_to_point_communication', comm=_Comm(),
+                 peer_rank=2, peer_tag=0)
+    # The arrays sent and the empty delegate: 6 + 0 read, an empty output.
+    assert calculators[type(send)](
+        send, (x, np.zeros(0, np.float32)), out_shapes=[(0,)]) == (
+        0, 6, 0, {'peer_rank': 2, 'peer_tag': 0, 'n_ranks': 4})
+    pseudo = _node('PseudoConnect', 'pseudo_connect')
+    assert calculators[type(pseudo)](pseudo, (x, x)) == (0, 0, 0, {})
