@@ -29,7 +29,8 @@ PERCENTS = tuple(m + '%' for m in METRICS)
 #: Metrics counted in bytes (scaled by 1024).
 BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
 #: Columns holding seconds (scaled by the time unit).
-TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial')
+TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
+                't_network', 't_allreduce', 't_step', 't_step_overlap')
 #: The phases of a training step, in report order.
 PHASES = ('forward', 'backward')
 
@@ -499,10 +500,14 @@ _TITLES = {
     'phase': 'Phase', 'link': 'Link', 'n_params': '# Params',
     'n_calls': '# Calls', 'intensity': 'Intensity\nFLOP/B',
     'bound': 'Bound', 'peak_used': 'Peak used', 'efficiency': 'Efficiency',
+    'workers': 'Workers', 'efficiency_overlap': 'Efficiency\n(overlap)',
+    'samples_per_s': 'Samples/s',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
-                't_serial': 'T serial'}
+                't_serial': 'T serial', 't_network': 'T network',
+                't_allreduce': 'T allreduce', 't_step': 'T step',
+                't_step_overlap': 'T step\n(overlap)'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'mrw': 'MemR+W', 'comm_bytes': 'Comm'}
 _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
@@ -971,27 +976,86 @@ class CostReport(object):
 
     # From cost to time: the roofline module computes, this only reads.
 
-    def roofline_report(self, device=None, peak_flops=None, bandwidth=None):
+    def roofline_report(self, device=None, peak_flops=None, bandwidth=None,
+                        network=None):
         """Ordered dict layer name -> the time the layer needs on a device
         at best (see :mod:`chainer_computational_cost.roofline`); last
-        'total'."""
+        'total'.  With ``network`` (see :mod:`~chainer_computational_cost.
+        network`), rows also get ``comm_bytes`` and ``t_network``."""
+        return FreshDict(self._roofline_rows(device, peak_flops, bandwidth,
+                                             network))
+
+    def _roofline_rows(self, device, peak_flops, bandwidth, network):
         from chainer_computational_cost import roofline
-        return FreshDict(roofline.roofline_report(
-            self._built()['layers'], device, peak_flops, bandwidth))
+        layers = self._built()['layers']
+        rows = roofline.roofline_report(layers, device, peak_flops,
+                                        bandwidth)
+        if network is not None:
+            from chainer_computational_cost import network as net
+            net.add_t_network(rows, layers, network)
+        return rows
 
     def show_roofline_report(self, ost=None, mode='csv', unit='autoaligned',
                              columns=None, n_digits=3, time_unit='us',
-                             device=None, peak_flops=None, bandwidth=None):
+                             device=None, peak_flops=None, bandwidth=None,
+                             network=None):
         """Write the roofline report to ``ost`` (see :meth:`show_report`;
-        ``time_unit`` is ``'s'``, ``'ms'`` or ``'us'``)."""
+        ``time_unit`` is ``'s'``, ``'ms'`` or ``'us'``; with ``network``,
+        ``comm_bytes`` and ``t_network`` columns too)."""
         from chainer_computational_cost import roofline
-        rows = roofline.roofline_report(self._built()['layers'], device,
-                                        peak_flops, bandwidth)
+        rows = self._roofline_rows(device, peak_flops, bandwidth, network)
+        available = roofline.ROOFLINE_COLUMNS
+        if network is not None:
+            available += ('comm_bytes', 't_network')
         if columns is None:  # with measured times, their columns too
             columns = roofline.default_columns(rows)
-        columns = check_columns(columns, roofline.ROOFLINE_COLUMNS)
+            if network is not None:
+                columns += ['comm_bytes', 't_network']
+        columns = check_columns(columns, available)
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit)
+
+    def scaling_report(self, workers, device=None, network=None,
+                       peak_flops=None, bandwidth=None, batch_size=None,
+                       grad_bytes=None):
+        """Ordered dict N -> one data-parallel training step on N workers
+        (see :func:`chainer_computational_cost.network.scaling_report`):
+        the records must hold one training step (forward and backward) of
+        one worker, on ``device`` (or ``peak_flops`` and ``bandwidth``),
+        over ``network``.  ``batch_size`` (samples per worker) defaults to
+        the projection's, else the first dimension of the first input."""
+        from chainer_computational_cost import network as net
+        if network is None:
+            raise ValueError('scaling_report needs a network: one of {}'
+                             .format(', '.join(repr(n)
+                                               for n in net.NETWORKS)))
+        net.resolve_network(network)
+        net._check_workers(workers)
+        built = self._built()
+        rows = self._roofline_rows(device, peak_flops, bandwidth, None)
+        if batch_size is None:
+            batch_size = getattr(self, 'batch_size', None)
+        if batch_size is None:
+            shapes = [s for x in built['layers'] if x.get('phase') ==
+                      'forward' for s in x['input_shapes'] if s]
+            batch_size = shapes[0][0] if shapes else None
+        return net.scaling_report(built['layers'], rows,
+                                  built['n_params'], workers, network,
+                                  batch_size, grad_bytes)
+
+    def show_scaling_report(self, workers, ost=None, mode='csv',
+                            device=None, network=None, peak_flops=None,
+                            bandwidth=None, batch_size=None,
+                            grad_bytes=None, columns=None, n_digits=3,
+                            time_unit='ms', unit='autoaligned'):
+        """Write the scaling report to ``ost`` (see :meth:`show_report`)."""
+        from chainer_computational_cost import network as net
+        columns = check_columns(columns or list(net.SCALING_COLUMNS),
+                                net.SCALING_COLUMNS)
+        rows = self.scaling_report(workers, device, network, peak_flops,
+                                   bandwidth, batch_size, grad_bytes)
+        self._show(ost, lambda: list(rows.values()), columns, mode, unit,
+                   n_digits, time_unit, 'Workers')
 
     def plot_roofline(self, path, device=None, peak_flops=None,
                       bandwidth=None, **kwargs):

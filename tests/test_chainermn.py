@@ -78,6 +78,11 @@ def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
         # parameters, 4 bytes each.
         assert [b for _, b, _, _ in row['comm']] == [48, 16, 32, 8] * 2
         assert row['local_comm_bytes'] == [0]
+        # The first all-reduce (48 bytes) on ib-hdr200 (25e9 B/s, 1e-6 s):
+        # 2(N-1)/N * 48/25e9 + 2(N-1) * 1e-6; N=2: 1.92e-9 + 2e-6,
+        # N=4: 2.88e-9 + 6e-6.
+        expected = {2: 2.00192e-6, 4: 6.00288e-6}[n]
+        assert row['t_network'] == pytest.approx(expected), row
 
 
 @needs_mpi

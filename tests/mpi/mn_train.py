@@ -9,12 +9,12 @@ import sys
 
 import chainer
 import chainer.functions as F
-import chainer.links as L
 import chainermn
 import mpi4py.MPI as MPI
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
+from mn_models import MLP
 
 
 def emit(row):
@@ -98,17 +98,6 @@ COUNTED = {
 }
 
 
-class MLP(chainer.Chain):
-    def __init__(self):
-        super(MLP, self).__init__()
-        with self.init_scope():
-            self.l1 = L.Linear(3, 4)
-            self.l2 = L.Linear(4, 2)
-
-    def __call__(self, x):
-        return self.l2(F.relu(self.l1(x)))
-
-
 def main(dtype_name, comm):
     spy = Spy(comm.mpi_comm)
     comm.mpi_comm = spy
@@ -132,10 +121,12 @@ def main(dtype_name, comm):
                     r['params']['call'])
                    for r in layers if r['comm_bytes']]
     comm.mpi_comm = spy.real
+    roof = cch.roofline_report(device='a100', network='ib-hdr200')
     emit({
         'dtype': dtype_name, 'rank': comm.rank, 'spy': spy.total,
         'hook': sum(r['comm_bytes'] for r in layers),
         'restored': restored, 'comm': comm_layers,
+        't_network': roof['MPI_Allreduce-1']['t_network'],
         'local_comm_bytes': sorted({r['comm_bytes'] for r in layers
                                     if not r['type'].startswith('MPI_')}),
     })
