@@ -553,6 +553,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             (kind, 0, 0, 0, params, 0, (), None, stack, phase,
              self._link_path, None, None))
 
+    def gather(self, root=0):
+        """Every rank's records, collected on ``root`` (a hook made with
+        ``comm=``; every rank calls it, after the block): a report with
+        this hook's reading API on the root, None elsewhere (see
+        :func:`chainer_computational_cost.mn.gather`)."""
+        from chainer_computational_cost import mn
+        return mn.gather(self, root)
+
     # Timing
 
     def _start_clock(self, function, in_data):

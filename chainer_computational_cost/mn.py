@@ -22,8 +22,11 @@ The bytes of one call (``comm_bytes``):
   receive the pickle of the object received.
 """
 
+import collections
 import pickle
 import sys
+
+from chainer_computational_cost import report
 
 try:  # pragma: no branch
     import mpi4py.MPI as _MPI
@@ -202,3 +205,104 @@ def is_grad_call(frame):
             return True
         frame = frame.f_back
     return False
+
+
+def gather(hook, root=0):
+    """Every rank's records of ``hook`` (a ComputationalCostHook given
+    ``comm=``), collected on ``root`` over the communicator with one
+    pickle-based MPI gather: a :class:`GatheredReport` on the root, None
+    on the other ranks.  Every rank must call it (it is a collective),
+    after its ``with`` block."""
+    comm = hook._comm
+    if comm is None:
+        raise ValueError('gather needs a hook made with comm= (a ChainerMN '
+                         'communicator)')
+    if hook._comm_saved:
+        raise ValueError('gather must be called after the with block, not '
+                         'inside it')
+    built = hook._built()
+    payload = {'rank': comm.rank, 'layers': built['layers'],
+               'ignored': list(built['ignored'].items()),
+               'link_info': built['link_info'],
+               'n_params': built['n_params']}
+    parts = comm.mpi_comm.gather(payload, root=root)
+    if parts is None:
+        return None
+    return GatheredReport(parts)
+
+
+def _graph(layers):
+    return [(x['type'], x.get('phase'), tuple(
+        tuple(s) if s is not None else None
+        for s in x['input_shapes'])) for x in layers]
+
+
+class GatheredReport(report.CostReport):
+    """Every rank's records, on the root: the reading API of the hook
+    (layer, summary, link, phase, roofline reports, ``show_*``, JSON);
+    each layer is named ``rank<r>/<name>`` and carries its ``rank``.
+
+    Attributes:
+        ranks (list): the ranks, in order.
+        differing_ranks (list): the ranks whose sequence of calls
+            (type, phase, input shapes) differs from the first rank's;
+            empty when every rank ran the same graph.
+    """
+
+    def __init__(self, parts):
+        parts = sorted(parts, key=lambda p: p['rank'])
+        self.ranks = [p['rank'] for p in parts]
+        first = _graph(parts[0]['layers'])
+        self.differing_ranks = [p['rank'] for p in parts[1:]
+                                if _graph(p['layers']) != first]
+        layers = []
+        ignored = {}
+        for p in parts:
+            prefix = 'rank{}/'.format(p['rank'])
+            for x in p['layers']:
+                layers.append(dict(x, name=prefix + x['name'],
+                                   rank=p['rank']))
+            for name, x in p['ignored']:
+                ignored[prefix + name] = dict(x, rank=p['rank'])
+        self._gathered = {
+            'layers': layers, 'ignored': ignored,
+            'n_params': parts[0]['n_params'],
+            'link_info': parts[0]['link_info']}
+        self._per_rank = parts
+
+    def _records(self):
+        return self._gathered['layers']
+
+    def _built(self):
+        return self._gathered
+
+    def rank_report(self):
+        """Ordered dict rank -> that rank's totals: ``n_layers``,
+        ``flops``, ``mread``, ``mwrite``, ``mrw``, ``comm_bytes``."""
+        out = collections.OrderedDict()
+        for p in self._per_rank:
+            total = report.total_report(p['layers'])
+            total['name'] = 'rank{}'.format(p['rank'])
+            total['comm_bytes'] = sum(x.get('comm_bytes', 0)
+                                      for x in p['layers'])
+            out[p['rank']] = total
+        return out
+
+    def slowest_rank(self, device=None, network=None, peak_flops=None,
+                     bandwidth=None):
+        """``(rank, seconds)`` of the rank whose records take longest
+        on ``device`` (roofline) plus ``network`` (t_network, if
+        given)."""
+        from chainer_computational_cost import roofline
+        from chainer_computational_cost import network as net
+        best = None
+        for p in self._per_rank:
+            rows = roofline.roofline_report(p['layers'], device,
+                                            peak_flops, bandwidth)
+            t = rows['total']['t_roofline']
+            if network is not None:
+                net.add_t_network(rows, p['layers'], network)
+                t += rows['total']['t_network']
+            if best is None or t > best[1]:
+                best = (p['rank'], t)
+        return best

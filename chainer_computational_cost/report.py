@@ -68,7 +68,7 @@ class PhaseColumns(object):
 #: Columns each report kind can show.
 LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
     'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
-    'time', 'comm_bytes')
+    'time', 'comm_bytes', 'rank')
 SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
     PERCENTS + ('time',)
 LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
@@ -218,7 +218,7 @@ def _total_row(total):
 
 
 #: The optional keys of a layer record, after 0.1.2's.
-_LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes')
+_LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes', 'rank')
 
 
 def layer_report(layers, n_params=None):
@@ -501,7 +501,7 @@ _TITLES = {
     'n_calls': '# Calls', 'intensity': 'Intensity\nFLOP/B',
     'bound': 'Bound', 'peak_used': 'Peak used', 'efficiency': 'Efficiency',
     'workers': 'Workers', 'efficiency_overlap': 'Efficiency\n(overlap)',
-    'samples_per_s': 'Samples/s',
+    'samples_per_s': 'Samples/s', 'rank': 'Rank',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',

@@ -83,6 +83,14 @@ def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
         # N=4: 2.88e-9 + 6e-6.
         expected = {2: 2.00192e-6, 4: 6.00288e-6}[n]
         assert row['t_network'] == pytest.approx(expected), row
+        # gather(root=0): every rank's records on rank 0, None elsewhere.
+        if row['rank'] == 0:
+            assert row['gathered'] == {
+                'ranks': list(range(n)), 'n_layers': n * row['n_layers'],
+                'comm_bytes': n * 208, 'differing': [],
+                'first': 'rank0/LinearFunction-1'}
+        else:
+            assert row['gathered'] is None
 
 
 @needs_mpi
@@ -99,6 +107,15 @@ def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
             # Both directions move data: the forward and its backward.
             assert result['phases'] == ['backward', 'forward'], name
             assert result['ignored'] == [] and not result['warnings'], name
+        if row['rank'] == 0:
+            # Ranks that ran different graphs are named, not crashed on:
+            # odd ranks receive what even ranks send.
+            results = row['results']
+            assert results['allgather']['differing'] == []
+            assert results['send_recv']['differing'] == list(
+                range(1, n, 2))
+        else:
+            assert row['results']['send_recv']['differing'] is None
 
 
 def test_comm_must_be_a_chainermn_communicator():
@@ -151,3 +168,8 @@ def test_chainermn_calculators_by_hand():
         0, 6, 0, {'peer_rank': 2, 'peer_tag': 0, 'n_ranks': 4})
     pseudo = _node('PseudoConnect', 'pseudo_connect')
     assert calculators[type(pseudo)](pseudo, (x, x)) == (0, 0, 0, {})
+
+
+def test_gather_needs_comm():
+    with pytest.raises(ValueError, match='comm='):
+        ComputationalCostHook().gather()

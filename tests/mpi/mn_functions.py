@@ -82,6 +82,7 @@ def main(dtype_name, comm):
             with ComputationalCostHook(comm=comm) as cch:
                 run(comm, name, np.dtype(dtype_name))
         comm.mpi_comm = real
+        gathered = cch.gather(root=0)
         layers = [r for n, r in cch.layer_report.items() if n != 'total']
         out['results'][name] = {
             'spy': spy.total,
@@ -91,6 +92,8 @@ def main(dtype_name, comm):
             'ignored': sorted(cch.ignored_layers),
             'types': sorted({r['type'] for r in layers
                              if not r['type'].startswith('MPI_')}),
+            'differing': (None if gathered is None
+                          else gathered.differing_ranks),
             'warnings': [str(w.message) for w in caught
                          if 'ComputationalCost' in str(w.message)
                          or 'not yet supported' in str(w.message)],

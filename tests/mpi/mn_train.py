@@ -122,11 +122,24 @@ def main(dtype_name, comm):
                    for r in layers if r['comm_bytes']]
     comm.mpi_comm = spy.real
     roof = cch.roofline_report(device='a100', network='ib-hdr200')
+    gathered = cch.gather(root=0)
+    if gathered is not None:
+        report = gathered.layer_report
+        gathered = {
+            'ranks': sorted({r['rank'] for n, r in report.items()
+                             if n != 'total'}),
+            'n_layers': len(report) - 1,
+            'comm_bytes': sum(r['comm_bytes'] for n, r in report.items()
+                              if n != 'total'),
+            'differing': gathered.differing_ranks,
+            'first': next(iter(report)),
+        }
     emit({
         'dtype': dtype_name, 'rank': comm.rank, 'spy': spy.total,
         'hook': sum(r['comm_bytes'] for r in layers),
         'restored': restored, 'comm': comm_layers,
         't_network': roof['MPI_Allreduce-1']['t_network'],
+        'n_layers': len(layers), 'gathered': gathered,
         'local_comm_bytes': sorted({r['comm_bytes'] for r in layers
                                     if not r['type'].startswith('MPI_')}),
     })
