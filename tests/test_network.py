@@ -95,3 +95,49 @@ def test_roofline_without_network_is_unchanged():
     rows = cch.roofline_report(device='a100', network='ib-edr')
     assert rows['LinearFunction-1']['t_network'] == 0.0
     assert rows['total']['t_network'] == 0.0
+
+
+def _cli(argv, capsys):
+    from chainer_computational_cost.__main__ import main
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_scaling_report(capsys):
+    # The MLP at batch 2 (input 2x3): 104 bytes of gradients; at 8 workers
+    # on ib-hdr200 the all-reduce takes 1.400728e-5 s = 14.007 us.
+    status, out, err = _cli(
+        ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+         '--device', 'a100', '--workers', '1,8', '--network', 'ib-hdr200',
+         '--mode', 'csv', '--time-unit', 'us', '--unit', 'raw'], capsys)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith('Workers,Comm B,T compute us,T allreduce us')
+    assert lines[1].split(',')[:2] == ['1', '104']
+    assert lines[2].split(',')[3] == '14.007'
+
+
+@pytest.mark.parametrize('extra, message', [
+    (['--workers', '1,8'], '--workers and --network go together'),
+    (['--workers', '1,8', '--network', 'ib-xdr'], "unknown network"),
+])
+def test_cli_scaling_errors(capsys, extra, message):
+    status, out, err = _cli(['mpi.mn_models:build_mlp', '--shape', '2,3',
+                             '--train', '--device', 'a100'] + extra,
+                            capsys)
+    assert status == 2 and message in err and out == ''
+
+
+def test_cli_bad_workers(capsys):
+    with pytest.raises(SystemExit) as e:
+        _cli(['mpi.mn_models:build_mlp', '--train', '--workers', '1,0',
+              '--network', 'ib-edr'], capsys)
+    assert e.value.code == 2 and 'ints >= 1' in capsys.readouterr().err
+
+
+def test_cli_scaling_needs_train(capsys):
+    status, out, err = _cli(['mpi.mn_models:build_mlp', '--shape', '2,3',
+                             '--device', 'a100', '--workers', '1',
+                             '--network', 'ib-edr'], capsys)
+    assert status == 2 and '--workers needs --train' in err

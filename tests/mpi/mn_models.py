@@ -16,3 +16,8 @@ class MLP(chainer.Chain):
 
     def forward(self, x):
         return self.l2(F.relu(self.l1(x)))
+
+
+def build_mlp():
+    """The MLP, for the command line: ``mpi.mn_models:build_mlp``."""
+    return MLP()
