@@ -70,10 +70,11 @@ LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
     'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
     'time', 'comm_bytes', 'rank')
 SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
-    PERCENTS + ('time',)
+    PERCENTS + ('time', 'comm_bytes')
 LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
-    PERCENTS + ('time',)
-PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',)
+    PERCENTS + ('time', 'comm_bytes')
+PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',
+                                                             'comm_bytes')
 
 MODES = ('csv', 'md', 'table', 'json')
 PREFIXES = ('', 'K', 'M', 'G', 'T')
@@ -194,6 +195,10 @@ def _sum_into(entry, layer):
     t = layer.get('time')
     if t is not None:
         entry['time'] = entry.get('time', 0.0) + t
+    # Only runs with communication (ChainerMN) get the key.
+    c = layer.get('comm_bytes')
+    if c:
+        entry['comm_bytes'] = entry.get('comm_bytes', 0) + c
 
 
 def total_report(layers, n_params=None):
