@@ -36,29 +36,43 @@ def _moved(func, in_data, out_shapes, params):
 #: Per class: what the node sends and receives, and its params.
 _COLLECTIVE = {
     _CC + 'AllGather': {
+        'forward': r'MPI_Allgather: $(N-1)(a + S/B)$',
+        'backward': r'MPI_Alltoall: $(N-1)a + \frac{N-1}{N} S/B$',
         'text': 'Every rank sends its x and receives the x of every rank.',
         'params': '`n_ranks` (the communicator\'s size)'},
     _CC + 'AllToAll': {
+        'forward': r'MPI_Alltoall: $(N-1)a + \frac{N-1}{N} S/B$',
+        'backward': r'MPI_Alltoall: $(N-1)a + \frac{N-1}{N} S/B$',
         'text': 'Every rank sends its i-th input to rank i and receives '
                 'one array from each rank.',
         'params': '`n_ranks` (the communicator\'s size)'},
     _CC + 'Bcast': {
+        'forward': r'MPI_Bcast: $\lceil \log_2 N \rceil (a + S/B)$',
+        'backward': r'MPI_Gather: $\lceil \log_2 N \rceil a + (N-1) S/B$',
         'text': 'The root sends x, every rank receives it; a rank other '
                 'than the root has no input.',
         'params': '`n_ranks` (the communicator\'s size), `root`'},
     _CC + 'Gather': {
+        'forward': r'MPI_Gather: $\lceil \log_2 N \rceil a + (N-1) S/B$',
+        'backward': r'MPI_Scatter: $(N-1)a + \frac{N-1}{N} S/B$',
         'text': 'Every rank sends x, the root receives them all; a rank '
                 'other than the root writes an empty delegate variable.',
         'params': '`n_ranks` (the communicator\'s size), `root`'},
     _CC + 'Scatter': {
+        'forward': r'MPI_Scatter: $(N-1)a + \frac{N-1}{N} S/B$',
+        'backward': r'MPI_Gather: $\lceil \log_2 N \rceil a + (N-1) S/B$',
         'text': 'The root sends its i-th input to rank i; a rank other '
                 'than the root has an empty delegate input.',
         'params': '`n_ranks` (the communicator\'s size), `root`'},
     _P2P + 'Send': {
+        'forward': r'MPI_Send: $a + S/B$',
+        'backward': r'MPI_Recv: $a + S/B$',
         'text': 'Reads the arrays it sends to `peer_rank`; its output is '
                 'an empty delegate variable.',
         'params': '`n_ranks`, `peer_rank`, `peer_tag`'},
     _P2P + 'Recv': {
+        'forward': r'MPI_Recv: $a + S/B$',
+        'backward': r'MPI_Send: $a + S/B$',
         'text': 'Writes the arrays it receives from `peer_rank`; its '
                 'input, if any, is an empty delegate variable.',
         'params': '`n_ranks`, `peer_rank`, `peer_tag`'},
@@ -72,6 +86,13 @@ def calc_chainermn_communication(func: tuple(_COLLECTIVE), in_data,
 
     ChainerMN: <<text>> The arrays handed to the communicator are read,
     the ones it returns are written.
+
+    Network: a hook given `comm=` records the MPI calls of the forward
+    (<<forward>>) and of the backward (<<backward>>), each with the bytes
+    $S$ this rank hands to MPI (`comm_bytes`); `roofline_report(network=)`
+    gives them that `t_network` over $N$ ranks on a network of latency $a$
+    and bandwidth $B$ (the metadata ChainerMN pickles first is costed the
+    same way). This record's own `comm_bytes` is 0: nothing counts twice.
 
     | Item | Value |
     |:-----|:------|
