@@ -141,3 +141,14 @@ def test_cli_scaling_needs_train(capsys):
                              '--device', 'a100', '--workers', '1',
                              '--network', 'ib-edr'], capsys)
     assert status == 2 and '--workers needs --train' in err
+
+
+def test_readme_quotes_the_worked_example():
+    import os
+    path = os.path.join(os.path.dirname(__file__), os.pardir, 'README.md')
+    with open(path) as f:
+        text = f.read()
+    # test_scaling_report_worked_example checks the figure; the README
+    # block that prints it runs in test_readme.py.
+    assert '# 104 14.00728\n' in text
+    assert '14e-6 = 1.400728e-5 s' in text
