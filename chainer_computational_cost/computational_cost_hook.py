@@ -539,18 +539,26 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if self._backward_links:
             self._backward_links.pop()
 
-    def _comm_record(self, kind, nbytes, caller):
+    def _comm_record(self, kind, nbytes, caller, error=None):
         """Record one MPI call of the communicator (see mn.MPIRecorder):
-        no FLOPs, no device memory traffic, ``nbytes`` handed to MPI."""
+        no FLOPs, no device memory traffic, ``nbytes`` handed to MPI; a
+        call whose bytes could not be counted (``error``) is ignored, with
+        a warning at exit."""
         from chainer_computational_cost import mn
         stack, backward = self._new_stack(caller, self._outer_node)
         params = {'call': mn.caller_name(caller, self._comm),
                   'n_ranks': self._comm_saved[-1].size}
+        if error is not None:
+            params = None
+            error = error_text(error)
+            self._pending[(kind, False)] = (
+                'the bytes of an MPI call ({}) could not be counted, call '
+                'ignored: {}'.format(kind, error))
         phase = 'backward' if backward or mn.is_grad_call(caller) \
             else 'forward'
         self._comm_bytes[len(self._records_list)] = nbytes
         self._records_list.append(
-            (kind, 0, 0, 0, params, 0, (), None, stack, phase,
+            (kind, 0, 0, 0, params, 0, (), error, stack, phase,
              self._link_path, None, None))
 
     def gather(self, root=0):

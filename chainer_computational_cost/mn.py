@@ -28,12 +28,6 @@ import sys
 
 from chainer_computational_cost import report
 
-try:  # pragma: no branch
-    import mpi4py.MPI as _MPI
-except ImportError:  # pragma: no cover (mpi4py is the [mpi] extra)
-    _MPI = None
-
-
 #: Buffer calls: method name -> the record's type.
 BUFFER_CALLS = {
     'Allreduce': 'MPI_Allreduce', 'Bcast': 'MPI_Bcast',
@@ -64,15 +58,27 @@ def _pickled_size(obj):
     return len(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
 
 
+def _mpi():
+    """mpi4py.MPI if it is imported (a communicator imported it): this
+    module never imports it, as importing it initialises MPI."""
+    return sys.modules.get('mpi4py.MPI')
+
+
 def _is_datatype(x):
-    return _MPI is not None and isinstance(x, _MPI.Datatype)
+    mpi = _mpi()
+    return mpi is not None and isinstance(x, mpi.Datatype)
+
+
+def _in_place(spec):
+    mpi = _mpi()
+    return mpi is not None and spec is mpi.IN_PLACE
 
 
 def buffer_bytes(spec):
     """Bytes of an mpi4py buffer specification: ``buf``, ``[buf, type]``,
     ``[buf, count, type]``, ``[buf, (counts, displs), type]`` or
     ``[buf, counts, displs, type]``; 0 for None or ``MPI.IN_PLACE``."""
-    if spec is None or (_MPI is not None and spec is _MPI.IN_PLACE):
+    if spec is None or _in_place(spec):
         return 0
     if isinstance(spec, (list, tuple)) and spec and not isinstance(
             spec, (bytes, bytearray)):
@@ -100,7 +106,7 @@ def _nbytes(buf):
 def _first_buffer(args):
     """The bytes of the first buffer argument that is given."""
     for spec in args[:2]:
-        if spec is None or (_MPI is not None and spec is _MPI.IN_PLACE):
+        if spec is None or _in_place(spec):
             continue
         return buffer_bytes(spec)
     return 0
@@ -109,7 +115,8 @@ def _first_buffer(args):
 class MPIRecorder(object):
     """Stands in for an mpi4py communicator: reads through to ``real`` and
     reports each data-moving call, after it returned, to ``record(type,
-    comm_bytes, call)`` (``call``: the ChainerMN method that made it)."""
+    comm_bytes, caller frame, error)`` (``error``: the exception raised
+    while sizing its buffers, else None)."""
 
     def __init__(self, real, record):
         self.__dict__['_real'] = real
@@ -138,15 +145,21 @@ class _Call(object):
     def __call__(self, *args, **kwargs):
         result = self.method(*args, **kwargs)  # errors propagate unchanged
         name = self.name
-        if name in BUFFER_CALLS:
-            nbytes = _first_buffer(args or (
-                kwargs.get('sendbuf', kwargs.get('buf')),
-                kwargs.get('recvbuf')))
-        else:
-            nbytes = _object_bytes(name, args, kwargs, result,
-                                   self.owner._real)
-        caller = sys._getframe(1)
-        self.owner._record(self.kind, nbytes, caller)
+        error = None
+        try:
+            if name in BUFFER_CALLS:
+                nbytes = _first_buffer(args or (
+                    kwargs.get('sendbuf', kwargs.get('buf')),
+                    kwargs.get('recvbuf')))
+            else:
+                nbytes = _object_bytes(name, args, kwargs, result,
+                                       self.owner._real)
+        except Exception as e:  # a buffer form not understood
+            nbytes, error = 0, e
+        try:
+            self.owner._record(self.kind, nbytes, sys._getframe(1), error)
+        except Exception:
+            pass  # never raise in the user's code: the call was made
         return result
 
 

@@ -62,6 +62,7 @@ def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
     rows = launch(tmp_path, n, 'mn_train.py', 'float32', 'float16')
     for row in rows:
         assert row['restored'], row
+        assert row['propagated'] == ['TypeError', True]
         # MLP 3-4-2: 3*4 + 4 + 4*2 + 2 = 26 parameters.  The first update
         # broadcasts them (bcast_data), the second all-reduces the
         # gradients: 26*4 = 104 bytes each, float16 too (the naive
@@ -173,3 +174,42 @@ def test_chainermn_calculators_by_hand():
 def test_gather_needs_comm():
     with pytest.raises(ValueError, match='comm='):
         ComputationalCostHook().gather()
+
+
+class _FakeMPI(object):
+    """Just enough of an mpi4py communicator for MPIRecorder."""
+
+    rank = 0
+    size = 2
+
+    def Allreduce(self, sendbuf, recvbuf):
+        return None
+
+    def Send(self, buf, dest, tag=0):
+        return 'sent'
+
+
+def test_recorder_counts_buffers_and_never_raises_after_the_call():
+    import numpy as np
+    from chainer_computational_cost import mn
+    seen = []
+    recorder = mn.MPIRecorder(_FakeMPI(), lambda *a: seen.append(
+        (a[0], a[1], a[3] is not None)))
+    # 3 float32 = 12 bytes; 5 bytes of a bytearray
+    recorder.Allreduce(np.zeros(3, np.float32), np.zeros(3, np.float32))
+    recorder.Send(bytearray(5), 1)
+    # A buffer it cannot size: the call is made and returns, recorded as
+    # an error.
+    assert recorder.Send(object(), 1) == 'sent'
+    assert seen == [('MPI_Allreduce', 12, False), ('MPI_Send', 5, False),
+                    ('MPI_Send', 0, True)]
+    assert recorder.rank == 0  # everything else reads through
+
+
+def test_buffer_specs_by_hand():
+    import numpy as np
+    from chainer_computational_cost import mn
+    x = np.zeros((2, 3), np.float64)
+    assert mn.buffer_bytes(x) == 48  # 6 * 8
+    assert mn.buffer_bytes(None) == 0
+    assert mn.buffer_bytes([x, None]) == 48  # no counts: the buffer

@@ -121,6 +121,15 @@ def main(dtype_name, comm):
                     r['params']['call'])
                    for r in layers if r['comm_bytes']]
     comm.mpi_comm = spy.real
+    # An MPI call that fails inside the block is the user's error: it
+    # propagates unchanged, and the communicator gets its own back.
+    try:
+        with ComputationalCostHook(comm=comm):
+            comm.mpi_comm.Bcast(object(), root=0)
+        propagated = None
+    except TypeError as e:
+        propagated = type(e).__name__
+    propagated = (propagated, comm.mpi_comm is spy.real)
     roof = cch.roofline_report(device='a100', network='ib-hdr200')
     gathered = cch.gather(root=0)
     if gathered is not None:
@@ -140,6 +149,7 @@ def main(dtype_name, comm):
         'restored': restored, 'comm': comm_layers,
         't_network': roof['MPI_Allreduce-1']['t_network'],
         'n_layers': len(layers), 'gathered': gathered,
+        'propagated': propagated,
         'local_comm_bytes': sorted({r['comm_bytes'] for r in layers
                                     if not r['type'].startswith('MPI_')}),
     })
