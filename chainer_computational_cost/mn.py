@@ -253,7 +253,10 @@ def _graph(layers):
 class GatheredReport(report.CostReport):
     """Every rank's records, on the root: the reading API of the hook
     (layer, summary, link, phase, roofline reports, ``show_*``, JSON);
-    each layer is named ``rank<r>/<name>`` and carries its ``rank``.
+    each layer is named ``rank<r>/<name>`` and carries its ``rank``.  The
+    summary sums each type over the ranks and names its ``slowest_rank``:
+    the rank with the most of that type's work (FLOPs, then bytes moved,
+    then bytes sent).
 
     Attributes:
         ranks (list): the ranks, in order.
@@ -285,6 +288,26 @@ class GatheredReport(report.CostReport):
 
     def _records(self):
         return self._gathered['layers']
+
+    def _cached(self, name):
+        value = super(GatheredReport, self)._cached(name)
+        if name == 'summary' and not self._gathered.get('marked'):
+            # Per type, the rank with the most of its work: FLOPs, then
+            # bytes moved, then bytes sent.
+            work = {}
+            for x in self._gathered['layers']:
+                w = work.setdefault(x['type'], {}).setdefault(
+                    x['rank'], [0, 0, 0])
+                w[0] += x['flops']
+                w[1] += x['mread'] + x['mwrite']
+                w[2] += x.get('comm_bytes', 0)
+            for key, entry in value.items():
+                ranks = work.get(entry.get('type'))
+                if key != 'total' and ranks:
+                    entry['slowest_rank'] = max(
+                        sorted(ranks), key=lambda r: ranks[r])
+            self._gathered['marked'] = True
+        return value
 
     def _built(self):
         return self._gathered

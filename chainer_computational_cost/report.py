@@ -70,7 +70,7 @@ LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
     'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
     'time', 'comm_bytes', 'rank')
 SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
-    PERCENTS + ('time', 'comm_bytes')
+    PERCENTS + ('time', 'comm_bytes', 'slowest_rank')
 LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
     PERCENTS + ('time', 'comm_bytes')
 PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',
@@ -507,6 +507,7 @@ _TITLES = {
     'bound': 'Bound', 'peak_used': 'Peak used', 'efficiency': 'Efficiency',
     'workers': 'Workers', 'efficiency_overlap': 'Efficiency\n(overlap)',
     'samples_per_s': 'Samples/s', 'rank': 'Rank',
+    'slowest_rank': 'Slowest\nrank',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',

@@ -115,6 +115,11 @@ def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
             assert results['allgather']['differing'] == []
             assert results['send_recv']['differing'] == list(
                 range(1, n, 2))
+            # Only odd ranks receive: the first of them is the slowest at
+            # Recv; rank 0 reads the broadcast array, the others nothing.
+            assert results['send_recv']['slowest']['Recv'] == 1
+            assert results['bcast']['slowest']['Bcast'] == 0
+            assert results['bcast']['slowest']['total'] is None
         else:
             assert row['results']['send_recv']['differing'] is None
 

@@ -152,3 +152,18 @@ def test_readme_quotes_the_worked_example():
     # block that prints it runs in test_readme.py.
     assert '# 104 14.00728\n' in text
     assert '14e-6 = 1.400728e-5 s' in text
+
+
+def test_scaling_report_on_a_projection():
+    from chainer_computational_cost import project_batch
+    model = MLP()
+
+    def run(n):
+        F.sum(model(np.zeros((n, 3), np.float32))).backward()
+    rows = project_batch(run, 64).scaling_report(
+        [1, 8], device='a100', network='ib-hdr200')
+    # The projection's batch: 64 samples per worker; the gradients do not
+    # depend on it (104 bytes).
+    assert rows[8]['comm_bytes'] == 104
+    assert rows[8]['samples_per_s'] == pytest.approx(
+        8 * 64 / rows[8]['t_step'])

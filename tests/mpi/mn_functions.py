@@ -94,6 +94,9 @@ def main(dtype_name, comm):
                              if not r['type'].startswith('MPI_')}),
             'differing': (None if gathered is None
                           else gathered.differing_ranks),
+            'slowest': (None if gathered is None else {
+                t: r.get('slowest_rank')
+                for t, r in gathered.summary_report.items()}),
             'warnings': [str(w.message) for w in caught
                          if 'ComputationalCost' in str(w.message)
                          or 'not yet supported' in str(w.message)],
