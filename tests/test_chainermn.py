@@ -163,6 +163,8 @@ def test_chainermn_calculators_by_hand():
     # written.
     assert (flops, mread, mread.nbytes, mwrite) == (0, 6, 12, 24)
     assert params == {'n_ranks': 4}
+    # Called directly (no out_shapes): every rank's x, as the inputs say.
+    assert calculators[type(gather)](gather, (x,))[2] == 24
     bcast = _node('Bcast', 'collective_communication', comm=_Comm(), root=1)
     assert calculators[type(bcast)](bcast, (), out_shapes=[(5,)]) == (
         0, 0, 5, {'root': 1, 'n_ranks': 4})

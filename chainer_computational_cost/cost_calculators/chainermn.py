@@ -22,14 +22,29 @@ _P2P = 'chainermn.functions.point_to_point_communication.'
 _PSEUDO = 'chainermn.functions.pseudo_connect.PseudoConnect'
 
 
+#: Elements written, from the sizes of the inputs and the communicator's
+#: size, for a direct call (no out_shapes): the root's view; what a rank
+#: only receives cannot be known from its inputs and counts 0.
+_RECEIVED = {
+    'AllGather': lambda sizes, n: n * sum(sizes),
+    'AllToAll': lambda sizes, n: sum(sizes),
+    'Bcast': lambda sizes, n: sum(sizes),
+    'Gather': lambda sizes, n: n * sum(sizes),
+    'Scatter': lambda sizes, n: sizes[0] if sizes else 0,
+}
+
+
 def _moved(func, in_data, out_shapes, params):
     """0 FLOPs, every input read, every output written."""
     mread = sum(elements(x.size, x) for x in in_data if x is not None)
-    if out_shapes is None:  # a direct call: as many written as read
-        mwrite = int(mread)
+    n_ranks = int(func.comm.size)
+    if out_shapes is None:
+        received = _RECEIVED.get(type(func).__name__)
+        mwrite = 0 if received is None else received(
+            [x.size for x in in_data if x is not None], n_ranks)
     else:
         mwrite = sum(prod(s) for s in out_shapes if s is not None)
-    params['n_ranks'] = int(func.comm.size)
+    params['n_ranks'] = n_ranks
     return 0, mread, mwrite, params
 
 
@@ -85,7 +100,9 @@ def calc_chainermn_communication(func: tuple(_COLLECTIVE), in_data,
     r"""<<name>>
 
     ChainerMN: <<text>> The arrays handed to the communicator are read,
-    the ones it returns are written.
+    the ones it returns are written (called directly, without the output
+    shapes: inferred from the inputs as the root sees them; 0 for what a
+    rank only receives).
 
     Network: a hook given `comm=` records the MPI calls of the forward
     (<<forward>>) and of the backward (<<backward>>), each with the bytes
