@@ -34,7 +34,7 @@ $(VENV)/.installed: setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q 'setuptools<81' wheel $(NUMPY)
 	$(PY) -m pip install -q --no-build-isolation 'chainer==7.8.1'
-	$(PY) -m pip install -q --no-build-isolation -e '.[test]' $(NUMPY)
+	$(PY) -m pip install -q --no-build-isolation -e '.[test,mpi]' $(NUMPY)
 	touch $@
 
 # Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11 (and
@@ -46,7 +46,7 @@ $(VENV6)/.installed: setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV6)
 	$(PY6) -m pip install -q 'setuptools<81' wheel $(NUMPY)
 	$(PY6) -m pip install -q --no-build-isolation 'chainer==6.7.0'
-	$(PY6) -m pip install -q --no-build-isolation -e '.[test]' $(NUMPY)
+	$(PY6) -m pip install -q --no-build-isolation -e '.[test,mpi]' $(NUMPY)
 	$(PY6) -m pip install -q --no-deps -U 'typing_extensions>=4'
 	touch $@
 

@@ -37,6 +37,7 @@ setup(
     extras_require={
         'table': ['texttable>=1.4.0'],
         'plot': ['matplotlib'],
+        'mpi': ['mpich', 'mpi4py'],
         'test': ['texttable>=1.4.0', 'matplotlib', 'pytest', 'hypothesis',
                  'flake8'],
     },

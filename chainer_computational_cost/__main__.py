@@ -24,6 +24,7 @@ import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import network
 from chainer_computational_cost import plots
 from chainer_computational_cost import projection
 from chainer_computational_cost import report
@@ -369,7 +370,52 @@ def build_parser():
                                   '--peak-flops/--bandwidth)')
     plots_group.add_argument('--plot-summary', default=None, metavar='FILE',
                              help='FLOPs and memory traffic per type')
+    scaling = parser.add_argument_group(
+        'scaling (data-parallel training over N workers, with --train and '
+        '--device)')
+    scaling.add_argument('--workers', type=parse_workers, default=None,
+                         metavar='N,N,...',
+                         help='worker counts, e.g. 1,8,64,512: shows the '
+                              'scaling report instead of the roofline')
+    scaling.add_argument('--network', default=None,
+                         help='interconnect: one of {}'.format(
+                             ', '.join(network.NETWORKS)))
     return parser
+
+
+def parse_workers(text):
+    """A --workers value: comma-separated ints >= 1 ('1,8,64')."""
+    try:
+        workers = [int(w) for w in text.split(',')]
+    except ValueError:
+        workers = []
+    if not workers or min(workers) < 1:
+        raise argparse.ArgumentTypeError(
+            'must be comma-separated ints >= 1, e.g. 1,8,64; got {!r}'
+            .format(text))
+    return workers
+
+
+def check_scaling(args):
+    """Whether the scaling report is asked for (--workers, --network);
+    CommandError for an incomplete or wrong request."""
+    if args.workers is None and args.network is None:
+        return False
+    if args.workers is None or args.network is None:
+        raise CommandError('--workers and --network go together: e.g. '
+                           '--workers 1,8,64 --network ib-hdr200')
+    if not args.train:
+        raise CommandError('--workers needs --train: scaling is of a '
+                           'training step')
+    if args.device is None and args.peak_flops is None:
+        raise CommandError('--workers needs a --device ({}) or --peak-flops '
+                           'and --bandwidth'.format(
+                               ', '.join(roofline.DEVICES)))
+    try:
+        network.resolve_network(args.network)
+    except ValueError as e:
+        raise CommandError(str(e))
+    return True
 
 
 # The report kinds: the columns each can show, its default columns and,
@@ -860,11 +906,19 @@ def _encodable(text, stream):
         return text
 
 
-def _write_report(result, args, kind, columns, ost):
-    """Render the report, then write it at once, as ``ost`` can encode
-    it."""
+def _write_report(result, args, kind, columns, ost, scaling=False):
+    """Render the report (the scaling report with ``--workers``), then
+    write it at once, as ``ost`` can encode it."""
     buf = io.StringIO()
-    show(result, args, kind, columns, buf)
+    if scaling:
+        options = {} if args.time_unit is None else {
+            'time_unit': args.time_unit}
+        result.show_scaling_report(
+            args.workers, ost=buf, mode=args.mode, device=args.device,
+            network=args.network, peak_flops=args.peak_flops,
+            bandwidth=args.bandwidth, n_digits=args.n_digits, **options)
+    else:
+        show(result, args, kind, columns, buf)
     ost.write(_encodable(buf.getvalue(), ost))
     ost.flush()
 
@@ -901,6 +955,7 @@ def main(argv=None, ost=None):
     try:
         # Check every option before the (possibly slow) run.
         kind, columns = check_args(args)
+        scaling = check_scaling(args)
         result = _run(args)
         # Plots first: a plot that cannot be written is an error, and an
         # error must not follow a printed report.
@@ -909,7 +964,7 @@ def main(argv=None, ost=None):
         sys.stderr.write('error: {}\n'.format(e))
         return 2
     try:
-        _write_report(result, args, kind, columns, ost)
+        _write_report(result, args, kind, columns, ost, scaling)
     except BrokenPipeError:
         if ost is sys.stdout:
             _stdout_to_devnull()

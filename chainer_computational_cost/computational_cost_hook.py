@@ -262,10 +262,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             convolutions, linear layers and matrix products (and their
             gradients) as PyTorch's ``FlopCounterMode`` does: 2 FLOPs per
             multiply-add, a bias free; calculators get it as a keyword.
+        comm: a ChainerMN communicator: every call it makes to MPI inside
+            the block becomes a record with its ``comm_bytes`` (see
+            :mod:`chainer_computational_cost.mn`).
     """
 
     def __init__(self, fma_1flop=True, strict=False, measure_time=False,
-                 flop_convention=None):
+                 flop_convention=None, comm=None):
         for arg, value in (('fma_1flop', fma_1flop), ('strict', strict),
                            ('measure_time', measure_time)):
             if not isinstance(value, bool):
@@ -323,6 +326,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._backward_links = []
         self._link_version = 0
         self._clock = []
+        # ChainerMN: record index -> bytes handed to MPI; the mpi4py
+        # communicator replaced while the block runs.
+        self._comm_bytes = {}
+        self._comm = None
+        self._comm_saved = []
+        if comm is not None:
+            from chainer_computational_cost import mn
+            self._comm = mn.check_comm(comm)
         if measure_time:
             # Only a timing hook pays for a forward_preprocess.
             self.forward_preprocess = self._start_clock
@@ -348,6 +359,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             self._entry_code = frame.f_code
             super(ComputationalCostHook, self).__enter__()
             self._link_observer.__enter__()
+            if self._comm is not None:
+                from chainer_computational_cost import mn
+                real = self._comm.mpi_comm
+                self._comm_saved.append(real)
+                self._comm.mpi_comm = mn.MPIRecorder(real, self._comm_record)
         except BaseException:
             hooks.pop(self.name, None)
             self._active_thread = None
@@ -355,6 +371,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return self
 
     def __exit__(self, exc_type, *args):
+        if self._comm_saved:
+            self._comm.mpi_comm = self._comm_saved.pop()
         self._entry_id = self._entry_code = None
         self._link_observer.__exit__(exc_type, *args)
         self._link_stack = []
@@ -670,6 +688,45 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 del bw[i:]
                 break
 
+    def _comm_record(self, kind, nbytes, caller, error=None):
+        """Record one MPI call of the communicator (see mn.MPIRecorder):
+        no FLOPs, no device memory traffic, ``nbytes`` handed to MPI; a
+        call whose bytes could not be counted (``error``) is ignored, with
+        a warning at exit."""
+        from chainer_computational_cost import mn
+        stack, backward, depth = self._stack_of(caller)
+        params = {'call': mn.caller_name(caller, self._comm),
+                  'n_ranks': self._comm_saved[-1].size}
+        if error is not None:
+            params = None
+            error = error_text(error)
+            self._pending[(kind, False)] = (
+                'the bytes of an MPI call ({}) could not be counted, call '
+                'ignored: {}'.format(kind, error))
+        phase = 'backward' if backward or mn.is_grad_call(caller) \
+            else 'forward'
+        self._comm_bytes[len(self._records_list)] = nbytes
+        self._records_list.append(
+            (kind, 0, 0, 0, params, 0, (), error, stack, phase,
+             self._link_of(depth, backward), None, None))
+
+    def _link_of(self, depth, backward):
+        """The link path of a call made with ``depth`` link calls running
+        in the block (forward_postprocess has this inline)."""
+        links = self._link_stack
+        if depth:
+            return links[min(depth, len(links)) - 1][1] if links else '/'
+        bw = self._backward_links
+        return bw[-1][1] if backward and bw else '/'
+
+    def gather(self, root=0):
+        """Every rank's records, collected on ``root`` (a hook made with
+        ``comm=``; every rank calls it, after the block): a report with
+        this hook's reading API on the root, None elsewhere (see
+        :func:`chainer_computational_cost.mn.gather`)."""
+        from chainer_computational_cost import mn
+        return mn.gather(self, root)
+
     # Timing
 
     def _start_clock(self, function, in_data):
@@ -773,3 +830,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def _cache_key(self):
         return (len(self._records_list), self._link_version)
+
+    def _comm_bytes_of(self):
+        return self._comm_bytes

@@ -30,9 +30,10 @@ import warnings
 METRICS = ('flops', 'mread', 'mwrite', 'mrw')
 PERCENTS = tuple(m + '%' for m in METRICS)
 #: Metrics counted in bytes (scaled by 1024).
-BYTE_METRICS = ('mread', 'mwrite', 'mrw')
+BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
 #: Columns holding seconds (scaled by the time unit).
-TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial')
+TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
+                't_network', 't_allreduce', 't_step', 't_step_overlap')
 #: The phases of a training step, in report order.
 PHASES = ('forward', 'backward')
 
@@ -70,12 +71,13 @@ class PhaseColumns(object):
 #: Columns each report kind can show.
 LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
     'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
-    'time')
+    'time', 'comm_bytes', 'rank')
 SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
-    PERCENTS + ('time',)
+    PERCENTS + ('time', 'comm_bytes', 'slowest_rank')
 LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
-    PERCENTS + ('time',)
-PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',)
+    PERCENTS + ('time', 'comm_bytes')
+PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',
+                                                             'comm_bytes')
 
 MODES = ('csv', 'md', 'table', 'json')
 PREFIXES = ('', 'K', 'M', 'G', 'T')
@@ -196,6 +198,10 @@ def _sum_into(entry, layer):
     t = layer.get('time')
     if t is not None:
         entry['time'] = entry.get('time', 0.0) + t
+    # Only runs with communication (ChainerMN) get the key.
+    c = layer.get('comm_bytes')
+    if c:
+        entry['comm_bytes'] = entry.get('comm_bytes', 0) + c
 
 
 def total_report(layers, n_params=None):
@@ -221,7 +227,7 @@ def _total_row(total):
 
 
 #: The optional keys of a layer record, after 0.1.2's.
-_LAYER_EXTRA = ('phase', 'link', 'time')
+_LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes', 'rank')
 
 
 def layer_report(layers, n_params=None):
@@ -488,7 +494,7 @@ def _base(column):
 
 
 #: Columns scaled by the unit prefix (counts of FLOPs and bytes).
-SCALED = METRICS + ('peak_flops', 'bandwidth')
+SCALED = METRICS + ('peak_flops', 'bandwidth', 'comm_bytes')
 
 
 def _column_prefixes(rows, columns, unit):
@@ -519,12 +525,17 @@ _TITLES = {
     'phase': 'Phase', 'link': 'Link', 'n_params': '# Params',
     'n_calls': '# Calls', 'intensity': 'Intensity\nFLOP/B',
     'bound': 'Bound', 'peak_used': 'Peak used', 'efficiency': 'Efficiency',
+    'workers': 'Workers', 'efficiency_overlap': 'Efficiency\n(overlap)',
+    'samples_per_s': 'Samples/s', 'rank': 'Rank',
+    'slowest_rank': 'Slowest\nrank',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
-                't_serial': 'T serial'}
+                't_serial': 'T serial', 't_network': 'T network',
+                't_allreduce': 'T allreduce', 't_step': 'T step',
+                't_step_overlap': 'T step\n(overlap)'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
-                  'mrw': 'MemR+W'}
+                  'mrw': 'MemR+W', 'comm_bytes': 'Comm'}
 _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
 
@@ -935,6 +946,11 @@ class CostReport(object):
     def _cache_key(self):
         return len(self._records())
 
+    def _comm_bytes_of(self):
+        """Record index -> bytes that call handed to MPI (ChainerMN); a
+        record not in it moved none."""
+        return {}
+
     def _built(self):
         """The cached building blocks: numbered layer dicts (costed) and
         ignored ones, rebuilt when the records change."""
@@ -943,11 +959,12 @@ class CostReport(object):
         if cache is not None and cache[0] == key:
             return cache[1]
         records = list(self._records())
+        comm_bytes = self._comm_bytes_of()
         tracebacks = {}
         counts = {}
         layers = []
         ignored = collections.OrderedDict()
-        for r in records:
+        for i, r in enumerate(records):
             k = counts.get(r[R_TYPE], 0) + 1
             counts[r[R_TYPE]] = k
             name = '{}-{}'.format(r[R_TYPE], k)
@@ -973,6 +990,7 @@ class CostReport(object):
             if r[R_TIME] is not None:
                 d['time'] = r[R_TIME]
             d['dtype'] = r[R_DTYPE].name if r[R_DTYPE] is not None else None
+            d['comm_bytes'] = comm_bytes.get(i, 0)
             layers.append(d)
         info = self._link_info()
         # The model's parameter count, when a link was called at all.
@@ -1114,27 +1132,86 @@ class CostReport(object):
 
     # From cost to time: the roofline module computes, this only reads.
 
-    def roofline_report(self, device=None, peak_flops=None, bandwidth=None):
+    def roofline_report(self, device=None, peak_flops=None, bandwidth=None,
+                        network=None):
         """Ordered dict layer name -> the time the layer needs on a device
         at best (see :mod:`chainer_computational_cost.roofline`); last
-        'total'."""
+        'total'.  With ``network`` (see :mod:`~chainer_computational_cost.
+        network`), rows also get ``comm_bytes`` and ``t_network``."""
+        return FreshDict(self._roofline_rows(device, peak_flops, bandwidth,
+                                             network))
+
+    def _roofline_rows(self, device, peak_flops, bandwidth, network):
         from chainer_computational_cost import roofline
-        return FreshDict(roofline.roofline_report(
-            self._built()['layers'], device, peak_flops, bandwidth))
+        layers = self._built()['layers']
+        rows = roofline.roofline_report(layers, device, peak_flops,
+                                        bandwidth)
+        if network is not None:
+            from chainer_computational_cost import network as net
+            net.add_t_network(rows, layers, network)
+        return rows
 
     def show_roofline_report(self, ost=None, mode='csv', unit='autoaligned',
                              columns=None, n_digits=3, time_unit='us',
-                             device=None, peak_flops=None, bandwidth=None):
+                             device=None, peak_flops=None, bandwidth=None,
+                             network=None):
         """Write the roofline report to ``ost`` (see :meth:`show_report`;
-        ``time_unit`` is ``'s'``, ``'ms'`` or ``'us'``)."""
+        ``time_unit`` is ``'s'``, ``'ms'`` or ``'us'``; with ``network``,
+        ``comm_bytes`` and ``t_network`` columns too)."""
         from chainer_computational_cost import roofline
-        rows = roofline.roofline_report(self._built()['layers'], device,
-                                        peak_flops, bandwidth)
+        rows = self._roofline_rows(device, peak_flops, bandwidth, network)
+        available = roofline.ROOFLINE_COLUMNS
+        if network is not None:
+            available += ('comm_bytes', 't_network')
         if columns is None:  # with measured times, their columns too
             columns = roofline.default_columns(rows)
-        columns = check_columns(columns, roofline.ROOFLINE_COLUMNS)
+            if network is not None:
+                columns += ['comm_bytes', 't_network']
+        columns = check_columns(columns, available)
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit)
+
+    def scaling_report(self, workers, device=None, network=None,
+                       peak_flops=None, bandwidth=None, batch_size=None,
+                       grad_bytes=None):
+        """Ordered dict N -> one data-parallel training step on N workers
+        (see :func:`chainer_computational_cost.network.scaling_report`):
+        the records must hold one training step (forward and backward) of
+        one worker, on ``device`` (or ``peak_flops`` and ``bandwidth``),
+        over ``network``.  ``batch_size`` (samples per worker) defaults to
+        the projection's, else the first dimension of the first input."""
+        from chainer_computational_cost import network as net
+        if network is None:
+            raise ValueError('scaling_report needs a network: one of {}'
+                             .format(', '.join(repr(n)
+                                               for n in net.NETWORKS)))
+        net.resolve_network(network)
+        net._check_workers(workers)
+        built = self._built()
+        rows = self._roofline_rows(device, peak_flops, bandwidth, None)
+        if batch_size is None:
+            batch_size = getattr(self, 'batch_size', None)
+        if batch_size is None:
+            shapes = [s for x in built['layers'] if x.get('phase') ==
+                      'forward' for s in x['input_shapes'] if s]
+            batch_size = shapes[0][0] if shapes else None
+        return net.scaling_report(built['layers'], rows,
+                                  built['n_params'], workers, network,
+                                  batch_size, grad_bytes)
+
+    def show_scaling_report(self, workers, ost=None, mode='csv',
+                            device=None, network=None, peak_flops=None,
+                            bandwidth=None, batch_size=None,
+                            grad_bytes=None, columns=None, n_digits=3,
+                            time_unit='ms', unit='autoaligned'):
+        """Write the scaling report to ``ost`` (see :meth:`show_report`)."""
+        from chainer_computational_cost import network as net
+        columns = check_columns(columns or list(net.SCALING_COLUMNS),
+                                net.SCALING_COLUMNS)
+        rows = self.scaling_report(workers, device, network, peak_flops,
+                                   bandwidth, batch_size, grad_bytes)
+        self._show(ost, lambda: list(rows.values()), columns, mode, unit,
+                   n_digits, time_unit, 'Workers')
 
     def plot_roofline(self, path, device=None, peak_flops=None,
                       bandwidth=None, **kwargs):
