@@ -15,6 +15,7 @@ from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
+from chainer_computational_cost import memory
 from chainer_computational_cost import report
 from chainer_computational_cost.report import error_text
 from chainer_computational_cost.report import fresh
@@ -219,11 +220,16 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             reporting the layer as ignored with a warning.
         measure_time (bool): also record the wall time of each function's
             forward (column ``time``, seconds); it changes no other figure.
+        memory (bool): also follow the bytes of the arrays the run creates
+            that are alive after each call (column ``live``,
+            ``memory_report``); it changes no other figure.
     """
 
-    def __init__(self, fma_1flop=True, strict=False, measure_time=False):
+    def __init__(self, fma_1flop=True, strict=False, measure_time=False,
+                 memory=False):
         for arg, value in (('fma_1flop', fma_1flop), ('strict', strict),
-                           ('measure_time', measure_time)):
+                           ('measure_time', measure_time),
+                           ('memory', memory)):
             if not isinstance(value, bool):
                 raise TypeError('{} must be a bool, got {!r}'.format(
                     arg, value))
@@ -269,6 +275,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._backward_links = []
         self._link_calls = 0
         self._clock = []
+        self._memory = memory
+        self._tracker = None  # a memory.Tracker while a block runs
+        self._memory_exit = None
         if measure_time:
             # Only a timing hook pays for a forward_preprocess.
             self.forward_preprocess = self._start_clock
@@ -283,11 +292,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._entry_code = frame.f_code
         super(ComputationalCostHook, self).__enter__()
         self._link_observer.__enter__()
+        memory.start(self)
         return self
 
     def __exit__(self, exc_type, *args):
         self._entry_id = self._entry_code = None
         self._link_observer.__exit__(exc_type, *args)
+        memory.stop(self)
         self._link_stack = []
         self._link_path = '/'
         self._param_sizes = {}
@@ -313,6 +324,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def measure_time(self):
         """Whether the wall time of each forward is recorded."""
         return self._measure_time
+
+    @property
+    def memory(self):
+        """Whether the live bytes of the run's arrays are followed."""
+        return self._memory
 
     # Observation
 
@@ -504,9 +520,17 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             if link != '/':
                 # Its backward is attributed to the same link.
                 self._node_links[id(node)] = link
+        tracker = self._tracker
+        if tracker is None:
+            live = grad = None
+        else:
+            if outputs is not None:
+                tracker.add(outputs, in_data, backward, function)
+            live, grad = tracker.counts
+            live += grad
         self._records_list.append(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
-             error, stack, phase, link, dtype, elapsed))
+             error, stack, phase, link, dtype, elapsed, live, grad))
         if params is None:
             self._note_ignored(cls, error)
 
@@ -622,3 +646,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def _cache_key(self):
         return (len(self._records_list), self._link_calls)
+
+    def _memory_state(self):
+        return memory.hook_state(self)

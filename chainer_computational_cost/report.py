@@ -28,6 +28,9 @@ METRICS = ('flops', 'mread', 'mwrite', 'mrw')
 PERCENTS = tuple(m + '%' for m in METRICS)
 #: Metrics counted in bytes (scaled by 1024).
 BYTE_METRICS = ('mread', 'mwrite', 'mrw')
+#: Columns of bytes alive (``ComputationalCostHook(memory=True)``): the
+#: layer column ``live`` and the columns of the memory reports.
+MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial')
 #: The phases of a training step, in report order.
@@ -67,7 +70,7 @@ class PhaseColumns(object):
 #: Columns each report kind can show.
 LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
     'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
-    'time')
+    'time', 'live')
 SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
     PERCENTS + ('time',)
 LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
@@ -217,7 +220,7 @@ def _total_row(total):
 
 
 #: The optional keys of a layer record, after 0.1.2's.
-_LAYER_EXTRA = ('phase', 'link', 'time')
+_LAYER_EXTRA = ('phase', 'link', 'time', 'live')
 
 
 def layer_report(layers, n_params=None):
@@ -464,11 +467,11 @@ def _prefix_for(value, base):
 
 
 def _base(column):
-    return 1024 if column in BYTE_METRICS else 1000
+    return 1024 if column in BYTE_METRICS or column in MEMORY_BYTES else 1000
 
 
 #: Columns scaled by the unit prefix (counts of FLOPs and bytes).
-SCALED = METRICS + ('peak_flops', 'bandwidth')
+SCALED = METRICS + ('peak_flops', 'bandwidth') + MEMORY_BYTES
 
 
 def _column_prefixes(rows, columns, unit):
@@ -499,12 +502,14 @@ _TITLES = {
     'phase': 'Phase', 'link': 'Link', 'n_params': '# Params',
     'n_calls': '# Calls', 'intensity': 'Intensity\nFLOP/B',
     'bound': 'Bound', 'peak_used': 'Peak used', 'efficiency': 'Efficiency',
+    'layer': 'Layer', 'batch': 'Batch',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
                 't_serial': 'T serial'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
-                  'mrw': 'MemR+W'}
+                  'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
+                  'activations': 'Activations', 'gradients': 'Gradients'}
 _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
 
@@ -707,7 +712,7 @@ def render_json(rows, columns, unit, n_digits, time_unit):
 
 
 def _unit_name(column, prefix):
-    if column in BYTE_METRICS:
+    if column in BYTE_METRICS or column in MEMORY_BYTES:
         return (prefix + 'iB') if prefix else 'B'
     if column == 'bandwidth':
         return (prefix or '') + 'B/s'
@@ -737,6 +742,9 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
 
 (R_TYPE, R_FLOPS, R_MREAD, R_MWRITE, R_PARAMS, R_N_IN, R_SHAPES, R_ERROR,
  R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
+# With memory=True: the bytes alive after the call, and the part of them
+# backward calls created (None otherwise).
+R_LIVE, R_GRAD = 13, 14
 
 
 def format_stack(node):
@@ -794,6 +802,11 @@ class CostReport(object):
     def _link_info(self):
         return {}
 
+    def _memory_state(self):
+        # Figures of live memory not in the records (at exit, parameters):
+        # None when memory was not followed.
+        return None
+
     def _cache_key(self):
         return len(self._records())
 
@@ -822,11 +835,14 @@ class CostReport(object):
             d = {'name': name, 'type': r[R_TYPE], 'traceback': tb,
                  'input_shapes': list(shapes[:n_in]),
                  'output_shapes': list(shapes[n_in:])}
+            live = r[R_LIVE] if len(r) > R_LIVE else None
             if r[R_PARAMS] is None:
                 if r[R_ERROR] is not None:
                     d['error'] = r[R_ERROR]
                 d['phase'] = r[R_PHASE]
                 d['link'] = r[R_LINK]
+                if live is not None:
+                    d['live'] = live
                 del d['name']
                 ignored[name] = d
                 continue
@@ -834,6 +850,8 @@ class CostReport(object):
                      params=r[R_PARAMS], phase=r[R_PHASE], link=r[R_LINK])
             if r[R_TIME] is not None:
                 d['time'] = r[R_TIME]
+            if live is not None:
+                d['live'] = live
             d['dtype'] = r[R_DTYPE].name if r[R_DTYPE] is not None else None
             layers.append(d)
         info = self._link_info()
@@ -1002,6 +1020,39 @@ class CostReport(object):
         from chainer_computational_cost import plots
         return plots.plot_summary(list(self.summary_report.values()), path,
                                   **kwargs)
+
+    # Live memory: the memory module computes, this only reads.
+
+    @property
+    def memory_report(self):
+        """Ordered dict of the run's live memory: ``peak`` (bytes),
+        ``peak_layer``, its split into ``activations`` and ``gradients``,
+        ``at_exit``, ``params`` (see
+        :func:`chainer_computational_cost.memory.memory_report`); needs
+        ``ComputationalCostHook(memory=True)``."""
+        from chainer_computational_cost import memory
+        return memory.memory_report(self)
+
+    def show_memory_report(self, ost=None, mode='csv', unit='autoaligned',
+                           n_digits=3):
+        """Write the memory report to ``ost``: rows peak, at exit and
+        parameters (see :meth:`show_report` for the arguments)."""
+        from chainer_computational_cost import memory
+        figures = memory.memory_report(self)
+        self._show(ost, lambda: memory.memory_rows(figures),
+                   memory.MEMORY_COLUMNS, mode, unit, n_digits, 'ms',
+                   'Memory')
+
+    def plot_memory(self, path, **kwargs):
+        """Write the bytes alive after each call, forward and backward
+        shaded, the peak marked, to the PNG file ``path`` (needs
+        matplotlib: the ``[plot]`` extra); returns the figure.  ``title``
+        and ``dpi`` may be given."""
+        from chainer_computational_cost import memory
+        from chainer_computational_cost import plots
+        figures = memory.memory_report(self)
+        return plots.plot_memory(memory.live_series(self), figures, path,
+                                 **kwargs)
 
     def _show(self, ost, rows, columns, mode, unit, n_digits, time_unit,
               name_title='Layer name'):

@@ -1,0 +1,308 @@
+"""Live memory of a run: how many bytes its arrays take after each call,
+the peak, and the largest batch a device holds.
+
+The hook sees every array a function call creates (``FunctionNode.apply``
+holds its outputs when it calls the hook), forward and backward alike.
+With ``ComputationalCostHook(memory=True)`` a :class:`Tracker` keeps a weak
+reference to the buffer behind each new output and adds its bytes; the
+reference's callback takes them off when the buffer is freed.  So ``live``
+after a call is exact for what it counts:
+
+* memory, not arrays: a view owns nothing (its ``.base`` chain leads to the
+  array that owns the buffer), and a buffer reached by several outputs
+  counts once;
+* only what the run created: an array the user passed in (or a parameter)
+  counts nothing, nor do the views of it a call returns;
+* scratch memory a call frees before it returns (im2col's columns, cuDNN's
+  workspace) is not counted, as everywhere in this tool's model; nor are
+  arrays made outside function calls (``xp.ones_like`` for the loss's
+  initial gradient is a few bytes).
+"""
+
+import collections
+import weakref
+
+import chainer
+
+from chainer_computational_cost.report import R_GRAD, R_LIVE, R_PHASE, R_TYPE
+
+#: Bytes of optimizer state per byte of parameters, in the parameters'
+#: dtype: SGD keeps nothing, MomentumSGD a velocity, Adam two moments.
+OPTIMIZERS = collections.OrderedDict(
+    [('sgd', 0), ('momentumsgd', 1), ('adam', 2)])
+
+GiB = 1 << 30
+
+#: Memory capacity of the device presets, bytes.  A GPU's "GB" of memory
+#: is binary (11 GB is 11 * 2**30 bytes); part of it is never the user's
+#: (see README "Will it fit": what is left out).
+CAPACITIES = collections.OrderedDict([
+    # GeForce GTX 1080 Ti: 11 GB GDDR5X on a 352-bit bus, one chip fewer
+    # than the TITAN X Pascal's 12 (TechPowerUp's review of the ASUS GTX
+    # 1080 Ti Strix OC; technic3d.com's review of the ZOTAC AMP Extreme).
+    ('gtx1080ti', 11 * GiB),
+    # A100 SXM4: 40 GB HBM2 at launch, then 80 GB HBM2e, same FLOPs
+    # (glennklockwood.com/garden/processors/A100, after NVIDIA's A100
+    # datasheet; AnandTech, "NVIDIA Announces A100 80GB").  The roofline
+    # preset 'a100' is the 80 GB board.
+    ('a100', 80 * GiB),
+    ('a100-40gb', 40 * GiB),
+    ('a100-80gb', 80 * GiB),
+    # H100 SXM5: 80 GB HBM3 (glennklockwood.com/garden/processors/h100,
+    # after NVIDIA's H100 datasheet; TweakTown, "NVIDIA H100 SXM in the
+    # flesh: 4nm Hopper GPU + 80GB HBM3 memory").
+    ('h100', 80 * GiB),
+])
+# The CPU preset (epyc9654) has no entry: a CPU's memory is the machine's
+# (12 DDR5 channels, anything up to 6 TB a socket; Tom's Hardware, "AMD
+# Confirms Twelve DDR5 Memory Channels For Zen 4 EPYC CPUs"), so
+# fit_batch asks for capacity= there.
+
+
+# Following live memory (the hook's side)
+
+def _owner(a):
+    """The array that owns the buffer of ``a`` (``a`` itself unless it is
+    a view)."""
+    base = a.base
+    while base is not None:
+        a = base
+        base = getattr(a, 'base', None)
+    return a
+
+
+class _Owned(weakref.ref):
+    """A weak reference to a buffer's owner, with what its freeing takes
+    off."""
+
+    __slots__ = ('key', 'nbytes', 'grad')
+
+
+#: The array classes a node may keep (NumPy's, CuPy's when installed).
+_ARRAY_TYPES = frozenset(chainer.get_array_types())
+
+
+class Tracker(object):
+    """Live bytes of the arrays one ``with`` block creates.
+
+    ``counts`` is ``[activations, gradients]``: bytes created by forward
+    and by backward calls that are still alive.  ``known`` holds the ids
+    of arrays the user owns that a node may keep (links' persistent
+    values, such as BatchNormalization's running averages).
+    """
+
+    __slots__ = ('counts', 'owners', 'known', '_freed', '__weakref__')
+
+    def __init__(self):
+        counts = self.counts = [0, 0]
+        owners = self.owners = {}
+        self.known = set()
+
+        # Runs whenever a buffer dies (at any moment, in any code), so it
+        # only does two C-level updates.
+        def freed(ref, owners=owners, counts=counts):
+            owners.pop(ref.key, None)
+            counts[ref.grad] -= ref.nbytes
+        self._freed = freed
+
+    def add(self, outputs, inputs, backward, function):
+        """Count the buffers a call created and keeps: those of its
+        ``outputs`` and of the arrays ``function`` (the node, or the
+        old-style Function) holds as attributes (a pooling's argmax
+        indexes, a dropout's mask), each buffer once, none of the inputs'
+        (``backward``: the call is a backward one)."""
+        grad = 1 if backward else 0
+        for a in outputs:
+            if a is not None:
+                self._count(a, inputs, grad)
+        for a in function.__dict__.values():
+            if type(a) in _ARRAY_TYPES and id(a) not in self.known:
+                self._count(a, inputs, grad)
+
+    def _count(self, a, inputs, grad):
+        base = a.base
+        o = a if base is None else _owner(base)
+        key = id(o)
+        if key in self.owners or _is_input(o, inputs):
+            return
+        nbytes = getattr(o, 'nbytes', None)
+        if nbytes is None:  # a view of a non-array buffer
+            o = a
+            key = id(a)
+            nbytes = a.nbytes
+        try:
+            ref = _Owned(o, self._freed)
+        except TypeError:  # an owner that takes no weak reference
+            return
+        ref.key = key
+        ref.nbytes = nbytes
+        ref.grad = grad
+        self.owners[key] = ref
+        self.counts[grad] += nbytes
+
+
+def _is_input(owner, inputs):
+    for x in inputs:
+        if x is owner or (x is not None and x.base is not None
+                          and _owner(x) is owner):
+            return True
+    return False
+
+
+class _LinkWatcher(chainer.LinkHook):
+    """Follows the links called in a block: the bytes of their parameters,
+    each parameter once (read after each link's call: lazily initialised
+    ones exist by then), and their persistent arrays, which the tracker
+    must not count."""
+
+    def __init__(self, name, tracker):
+        self.name = name
+        self.tracker = tracker
+        self.entered = set()
+        self.seen = set()
+        self.params = {}
+
+    def forward_preprocess(self, args):
+        link = args.link
+        if id(link) in self.entered:
+            return
+        self.entered.add(id(link))
+        known = self.tracker.known
+        for name in link._persistent:
+            value = link.__dict__.get(name)
+            if type(value) in _ARRAY_TYPES:
+                known.add(id(value))
+
+    def forward_postprocess(self, args):
+        link = args.link
+        if id(link) in self.seen:
+            return
+        self.seen.add(id(link))
+        for p in link.params():
+            if p.array is not None:
+                self.params[id(p)] = p.array.nbytes
+
+
+def start(hook):
+    """At the entry of ``hook``'s block: a fresh tracker (arrays of an
+    earlier block are not this block's)."""
+    if not hook._memory:
+        return
+    tracker = hook._tracker = Tracker()
+    watcher = hook._param_watcher = _LinkWatcher(hook.name + '-memory',
+                                                 tracker)
+    watcher.__enter__()
+
+
+def stop(hook):
+    """At the exit of ``hook``'s block: what is still alive, and the
+    parameters' bytes."""
+    tracker = hook._tracker
+    if tracker is None:
+        return
+    watcher = hook._param_watcher
+    watcher.__exit__(None, None, None)
+    hook._tracker = None
+    hook._param_watcher = None
+    hook._memory_exit = {'at_exit': tuple(tracker.counts),
+                         'params': sum(watcher.params.values())}
+
+
+def hook_state(hook):
+    """The figures of a hook's last block (None if memory was not
+    followed)."""
+    if hook._memory_exit is None:
+        if not hook._memory:
+            return None
+        tracker = hook._tracker
+        if tracker is None:
+            return {'at_exit': (0, 0), 'params': 0}
+        # Read inside the block: what is alive now.
+        return {'at_exit': tuple(tracker.counts), 'params': sum(
+            hook._param_watcher.params.values())}
+    return hook._memory_exit
+
+
+# The reports
+
+_NOT_FOLLOWED = ('memory was not followed in this run: use '
+                 'ComputationalCostHook(memory=True) (on the command line, '
+                 '--memory)')
+
+
+def _names(records):
+    counts = {}
+    names = []
+    for r in records:
+        k = counts[r[R_TYPE]] = counts.get(r[R_TYPE], 0) + 1
+        names.append('{}-{}'.format(r[R_TYPE], k))
+    return names
+
+
+def memory_report(source):
+    """The memory figures of ``source`` (a hook or a projection): an
+    ordered dict
+
+    * ``peak``: the most bytes alive after a call, ``peak_layer`` that
+      call's name (None if nothing was called), ``peak_phase`` its phase,
+      and the split of the peak: ``activations`` (created by forward calls)
+      and ``gradients`` (created by backward calls);
+    * ``at_exit``: bytes still alive when the block exited, split the same
+      way (``at_exit_activations``, ``at_exit_gradients``);
+    * ``params``: bytes of the parameters of the links called (they
+      existed before the block: not in the figures above);
+    * ``n_calls``: calls seen.
+
+    Raises ValueError if memory was not followed, or (a projection) if it
+    cannot be projected.
+    """
+    state = source._memory_state()
+    if state is None:
+        raise ValueError(_NOT_FOLLOWED)
+    if state.get('error'):
+        raise ValueError(state['error'])
+    records = source._records()
+    peak, at = 0, None
+    for i, r in enumerate(records):
+        live = r[R_LIVE]
+        if live is not None and (at is None or live > peak):
+            peak, at = live, i
+    grad = records[at][R_GRAD] if at is not None else 0
+    act_exit, grad_exit = state['at_exit']
+    out = collections.OrderedDict([
+        ('peak', peak),
+        ('peak_layer', None if at is None else _names(records)[at]),
+        ('peak_phase', None if at is None else records[at][R_PHASE]),
+        ('activations', peak - grad), ('gradients', grad),
+        ('at_exit', act_exit + grad_exit),
+        ('at_exit_activations', act_exit),
+        ('at_exit_gradients', grad_exit),
+        ('params', state['params']), ('n_calls', len(records))])
+    if 'batch_size' in state:
+        out['batch_size'] = state['batch_size']
+    return out
+
+
+#: The columns of the rendered memory report.
+MEMORY_COLUMNS = ['name', 'bytes', 'activations', 'gradients', 'layer']
+
+
+def memory_rows(figures):
+    """The rows ``show_memory_report`` renders: peak, at exit, parameters.
+    """
+    return [
+        {'name': 'peak', 'bytes': figures['peak'],
+         'activations': figures['activations'],
+         'gradients': figures['gradients'],
+         'layer': figures['peak_layer']},
+        {'name': 'at exit', 'bytes': figures['at_exit'],
+         'activations': figures['at_exit_activations'],
+         'gradients': figures['at_exit_gradients'], 'layer': None},
+        {'name': 'parameters', 'bytes': figures['params'],
+         'activations': None, 'gradients': None, 'layer': None},
+    ]
+
+
+def live_series(source):
+    """``(live bytes, phase)`` after each call of ``source``."""
+    return [(r[R_LIVE], r[R_PHASE]) for r in source._records()]
