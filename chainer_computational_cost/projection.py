@@ -12,6 +12,7 @@ import warnings
 
 from chainer_computational_cost.computational_cost_hook import (
     ComputationalCostHook)
+from chainer_computational_cost import memory
 from chainer_computational_cost import report
 from chainer_computational_cost.report import (
     R_FLOPS, R_LINK, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE, R_SHAPES,
@@ -28,6 +29,9 @@ class Projection(report.CostReport):
     ``link_report``, the ``show_*`` methods, ``roofline_report``, ...).
     """
 
+    #: The projected memory figures (see memory.project).
+    _memory = None
+
     def __init__(self, records, link_info, batch_size, fma_1flop):
         self._projected = records
         self._links = link_info
@@ -36,6 +40,9 @@ class Projection(report.CostReport):
 
     def _records(self):
         return self._projected
+
+    def _memory_state(self):
+        return self._memory
 
     def _link_info(self):
         return self._links
@@ -187,8 +194,9 @@ def project_batch(run, batch_size, fma_1flop=True):
             fma_1flop))
     runs = []
     links = []
+    states = []
     for n in BATCHES:
-        hook = ComputationalCostHook(fma_1flop=fma_1flop)
+        hook = ComputationalCostHook(fma_1flop=fma_1flop, memory=True)
         with warnings.catch_warnings():
             if runs:  # the first run said it already
                 warnings.simplefilter('ignore', report.ReportWarning)
@@ -196,10 +204,15 @@ def project_batch(run, batch_size, fma_1flop=True):
                 run(n)
         runs.append(hook._records())
         links.append(hook._link_info())
+        states.append(hook._memory_state())
     if any(info != links[0] for info in links[1:]):
         raise ValueError('the links called differ between batch sizes: '
                          '{}'.format(', '.join(
                              '{} at n={}'.format(sorted(info), n)
                              for info, n in zip(links, BATCHES))))
     records = project_records(runs, BATCHES, int(batch_size))
-    return Projection(records, links[0], int(batch_size), fma_1flop)
+    records, state = memory.project(runs, states, BATCHES, int(batch_size),
+                                    records)
+    result = Projection(records, links[0], int(batch_size), fma_1flop)
+    result._memory = state
+    return result

@@ -1034,14 +1034,16 @@ class CostReport(object):
         return memory.memory_report(self)
 
     def show_memory_report(self, ost=None, mode='csv', unit='autoaligned',
-                           n_digits=3):
+                           n_digits=3, columns=None):
         """Write the memory report to ``ost``: rows peak, at exit and
-        parameters (see :meth:`show_report` for the arguments)."""
+        parameters, columns ``name, bytes, activations, gradients, layer``
+        (see :meth:`show_report` for the arguments)."""
         from chainer_computational_cost import memory
+        columns = check_columns(columns or memory.MEMORY_COLUMNS,
+                                memory.MEMORY_COLUMNS)
         figures = memory.memory_report(self)
-        self._show(ost, lambda: memory.memory_rows(figures),
-                   memory.MEMORY_COLUMNS, mode, unit, n_digits, 'ms',
-                   'Memory')
+        self._show(ost, lambda: memory.memory_rows(figures), columns, mode,
+                   unit, n_digits, 'ms', 'Memory')
 
     def plot_memory(self, path, **kwargs):
         """Write the bytes alive after each call, forward and backward

@@ -11,6 +11,8 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import project_batch
+from chainer_computational_cost.memory import fit_batch
 
 
 def lives(hook):
@@ -116,7 +118,7 @@ def numpy_traced():
     return sum(t.size for t in snapshot.traces if t.domain == NUMPY_DOMAIN)
 
 
-class _Sampler(chainer.FunctionHook):
+class TracemallocSampler(chainer.FunctionHook):
     """Traced memory right after each call (runs after the cost hook)."""
 
     name = 'MemorySampler'
@@ -131,7 +133,7 @@ class _Sampler(chainer.FunctionHook):
 def _against_tracemalloc(step):
     tracemalloc.start()
     try:
-        sampler = _Sampler()
+        sampler = TracemallocSampler()
         base = numpy_traced()
         with ComputationalCostHook(memory=True) as h:
             with sampler:
@@ -182,3 +184,167 @@ def test_inference_against_tracemalloc():
             return model(x)
     m = _against_tracemalloc(step)
     assert m['gradients'] == 0
+
+
+# Projection and the largest batch
+
+def _linear_step(n):
+    """A training step whose live bytes are worked out by hand below."""
+    lin = _linear_step.lin
+    lin.cleargrads()
+    x = numpy.ones((n, 3), numpy.float32)
+    F.sum(lin(x)).backward()
+
+
+_linear_step.lin = L.Linear(3, 4, nobias=True)  # W: 4*3*4 = 48 bytes
+
+
+def test_projected_lives():
+    # after each call, at batch n: y (n, 4): 16n; + the loss: 16n + 4;
+    # y freed: 4; + gW: 52
+    p = project_batch(_linear_step, 10)
+    assert lives(p) == [('LinearFunction-1', 160), ('Sum-1', 164),
+                        ('BroadcastTo-1', 4), ('LinearGradWeight-1', 52)]
+    m = p.memory_report
+    assert (m['peak'], m['peak_layer'], m['batch_size']) == (
+        164, 'Sum-1', 10)
+    assert (m['at_exit'], m['params']) == (48, 48)  # the loss is dropped
+
+
+def test_projected_peak_equals_a_real_run():
+    model, _ = _convnet()
+    rng = numpy.random.RandomState(1)
+
+    def step(n):
+        model.cleargrads()
+        x = rng.rand(n, 3, 32, 32).astype(numpy.float32)
+        F.softmax_cross_entropy(
+            model(x), numpy.zeros(n, numpy.int32)).backward()
+    with ComputationalCostHook(memory=True) as h:
+        step(7)
+    real = h.memory_report
+    projected = project_batch(step, 7).memory_report
+    del projected['batch_size']
+    assert projected == real
+
+
+def test_live_bytes_that_do_not_follow_the_batch():
+    kept = []
+
+    def run(n):
+        y = F.relu(numpy.ones((n, 4), numpy.float32))
+        if n == 3:
+            kept.append(y)  # kept at one batch size only
+        del y
+        F.exp(numpy.ones((n, 4), numpy.float32))
+    p = project_batch(run, 5)
+    assert p.total_report['flops'] == 40  # 4*5 (ReLU) + 4*5 (Exp)
+    with pytest.raises(ValueError, match='live bytes after Exp-1 are not '
+                                         'affine in the batch size'):
+        p.memory_report
+
+
+@pytest.mark.parametrize('optimizer, capacity, batch, total', [
+    # params 48, Adam's state 2 * 48 = 96: the peak 16n + 4 (after Sum-1)
+    # must fit in 1000 - 144 = 856: n = 53, total 144 + 852 = 996
+    ('adam', 1000, 53, 996),
+    # SGD: 1000 - 48 = 952 >= 16n + 4: n = 59, total 48 + 948 = 996
+    ('sgd', 1000, 59, 996),
+    # MomentumSGD: 2000 - 96 = 1904 >= 16n + 4: n = 118, 96 + 1892
+    ('MomentumSGD', 2000, 118, 1988),
+])
+def test_fit_batch_by_hand(optimizer, capacity, batch, total):
+    fit = fit_batch(_linear_step, optimizer=optimizer, capacity=capacity)
+    assert fit['batch_size'] == batch
+    assert fit['total'] == total
+    assert fit['params'] == 48
+    assert fit['peak_layer'] == 'Sum-1'
+    assert fit['next_total'] == total + 16  # one more sample: 4*4 bytes
+    assert fit['free'] == capacity - total
+
+
+def test_fit_batch_device_and_errors():
+    fit = fit_batch(_linear_step, device='gtx1080ti', optimizer='adam')
+    # 11 * 2**30 - 144 >= 16n + 4: n = (11811160064 - 148) // 16
+    assert fit['capacity'] == 11811160064
+    assert fit['batch_size'] == 738197494
+    with pytest.raises(ValueError, match='batch 1 does not fit given: it '
+                                         'needs 196 bytes, given has 150'):
+        fit_batch(_linear_step, capacity=150)  # 144 + 52 > 150
+    with pytest.raises(ValueError, match='optimizer must be one of sgd, '
+                                         'momentumsgd, adam'):
+        fit_batch(_linear_step, capacity=1000, optimizer='rmsprop')
+    with pytest.raises(ValueError, match='no memory capacity preset'):
+        fit_batch(_linear_step, device='epyc9654')
+    with pytest.raises(ValueError, match='capacity must be a number'):
+        fit_batch(_linear_step, capacity=-1)
+
+
+# The command line (tests/cli_models.py's one-ReLU model)
+
+def cli(*argv):
+    import os
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from chainer_computational_cost.__main__ import main
+    out = io.StringIO()
+    status = main(['cli_models:build_tiny', '--shape', '2,3', '--unit',
+                   'raw', '--mode', 'csv'] + list(argv), ost=out)
+    return status, out.getvalue()
+
+
+def test_cli_memory():
+    # the ReLU's output, 2*3*4 = 24 bytes, dropped at exit
+    assert cli('--memory') == (0, (
+        'Memory,Bytes B,Activations B,Gradients B,Layer\n'
+        'peak,24,24,0,ReLU-1\n'
+        'at exit,0,0,0,\n'
+        'parameters,0,,,\n'))
+
+
+def test_cli_fit():
+    # at batch n: the ReLU's output 12n, the loss 4 and the softmax the
+    # loss keeps for its backward 12n: 24n + 4 <= 1000 for n <= 41
+    assert cli('--train', '--fit', '1000', '--optimizer', 'SGD') == (0, (
+        'largest batch on given with sgd: 41 (peak after '
+        'SoftmaxCrossEntropy-1)\n'
+        'Memory at batch 41,Bytes B\n'
+        'parameters,0\n'
+        'optimizer state,0\n'
+        'activations,988\n'
+        'gradients,0\n'
+        'total,988\n'
+        'capacity,1000\n'))
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--fit', 'h100'], '--fit needs --train'),
+    (['--train', '--fit', '10'], '--fit: batch 1 does not fit given: it '
+                                 'needs 28 bytes, given has 10'),
+])
+def test_cli_fit_errors(argv, message, capsys):
+    assert cli(*argv) == (2, '')
+    assert message in capsys.readouterr().err
+
+
+def test_cli_fit_unknown_device(capsys):
+    with pytest.raises(SystemExit) as e:
+        cli('--train', '--fit', 'tpu')
+    assert e.value.code == 2
+    assert "'tpu' is neither a device (gtx1080ti, a100, a100-40gb, " \
+        "a100-80gb, h100) nor a number of bytes > 0" in \
+        capsys.readouterr().err
+
+
+def test_plot_memory(tmp_path):
+    matplotlib = pytest.importorskip('matplotlib')
+    x = numpy.ones((4, 5), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        y = F.relu(x)
+        F.exp(y)
+    path = tmp_path / 'memory.png'
+    fig = h.plot_memory(str(path), dpi=50)
+    assert matplotlib.image.imread(str(path)).shape[:2] == (200, 450)
+    assert fig.axes[0].get_ylabel() == 'Live B'
+    assert 'peak 160 B after Exp-1' in [
+        t.get_text() for t in fig.axes[0].texts]
