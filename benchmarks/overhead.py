@@ -1,6 +1,7 @@
 """How much slower a forward pass runs under ComputationalCostHook.
 
     python benchmarks/overhead.py [--repeat 15] [--calls 3000] [--clock cpu]
+                                  [--memory]
 
 Bare and hooked runs alternate in one process so that machine noise hits
 both alike: each repeat is a pair of a bare and a hooked run (in turns one
@@ -15,7 +16,8 @@ single-threaded anyway.
 
 Prints the hooked/bare ratio for VGG16 and ResNet50 (batch 1, CPU,
 train=False) and the extra microseconds per call of a loop of F.relu on a
-4x4 array; the last line sums the three up.
+4x4 array; the last line sums the three up.  ``--memory`` times the hook
+with ``memory=True`` (live memory followed).
 """
 
 import argparse
@@ -43,11 +45,11 @@ def _time(fn, clock):
     return clock() - start
 
 
-def compare(fn, repeat, clock=time.process_time):
+def compare(fn, repeat, clock=time.process_time, memory=False):
     """Seconds of fn() bare and under a fresh hook, alternating: a list of
     (bare, hooked) pairs."""
     def hooked():
-        with ComputationalCostHook():
+        with ComputationalCostHook(memory=memory):
             fn()
 
     fn()  # warm up caches and lazy imports
@@ -76,6 +78,7 @@ def main():
     parser.add_argument('--repeat', type=int, default=15)
     parser.add_argument('--calls', type=int, default=3000)
     parser.add_argument('--clock', choices=sorted(CLOCKS), default='cpu')
+    parser.add_argument('--memory', action='store_true')
     args = parser.parse_args()
     if args.repeat < 5:
         parser.error('--repeat must be at least 5 (medians of fewer runs '
@@ -96,7 +99,7 @@ def main():
                     chainer.using_config('train', False):
                 model(x)
 
-        pairs = compare(forward, args.repeat, clock)
+        pairs = compare(forward, args.repeat, clock, args.memory)
         bare, hooked = medians(pairs)
         ratios[name] = statistics.median(h / b for b, h in pairs)
         print('{:<9} bare {:8.1f} ms  hooked {:8.1f} ms  ratio {:.3f}'
@@ -109,7 +112,7 @@ def main():
             for _ in range(args.calls):
                 F.relu(small)
 
-    pairs = compare(relu_loop, args.repeat, clock)
+    pairs = compare(relu_loop, args.repeat, clock, args.memory)
     bare, hooked = medians(pairs)
     per_call = statistics.median(h - b for b, h in pairs) / args.calls * 1e6
     print('F.relu x{}: bare {:.2f} us/call  hooked {:.2f} us/call  '

@@ -15,7 +15,7 @@ from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
-from chainer_computational_cost import memory
+from chainer_computational_cost import memory as _memory
 from chainer_computational_cost import report
 from chainer_computational_cost.report import error_text
 from chainer_computational_cost.report import fresh
@@ -275,9 +275,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._backward_links = []
         self._link_calls = 0
         self._clock = []
-        self._memory = memory
-        self._tracker = None  # a memory.Tracker while a block runs
-        self._memory_exit = None
+        # One attribute: beyond 30, CPython 3.11 stops sharing the keys of
+        # instance dicts, and every attribute read of the hook slows down.
+        self._memory = _memory.Follower() if memory else None
         if measure_time:
             # Only a timing hook pays for a forward_preprocess.
             self.forward_preprocess = self._start_clock
@@ -292,13 +292,15 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._entry_code = frame.f_code
         super(ComputationalCostHook, self).__enter__()
         self._link_observer.__enter__()
-        memory.start(self)
+        if self._memory is not None:
+            self._memory.start(self.name)
         return self
 
     def __exit__(self, exc_type, *args):
         self._entry_id = self._entry_code = None
         self._link_observer.__exit__(exc_type, *args)
-        memory.stop(self)
+        if self._memory is not None:
+            self._memory.stop()
         self._link_stack = []
         self._link_path = '/'
         self._param_sizes = {}
@@ -328,7 +330,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     @property
     def memory(self):
         """Whether the live bytes of the run's arrays are followed."""
-        return self._memory
+        return self._memory is not None
 
     # Observation
 
@@ -520,10 +522,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             if link != '/':
                 # Its backward is attributed to the same link.
                 self._node_links[id(node)] = link
-        tracker = self._tracker
-        if tracker is None:
+        follower = self._memory
+        if follower is None:
             live = grad = None
         else:
+            tracker = follower.tracker
             if outputs is not None:
                 tracker.add(outputs, in_data, backward, function)
             live, grad = tracker.counts
@@ -648,4 +651,4 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return (len(self._records_list), self._link_calls)
 
     def _memory_state(self):
-        return memory.hook_state(self)
+        return None if self._memory is None else self._memory.state()

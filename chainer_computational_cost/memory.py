@@ -186,44 +186,43 @@ class _LinkWatcher(chainer.LinkHook):
                 self.params[id(p)] = p.array.nbytes
 
 
-def start(hook):
-    """At the entry of ``hook``'s block: a fresh tracker (arrays of an
-    earlier block are not this block's)."""
-    if not hook._memory:
-        return
-    tracker = hook._tracker = Tracker()
-    watcher = hook._param_watcher = _LinkWatcher(hook.name + '-memory',
-                                                 tracker)
-    watcher.__enter__()
+class Follower(object):
+    """What a hook with ``memory=True`` keeps: the tracker of the block
+    running (or of the last one), its link watcher, and the figures of
+    the last block at its exit."""
 
+    __slots__ = ('tracker', 'watcher', 'exit')
 
-def stop(hook):
-    """At the exit of ``hook``'s block: what is still alive, and the
-    parameters' bytes."""
-    tracker = hook._tracker
-    if tracker is None:
-        return
-    watcher = hook._param_watcher
-    watcher.__exit__(None, None, None)
-    hook._tracker = None
-    hook._param_watcher = None
-    hook._memory_exit = {'at_exit': tuple(tracker.counts),
-                         'params': sum(watcher.params.values())}
+    def __init__(self):
+        self.tracker = Tracker()
+        self.watcher = None
+        self.exit = None
 
+    def start(self, name):
+        """At the entry of a block: a fresh tracker (arrays of an earlier
+        block are not this block's)."""
+        self.tracker = Tracker()
+        self.exit = None
+        self.watcher = _LinkWatcher(name + '-memory', self.tracker)
+        self.watcher.__enter__()
 
-def hook_state(hook):
-    """The figures of a hook's last block (None if memory was not
-    followed)."""
-    if hook._memory_exit is None:
-        if not hook._memory:
-            return None
-        tracker = hook._tracker
-        if tracker is None:
-            return {'at_exit': (0, 0), 'params': 0}
-        # Read inside the block: what is alive now.
-        return {'at_exit': tuple(tracker.counts), 'params': sum(
-            hook._param_watcher.params.values())}
-    return hook._memory_exit
+    def stop(self):
+        """At the exit of a block: what is still alive, and the
+        parameters' bytes."""
+        watcher, self.watcher = self.watcher, None
+        if watcher is None:
+            return
+        watcher.__exit__(None, None, None)
+        self.exit = {'at_exit': tuple(self.tracker.counts),
+                     'params': sum(watcher.params.values())}
+
+    def state(self):
+        """The figures of the last block (inside a block: now)."""
+        if self.exit is not None:
+            return self.exit
+        params = self.watcher.params if self.watcher is not None else {}
+        return {'at_exit': tuple(self.tracker.counts),
+                'params': sum(params.values())}
 
 
 # The reports

@@ -2,6 +2,7 @@
 figures on tiny graphs, and the peak checked against tracemalloc."""
 
 import io
+import json
 import tracemalloc
 
 import chainer
@@ -94,6 +95,20 @@ def test_show_memory_report():
         '|peak|160|160|0|Exp-1|\n'
         '|at exit|80|80|0||\n'
         '|parameters|0||||\n')
+
+
+def test_memory_report_json():
+    x = numpy.ones((4, 5), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        F.relu(x)  # 80 bytes
+    out = io.StringIO()
+    h.show_memory_report(out, mode='json', unit='K',
+                         columns=['name', 'bytes'])
+    assert json.loads(out.getvalue()) == {
+        'units': {'bytes': 'KiB'},
+        'rows': [{'name': 'peak', 'bytes': 0.078},  # 80 / 1024
+                 {'name': 'at exit', 'bytes': 0.0},
+                 {'name': 'parameters', 'bytes': 0.0}]}
 
 
 def test_live_column():

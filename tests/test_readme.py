@@ -38,6 +38,10 @@ def test_readme_examples_run_and_print_what_they_claim():
     assert ("{'k': 3, 's': 1, 'p': 1, 'd': 1, 'groups': 1, "
             "'nobias': False}\n") in text
     assert '\n48\n' in text
+    # Will it fit: ResNet50's training step at batch 32, the largest batch
+    # on a GTX 1080 Ti with Adam
+    assert '|peak|2.823|2.417|0.406|Add-31|\n' in text
+    assert '\n124\n' in text
     # the roofline of ResNet50 on a GTX 1080 Ti: its total row
     assert ('|total|3.885|0.385|9.403|fp32 vector|366.497|853.61|950.145'
             '||\n') in text
