@@ -4,7 +4,8 @@ the peak, and the largest batch a device holds.
 The hook sees every array a function call creates (``FunctionNode.apply``
 holds its outputs when it calls the hook), forward and backward alike.
 With ``ComputationalCostHook(memory=True)`` a :class:`Tracker` keeps a weak
-reference to the buffer behind each new output and adds its bytes; the
+reference to the buffer behind each new output (and each new array the
+function keeps as an attribute for its backward) and adds its bytes; the
 reference's callback takes them off when the buffer is freed.  So ``live``
 after a call is exact for what it counts:
 
@@ -47,7 +48,9 @@ CAPACITIES = collections.OrderedDict([
     # A100 SXM4: 40 GB HBM2 at launch, then 80 GB HBM2e, same FLOPs
     # (glennklockwood.com/garden/processors/A100, after NVIDIA's A100
     # datasheet; AnandTech, "NVIDIA Announces A100 80GB").  The roofline
-    # preset 'a100' is the 80 GB board.
+    # preset 'a100' is the 80 GB board.  CUDA reports 42405855232 bytes
+    # (40441 MiB) on a 40 GB board (Paderborn PC2 wiki, "NVIDIA A100 40GB
+    # with NVLINK", deviceQuery): 0.5 GiB under the nominal figure.
     ('a100', 80 * GiB),
     ('a100-40gb', 40 * GiB),
     ('a100-80gb', 80 * GiB),
@@ -123,19 +126,22 @@ class Tracker(object):
                 self._count(a, inputs, grad)
 
     def _count(self, a, inputs, grad):
-        base = a.base
-        o = a if base is None else _owner(base)
-        key = id(o)
-        if key in self.owners or _is_input(o, inputs):
-            return
-        nbytes = getattr(o, 'nbytes', None)
-        if nbytes is None:  # a view of a non-array buffer
-            o = a
-            key = id(a)
-            nbytes = a.nbytes
         try:
+            base = a.base
+            o = a if base is None else _owner(base)
+            key = id(o)
+            if key in self.owners or _is_input(o, inputs):
+                return
+            nbytes = getattr(o, 'nbytes', None)
+            if nbytes is None:  # a view of a non-array buffer
+                o = a
+                key = id(a)
+                nbytes = a.nbytes
             ref = _Owned(o, self._freed)
-        except TypeError:  # an owner that takes no weak reference
+        except Exception:
+            # An array without .base or .nbytes (ChainerX's), or one that
+            # takes no weak reference: not counted, and never an error in
+            # the user's forward pass.
             return
         ref.key = key
         ref.nbytes = nbytes

@@ -26,7 +26,8 @@ class Projection(report.CostReport):
     """The costs of a run projected to ``batch_size``, with the reading API
     of :class:`ComputationalCostHook` (``layer_report``, ``summary_report``,
     ``total_report``, ``ignored_layers``, ``phase_report``,
-    ``link_report``, the ``show_*`` methods, ``roofline_report``, ...).
+    ``link_report``, the ``show_*`` methods, ``roofline_report``,
+    ``memory_report``, ...).
     """
 
     #: The projected memory figures (see memory.project).

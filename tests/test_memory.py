@@ -363,3 +363,21 @@ def test_plot_memory(tmp_path):
     assert fig.axes[0].get_ylabel() == 'Live B'
     assert 'peak 160 B after Exp-1' in [
         t.get_text() for t in fig.axes[0].texts]
+
+
+def test_an_array_without_base_is_skipped():
+    from chainer_computational_cost.memory import Tracker
+
+    class Node(object):
+        pass
+    node = Node()
+    node.kept = numpy.ones(3, numpy.float32)  # 12 bytes, kept for backward
+    tracker = Tracker()
+    odd = object()  # no .base: skipped, not an error
+    out = numpy.ones(2, numpy.float32)  # 8 bytes
+    tracker.add((odd, out, None), (), False, node)
+    assert tracker.counts == [20, 0]
+    tracker.add((out,), (), True, Node())  # seen: counted once
+    assert tracker.counts == [20, 0]
+    del out
+    assert tracker.counts == [12, 0]  # freed: taken off
