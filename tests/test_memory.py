@@ -317,6 +317,17 @@ def test_cli_memory():
         'parameters,0,,,\n'))
 
 
+def test_cli_memory_projected_and_plotted(tmp_path):
+    pytest.importorskip('matplotlib')
+    path = tmp_path / 'live.png'
+    # --shape 2,3 is replaced by --shape 5,3: the ReLU's output 5*3*4 = 60
+    status, text = cli('--memory', '--project', '--shape', '5,3',
+                       '--plot-memory', str(path))
+    assert status == 0
+    assert text.splitlines()[1] == 'peak,60,60,0,ReLU-1'
+    assert path.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
+
+
 def test_cli_fit():
     # at batch n: the ReLU's output 12n, the loss 4 and the softmax the
     # loss keeps for its backward 12n: 24n + 4 <= 1000 for n <= 41
