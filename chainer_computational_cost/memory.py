@@ -261,6 +261,9 @@ def memory_report(source):
       existed before the block: not in the figures above);
     * ``n_calls``: calls seen.
 
+    A hook used for several blocks follows each block's arrays from zero:
+    the peak is over every call recorded, ``at_exit`` the last block's.
+
     Raises ValueError if memory was not followed, or (a projection) if it
     cannot be projected.
     """

@@ -12,8 +12,8 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import fit_batch
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.memory import fit_batch
 
 
 def lives(hook):
@@ -65,6 +65,20 @@ def test_training_step_gradients():
     assert (m['at_exit'], m['at_exit_activations'],
             m['at_exit_gradients']) == (52, 4, 48)
     assert m['params'] == 48
+
+
+def test_each_block_counts_its_own_arrays():
+    x = numpy.ones((4, 5), numpy.float32)
+    h = ComputationalCostHook(memory=True)
+    with h:
+        y = F.relu(x)  # 80, still alive in the second block
+    with h:
+        F.exp(x)  # 80, freed at once
+    assert lives(h) == [('ReLU-1', 80), ('Exp-1', 80)]
+    m = h.memory_report
+    # the peak over every call; at exit: the last block's
+    assert (m['peak'], m['peak_layer'], m['at_exit']) == (80, 'ReLU-1', 0)
+    del y
 
 
 def test_not_followed_by_default():
