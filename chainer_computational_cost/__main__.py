@@ -357,12 +357,13 @@ def build_parser():
                               '--train)')
     reports.add_argument('--memory', action='store_true',
                          help='live memory: peak, where, at exit, '
-                              'parameters')
+                              'parameters (before the reports above)')
     reports.add_argument('--fit', type=parse_fit, default=None,
                          metavar='DEVICE',
                          help='with --train: the largest batch whose '
                               'training step fits DEVICE ({}) or a '
-                              'number of bytes'.format(
+                              'number of bytes (before any other '
+                              'report)'.format(
                                   ', '.join(memory.CAPACITIES)))
     reports.add_argument('--optimizer', type=str.lower, default='adam',
                          choices=list(memory.OPTIMIZERS),
