@@ -1,6 +1,7 @@
 """How much slower a forward pass runs under ComputationalCostHook.
 
     python benchmarks/overhead.py [--repeat 15] [--calls 3000] [--clock cpu]
+                                  [--memory]
 
 Bare and hooked runs alternate in one process so that machine noise hits
 both alike: each repeat is a pair of a bare and a hooked run (in turns one
@@ -17,7 +18,9 @@ Prints the hooked/bare ratio for VGG16 and ResNet50 (batch 1, CPU,
 train=False) and the extra microseconds per call of a loop of F.relu on a
 4x4 array under a no-op FunctionHook, Chainer's own TimerHook and this
 hook, measured in turns in the same rounds; the ratio of this hook's extra
-to TimerHook's cancels the machine's speed.  The last line sums up.
+to TimerHook's cancels the machine's speed (with memory=True too, live
+memory followed).  ``--memory`` times the models with memory=True.  The
+last line sums up.
 """
 
 import argparse
@@ -46,11 +49,11 @@ def _time(fn, clock):
     return clock() - start
 
 
-def compare(fn, repeat, clock=time.process_time):
+def compare(fn, repeat, clock=time.process_time, memory=False):
     """Seconds of fn() bare and under a fresh hook, alternating: a list of
     (bare, hooked) pairs."""
     def hooked():
-        with ComputationalCostHook():
+        with ComputationalCostHook(memory=memory):
             fn()
 
     fn()  # warm up caches and lazy imports
@@ -79,6 +82,7 @@ def main():
     parser.add_argument('--repeat', type=int, default=15)
     parser.add_argument('--calls', type=int, default=3000)
     parser.add_argument('--clock', choices=sorted(CLOCKS), default='cpu')
+    parser.add_argument('--memory', action='store_true')
     args = parser.parse_args()
     if args.repeat < 5:
         parser.error('--repeat must be at least 5 (medians of fewer runs '
@@ -99,7 +103,7 @@ def main():
                     chainer.using_config('train', False):
                 model(x)
 
-        pairs = compare(forward, args.repeat, clock)
+        pairs = compare(forward, args.repeat, clock, args.memory)
         bare, hooked = medians(pairs)
         ratios[name] = statistics.median(h / b for b, h in pairs)
         print('{:<9} bare {:8.1f} ms  hooked {:8.1f} ms  ratio {:.3f}'
@@ -107,13 +111,17 @@ def main():
 
     extra = per_call_extras(args.calls, args.repeat, clock)
     print('F.relu x{}: bare {:.2f} us/call; extra per call: no-op hook '
-          '{:.2f} us, TimerHook {:.2f} us, ComputationalCostHook {:.2f} us'
-          .format(args.calls, extra['bare'], extra['noop'], extra['timer'],
-                  extra['cch']))
-    print('summary ({} time): VGG16 {:.3f}x, ResNet50 {:.3f}x, extra per '
-          'call {:.2f}x TimerHook\'s (original 0.1.2: 1.94x, 2.43x, 72 us '
-          'a call)'.format(args.clock, ratios['VGG16'], ratios['ResNet50'],
-                           extra['cch'] / extra['timer']))
+          '{:.2f} us, TimerHook {:.2f} us, ComputationalCostHook {:.2f} us '
+          '({:.2f} us with memory=True)'.format(
+              args.calls, extra['bare'], extra['noop'], extra['timer'],
+              extra['cch'], extra['memory']))
+    print('summary ({} time{}): VGG16 {:.3f}x, ResNet50 {:.3f}x, extra per '
+          'call {:.2f}x TimerHook\'s ({:.2f}x with memory=True; original '
+          '0.1.2: 1.94x, 2.43x, 72 us a call)'.format(
+              args.clock, ', models with memory=True' if args.memory else '',
+              ratios['VGG16'], ratios['ResNet50'],
+              extra['cch'] / extra['timer'],
+              extra['memory'] / extra['timer']))
 
 
 class _Noop(chainer.FunctionHook):
@@ -128,7 +136,8 @@ class _Noop(chainer.FunctionHook):
 def per_call_extras(calls, repeat, clock):
     """Microseconds per F.relu call on a 4x4 array: ``bare``, then the
     extra (median over rounds of hooked minus bare) under a no-op hook,
-    TimerHook and ComputationalCostHook, each timed in every round."""
+    TimerHook and ComputationalCostHook (``memory``: with memory=True),
+    each timed in every round."""
     small = np.ones((4, 4), np.float32)
 
     def loop():
@@ -143,7 +152,8 @@ def per_call_extras(calls, repeat, clock):
         return run
 
     runs = {'bare': loop, 'noop': under(_Noop), 'timer': under(TimerHook),
-            'cch': under(ComputationalCostHook)}
+            'cch': under(ComputationalCostHook),
+            'memory': under(lambda: ComputationalCostHook(memory=True))}
     for fn in runs.values():
         fn()  # warm up
     times = {k: [] for k in runs}
@@ -153,7 +163,7 @@ def per_call_extras(calls, repeat, clock):
             times[k].append(_time(runs[k], clock))
     bare = times['bare']
     out = {'bare': statistics.median(bare) / calls * 1e6}
-    for k in ('noop', 'timer', 'cch'):
+    for k in ('noop', 'timer', 'cch', 'memory'):
         out[k] = statistics.median(
             t - b for t, b in zip(times[k], bare)) / calls * 1e6
     return out

@@ -1,6 +1,7 @@
 """Theoretical computational cost of Chainer forward passes, per layer."""
 
 from chainer_computational_cost.computational_cost_hook import ComputationalCostHook  # NOQA
+from chainer_computational_cost.memory import fit_batch  # NOQA
 from chainer_computational_cost.projection import project_batch  # NOQA
 from chainer_computational_cost.projection import Projection  # NOQA
 from chainer_computational_cost.report import LinkColumns  # NOQA
@@ -14,4 +15,4 @@ __version__ = '0.2.0'
 
 __all__ = ['ComputationalCostHook', 'LinkColumns', 'PhaseColumns',
            'Projection', 'ReportColumns', 'ReportWarning', 'RooflineColumns',
-           'SummaryColumns', 'project_batch']
+           'SummaryColumns', 'fit_batch', 'project_batch']

@@ -24,6 +24,7 @@ import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import memory
 from chainer_computational_cost import network
 from chainer_computational_cost import plots
 from chainer_computational_cost import projection
@@ -361,6 +362,19 @@ def build_parser():
     reports.add_argument('--summary', action='store_true',
                          help='per-type summary (split by phase with '
                               '--train)')
+    reports.add_argument('--memory', action='store_true',
+                         help='live memory: peak, where, at exit, '
+                              'parameters (before the reports above)')
+    reports.add_argument('--fit', type=parse_fit, default=None,
+                         metavar='DEVICE',
+                         help='with --train: the largest batch whose '
+                              'training step fits DEVICE ({}) or a '
+                              'number of bytes (before any other '
+                              'report)'.format(
+                                  ', '.join(memory.CAPACITIES)))
+    reports.add_argument('--optimizer', type=str.lower, default='adam',
+                         choices=list(memory.OPTIMIZERS),
+                         help="optimizer state for --fit (default adam)")
     plots_group = parser.add_argument_group(
         'plots (format by extension: {}; need matplotlib)'.format(
             ', '.join('.' + f for f in plots.FORMATS)))
@@ -370,6 +384,8 @@ def build_parser():
                                   '--peak-flops/--bandwidth)')
     plots_group.add_argument('--plot-summary', default=None, metavar='FILE',
                              help='FLOPs and memory traffic per type')
+    plots_group.add_argument('--plot-memory', default=None, metavar='FILE',
+                             help='live memory over the calls')
     scaling = parser.add_argument_group(
         'scaling (data-parallel training over N workers, with --train and '
         '--device)')
@@ -429,6 +445,8 @@ _KINDS = {
     'summary': (report.SUMMARY_COLUMNS, report.SummaryColumns.DEFAULT,
                 None),
     'layers': (report.LAYER_COLUMNS, report.ReportColumns.DEFAULT, None),
+    'memory': (tuple(memory.MEMORY_COLUMNS), memory.MEMORY_COLUMNS, None),
+    'fit': (tuple(memory.FIT_COLUMNS), memory.FIT_COLUMNS, None),
 }
 
 
@@ -436,6 +454,10 @@ def report_kind(args):
     """The one report a run shows: 'roofline', 'links', 'phases',
     'summary' or 'layers', the first asked for in that order (--train
     alone asks for the summary)."""
+    if args.fit is not None:
+        return 'fit'
+    if args.memory:
+        return 'memory'
     if args.device is not None or args.peak_flops is not None \
             or args.bandwidth is not None:
         return 'roofline'
@@ -565,12 +587,20 @@ def check_args(args):
         raise CommandError('--plot-roofline needs a device: --device ({}) '
                            'or --peak-flops and --bandwidth'.format(
                                ', '.join(roofline.DEVICES)))
+    if args.fit is not None and not args.train:
+        raise CommandError('--fit needs --train: it sizes the batch of a '
+                           'training step')
+    if args.fit is not None and (args.plot_roofline or args.plot_summary
+                                 or args.plot_memory):
+        raise CommandError('--fit draws no plot: run without --fit at the '
+                           'batch it gives for the plots')
     if args.project and args.measure_time:
         raise CommandError('--project and --measure-time exclude each '
                            'other: a projected report has no measured '
                            'times (measure a real run at the batch size)')
     for path, option in ((args.plot_roofline, '--plot-roofline'),
-                         (args.plot_summary, '--plot-summary')):
+                         (args.plot_summary, '--plot-summary'),
+                         (args.plot_memory, '--plot-memory')):
         if path is not None:
             _check_plot_path(path, option)
     _check_packages(args)
@@ -816,14 +846,46 @@ def _run(args):
             except ValueError as e:
                 raise CommandError('--project cannot project to batch {}: '
                                    '{}'.format(batch, e))
+        if args.fit is not None:
+            return _fit(call, inputs, args.fit, args.optimizer)
         # The progress hook inside the cost hook: its work on each call
         # falls outside the time --measure-time measures.
         with ComputationalCostHook(fma_1flop=fma_1flop,
                                    flop_convention=args.flop_convention,
-                                   measure_time=args.measure_time) as cch:
+                                   measure_time=args.measure_time,
+                                   memory=True) as cch:
             _watched(progress, 'batch {}'.format(batch),
                      lambda: call(inputs[batch]))
     return cch
+
+
+def parse_fit(text):
+    """--fit's value: a device preset with a memory capacity, or a
+    number of bytes."""
+    if text in memory.CAPACITIES:
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(
+            '{!r} is neither a device ({}) nor a number of bytes > '
+            '0'.format(text, ', '.join(memory.CAPACITIES)))
+    return int(value)
+
+
+def _fit(call, inputs, fit, optimizer):
+    """fit_batch of the training step ``call`` (runs at batch 1, 2 and 3
+    of inputs shaped like ``inputs``')."""
+    x = next(iter(inputs.values()))
+    where = 'device' if isinstance(fit, str) else 'capacity'
+    try:
+        return memory.fit_batch(
+            lambda n: call(numpy.zeros((n,) + x.shape[1:], x.dtype)),
+            optimizer=optimizer, **{where: fit})
+    except ValueError as e:
+        raise CommandError('--fit: {}'.format(e))
 
 
 def _plot_summary(result, path, by_phase):
@@ -841,7 +903,8 @@ def _write_plots(result, args):
                 p, device=args.device, peak_flops=args.peak_flops,
                 bandwidth=args.bandwidth)),
             (args.plot_summary, lambda p: _plot_summary(
-                result, p, args.train))):
+                result, p, args.train)),
+            (args.plot_memory, lambda p: result.plot_memory(p))):
         if path is None:
             continue
         try:
@@ -856,9 +919,15 @@ def show(result, args, kind, columns, ost):
     ``ost`` as the arguments say."""
     options = dict(ost=ost, mode=args.mode, unit=args.unit,
                    columns=columns, n_digits=args.n_digits)
-    if args.time_unit is not None:
+    if kind in ('fit', 'memory'):  # no time column
+        pass
+    elif args.time_unit is not None:
         options['time_unit'] = args.time_unit
-    if kind == 'roofline':
+    if kind == 'fit':
+        memory.show_fit(result, **options)
+    elif kind == 'memory':
+        result.show_memory_report(**options)
+    elif kind == 'roofline':
         result.show_roofline_report(device=args.device,
                                     peak_flops=args.peak_flops,
                                     bandwidth=args.bandwidth, **options)

@@ -18,6 +18,7 @@ from chainer_computational_cost.cost_calculators import FLOP_CONVENTIONS
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost.cost_calculators import with_keywords
+from chainer_computational_cost import memory as _memory
 from chainer_computational_cost import report
 from chainer_computational_cost.report import error_text
 from chainer_computational_cost.report import fresh
@@ -161,6 +162,16 @@ class _LinkObserver(chainer.LinkHook):
     def __init__(self, owner):
         self.name = owner.name + '-links'
         self._owner = owner
+        # Per path [n_calls, n_params]; bumped at each change of it (the
+        # reports' cache key).
+        self.links = {}
+        self.version = 0
+        # (parent path, name) -> path.
+        self.paths = {}
+        # (path, id(link)) -> {id(param): size} of that link, measured in
+        # this with block; per path the union of its links' parameters.
+        self.param_sizes = {}
+        self.path_sizes = {}
 
     def forward_preprocess(self, args):
         owner = self._owner
@@ -181,18 +192,18 @@ class _LinkObserver(chainer.LinkHook):
         else:
             name = link.name or type(link).__name__
             key = (parent, name)
-            path = owner._paths.get(key)
+            path = self.paths.get(key)
             if path is None:
-                path = owner._paths[key] = (
+                path = self.paths[key] = (
                     parent + name if parent == '/' else
                     parent + '/' + name)
         stack.append((id(link), path))
-        info = owner._links.get(path)
+        info = self.links.get(path)
         if info is None:
-            owner._links[path] = [1, None]
+            self.links[path] = [1, None]
         else:
             info[0] += 1
-        owner._link_version += 1
+        self.version += 1
 
     def forward_postprocess(self, args):
         owner = self._owner
@@ -206,14 +217,14 @@ class _LinkObserver(chainer.LinkHook):
             return  # called before the block was entered
         path = stack[i][1]
         del stack[i:]  # its own entry and any a raising callee left
-        measured = owner._param_sizes
+        measured = self.param_sizes
         if (path, me) not in measured:
             # After the call: lazily initialised parameters exist now.
             sizes = measured[path, me] = _param_sizes(link, path, measured)
-            merged = owner._path_sizes.setdefault(path, {})
+            merged = self.path_sizes.setdefault(path, {})
             merged.update(sizes)
-            owner._links[path][1] = int(sum(merged.values()))
-            owner._link_version += 1
+            self.links[path][1] = int(sum(merged.values()))
+            self.version += 1
 
 
 def _param_sizes(link, path, known):
@@ -265,12 +276,16 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         comm: a ChainerMN communicator: every call it makes to MPI inside
             the block becomes a record with its ``comm_bytes`` (see
             :mod:`chainer_computational_cost.mn`).
+        memory (bool): also follow the bytes of the arrays the run creates
+            that are alive after each call (column ``live``,
+            ``memory_report``); it changes no other figure.
     """
 
     def __init__(self, fma_1flop=True, strict=False, measure_time=False,
-                 flop_convention=None, comm=None):
+                 flop_convention=None, comm=None, memory=False):
         for arg, value in (('fma_1flop', fma_1flop), ('strict', strict),
-                           ('measure_time', measure_time)):
+                           ('measure_time', measure_time),
+                           ('memory', memory)):
             if not isinstance(value, bool):
                 raise TypeError('{} must be a bool, got {!r}'.format(
                     arg, value))
@@ -288,8 +303,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # Passed to calculators by wrapping them (see _dispatch_of): the
         # usual call stays as it is without it.
         self._flop_convention = flop_convention
-        self._extra = {} if flop_convention is None else {
-            'flop_convention': flop_convention}
         self._custom = {}
         # Classes dispatched through a base class's calculator; weak, so
         # that the hook keeps no user class alive.
@@ -318,13 +331,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # [n_calls, n_params]; forward nodes' paths for their backward.
         self._link_observer = _LinkObserver(self)
         self._link_stack = []
-        self._links = {}
-        self._param_sizes = {}
-        self._path_sizes = {}
-        self._paths = {}
         self._node_links = {}
         self._backward_links = []
-        self._link_version = 0
         self._clock = []
         # ChainerMN: record index -> bytes handed to MPI; the mpi4py
         # communicator replaced while the block runs.
@@ -334,6 +342,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if comm is not None:
             from chainer_computational_cost import mn
             self._comm = mn.check_comm(comm)
+        # One attribute: beyond 30, CPython 3.11 stops sharing the keys of
+        # instance dicts, and every attribute read of the hook slows down.
+        self._memory = _memory.Follower() if memory else None
         if measure_time:
             # Only a timing hook pays for a forward_preprocess.
             self.forward_preprocess = self._start_clock
@@ -364,6 +375,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 real = self._comm.mpi_comm
                 self._comm_saved.append(real)
                 self._comm.mpi_comm = mn.MPIRecorder(real, self._comm_record)
+            if self._memory is not None:
+                self._memory.start(self.name)
         except BaseException:
             hooks.pop(self.name, None)
             self._active_thread = None
@@ -375,8 +388,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             self._comm.mpi_comm = self._comm_saved.pop()
         self._entry_id = self._entry_code = None
         self._link_observer.__exit__(exc_type, *args)
+        if self._memory is not None:
+            self._memory.stop()
         self._link_stack = []
-        self._param_sizes = {}
+        self._link_observer.param_sizes = {}
         self._node_links = {}
         self._backward_links = []
         self._clock = []
@@ -428,6 +443,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def measure_time(self):
         """Whether the wall time of each forward is recorded."""
         return self._measure_time
+
+    @property
+    def memory(self):
+        """Whether the live bytes of the run's arrays are followed."""
+        return self._memory is not None
 
     # Observation
 
@@ -515,8 +535,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         builtin = calc is not None and calc is calculators.get(cls) and \
             cls not in self._custom
         found = (calc, builtin, calc in skips_out_shapes)
-        if calc is not None and self._extra:
-            found = (with_keywords(calc, self._extra),) + found[1:]
+        if calc is not None and self._flop_convention is not None:
+            found = (with_keywords(calc, {
+                'flop_convention': self._flop_convention}),) + found[1:]
         if builtin:
             self._dispatch[cls] = found
         return found
@@ -663,9 +684,18 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 # reference tells this node from a later one that reuses
                 # its id.
                 self._node_links[id(node)] = (link, _weakref(node))
+        follower = self._memory
+        if follower is None:
+            live = grad = None
+        else:
+            tracker = follower.tracker
+            if outputs is not None:
+                tracker.add(outputs, in_data, backward, function)
+            live, grad = tracker.counts
+            live += grad
         self._records_list.append(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
-             error, stack, phase, link, dtype, elapsed))
+             error, stack, phase, link, dtype, elapsed, live, grad))
         if params is None:
             self._note_ignored(cls, error)
 
@@ -708,7 +738,16 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._comm_bytes[len(self._records_list)] = nbytes
         self._records_list.append(
             (kind, 0, 0, 0, params, 0, (), error, stack, phase,
-             self._link_of(depth, backward), None, None))
+             self._link_of(depth, backward), None, None) + self._live())
+
+    def _live(self):
+        """``(live, gradients)`` bytes now (the record's last two fields),
+        ``(None, None)`` when memory is not followed."""
+        follower = self._memory
+        if follower is None:
+            return None, None
+        live, grad = follower.tracker.counts
+        return live + grad, grad
 
     def _link_of(self, depth, backward):
         """The link path of a call made with ``depth`` link calls running
@@ -826,10 +865,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def _link_info(self):
         # A C-level copy first: another thread may be adding paths.
         return {path: (info[0], info[1] or 0)
-                for path, info in list(self._links.items())}
+                for path, info in list(self._link_observer.links.items())}
 
     def _cache_key(self):
-        return (len(self._records_list), self._link_version)
+        return (len(self._records_list), self._link_observer.version)
 
     def _comm_bytes_of(self):
         return self._comm_bytes
+
+    def _memory_state(self):
+        return None if self._memory is None else self._memory.state()

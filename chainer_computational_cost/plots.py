@@ -259,3 +259,61 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
     fig.tight_layout()
     _save(fig, path, dpi)
     return fig
+
+
+def plot_memory(series, figures, path, title=None, dpi=100):
+    """Write the bytes alive after each call to the PNG file ``path``: a
+    step line over the calls, the calls of each phase shaded (forward
+    blue, backward orange), the peak marked and labelled.
+
+    Args:
+        series: ``(live bytes, phase)`` per call, in call order.
+        figures: the memory report (``peak``, ``peak_layer``, ...).
+        path: a file name or a binary file object.
+        title (str): the title; default 'Live memory'.
+        dpi (int): resolution of the PNG.
+
+    Returns:
+        the matplotlib Figure (already written).
+    """
+    series = [(live, phase) for live, phase in series if live is not None]
+    if not series:
+        raise ValueError('no calls to plot')
+    largest = max(live for live, _ in series)
+    prefix = report._prefix_for(largest, 1024)
+    scale = 1024 ** report.PREFIXES.index(prefix)
+    fig = _new_figure((9, 4))
+    ax = fig.add_subplot(1, 1, 1)
+    xs = list(range(1, len(series) + 1))
+    ys = [live / scale for live, _ in series]
+    # Contiguous runs of calls of one phase, shaded.
+    colours = {'forward': 'tab:blue', 'backward': 'tab:orange'}
+    start = 0
+    labelled = set()
+    for i in range(1, len(series) + 1):
+        if i == len(series) or series[i][1] != series[start][1]:
+            phase = series[start][1]
+            ax.axvspan(start + 0.5, i + 0.5, alpha=0.12, linewidth=0,
+                       color=colours.get(phase, 'tab:gray'),
+                       label=None if phase in labelled else phase)
+            labelled.add(phase)
+            start = i
+    ax.step(xs, ys, where='mid', color='black', linewidth=1.2,
+            label='live')
+    at = [live for live, _ in series].index(largest)
+    ax.plot([xs[at]], [ys[at]], marker='o', markersize=7, color='tab:red',
+            zorder=3)
+    ax.annotate('peak {} after {}'.format(
+        _si(largest, 'B', 1024), figures.get('peak_layer')),
+        (xs[at], ys[at]), textcoords='offset points', xytext=(-10, 6),
+        ha='right' if at > len(series) / 2 else 'left', fontsize=8)
+    ax.set_xlim(0.5, len(series) + 0.5)
+    ax.set_ylim(0, ys[at] * 1.15 or 1)
+    ax.set_xlabel('Function call')
+    ax.set_ylabel('Live ' + ((prefix + 'iB') if prefix else 'B'))
+    ax.set_title(title or 'Live memory')
+    ax.grid(True, axis='y', linewidth=0.5, alpha=0.5)
+    ax.legend(loc='upper left', fontsize=8)
+    fig.tight_layout()
+    _save(fig, path, dpi)
+    return fig

@@ -14,6 +14,7 @@ import warnings
 
 from chainer_computational_cost.computational_cost_hook import (
     ComputationalCostHook)
+from chainer_computational_cost import memory
 from chainer_computational_cost import report
 from chainer_computational_cost.report import (
     R_FLOPS, R_LINK, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE, R_SHAPES,
@@ -37,13 +38,15 @@ class Projection(report.ReportSnapshot):
     """The costs of a run projected to ``batch_size``, with the reading API
     of :class:`ComputationalCostHook` (``layer_report``, ``summary_report``,
     ``total_report``, ``ignored_layers``, ``phase_report``,
-    ``link_report``, the ``show_*`` methods, ``roofline_report``, ...).
-    It can be pickled.
+    ``link_report``, the ``show_*`` methods, ``roofline_report``,
+    ``memory_report``, ...).  It can be pickled.
     """
 
     def __init__(self, records, link_info, batch_size, fma_1flop,
-                 flop_convention=None):
-        super(Projection, self).__init__(records, link_info, fma_1flop)
+                 flop_convention=None, memory_state=None):
+        # memory_state: the projected memory figures (see memory.project)
+        super(Projection, self).__init__(records, link_info, fma_1flop,
+                                         memory_state)
         self.batch_size = batch_size
         self.flop_convention = flop_convention
 
@@ -51,7 +54,8 @@ class Projection(report.ReportSnapshot):
         # Records hold interned stacks of code objects: saved as frames.
         return (Projection, (report.saved_records(self._records()),
                              self._link_info(), self.batch_size,
-                             self.fma_1flop, self.flop_convention))
+                             self.fma_1flop, self.flop_convention,
+                             self._memory))
 
 
 def same(a, b):
@@ -304,13 +308,15 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
 
     def record(n):
         hook = ComputationalCostHook(fma_1flop=fma_1flop,
-                                     flop_convention=flop_convention)
+                                     flop_convention=flop_convention,
+                                     memory=True)
         with warnings.catch_warnings():
             if runs:  # the first run said it already
                 warnings.simplefilter('ignore', report.ReportWarning)
             with hook:
                 run(n)
-        runs[n] = (hook._records(), hook._link_info())
+        runs[n] = (hook._records(), hook._link_info(),
+                   hook._memory_state())
 
     for n in BATCHES:
         record(n)
@@ -330,14 +336,17 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
             records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
                        for r in runs[1][0]]
             return Projection(records, runs[1][1], 1, fma_1flop,
-                              flop_convention)
+                              flop_convention, runs[1][2])
     if check_batch is not None and batch_size > batches[-1]:
         n = min(check_batch, batch_size)
         record(n)
         _check_links([runs[batches[0]][1], runs[n][1]], (batches[0], n))
         _check_projection(_project(runs, batches, n), runs[n][0], batches, n)
+    records, state = memory.project(
+        [runs[n][0] for n in batches], [runs[n][2] for n in batches],
+        batches, batch_size, records)
     return Projection(records, runs[batches[0]][1], batch_size, fma_1flop,
-                      flop_convention)
+                      flop_convention, state)
 
 
 def _check_links(infos, batches):

@@ -31,6 +31,9 @@ METRICS = ('flops', 'mread', 'mwrite', 'mrw')
 PERCENTS = tuple(m + '%' for m in METRICS)
 #: Metrics counted in bytes (scaled by 1024).
 BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
+#: Columns of bytes alive (``ComputationalCostHook(memory=True)``): the
+#: layer column ``live`` and the columns of the memory reports.
+MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
                 't_network', 't_allreduce', 't_step', 't_step_overlap')
@@ -71,7 +74,7 @@ class PhaseColumns(object):
 #: Columns each report kind can show.
 LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
     'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
-    'time', 'comm_bytes', 'rank')
+    'time', 'comm_bytes', 'rank', 'live')
 SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
     PERCENTS + ('time', 'comm_bytes', 'slowest_rank')
 LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
@@ -227,7 +230,7 @@ def _total_row(total):
 
 
 #: The optional keys of a layer record, after 0.1.2's.
-_LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes', 'rank')
+_LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes', 'rank', 'live')
 
 
 def layer_report(layers, n_params=None):
@@ -490,11 +493,12 @@ def _prefix_for(value, base):
 
 
 def _base(column):
-    return 1024 if column in BYTE_METRICS else 1000
+    return 1024 if column in BYTE_METRICS or column in MEMORY_BYTES else 1000
 
 
 #: Columns scaled by the unit prefix (counts of FLOPs and bytes).
-SCALED = METRICS + ('peak_flops', 'bandwidth', 'comm_bytes')
+SCALED = METRICS + ('peak_flops', 'bandwidth', 'comm_bytes') + \
+    MEMORY_BYTES
 
 
 def _column_prefixes(rows, columns, unit):
@@ -528,6 +532,7 @@ _TITLES = {
     'workers': 'Workers', 'efficiency_overlap': 'Efficiency\n(overlap)',
     'samples_per_s': 'Samples/s', 'rank': 'Rank',
     'slowest_rank': 'Slowest\nrank',
+    'layer': 'Layer', 'batch': 'Batch',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
@@ -535,7 +540,9 @@ _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_allreduce': 'T allreduce', 't_step': 'T step',
                 't_step_overlap': 'T step\n(overlap)'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
-                  'mrw': 'MemR+W', 'comm_bytes': 'Comm'}
+                  'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
+                  'activations': 'Activations', 'gradients': 'Gradients',
+                  'comm_bytes': 'Comm'}
 _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
 
@@ -782,7 +789,7 @@ def render_json(rows, columns, unit, n_digits, time_unit):
 
 
 def _unit_name(column, prefix):
-    if column in BYTE_METRICS:
+    if column in BYTE_METRICS or column in MEMORY_BYTES:
         return (prefix + 'iB') if prefix else 'B'
     if column == 'bandwidth':
         return (prefix or '') + 'B/s'
@@ -812,6 +819,9 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
 
 (R_TYPE, R_FLOPS, R_MREAD, R_MWRITE, R_PARAMS, R_N_IN, R_SHAPES, R_ERROR,
  R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
+# With memory=True: the bytes alive after the call, and the part of them
+# backward calls created (None otherwise).
+R_LIVE, R_GRAD = 13, 14
 
 
 class SavedStack(tuple):
@@ -943,6 +953,11 @@ class CostReport(object):
     def _link_info(self):
         return {}
 
+    def _memory_state(self):
+        # Figures of live memory not in the records (at exit, parameters):
+        # None when memory was not followed.
+        return None
+
     def _cache_key(self):
         return len(self._records())
 
@@ -977,11 +992,14 @@ class CostReport(object):
             d = {'name': name, 'type': r[R_TYPE], 'traceback': tb,
                  'input_shapes': list(shapes[:n_in]),
                  'output_shapes': list(shapes[n_in:])}
+            live = r[R_LIVE] if len(r) > R_LIVE else None
             if r[R_PARAMS] is None:
                 if r[R_ERROR] is not None:
                     d['error'] = r[R_ERROR]
                 d['phase'] = r[R_PHASE]
                 d['link'] = r[R_LINK]
+                if live is not None:
+                    d['live'] = live
                 del d['name']
                 ignored[name] = d
                 continue
@@ -989,6 +1007,8 @@ class CostReport(object):
                      params=r[R_PARAMS], phase=r[R_PHASE], link=r[R_LINK])
             if r[R_TIME] is not None:
                 d['time'] = r[R_TIME]
+            if live is not None:
+                d['live'] = live
             d['dtype'] = r[R_DTYPE].name if r[R_DTYPE] is not None else None
             d['comm_bytes'] = comm_bytes.get(i, 0)
             layers.append(d)
@@ -1128,7 +1148,8 @@ class CostReport(object):
         cannot): a :class:`ReportSnapshot` with the same reading API,
         unchanged by later calls."""
         return ReportSnapshot(self._records(), self._link_info(),
-                              getattr(self, 'fma_1flop', None))
+                              getattr(self, 'fma_1flop', None),
+                              self._memory_state(), self._comm_bytes_of())
 
     # From cost to time: the roofline module computes, this only reads.
 
@@ -1232,6 +1253,41 @@ class CostReport(object):
         return plots.plot_summary(list(self.summary_report.values()), path,
                                   **kwargs)
 
+    # Live memory: the memory module computes, this only reads.
+
+    @property
+    def memory_report(self):
+        """Ordered dict of the run's live memory: ``peak`` (bytes),
+        ``peak_layer``, its split into ``activations`` and ``gradients``,
+        ``at_exit``, ``params`` (see
+        :func:`chainer_computational_cost.memory.memory_report`); needs
+        ``ComputationalCostHook(memory=True)``."""
+        from chainer_computational_cost import memory
+        return memory.memory_report(self)
+
+    def show_memory_report(self, ost=None, mode='csv', unit='autoaligned',
+                           n_digits=3, columns=None):
+        """Write the memory report to ``ost``: rows peak, at exit and
+        parameters, columns ``name, bytes, activations, gradients, layer``
+        (see :meth:`show_report` for the arguments)."""
+        from chainer_computational_cost import memory
+        columns = check_columns(columns or memory.MEMORY_COLUMNS,
+                                memory.MEMORY_COLUMNS)
+        figures = memory.memory_report(self)
+        self._show(ost, lambda: memory.memory_rows(figures), columns, mode,
+                   unit, n_digits, 'ms', 'Memory')
+
+    def plot_memory(self, path, **kwargs):
+        """Write the bytes alive after each call, forward and backward
+        shaded, the peak marked, to the PNG file ``path`` (needs
+        matplotlib: the ``[plot]`` extra); returns the figure.  ``title``
+        and ``dpi`` may be given."""
+        from chainer_computational_cost import memory
+        from chainer_computational_cost import plots
+        figures = memory.memory_report(self)
+        return plots.plot_memory(memory.live_series(self), figures, path,
+                                 **kwargs)
+
     def _show(self, ost, rows, columns, mode, unit, n_digits, time_unit,
               name_title='Layer name'):
         if ost is None:
@@ -1257,14 +1313,18 @@ class ReportSnapshot(CostReport):
     :meth:`CostReport.snapshot` was called, with the same reading API
     (``layer_report``, ``summary_report``, ``total_report``,
     ``phase_report``, ``link_report``, ``ignored_layers``, the ``show_*``
-    methods, ``roofline_report``, the plots); it pickles, tracebacks
-    included (as text of the frames' files, lines and functions).
+    methods, ``roofline_report``, ``memory_report``, the plots); it
+    pickles, tracebacks included (as text of the frames' files, lines and
+    functions).
     """
 
-    def __init__(self, records, link_info, fma_1flop=None):
+    def __init__(self, records, link_info, fma_1flop=None,
+                 memory_state=None, comm_bytes=None):
         self._saved = list(records)
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
+        self._memory = memory_state
+        self._comm = dict(comm_bytes or {})
 
     def _records(self):
         return self._saved
@@ -1272,9 +1332,15 @@ class ReportSnapshot(CostReport):
     def _link_info(self):
         return self._links
 
+    def _memory_state(self):
+        return self._memory
+
+    def _comm_bytes_of(self):
+        return self._comm
+
     def __reduce__(self):
         return (ReportSnapshot, (saved_records(self._saved), self._links,
-                                 self.fma_1flop))
+                                 self.fma_1flop, self._memory, self._comm))
 
 
 #: How each cached report is built from the building blocks of

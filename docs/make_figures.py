@@ -1,5 +1,6 @@
 """Write the README's pictures: the roofline of ResNet50 (batch 1) on a GTX
-1080 Ti and its FLOPs and traffic per layer type.
+1080 Ti, its FLOPs and traffic per layer type, and the live memory of its
+training step at batch 32.
 
     .venv/bin/python docs/make_figures.py
 
@@ -44,6 +45,29 @@ def main():
     for path in (roof, summary):
         print('{} ({} bytes)'.format(os.path.relpath(path),
                                      os.path.getsize(path)))
+    draw_memory()
+
+
+def draw_memory():
+    """The live memory of ResNet50's training step at batch 32 (Adam's
+    usual batch on one GPU), projected from batches 1, 2 and 3."""
+    import chainer.functions as F
+    from chainer_computational_cost import project_batch
+    net = L.ResNet50Layers(pretrained_model=None)
+
+    def step(n):
+        net.cleargrads()
+        x = np.zeros((n, 3, 224, 224), dtype=np.float32)
+        t = np.zeros(n, dtype=np.int32)
+        with chainer.using_config('train', True):
+            y = net(x, layers=['fc6'])['fc6']
+            F.softmax_cross_entropy(y, t).backward()
+    path = os.path.join(HERE, 'memory_resnet50.png')
+    project_batch(step, 32).plot_memory(
+        path, title='ResNet50 training step, batch 32, float32: bytes '
+        'alive after each call', dpi=DPI)
+    print('{} ({} bytes)'.format(os.path.relpath(path),
+                                 os.path.getsize(path)))
 
 
 if __name__ == '__main__':

@@ -1,0 +1,521 @@
+"""Live memory of a run: how many bytes its arrays take after each call,
+the peak, and the largest batch a device holds.
+
+The hook sees every array a function call creates (``FunctionNode.apply``
+holds its outputs when it calls the hook), forward and backward alike.
+With ``ComputationalCostHook(memory=True)`` a :class:`Tracker` keeps a weak
+reference to the buffer behind each new output (and each new array the
+function keeps as an attribute for its backward) and adds its bytes; the
+reference's callback takes them off when the buffer is freed.  So ``live``
+after a call is exact for what it counts:
+
+* memory, not arrays: a view owns nothing (its ``.base`` chain leads to the
+  array that owns the buffer), and a buffer reached by several outputs
+  counts once;
+* only what the run created: an array the user passed in (or a parameter)
+  counts nothing, nor do the views of it a call returns;
+* scratch memory a call frees before it returns (im2col's columns, cuDNN's
+  workspace) is not counted, as everywhere in this tool's model; nor are
+  arrays made outside function calls (``xp.ones_like`` for the loss's
+  initial gradient is a few bytes).
+"""
+
+import collections
+import numbers
+import sys
+import weakref
+
+import chainer
+
+from chainer_computational_cost import report
+from chainer_computational_cost.report import R_GRAD, R_LIVE, R_PHASE, R_TYPE
+
+#: Bytes of optimizer state per byte of parameters, in the parameters'
+#: dtype: SGD keeps nothing, MomentumSGD a velocity, Adam two moments.
+OPTIMIZERS = collections.OrderedDict(
+    [('sgd', 0), ('momentumsgd', 1), ('adam', 2)])
+
+GiB = 1 << 30
+
+#: Memory capacity of the device presets, bytes.  A GPU's "GB" of memory
+#: is binary (11 GB is 11 * 2**30 bytes); part of it is never the user's
+#: (see README "Will it fit": what is left out).
+CAPACITIES = collections.OrderedDict([
+    # GeForce GTX 1080 Ti: 11 GB GDDR5X on a 352-bit bus, one chip fewer
+    # than the TITAN X Pascal's 12 (TechPowerUp's review of the ASUS GTX
+    # 1080 Ti Strix OC; technic3d.com's review of the ZOTAC AMP Extreme).
+    ('gtx1080ti', 11 * GiB),
+    # A100 SXM4: 40 GB HBM2 at launch, then 80 GB HBM2e, same FLOPs
+    # (glennklockwood.com/garden/processors/A100, after NVIDIA's A100
+    # datasheet; AnandTech, "NVIDIA Announces A100 80GB").  The roofline
+    # preset 'a100' is the 80 GB board.  CUDA reports 42405855232 bytes
+    # (40441 MiB) on a 40 GB board (Paderborn PC2 wiki, "NVIDIA A100 40GB
+    # with NVLINK", deviceQuery): 0.5 GiB under the nominal figure.
+    ('a100', 80 * GiB),
+    ('a100-40gb', 40 * GiB),
+    ('a100-80gb', 80 * GiB),
+    # H100 SXM5: 80 GB HBM3 (glennklockwood.com/garden/processors/h100,
+    # after NVIDIA's H100 datasheet; TweakTown, "NVIDIA H100 SXM in the
+    # flesh: 4nm Hopper GPU + 80GB HBM3 memory").
+    ('h100', 80 * GiB),
+])
+# The CPU preset (epyc9654) has no entry: a CPU's memory is the machine's
+# (12 DDR5 channels, anything up to 6 TB a socket; Tom's Hardware, "AMD
+# Confirms Twelve DDR5 Memory Channels For Zen 4 EPYC CPUs"), so
+# fit_batch asks for capacity= there.
+
+
+# Following live memory (the hook's side)
+
+def _owner(a):
+    """The array that owns the buffer of ``a`` (``a`` itself unless it is
+    a view)."""
+    base = a.base
+    while base is not None:
+        a = base
+        base = getattr(a, 'base', None)
+    return a
+
+
+class _Owned(weakref.ref):
+    """A weak reference to a buffer's owner, with what its freeing takes
+    off."""
+
+    __slots__ = ('key', 'nbytes', 'grad')
+
+
+#: The array classes a node may keep (NumPy's, CuPy's when installed).
+_ARRAY_TYPES = frozenset(chainer.get_array_types())
+
+
+class Tracker(object):
+    """Live bytes of the arrays one ``with`` block creates.
+
+    ``counts`` is ``[activations, gradients]``: bytes created by forward
+    and by backward calls that are still alive.  ``known`` holds the ids
+    of arrays the user owns that a node may keep (links' persistent
+    values, such as BatchNormalization's running averages).
+    """
+
+    __slots__ = ('counts', 'owners', 'known', '_freed', '__weakref__')
+
+    def __init__(self):
+        counts = self.counts = [0, 0]
+        owners = self.owners = {}
+        self.known = set()
+
+        # Runs whenever a buffer dies (at any moment, in any code), so it
+        # only does two C-level updates.
+        def freed(ref, owners=owners, counts=counts):
+            owners.pop(ref.key, None)
+            counts[ref.grad] -= ref.nbytes
+        self._freed = freed
+
+    def add(self, outputs, inputs, backward, function):
+        """Count the buffers a call created and keeps: those of its
+        ``outputs`` and of the arrays ``function`` (the node, or the
+        old-style Function) holds as attributes (a pooling's argmax
+        indexes, a dropout's mask), each buffer once, none of the inputs'
+        (``backward``: the call is a backward one)."""
+        grad = 1 if backward else 0
+        for a in outputs:
+            if a is not None:
+                self._count(a, inputs, grad)
+        for a in function.__dict__.values():
+            if type(a) in _ARRAY_TYPES and id(a) not in self.known:
+                self._count(a, inputs, grad)
+
+    def _count(self, a, inputs, grad):
+        try:
+            base = a.base
+            o = a if base is None else _owner(base)
+            key = id(o)
+            if key in self.owners or _is_input(o, inputs):
+                return
+            nbytes = getattr(o, 'nbytes', None)
+            if nbytes is None:  # a view of a non-array buffer
+                o = a
+                key = id(a)
+                nbytes = a.nbytes
+            ref = _Owned(o, self._freed)
+        except Exception:
+            # An array without .base or .nbytes (ChainerX's), or one that
+            # takes no weak reference: not counted, and never an error in
+            # the user's forward pass.
+            return
+        ref.key = key
+        ref.nbytes = nbytes
+        ref.grad = grad
+        self.owners[key] = ref
+        self.counts[grad] += nbytes
+
+
+def _is_input(owner, inputs):
+    for x in inputs:
+        if x is owner or (x is not None and x.base is not None
+                          and _owner(x) is owner):
+            return True
+    return False
+
+
+class _LinkWatcher(chainer.LinkHook):
+    """Follows the links called in a block: the bytes of their parameters,
+    each parameter once (read after each link's call: lazily initialised
+    ones exist by then), and their persistent arrays, which the tracker
+    must not count."""
+
+    def __init__(self, name, tracker):
+        self.name = name
+        self.tracker = tracker
+        self.entered = set()
+        self.seen = set()
+        self.params = {}
+
+    def forward_preprocess(self, args):
+        link = args.link
+        if id(link) in self.entered:
+            return
+        self.entered.add(id(link))
+        known = self.tracker.known
+        for name in link._persistent:
+            value = link.__dict__.get(name)
+            if type(value) in _ARRAY_TYPES:
+                known.add(id(value))
+
+    def forward_postprocess(self, args):
+        link = args.link
+        if id(link) in self.seen:
+            return
+        self.seen.add(id(link))
+        for p in link.params():
+            if p.array is not None:
+                self.params[id(p)] = p.array.nbytes
+
+
+class Follower(object):
+    """What a hook with ``memory=True`` keeps: the tracker of the block
+    running (or of the last one), its link watcher, and the figures of
+    the last block at its exit."""
+
+    __slots__ = ('tracker', 'watcher', 'exit')
+
+    def __init__(self):
+        self.tracker = Tracker()
+        self.watcher = None
+        self.exit = None
+
+    def start(self, name):
+        """At the entry of a block: a fresh tracker (arrays of an earlier
+        block are not this block's)."""
+        self.tracker = Tracker()
+        self.exit = None
+        self.watcher = _LinkWatcher(name + '-memory', self.tracker)
+        self.watcher.__enter__()
+
+    def stop(self):
+        """At the exit of a block: what is still alive, and the
+        parameters' bytes."""
+        watcher, self.watcher = self.watcher, None
+        if watcher is None:
+            return
+        watcher.__exit__(None, None, None)
+        self.exit = {'at_exit': tuple(self.tracker.counts),
+                     'params': sum(watcher.params.values())}
+
+    def state(self):
+        """The figures of the last block (inside a block: now)."""
+        if self.exit is not None:
+            return self.exit
+        params = self.watcher.params if self.watcher is not None else {}
+        return {'at_exit': tuple(self.tracker.counts),
+                'params': sum(params.values())}
+
+
+# The reports
+
+_NOT_FOLLOWED = ('memory was not followed in this run: use '
+                 'ComputationalCostHook(memory=True) (on the command line, '
+                 '--memory)')
+
+
+def _names(records):
+    counts = {}
+    names = []
+    for r in records:
+        k = counts[r[R_TYPE]] = counts.get(r[R_TYPE], 0) + 1
+        names.append('{}-{}'.format(r[R_TYPE], k))
+    return names
+
+
+def memory_report(source):
+    """The memory figures of ``source`` (a hook or a projection): an
+    ordered dict
+
+    * ``peak``: the most bytes alive after a call, ``peak_layer`` that
+      call's name (None if nothing was called), ``peak_phase`` its phase,
+      and the split of the peak: ``activations`` (created by forward calls)
+      and ``gradients`` (created by backward calls);
+    * ``at_exit``: bytes still alive when the block exited, split the same
+      way (``at_exit_activations``, ``at_exit_gradients``);
+    * ``params``: bytes of the parameters of the links called (they
+      existed before the block: not in the figures above);
+    * ``n_calls``: calls seen.
+
+    A hook used for several blocks follows each block's arrays from zero:
+    the peak is over every call recorded, ``at_exit`` the last block's.
+
+    Raises ValueError if memory was not followed, or (a projection) if it
+    cannot be projected.
+    """
+    state = source._memory_state()
+    if state is None:
+        raise ValueError(_NOT_FOLLOWED)
+    if state.get('error'):
+        raise ValueError(state['error'])
+    records = source._records()
+    peak, at = 0, None
+    for i, r in enumerate(records):
+        live = r[R_LIVE]
+        if live is not None and (at is None or live > peak):
+            peak, at = live, i
+    grad = records[at][R_GRAD] if at is not None else 0
+    act_exit, grad_exit = state['at_exit']
+    out = collections.OrderedDict([
+        ('peak', peak),
+        ('peak_layer', None if at is None else _names(records)[at]),
+        ('peak_phase', None if at is None else records[at][R_PHASE]),
+        ('activations', peak - grad), ('gradients', grad),
+        ('at_exit', act_exit + grad_exit),
+        ('at_exit_activations', act_exit),
+        ('at_exit_gradients', grad_exit),
+        ('params', state['params']), ('n_calls', len(records))])
+    if 'batch_size' in state:
+        out['batch_size'] = state['batch_size']
+    return out
+
+
+#: The columns of the rendered memory report.
+MEMORY_COLUMNS = ['name', 'bytes', 'activations', 'gradients', 'layer']
+
+
+def memory_rows(figures):
+    """The rows ``show_memory_report`` renders: peak, at exit, parameters.
+    """
+    return [
+        {'name': 'peak', 'bytes': figures['peak'],
+         'activations': figures['activations'],
+         'gradients': figures['gradients'],
+         'layer': figures['peak_layer']},
+        {'name': 'at exit', 'bytes': figures['at_exit'],
+         'activations': figures['at_exit_activations'],
+         'gradients': figures['at_exit_gradients'], 'layer': None},
+        {'name': 'parameters', 'bytes': figures['params'],
+         'activations': None, 'gradients': None, 'layer': None},
+    ]
+
+
+def live_series(source):
+    """``(live bytes, phase)`` after each call of ``source``."""
+    return [(r[R_LIVE], r[R_PHASE]) for r in source._records()]
+
+
+# Any batch size: each call's live bytes are a sum of array sizes, each
+# affine in the batch size, so runs at a few batch sizes give every call's
+# line, and the peak at any batch is the highest of the lines there.
+
+def _line(values, batches):
+    """``(a, b)`` with ``values[k] == a + b * batches[k]`` for every k, or
+    None."""
+    from chainer_computational_cost.projection import _affine
+    a = _affine(values, batches, 0)
+    if a is None:
+        return None
+    return a, _affine(values, batches, 1) - a
+
+
+def project(runs, states, batches, batch_size, records):
+    """The records of a projection to ``batch_size`` with their live
+    bytes projected, and the memory state of the projection.
+
+    ``runs`` are the records of runs at ``batches`` (the same calls),
+    ``states`` their memory states.  A call whose live bytes are not
+    affine in the batch size gets None, and the state an error that
+    ``memory_report`` raises.
+    """
+    names = _names(runs[0])
+    error = None
+    lines = []
+    out = []
+    for i, record in enumerate(records):
+        live = _line([run[i][R_LIVE] for run in runs], batches)
+        grad = _line([run[i][R_GRAD] for run in runs], batches)
+        if live is None or grad is None:
+            lines.append(None)
+            out.append(record[:R_LIVE] + (None, None))
+            if error is None:
+                error = (
+                    'the live bytes after {} are not affine in the batch '
+                    'size ({}): the peak cannot be projected'.format(
+                        names[i], ', '.join(
+                            '{} at n={}'.format(run[i][R_LIVE], n)
+                            for run, n in zip(runs, batches))))
+            continue
+        lines.append((live, grad))
+        out.append(record[:R_LIVE] + (
+            live[0] + live[1] * batch_size, grad[0] + grad[1] * batch_size))
+    at_exit = []
+    for k in (0, 1):
+        line = _line([s['at_exit'][k] for s in states], batches)
+        if line is None:
+            error = error or (
+                'the bytes alive at exit are not affine in the batch size '
+                '({}): they cannot be projected'.format(', '.join(
+                    '{} at n={}'.format(sum(s['at_exit']), n)
+                    for s, n in zip(states, batches))))
+            line = (0, 0)
+        at_exit.append(line[0] + line[1] * batch_size)
+    params = {s['params'] for s in states}
+    if len(params) != 1:
+        error = error or ('the parameters differ between batch sizes: {}'
+                          .format(', '.join(
+                              '{} bytes at n={}'.format(s['params'], n)
+                              for s, n in zip(states, batches))))
+    state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
+             'error': error, 'lines': lines, 'batch_size': batch_size}
+    return out, state
+
+
+# The largest batch a device holds
+
+def _capacity(device, capacity):
+    """(name, bytes) of the memory to fill."""
+    if device is not None and capacity is not None:
+        raise ValueError('give either device or capacity, not both')
+    if capacity is not None:
+        if isinstance(capacity, bool) or not isinstance(
+                capacity, numbers.Real) or not capacity > 0 or \
+                capacity == float('inf'):
+            raise ValueError('capacity must be a number of bytes > 0, got '
+                             '{!r}'.format(capacity))
+        return 'given', int(capacity)
+    if device is None:
+        raise ValueError('give a device ({}) or a capacity in bytes'.format(
+            ', '.join(CAPACITIES)))
+    if device not in CAPACITIES:
+        raise ValueError('device {!r} has no memory capacity preset; '
+                         'presets: {}; or give capacity= in bytes'.format(
+                             device, ', '.join(CAPACITIES)))
+    return device, CAPACITIES[device]
+
+
+def _optimizer(optimizer):
+    key = optimizer.lower() if isinstance(optimizer, str) else None
+    if key not in OPTIMIZERS:
+        raise ValueError('optimizer must be one of {}, got {!r}'.format(
+            ', '.join(OPTIMIZERS), optimizer))
+    return key
+
+
+def fit_batch(run, device=None, optimizer='adam', capacity=None):
+    """The largest batch size whose training step fits a device's memory,
+    from runs of ``run`` at batch sizes 1, 2 and 3 (``project_batch``).
+
+    Memory at batch ``n`` is the parameters, the optimizer's state (see
+    :data:`OPTIMIZERS`: SGD none, MomentumSGD one copy of the parameters,
+    Adam two) and the peak of the bytes the step's arrays take (activations
+    kept for backward plus the gradients alive then, the parameters'
+    among them).  Framework and CUDA context, cuDNN workspaces and memory
+    pool fragmentation are left out (README, "Will it fit").
+
+    Args:
+        run: a callable ``run(n)`` doing one training step at batch ``n``
+            (clear the gradients first: ``model.cleargrads()``), or the
+            result of ``project_batch`` of one.
+        device (str): a preset of :data:`CAPACITIES`.
+        optimizer (str): ``'sgd'``, ``'momentumsgd'`` or ``'adam'``.
+        capacity: the memory in bytes, instead of a device.
+
+    Returns:
+        OrderedDict: ``device``, ``capacity``, ``optimizer``,
+        ``batch_size`` (the largest that fits), and at that batch
+        ``params``, ``optimizer_state``, ``activations``, ``gradients``
+        (the split of the peak), ``peak``, ``peak_layer``, ``total``,
+        ``free``; ``next_total``: the total at one batch more.
+
+    Raises:
+        ValueError: bad arguments; the step cannot be projected; even
+            batch 1 does not fit; or nothing grows with the batch.
+    """
+    name, cap = _capacity(device, capacity)
+    key = _optimizer(optimizer)
+    from chainer_computational_cost import projection
+    if isinstance(run, projection.Projection):
+        projected = run  # several devices, one set of runs
+    else:
+        projected = projection.project_batch(run, 1)
+    state = projected._memory_state()
+    if state['error']:
+        raise ValueError(state['error'])
+    params = state['params']
+    opt_state = OPTIMIZERS[key] * params
+    room = cap - params - opt_state
+    lines = [line for line, _ in state['lines']]
+    if not lines:
+        raise ValueError('run(n) made no function call')
+    growing = [(room - a) // b for a, b in lines if b > 0]
+    if not growing:
+        raise ValueError('the live memory does not grow with the batch '
+                         'size: no largest batch')
+    n = min(growing)
+
+    def at(n):
+        values = [a + b * n for a, b in lines]
+        peak = max(values)
+        i = values.index(peak)
+        (a, b), (c, d) = state['lines'][i]
+        return peak, i, c + d * n
+
+    peak, i, grad = at(max(n, 1))
+    if n < 1 or peak > room:
+        raise ValueError(
+            'batch 1 does not fit {}: it needs {} bytes, {} has {}'.format(
+                name, params + opt_state + peak, name, cap))
+    total = params + opt_state + peak
+    return collections.OrderedDict([
+        ('device', name), ('capacity', cap), ('optimizer', key),
+        ('batch_size', n), ('params', params),
+        ('optimizer_state', opt_state), ('activations', peak - grad),
+        ('gradients', grad), ('peak', peak),
+        ('peak_layer', _names(projected._records())[i]),
+        ('total', total), ('free', cap - total),
+        ('next_total', params + opt_state + at(n + 1)[0])])
+
+
+#: The columns of a rendered fit_batch result.
+FIT_COLUMNS = ['name', 'bytes']
+
+
+def fit_rows(fit):
+    """Rows of a fit_batch result to render: what fills the memory at the
+    largest batch."""
+    return [{'name': name, 'bytes': fit[key]} for name, key in (
+        ('parameters', 'params'), ('optimizer state', 'optimizer_state'),
+        ('activations', 'activations'), ('gradients', 'gradients'),
+        ('total', 'total'), ('capacity', 'capacity'))]
+
+
+def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
+             n_digits=3):
+    """Write a fit_batch result to ``ost``: a line with the largest batch
+    (on stderr in mode 'json', which must stay one JSON document), then
+    what fills the memory at that batch."""
+    ost = sys.stdout if ost is None else ost
+    columns = report.check_columns(columns or FIT_COLUMNS, FIT_COLUMNS)
+    text = report.render(fit_rows(fit), columns, mode, unit, n_digits,
+                         name_title='Memory at batch {}'.format(
+                             fit['batch_size']))
+    line = ('largest batch on {} with {}: {} (peak after {})\n'.format(
+        fit['device'], fit['optimizer'], fit['batch_size'],
+        fit['peak_layer']))
+    (sys.stderr if mode == 'json' else ost).write(line)
+    ost.write(text)
