@@ -863,9 +863,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return self._records_list
 
     def _link_info(self):
-        # A C-level copy first: another thread may be adding paths.
+        # dict.copy() first, which runs no Python code (list(d.items())
+        # allocates a tuple per item, and a garbage collection then may run
+        # weakref callbacks and switch threads): another thread may be
+        # adding paths.
+        links = self._link_observer.links.copy()
         return {path: (info[0], info[1] or 0)
-                for path, info in list(self._link_observer.links.items())}
+                for path, info in links.items()}
 
     def _cache_key(self):
         return (len(self._records_list), self._link_observer.version)
