@@ -44,6 +44,9 @@ _ADAPTER = chainer.function.FunctionAdapter
 # One frame of this code on the stack per link being called (with hooks).
 _LINK_CALL_CODE = chainer.Link.__call__.__code__
 
+# What a hook holds only while calls run: not copied by deepcopy.
+_TRANSIENT = frozenset(['_link_stack', '_backward_links', '_clock'])
+
 # Names are handed out at __enter__ under this lock, with the check that
 # a hook is not active twice at once.
 _ENTER_LOCK = threading.Lock()
@@ -152,10 +155,11 @@ class _LinkObserver(chainer.LinkHook):
     """Follows link calls for a ComputationalCostHook: the path of the
     links being called, and per path the calls and parameter count.
 
-    The stack of link calls is checked against the interpreter's own:
-    a link whose forward raised never reaches its postprocess, so at each
-    link call the entries beyond the number of ``Link.__call__`` frames
-    running inside the block are dropped.  A postprocess of a link that
+    The stack of link calls is checked against the interpreter's own: an
+    entry holds the ``Link.__call__`` frame of its call (alive while the
+    call runs), and a link whose forward raised never reaches its
+    postprocess, so at each link call the entries above the frame of the
+    nearest enclosing link call are dropped.  A postprocess of a link that
     has no entry (called before the hook was entered) changes nothing.
     """
 
@@ -176,11 +180,21 @@ class _LinkObserver(chainer.LinkHook):
     def forward_preprocess(self, args):
         owner = self._owner
         stack = owner._link_stack
-        depth, backward = owner._link_depth(_getframe(1))
-        del stack[max(depth - 1, 0):]
+        frame = _getframe(1)  # this call's Link.__call__
+        # The nearest enclosing link call in the block, a few frames up.
+        entry_code = owner._entry_code
+        entry_id = owner._entry_id
+        outer = frame.f_back
+        while outer is not None and outer.f_code is not _LINK_CALL_CODE:
+            if outer.f_code is entry_code and id(outer) == entry_id:
+                outer = None
+                break
+            outer = outer.f_back
+        while stack and stack[-1][0] is not outer:
+            stack.pop()  # a call that raised
         if stack:
-            parent = stack[-1][1]
-        elif backward and owner._backward_links:
+            parent = stack[-1][2]
+        elif owner._backward_links:
             # Recomputation in a backward pass (F.forget): under the link
             # whose node is being differentiated.
             parent = owner._backward_links[-1][1]
@@ -197,7 +211,7 @@ class _LinkObserver(chainer.LinkHook):
                 path = self.paths[key] = (
                     parent + name if parent == '/' else
                     parent + '/' + name)
-        stack.append((id(link), path))
+        stack.append((frame, id(link), path))
         info = self.links.get(path)
         if info is None:
             self.links[path] = [1, None]
@@ -208,15 +222,16 @@ class _LinkObserver(chainer.LinkHook):
     def forward_postprocess(self, args):
         owner = self._owner
         stack = owner._link_stack
-        link = args.link
-        me = id(link)
+        frame = _getframe(1)
         for i in range(len(stack) - 1, -1, -1):
-            if stack[i][0] == me:
+            if stack[i][0] is frame:
                 break
         else:
             return  # called before the block was entered
-        path = stack[i][1]
+        path = stack[i][2]
         del stack[i:]  # its own entry and any a raising callee left
+        link = args.link
+        me = id(link)
         measured = self.param_sizes
         if (path, me) not in measured:
             # After the call: lazily initialised parameters exist now.
@@ -408,6 +423,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         twin = cls.__new__(cls)
         memo[id(self)] = twin
         for k, v in self.__dict__.items():
+            if k in _TRANSIENT:  # calls running now (frames among them)
+                v = []
             twin.__dict__[k] = copy.deepcopy(v, memo)
         twin._active_thread = None
         twin._entry_id = twin._entry_code = None
@@ -521,11 +538,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             return level[None]
         except KeyError:
             return self._new_stack(frame, self._outer_node)
-
-    def _link_depth(self, frame):
-        """``(link calls running in the block, backward?)`` at ``frame``."""
-        found = self._stack_of(frame)
-        return found[2], found[1]
 
     def _dispatch_of(self, cls):
         """``(calculator or None, built-in?, skips out_shapes?)`` for
@@ -666,10 +678,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             # Inside a link's call (a recomputation in a backward pass
             # too): the innermost one still running.
             try:
-                link = self._link_stack[depth - 1][1]
+                link = self._link_stack[depth - 1][2]
             except IndexError:  # the block's own frame has returned
                 links = self._link_stack
-                link = links[-1][1] if links else '/'
+                link = links[-1][2] if links else '/'
         elif backward:
             bw = self._backward_links
             link = bw[-1][1] if bw else '/'
@@ -754,7 +766,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         in the block (forward_postprocess has this inline)."""
         links = self._link_stack
         if depth:
-            return links[min(depth, len(links)) - 1][1] if links else '/'
+            return links[min(depth, len(links)) - 1][2] if links else '/'
         bw = self._backward_links
         return bw[-1][1] if backward and bw else '/'
 
