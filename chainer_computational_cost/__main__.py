@@ -28,11 +28,15 @@ from chainer_computational_cost import memory
 from chainer_computational_cost import network
 from chainer_computational_cost import plots
 from chainer_computational_cost import projection
-from chainer_computational_cost import report
+from chainer_computational_cost import rendering
 from chainer_computational_cost import roofline
+from chainer_computational_cost.columns import (
+    LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, PHASE_COLUMNS, PhaseColumns,
+    ReportColumns, SUMMARY_COLUMNS, SummaryColumns)
+from chainer_computational_cost.fit import FIT_COLUMNS, fit_batch, show_fit
 # Shared with the reports' tracebacks, which end in the user's code too.
-from chainer_computational_cost.report import _is_under
-from chainer_computational_cost.report import is_library_file as _is_library_file  # NOQA
+from chainer_computational_cost.records import _is_under
+from chainer_computational_cost.records import is_library_file as _is_library_file  # NOQA
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
 DTYPES = ('float16', 'float32', 'float64')
@@ -253,7 +257,7 @@ def parse_columns(text, available):
                            'available columns are {}'.format(
                                text, ', '.join(available)))
     try:
-        return report.check_columns(columns, available)
+        return rendering.check_columns(columns, available)
     except ValueError as e:
         raise CommandError(str(e))
 
@@ -440,13 +444,13 @@ def check_scaling(args):
 _KINDS = {
     'roofline': (roofline.ROOFLINE_COLUMNS, roofline.RooflineColumns.DEFAULT,
                  roofline.RooflineColumns.TIMED),
-    'links': (report.LINK_COLUMNS, report.LinkColumns.DEFAULT, None),
-    'phases': (report.PHASE_COLUMNS, report.PhaseColumns.DEFAULT, None),
-    'summary': (report.SUMMARY_COLUMNS, report.SummaryColumns.DEFAULT,
+    'links': (LINK_COLUMNS, LinkColumns.DEFAULT, None),
+    'phases': (PHASE_COLUMNS, PhaseColumns.DEFAULT, None),
+    'summary': (SUMMARY_COLUMNS, SummaryColumns.DEFAULT,
                 None),
-    'layers': (report.LAYER_COLUMNS, report.ReportColumns.DEFAULT, None),
+    'layers': (LAYER_COLUMNS, ReportColumns.DEFAULT, None),
     'memory': (tuple(memory.MEMORY_COLUMNS), memory.MEMORY_COLUMNS, None),
-    'fit': (tuple(memory.FIT_COLUMNS), memory.FIT_COLUMNS, None),
+    'fit': (tuple(FIT_COLUMNS), FIT_COLUMNS, None),
 }
 
 
@@ -500,12 +504,12 @@ def _check_plot_path(path, option):
 #: Option attribute -> (option, the report's check of its value, which
 #: returns the value in its canonical spelling).
 _VALUE_CHECKS = {
-    'unit': ('--unit', report.check_unit),
-    'mode': ('--mode', report.check_mode),
+    'unit': ('--unit', rendering.check_unit),
+    'mode': ('--mode', rendering.check_mode),
     # The help says 0 to 10: 11 is refused, not read as 10.
-    'n_digits': ('--n-digits', lambda value, option: report.check_n_digits(
+    'n_digits': ('--n-digits', lambda value, option: rendering.check_n_digits(
         value, option, above=False)),
-    'time_unit': ('--time-unit', report.check_time_unit),
+    'time_unit': ('--time-unit', rendering.check_time_unit),
 }
 
 
@@ -881,7 +885,7 @@ def _fit(call, inputs, fit, optimizer):
     x = next(iter(inputs.values()))
     where = 'device' if isinstance(fit, str) else 'capacity'
     try:
-        return memory.fit_batch(
+        return fit_batch(
             lambda n: call(numpy.zeros((n,) + x.shape[1:], x.dtype)),
             optimizer=optimizer, **{where: fit})
     except ValueError as e:
@@ -924,7 +928,7 @@ def show(result, args, kind, columns, ost):
     elif args.time_unit is not None:
         options['time_unit'] = args.time_unit
     if kind == 'fit':
-        memory.show_fit(result, **options)
+        show_fit(result, **options)
     elif kind == 'memory':
         result.show_memory_report(**options)
     elif kind == 'roofline':
