@@ -143,3 +143,26 @@ def test_report_holds_no_rendering():
             '_indented'} <= _defined('rendering.py')
     assert {'total_report', 'layer_report', 'summary_report',
             'phase_report', 'link_report'} <= _defined('aggregation.py')
+
+
+def test_readme_lists_every_module_above_what_it_imports():
+    # README "Where the code lives": a reader trusts the table's order.
+    readme = os.path.join(os.path.dirname(ROOT), 'README.md')
+    with open(readme, encoding='utf-8') as f:
+        text = f.read()
+    section = text.split('### Where the code lives', 1)[1]
+    order = []
+    table = section.split('\n\n', 2)[2].split('\n\n', 1)[0]
+    for line in table.splitlines()[2:]:
+        for cell in line.split('|')[1].split(','):
+            order.append(cell.strip().strip('`').replace('.py', '')
+                         .rstrip('/'))
+    graph = {_short(k): {_short(m) for m in v} for k, v in _graph().items()}
+    modules = {k for k in graph if '.' not in k and k != '__init__'}
+    assert sorted(order) == sorted(modules)
+    for module in order:
+        for imported in graph[module]:
+            imported = imported.split('.')[0]
+            if imported != '__init__':
+                assert order.index(imported) > order.index(module), (
+                    module, imported)
