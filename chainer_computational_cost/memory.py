@@ -1,5 +1,7 @@
 """Live memory of a run: how many bytes its arrays take after each call,
-the peak, and the largest batch a device holds.
+the peak, their projection to any batch size, and the devices' memory
+capacities (the largest batch a device holds is in
+:mod:`~chainer_computational_cost.fit`).
 
 The hook sees every array a function call creates (``FunctionNode.apply``
 holds its outputs when it calls the hook), forward and backward alike.

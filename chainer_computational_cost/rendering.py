@@ -3,7 +3,7 @@ of numbers and cells, headers, and the csv, md, table and json renderers.
 
 Pure functions of rows (lists of dicts) and column names: they know
 nothing of records or reports, so that :mod:`~chainer_computational_cost.
-plots`, :mod:`~chainer_computational_cost.memory` and the command line use
+plots`, :mod:`~chainer_computational_cost.fit` and the command line use
 them without importing the reports.  It imports
 :mod:`~chainer_computational_cost.columns` and, for two helpers on text
 and link paths, :mod:`~chainer_computational_cost.records`.

@@ -19,9 +19,9 @@ own modules, below this one:
   :mod:`~chainer_computational_cost.plots`: time, communication, live
   memory and pictures.
 
-Names that were defined here before the split (the column sets, the
-aggregation functions, ``render``, ``ReportWarning``, ...) are still
-importable from here.
+The column sets, the aggregation functions, ``render``, the record
+fields and ``ReportWarning`` are importable from here too, as code written
+for earlier versions imports them.
 """
 
 import collections
