@@ -1,14 +1,14 @@
 """Theoretical computational cost of Chainer forward passes, per layer."""
 
+from chainer_computational_cost.columns import LinkColumns  # NOQA
+from chainer_computational_cost.columns import PhaseColumns  # NOQA
+from chainer_computational_cost.columns import ReportColumns  # NOQA
+from chainer_computational_cost.columns import SummaryColumns  # NOQA
 from chainer_computational_cost.computational_cost_hook import ComputationalCostHook  # NOQA
-from chainer_computational_cost.memory import fit_batch  # NOQA
+from chainer_computational_cost.fit import fit_batch  # NOQA
 from chainer_computational_cost.projection import project_batch  # NOQA
 from chainer_computational_cost.projection import Projection  # NOQA
-from chainer_computational_cost.report import LinkColumns  # NOQA
-from chainer_computational_cost.report import PhaseColumns  # NOQA
-from chainer_computational_cost.report import ReportColumns  # NOQA
-from chainer_computational_cost.report import ReportWarning  # NOQA
-from chainer_computational_cost.report import SummaryColumns  # NOQA
+from chainer_computational_cost.records import ReportWarning  # NOQA
 from chainer_computational_cost.roofline import RooflineColumns  # NOQA
 
 __version__ = '0.2.0'

@@ -19,10 +19,10 @@ from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost.cost_calculators import with_keywords
 from chainer_computational_cost import memory as _memory
+from chainer_computational_cost.records import error_text
+from chainer_computational_cost.records import fresh
+from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import report
-from chainer_computational_cost.report import error_text
-from chainer_computational_cost.report import fresh
-from chainer_computational_cost.report import ReportWarning
 
 
 # ``FunctionNode.apply`` (Chainer 6 and 7) runs ``forward`` once, keeps

@@ -26,7 +26,10 @@ import collections
 import pickle
 import sys
 
+from chainer_computational_cost import network as net
 from chainer_computational_cost import report
+from chainer_computational_cost import roofline
+from chainer_computational_cost.aggregation import total_report
 
 #: Buffer calls: method name -> the record's type.
 BUFFER_CALLS = {
@@ -317,7 +320,7 @@ class GatheredReport(report.CostReport):
         ``flops``, ``mread``, ``mwrite``, ``mrw``, ``comm_bytes``."""
         out = collections.OrderedDict()
         for p in self._per_rank:
-            total = report.total_report(p['layers'])
+            total = total_report(p['layers'])
             total['name'] = 'rank{}'.format(p['rank'])
             total['comm_bytes'] = sum(x.get('comm_bytes', 0)
                                       for x in p['layers'])
@@ -329,8 +332,6 @@ class GatheredReport(report.CostReport):
         """``(rank, seconds)`` of the rank whose records take longest
         on ``device`` (roofline) plus ``network`` (t_network, if
         given)."""
-        from chainer_computational_cost import roofline
-        from chainer_computational_cost import network as net
         best = None
         for p in self._per_rank:
             rows = roofline.roofline_report(p['layers'], device,

@@ -9,7 +9,8 @@ so the user's pyplot state and backend are left alone.
 import collections
 import os
 
-from chainer_computational_cost import report
+from chainer_computational_cost import rendering
+from chainer_computational_cost.columns import PREFIXES
 from chainer_computational_cost import roofline
 
 
@@ -69,8 +70,8 @@ def _save(fig, path, dpi):
 
 def _si(value, unit, base=1000):
     """'10.6 TFLOP/s'-style text for ``value`` in ``unit``."""
-    prefix = report._prefix_for(value, base)
-    scaled = value / base ** report.PREFIXES.index(prefix)
+    prefix = rendering._prefix_for(value, base)
+    scaled = value / base ** PREFIXES.index(prefix)
     infix = 'i' if prefix and base == 1024 else ''
     return '{:.4g} {}{}{}'.format(scaled, prefix, infix, unit)
 
@@ -221,10 +222,10 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
     reads = [r['mread'] for r in rows]
     writes = [r['mwrite'] for r in rows]
     # One prefix per panel, that of its largest bar, as in 'autoaligned'.
-    fp = report._prefix_for(max(flops), 1000)
-    bp = report._prefix_for(max(r + w for r, w in zip(reads, writes)), 1024)
-    fs = 1000 ** report.PREFIXES.index(fp)
-    bs = 1024 ** report.PREFIXES.index(bp)
+    fp = rendering._prefix_for(max(flops), 1000)
+    bp = rendering._prefix_for(max(r + w for r, w in zip(reads, writes)), 1024)
+    fs = 1000 ** PREFIXES.index(fp)
+    bs = 1024 ** PREFIXES.index(bp)
 
     fig = _new_figure((10, 1.6 + 0.32 * len(rows)))
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
@@ -280,8 +281,8 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     if not series:
         raise ValueError('no calls to plot')
     largest = max(live for live, _ in series)
-    prefix = report._prefix_for(largest, 1024)
-    scale = 1024 ** report.PREFIXES.index(prefix)
+    prefix = rendering._prefix_for(largest, 1024)
+    scale = 1024 ** PREFIXES.index(prefix)
     fig = _new_figure((9, 4))
     ax = fig.add_subplot(1, 1, 1)
     xs = list(range(1, len(series) + 1))

@@ -15,10 +15,11 @@ import warnings
 from chainer_computational_cost.computational_cost_hook import (
     ComputationalCostHook)
 from chainer_computational_cost import memory
+from chainer_computational_cost.affine import affine
 from chainer_computational_cost import report
-from chainer_computational_cost.report import (
+from chainer_computational_cost.records import (
     R_FLOPS, R_LINK, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE, R_SHAPES,
-    R_TIME, R_TYPE)
+    R_TIME, R_TYPE, ReportWarning, saved_records)
 
 #: The batch sizes that are run: two give the line, the third checks it.
 BATCHES = (1, 2, 3)
@@ -52,7 +53,7 @@ class Projection(report.ReportSnapshot):
 
     def __reduce__(self):
         # Records hold interned stacks of code objects: saved as frames.
-        return (Projection, (report.saved_records(self._records()),
+        return (Projection, (saved_records(self._records()),
                              self._link_info(), self.batch_size,
                              self.fma_1flop, self.flop_convention,
                              self._memory))
@@ -82,16 +83,6 @@ def same(a, b):
         return False
 
 
-def _affine(values, batches, target):
-    """The value at ``target`` of the line through the first two points,
-    or None if the third is not on it."""
-    (n1, n2, n3), (v1, v2, v3) = batches, values
-    step, rest = divmod(v2 - v1, n2 - n1)
-    if rest or v1 + step * (n3 - n1) != v3:
-        return None
-    return v1 + step * (target - n1)
-
-
 def _project_value(values, batches, target):
     """Project a shape, a param or a number: equal values stay, integers
     move along their line, sequences element by element; None if they do
@@ -101,7 +92,7 @@ def _project_value(values, batches, target):
         return first, True
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
            for v in values):
-        out = _affine([int(v) for v in values], batches, target)
+        out = affine([int(v) for v in values], batches, target)
         return out, out is not None
     if all(isinstance(v, (tuple, list)) for v in values) and len(
             {len(v) for v in values}) == 1:
@@ -168,7 +159,7 @@ def project_records(runs, batches, batch_size):
         record = list(calls[0])
         for field, label in _FIGURES:
             values = [c[field] for c in calls]
-            value = _affine(values, batches, batch_size)
+            value = affine(values, batches, batch_size)
             if value is None or value < 0:
                 raise ValueError(
                     '{} of layer {} is not affine in the batch size: {}; '
@@ -207,9 +198,9 @@ def _project_shapes(calls, batches, batch_size):
     None).  The inputs and the outputs are projected apart: a list of the
     same length in every run shape by shape, a list whose length follows
     the batch (a sequence per sample) when each run repeats one shape."""
-    n_in = _affine([c[R_N_IN] for c in calls], batches, batch_size)
-    n_out = _affine([len(c[R_SHAPES]) - c[R_N_IN] for c in calls], batches,
-                    batch_size)
+    n_in = affine([c[R_N_IN] for c in calls], batches, batch_size)
+    n_out = affine([len(c[R_SHAPES]) - c[R_N_IN] for c in calls], batches,
+                   batch_size)
     if n_in is None or n_out is None or n_in < 0 or n_out < 0:
         return None, None
     shapes = ()
@@ -312,7 +303,7 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
                                      memory=True)
         with warnings.catch_warnings():
             if runs:  # the first run said it already
-                warnings.simplefilter('ignore', report.ReportWarning)
+                warnings.simplefilter('ignore', ReportWarning)
             with hook:
                 run(n)
         runs[n] = (hook._records(), hook._link_info(),

@@ -71,11 +71,11 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import project_batch
 from chainer_computational_cost import ReportWarning
 from chainer_computational_cost.cost_calculators import function_object
-from chainer_computational_cost.report import LINK_COLUMNS
-from chainer_computational_cost.report import MODES
-from chainer_computational_cost.report import PHASE_COLUMNS
-from chainer_computational_cost.report import SUMMARY_COLUMNS
-from chainer_computational_cost.report import LAYER_COLUMNS
+from chainer_computational_cost.columns import LINK_COLUMNS
+from chainer_computational_cost.columns import MODES
+from chainer_computational_cost.columns import PHASE_COLUMNS
+from chainer_computational_cost.columns import SUMMARY_COLUMNS
+from chainer_computational_cost.columns import LAYER_COLUMNS
 from fuzz_graphs import BatchProgram
 from fuzz_graphs import draw_program
 from fuzz_graphs import old_affine_cost

@@ -18,7 +18,8 @@ from chainer_computational_cost import LinkColumns
 from chainer_computational_cost import PhaseColumns
 from chainer_computational_cost import ReportColumns
 from chainer_computational_cost import SummaryColumns
-from chainer_computational_cost import report
+from chainer_computational_cost import rendering
+from chainer_computational_cost.columns import TIME_COLUMNS
 from chainer_computational_cost.roofline import RooflineColumns
 
 MiB = 1024 * 1024
@@ -37,8 +38,8 @@ COLUMNS = ['name', 'flops', 'mread', 'mwrite', 'mrw', 'flops%', 'time']
 
 
 def render(**kwargs):
-    text = report.render(ROWS, kwargs.pop('columns', COLUMNS), mode='json',
-                         **kwargs)
+    text = rendering.render(ROWS, kwargs.pop('columns', COLUMNS), mode='json',
+                            **kwargs)
     return json.loads(text)
 
 
@@ -114,7 +115,7 @@ def test_shapes_and_params_stay_structured():
 def test_non_finite_floats_become_null():
     rows = [{'name': 'x', 'intensity': float('inf')},
             {'name': 'y', 'intensity': float('nan')}]
-    text = report.render(rows, ['name', 'intensity'], mode='json')
+    text = rendering.render(rows, ['name', 'intensity'], mode='json')
     # strict JSON has no Infinity or NaN
     assert 'Infinity' not in text and 'NaN' not in text
     assert [r['intensity'] for r in json.loads(text)['rows']] == [None, None]
@@ -224,7 +225,7 @@ def test_json_units_name_every_scaled_column(cch, method, columns, kwargs):
             assert doc['units'][c] == 'KFLOPs'
         elif c in ('mread', 'mwrite', 'mrw'):
             assert doc['units'][c] == 'KiB'
-        elif c in report.TIME_COLUMNS:
+        elif c in TIME_COLUMNS:
             assert doc['units'][c] == 'ms'
 
 
@@ -289,8 +290,8 @@ def test_params_with_keys_that_are_not_text_are_json():
 
 def test_a_non_finite_number_column_is_null_in_every_scaled_column():
     rows = [{'name': 'x', 'flops': float('inf'), 'time': float('nan')}]
-    text = report.render(rows, ['name', 'flops', 'time'], mode='json',
-                         unit=None)
+    text = rendering.render(rows, ['name', 'flops', 'time'], mode='json',
+                            unit=None)
     assert _strict(text)['rows'] == [{'name': 'x', 'flops': None,
                                       'time': None}]
 
@@ -298,7 +299,7 @@ def test_a_non_finite_number_column_is_null_in_every_scaled_column():
 def test_numpy_numbers_in_params_stay_numbers():
     rows = [{'name': 'x', 'params': {'a': np.int64(3), 'b': np.float32(
         0.5), 'c': np.float64('-inf'), 'd': np.bool_(True)}}]
-    doc = _strict(report.render(rows, ['name', 'params'], mode='json'))
+    doc = _strict(rendering.render(rows, ['name', 'params'], mode='json'))
     # np.bool_ is no number: its text, as csv shows it
     assert doc['rows'][0]['params'] == {'a': 3, 'b': 0.5, 'c': '-Infinity',
                                         'd': 'True'}

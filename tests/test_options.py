@@ -9,7 +9,7 @@ import pytest
 
 import chainer_computational_cost
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import report
+from chainer_computational_cost import rendering
 from chainer_computational_cost import roofline
 
 
@@ -41,7 +41,7 @@ def test_modes_in_any_case(cch):
 
 def test_check_unit_names_the_option():
     with pytest.raises(ValueError) as e:
-        report.check_unit('X', '--unit')
+        rendering.check_unit('X', '--unit')
     assert str(e.value) == (
         "--unit must be one of 'raw', 'K', 'M', 'G', 'T', 'autoaligned', "
         "'auto' (any case) or None, got 'X'")
@@ -59,13 +59,13 @@ def test_n_digits_5_is_not_scientific(cch):
     (1e16, 3, '10000000000000000.0'), (123.456789, 10, '123.456789'),
     (2.5e-10, 10, '0.0000000003'), (-3e-05, 5, '-0.00003'), (7.6, 0, '8')])
 def test_number_text(value, n_digits, text):
-    assert report._number(value, n_digits) == text
+    assert rendering._number(value, n_digits) == text
 
 
 def test_auto_unit_is_not_scientific():
     rows = [{'name': 'a', 'flops': 0.00002}]
     # 2e-05 FLOPs, no prefix, 5 decimals
-    assert report.render(rows, ['flops'], 'csv', 'auto', 5) == \
+    assert rendering.render(rows, ['flops'], 'csv', 'auto', 5) == \
         'FLOPs\n0.00002\n'
 
 

@@ -2,9 +2,11 @@
 
 import pytest
 
-from chainer_computational_cost import report
-from chainer_computational_cost.report import ReportColumns
-from chainer_computational_cost.report import SummaryColumns
+from chainer_computational_cost import aggregation
+from chainer_computational_cost import rendering
+from chainer_computational_cost.columns import SUMMARY_COLUMNS
+from chainer_computational_cost.columns import ReportColumns
+from chainer_computational_cost.columns import SummaryColumns
 
 
 def _layer(name, type_, flops, mread, mwrite, params=None):
@@ -22,7 +24,7 @@ LAYERS = [
 
 
 def test_total_report():
-    assert report.total_report(LAYERS) == {
+    assert aggregation.total_report(LAYERS) == {
         'name': 'total', 'type': 'total', 'n_layers': 3,
         'flops': 4001000000,  # 3e9 + 1e6 + 1e9
         'mread': 3146752,  # 2*1048576 + 1024 + 1048576
@@ -31,7 +33,7 @@ def test_total_report():
 
 
 def test_layer_report_percentages_and_total():
-    r = report.layer_report(LAYERS)
+    r = aggregation.layer_report(LAYERS)
     assert list(r) == ['Conv-1', 'ReLU-1', 'Conv-2', 'total']
     assert list(r['Conv-1']) == [
         'name', 'type', 'flops', 'mread', 'mwrite', 'mrw', 'traceback',
@@ -45,7 +47,7 @@ def test_layer_report_percentages_and_total():
 
 
 def test_summary_report_groups_by_type_in_first_call_order():
-    r = report.summary_report(LAYERS)
+    r = aggregation.summary_report(LAYERS)
     assert list(r) == ['Conv', 'ReLU', 'total']
     conv = r['Conv']
     assert (conv['type'], conv['name'], conv['n_layers']) == (
@@ -57,16 +59,16 @@ def test_summary_report_groups_by_type_in_first_call_order():
 
 
 def test_zero_totals_give_zero_percent():
-    r = report.summary_report([_layer('Reshape-1', 'Reshape', 0, 0, 0)])
+    r = aggregation.summary_report([_layer('Reshape-1', 'Reshape', 0, 0, 0)])
     assert r['Reshape']['flops%'] == 0.0
 
 
 def _rows():
-    return list(report.summary_report(LAYERS).values())
+    return list(aggregation.summary_report(LAYERS).values())
 
 
 def test_csv_fixed_unit():
-    text = report.render(_rows(), SummaryColumns.DEFAULT, 'csv', 'G')
+    text = rendering.render(_rows(), SummaryColumns.DEFAULT, 'csv', 'G')
     assert text == (
         'Layer type,# Layers,GFLOPs,MemRead GiB,MemWrite GiB,MemR+W GiB\n'
         # 4e9 / 1e9 = 4.0; 3 MiB / 1 GiB = 0.0029 -> 0.003
@@ -76,19 +78,19 @@ def test_csv_fixed_unit():
 
 
 def test_md_raw_unit():
-    rows = list(report.summary_report(LAYERS[1:2]).values())
-    text = report.render(rows, SummaryColumns.DEFAULT, 'md', None)
+    rows = list(aggregation.summary_report(LAYERS[1:2]).values())
+    text = rendering.render(rows, SummaryColumns.DEFAULT, 'md', None)
     assert text == (
         '|Layer type|# Layers|FLOPs|MemRead B|MemWrite B|MemR+W B|\n'
         '|:----|:----|:----|:----|:----|:----|\n'
         '|ReLU|1|1000000|1024|1024|2048|\n'
         '|total|1|1000000|1024|1024|2048|\n')
-    assert report.render(rows, SummaryColumns.DEFAULT, 'md', '') == text
+    assert rendering.render(rows, SummaryColumns.DEFAULT, 'md', '') == text
 
 
 def test_autoaligned_picks_prefix_from_largest_value():
-    text = report.render(_rows(), ['type', 'flops', 'mread'], 'csv',
-                         'autoaligned')
+    text = rendering.render(_rows(), ['type', 'flops', 'mread'], 'csv',
+                            'autoaligned')
     # flops column max 4.001e9 -> G; mread max 3146752 B = 3.0 MiB -> M
     assert text.splitlines() == [
         'Layer type,GFLOPs,MemRead MiB',
@@ -98,8 +100,8 @@ def test_autoaligned_picks_prefix_from_largest_value():
 
 
 def test_auto_prefix_per_cell():
-    text = report.render(_rows(), ['type', 'flops', 'mwrite'], 'csv',
-                         'auto', n_digits=2)
+    text = rendering.render(_rows(), ['type', 'flops', 'mwrite'], 'csv',
+                            'auto', n_digits=2)
     assert text.splitlines() == [
         'Layer type,FLOPs,MemWrite B',
         'Conv,4.0G,1.0Gi',
@@ -108,42 +110,42 @@ def test_auto_prefix_per_cell():
 
 
 def test_percent_columns_and_n_digits():
-    text = report.render(_rows(), ['type', 'flops%'], 'csv', 'G',
-                         n_digits=1)
+    text = rendering.render(_rows(), ['type', 'flops%'], 'csv', 'G',
+                            n_digits=1)
     # 100 * 4e9 / 4.001e9 = 99.975 -> 100.0; 1e6 / 4.001e9 -> 0.0
     assert text.splitlines() == ['Layer type,FLOPs (%)', 'Conv,100.0%',
                                  'ReLU,0.0%', 'total,100.0%']
 
 
 def test_n_digits_zero_gives_int_and_none_means_ten():
-    rows = list(report.summary_report(LAYERS[1:2]).values())
-    assert report.render(rows, ['flops'], 'csv', 'M', 0) == \
+    rows = list(aggregation.summary_report(LAYERS[1:2]).values())
+    assert rendering.render(rows, ['flops'], 'csv', 'M', 0) == \
         'MFLOPs\n1\n1\n'
-    text = report.render([{'flops': 1}], ['flops'], 'csv', 'K', None)
+    text = rendering.render([{'flops': 1}], ['flops'], 'csv', 'K', None)
     assert text == 'KFLOPs\n0.001\n'
-    text = report.render([{'flops': 1}], ['flops'], 'csv', 'T', 12)
+    text = rendering.render([{'flops': 1}], ['flops'], 'csv', 'T', 12)
     # 1e-12 rounded to 10 digits
     assert text == 'TFLOPs\n0.0\n'
 
 
 def test_params_and_shapes_cells():
-    rows = list(report.layer_report(LAYERS[:1]).values())
-    text = report.render(rows, ['name', 'input_shapes', 'params'], 'md',
-                         None)
+    rows = list(aggregation.layer_report(LAYERS[:1]).values())
+    text = rendering.render(rows, ['name', 'input_shapes', 'params'], 'md',
+                            None)
     assert text.splitlines()[2] == '|Conv-1|[(1, 3)]|k=3, s=1|'
     assert text.splitlines()[3] == '|total|||'
 
 
 def test_csv_quotes_fields_with_commas():
-    rows = list(report.layer_report(LAYERS[:1]).values())
-    text = report.render(rows, ['name', 'params'], 'csv', None)
+    rows = list(aggregation.layer_report(LAYERS[:1]).values())
+    text = rendering.render(rows, ['name', 'params'], 'csv', None)
     assert text.splitlines()[1] == 'Conv-1,"k=3, s=1"'
 
 
 def test_table_mode_two_header_lines():
     pytest.importorskip('texttable')
-    rows = list(report.summary_report(LAYERS[1:2]).values())
-    text = report.render(rows, ['type', 'mread'], 'table', 'K')
+    rows = list(aggregation.summary_report(LAYERS[1:2]).values())
+    text = rendering.render(rows, ['type', 'mread'], 'table', 'K')
     assert text == (
         '+------------+---------+\n'
         '| Layer type | MemRead |\n'
@@ -178,13 +180,13 @@ def test_predefined_columns():
 ])
 def test_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        report.render(_rows(), SummaryColumns.DEFAULT, **kwargs)
+        rendering.render(_rows(), SummaryColumns.DEFAULT, **kwargs)
 
 
 @pytest.mark.parametrize('columns', [['type', 'foo'], 'type', []])
 def test_bad_columns(columns):
     with pytest.raises(ValueError, match='column'):
-        report.check_columns(columns, report.SUMMARY_COLUMNS)
+        rendering.check_columns(columns, SUMMARY_COLUMNS)
 
 
 def test_index_arrays_in_params_render_on_one_line():
@@ -192,7 +194,7 @@ def test_index_arrays_in_params_render_on_one_line():
     rows = [{'name': 'GetItem-1',
              'params': {'slices': [(0, 2, 1), np.zeros((2, 3), np.int32)],
                         'axis': (1,)}}]
-    text = report.render(rows, ['name', 'params'], 'md', None)
+    text = rendering.render(rows, ['name', 'params'], 'md', None)
     assert text.splitlines()[2] == (
         '|GetItem-1|slices=[(0, 2, 1), array(shape=(2, 3), dtype=int32)], '
         'axis=(1,)|')

@@ -18,6 +18,7 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import ReportWarning
+from chainer_computational_cost import rendering
 from chainer_computational_cost import report as report_module
 from chainer.functions.activation.relu import ReLU
 
@@ -416,8 +417,8 @@ def test_a_wrapped_hook_shares_stacks_too():
 
 def test_markdown_cells_are_escaped():
     rows = [{'name': 'a|b', 'traceback': 'line 1\nline 2', 'flops': 1}]
-    text = report_module.render(rows, ['name', 'traceback', 'flops'], 'md',
-                                None)
+    text = rendering.render(rows, ['name', 'traceback', 'flops'], 'md',
+                            None)
     assert text.splitlines() == [
         '|Layer name|Traceback|FLOPs|', '|:----|:----|:----|',
         '|a\\|b|line 1<br>line 2|1|']

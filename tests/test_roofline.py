@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import report
+from chainer_computational_cost import rendering
 from chainer_computational_cost import roofline
 from chainer_computational_cost.roofline import RooflineColumns
 from helpers import layer
@@ -260,8 +260,8 @@ def test_default_columns_add_time_when_measured():
 def test_csv_headers_and_cells_in_seconds():
     rows = list(roofline.roofline_report(
         LAYERS, peak_flops=100, bandwidth=10).values())
-    text = report.render(rows, RooflineColumns.DEFAULT, mode='csv',
-                         unit=None, n_digits=3, time_unit='s')
+    text = rendering.render(rows, RooflineColumns.DEFAULT, mode='csv',
+                            unit=None, n_digits=3, time_unit='s')
     lines = text.splitlines()
     assert lines[0] == ('Layer name,FLOPs,MemR+W B,Intensity FLOP/B,'
                         'Peak used,T compute s,T memory s,T roofline s,'
@@ -276,11 +276,11 @@ def test_csv_headers_and_cells_in_seconds():
 def test_time_units_scale_the_time_columns():
     rows = list(roofline.roofline_report(
         LAYERS, peak_flops=100, bandwidth=10).values())
-    cells = report.table_cells(rows, ['t_roofline'], None, 3, 'ms')
+    cells = rendering.table_cells(rows, ['t_roofline'], None, 3, 'ms')
     # 10 s = 10000 ms; 21.5 s = 21500 ms
     assert cells[0] == ['T roofline\nms']
     assert cells[1] == ['10000.0'] and cells[-1] == ['21500.0']
-    cells = report.table_cells(rows, ['t_serial'], None, 0, 'us')
+    cells = rendering.table_cells(rows, ['t_serial'], None, 0, 'us')
     # 15 s = 15000000 us, an int with n_digits=0
     assert cells[0] == ['T serial\nus'] and cells[1] == ['15000000']
 
@@ -288,7 +288,7 @@ def test_time_units_scale_the_time_columns():
 def test_md_and_table_render_every_column():
     rows = list(roofline.roofline_report(
         LAYERS, device='gtx1080ti').values())
-    md = report.render(rows, RooflineColumns.ALL, mode='md', unit='G')
+    md = rendering.render(rows, RooflineColumns.ALL, mode='md', unit='G')
     fields = md.splitlines()[0].split('|')[1:-1]
     assert fields[:9] == [
         'Layer name', 'Layer type', 'GFLOPs', 'MemRead GiB', 'MemWrite GiB',
@@ -301,7 +301,7 @@ def test_md_and_table_render_every_column():
     # 10.6e12 FLOP/s is 10600 GFLOP/s
     assert '|10600.0|fp32 vector|' in md
     pytest.importorskip('texttable')
-    table = report.render(rows, RooflineColumns.ALL, mode='table', unit='G')
+    table = rendering.render(rows, RooflineColumns.ALL, mode='table', unit='G')
     assert 'Intensity' in table and 'FLOP/B' in table
     assert 'T roofline' in table and 'fp32 vector' in table
 
@@ -309,19 +309,19 @@ def test_md_and_table_render_every_column():
 def test_bandwidth_is_labelled_in_decimal_bytes():
     rows = list(roofline.roofline_report(
         LAYERS, device='gtx1080ti').values())
-    cells = report.table_cells(rows, ['bandwidth'], 'G', 3, 'ms')
+    cells = rendering.table_cells(rows, ['bandwidth'], 'G', 3, 'ms')
     # 484e9 B/s = 484 GB/s
     assert cells[0] == ['Bandwidth\nGB/s'] and cells[1] == ['484.0']
-    doc = json.loads(report.render(rows, ['bandwidth'], mode='json',
-                                   unit='G'))
+    doc = json.loads(rendering.render(rows, ['bandwidth'], mode='json',
+                                      unit='G'))
     assert doc['units']['bandwidth'] == 'GB/s'
 
 
 def test_json_keeps_numbers_and_nulls():
     rows = list(roofline.roofline_report(
         LAYERS, peak_flops=100, bandwidth=10).values())
-    doc = json.loads(report.render(rows, RooflineColumns.DEFAULT,
-                                   mode='json', unit=None, time_unit='s'))
+    doc = json.loads(rendering.render(rows, RooflineColumns.DEFAULT,
+                                      mode='json', unit=None, time_unit='s'))
     by_name = {r['name']: r for r in doc['rows']}
     assert by_name['Reshape-1']['intensity'] is None
     assert by_name['Reshape-1']['bound'] is None

@@ -10,6 +10,8 @@ import chainer.links as L
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.records import (
+    format_stack, R_STACK, saved_records, SavedStack)
 from chainer_computational_cost import report as report_module
 
 
@@ -71,10 +73,10 @@ def test_shared_stacks_stay_shared_when_saved():
     with ComputationalCostHook() as cch:
         for _ in range(3):
             F.relu(np.ones(2, np.float32))
-    records = report_module.saved_records(cch._records())
-    assert len({id(r[report_module.R_STACK]) for r in records}) == 1
+    records = saved_records(cch._records())
+    assert len({id(r[R_STACK]) for r in records}) == 1
     loaded = pickle.loads(pickle.dumps(records))
-    assert len({id(r[report_module.R_STACK]) for r in loaded}) == 1
+    assert len({id(r[R_STACK]) for r in loaded}) == 1
 
 
 def test_tracebacks_end_in_the_users_code():
@@ -91,8 +93,8 @@ def test_tracebacks_end_in_the_users_code():
 
 
 def test_a_stack_entirely_in_libraries_is_kept_whole():
-    frames = report_module.SavedStack([
+    frames = SavedStack([
         (chainer.__file__, 1, 'outer'), (np.__file__, 2, 'inner')])
-    text = report_module.format_stack(frames)
+    text = format_stack(frames)
     assert text.count('File ') == 2
     assert 'in inner' in text

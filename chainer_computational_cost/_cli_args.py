@@ -1,0 +1,474 @@
+"""The command line's arguments: the parser, the parsing of option values,
+and every check that needs no model (:func:`check_args`), so that a
+mistake is reported before a run that may take minutes.
+
+Values the API takes too (unit, mode, decimals, columns) go through the
+same checks as the API (:mod:`~chainer_computational_cost.rendering`).
+Part of the command line (``__main__``).
+"""
+
+import argparse
+import importlib
+import math
+import os
+import sys
+
+from chainer_computational_cost import memory
+from chainer_computational_cost import network
+from chainer_computational_cost import plots
+from chainer_computational_cost import rendering
+from chainer_computational_cost import roofline
+from chainer_computational_cost._cli_models import CommandError
+from chainer_computational_cost._cli_models import model_name
+from chainer_computational_cost._cli_models import MODELS
+from chainer_computational_cost.columns import (
+    LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, PHASE_COLUMNS, PhaseColumns,
+    ReportColumns, SUMMARY_COLUMNS, SummaryColumns)
+from chainer_computational_cost.fit import FIT_COLUMNS
+
+#: Values of --dtype: the float types Chainer can initialise weights in.
+DTYPES = ('float16', 'float32', 'float64')
+
+
+def parse_shape(text):
+    """'1,3,224,224' -> (1, 3, 224, 224)."""
+    try:
+        shape = tuple(int(s) for s in text.split(','))
+    except ValueError:
+        shape = ()
+    if not shape or any(s <= 0 for s in shape):
+        raise argparse.ArgumentTypeError(
+            'shape must be positive integers separated by commas, e.g. '
+            '1,3,224,224; got {!r}'.format(text))
+    return shape
+
+
+def parse_depth(text):
+    """The --links value: levels below the root, an integer >= 0."""
+    try:
+        depth = int(text)
+    except ValueError:
+        depth = -1
+    if depth < 0:
+        # The usual slip: '--links resnet50' takes the model for a depth.
+        raise argparse.ArgumentTypeError(
+            'depth must be an integer >= 0, got {!r} (a --links without a '
+            'depth goes after the model)'.format(text))
+    return depth
+
+
+def parse_positive(text):
+    """A --peak-flops or --bandwidth value: a finite number > 0
+    ('10.6e12')."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(
+            'must be a finite number > 0, e.g. 10.6e12; got {!r}'.format(
+                text))
+    return value
+
+
+def parse_columns(text, available):
+    """The --columns value as a list of names from ``available``; spaces
+    around each name are ignored."""
+    columns = [c.strip() for c in text.split(',')]
+    if not all(columns):
+        raise CommandError('--columns {!r} has an empty column name; '
+                           'available columns are {}'.format(
+                               text, ', '.join(available)))
+    try:
+        return rendering.check_columns(columns, available)
+    except ValueError as e:
+        raise CommandError(str(e))
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are one ``error:`` line, like
+    every other mistake the command reports (argparse would print the
+    usage first, a dozen lines of it here)."""
+
+    def error(self, message):
+        """Print ``error: message`` on stderr and exit with status 2."""
+        self.exit(2, 'error: {} (see --help)\n'.format(message))
+
+
+#: The value of a --links given without a depth: every level (not a str,
+#: which argparse would pass through parse_depth).
+_ALL_LEVELS = -1
+
+
+def _prog():
+    """The command's name in its help: the console command's, or
+    ``python -m ...``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ''
+    if name.startswith('chainer-computational-cost'):
+        return 'chainer-computational-cost'
+    return 'python -m chainer_computational_cost'
+
+
+def build_parser():
+    """The argument parser of the command line."""
+    parser = _Parser(
+        prog=_prog(),
+        description='Estimate the theoretical cost (FLOPs, memory read and '
+                    'write) of one forward pass or training step of a '
+                    'Chainer model, per layer, per type, per link or per '
+                    'phase, and the least time it needs on a device.')
+    parser.add_argument(
+        'model', help='one of {} (any case) or package.module:factory'.format(
+            ', '.join(sorted(MODELS))))
+    parser.add_argument('--shape', type=parse_shape, default=(1, 3, 224, 224),
+                        help='input shape, comma separated, the batch size '
+                             'first (default 1,3,224,224)')
+    parser.add_argument('--dtype', choices=DTYPES, default='float32',
+                        type=str.lower,
+                        help='dtype of the input and of the weights '
+                             '(default float32)')
+    # Values of --unit, --mode, --n-digits and --time-unit are checked by
+    # the report's own checks (check_args), so that the command line and
+    # the API accept the same values.
+    parser.add_argument('--unit', default='autoaligned',
+                        help='raw, K, M, G, T, autoaligned or auto, any '
+                             'case (default autoaligned: one prefix per '
+                             'column)')
+    parser.add_argument('--mode', default='md',
+                        help='csv, md, table (needs texttable) or json '
+                             '(default md)')
+    parser.add_argument('--n-digits', type=int, default=3,
+                        help='decimals, 0 to 10 (default 3)')
+    parser.add_argument('--columns', default=None,
+                        help='comma-separated columns (default: the '
+                             "report's default set)")
+    parser.add_argument('--no-fma', action='store_true',
+                        help='count a multiply-add as two FLOPs (as '
+                             "datasheets' peak FLOP/s do)")
+    parser.add_argument('--flop-convention', choices=('torch',),
+                        default=None,
+                        help="torch: count convolutions, linear layers and "
+                             'matrix products as PyTorch\'s FlopCounterMode '
+                             'does (2 FLOPs per multiply-add, bias free)')
+    parser.add_argument('--train', action='store_true',
+                        help='cost a training step: forward in train mode, '
+                             'softmax cross entropy on random labels, '
+                             'backward; shows the summary by phase unless '
+                             'another report is asked for')
+    parser.add_argument('--project', action='store_true',
+                        help='compute the report at the batch size of '
+                             '--shape from runs at batch 1, 2 and 3 and a '
+                             'check run at 9 (the same figures, much faster '
+                             'for large batches)')
+    parser.add_argument('--measure-time', action='store_true',
+                        help='also measure the wall time of each function '
+                             '(a time column; efficiency in the roofline '
+                             'report)')
+    parser.add_argument('--time-unit', default=None,
+                        help='unit of time columns: s, ms or us (default us '
+                             'in the roofline report, ms otherwise)')
+    reports = parser.add_argument_group(
+        'reports (one is shown, the first given in this order)')
+    reports.add_argument('--device', default=None,
+                         help='roofline report on a preset device: {} (any '
+                              'case)'.format(', '.join(roofline.DEVICES)))
+    reports.add_argument('--peak-flops', type=parse_positive, default=None,
+                         metavar='FLOPS',
+                         help='roofline report on a device of this peak '
+                              'FLOP/s (with --bandwidth)')
+    reports.add_argument('--bandwidth', type=parse_positive, default=None,
+                         metavar='BYTES',
+                         help='memory bandwidth in bytes/s (with '
+                              '--peak-flops)')
+    reports.add_argument('--links', type=parse_depth, nargs='?',
+                         const=_ALL_LEVELS, default=None, metavar='DEPTH',
+                         help='per-link tree, DEPTH levels below the root '
+                              '(default: all)')
+    reports.add_argument('--phases', action='store_true',
+                         help='forward / backward / total')
+    reports.add_argument('--summary', action='store_true',
+                         help='per-type summary (split by phase with '
+                              '--train)')
+    reports.add_argument('--memory', action='store_true',
+                         help='live memory: peak, where, at exit, '
+                              'parameters (before the reports above)')
+    reports.add_argument('--fit', type=parse_fit, default=None,
+                         metavar='DEVICE',
+                         help='with --train: the largest batch whose '
+                              'training step fits DEVICE ({}) or a '
+                              'number of bytes (before any other '
+                              'report)'.format(
+                                  ', '.join(memory.CAPACITIES)))
+    reports.add_argument('--optimizer', type=str.lower, default='adam',
+                         choices=list(memory.OPTIMIZERS),
+                         help="optimizer state for --fit (default adam)")
+    plots_group = parser.add_argument_group(
+        'plots (format by extension: {}; need matplotlib)'.format(
+            ', '.join('.' + f for f in plots.FORMATS)))
+    plots_group.add_argument('--plot-roofline', default=None,
+                             metavar='FILE',
+                             help='roofline plot (with --device or '
+                                  '--peak-flops/--bandwidth)')
+    plots_group.add_argument('--plot-summary', default=None, metavar='FILE',
+                             help='FLOPs and memory traffic per type')
+    plots_group.add_argument('--plot-memory', default=None, metavar='FILE',
+                             help='live memory over the calls')
+    scaling = parser.add_argument_group(
+        'scaling (data-parallel training over N workers, with --train and '
+        '--device)')
+    scaling.add_argument('--workers', type=parse_workers, default=None,
+                         metavar='N,N,...',
+                         help='worker counts, e.g. 1,8,64,512: shows the '
+                              'scaling report instead of the roofline')
+    scaling.add_argument('--network', default=None,
+                         help='interconnect: one of {}'.format(
+                             ', '.join(network.NETWORKS)))
+    return parser
+
+
+def parse_workers(text):
+    """A --workers value: comma-separated ints >= 1 ('1,8,64')."""
+    try:
+        workers = [int(w) for w in text.split(',')]
+    except ValueError:
+        workers = []
+    if not workers or min(workers) < 1:
+        raise argparse.ArgumentTypeError(
+            'must be comma-separated ints >= 1, e.g. 1,8,64; got {!r}'
+            .format(text))
+    return workers
+
+
+def check_scaling(args):
+    """Whether the scaling report is asked for (--workers, --network);
+    CommandError for an incomplete or wrong request."""
+    if args.workers is None and args.network is None:
+        return False
+    if args.workers is None or args.network is None:
+        raise CommandError('--workers and --network go together: e.g. '
+                           '--workers 1,8,64 --network ib-hdr200')
+    if not args.train:
+        raise CommandError('--workers needs --train: scaling is of a '
+                           'training step')
+    if args.device is None and args.peak_flops is None:
+        raise CommandError('--workers needs a --device ({}) or --peak-flops '
+                           'and --bandwidth'.format(
+                               ', '.join(roofline.DEVICES)))
+    try:
+        network.resolve_network(args.network)
+    except ValueError as e:
+        raise CommandError(str(e))
+    return True
+
+
+def parse_fit(text):
+    """--fit's value: a device preset with a memory capacity, or a
+    number of bytes."""
+    if text in memory.CAPACITIES:
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(
+            '{!r} is neither a device ({}) nor a number of bytes > '
+            '0'.format(text, ', '.join(memory.CAPACITIES)))
+    return int(value)
+
+
+# The report kinds: the columns each can show, its default columns and,
+# when they differ from those plus 'time', its default columns with
+# measured times.
+_KINDS = {
+    'roofline': (roofline.ROOFLINE_COLUMNS, roofline.RooflineColumns.DEFAULT,
+                 roofline.RooflineColumns.TIMED),
+    'links': (LINK_COLUMNS, LinkColumns.DEFAULT, None),
+    'phases': (PHASE_COLUMNS, PhaseColumns.DEFAULT, None),
+    'summary': (SUMMARY_COLUMNS, SummaryColumns.DEFAULT,
+                None),
+    'layers': (LAYER_COLUMNS, ReportColumns.DEFAULT, None),
+    'memory': (tuple(memory.MEMORY_COLUMNS), memory.MEMORY_COLUMNS, None),
+    'fit': (tuple(FIT_COLUMNS), FIT_COLUMNS, None),
+}
+
+
+def report_kind(args):
+    """The one report a run shows: 'roofline', 'links', 'phases',
+    'summary' or 'layers', the first asked for in that order (--train
+    alone asks for the summary)."""
+    if args.fit is not None:
+        return 'fit'
+    if args.memory:
+        return 'memory'
+    if args.device is not None or args.peak_flops is not None \
+            or args.bandwidth is not None:
+        return 'roofline'
+    if args.links is not None:
+        return 'links'
+    if args.phases:
+        return 'phases'
+    if args.summary or args.train:
+        return 'summary'
+    return 'layers'
+
+
+def default_columns(kind, measure_time):
+    """The columns of ``kind`` shown without --columns: a measured time is
+    the point of --measure-time, so it is shown."""
+    available, columns, timed = _KINDS[kind]
+    if not measure_time:
+        return list(columns)
+    if timed is not None:
+        return list(timed)
+    return list(columns) + ['time']
+
+
+def _check_plot_path(path, option):
+    """A plot is written after the (possibly long) run: a file that cannot
+    be written must be found before it."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise CommandError('{} {!r} is a directory: give a file name such '
+                           'as plot.png'.format(option, path))
+    if not os.path.isdir(directory):
+        raise CommandError('{} {!r}: directory {!r} does not exist'.format(
+            option, path, directory))
+    try:
+        plots.plot_format(path)
+    except ValueError as e:
+        raise CommandError('{}: {}'.format(option, e))
+
+
+#: Option attribute -> (option, the report's check of its value, which
+#: returns the value in its canonical spelling).
+_VALUE_CHECKS = {
+    'unit': ('--unit', rendering.check_unit),
+    'mode': ('--mode', rendering.check_mode),
+    # The help says 0 to 10: 11 is refused, not read as 10.
+    'n_digits': ('--n-digits', lambda value, option: rendering.check_n_digits(
+        value, option, above=False)),
+    'time_unit': ('--time-unit', rendering.check_time_unit),
+}
+
+
+def _check_values(args):
+    """Check and canonicalise the values the API checks too ('g' is 'G'),
+    and the names of built-in models and devices (any case)."""
+    for attr, (option, check) in _VALUE_CHECKS.items():
+        value = getattr(args, attr)
+        if value is None:  # an option whose default depends on the report
+            continue
+        try:
+            setattr(args, attr, check(value, option))
+        except ValueError as e:
+            raise CommandError(str(e))
+    args.model = model_name(args.model)
+    if args.device is not None and args.device.lower() in roofline.DEVICES:
+        args.device = args.device.lower()
+
+
+def _require(module, needed_by, extra):
+    """CommandError unless the optional package ``module`` imports: known
+    before the run, not after it."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise CommandError('{} needs the {} package: pip install {}, or '
+                           "install chainer_computational_cost with the "
+                           '[{}] extra'.format(needed_by, module, module,
+                                               extra))
+
+
+def _check_packages(args):
+    if args.mode == 'table':
+        _require('texttable', '--mode table', 'table')
+    for option in ('--plot-roofline', '--plot-summary'):
+        if getattr(args, option[2:].replace('-', '_')) is not None:
+            _require('matplotlib', option, 'plot')
+
+
+def _empty_columns(kind, columns, args):
+    """(column, why) for the first of ``columns`` the run leaves empty in
+    every row, or None."""
+    timed = ('time', 'efficiency')
+    for c in columns:
+        if c in timed and not args.measure_time:
+            return c, 'times are measured only with --measure-time'
+        if c == 'phase' and kind == 'summary' and not args.train:
+            return c, ('the summary is split by phase only with --train (the '
+                       'layer report has a phase column)')
+    return None
+
+
+def check_args(args):
+    """Every check that needs no model: raise CommandError, or return the
+    report kind and its columns.
+
+    A mistake must be reported before the model is built and run, which
+    can take minutes.  Values are canonicalised in ``args`` on the way.
+    """
+    _check_values(args)
+    kind = report_kind(args)
+    if args.device is not None and (args.peak_flops is not None
+                                    or args.bandwidth is not None):
+        raise CommandError('give either --device or --peak-flops and '
+                           '--bandwidth, not both')
+    if args.device is None and (args.peak_flops is None) != (
+            args.bandwidth is None):
+        given, missing = (('--peak-flops', '--bandwidth')
+                          if args.bandwidth is None
+                          else ('--bandwidth', '--peak-flops'))
+        raise CommandError('{} needs {} (or give a --device: {})'.format(
+            given, missing, ', '.join(roofline.DEVICES)))
+    if args.device is not None:
+        try:
+            roofline.resolve_device(args.device)
+        except ValueError as e:
+            raise CommandError(str(e))
+    if args.plot_roofline is not None and kind != 'roofline':
+        raise CommandError('--plot-roofline needs a device: --device ({}) '
+                           'or --peak-flops and --bandwidth'.format(
+                               ', '.join(roofline.DEVICES)))
+    if args.fit is not None and not args.train:
+        raise CommandError('--fit needs --train: it sizes the batch of a '
+                           'training step')
+    if args.fit is not None and (args.plot_roofline or args.plot_summary
+                                 or args.plot_memory):
+        raise CommandError('--fit draws no plot: run without --fit at the '
+                           'batch it gives for the plots')
+    if args.project and args.measure_time:
+        raise CommandError('--project and --measure-time exclude each '
+                           'other: a projected report has no measured '
+                           'times (measure a real run at the batch size)')
+    for path, option in ((args.plot_roofline, '--plot-roofline'),
+                         (args.plot_summary, '--plot-summary'),
+                         (args.plot_memory, '--plot-memory')):
+        if path is not None:
+            _check_plot_path(path, option)
+    _check_packages(args)
+    if args.columns is not None:
+        columns = parse_columns(args.columns, _KINDS[kind][0])
+        empty = _empty_columns(kind, columns, args)
+        if empty is not None:
+            raise CommandError('--columns: column {!r} would be empty: '
+                               '{}'.format(*empty))
+    else:
+        columns = default_columns(kind, args.measure_time)
+    return kind, columns
+
+
+def _joined_values(parser, argv):
+    """``argv`` with 'OPTION -VALUE' written 'OPTION=-VALUE' where OPTION
+    takes one value: argparse reads '--shape -1,3' as an option missing
+    its value, while the value's own check says what is wrong with it."""
+    takes_one = {o for a in parser._actions if a.option_strings
+                 and a.nargs is None for o in a.option_strings}
+    out = []
+    for arg in argv:
+        if out and out[-1] in takes_one and arg[1:2].isdigit() \
+                and arg.startswith('-'):
+            out[-1] = '{}={}'.format(out[-1], arg)
+        else:
+            out.append(arg)
+    return out

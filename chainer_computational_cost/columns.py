@@ -1,0 +1,75 @@
+"""Column names and sets of the reports, and the constants of their units
+and modes.
+
+The lowest layer of the package: it imports nothing of it.  Which column
+scales by which prefix, which holds seconds, and which columns each report
+kind can show are decided here; :mod:`~chainer_computational_cost.rendering`
+turns them into text and :mod:`~chainer_computational_cost.report` picks
+them per report.
+"""
+
+#: Metrics that are summed into totals and get a percentage column.
+METRICS = ('flops', 'mread', 'mwrite', 'mrw')
+PERCENTS = tuple(m + '%' for m in METRICS)
+#: Metrics counted in bytes (scaled by 1024).
+BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
+#: Columns of bytes alive (``ComputationalCostHook(memory=True)``): the
+#: layer column ``live`` and the columns of the memory reports.
+MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients')
+#: Columns holding seconds (scaled by the time unit).
+TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
+                't_network', 't_allreduce', 't_step', 't_step_overlap')
+#: The phases of a training step, in report order.
+PHASES = ('forward', 'backward')
+
+
+class ReportColumns(object):
+    """Predefined column sets for ``show_report``."""
+
+    DEFAULT = ['name', 'flops', 'mread', 'mwrite', 'mrw']
+    DEFAULT_AND_PERCENT = DEFAULT + list(PERCENTS)
+    ALL = DEFAULT_AND_PERCENT + ['input_shapes', 'output_shapes', 'params']
+
+
+class SummaryColumns(object):
+    """Predefined column sets for ``show_summary_report``."""
+
+    DEFAULT = ['type', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw']
+    ALL = DEFAULT + list(PERCENTS)
+
+
+class LinkColumns(object):
+    """Predefined column sets for ``show_link_report``."""
+
+    DEFAULT = ['name', 'n_params', 'n_calls', 'n_layers', 'flops', 'mread',
+               'mwrite', 'mrw']
+    ALL = DEFAULT + list(PERCENTS)
+
+
+class PhaseColumns(object):
+    """Predefined column sets for ``show_phase_report``."""
+
+    DEFAULT = ['name', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw']
+    ALL = DEFAULT + list(PERCENTS)
+
+
+#: Columns each report kind can show.
+LAYER_COLUMNS = ('name', 'type') + METRICS + PERCENTS + (
+    'input_shapes', 'output_shapes', 'params', 'traceback', 'phase', 'link',
+    'time', 'comm_bytes', 'rank', 'live')
+SUMMARY_COLUMNS = ('type', 'name', 'phase', 'n_layers') + METRICS + \
+    PERCENTS + ('time', 'comm_bytes', 'slowest_rank')
+LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
+    PERCENTS + ('time', 'comm_bytes')
+PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',
+                                                             'comm_bytes')
+
+MODES = ('csv', 'md', 'table', 'json')
+PREFIXES = ('', 'K', 'M', 'G', 'T')
+UNITS = (None, '', 'raw') + PREFIXES[1:] + ('autoaligned', 'auto')
+TIME_UNITS = ('s', 'ms', 'us')
+MAX_DIGITS = 10
+
+#: Columns scaled by the unit prefix (counts of FLOPs and bytes).
+SCALED = METRICS + ('peak_flops', 'bandwidth', 'comm_bytes') + \
+    MEMORY_BYTES

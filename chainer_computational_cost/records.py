@@ -1,0 +1,243 @@
+"""What the hook stores per call and how it is read back as plain data.
+
+* the record layout: one flat tuple per call, its fields at the ``R_*``
+  indices (the projection builds records of the same layout);
+* stacks: the interned call stacks records hold, their text
+  (:func:`format_stack`, ending in the user's code) and their picklable
+  form (:class:`SavedStack`, :func:`saved_records`);
+* :func:`fresh` and :class:`FreshDict`: the copies every report is handed
+  out as, so that nothing read is shared with a cache;
+* :func:`link_depth` of the link paths records carry;
+* :func:`error_text` and :class:`ReportWarning`.
+
+It imports nothing of the package: every other module may use it.
+"""
+
+import collections
+import copy
+import functools
+import os
+import sysconfig
+import traceback
+
+# Records: what the hook stores per call, one flat tuple.  The projection
+# builds records of the same layout.
+
+(R_TYPE, R_FLOPS, R_MREAD, R_MWRITE, R_PARAMS, R_N_IN, R_SHAPES, R_ERROR,
+ R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
+# With memory=True: the bytes alive after the call, and the part of them
+# backward calls created (None otherwise).
+R_LIVE, R_GRAD = 13, 14
+
+
+class SavedStack(tuple):
+    """A stack as plain data that pickles: ``(filename, line, function)``
+    per frame, outermost first.  A record holds an interned node ``(code,
+    lasti, parent)`` while it is recorded (code objects do not pickle); it
+    becomes one of these when the records are saved (:func:`saved_records`).
+    """
+
+    __slots__ = ()
+
+
+def stack_frames(node):
+    """``(filename, line, function)`` of each frame of a stack (an interned
+    node, a :class:`SavedStack` or None), outermost first."""
+    if type(node) is SavedStack:
+        return list(node)
+    frames = []
+    while node is not None:
+        code, lasti, node = node
+        frames.append((code.co_filename, _line_of(code, lasti),
+                       code.co_name))
+    frames.reverse()
+    return frames
+
+
+def saved_records(records):
+    """``records`` with every stack a :class:`SavedStack` (a record whose
+    stack is shared keeps sharing it): records that can be pickled."""
+    saved = {}
+    out = []
+    for r in records:
+        stack = r[R_STACK]
+        if type(stack) is not SavedStack and stack is not None:
+            new = saved.get(id(stack))
+            if new is None:
+                new = saved[id(stack)] = SavedStack(stack_frames(stack))
+            r = r[:R_STACK] + (new,) + r[R_STACK + 1:]
+        out.append(r)
+    return out
+
+
+def format_stack(node):
+    """Text of a stack (see :func:`stack_frames`), outermost frame first (as
+    Python prints a traceback), ending at the last frame of the user's code:
+    the frames of Chainer and of this package a call goes through after it
+    tell nothing about where it was made (all of them are kept when no
+    frame is the user's)."""
+    frames = stack_frames(node)
+    end = len(frames)
+    while end and is_library_file(frames[end - 1][0]):
+        end -= 1
+    if end:
+        frames = frames[:end]
+    return ''.join(traceback.format_list(
+        [traceback.FrameSummary(*f) for f in frames]))
+
+
+def _is_under(path, directory):
+    return path == directory or path.startswith(directory + os.sep)
+
+
+@functools.lru_cache(maxsize=None)
+def is_library_file(filename):
+    """Whether a frame's file belongs to Python, Chainer, NumPy or this
+    package rather than to the user's code."""
+    if filename.startswith('<frozen'):
+        return True
+    import chainer
+    import numpy
+    path = os.path.abspath(filename)
+    libraries = [_PACKAGE_DIR] + [
+        os.path.dirname(os.path.abspath(m.__file__)) for m in (chainer, numpy)]
+    if any(_is_under(path, d) for d in libraries):
+        return True
+    paths = sysconfig.get_paths()
+    # Some distributions keep site-packages inside the standard library's
+    # directory; a user's installed package there is still user code.
+    installed = (paths['purelib'], paths['platlib'])
+    if any(_is_under(path, os.path.abspath(d)) for d in installed):
+        return False
+    return any(_is_under(path, os.path.abspath(paths[k]))
+               for k in ('stdlib', 'platstdlib'))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _line_of(code, lasti):
+    line = code.co_firstlineno
+    for start, end, lineno in code.co_lines():
+        if start <= lasti < end:
+            return lineno if lineno is not None else line
+        if lineno is not None and start <= lasti:
+            line = lineno
+    return line
+
+
+def safe_text(obj):
+    """``str(obj)``, or a placeholder when its ``__str__`` raises."""
+    try:
+        return str(obj)
+    except Exception:
+        return '<unprintable {} object>'.format(type(obj).__name__)
+
+
+def error_text(e):
+    """'Type: message' of an exception, never raising."""
+    return '{}: {}'.format(type(e).__name__, safe_text(e))
+
+
+class ReportWarning(UserWarning):
+    """Warnings of chainer_computational_cost: functions ignored, cost
+    calculators that failed, empty reports.  Filter them by this class."""
+
+
+# Fresh copies
+
+def fresh(value):
+    """A copy of a report value sharing nothing mutable with it: dicts,
+    lists, sets and tuples are rebuilt; numbers and strings are kept."""
+    t = type(value)
+    if t in (int, float, str, bool) or value is None:
+        return value
+    if t is dict or t is collections.OrderedDict:
+        return t((k, fresh(v)) for k, v in value.items())
+    if t is list:
+        return [fresh(v) for v in value]
+    if t is tuple:
+        return tuple([fresh(v) for v in value])
+    return copy.deepcopy(value)
+
+
+class FreshDict(dict):
+    """An ordered report mapping whose entries are copied the first time
+    they are read.
+
+    Building it is one dict copy, however many layers there are; reading an
+    entry copies that entry only.  Every way of reading (``[]``, ``get``,
+    iteration of ``items``/``values``, ``dict(...)``, ``json.dumps``,
+    ``copy``) goes through the copying path, so nothing read from it is
+    shared with the cache it was made from.
+    """
+
+    __slots__ = ('_copied',)
+
+    def __init__(self, source=()):
+        dict.__init__(self, source)
+        self._copied = set()
+
+    def __getitem__(self, key):
+        value = dict.__getitem__(self, key)
+        if key not in self._copied:
+            value = fresh(value)
+            dict.__setitem__(self, key, value)
+            self._copied.add(key)
+        return value
+
+    def __setitem__(self, key, value):
+        dict.__setitem__(self, key, value)
+        self._copied.add(key)
+
+    # Overriding __iter__ (even unchanged) makes CPython copy this mapping
+    # through keys() and __getitem__ in dict(), {**d}, update() and copy.
+    def __iter__(self):
+        return dict.__iter__(self)
+
+    def get(self, key, default=None):
+        """The copied entry for ``key``, or ``default``."""
+        return self[key] if key in self else default
+
+    def items(self):
+        """(key, copied entry) pairs in order."""
+        return [(k, self[k]) for k in dict.keys(self)]
+
+    def values(self):
+        """Copied entries in order."""
+        return [self[k] for k in dict.keys(self)]
+
+    def pop(self, key, *default):
+        """Remove ``key`` and return its copied entry."""
+        if key in self:
+            value = self[key]
+            dict.__delitem__(self, key)
+            return value
+        return dict.pop(self, key, *default)
+
+    def popitem(self):
+        """Remove and return the last (key, copied entry) pair."""
+        key = next(reversed(dict.keys(self)))
+        return key, self.pop(key)
+
+    def setdefault(self, key, default=None):
+        """The copied entry for ``key``, inserting ``default`` if absent."""
+        if key in self:
+            return self[key]
+        self[key] = default
+        return default
+
+    def copy(self):
+        """A plain dict of copied entries."""
+        return dict(self.items())
+
+    def __reduce__(self):
+        return dict, (self.items(),)
+
+    def __deepcopy__(self, memo):
+        return copy.deepcopy(dict(self.items()), memo)
+
+
+def link_depth(path):
+    """How many links below the root a link path is: '/' 0, '/a/b' 2."""
+    return len([p for p in path.split('/') if p])

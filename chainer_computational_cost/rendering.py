@@ -1,0 +1,448 @@
+"""Report rows to text: argument checks, units and prefixes, the formatting
+of numbers and cells, headers, and the csv, md, table and json renderers.
+
+Pure functions of rows (lists of dicts) and column names: they know
+nothing of records or reports, so that :mod:`~chainer_computational_cost.
+plots`, :mod:`~chainer_computational_cost.fit` and the command line use
+them without importing the reports.  It imports
+:mod:`~chainer_computational_cost.columns` and, for two helpers on text
+and link paths, :mod:`~chainer_computational_cost.records`.
+"""
+
+import collections
+import collections.abc
+import csv
+import io
+import json
+import math
+import numbers
+
+from chainer_computational_cost.columns import (
+    BYTE_METRICS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS, PREFIXES,
+    SCALED, TIME_COLUMNS, TIME_UNITS)
+from chainer_computational_cost.records import link_depth, safe_text
+
+
+# Argument checking: every show_* argument is checked before anything is
+# rendered, so bad input never produces partial output.  The command line
+# calls the same checks with its option names, so both accept the same
+# values and say the same things about the rest.
+
+
+def _choice(value, allowed, name, also=''):
+    """``value`` matched case-insensitively against the strings
+    ``allowed`` (returned as spelled there), or a ValueError naming
+    ``name`` and the allowed values."""
+    if isinstance(value, str):
+        for a in allowed:
+            if value.lower() == a.lower():
+                return a
+    raise ValueError('{} must be one of {}{}, got {!r}'.format(
+        name, ', '.join(repr(a) for a in allowed), also, value))
+
+
+def check_mode(mode, name='mode'):
+    """The mode of :data:`MODES` that ``mode`` names (any case), or a
+    ValueError."""
+    return _choice(mode, MODES, name)
+
+
+#: Spellings of raw numbers besides None (any case).
+RAW_UNITS = ('', 'raw', 'none')
+
+
+def check_unit(unit, name='unit'):
+    """The unit ``unit`` names (any case: ``'g'`` is ``'G'``,
+    ``'AUTO'`` is ``'auto'``): None for raw numbers (None, '', 'raw',
+    'none'), else one of :data:`UNITS`; a ValueError otherwise."""
+    if unit is None:
+        return None
+    allowed = ('raw',) + PREFIXES[1:] + ('autoaligned', 'auto')
+    if isinstance(unit, str) and unit.lower() in RAW_UNITS:
+        return None
+    return _choice(unit, allowed, name, ' (any case) or None')
+
+
+def check_time_unit(time_unit, name='time_unit'):
+    """The unit of :data:`TIME_UNITS` that ``time_unit`` names (any
+    case), or a ValueError."""
+    return _choice(time_unit, TIME_UNITS, name)
+
+
+def check_n_digits(n_digits, name='n_digits', above=True):
+    """The number of decimals: an int from 0 to :data:`MAX_DIGITS`; None
+    means :data:`MAX_DIGITS`, and so does a larger int unless ``above``
+    is False (0.1.2's API took them; the command line refuses them).  A
+    ValueError otherwise."""
+    if n_digits is None:
+        return MAX_DIGITS
+    if isinstance(n_digits, bool) or not isinstance(
+            n_digits, numbers.Integral) or (n_digits > MAX_DIGITS
+                                            and not above):
+        raise ValueError('{} must be an int from 0 to {}, got {!r}'.format(
+            name, MAX_DIGITS, n_digits))
+    if n_digits < 0:
+        raise ValueError('{} must not be negative, got {}'.format(
+            name, n_digits))
+    return min(int(n_digits), MAX_DIGITS)
+
+
+def check_columns(columns, available):
+    """Raise ValueError unless ``columns`` is a non-empty list of names
+    from ``available``."""
+    if isinstance(columns, str) or not isinstance(
+            columns, collections.abc.Sequence) or not columns:
+        raise ValueError('columns must be a non-empty list of column names '
+                         'from {}, got {!r}'.format(list(available), columns))
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise ValueError('unknown column(s) {}; available columns are '
+                         '{}'.format(unknown, list(available)))
+    return list(columns)
+
+
+def check_depth(depth):
+    """Raise ValueError unless ``depth`` is None or a non-negative int."""
+    if depth is None:
+        return None
+    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) \
+            or depth < 0:
+        raise ValueError('depth must be None or an int >= 0, got '
+                         '{!r}'.format(depth))
+    return int(depth)
+
+
+# Units
+
+def _prefix_for(value, base):
+    """Largest prefix whose scale does not exceed ``abs(value)``."""
+    chosen = ''
+    for i, prefix in enumerate(PREFIXES):
+        if abs(value) >= base ** i:
+            chosen = prefix
+    return chosen
+
+
+def _base(column):
+    return 1024 if column in BYTE_METRICS or column in MEMORY_BYTES else 1000
+
+
+def _column_prefixes(rows, columns, unit):
+    """Prefix per scaled column: one fixed prefix, or for 'autoaligned'
+    the prefix of the column's largest value; None means per cell."""
+    prefixes = {}
+    for c in columns:
+        if c not in SCALED:
+            continue
+        if unit == 'auto':
+            prefixes[c] = None
+        elif unit == 'autoaligned':
+            largest = max((abs(r[c]) for r in rows
+                           if isinstance(r.get(c), (int, float))),
+                          default=0)
+            prefixes[c] = _prefix_for(largest, _base(c))
+        else:
+            prefixes[c] = unit or ''
+    return prefixes
+
+
+_TITLES = {
+    'name': 'Layer name', 'type': 'Layer type', 'n_layers': '# Layers',
+    'flops%': 'FLOPs\n(%)', 'mread%': 'MemRead\n(%)',
+    'mwrite%': 'MemWrite\n(%)', 'mrw%': 'MemR+W\n(%)',
+    'input_shapes': 'Input shapes', 'output_shapes': 'Output shapes',
+    'params': 'Function parameters', 'traceback': 'Traceback',
+    'phase': 'Phase', 'link': 'Link', 'n_params': '# Params',
+    'n_calls': '# Calls', 'intensity': 'Intensity\nFLOP/B',
+    'bound': 'Bound', 'peak_used': 'Peak used', 'efficiency': 'Efficiency',
+    'workers': 'Workers', 'efficiency_overlap': 'Efficiency\n(overlap)',
+    'samples_per_s': 'Samples/s', 'rank': 'Rank',
+    'slowest_rank': 'Slowest\nrank',
+    'layer': 'Layer', 'batch': 'Batch',
+}
+_TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
+                't_memory': 'T memory', 't_roofline': 'T roofline',
+                't_serial': 'T serial', 't_network': 'T network',
+                't_allreduce': 'T allreduce', 't_step': 'T step',
+                't_step_overlap': 'T step\n(overlap)'}
+_METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
+                  'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
+                  'activations': 'Activations', 'gradients': 'Gradients',
+                  'comm_bytes': 'Comm'}
+_TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
+
+
+def _header(column, prefix, time_unit, name_title):
+    if column == 'flops':
+        return (prefix or '') + 'FLOPs'
+    if column == 'peak_flops':
+        return 'Peak\n' + (prefix or '') + 'FLOP/s'
+    if column == 'bandwidth':
+        # bandwidths are decimal (GB/s), as datasheets give them
+        return 'Bandwidth\n' + (prefix or '') + 'B/s'
+    if column in _METRIC_TITLES:
+        unit = (prefix + 'iB') if prefix else 'B'
+        return _METRIC_TITLES[column] + '\n' + unit
+    if column in _TIME_TITLES:
+        return _TIME_TITLES[column] + '\n' + time_unit
+    if column == 'name':
+        return name_title
+    return _TITLES[column]
+
+
+def _round(value, n_digits):
+    value = round(value, n_digits)
+    if n_digits == 0:
+        value = int(value)
+    return value
+
+
+def _text(number, n_digits):
+    """A rounded number as a cell shows it: as ``str`` does, except that
+    a float is never written in scientific notation (``str`` gives
+    '8e-05' below 1e-4 and '1e+16' from 1e16 on)."""
+    text = str(number)
+    if 'e' in text and math.isfinite(number):
+        text = '{:.{}f}'.format(number, n_digits).rstrip('0')
+        if text.endswith('.'):
+            text += '0'
+    return text
+
+
+def _number(value, n_digits):
+    return _text(_round(value, n_digits), n_digits)
+
+
+def _scaled(value, column, prefix, n_digits):
+    """(number, suffix) of a scaled column's cell."""
+    base = _base(column)
+    if prefix is None:  # unit='auto': a prefix per cell
+        p = _prefix_for(value, base)
+        scaled = value / base ** PREFIXES.index(p) if p else value
+        suffix = p + ('i' if p and base == 1024 else '')
+        return _round(scaled, n_digits), suffix
+    if not prefix:
+        return _round(value, n_digits), ''
+    return _round(value / base ** PREFIXES.index(prefix), n_digits), ''
+
+
+def _shapes_text(value):
+    return str([tuple(s) if s is not None else None for s in value])
+
+
+def _param_text(value):
+    # An index array kept in params (GetItem) would print over many lines.
+    if hasattr(value, 'shape') and hasattr(value, 'dtype'):
+        return 'array(shape={}, dtype={})'.format(tuple(value.shape),
+                                                  value.dtype)
+    if isinstance(value, (list, tuple)):
+        items = [_param_text(v) for v in value]
+        if isinstance(value, tuple):
+            return '(' + ', '.join(items) + (',)' if len(items) == 1
+                                             else ')')
+        return '[' + ', '.join(items) + ']'
+    return str(value)
+
+
+def _params_text(value):
+    return ', '.join('{}={}'.format(k, _param_text(v))
+                     for k, v in value.items())
+
+
+def _formatter(column, prefix, n_digits, time_unit):
+    """The function turning a column's values into cell text (chosen once
+    per column: a report may have 100k rows)."""
+    if column in SCALED:
+        if prefix is None:  # unit='auto': a prefix per cell
+            def auto(value):
+                number, suffix = _scaled(value, column, None, n_digits)
+                return _text(number, n_digits) + suffix
+            return _skip_none(auto)
+        scale = _base(column) ** PREFIXES.index(prefix or '')
+        if scale == 1:
+            return _skip_none(lambda v: str(v) if type(v) is int
+                              else _number(v, n_digits))
+        return _skip_none(lambda v: _number(v / scale, n_digits))
+    if column in TIME_COLUMNS:
+        factor = _TIME_SCALE[time_unit]
+        return _skip_none(lambda v: _number(v * factor, n_digits))
+    if column in PERCENTS:
+        return _skip_none(lambda v: _number(v, n_digits) + '%')
+    if column == 'params':
+        return _skip_none(_params_text)
+    if column in ('input_shapes', 'output_shapes'):
+        return _skip_none(_shapes_text)
+    return _skip_none(lambda v: _number(v, n_digits)
+                      if isinstance(v, float) else str(v))
+
+
+def _skip_none(text):
+    """``text`` for values, '' for None (a cell the row has no value for).
+    """
+    def cell(value):
+        return '' if value is None else text(value)
+    return cell
+
+
+def table_cells(rows, columns, unit='autoaligned', n_digits=3,
+                time_unit='ms', name_title='Layer name'):
+    """Header and body cells of a report: a list of lists of str.
+
+    The first list holds the headers (a newline between title and unit);
+    ``rows`` are report entries (the total row included).  A cell a row has
+    no value for is empty.
+    """
+    prefixes = _column_prefixes(rows, columns, unit)
+    header = [_header(c, prefixes.get(c), time_unit, name_title)
+              for c in columns]
+    formats = [(c, _formatter(c, prefixes.get(c), n_digits, time_unit))
+               for c in columns]
+    body = [[f(r.get(c)) for c, f in formats] for r in rows]
+    return [header] + body
+
+
+def render_csv(cells):
+    """Comma-separated text; fields holding commas or quotes are quoted."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator='\n')
+    writer.writerow([h.replace('\n', ' ') for h in cells[0]])
+    writer.writerows(cells[1:])
+    return buf.getvalue()
+
+
+def _md_cell(text):
+    # A newline or a bare '|' would break the table's row.
+    return text.replace('\\', '\\\\').replace('|', '\\|').replace(
+        '\r\n', '<br>').replace('\n', '<br>')
+
+
+def render_md(cells):
+    """A markdown table; cells are escaped so that each row stays one."""
+    def line(row):
+        return '|' + '|'.join(_md_cell(c) for c in row) + '|\n'
+    header = [h.replace('\n', ' ') for h in cells[0]]
+    rule = '|' + '|'.join(':----' for _ in header) + '|\n'
+    return line(header) + rule + ''.join(line(r) for r in cells[1:])
+
+
+def render_table(cells):
+    """A text table drawn by texttable (an optional dependency)."""
+    try:
+        import texttable
+    except ImportError:
+        raise ImportError("mode='table' needs the texttable package: "
+                          'pip install texttable')
+    table = texttable.Texttable(max_width=0)
+    table.set_cols_dtype(['t'] * len(cells[0]))
+    table.header(cells[0])
+    table.add_rows(cells[1:], header=False)
+    return table.draw() + '\n'
+
+
+def _json_value(row, column, prefix, n_digits, time_unit):
+    value = row.get(column)
+    if value is None:
+        return None
+    if column in SCALED:
+        value, _ = _scaled(value, column, prefix, n_digits)
+    elif column in TIME_COLUMNS:
+        value = _round(value * _TIME_SCALE[time_unit], n_digits)
+    elif isinstance(value, float):
+        value = _round(value, n_digits) if math.isfinite(value) else None
+    elif column in ('input_shapes', 'output_shapes'):
+        return [list(s) if s is not None else None for s in value]
+    elif column == 'params':
+        return _json_param(value)
+    # A number column's infinity or NaN has no JSON number: null.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+#: Non-finite floats inside params (such as F.clip's bounds), as the
+#: strings float() reads back: strict JSON has no number for them.
+_NON_FINITE = {math.inf: 'Infinity', -math.inf: '-Infinity'}
+
+
+def _json_param(value):
+    """A params value as strict JSON data: mappings with their keys as text
+    (as csv and md show them), sequences as lists, numbers (NumPy's too)
+    as numbers, non-finite floats as 'Infinity', '-Infinity' or 'NaN',
+    other objects as their text."""
+    if isinstance(value, collections.abc.Mapping):
+        return {k if isinstance(k, str) else safe_text(k): _json_param(v)
+                for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_param(v) for v in value]
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    # NumPy scalars too: numbers stay numbers.
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        return value if math.isfinite(value) else _NON_FINITE.get(
+            value, 'NaN')
+    return safe_text(value)
+
+
+def render_json(rows, columns, unit, n_digits, time_unit):
+    """A JSON document: ``units`` (the unit of each scaled column), and
+    ``rows``, a list of objects whose numbers stay numbers (scaled by the
+    unit, rounded to ``n_digits``).  With ``unit='auto'`` each value is
+    scaled by its own prefix, given in ``<column>_unit``."""
+    prefixes = _column_prefixes(rows, columns, unit)
+    units = {}
+    for c in columns:
+        if c in SCALED and prefixes.get(c) is not None:
+            units[c] = _unit_name(c, prefixes[c])
+        elif c in TIME_COLUMNS:
+            units[c] = time_unit
+    out_rows = []
+    for r in rows:
+        obj = collections.OrderedDict()
+        for c in columns:
+            obj[c] = _json_value(r, c, prefixes.get(c), n_digits, time_unit)
+            if c in SCALED and prefixes.get(c) is None \
+                    and r.get(c) is not None:
+                obj[c + '_unit'] = _unit_name(
+                    c, _prefix_for(r[c], _base(c)))
+        out_rows.append(obj)
+    # allow_nan=False: a value with no strict-JSON form raises here rather
+    # than writing Infinity or NaN (RFC 8259 has neither).
+    return json.dumps({'units': units, 'rows': out_rows}, indent=1,
+                      allow_nan=False) + '\n'
+
+
+def _unit_name(column, prefix):
+    if column in BYTE_METRICS or column in MEMORY_BYTES:
+        return (prefix + 'iB') if prefix else 'B'
+    if column == 'bandwidth':
+        return (prefix or '') + 'B/s'
+    if column == 'peak_flops':
+        return prefix + 'FLOP/s'
+    return prefix + 'FLOPs'
+
+
+_RENDERERS = {'csv': render_csv, 'md': render_md, 'table': render_table}
+
+
+def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
+           time_unit='ms', name_title='Layer name'):
+    """Render report rows as text in ``mode``; arguments are validated."""
+    mode = check_mode(mode)
+    unit = check_unit(unit)
+    n_digits = check_n_digits(n_digits)
+    time_unit = check_time_unit(time_unit)
+    if mode == 'json':
+        return render_json(rows, columns, unit, n_digits, time_unit)
+    return _RENDERERS[mode](table_cells(rows, columns, unit, n_digits,
+                                        time_unit, name_title))
+
+
+def _indented(path):
+    """A link's own name, indented by its depth (two non-breaking spaces a
+    level: markdown and texttable keep them, unlike plain spaces)."""
+    if path in ('/', 'total'):
+        return path
+    return '\u00a0\u00a0' * link_depth(path) + path.rsplit('/', 1)[1]
