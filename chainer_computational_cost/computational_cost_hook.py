@@ -45,7 +45,8 @@ _ADAPTER = chainer.function.FunctionAdapter
 _LINK_CALL_CODE = chainer.Link.__call__.__code__
 
 # What a hook holds only while calls run: not copied by deepcopy.
-_TRANSIENT = frozenset(['_link_stack', '_backward_links', '_clock'])
+_TRANSIENT = frozenset(['_link_stack', '_backward_links', '_clock',
+                        '_comm_saved'])
 
 # Names are handed out at __enter__ under this lock, with the check that
 # a hook is not active twice at once.
@@ -425,6 +426,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         for k, v in self.__dict__.items():
             if k in _TRANSIENT:  # calls running now (frames among them)
                 v = []
+            elif k == '_comm':  # the communicator is the user's: shared
+                twin._comm = v
+                continue
             twin.__dict__[k] = copy.deepcopy(v, memo)
         twin._active_thread = None
         twin._entry_id = twin._entry_code = None

@@ -222,6 +222,13 @@ class Follower(object):
         self.exit = {'at_exit': tuple(self.tracker.counts),
                      'params': sum(watcher.params.values())}
 
+    def __deepcopy__(self, memo):
+        # A copy of a hook is not active: it keeps the figures, not the
+        # weak references to the run's buffers (those cannot be copied).
+        twin = Follower()
+        twin.exit = dict(self.state())
+        return twin
+
     def state(self):
         """The figures of the last block (inside a block: now)."""
         if self.exit is not None:

@@ -418,3 +418,13 @@ def test_a_live_hook_refuses_pickling_and_names_what_to_pickle():
     saved = pickle.loads(pickle.dumps(cch.snapshot()))
     # ReLU on 2 elements: 2 FLOPs
     assert saved.layer_report['ReLU-1']['flops'] == 2
+
+
+def test_a_deep_copy_of_a_hook_following_memory_keeps_its_figures():
+    with ComputationalCostHook(memory=True) as cch:
+        F.relu(_x(2, 3))
+        twin = copy.deepcopy(cch)  # inside the block, buffers alive
+    # ReLU's output: 6 float32 = 24 bytes alive after the call
+    assert twin.memory_report['peak'] == cch.memory_report['peak'] == 24
+    assert twin.layer_report['ReLU-1']['live'] == 24
+    assert not twin.active
