@@ -264,8 +264,8 @@ def check_scaling(args):
 def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
     number of bytes."""
-    if text in memory.CAPACITIES:
-        return text
+    if text.lower() in memory.CAPACITIES:
+        return text.lower()
     try:
         value = float(text)
     except ValueError:

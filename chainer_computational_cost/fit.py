@@ -31,11 +31,12 @@ def _capacity(device, capacity):
     if device is None:
         raise ValueError('give a device ({}) or a capacity in bytes'.format(
             ', '.join(CAPACITIES)))
-    if device not in CAPACITIES:
+    key = device.lower() if isinstance(device, str) else device
+    if key not in CAPACITIES:
         raise ValueError('device {!r} has no memory capacity preset; '
                          'presets: {}; or give capacity= in bytes'.format(
                              device, ', '.join(CAPACITIES)))
-    return device, CAPACITIES[device]
+    return key, CAPACITIES[key]
 
 
 def _optimizer(optimizer):

@@ -76,8 +76,8 @@ def resolve_network(network):
     a one-line ValueError names the presets otherwise."""
     if isinstance(network, Network):
         return network
-    if isinstance(network, str) and network in NETWORKS:
-        return NETWORKS[network]
+    if isinstance(network, str) and network.lower() in NETWORKS:
+        return NETWORKS[network.lower()]  # names in any case, as devices
     raise ValueError('unknown network {!r}; the presets are {}'.format(
         network, ', '.join(repr(n) for n in NETWORKS)))
 

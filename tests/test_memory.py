@@ -297,6 +297,9 @@ def test_fit_batch_device_and_errors():
     # 11 * 2**30 - 144 >= 16n + 4: n = (11811160064 - 148) // 16
     assert fit['capacity'] == 11811160064
     assert fit['batch_size'] == 738197494
+    # device names in any case, as everywhere
+    assert fit_batch(_linear_step, device='GTX1080Ti',
+                     optimizer='Adam')['batch_size'] == 738197494
     with pytest.raises(ValueError, match='batch 1 does not fit given: it '
                                          'needs 196 bytes, given has 150'):
         fit_batch(_linear_step, capacity=150)  # 144 + 52 > 150

@@ -167,3 +167,10 @@ def test_scaling_report_on_a_projection():
     assert rows[8]['comm_bytes'] == 104
     assert rows[8]['samples_per_s'] == pytest.approx(
         8 * 64 / rows[8]['t_step'])
+
+
+def test_network_names_in_any_case():
+    # as device names: 'IB-HDR200' is the 200 Gb/s preset, 25 GB/s
+    assert network.resolve_network('IB-HDR200').bandwidth == 25e9
+    with pytest.raises(ValueError, match="unknown network 'ib-xdr'"):
+        network.resolve_network('ib-xdr')
