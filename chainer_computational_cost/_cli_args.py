@@ -146,6 +146,7 @@ def build_parser():
                         help='count a multiply-add as two FLOPs (as '
                              "datasheets' peak FLOP/s do)")
     parser.add_argument('--flop-convention', choices=('torch',),
+                        type=str.lower,
                         default=None,
                         help="torch: count convolutions, linear layers and "
                              'matrix products as PyTorch\'s FlopCounterMode '

@@ -313,9 +313,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._fma_1flop = fma_1flop
         self._strict = strict
         self._measure_time = measure_time
+        given = flop_convention
+        if isinstance(flop_convention, str):
+            flop_convention = flop_convention.lower()  # any case
         if flop_convention not in FLOP_CONVENTIONS:
             raise ValueError("flop_convention must be None or 'torch', got "
-                             '{!r}'.format(flop_convention))
+                             '{!r}'.format(given))
         # Passed to calculators by wrapping them (see _dispatch_of): the
         # usual call stays as it is without it.
         self._flop_convention = flop_convention

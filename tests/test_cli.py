@@ -1051,3 +1051,11 @@ def test_ascii_stdout(mode, row):
     out, err = p.communicate()
     assert (p.returncode, err) == (0, b'')
     assert row in out
+
+
+def test_flop_convention_in_any_case():
+    # Linear(144 -> 5) etc. as in test_flop_convention_torch: 9216 in all
+    status, text = run('cli_models:build_conv_linear', '--unit', 'raw',
+                       '--mode', 'csv', '--columns', 'name,flops',
+                       '--flop-convention', 'TORCH', '--shape', '1,3,8,8')
+    assert (status, text.splitlines()[-1]) == (0, 'total,9216')

@@ -876,7 +876,13 @@ def test_torch_convention_reaches_custom_calculators():
                      'flop_convention': 'torch'}]
 
 
-@pytest.mark.parametrize('bad', ['pytorch', 'TORCH', True, 2])
+def test_torch_convention_in_any_case():
+    # as every other name
+    assert ComputationalCostHook(
+        flop_convention='TORCH').flop_convention == 'torch'
+
+
+@pytest.mark.parametrize('bad', ['pytorch', 'torch2', True, 2])
 def test_torch_convention_refuses_other_values(bad):
     with pytest.raises(ValueError) as e:
         ComputationalCostHook(flop_convention=bad)
