@@ -19,6 +19,7 @@ from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost.cost_calculators import with_keywords
 from chainer_computational_cost import memory as _memory
+from chainer_computational_cost import mn
 from chainer_computational_cost.records import error_text
 from chainer_computational_cost.records import fresh
 from chainer_computational_cost.records import ReportWarning
@@ -145,8 +146,7 @@ def _pick_name(hooks):
     """``ComputationalCostHook-<k>``: k is 1 + the number of hooks of this
     class among ``hooks`` (a thread's active hooks), raised until the name
     is free; an outer hook is ``-1``, one nested in it ``-2``."""
-    k = 1 + sum(1 for name in hooks if name.startswith(_NAME_PREFIX)
-                and not name.endswith('-links'))
+    k = 1 + sum(1 for name in hooks if name.startswith(_NAME_PREFIX))
     while _NAME_PREFIX + str(k) in hooks:
         k += 1
     return _NAME_PREFIX + str(k)
@@ -241,6 +241,12 @@ class _LinkObserver(chainer.LinkHook):
             merged.update(sizes)
             self.links[path][1] = int(sum(merged.values()))
             self.version += 1
+
+    def __exit__(self, *args):
+        # Links are measured again in the next block: they may have
+        # changed in between (lazy initialisation, new parameters).
+        self.param_sizes = {}
+        return super(_LinkObserver, self).__exit__(*args)
 
 
 def _param_sizes(link, path, known):
@@ -359,7 +365,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._comm = None
         self._comm_saved = []
         if comm is not None:
-            from chainer_computational_cost import mn
             self._comm = mn.check_comm(comm)
         # One attribute: beyond 30, CPython 3.11 stops sharing the keys of
         # instance dicts, and every attribute read of the hook slows down.
@@ -390,7 +395,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             super(ComputationalCostHook, self).__enter__()
             self._link_observer.__enter__()
             if self._comm is not None:
-                from chainer_computational_cost import mn
                 real = self._comm.mpi_comm
                 self._comm_saved.append(real)
                 self._comm.mpi_comm = mn.MPIRecorder(real, self._comm_record)
@@ -410,7 +414,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if self._memory is not None:
             self._memory.stop()
         self._link_stack = []
-        self._link_observer.param_sizes = {}
         self._node_links = {}
         self._backward_links = []
         self._clock = []
@@ -742,7 +745,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         no FLOPs, no device memory traffic, ``nbytes`` handed to MPI; a
         call whose bytes could not be counted (``error``) is ignored, with
         a warning at exit."""
-        from chainer_computational_cost import mn
         stack, backward, depth = self._stack_of(caller)
         params = {'call': mn.caller_name(caller, self._comm),
                   'n_ranks': self._comm_saved[-1].size}
@@ -782,7 +784,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         ``comm=``; every rank calls it, after the block): a report with
         this hook's reading API on the root, None elsewhere (see
         :func:`chainer_computational_cost.mn.gather`)."""
-        from chainer_computational_cost import mn
         return mn.gather(self, root)
 
     # Timing

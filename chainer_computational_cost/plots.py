@@ -263,7 +263,8 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
 
 
 def plot_memory(series, figures, path, title=None, dpi=100):
-    """Write the bytes alive after each call to the PNG file ``path``: a
+    """Write the bytes alive after each call to the file ``path`` (in the
+    format its extension names, as for :func:`plot_roofline`): a
     step line over the calls, the calls of each phase shaded (forward
     blue, backward orange), the peak marked and labelled.
 
@@ -272,11 +273,12 @@ def plot_memory(series, figures, path, title=None, dpi=100):
         figures: the memory report (``peak``, ``peak_layer``, ...).
         path: a file name or a binary file object.
         title (str): the title; default 'Live memory'.
-        dpi (int): resolution of the PNG.
+        dpi (int): resolution of raster images.
 
     Returns:
         the matplotlib Figure (already written).
     """
+    plot_format(path)  # before drawing, as the other plots
     series = [(live, phase) for live, phase in series if live is not None]
     if not series:
         raise ValueError('no calls to plot')
