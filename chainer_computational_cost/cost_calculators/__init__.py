@@ -37,6 +37,9 @@ import chainer
 import numpy
 
 
+_NDARRAY = numpy.ndarray
+
+
 class Cost(NamedTuple):
     """What a calculator estimates for one function call.
 
@@ -69,7 +72,7 @@ class Elements(int):
         return self
 
     def __add__(self, other):
-        if isinstance(other, Elements):
+        if type(other) is Elements or isinstance(other, Elements):
             return Elements(int(self) + int(other),
                             self.nbytes + other.nbytes)
         if type(other) is int and other == 0:  # sum() starts from 0
@@ -106,6 +109,8 @@ def itemsize_of(x, default=None):
 def elements(count, like):
     """``count`` elements of the dtype of ``like`` (an array or a dtype), as
     :class:`Elements`; a plain int when ``like`` has no dtype."""
+    if type(like) is _NDARRAY:  # the usual case
+        return Elements(count, count * like.itemsize)
     itemsize = itemsize_of(like)
     if itemsize is None:
         return int(count)
@@ -298,6 +303,8 @@ def size_of(x):
     A scalar (Python or NumPy) gives a plain 1: it is a constant used in
     the dtype of the data it meets, whatever its own type.
     """
+    if type(x) is _NDARRAY:  # the usual case: no failed lookups
+        return Elements(x.size, x.nbytes)
     size = getattr(x, 'size', None)
     if size is None or isinstance(x, numpy.generic):
         return 1
@@ -308,11 +315,24 @@ def size_of(x):
 def total_size(arrays):
     """Sum of the element counts of a sequence of inputs (None counts 0),
     bytes exact per dtype where every input is an array."""
-    total = Elements(0, 0)
+    # Summed as plain ints (Elements arithmetic runs Python code at each
+    # step): the same result as adding the size_of of each input.
+    count = nbytes = 0
+    exact = True
     for x in arrays:
-        if x is not None:
-            total += size_of(x)
-    return total
+        if x is None:
+            continue
+        if type(x) is _NDARRAY:
+            count += x.size
+            nbytes += x.nbytes
+            continue
+        n = size_of(x)
+        count += int(n)
+        if type(n) is Elements:
+            nbytes += n.nbytes
+        else:
+            exact = False  # a scalar: its bytes depend on what it meets
+    return Elements(count, nbytes) if exact else count
 
 
 def as_tuple(value, n):
@@ -325,6 +345,8 @@ def as_tuple(value, n):
 def broadcast_shape(*shapes):
     """Shape of the NumPy broadcast of arrays of the given shapes (assumed
     compatible)."""
+    if shapes and shapes.count(shapes[0]) == len(shapes):
+        return tuple(shapes[0])  # the usual case: nothing broadcasts
     ndim = max((len(s) for s in shapes), default=0)
     out = []
     for axis in range(ndim):
@@ -481,34 +503,36 @@ def validate_cost(result, calc_name, type_name):
     """
     # The hook checks the common result (a tuple of three non-negative ints
     # and a dict) with exact-type tests and only calls this for the rest.
-    if not isinstance(calc_name, str):
-        calc_name = getattr(calc_name, '__qualname__', None) or repr(
-            calc_name)
-    where = 'cost calculator {} for {}'.format(calc_name, type_name)
+    def where():  # only for an error message
+        name = calc_name
+        if not isinstance(name, str):
+            name = getattr(name, '__qualname__', None) or repr(name)
+        return 'cost calculator {} for {}'.format(name, type_name)
+
     if not isinstance(result, tuple) or len(result) != 4:
         raise TypeError(
             '{} must return a 4-tuple (flops, mread, mwrite, params), '
-            'got {!r}'.format(where, result))
+            'got {!r}'.format(where(), result))
     counts = []
     for field, value in zip(Cost._fields[:3], result[:3]):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise TypeError('{} returned {}={!r} of type {}; an int is '
-                            'expected'.format(where, field, value,
+                            'expected'.format(where(), field, value,
                                               type(value).__name__))
         if value < 0:
             raise ValueError('{} returned a negative {}: {}'.format(
-                where, field, value))
+                where(), field, value))
         if value >= LIMIT:
             raise ValueError('{} returned {}={}, not below 2**63: no real '
                              'function costs that much'.format(
-                                 where, field, value))
+                                 where(), field, value))
         # Memory counts may carry their bytes (Elements); FLOPs never do.
         counts.append(value if type(value) is Elements and field != 'flops'
                       else int(value))
     params = result[3]
     if not isinstance(params, dict):
         raise TypeError('{} returned params of type {}; a dict is '
-                        'expected'.format(where, type(params).__name__))
+                        'expected'.format(where(), type(params).__name__))
     return Cost(counts[0], counts[1], counts[2], params)
 
 

@@ -112,6 +112,7 @@ from chainer.functions.math.trigonometric import CosGrad
 from chainer.functions.math.trigonometric import Sin
 from chainer.functions.math.trigonometric import SinGrad
 from chainer.functions.math.trigonometric import Tan
+import numpy
 
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import doc_flops_cells
@@ -132,6 +133,8 @@ from chainer_computational_cost.cost_calculators import total_size
 
 def _shape_of(x):
     """Shape of an array operand; ``()`` for a Python or NumPy scalar."""
+    if type(x) is numpy.ndarray:
+        return x.shape  # a tuple of ints already
     return tuple(int(s) for s in getattr(x, 'shape', ()))
 
 
@@ -154,6 +157,9 @@ def _reads(operands):
     """Elements read from ``operands``: each array once in its own dtype,
     each scalar constant as one element of the first array's dtype (the
     dtype it is used in), so the bytes are exact whatever the mix."""
+    total = total_size(operands)
+    if type(total) is Elements:  # arrays only, the usual case
+        return total
     sizes = [size_of(x) for x in operands]
     arrays = [x for x, n in zip(operands, sizes) if isinstance(n, Elements)]
     scalars = len(sizes) - len(arrays)
