@@ -22,6 +22,7 @@ from chainer_computational_cost import memory as _memory
 from chainer_computational_cost import mn
 from chainer_computational_cost.records import error_text
 from chainer_computational_cost.records import fresh
+from chainer_computational_cost.records import R_GRAD
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import report
 
@@ -34,11 +35,48 @@ from chainer_computational_cost import report
 # slows down attribute access on every node of its class).
 _APPLY_CODE = chainer.FunctionNode.apply.__code__
 
+# But ``frame.f_locals`` copies all of apply's locals into a dict (raising
+# and clearing a KeyError for each unbound one): a third of the hook's time
+# per call.  The last thing apply does before calling the hooks is
+# ``chainer.is_arrays_compatible(outputs)``, looked up on the module at each
+# call; while a hook is active that name is a spy that notes
+# ``(id of its caller's frame, outputs)`` (in one store, so that a thread
+# switch cannot pair one call's frame with another's outputs) and returns
+# what the real function does.  The hook takes the noted outputs only when
+# the note is from the very apply frame that calls it, which is alive, so
+# its id is its own: a note from another thread, from a nested call or from
+# any other caller is not, and the hook reads f_locals then.
+_REAL_CHECK = chainer.is_arrays_compatible
+_SPY_WORKS = 'is_arrays_compatible' in _APPLY_CODE.co_names
+_seen = [None]
+_spying = [0]  # active hooks using the spy (under _ENTER_LOCK)
+
+
+def _spy(arrays):
+    """chainer.is_arrays_compatible while a hook is active (see above)."""
+    _seen[0] = (id(_getframe(1)), arrays)
+    return _REAL_CHECK(arrays)
+
+
+def _start_spying():
+    if _SPY_WORKS and not _spying[0] and \
+            chainer.is_arrays_compatible is _REAL_CHECK:
+        chainer.is_arrays_compatible = _spy
+    _spying[0] += 1
+
+
+def _stop_spying():
+    _spying[0] -= 1
+    if not _spying[0]:
+        if chainer.is_arrays_compatible is _spy:
+            chainer.is_arrays_compatible = _REAL_CHECK
+        _seen[0] = None  # keeps no arrays alive
+
+
 # C-level: a list comprehension would run a Python frame per call.
 _shape = operator.attrgetter('shape')
 
 _getframe = sys._getframe
-_weakref = weakref.ref
 
 _ADAPTER = chainer.function.FunctionAdapter
 
@@ -47,7 +85,7 @@ _LINK_CALL_CODE = chainer.Link.__call__.__code__
 
 # What a hook holds only while calls run: not copied by deepcopy.
 _TRANSIENT = frozenset(['_link_stack', '_backward_links', '_clock',
-                        '_comm_saved'])
+                        '_comm_saved', '_anchor', '_base_anchor'])
 
 # Names are handed out at __enter__ under this lock, with the check that
 # a hook is not active twice at once.
@@ -56,6 +94,9 @@ _NAME_PREFIX = 'ComputationalCostHook-'
 
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
+# Fields of a record (see records.py).
+_N_FIELDS = R_GRAD + 1
+_COUNTS = (int, Elements)
 
 
 def _backward_codes():
@@ -142,6 +183,11 @@ def _first_dtype(arrays):
     return None
 
 
+def _top_anchor(tries):
+    """The anchor of a hook not active: stacks go up to the top frame."""
+    return (None, None, tries.setdefault(id(None), {}), None, False, 0, None)
+
+
 def _pick_name(hooks):
     """``ComputationalCostHook-<k>``: k is 1 + the number of hooks of this
     class among ``hooks`` (a thread's active hooks), raised until the name
@@ -182,25 +228,40 @@ class _LinkObserver(chainer.LinkHook):
         owner = self._owner
         stack = owner._link_stack
         frame = _getframe(1)  # this call's Link.__call__
-        # The nearest enclosing link call in the block, a few frames up.
-        entry_code = owner._entry_code
-        entry_id = owner._entry_id
-        outer = frame.f_back
-        while outer is not None and outer.f_code is not _LINK_CALL_CODE:
-            if outer.f_code is entry_code and id(outer) == entry_id:
-                outer = None
-                break
-            outer = outer.f_back
-        while stack and stack[-1][0] is not outer:
-            stack.pop()  # a call that raised
+        # The stack above this call's frame stays as it is while the call
+        # runs: found once here, it is where the stacks of the calls inside
+        # begin (the anchor, see ComputationalCostHook._new_stack).  The
+        # usual case: called in the link call on top of the stack, whose
+        # anchor's trie knows the frames in between (the walk of
+        # ComputationalCostHook._stack_at, inline as in forward_postprocess:
+        # this runs at every link call).
+        found = None
         if stack:
-            parent = stack[-1][2]
-        elif owner._backward_links:
-            # Recomputation in a backward pass (F.forget): under the link
-            # whose node is being differentiated.
-            parent = owner._backward_links[-1][1]
-        else:
-            parent = None
+            top = stack[-1]
+            parent_frame = top[0]
+            try:
+                level = top[3][2]
+                f = frame.f_back
+                while True:
+                    code = f.f_code
+                    lasti = f.f_lasti
+                    entry = level[lasti]
+                    if entry[0] is not code:
+                        entry = level[lasti, id(code)]
+                    level = entry[1]
+                    if f is parent_frame:
+                        break
+                    if code is _LINK_CALL_CODE:
+                        raise KeyError  # a link call without an entry
+                    f = f.f_back
+                found = level[None]
+                parent = top[2]
+                above = top[3]
+            except (KeyError, AttributeError):
+                pass
+        if found is None:
+            parent, above = self._parent(frame)
+            found = owner._stack_at(frame.f_back, above)
         link = args.link
         if parent is None:
             path = '/'
@@ -212,13 +273,47 @@ class _LinkObserver(chainer.LinkHook):
                 path = self.paths[key] = (
                     parent + name if parent == '/' else
                     parent + '/' + name)
-        stack.append((frame, id(link), path))
+        node = found[0]
+        tries = owner._tries
+        trie = tries.get(id(node))
+        if trie is None:
+            trie = tries[id(node)] = {}
+        anchor = (_LINK_CALL_CODE, id(frame), trie, node, found[1],
+                  found[2], path)
+        stack.append((frame, id(link), path, anchor))
+        owner._anchor = anchor
         info = self.links.get(path)
         if info is None:
             self.links[path] = [1, None]
         else:
             info[0] += 1
         self.version += 1
+
+    def _parent(self, frame):
+        """``(path of the enclosing link call or None, its anchor)`` for
+        the link call of ``frame``, after dropping the entries of calls
+        that raised: the nearest ``Link.__call__`` frame above ``frame`` in
+        the block is the enclosing call's.  With none, the anchor is the
+        block's entry and, in a backward pass (a recomputation, F.forget),
+        the path is the link of the node being differentiated."""
+        owner = self._owner
+        stack = owner._link_stack
+        base = owner._base_anchor
+        entry_code = base[0]
+        entry_id = base[1]
+        outer = frame.f_back
+        while outer is not None and outer.f_code is not _LINK_CALL_CODE:
+            if outer.f_code is entry_code and id(outer) == entry_id:
+                outer = None
+                break
+            outer = outer.f_back
+        while stack and stack[-1][0] is not outer:
+            stack.pop()  # a call that raised
+        if stack:
+            return stack[-1][2], stack[-1][3]
+        if owner._backward_links:
+            return owner._backward_links[-1][1], base
+        return None, base
 
     def forward_postprocess(self, args):
         owner = self._owner
@@ -231,6 +326,7 @@ class _LinkObserver(chainer.LinkHook):
             return  # called before the block was entered
         path = stack[i][2]
         del stack[i:]  # its own entry and any a raising callee left
+        owner._anchor = stack[-1][3] if stack else owner._base_anchor
         link = args.link
         me = id(link)
         measured = self.param_sizes
@@ -336,7 +432,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # alive anyway): (calculator, True, whether it skips out_shapes).
         # Read again from the registry at every entry (see _dispatch_of).
         self._dispatch = {}
-        self._records_list = []
+        self._flat_records = []
+        self._records_cache = []
         # Warnings are collected while functions run and given when the
         # ``with`` block exits (a warning turned into an error must not
         # interrupt the user's forward pass); keys of the ones given.
@@ -345,13 +442,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # One copy of each shapes tuple seen; see forward_postprocess.
         self._interned = {}
         # Stacks are interned as a tree of (code, lasti, parent) nodes,
-        # found through a trie per root (see _new_stack).
+        # found through a trie per root (see _new_stack), from the
+        # innermost anchor: the block's entry frame, or the frame of the
+        # innermost link call running (see _LinkObserver).
         self._nodes = {}
         self._tries = {}
-        self._trie = self._tries[id(None)] = {}  # the one in use
-        self._entry_id = None
-        self._entry_code = None
-        self._outer_node = None
+        self._base_anchor = self._anchor = _top_anchor(self._tries)
         # Links: the path being called, the stack of calls, per path
         # [n_calls, n_params]; forward nodes' paths for their backward.
         self._link_observer = _LinkObserver(self)
@@ -384,14 +480,17 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             self.name = _pick_name(hooks)
             self._link_observer.name = self.name + '-links'
             self._active_thread = threading.get_ident()
+            _start_spying()
         try:
             frame = _getframe(1)
             self._dispatch = {}  # the registry may have changed since
-            self._entry_id = self._entry_code = None
-            self._outer_node = self._new_stack(frame.f_back, None)[0]
-            self._trie = self._tries.setdefault(id(self._outer_node), {})
-            self._entry_id = id(frame)
-            self._entry_code = frame.f_code
+            # Stacks end at the frame that enters the block, under the
+            # stack outside it (not counted for phases and links).
+            outer = self._new_stack(frame.f_back, _top_anchor(self._tries))
+            self._base_anchor = self._anchor = (
+                frame.f_code, id(frame),
+                self._tries.setdefault(id(outer[0]), {}), outer[0], False, 0,
+                None)
             super(ComputationalCostHook, self).__enter__()
             self._link_observer.__enter__()
             if self._comm is not None:
@@ -402,14 +501,16 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 self._memory.start(self.name)
         except BaseException:
             hooks.pop(self.name, None)
-            self._active_thread = None
+            with _ENTER_LOCK:
+                _stop_spying()
+                self._active_thread = None
             raise
         return self
 
     def __exit__(self, exc_type, *args):
         if self._comm_saved:
             self._comm.mpi_comm = self._comm_saved.pop()
-        self._entry_id = self._entry_code = None
+        self._base_anchor = self._anchor = _top_anchor(self._tries)
         self._link_observer.__exit__(exc_type, *args)
         if self._memory is not None:
             self._memory.stop()
@@ -419,7 +520,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._clock = []
         result = super(ComputationalCostHook, self).__exit__(exc_type,
                                                              *args)
-        self._active_thread = None
+        with _ENTER_LOCK:
+            _stop_spying()
+            self._active_thread = None
         self._flush_warnings(exc_type is not None)
         return result
 
@@ -437,7 +540,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 continue
             twin.__dict__[k] = copy.deepcopy(v, memo)
         twin._active_thread = None
-        twin._entry_id = twin._entry_code = None
+        twin._base_anchor = twin._anchor = _top_anchor(twin._tries)
         return twin
 
     def __reduce_ex__(self, protocol):
@@ -478,34 +581,42 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # Observation
 
-    def _new_stack(self, frame, root):
+    def _new_stack(self, frame, anchor):
         """The interned stack of ``frame`` and its callers, up to the frame
-        that entered the ``with`` block (then under ``root``), whether a
-        backward pass is running and how many link calls are running in
-        the block: ``(node, backward, link depth)``.
+        of ``anchor`` (then under the anchor's root), whether a backward
+        pass is running and how many link calls are running in the block:
+        ``(node, backward, link depth)``; None when ``anchor`` is a link
+        call's that is not on this stack (a call that raised).
+
+        An anchor is ``(code, id of its frame, trie, root node, backward,
+        link depth, link path)``: the block's entry frame (path None), or
+        the ``Link.__call__`` frame of a link call running (a frame alive
+        while the call runs, so its id is its own), with what is known of
+        the stack above it.
 
         A record holds one node of a tree of ``(code, lasti, parent)``: its
         memory does not grow with the depth of the stack, and nodes hold
         code objects and offsets, never frames, so no local variable of the
         user's stays alive.  This builds a stack not seen before and enters
-        it in the trie that forward_postprocess walks for the ones seen
-        before: one level per frame, innermost first, keyed by the frame's
-        offset and holding ``(code, next level)`` (keyed by
+        it in the anchor's trie, which forward_postprocess walks for the
+        ones seen before: one level per frame, innermost first, keyed by
+        the frame's offset and holding ``(code, next level)`` (keyed by
         ``(offset, id(code))`` for a second code at the same offset; the
-        trie keeps the codes, so their ids stay theirs), the found pair
+        trie keeps the codes, so their ids stay theirs), the found triple
         under the key None.
         """
+        stop_code, stop_id, level, root, backward, depth, path = anchor
         codes = []
-        entry_code = self._entry_code
-        entry_id = self._entry_id
         node = None
         while frame is not None:
             codes.append((frame.f_code, frame.f_lasti))
-            if frame.f_code is entry_code and id(frame) == entry_id:
-                node = root  # the stack goes on outside the block
+            if frame.f_code is stop_code and id(frame) == stop_id:
+                node = root  # the stack goes on above the anchor
                 break
             frame = frame.f_back
-        level = self._tries.setdefault(id(root), {})
+        else:
+            if path is not None:
+                return None
         for code, lasti in codes:
             entry = level.get(lasti)
             if entry is not None and entry[0] is not code:
@@ -523,31 +634,36 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 child = nodes[key] = (code, lasti, node)
             node = child
         found = level[None] = (
-            node, any(id(code) in _BACKWARD_IDS for code, _ in codes),
-            sum(1 for code, _ in codes if code is _LINK_CALL_CODE))
+            node,
+            backward or any(id(code) in _BACKWARD_IDS for code, _ in codes),
+            depth + sum(1 for code, _ in codes if code is _LINK_CALL_CODE))
         return found
 
-    def _stack_of(self, frame):
-        """``(node, backward, link depth)`` of ``frame`` (see _new_stack),
-        through the trie; forward_postprocess has this walk inline."""
-        entry_code = self._entry_code
-        entry_id = self._entry_id
-        try:
-            level = self._trie
-            f = frame
-            while f is not None:
-                code = f.f_code
-                lasti = f.f_lasti
-                entry = level[lasti]
-                if entry[0] is not code:
-                    entry = level[lasti, id(code)]
-                level = entry[1]
-                if code is entry_code and id(f) == entry_id:
-                    break
-                f = f.f_back
-            return level[None]
-        except KeyError:
-            return self._new_stack(frame, self._outer_node)
+    def _stack_at(self, frame, anchor):
+        """``(node, backward, link depth, link path)`` of ``frame`` (see
+        _new_stack): from ``anchor`` through its trie, or from the block's
+        entry when ``anchor`` is not on this stack (the path is then
+        None); forward_postprocess has the trie walk inline."""
+        for anchor in (anchor, self._base_anchor):
+            stop_code, stop_id, level = anchor[:3]
+            try:
+                f = frame
+                while f is not None:
+                    code = f.f_code
+                    lasti = f.f_lasti
+                    entry = level[lasti]
+                    if entry[0] is not code:
+                        entry = level[lasti, id(code)]
+                    level = entry[1]
+                    if code is stop_code and id(f) == stop_id:
+                        break
+                    f = f.f_back
+                found = level[None]
+            except KeyError:
+                found = self._new_stack(frame, anchor)
+            if found is not None:
+                return found + (anchor[6],)
+        raise AssertionError('the base anchor always finds a stack')
 
     def _dispatch_of(self, cls):
         """``(calculator or None, built-in?, skips out_shapes?)`` for
@@ -596,7 +712,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             # The shapes of the inputs, then of the outputs, in one tuple.
             if caller.f_code is not _APPLY_CODE:
                 raise KeyError
-            outputs = caller.f_locals['outputs']
+            seen = _seen[0]
+            if seen is not None and seen[0] == id(caller):
+                outputs = seen[1]
+                _seen[0] = None  # keeps no arrays alive
+            else:
+                outputs = caller.f_locals['outputs']
             shapes = tuple(map(_shape, in_data + outputs))
             dtype = in_data[0].dtype
             itemsize = dtype.itemsize
@@ -633,25 +754,29 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                                   fma_1flop=self._fma_1flop,
                                   out_shapes=None if outputs is None else
                                   shapes[len(in_data):])
-                # The common result (three plain counts and a dict) is
-                # checked and turned into bytes here; _checked validates
-                # (and explains) anything else.  (a | b | c) >> 63 is 0
-                # when all three are in [0, 2**63).
+                # The common result (a plain FLOP count, memory counts
+                # that are plain or Elements, and a dict) is checked and
+                # turned into bytes here, as _checked would; _checked
+                # validates (and explains) anything else.  (a | b | c) >> 63
+                # is 0 when all three are in [0, 2**63).
                 flops = None
                 if type(result) in _TUPLES and len(result) == 4:
                     flops, mread, mwrite, params = result
-                    if not (type(flops) is int and type(mread) is int
-                            and type(mwrite) is int and type(params) is dict
+                    if (type(flops) is int and type(mread) in _COUNTS
+                            and type(mwrite) in _COUNTS
+                            and type(params) is dict
                             and not (flops | mread | mwrite) >> 63):
+                        mread = (mread * itemsize if type(mread) is int
+                                 else mread.nbytes)
+                        mwrite = (mwrite * out_itemsize
+                                  if type(mwrite) is int else mwrite.nbytes)
+                        if (mread | mwrite) >> 63:
+                            raise _too_many_bytes(type_name)
+                    else:
                         flops = None
                 if flops is None:
                     flops, mread, mwrite, params = _checked(
                         result, calc, type_name, itemsize, out_itemsize)
-                else:
-                    mread *= itemsize
-                    mwrite *= out_itemsize
-                    if (mread | mwrite) >> 63:
-                        raise _too_many_bytes(type_name)
                 if not builtin:
                     # A custom calculator may keep and change its dict.
                     params = fresh(params)
@@ -662,13 +787,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 flops = mread = mwrite = 0
                 params = None
 
-        # The interned stack, found in the trie (see _new_stack): per frame
-        # two attribute reads and one lookup, nothing allocated that stays;
-        # a stack not seen before is the rare KeyError.
-        entry_code = self._entry_code
-        entry_id = self._entry_id
+        # The interned stack, found in the trie of the innermost anchor (see
+        # _new_stack): per frame up to the anchor's, two attribute reads
+        # and one lookup, nothing allocated that stays; a stack not seen
+        # before is the rare KeyError.
+        anchor = self._anchor
         try:
-            level = self._trie
+            stop_code, stop_id, level = anchor[:3]
             frame = caller
             while frame is not None:
                 code = frame.f_code
@@ -677,35 +802,27 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 if entry[0] is not code:
                     entry = level[lasti, id(code)]
                 level = entry[1]
-                if code is entry_code and id(frame) == entry_id:
+                if code is stop_code and id(frame) == stop_id:
                     break
                 frame = frame.f_back
             stack, backward, depth = level[None]
+            link = anchor[6]
         except KeyError:
-            stack, backward, depth = self._new_stack(caller,
-                                                     self._outer_node)
-        if depth:
-            # Inside a link's call (a recomputation in a backward pass
-            # too): the innermost one still running.
-            try:
-                link = self._link_stack[depth - 1][2]
-            except IndexError:  # the block's own frame has returned
-                links = self._link_stack
-                link = links[-1][2] if links else '/'
-        elif backward:
-            bw = self._backward_links
-            link = bw[-1][1] if bw else '/'
-        else:
-            link = '/'
+            stack, backward, depth, link = self._stack_at(caller, anchor)
+        if link is None:
+            link = self._link_of(depth, backward)
         if backward:
             phase = 'backward'
         else:
             phase = 'forward'
+            # Its backward is attributed to the same link.  Every forward
+            # node of the block writes (or clears) its entry, so a later
+            # node that reuses the id of a dead one never reads the dead
+            # one's link; nothing is kept but an int and a shared str.
             if link != '/':
-                # Its backward is attributed to the same link; the weak
-                # reference tells this node from a later one that reuses
-                # its id.
-                self._node_links[id(node)] = (link, _weakref(node))
+                self._node_links[id(node)] = link
+            elif self._node_links:
+                self._node_links.pop(id(node), None)
         follower = self._memory
         if follower is None:
             live = grad = None
@@ -715,7 +832,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 tracker.add(outputs, in_data, backward, function)
             live, grad = tracker.counts
             live += grad
-        self._records_list.append(
+        # One flat list of fields, extended by a record's fields: the
+        # tuple built here is freed at once, so the calls leave no new
+        # container for the garbage collector to walk (a list of record
+        # tuples made it run every few hundred calls); _records() groups
+        # them.
+        self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
              error, stack, phase, link, dtype, elapsed, live, grad))
         if params is None:
@@ -725,9 +847,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         """Remember which link the node being back-propagated was created
         in: the gradient functions its backward applies belong there."""
         me = id(function)
-        entry = self._node_links.get(me)
-        link = '/' if entry is None or entry[1]() is not function else (
-            entry[0])
+        link = self._node_links.get(me, '/')
         self._backward_links.append((me, link))
 
     def backward_postprocess(self, function, in_data, out_grad):
@@ -745,7 +865,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         no FLOPs, no device memory traffic, ``nbytes`` handed to MPI; a
         call whose bytes could not be counted (``error``) is ignored, with
         a warning at exit."""
-        stack, backward, depth = self._stack_of(caller)
+        stack, backward, depth, link = self._stack_at(caller, self._anchor)
+        if link is None:
+            link = self._link_of(depth, backward)
         params = {'call': mn.caller_name(caller, self._comm),
                   'n_ranks': self._comm_saved[-1].size}
         if error is not None:
@@ -756,10 +878,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 'ignored: {}'.format(kind, error))
         phase = 'backward' if backward or mn.is_grad_call(caller) \
             else 'forward'
-        self._comm_bytes[len(self._records_list)] = nbytes
-        self._records_list.append(
+        self._comm_bytes[len(self._flat_records) // _N_FIELDS] = nbytes
+        self._flat_records.extend(
             (kind, 0, 0, 0, params, 0, (), error, stack, phase,
-             self._link_of(depth, backward), None, None) + self._live())
+             link, None, None) + self._live())
 
     def _live(self):
         """``(live, gradients)`` bytes now (the record's last two fields),
@@ -771,8 +893,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return live + grad, grad
 
     def _link_of(self, depth, backward):
-        """The link path of a call made with ``depth`` link calls running
-        in the block (forward_postprocess has this inline)."""
+        """The link path of a call whose stack was found from the block's
+        entry, with ``depth`` link calls running in the block: the
+        innermost link call running (a recomputation in a backward pass
+        too), else in a backward pass the link of the node being
+        differentiated."""
         links = self._link_stack
         if depth:
             return links[min(depth, len(links)) - 1][2] if links else '/'
@@ -880,7 +1005,15 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     # What the reports read (report.CostReport)
 
     def _records(self):
-        return self._records_list
+        # Grouped once per change (another thread may be extending the
+        # list: a slice is taken in one step, whole records only).
+        n = len(self._flat_records) // _N_FIELDS
+        cached = self._records_cache
+        if len(cached) != n:
+            flat = self._flat_records[:n * _N_FIELDS]
+            cached = self._records_cache = list(
+                zip(*[iter(flat)] * _N_FIELDS))
+        return cached
 
     def _link_info(self):
         # dict.copy() first, which runs no Python code (list(d.items())
@@ -892,7 +1025,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 for path, info in links.items()}
 
     def _cache_key(self):
-        return (len(self._records_list), self._link_observer.version)
+        return (len(self._flat_records) // _N_FIELDS,
+                self._link_observer.version)
 
     def _comm_bytes_of(self):
         return self._comm_bytes

@@ -79,3 +79,111 @@ def test_parameters_and_gradients_are_unchanged_by_a_training_step():
                         model.predictor.W.grad.copy()))
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+def _layers(cch):
+    return [r for name, r in cch.layer_report.items() if name != 'total']
+
+
+# The hook reads a call's outputs through a stand-in for
+# chainer.is_arrays_compatible while it is active (see
+# computational_cost_hook._spy): Chainer's own function comes back at exit,
+# and what the stand-in saw never decides a figure unless it is the call's.
+
+def test_is_arrays_compatible_is_chainers_own_after_the_block():
+    real = chainer.is_arrays_compatible
+    with ComputationalCostHook():
+        F.relu(np.ones((2, 3), np.float32))
+    assert chainer.is_arrays_compatible is real
+    with pytest.raises(RuntimeError):
+        with ComputationalCostHook():
+            raise RuntimeError('boom')
+    assert chainer.is_arrays_compatible is real
+
+
+def test_nested_hooks_restore_is_arrays_compatible_once_both_exit():
+    real = chainer.is_arrays_compatible
+    x = np.ones((2, 3), np.float32)
+    with ComputationalCostHook() as outer:
+        with ComputationalCostHook() as inner:
+            F.relu(x)
+        assert chainer.is_arrays_compatible is not real  # outer still on
+        F.relu(x)
+    assert chainer.is_arrays_compatible is real
+    # both hooks see the output shape, whichever read it first
+    assert [r['output_shapes'] for r in _layers(inner)] == \
+        [[(2, 3)]]
+    assert [r['output_shapes'] for r in _layers(outer)] == \
+        [[(2, 3)], [(2, 3)]]
+
+
+def test_a_replaced_is_arrays_compatible_is_left_alone():
+    real = chainer.is_arrays_compatible
+    seen = []
+
+    def mine(arrays):
+        seen.append(len(arrays))
+        return real(arrays)
+
+    chainer.is_arrays_compatible = mine
+    try:
+        with ComputationalCostHook() as cch:
+            F.relu(np.ones((2, 3), np.float32))
+        assert chainer.is_arrays_compatible is mine
+    finally:
+        chainer.is_arrays_compatible = real
+    assert seen  # the user's function ran, the hook did not replace it
+    # outputs then come from apply's frame: the same figures
+    row, = _layers(cch)
+    assert row['output_shapes'] == [(2, 3)]
+    assert row['mwrite'] == 24  # 6 elements of 4 bytes
+
+
+def test_a_check_made_inside_forward_does_not_pass_for_the_outputs():
+    class CheckInside(chainer.FunctionNode):
+        def forward(self, inputs):
+            x, = inputs
+            # another call of the check, from another frame, just before
+            # apply's own: apply's must win
+            chainer.is_arrays_compatible((np.ones((7, 7), np.float32),))
+            return x[:1] * 2,
+
+    got = []
+
+    def calc(func, in_data, **kwargs):
+        got.append(kwargs['out_shapes'])
+        return 0, 0, 0, {}
+
+    with ComputationalCostHook() as cch:
+        cch.add_custom_cost_calculator(CheckInside, calc)
+        CheckInside().apply((np.ones((3, 4), np.float32),))
+    row, = _layers(cch)
+    assert row['output_shapes'] == [(1, 4)]
+    assert got == [((1, 4),)]
+
+
+def test_outputs_are_right_while_another_thread_runs_functions():
+    import sys
+    import threading
+    stop = threading.Event()
+
+    def other():
+        # no hook in this thread: its checks go through the stand-in
+        big = np.ones((5, 5, 5), np.float32)
+        while not stop.is_set():
+            chainer.is_arrays_compatible((big,))
+
+    thread = threading.Thread(target=other)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    thread.start()
+    try:
+        with ComputationalCostHook() as cch:
+            for _ in range(300):
+                F.relu(np.ones((2, 3), np.float32))
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(interval)
+    shapes = {tuple(r['output_shapes'][0]) for r in _layers(cch)}
+    assert shapes == {(2, 3)}
