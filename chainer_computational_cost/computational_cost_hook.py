@@ -183,6 +183,28 @@ def _first_dtype(arrays):
     return None
 
 
+def _trie_walk(frame, anchor):
+    """``(node, backward, link depth)`` of ``frame``'s stack from the trie
+    of ``anchor`` (see ComputationalCostHook._new_stack), or None when the
+    trie does not know it or ``anchor`` is not on this stack.
+    forward_postprocess has this walk inline: it runs at every call."""
+    stop_code, stop_id, level = anchor[:3]
+    try:
+        while frame is not None:
+            code = frame.f_code
+            lasti = frame.f_lasti
+            entry = level[lasti]
+            if entry[0] is not code:
+                entry = level[lasti, id(code)]
+            level = entry[1]
+            if code is stop_code and id(frame) == stop_id:
+                break
+            frame = frame.f_back
+        return level[None]
+    except KeyError:
+        return None
+
+
 def _top_anchor(tries):
     """The anchor of a hook not active: stacks go up to the top frame."""
     return (None, None, tries.setdefault(id(None), {}), None, False, 0, None)
@@ -232,33 +254,16 @@ class _LinkObserver(chainer.LinkHook):
         # runs: found once here, it is where the stacks of the calls inside
         # begin (the anchor, see ComputationalCostHook._new_stack).  The
         # usual case: called in the link call on top of the stack, whose
-        # anchor's trie knows the frames in between (the walk of
-        # ComputationalCostHook._stack_at, inline as in forward_postprocess:
-        # this runs at every link call).
+        # anchor's trie knows the frames in between, the only link call
+        # among them being that one (its anchor's depth + 1).
         found = None
         if stack:
-            top = stack[-1]
-            parent_frame = top[0]
-            try:
-                level = top[3][2]
-                f = frame.f_back
-                while True:
-                    code = f.f_code
-                    lasti = f.f_lasti
-                    entry = level[lasti]
-                    if entry[0] is not code:
-                        entry = level[lasti, id(code)]
-                    level = entry[1]
-                    if f is parent_frame:
-                        break
-                    if code is _LINK_CALL_CODE:
-                        raise KeyError  # a link call without an entry
-                    f = f.f_back
-                found = level[None]
-                parent = top[2]
-                above = top[3]
-            except (KeyError, AttributeError):
-                pass
+            above = stack[-1][3]
+            found = _trie_walk(frame.f_back, above)
+            if found is not None and found[2] == above[5] + 1:
+                parent = stack[-1][2]
+            else:
+                found = None
         if found is None:
             parent, above = self._parent(frame)
             found = owner._stack_at(frame.f_back, above)
@@ -641,28 +646,18 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def _stack_at(self, frame, anchor):
         """``(node, backward, link depth, link path)`` of ``frame`` (see
-        _new_stack): from ``anchor`` through its trie, or from the block's
-        entry when ``anchor`` is not on this stack (the path is then
-        None); forward_postprocess has the trie walk inline."""
+        _new_stack): from ``anchor``, or from the block's entry when
+        ``anchor`` is not on this stack; a stack not seen before is built.
+        """
         for anchor in (anchor, self._base_anchor):
-            stop_code, stop_id, level = anchor[:3]
-            try:
-                f = frame
-                while f is not None:
-                    code = f.f_code
-                    lasti = f.f_lasti
-                    entry = level[lasti]
-                    if entry[0] is not code:
-                        entry = level[lasti, id(code)]
-                    level = entry[1]
-                    if code is stop_code and id(f) == stop_id:
-                        break
-                    f = f.f_back
-                found = level[None]
-            except KeyError:
-                found = self._new_stack(frame, anchor)
+            found = _trie_walk(frame, anchor) or self._new_stack(frame,
+                                                                 anchor)
             if found is not None:
-                return found + (anchor[6],)
+                node, backward, depth = found
+                link = anchor[6]
+                if link is None:
+                    link = self._link_of(depth, backward)
+                return node, backward, depth, link
         raise AssertionError('the base anchor always finds a stack')
 
     def _dispatch_of(self, cls):
@@ -793,7 +788,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # before is the rare KeyError.
         anchor = self._anchor
         try:
-            stop_code, stop_id, level = anchor[:3]
+            stop_code, stop_id, level, _, _, _, link = anchor
             frame = caller
             while frame is not None:
                 code = frame.f_code
@@ -806,11 +801,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                     break
                 frame = frame.f_back
             stack, backward, depth = level[None]
-            link = anchor[6]
         except KeyError:
             stack, backward, depth, link = self._stack_at(caller, anchor)
-        if link is None:
-            link = self._link_of(depth, backward)
+        else:
+            if link is None:
+                link = self._link_of(depth, backward)
         if backward:
             phase = 'backward'
         else:
@@ -866,8 +861,6 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         call whose bytes could not be counted (``error``) is ignored, with
         a warning at exit."""
         stack, backward, depth, link = self._stack_at(caller, self._anchor)
-        if link is None:
-            link = self._link_of(depth, backward)
         params = {'call': mn.caller_name(caller, self._comm),
                   'n_ranks': self._comm_saved[-1].size}
         if error is not None:
