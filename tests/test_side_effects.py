@@ -11,6 +11,9 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 
+# Chainer's own function, taken before any hook is active.
+_REAL_CHECK = chainer.is_arrays_compatible
+
 
 def _maybe_hooked(hooked):
     if hooked:
@@ -137,6 +140,33 @@ def test_a_replaced_is_arrays_compatible_is_left_alone():
     row, = _layers(cch)
     assert row['output_shapes'] == [(2, 3)]
     assert row['mwrite'] == 24  # 6 elements of 4 bytes
+
+
+def test_the_stand_in_answers_what_chainers_check_answers():
+    # It answers NumPy-only tuples itself and hands anything else to
+    # Chainer's function: each answer below is Chainer's.
+    x = np.ones((2, 3), np.float32)
+
+    class Sub(np.ndarray):
+        pass
+
+    cases = [
+        ((x, x), True),
+        ((), True),
+        ((x.view(Sub),), True),  # Chainer takes NumPy subclasses too
+        ((x, None), True),  # missing arrays are skipped
+        ((x, 1), False),
+        ([x, x], True),  # not a tuple: Chainer's function
+        ([x, 'a'], False),
+    ]
+    with ComputationalCostHook():
+        assert chainer.is_arrays_compatible is not _REAL_CHECK
+        got = [chainer.is_arrays_compatible(arrays) for arrays, _ in cases]
+        # an iterator is not consumed before Chainer's function reads it
+        got_iter = chainer.is_arrays_compatible(iter([x, 1]))
+    assert got == [want for _, want in cases]
+    assert got_iter is False
+    assert [_REAL_CHECK(arrays) for arrays, _ in cases] == got
 
 
 def test_a_check_made_inside_forward_does_not_pass_for_the_outputs():
