@@ -715,6 +715,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             # The shapes of the inputs, then of the outputs, in one tuple.
             if caller.f_code is not _APPLY_CODE:
                 raise KeyError
+            # The stack starts at apply's caller (see below).
+            start = caller.f_back
             seen = _seen[0]
             if seen is not None and seen[0] == id(caller):
                 outputs = seen[1]
@@ -728,6 +730,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         except (AttributeError, IndexError, KeyError, TypeError):
             outputs, shapes, dtype, itemsize, out_itemsize = _observe(
                 caller, in_data)
+            start = (caller.f_back if caller.f_code is _APPLY_CODE
+                     else caller)
         # Identical shapes recur all the time (loops, repeated blocks) and
         # share one copy.
         shapes = self._interned.setdefault(shapes, shapes)
@@ -793,11 +797,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # The interned stack, found in the trie of the innermost anchor (see
         # _new_stack): per frame up to the anchor's, two attribute reads
         # and one lookup, nothing allocated that stays; a stack not seen
-        # before is the rare KeyError.
+        # before is the rare KeyError.  It starts at the frame that called
+        # FunctionNode.apply: apply's own frame is the same in every call
+        # (and a traceback shows Chainer's frames only when no frame is
+        # the user's).
         anchor = self._anchor
         try:
             stop_code, stop_id, level, _, _, _, link = anchor
-            frame = caller
+            frame = start
             while frame is not None:
                 code = frame.f_code
                 lasti = frame.f_lasti
@@ -810,7 +817,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 frame = frame.f_back
             stack, backward, depth = level[None]
         except KeyError:
-            stack, backward, depth, link = self._stack_at(caller, anchor)
+            stack, backward, depth, link = self._stack_at(start, anchor)
         else:
             if link is None:
                 link = self._link_of(depth, backward)
