@@ -442,7 +442,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # that the hook keeps no user class alive.
         self._resolved = weakref.WeakKeyDictionary()
         # Per class with a built-in calculator (classes the registry keeps
-        # alive anyway): (calculator, True, whether it skips out_shapes).
+        # alive anyway): (calculator, True, whether it skips out_shapes,
+        # class name).
         # Read again from the registry at every entry (see _dispatch_of).
         self._dispatch = {}
         self._flat_records = []
@@ -669,13 +670,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         raise AssertionError('the base anchor always finds a stack')
 
     def _dispatch_of(self, cls):
-        """``(calculator or None, built-in?, skips out_shapes?)`` for
-        ``cls``; remembered in ``_dispatch`` for a built-in calculator, so
-        that the usual call finds all three in one lookup."""
+        """``(calculator or None, built-in?, skips out_shapes?, class
+        name)`` for ``cls``; remembered in ``_dispatch`` for a built-in
+        calculator, so that the usual call finds all four in one lookup."""
         calc = self._calculator(cls)
         builtin = calc is not None and calc is calculators.get(cls) and \
             cls not in self._custom
-        found = (calc, builtin, calc in skips_out_shapes)
+        found = (calc, builtin, calc in skips_out_shapes, cls.__name__)
         if calc is not None and self._flop_convention is not None:
             found = (with_keywords(calc, {
                 'flop_convention': self._flop_convention}),) + found[1:]
@@ -736,17 +737,17 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # share one copy.
         shapes = self._interned.setdefault(shapes, shapes)
         node = function
-        # function_object(), inline: calling it costs about 1k instructions
-        # a call (callgrind), about 3 % of the hook's own work.
-        if isinstance(function, _ADAPTER):
-            function = function.function  # what a calculator sees
         cls = type(function)
-        type_name = cls.__name__
-
         try:
-            calc, builtin, skip = self._dispatch[cls]
+            calc, builtin, skip, type_name = self._dispatch[cls]
         except KeyError:
-            calc, builtin, skip = self._dispatch_of(cls)
+            # An old-style Function's adapter (never in _dispatch): the
+            # calculator sees the Function (function_object(), inline).
+            if isinstance(function, _ADAPTER):
+                function = function.function
+                cls = type(function)
+            calc, builtin, skip, type_name = (self._dispatch.get(cls)
+                                              or self._dispatch_of(cls))
         error = None
         if calc is None:
             flops = mread = mwrite = 0
