@@ -724,10 +724,17 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 _seen[0] = None  # keeps no arrays alive
             else:
                 outputs = caller.f_locals['outputs']
-            shapes = tuple(map(_shape, in_data + outputs))
-            dtype = in_data[0].dtype
+            x = in_data[0]
+            y = outputs[0]
+            if len(in_data) == 1 and len(outputs) == 1:
+                # One array in, one out (most calls): a tuple built from
+                # a map over a concatenation costs twice as much.
+                shapes = (x.shape, y.shape)
+            else:
+                shapes = tuple(map(_shape, in_data + outputs))
+            dtype = x.dtype
             itemsize = dtype.itemsize
-            out_itemsize = outputs[0].dtype.itemsize
+            out_itemsize = y.dtype.itemsize
         except (AttributeError, IndexError, KeyError, TypeError):
             outputs, shapes, dtype, itemsize, out_itemsize = _observe(
                 caller, in_data)
