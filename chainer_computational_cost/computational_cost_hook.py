@@ -104,7 +104,6 @@ _NAME_PREFIX = 'ComputationalCostHook-'
 _TUPLES = (tuple, Cost)
 # Fields of a record (see records.py).
 _N_FIELDS = R_GRAD + 1
-_COUNTS = (int, Elements)
 
 
 def _backward_codes():
@@ -770,24 +769,28 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                                   out_shapes=None if outputs is None else
                                   shapes[len(in_data):])
                 # The common result (a plain FLOP count, memory counts
-                # that are plain or Elements, and a dict) is checked and
-                # turned into bytes here, as _checked would; _checked
-                # validates (and explains) anything else.  (a | b | c) >> 63
-                # is 0 when all three are in [0, 2**63).
+                # that are plain or Elements, and a dict) is turned into
+                # bytes and checked here; _checked validates (and
+                # explains) anything else, a count or a byte count out of
+                # [0, 2**63) included: (a | b | c) >> 63 is 0 when all
+                # three are in that range.
                 flops = None
                 if type(result) in _TUPLES and len(result) == 4:
                     flops, mread, mwrite, params = result
-                    if (type(flops) is int and type(mread) in _COUNTS
-                            and type(mwrite) in _COUNTS
-                            and type(params) is dict
-                            and not (flops | mread | mwrite) >> 63):
-                        mread = (mread * itemsize if type(mread) is int
-                                 else mread.nbytes)
-                        mwrite = (mwrite * out_itemsize
-                                  if type(mwrite) is int else mwrite.nbytes)
-                        if (mread | mwrite) >> 63:
-                            raise _too_many_bytes(type_name)
+                    if type(mread) is int:
+                        mread *= itemsize
+                    elif type(mread) is Elements:
+                        mread = mread.nbytes
                     else:
+                        flops = None
+                    if type(mwrite) is int:
+                        mwrite *= out_itemsize
+                    elif type(mwrite) is Elements:
+                        mwrite = mwrite.nbytes
+                    else:
+                        flops = None
+                    if (type(flops) is not int or type(params) is not dict
+                            or (flops | mread | mwrite) >> 63):
                         flops = None
                 if flops is None:
                     flops, mread, mwrite, params = _checked(
