@@ -831,7 +831,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             stack, backward, depth, link = self._stack_at(start, anchor)
         else:
             if link is None:
-                link = self._link_of(depth, backward)
+                # From the block's entry: at the top, out of any link call
+                # and of any backward pass, the usual call is the model's
+                # ('/', see _link_of).
+                link = (self._link_of(depth, backward) if depth or backward
+                        else '/')
         if backward:
             phase = 'backward'
         else:
