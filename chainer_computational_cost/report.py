@@ -383,8 +383,7 @@ class CostReport(object):
         """Write the bytes alive after each call, forward and backward
         shaded, the peak marked, to the file ``path`` (PNG, SVG, PDF, EPS or
         PS, as its extension says; needs matplotlib: the ``[plot]`` extra);
-        returns the figure.  ``title``
-        and ``dpi`` may be given."""
+        returns the figure.  ``title`` and ``dpi`` may be given."""
         figures = memory.memory_report(self)
         return plots.plot_memory(memory.live_series(self), figures, path,
                                  **kwargs)
