@@ -15,7 +15,7 @@ PERCENTS = tuple(m + '%' for m in METRICS)
 BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
 #: Columns of bytes alive (``ComputationalCostHook(memory=True)``): the
 #: layer column ``live`` and the columns of the memory reports.
-MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients')
+MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients', 'scratch')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
                 't_network', 't_allreduce', 't_step', 't_step_overlap')

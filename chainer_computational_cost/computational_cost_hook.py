@@ -15,6 +15,7 @@ from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import Elements
+from chainer_computational_cost.cost_calculators import scratch_of
 from chainer_computational_cost.cost_calculators import FLOP_CONVENTIONS
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
@@ -23,7 +24,7 @@ from chainer_computational_cost import memory as _memory
 from chainer_computational_cost import mn
 from chainer_computational_cost.records import error_text
 from chainer_computational_cost.records import fresh
-from chainer_computational_cost.records import R_GRAD
+from chainer_computational_cost.records import R_SCRATCH
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import report
 
@@ -103,7 +104,7 @@ _NAME_PREFIX = 'ComputationalCostHook-'
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
 # Fields of a record (see records.py).
-_N_FIELDS = R_GRAD + 1
+_N_FIELDS = R_SCRATCH + 1
 
 
 def _backward_codes():
@@ -850,13 +851,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 self._node_links.pop(id(node), None)
         follower = self._memory
         if follower is None:
-            live = grad = None
+            live = grad = scratch = None
         else:
             tracker = follower.tracker
             if outputs is not None:
                 tracker.add(outputs, in_data, backward, function)
             live, grad = tracker.counts
             live += grad
+            scratch = self._scratch(function, in_data, shapes, outputs)
         # One flat list of fields, extended by a record's fields: the
         # tuple built here is freed at once, so the calls leave no new
         # container for the garbage collector to walk (a list of record
@@ -864,7 +866,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # them.
         self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
-             error, stack, phase, link, dtype, elapsed, live, grad))
+             error, stack, phase, link, dtype, elapsed, live, grad,
+             scratch))
         if params is None:
             self._note_ignored(cls, error)
 
@@ -907,13 +910,40 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
              link, None, None) + self._live())
 
     def _live(self):
-        """``(live, gradients)`` bytes now (the record's last two fields),
-        ``(None, None)`` when memory is not followed."""
+        """``(live, gradients, scratch)`` bytes now (the record's last
+        three fields; an MPI call's scratch is not known: 0), ``(None, None,
+        None)`` when memory is not followed."""
         follower = self._memory
         if follower is None:
-            return None, None
+            return None, None, None
         live, grad = follower.tracker.counts
-        return live + grad, grad
+        return live + grad, grad, 0
+
+    def _scratch(self, function, in_data, shapes, outputs):
+        """Bytes the call of ``function`` allocated and freed inside
+        itself (see cost_calculators.scratch_of), on the backend of its
+        first input array; a scratch function that fails counts 0, with a
+        warning at exit (raised with ``strict=True``), as a calculator that
+        fails: it never breaks the user's run."""
+        backend = 'numpy'
+        for x in in_data:
+            if x is not None:
+                if not _is_ndarray(x):
+                    backend = 'cupy'
+                break
+        out_shapes = None if outputs is None else shapes[len(in_data):]
+        try:
+            return scratch_of(function, in_data, out_shapes, backend)
+        except Exception as e:
+            if self._strict:
+                raise
+            cls = type(function)
+            key = ('{}.{}'.format(cls.__module__, cls.__name__), 'scratch')
+            if key not in self._warned and key not in self._pending:
+                self._pending[key] = (
+                    'the scratch function for `{}` failed, its scratch '
+                    'counted as 0: {}'.format(key[0], error_text(e)))
+            return 0
 
     def _link_of(self, depth, backward):
         """The link path of a call whose stack was found from the block's

@@ -1,13 +1,15 @@
-"""The largest batch a device holds: :func:`fit_batch`, from the live
-memory (:mod:`~chainer_computational_cost.memory`) of runs at batch sizes
-1, 2 and 3 projected to any batch
-(:mod:`~chainer_computational_cost.projection`), and its rendering.
+"""The largest batch a device holds: :func:`fit_batch`, from the memory
+(:mod:`~chainer_computational_cost.memory`: what is alive during each
+call, its scratch included) of runs at batch sizes 1, 2 and 3 projected to
+any batch (:mod:`~chainer_computational_cost.projection`), checked by real
+runs, and its rendering.
 
 It sits above both: nothing in the package but the command line and
 ``__init__`` imports it.
 """
 
 import collections
+import math
 import numbers
 import sys
 
@@ -15,6 +17,29 @@ from chainer_computational_cost import memory
 from chainer_computational_cost import projection
 from chainer_computational_cost import rendering
 from chainer_computational_cost.memory import CAPACITIES, OPTIMIZERS
+from chainer_computational_cost.records import R_PHASE
+
+MiB = 1 << 20
+
+# What a CUDA device holds beside the arrays, for margin='cuda' (README,
+# "Will it fit"):
+#: the CUDA context and the cuDNN and cuBLAS handles, taken before the
+#: first array: a PyTorch user measured 723 MiB for a first one-element
+#: tensor (discuss.pytorch.org, "How to reduce the memory requirement for
+#: a GPU pytorch training process?"); the driver reserves it per context
+#: (local memory for every resident thread, device code, the runtime heap:
+#: NVIDIA forums, "How is CUDA memory managed?"), so it grows with the
+#: GPU's multiprocessors.  768 MiB covers the figure measured.
+CUDA_CONTEXT = 768 * MiB
+#: the memory pool: CuPy rounds every allocation up to 512 bytes
+#: (cupy/cuda/memory.pyx, ``_allocation_unit_size = 512``) and keeps freed
+#: blocks for reuse, so what it holds exceeds the live bytes when freed
+#: blocks do not fit new requests; room for 10 % more than the peak.
+POOL_SLACK = 0.10
+#: The largest step :func:`fit_batch` runs by itself to check its answer
+#: (``check_answer=None``): its projected memory at the answer, bytes.  A
+#: step that fits in it runs in seconds on a CPU and in any CI runner.
+CHECK_LIMIT = 1 << 30
 
 
 def _capacity(device, capacity):
@@ -47,16 +72,126 @@ def _optimizer(optimizer):
     return key
 
 
-def fit_batch(run, device=None, optimizer='adam', capacity=None):
-    """The largest batch size whose training step fits a device's memory,
-    from runs of ``run`` at batch sizes 1, 2 and 3 (``project_batch``).
+def _margin(margin, cap):
+    """Bytes of ``margin`` (see fit_batch) on a device of ``cap`` bytes."""
+    if isinstance(margin, str):
+        if margin.lower() != 'cuda':
+            raise ValueError(_MARGIN_ALLOWED.format(margin))
+        # what is left beyond the context, once the pool may hold 10 %
+        # more than the peak
+        return cap - int(max(cap - CUDA_CONTEXT, 0) / (1 + POOL_SLACK))
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real) \
+            or not margin >= 0 or margin == float('inf'):
+        raise ValueError(_MARGIN_ALLOWED.format(margin))
+    if isinstance(margin, numbers.Integral):
+        return int(margin)
+    return int(math.ceil(margin * cap if margin < 1 else margin))
 
-    Memory at batch ``n`` is the parameters, the optimizer's state (see
-    :data:`OPTIMIZERS`: SGD none, MomentumSGD one copy of the parameters,
-    Adam two) and the peak of the bytes the step's arrays take (activations
-    kept for backward plus the gradients alive then, the parameters'
-    among them).  Framework and CUDA context, cuDNN workspaces and memory
-    pool fragmentation are left out (README, "Will it fit").
+
+_MARGIN_ALLOWED = ("margin must be bytes (an int >= 0), a fraction of the "
+                   "capacity (a float in [0, 1)) or 'cuda', got {!r}")
+
+
+class _Memory(object):
+    """The step's memory at any batch: measured at the batches that were
+    run, on each call's line elsewhere (from the smallest batch of the
+    lines up)."""
+
+    def __init__(self, state):
+        self.lines = state['lines']
+        self.first = state['batches'][0]
+        self.names = state['names']
+        self.samples = dict(state['samples'])
+
+    def at(self, n):
+        """``(peak, call, live, gradients, scratch, phase)`` of the call
+        during which the most bytes are alive at batch ``n``, or None if
+        batch ``n`` is below the lines and was not run."""
+        if n in self.samples:
+            names, figures = self.samples[n]
+        elif n >= self.first:
+            names = self.names
+            figures = [tuple(a + b * n for a, b in line)
+                       for line in self.lines]
+        else:
+            return None
+        best = None
+        for name, (live, grad, scratch) in zip(names, figures):
+            if live is not None and (best is None
+                                     or live + scratch > best[0]):
+                best = (live + scratch, name, live, grad, scratch)
+        return best
+
+    def largest(self, room):
+        """The largest batch whose peak is at most ``room`` bytes (0 if
+        none is), or None if nothing grows with the batch."""
+        peaks = [(live[0] + s[0], live[1] + s[1])
+                 for live, _, s in self.lines]
+        growing = [(room - a) // b for a, b in peaks if b > 0]
+        if not growing:
+            return None
+        n = max(min(growing), 0)
+        if any(a + b * max(n, self.first) > room for a, b in peaks):
+            n = 0
+        if n < self.first:  # below the lines: the runs made there
+            n = 0
+            for k in range(self.first - 1, 0, -1):
+                found = self.at(k)
+                if found is not None and found[0] <= room:
+                    n = k
+                    break
+        return n
+
+    def check(self, records, n):
+        """Raise ValueError unless the records of a real run at ``n`` are on
+        the lines; else remember its figures."""
+        names = memory._names(records)
+        figures = memory.figures(records)
+        wrong = None
+        if names != self.names:
+            wrong = ('its calls differ from those of the smaller batches '
+                     '({} calls at batch {}, {} before{})'.format(
+                         len(names), n, len(self.names), next((
+                             ': call {} is {} at batch {}, {} before'.format(
+                                 i + 1, a, n, b)
+                             for i, (a, b) in enumerate(zip(names,
+                                                            self.names))
+                             if a != b), '')))
+        else:
+            wrong = memory.on_lines(self.lines, figures, n, names)
+        if wrong is not None:
+            raise ValueError(
+                'fit_batch cannot answer: the step at batch {} does not '
+                'follow the line of the smaller batches ({}): its memory at '
+                'other batches cannot be told from a few runs'.format(
+                    n, wrong))
+        self.samples[n] = (names, figures)
+
+
+def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
+              check_answer=None):
+    """The largest batch size whose training step fits a device's memory,
+    from runs of ``run`` at batch sizes 1, 2 and 3 (``project_batch``),
+    checked by real runs.
+
+    Memory at batch ``n`` is the parameters, the optimizer's state, the
+    peak of the step (the most bytes alive during any call: the arrays
+    alive then, activations and gradients, plus the call's scratch) and
+    ``margin``.  The optimizer's state is measured when the step contains
+    the optimizer's update (records of phase ``'update'``: its state and
+    temporaries are then in the peak); else it is the table
+    :data:`OPTIMIZERS` (SGD none, MomentumSGD one copy of the parameters,
+    Adam two).  The CUDA context and the memory pool are left out unless
+    ``margin`` counts them.
+
+    The answer is checked: the step is run once at ``min(9, answer)``
+    (unless that batch was run already), and once at the answer itself
+    when ``check_answer`` is True, or None and the step's projected memory
+    there is at most :data:`CHECK_LIMIT` (1 GiB); a run whose figures are
+    not on the lines of the smaller batches (a branch on the batch size, a
+    slice ``x[:k]``) makes it refuse, naming the call that left the line.
+    A projection given instead of ``run`` cannot be checked (``checked``
+    is empty then).
 
     Args:
         run: a callable ``run(n)`` doing one training step at batch ``n``
@@ -65,60 +200,128 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None):
         device (str): a preset of :data:`CAPACITIES`.
         optimizer (str): ``'sgd'``, ``'momentumsgd'`` or ``'adam'``.
         capacity: the memory in bytes, instead of a device.
+        margin: bytes kept free for what the tool cannot see: an int of
+            bytes, a float in [0, 1) for that fraction of the capacity, or
+            ``'cuda'``: :data:`CUDA_CONTEXT` (768 MiB) plus room for the
+            memory pool to hold :data:`POOL_SLACK` (10 %) more than the
+            rest.  Default 0.
+        check_answer: run the step at the answer to check it: None (when
+            affordable, see above), True or False.
 
     Returns:
         OrderedDict: ``device``, ``capacity``, ``optimizer``,
         ``batch_size`` (the largest that fits), and at that batch
-        ``params``, ``optimizer_state``, ``activations``, ``gradients``
-        (the split of the peak), ``peak``, ``peak_layer``, ``total``,
-        ``free``; ``next_total``: the total at one batch more.
+        ``params``, ``optimizer_state``, ``activations``, ``gradients``,
+        ``scratch`` (the split of the peak), ``peak``, ``peak_layer``,
+        ``margin``, ``total`` (all of them), ``free``; ``next_total``: the
+        total at one batch more; ``optimizer_state_from`` (``'table'`` or
+        ``'measured'``); ``checked``: the batches run to check the answer;
+        ``counted`` and ``left_out``: what the total holds and what it
+        does not, in words.
 
     Raises:
-        ValueError: bad arguments; the step cannot be projected; even
-            batch 1 does not fit; or nothing grows with the batch.
+        ValueError: bad arguments; the step cannot be projected; a check
+            run is off the lines; even batch 1 does not fit; or nothing
+            grows with the batch.
     """
     name, cap = _capacity(device, capacity)
     key = _optimizer(optimizer)
+    reserve = _margin(margin, cap)
+    if check_answer not in (None, True, False):
+        raise ValueError('check_answer must be None, True or False, got '
+                         '{!r}'.format(check_answer))
     if isinstance(run, projection.Projection):
         projected = run  # several devices, one set of runs
+        runner = None
     else:
-        projected = projection.project_batch(run, 1)
+        projected = projection.project_batch(run, 1, check_batch=None)
+        runner = run
     state = projected._memory_state()
-    if state['error']:
+    if state.get('error'):
         raise ValueError(state['error'])
-    params = state['params']
-    opt_state = OPTIMIZERS[key] * params
-    room = cap - params - opt_state
-    lines = [line for line, _ in state['lines']]
-    if not lines:
+    if state.get('lines') is None:
+        raise ValueError('fit_batch cannot answer: {}'.format(
+            state.get('line_error') or 'the memory of this projection has '
+            'no lines (made by an earlier version?): project it again'))
+    step = _Memory(state)
+    if not step.names:
         raise ValueError('run(n) made no function call')
-    growing = [(room - a) // b for a, b in lines if b > 0]
-    if not growing:
+    params = state['params']
+    measured = any(r[R_PHASE] == 'update' for r in projected._records())
+    opt_state = 0 if measured else OPTIMIZERS[key] * params
+    fixed = params + opt_state + reserve
+    n = step.largest(cap - fixed)
+    if n is None:
         raise ValueError('the live memory does not grow with the batch '
                          'size: no largest batch')
-    n = min(growing)
 
-    def at(n):
-        values = [a + b * n for a, b in lines]
-        peak = max(values)
-        i = values.index(peak)
-        (a, b), (c, d) = state['lines'][i]
-        return peak, i, c + d * n
-
-    peak, i, grad = at(max(n, 1))
-    if n < 1 or peak > room:
+    def refuse_batch_1():
+        peak = step.at(1) or step.at(step.first)
         raise ValueError(
-            'batch 1 does not fit {}: it needs {} bytes, {} has {}'.format(
-                name, params + opt_state + peak, name, cap))
-    total = params + opt_state + peak
+            'batch 1 does not fit {}: it needs {} bytes, {} has {} '
+            '(parameters {}, optimizer state {}, peak {} during {}{})'
+            .format(name, fixed + peak[0], name, cap, params, opt_state,
+                    peak[0], peak[1], ', margin {}'.format(reserve)
+                    if reserve else ''))
+    if n < 1:
+        refuse_batch_1()
+    checked = []
+    if runner is not None:
+        batches = [min(projection.CHECK_BATCH, n)]
+        if check_answer is not False and n != batches[0]:
+            if check_answer or step.at(n)[0] <= CHECK_LIMIT:
+                batches.append(n)
+        for k in batches:
+            if k not in step.samples:
+                step.check(projection.measure(runner, k, quiet=True)[0], k)
+                checked.append(k)
+    peak, layer, live, grad, scratch = step.at(n)
+    total = fixed + peak
+    if total > cap:  # the lines said it fits: never answer it then
+        raise ValueError('fit_batch cannot answer: batch {} needs {} bytes '
+                         'on {} ({}), more than the lines told'.format(
+                             n, total, name, cap))
     return collections.OrderedDict([
         ('device', name), ('capacity', cap), ('optimizer', key),
         ('batch_size', n), ('params', params),
-        ('optimizer_state', opt_state), ('activations', peak - grad),
-        ('gradients', grad), ('peak', peak),
-        ('peak_layer', memory._names(projected._records())[i]),
+        ('optimizer_state', opt_state), ('activations', live - grad),
+        ('gradients', grad), ('scratch', scratch), ('peak', peak),
+        ('peak_layer', layer), ('margin', reserve),
         ('total', total), ('free', cap - total),
-        ('next_total', params + opt_state + at(n + 1)[0])])
+        ('next_total', fixed + step.at(n + 1)[0]),
+        ('optimizer_state_from', 'measured' if measured else 'table'),
+        ('checked', checked),
+        ('counted', _counted(measured, key, reserve, margin)),
+        ('left_out', _left_out(measured, margin))])
+
+
+def _counted(measured, key, reserve, margin):
+    out = ['the parameters of the links called',
+           'the optimizer state and its temporaries, as the update calls '
+           'of the run allocate them' if measured else
+           'the optimizer state, {} x the parameters ({})'.format(
+               OPTIMIZERS[key], key),
+           'the arrays alive during the call of the peak: activations kept '
+           'for backward and gradients',
+           "that call's scratch (memory it allocates and frees inside "
+           "itself)"]
+    if reserve:
+        out.append('a margin of {} bytes ({!r})'.format(reserve, margin))
+    return out
+
+
+def _left_out(measured, margin):
+    out = ["the step's inputs and arrays made outside function calls (the "
+           "loss's initial gradient)"]
+    if not measured:
+        out.append("the optimizer's update temporaries (its update is not "
+                   'in the run)')
+    if not isinstance(margin, str):
+        out.append('the CUDA context and the libraries (fit.CUDA_CONTEXT, '
+                   "768 MiB, suggested: margin='cuda')")
+        out.append("the memory pool's rounding and fragmentation "
+                   "(fit.POOL_SLACK, 10 % of the peak, in margin='cuda')")
+    return out
 
 
 #: The columns of a rendered fit_batch result.
@@ -131,7 +334,8 @@ def fit_rows(fit):
     return [{'name': name, 'bytes': fit[key]} for name, key in (
         ('parameters', 'params'), ('optimizer state', 'optimizer_state'),
         ('activations', 'activations'), ('gradients', 'gradients'),
-        ('total', 'total'), ('capacity', 'capacity'))]
+        ('scratch', 'scratch'), ('margin', 'margin'), ('total', 'total'),
+        ('capacity', 'capacity')) if key != 'margin' or fit.get(key)]
 
 
 def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
@@ -144,7 +348,7 @@ def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
     text = rendering.render(fit_rows(fit), columns, mode, unit, n_digits,
                             name_title='Memory at batch {}'.format(
                                 fit['batch_size']))
-    line = ('largest batch on {} with {}: {} (peak after {})\n'.format(
+    line = ('largest batch on {} with {}: {} (peak during {})\n'.format(
         fit['device'], fit['optimizer'], fit['batch_size'],
         fit['peak_layer']))
     (sys.stderr if mode == 'json' else ost).write(line)

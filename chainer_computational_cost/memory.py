@@ -17,9 +17,11 @@ after a call is exact for what it counts:
 * only what the run created: an array the user passed in (or a parameter)
   counts nothing, nor do the views of it a call returns;
 * scratch memory a call frees before it returns (im2col's columns, cuDNN's
-  workspace) is not counted, as everywhere in this tool's model; nor are
-  arrays made outside function calls (``xp.ones_like`` for the loss's
-  initial gradient is a few bytes).
+  workspace) is not in ``live``: the calculators' scratch functions state
+  it per call (``cost_calculators.scratch_of``), records keep it apart,
+  and the run's peak (``memory_report``) is the highest ``live + scratch``
+  of its calls; arrays made outside function calls (``xp.ones_like`` for
+  the loss's initial gradient is a few bytes) are not counted.
 """
 
 import collections
@@ -28,7 +30,8 @@ import weakref
 import chainer
 
 from chainer_computational_cost.affine import affine
-from chainer_computational_cost.records import R_GRAD, R_LIVE, R_PHASE, R_TYPE
+from chainer_computational_cost.records import (
+    R_GRAD, R_LIVE, R_PHASE, R_SCRATCH, R_TYPE)
 
 #: Bytes of optimizer state per byte of parameters, in the parameters'
 #: dtype: SGD keeps nothing, MomentumSGD a velocity, Adam two moments.
@@ -254,14 +257,28 @@ def _names(records):
     return names
 
 
+def scratch(record):
+    """The scratch bytes of a record: 0 when none is known (an MPI call, a
+    record saved before scratch was recorded)."""
+    return (record[R_SCRATCH] or 0) if len(record) > R_SCRATCH else 0
+
+
 def memory_report(source):
     """The memory figures of ``source`` (a hook or a projection): an
     ordered dict
 
-    * ``peak``: the most bytes alive after a call, ``peak_layer`` that
-      call's name (None if nothing was called), ``peak_phase`` its phase,
-      and the split of the peak: ``activations`` (created by forward calls)
-      and ``gradients`` (created by backward calls);
+    * ``peak``: the most bytes alive at any moment of the run, which is
+      during a call: what was alive when it started, what it adds (its
+      outputs and the arrays it keeps) and its scratch (what it allocates
+      and frees inside itself), i.e. its ``live`` plus its scratch;
+      ``peak_layer`` names that call (None if nothing was called),
+      ``peak_phase`` its phase; the split of the peak: ``activations``
+      (alive, created by forward calls), ``gradients`` (alive, created by
+      backward calls) and ``scratch`` (the call's);
+    * ``peak_between_calls``: the most bytes alive right after a call (the
+      highest ``live``), ``peak_between_calls_layer`` that call, split the
+      same way (``peak_between_calls_activations``,
+      ``peak_between_calls_gradients``);
     * ``at_exit``: bytes still alive when the block exited, split the same
       way (``at_exit_activations``, ``at_exit_gradients``);
     * ``params``: bytes of the parameters of the links called (they
@@ -269,7 +286,7 @@ def memory_report(source):
     * ``n_calls``: calls seen.
 
     A hook used for several blocks follows each block's arrays from zero:
-    the peak is over every call recorded, ``at_exit`` the last block's.
+    the peaks are over every call recorded, ``at_exit`` the last block's.
 
     Raises ValueError if memory was not followed, or (a projection) if it
     cannot be projected.
@@ -280,18 +297,37 @@ def memory_report(source):
     if state.get('error'):
         raise ValueError(state['error'])
     records = source._records()
-    peak, at = 0, None
+    peak = between = 0
+    at = at_between = None
     for i, r in enumerate(records):
         live = r[R_LIVE]
-        if live is not None and (at is None or live > peak):
-            peak, at = live, i
-    grad = records[at][R_GRAD] if at is not None else 0
+        if live is None:
+            continue
+        during = live + scratch(r)
+        if at is None or during > peak:
+            peak, at = during, i
+        if at_between is None or live > between:
+            between, at_between = live, i
+    names = _names(records) if at is not None else None
+
+    def split(i, total):
+        # (activations, gradients) of the bytes alive after call i
+        grad = records[i][R_GRAD] if i is not None else 0
+        return total - grad, grad
+    act, grad = split(at, peak - (0 if at is None else scratch(records[at])))
+    between_act, between_grad = split(at_between, between)
     act_exit, grad_exit = state['at_exit']
     out = collections.OrderedDict([
         ('peak', peak),
-        ('peak_layer', None if at is None else _names(records)[at]),
+        ('peak_layer', None if at is None else names[at]),
         ('peak_phase', None if at is None else records[at][R_PHASE]),
-        ('activations', peak - grad), ('gradients', grad),
+        ('activations', act), ('gradients', grad),
+        ('scratch', peak - act - grad),
+        ('peak_between_calls', between),
+        ('peak_between_calls_layer',
+         None if at is None else names[at_between]),
+        ('peak_between_calls_activations', between_act),
+        ('peak_between_calls_gradients', between_grad),
         ('at_exit', act_exit + grad_exit),
         ('at_exit_activations', act_exit),
         ('at_exit_gradients', grad_exit),
@@ -302,33 +338,43 @@ def memory_report(source):
 
 
 #: The columns of the rendered memory report.
-MEMORY_COLUMNS = ['name', 'bytes', 'activations', 'gradients', 'layer']
+MEMORY_COLUMNS = ['name', 'bytes', 'activations', 'gradients', 'scratch',
+                  'layer']
 
 
 def memory_rows(figures):
-    """The rows ``show_memory_report`` renders: peak, at exit, parameters.
-    """
+    """The rows ``show_memory_report`` renders: the peak (during a call),
+    the peak between calls, at exit, the parameters."""
     return [
         {'name': 'peak', 'bytes': figures['peak'],
          'activations': figures['activations'],
-         'gradients': figures['gradients'],
+         'gradients': figures['gradients'], 'scratch': figures['scratch'],
          'layer': figures['peak_layer']},
+        {'name': 'peak between calls',
+         'bytes': figures['peak_between_calls'],
+         'activations': figures['peak_between_calls_activations'],
+         'gradients': figures['peak_between_calls_gradients'],
+         'scratch': None, 'layer': figures['peak_between_calls_layer']},
         {'name': 'at exit', 'bytes': figures['at_exit'],
          'activations': figures['at_exit_activations'],
-         'gradients': figures['at_exit_gradients'], 'layer': None},
+         'gradients': figures['at_exit_gradients'], 'scratch': None,
+         'layer': None},
         {'name': 'parameters', 'bytes': figures['params'],
-         'activations': None, 'gradients': None, 'layer': None},
+         'activations': None, 'gradients': None, 'scratch': None,
+         'layer': None},
     ]
 
 
 def live_series(source):
-    """``(live bytes, phase)`` after each call of ``source``."""
-    return [(r[R_LIVE], r[R_PHASE]) for r in source._records()]
+    """``(live bytes, scratch bytes, phase)`` of each call of ``source``.
+    """
+    return [(r[R_LIVE], scratch(r), r[R_PHASE]) for r in source._records()]
 
 
-# Any batch size: each call's live bytes are a sum of array sizes, each
-# affine in the batch size, so runs at a few batch sizes give every call's
-# line, and the peak at any batch is the highest of the lines there.
+# Any batch size: each call's live bytes (and its scratch) are a sum of
+# array sizes, each affine in the batch size, so runs at a few batch sizes
+# give every call's line, and the peak at any batch is the highest of the
+# lines there.
 
 def _line(values, batches):
     """``(a, b)`` with ``values[k] == a + b * batches[k]`` for every k, or
@@ -339,36 +385,69 @@ def _line(values, batches):
     return a, affine(values, batches, 1) - a
 
 
-def project(runs, states, batches, batch_size, records):
-    """The records of a projection to ``batch_size`` with their live
-    bytes projected, and the memory state of the projection.
+def figures(records):
+    """``(live, gradients, scratch)`` bytes of each record: what a
+    projection's lines are drawn through and checked against."""
+    return [(r[R_LIVE], r[R_GRAD], scratch(r)) for r in records]
+
+
+_FIELDS = ('live bytes', 'gradient bytes', 'scratch bytes')
+
+
+def on_lines(lines, real, n, names):
+    """None if the figures of a real run at batch ``n`` (``real``, see
+    :func:`figures`, the same calls as ``names``) are those the ``lines``
+    give there, else a sentence naming the first call off its line."""
+    for name, line, got in zip(names, lines, real):
+        if line is None:
+            continue
+        for label, (a, b), value in zip(_FIELDS, line, got):
+            if a + b * n != value:
+                return ('the {} of {} at batch {} are {} on the line '
+                        'through the smaller batches but {} in a real run'
+                        .format(label, name, n, a + b * n, value))
+    return None
+
+
+def project(runs, states, batches, batch_size, records, samples=None):
+    """The records of a projection to ``batch_size`` with their memory
+    figures projected, and the memory state of the projection.
 
     ``runs`` are the records of runs at ``batches`` (the same calls),
-    ``states`` their memory states.  A call whose live bytes are not
-    affine in the batch size gets None, and the state an error that
-    ``memory_report`` raises.
+    ``states`` their memory states, ``samples`` the figures of every run
+    made (batch -> (call names, :func:`figures`); those of ``runs`` by
+    default), kept for ``fit_batch``.  A call whose live bytes, their
+    gradients' part or its scratch are not affine in the batch size gets
+    None, and the state an error that ``memory_report`` raises.  The
+    state's ``lines`` hold each call's ``((a, b) of live, of gradients, of
+    scratch)``, the bytes ``a + b * n`` at batch ``n`` (None for all of
+    them when one call's are not affine), ``names`` their calls,
+    ``batches`` the sizes they go through.
     """
     names = _names(runs[0])
     error = None
     lines = []
     out = []
     for i, record in enumerate(records):
-        live = _line([run[i][R_LIVE] for run in runs], batches)
-        grad = _line([run[i][R_GRAD] for run in runs], batches)
-        if live is None or grad is None:
+        fields = (R_LIVE, R_GRAD, R_SCRATCH)
+        line = tuple(_line([run[i][f] if f != R_SCRATCH else scratch(run[i])
+                            for run in runs], batches) for f in fields)
+        if None in line:
             lines.append(None)
-            out.append(record[:R_LIVE] + (None, None))
+            out.append(record[:R_LIVE] + (None, None, None))
             if error is None:
+                k = line.index(None)
                 error = (
-                    'the live bytes after {} are not affine in the batch '
-                    'size ({}): the peak cannot be projected'.format(
-                        names[i], ', '.join(
-                            '{} at n={}'.format(run[i][R_LIVE], n)
+                    'the {} {} {} are not affine in the batch size ({}): '
+                    'the peak cannot be projected'.format(
+                        _FIELDS[k], 'of' if k == 2 else 'after', names[i],
+                        ', '.join('{} at n={}'.format(
+                            figures([run[i]])[0][k], n)
                             for run, n in zip(runs, batches))))
             continue
-        lines.append((live, grad))
-        out.append(record[:R_LIVE] + (
-            live[0] + live[1] * batch_size, grad[0] + grad[1] * batch_size))
+        lines.append(line)
+        out.append(record[:R_LIVE] + tuple(
+            a + b * batch_size for a, b in line))
     at_exit = []
     for k in (0, 1):
         line = _line([s['at_exit'][k] for s in states], batches)
@@ -386,6 +465,10 @@ def project(runs, states, batches, batch_size, records):
                           .format(', '.join(
                               '{} bytes at n={}'.format(s['params'], n)
                               for s, n in zip(states, batches))))
+    if samples is None:
+        samples = {n: (names, figures(run)) for run, n in zip(runs, batches)}
     state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
-             'error': error, 'lines': lines, 'batch_size': batch_size}
+             'error': error, 'lines': None if error else lines,
+             'batches': tuple(batches), 'names': names, 'samples': samples,
+             'batch_size': batch_size}
     return out, state

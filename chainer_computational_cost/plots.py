@@ -265,12 +265,16 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
 def plot_memory(series, figures, path, title=None, dpi=100):
     """Write the bytes alive after each call to the file ``path`` (in the
     format its extension names, as for :func:`plot_roofline`): a
-    step line over the calls, the calls of each phase shaded (forward
-    blue, backward orange), the peak marked and labelled.
+    step line over the calls, each call's scratch as a spike above it (the
+    memory during the call), the calls of each phase shaded (forward
+    blue, backward orange), the peak (during a call) and the peak between
+    calls marked and labelled.
 
     Args:
-        series: ``(live bytes, phase)`` per call, in call order.
-        figures: the memory report (``peak``, ``peak_layer``, ...).
+        series: ``(live bytes, scratch bytes, phase)`` per call, in call
+            order.
+        figures: the memory report (``peak``, ``peak_layer``,
+            ``peak_between_calls``, ...).
         path: a file name or a binary file object.
         title (str): the title; default 'Live memory'.
         dpi (int): resolution of raster images.
@@ -279,39 +283,57 @@ def plot_memory(series, figures, path, title=None, dpi=100):
         the matplotlib Figure (already written).
     """
     plot_format(path)  # before drawing, as the other plots
-    series = [(live, phase) for live, phase in series if live is not None]
+    series = [(live, scratch or 0, phase) for live, scratch, phase in series
+              if live is not None]
     if not series:
         raise ValueError('no calls to plot')
-    largest = max(live for live, _ in series)
+    during = [live + scratch for live, scratch, _ in series]
+    largest = max(during)
     prefix = rendering._prefix_for(largest, 1024)
     scale = 1024 ** PREFIXES.index(prefix)
     fig = _new_figure((9, 4))
     ax = fig.add_subplot(1, 1, 1)
     xs = list(range(1, len(series) + 1))
-    ys = [live / scale for live, _ in series]
+    ys = [live / scale for live, _, _ in series]
     # Contiguous runs of calls of one phase, shaded.
-    colours = {'forward': 'tab:blue', 'backward': 'tab:orange'}
+    colours = {'forward': 'tab:blue', 'backward': 'tab:orange',
+               'update': 'tab:green'}
     start = 0
     labelled = set()
     for i in range(1, len(series) + 1):
-        if i == len(series) or series[i][1] != series[start][1]:
-            phase = series[start][1]
+        if i == len(series) or series[i][2] != series[start][2]:
+            phase = series[start][2]
             ax.axvspan(start + 0.5, i + 0.5, alpha=0.12, linewidth=0,
                        color=colours.get(phase, 'tab:gray'),
                        label=None if phase in labelled else phase)
             labelled.add(phase)
             start = i
+    spikes = [(x, y, scratch / scale) for x, y, (_, scratch, _) in
+              zip(xs, ys, series) if scratch]
+    if spikes:
+        ax.vlines([x for x, _, _ in spikes], [y for _, y, _ in spikes],
+                  [y + s for _, y, s in spikes], color='tab:purple',
+                  linewidth=1.2, label='scratch (during the call)')
     ax.step(xs, ys, where='mid', color='black', linewidth=1.2,
-            label='live')
-    at = [live for live, _ in series].index(largest)
-    ax.plot([xs[at]], [ys[at]], marker='o', markersize=7, color='tab:red',
-            zorder=3)
-    ax.annotate('peak {} after {}'.format(
-        _si(largest, 'B', 1024), figures.get('peak_layer')),
-        (xs[at], ys[at]), textcoords='offset points', xytext=(-10, 6),
-        ha='right' if at > len(series) / 2 else 'left', fontsize=8)
+            label='live (after the call)')
+    at = during.index(largest)
+    between = max(ys)
+    at_between = ys.index(between)
+    marks = [(xs[at], largest / scale, 'peak {} {} {}'.format(
+        _si(largest, 'B', 1024), 'during' if series[at][1] else 'after',
+        figures.get('peak_layer')), 'tab:red', 6)]
+    if series[at][1]:  # else the same point
+        marks.append((xs[at_between], between, 'between calls {} after {}'
+                      .format(_si(between * scale, 'B', 1024),
+                              figures.get('peak_between_calls_layer')),
+                      'tab:gray', -12))
+    for x, y, text, colour, side in marks:
+        ax.plot([x], [y], marker='o', markersize=6, color=colour, zorder=3)
+        ax.annotate(text, (x, y), textcoords='offset points',
+                    xytext=(-10, side), fontsize=8,
+                    ha='right' if x > len(series) / 2 else 'left')
     ax.set_xlim(0.5, len(series) + 0.5)
-    ax.set_ylim(0, ys[at] * 1.15 or 1)
+    ax.set_ylim(0, largest / scale * 1.15 or 1)
     ax.set_xlabel('Function call')
     ax.set_ylabel('Live ' + ((prefix + 'iB') if prefix else 'B'))
     ax.set_title(title or 'Live memory')

@@ -18,8 +18,8 @@ from chainer_computational_cost import memory
 from chainer_computational_cost.affine import affine
 from chainer_computational_cost import report
 from chainer_computational_cost.records import (
-    R_FLOPS, R_LINK, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE, R_SHAPES,
-    R_TIME, R_TYPE, ReportWarning, saved_records)
+    R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE,
+    R_SHAPES, R_TIME, R_TYPE, ReportWarning, saved_records)
 
 #: The batch sizes that are run: two give the line, the third checks it.
 BATCHES = (1, 2, 3)
@@ -298,16 +298,8 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
     runs = {}
 
     def record(n):
-        hook = ComputationalCostHook(fma_1flop=fma_1flop,
-                                     flop_convention=flop_convention,
-                                     memory=True)
-        with warnings.catch_warnings():
-            if runs:  # the first run said it already
-                warnings.simplefilter('ignore', ReportWarning)
-            with hook:
-                run(n)
-        runs[n] = (hook._records(), hook._link_info(),
-                   hook._memory_state())
+        # the first run says the warnings, the others repeat them
+        runs[n] = measure(run, n, fma_1flop, flop_convention, bool(runs))
 
     for n in BATCHES:
         record(n)
@@ -323,21 +315,78 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
         except ValueError:
             raise error from None
         if batch_size == 1:
-            # Below the line: the run at 1 is the answer.
+            # Below the line: the run at 1 is the answer (its memory too;
+            # the lines from the later batches are kept for fit_batch).
+            state = _project_memory(runs, batches, 2, records, None,
+                                    record)[1]
+            state = dict(state, at_exit=runs[1][2]['at_exit'], error=None,
+                         batch_size=1)
             records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
                        for r in runs[1][0]]
             return Projection(records, runs[1][1], 1, fma_1flop,
-                              flop_convention, runs[1][2])
+                              flop_convention, state)
+    checked = None
     if check_batch is not None and batch_size > batches[-1]:
-        n = min(check_batch, batch_size)
-        record(n)
-        _check_links([runs[batches[0]][1], runs[n][1]], (batches[0], n))
-        _check_projection(_project(runs, batches, n), runs[n][0], batches, n)
-    records, state = memory.project(
-        [runs[n][0] for n in batches], [runs[n][2] for n in batches],
-        batches, batch_size, records)
+        checked = min(check_batch, batch_size)
+        record(checked)
+        _check_links([runs[batches[0]][1], runs[checked][1]],
+                     (batches[0], checked))
+        _check_projection(_project(runs, batches, checked),
+                          runs[checked][0], batches, checked)
+    records, state = _project_memory(runs, batches, batch_size, records,
+                                     checked, record)
     return Projection(records, runs[batches[0]][1], batch_size, fma_1flop,
                       flop_convention, state)
+
+
+def _project_memory(runs, batches, batch_size, records, checked, record):
+    """``(records, memory state)`` of a projection to ``batch_size`` (see
+    memory.project), its lines through ``batches``, or, when they are not
+    affine there, through :data:`LATER_BATCHES` (a reshape is a view of
+    its input at batch 1 and a copy beyond: the figures of the later
+    batches are the line), run at 4 for that (``record``); checked against
+    the run at ``checked`` (None: no check run)."""
+    names = _name_of(records)
+    samples = {n: (_name_of(run[0]), memory.figures(run[0]))
+               for n, run in runs.items()}
+
+    def attempt(sizes):
+        return memory.project(
+            [runs[n][0] for n in sizes], [runs[n][2] for n in sizes], sizes,
+            batch_size, records, samples)
+    out, state = attempt(batches)
+    if state['error'] and batches == BATCHES and batch_size >= 2:
+        later = max(LATER_BATCHES)
+        if later not in runs:
+            record(later)
+            samples[later] = (_name_of(runs[later][0]),
+                              memory.figures(runs[later][0]))
+        if _name_of(runs[later][0]) == names:
+            again = attempt(LATER_BATCHES)
+            if not again[1]['error']:
+                out, state = again
+    if checked is not None and not state['error']:
+        wrong = memory.on_lines(state['lines'], samples[checked][1],
+                                checked, names)
+        if wrong is not None:
+            state = dict(state, lines=None, error=(
+                '{}: the peak cannot be projected'.format(wrong)))
+            out = [r[:R_LIVE] + (None, None, None) for r in out]
+    return out, state
+
+
+def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
+    """``(records, link info, memory state)`` of ``run(n)`` under a hook
+    with ``memory=True`` (``quiet``: its ReportWarnings are not shown)."""
+    hook = ComputationalCostHook(fma_1flop=fma_1flop,
+                                 flop_convention=flop_convention,
+                                 memory=True)
+    with warnings.catch_warnings():
+        if quiet:
+            warnings.simplefilter('ignore', ReportWarning)
+        with hook:
+            run(n)
+    return hook._records(), hook._link_info(), hook._memory_state()
 
 
 def _check_links(infos, batches):

@@ -25,9 +25,10 @@ import traceback
 
 (R_TYPE, R_FLOPS, R_MREAD, R_MWRITE, R_PARAMS, R_N_IN, R_SHAPES, R_ERROR,
  R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
-# With memory=True: the bytes alive after the call, and the part of them
-# backward calls created (None otherwise).
-R_LIVE, R_GRAD = 13, 14
+# With memory=True: the bytes alive after the call, the part of them
+# backward calls created, and the bytes the call allocated and freed inside
+# itself (its scratch: im2col's columns, temporaries); None otherwise.
+R_LIVE, R_GRAD, R_SCRATCH = 13, 14, 15
 
 
 class SavedStack(tuple):

@@ -168,6 +168,7 @@ _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
                   'activations': 'Activations', 'gradients': 'Gradients',
+                  'scratch': 'Scratch',
                   'comm_bytes': 'Comm'}
 _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 

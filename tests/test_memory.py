@@ -104,11 +104,12 @@ def test_show_memory_report():
     out = io.StringIO()
     h.show_memory_report(out, mode='md', unit=None)
     assert out.getvalue() == (
-        '|Memory|Bytes B|Activations B|Gradients B|Layer|\n'
-        '|:----|:----|:----|:----|:----|\n'
-        '|peak|160|160|0|Exp-1|\n'
-        '|at exit|80|80|0||\n'
-        '|parameters|0||||\n')
+        '|Memory|Bytes B|Activations B|Gradients B|Scratch B|Layer|\n'
+        '|:----|:----|:----|:----|:----|:----|\n'
+        '|peak|160|160|0|0|Exp-1|\n'
+        '|peak between calls|160|160|0||Exp-1|\n'
+        '|at exit|80|80|0|||\n'
+        '|parameters|0|||||\n')
 
 
 def test_memory_report_json():
@@ -121,6 +122,7 @@ def test_memory_report_json():
     assert json.loads(out.getvalue()) == {
         'units': {'bytes': 'KiB'},
         'rows': [{'name': 'peak', 'bytes': 0.078},  # 80 / 1024
+                 {'name': 'peak between calls', 'bytes': 0.078},
                  {'name': 'at exit', 'bytes': 0.0},
                  {'name': 'parameters', 'bytes': 0.0}]}
 
@@ -328,10 +330,11 @@ def cli(*argv):
 def test_cli_memory():
     # the ReLU's output, 2*3*4 = 24 bytes, dropped at exit
     assert cli('--memory') == (0, (
-        'Memory,Bytes B,Activations B,Gradients B,Layer\n'
-        'peak,24,24,0,ReLU-1\n'
-        'at exit,0,0,0,\n'
-        'parameters,0,,,\n'))
+        'Memory,Bytes B,Activations B,Gradients B,Scratch B,Layer\n'
+        'peak,24,24,0,0,ReLU-1\n'
+        'peak between calls,24,24,0,,ReLU-1\n'
+        'at exit,0,0,0,,\n'
+        'parameters,0,,,,\n'))
 
 
 def test_cli_memory_projected_and_plotted(tmp_path):
@@ -341,7 +344,7 @@ def test_cli_memory_projected_and_plotted(tmp_path):
     status, text = cli('--memory', '--project', '--shape', '5,3',
                        '--plot-memory', str(path))
     assert status == 0
-    assert text.splitlines()[1] == 'peak,60,60,0,ReLU-1'
+    assert text.splitlines()[1] == 'peak,60,60,0,0,ReLU-1'
     assert path.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
 
@@ -349,13 +352,14 @@ def test_cli_fit():
     # at batch n: the ReLU's output 12n, the loss 4 and the softmax the
     # loss keeps for its backward 12n: 24n + 4 <= 1000 for n <= 41
     assert cli('--train', '--fit', '1000', '--optimizer', 'SGD') == (0, (
-        'largest batch on given with sgd: 41 (peak after '
+        'largest batch on given with sgd: 41 (peak during '
         'SoftmaxCrossEntropy-1)\n'
         'Memory at batch 41,Bytes B\n'
         'parameters,0\n'
         'optimizer state,0\n'
         'activations,988\n'
         'gradients,0\n'
+        'scratch,0\n'
         'total,988\n'
         'capacity,1000\n'))
 
