@@ -149,10 +149,10 @@ class _Memory(object):
         figures = memory.figures(records)
         wrong = None
         if names != self.names:
-            wrong = ('its calls differ from those of the smaller batches '
-                     '({} calls at batch {}, {} before{})'.format(
+            wrong = ('its calls differ: {} calls at batch {}, {} '
+                     'before{}'.format(
                          len(names), n, len(self.names), next((
-                             ': call {} is {} at batch {}, {} before'.format(
+                             '; call {} is {} at batch {}, {} before'.format(
                                  i + 1, a, n, b)
                              for i, (a, b) in enumerate(zip(names,
                                                             self.names))
@@ -161,9 +161,9 @@ class _Memory(object):
             wrong = memory.on_lines(self.lines, figures, n, names)
         if wrong is not None:
             raise ValueError(
-                'fit_batch cannot answer: the step at batch {} does not '
-                'follow the line of the smaller batches ({}): its memory at '
-                'other batches cannot be told from a few runs'.format(
+                'fit_batch cannot answer: the step at batch {} left the '
+                'line of the smaller batches: {}; its memory at other '
+                'batches cannot be told from a few runs'.format(
                     n, wrong))
         self.samples[n] = (names, figures)
 

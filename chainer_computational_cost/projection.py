@@ -355,7 +355,7 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
             [runs[n][0] for n in sizes], [runs[n][2] for n in sizes], sizes,
             batch_size, records, samples)
     out, state = attempt(batches)
-    if state['error'] and batches == BATCHES and batch_size >= 2:
+    if state['error'] and batches == BATCHES:
         later = max(LATER_BATCHES)
         if later not in runs:
             record(later)
@@ -365,6 +365,11 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
             again = attempt(LATER_BATCHES)
             if not again[1]['error']:
                 out, state = again
+                if batch_size < LATER_BATCHES[0]:
+                    # below the lines: the run made there
+                    out = [r[:R_LIVE] + figures for r, figures in zip(
+                        out, samples[batch_size][1])]
+                    state['at_exit'] = runs[batch_size][2]['at_exit']
     if checked is not None and not state['error']:
         wrong = memory.on_lines(state['lines'], samples[checked][1],
                                 checked, names)
