@@ -1,0 +1,300 @@
+"""fit_batch that never says yes to a batch that does not fit (issues 27
+and 28): the true peak, check runs, margin, what it counted; hand-worked
+figures on tiny steps, and answers on small models checked against
+tracemalloc's peak of the real step."""
+
+import gc
+import tracemalloc
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+import numpy
+import pytest
+
+from chainer_computational_cost import fit
+from chainer_computational_cost import fit_batch
+from chainer_computational_cost import project_batch
+
+
+def _exp_step(n):
+    """Bytes alive after each call at batch n, by hand: LinearFunction 16n
+    (y: n*4 float32), Exp 32n (+ exp(y), kept for backward), Sum 16n + 4
+    (y dropped, + the loss), BroadcastTo 16n + 4 (a view), Mul 32n + 4
+    (+ the gradient of y), LinearGradWeight 32n + 52 (+ gW, 4*3*4): the
+    peak, in backward: activations 16n + 4, gradients 16n + 48."""
+    lin = _exp_step.lin
+    lin.cleargrads()
+    F.sum(F.exp(lin(numpy.ones((n, 3), numpy.float32)))).backward()
+
+
+_exp_step.lin = L.Linear(3, 4, nobias=True)  # W: 48 bytes
+
+
+def test_split_when_the_peak_is_in_backward():
+    # 48 + 32n + 52 <= 1000: n = 28 (900 / 32), total 48 + 948 = 996
+    f = fit_batch(_exp_step, capacity=1000, optimizer='sgd')
+    assert (f['batch_size'], f['peak'], f['total'], f['free']) == (
+        28, 948, 996, 4)
+    assert (f['activations'], f['gradients'], f['scratch']) == (
+        16 * 28 + 4, 16 * 28 + 48, 0)
+    assert f['peak_layer'] == 'LinearGradWeight-1'
+    assert f['next_total'] == 996 + 32
+    # checked at 9, then at the answer (a few bytes: affordable)
+    assert f['checked'] == [9, 28]
+    assert f['optimizer_state_from'] == 'table'
+
+
+@pytest.mark.parametrize('capacity', range(132, 420, 7))
+def test_never_a_batch_whose_total_exceeds_the_capacity(capacity):
+    # 100 + 32n <= capacity: the largest n by hand, and its total
+    n = (capacity - 100) // 32
+    f = fit_batch(_exp_step, capacity=capacity, optimizer='sgd',
+                  check_answer=False)
+    assert (f['batch_size'], f['total']) == (n, 100 + 32 * n)
+    assert f['total'] <= capacity < f['next_total']
+
+
+def test_the_capacity_exactly():
+    # 100 + 32 * 28 = 996: fits 996, not 995
+    assert fit_batch(_exp_step, capacity=996, optimizer='sgd',
+                     check_answer=False)['batch_size'] == 28
+    assert fit_batch(_exp_step, capacity=995, optimizer='sgd',
+                     check_answer=False)['batch_size'] == 27
+
+
+def test_batch_1_does_not_fit():
+    with pytest.raises(ValueError, match=r'batch 1 does not fit given: it '
+                       r'needs 132 bytes, given has 131 \(parameters 48, '
+                       r'optimizer state 0, peak 84 during '
+                       r'LinearGradWeight-1\)'):
+        fit_batch(_exp_step, capacity=131, optimizer='sgd')
+
+
+@pytest.mark.parametrize('margin, reserved', [
+    (100, 100), (0.1, 100), (100.0, 100), (0, 0), (0.0, 0)])
+def test_margin(margin, reserved):
+    # 48 + reserved + 52 + 32n <= 1000
+    f = fit_batch(_exp_step, capacity=1000, optimizer='sgd', margin=margin,
+                  check_answer=False)
+    n = (1000 - 100 - reserved) // 32
+    assert (f['batch_size'], f['margin'], f['total']) == (
+        n, reserved, 100 + reserved + 32 * n)
+
+
+def test_margin_cuda():
+    cap = 2 << 30
+    f = fit_batch(_exp_step, capacity=cap, optimizer='sgd', margin='cuda')
+    # 768 MiB for the context, and the pool may hold 10 % more than the
+    # rest: (2 GiB - 768 MiB) / 1.1 = 1342177280 / 1.1 = 1220161163.6
+    assert f['margin'] == cap - 1220161163
+    assert f['batch_size'] == (1220161163 - 100) // 32
+    # the step at the answer would take 1.2 GB here: not run
+    assert f['checked'] == [9]
+    assert not any('CUDA' in x for x in f['left_out'])
+    assert any('CUDA' in x for x in fit_batch(
+        _exp_step, capacity=cap, optimizer='sgd',
+        check_answer=False)['left_out'])
+
+
+@pytest.mark.parametrize('margin', [-1, 'rocm', True, float('inf'),
+                                    float('nan'), None])
+def test_bad_margin(margin):
+    with pytest.raises(ValueError, match='margin must be bytes'):
+        fit_batch(_exp_step, capacity=1000, margin=margin)
+
+
+def test_bad_check_answer():
+    with pytest.raises(ValueError, match='check_answer must be None, True '
+                                         'or False'):
+        fit_batch(_exp_step, capacity=1000, check_answer='yes')
+
+
+def _mean_step(n):
+    """The batch-1 run differs (Chainer broadcasts nothing there).  At
+    batch n: h (n, 4) 16n, its mean over the batch 16 more: 16n + 16
+    after Mean-1; in backward, at most 68 (gW 48, the mean's gradient 16,
+    the loss 4) after LinearGradWeight-1."""
+    lin = _exp_step.lin
+    lin.cleargrads()
+    x = numpy.ones((n, 3), numpy.float32)
+    F.sum(F.mean(lin(x), axis=0)).backward()
+
+
+def test_a_step_whose_batch_1_run_differs():
+    # issue 27: KeyError 'error'.  48 + 16n + 16 <= 1000: n = 58, 992
+    f = fit_batch(_mean_step, capacity=1000, optimizer='sgd')
+    assert (f['batch_size'], f['total'], f['peak_layer']) == (
+        58, 992, 'Mean-1')
+    # 48 + max(16n + 16, 68) <= 116 up to n = 3
+    assert fit_batch(_mean_step, capacity=116,
+                     optimizer='sgd')['batch_size'] == 3
+    with pytest.raises(ValueError, match='batch 1 does not fit given: it '
+                       'needs 116 bytes'):
+        fit_batch(_mean_step, capacity=115, optimizer='sgd')
+
+
+def _branching_step(limit):
+    def step(n):
+        lin = _exp_step.lin
+        lin.cleargrads()
+        h = lin(numpy.ones((n, 3), numpy.float32))
+        if n > limit:  # a bigger model beyond some batch
+            h = F.concat([h, h, h, h], axis=1)
+        F.sum(h).backward()
+    return step
+
+
+def test_refused_when_the_step_leaves_the_line_below_9():
+    # issue 27: an answer from batches 1, 2, 3 without a check run
+    with pytest.raises(ValueError, match='fit_batch cannot answer: the step '
+                       'at batch 9 left the line of the smaller batches: '
+                       'its calls differ: 7 calls at batch 9, 4 before; '
+                       'call 2 is Concat-1 at batch 9, Sum-1 before'):
+        fit_batch(_branching_step(8), capacity=10 ** 6, optimizer='sgd')
+
+
+def test_refused_when_the_step_leaves_the_line_at_the_answer():
+    # on the line at 9; the answer is run: h (16n) stays alive in backward
+    # beside the loss and gW: 48 + 16n + 4 + 48 <= 10**5 up to n = 6243
+    with pytest.raises(ValueError, match='at batch 6243 left the line'):
+        fit_batch(_branching_step(100), capacity=10 ** 5, optimizer='sgd')
+    # told not to run it: the answer, unchecked, says so
+    f = fit_batch(_branching_step(100), capacity=10 ** 5, optimizer='sgd',
+                  check_answer=False)
+    assert (f['batch_size'], f['checked']) == (6243, [9])
+
+
+def test_memory_off_its_line_at_9():
+    def step(n):
+        lin = _exp_step.lin
+        lin.cleargrads()
+        y = lin(numpy.ones((n, 3), numpy.float32))
+        loss = F.sum(y)
+        if n != 9:
+            del y  # freed before backward, but at batch 9
+        loss.backward()
+    # after BroadcastTo-1: the loss, 4 bytes; at 9 y too: 16*9 + 4 = 148
+    with pytest.raises(ValueError, match='the live bytes of BroadcastTo-1 '
+                       'at batch 9 are 4 on the line through the smaller '
+                       'batches but 148 in a real run'):
+        fit_batch(step, capacity=10 ** 6, optimizer='sgd')
+
+
+def test_a_projection_is_not_checked():
+    p = project_batch(_exp_step, 4)
+    f = fit_batch(p, capacity=1000, optimizer='sgd')
+    assert (f['batch_size'], f['checked']) == (28, [])
+
+
+# Small models: the answer against tracemalloc's peak of the real step
+
+def _traced_total(model, make_step, n, params):
+    """The parameters plus tracemalloc's peak of a real training step at
+    batch ``n`` (inputs made before; the optimizer made in the step, so
+    that its state is traced)."""
+    step = make_step(n)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        step()
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    return params + peak
+
+
+def _largest_traced(model, make_step, capacity, params, guess):
+    """The largest batch whose real step fits ``capacity``, by bisection
+    from around ``guess``."""
+    lo, hi = 0, max(guess, 1)
+    while _traced_total(model, make_step, hi, params) <= capacity:
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _traced_total(model, make_step, mid, params) <= capacity:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _training(model, optimizer, shape, classes):
+    """``make_step(n)``: one training step at batch n with a fresh
+    ``optimizer`` (its state counts in the step), inputs made before."""
+    def make_step(n):
+        rng = numpy.random.RandomState(n)
+        x = rng.rand(n, *shape).astype(numpy.float32)
+        t = rng.randint(0, classes, n).astype(numpy.int32)
+
+        def step():
+            opt = optimizer()
+            opt.setup(model)
+            model.cleargrads()
+            F.softmax_cross_entropy(model(x), t).backward()
+            opt.update()
+        return step
+    return make_step
+
+
+def small_cnn():
+    model = chainer.Sequential(
+        L.Convolution2D(3, 16, 3, pad=1), F.relu,
+        L.Convolution2D(16, 16, 3, pad=1), F.relu,
+        lambda h: F.max_pooling_2d(h, 2),
+        L.BatchNormalization(16), L.Linear(None, 10))
+    with chainer.using_config('train', False), chainer.no_backprop_mode():
+        model(numpy.zeros((1, 3, 32, 32), numpy.float32))
+    return model
+
+
+def mlp():
+    return chainer.Sequential(L.Linear(784, 1000), F.relu,
+                              L.Linear(1000, 1000), F.relu,
+                              L.Linear(1000, 10))
+
+
+def _params(model):
+    return sum(p.array.nbytes for p in model.params())
+
+
+MiB = 1 << 20
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('build, shape, capacity, name, optimizer', [
+    (small_cnn, (3, 32, 32), 16 * MiB, 'sgd', chainer.optimizers.SGD),
+    (small_cnn, (3, 32, 32), 16 * MiB, 'adam', chainer.optimizers.Adam),
+    (mlp, (784,), 32 * MiB, 'sgd', chainer.optimizers.SGD),
+], ids=['cnn-sgd', 'cnn-adam', 'mlp-sgd'])
+def test_the_answer_fits_a_real_step(build, shape, capacity, name,
+                                     optimizer):
+    model = build()
+    make_step = _training(model, optimizer, shape, 10)
+    f = fit_batch(lambda n: make_step(n)(), capacity=capacity,
+                  optimizer=name)
+    params = _params(model)
+    n = f['batch_size']
+    # the answer's real step fits, and the largest that does is not 5 %
+    # above it
+    assert _traced_total(model, make_step, n, params) <= capacity
+    largest = _largest_traced(model, make_step, capacity, params, n)
+    assert n >= 0.95 * largest, (n, largest)
+
+
+def test_mlp_with_adam_fits_no_batch():
+    # Adam on the CPU: parameters, gradients and two moments are 4 x
+    # 1796010 * 4 = 28.7 MB; the update's temporaries make it more than
+    # 32 MiB at any batch
+    model = mlp()
+    make_step = _training(model, chainer.optimizers.Adam, (784,), 10)
+    with pytest.raises(ValueError, match='batch 1 does not fit given'):
+        fit_batch(lambda n: make_step(n)(), capacity=32 * MiB,
+                  optimizer='adam')
+    assert _traced_total(model, make_step, 1, _params(model)) > 32 * MiB
+
+
+def test_suggested_margin_figures():
+    assert (fit.CUDA_CONTEXT, fit.POOL_SLACK) == (768 * MiB, 0.10)
