@@ -3,9 +3,6 @@ and 28): the true peak, check runs, margin, what it counted; hand-worked
 figures on tiny steps, and answers on small models checked against
 tracemalloc's peak of the real step."""
 
-import gc
-import tracemalloc
-
 import chainer
 import chainer.functions as F
 import chainer.links as L
@@ -15,6 +12,7 @@ import pytest
 from chainer_computational_cost import fit
 from chainer_computational_cost import fit_batch
 from chainer_computational_cost import project_batch
+from test_peak import traced_peak
 
 
 def _exp_step(n):
@@ -193,17 +191,7 @@ def _traced_total(model, make_step, n, params):
     """The parameters plus tracemalloc's peak of a real training step at
     batch ``n`` (inputs made before; the optimizer made in the step, so
     that its state is traced)."""
-    step = make_step(n)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        step()
-        peak = tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-    return params + peak
+    return params + traced_peak(make_step(n))
 
 
 def _largest_traced(model, make_step, capacity, params, guess):
