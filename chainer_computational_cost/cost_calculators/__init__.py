@@ -218,6 +218,158 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy'):
     return int(nbytes)
 
 
+# Shared scratch helpers: the temporaries of Chainer's code paths, from
+# shapes, strides and dtypes only.
+
+#: CuPy's default cap on cuDNN's workspace (``cupy.cuda.cudnn``), what
+#: ``chainer.backends.cuda.get_max_workspace_size()`` gives unless changed.
+CUDNN_WORKSPACE = 8 * 2 ** 20
+
+
+def uses_cudnn(level='>=auto'):
+    """Whether ``chainer.should_use_cudnn(level)`` would be true on a GPU
+    with cuDNN under the current ``chainer.config.use_cudnn`` (this machine
+    needs neither)."""
+    use = chainer.config.use_cudnn
+    return use == 'always' or (use == 'auto' and level == '>=auto')
+
+
+def cudnn_workspace():
+    """Bytes cuDNN's workspace may take in one call: Chainer's configured
+    maximum (``get_max_workspace_size()``), CuPy's default without cuDNN
+    here."""
+    if chainer.backends.cuda.cudnn_enabled:
+        return int(chainer.backends.cuda.get_max_workspace_size())
+    return CUDNN_WORKSPACE
+
+
+#: NumPy (>= 1.13) writes ``a + b`` into a temporary operand instead of a
+#: new array ("temporary elision") when it holds at least this many bytes.
+ELIDE_BYTES = 256 * 1024
+
+
+def elides(nbytes):
+    """Whether NumPy reuses a temporary of ``nbytes`` bytes as the result
+    of a binary operation on it (see :data:`ELIDE_BYTES`)."""
+    return nbytes >= ELIDE_BYTES
+
+
+def c_strides(shape, itemsize):
+    """Strides of a C-contiguous array of ``shape``."""
+    strides, step = [], itemsize
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(strides))
+
+
+def strides_of(x):
+    """``x``'s strides (a C-contiguous array's for an object without)."""
+    strides = getattr(x, 'strides', None)
+    if strides is None:
+        return c_strides(x.shape, x.dtype.itemsize)
+    return tuple(strides)
+
+
+def reshape_view(shape, strides, newshape):
+    """The strides of ``a.reshape(newshape)`` when NumPy (or CuPy) can make
+    it a view of ``a`` (``shape``, ``strides``), else None: it copies.
+    The merge rule of NumPy's ``_attempt_nocopy_reshape``."""
+    if prod(shape) == 0:
+        return c_strides(newshape, 1)
+    old = [(d, s) for d, s in zip(shape, strides) if d != 1]
+    dims = [d for d, _ in old]
+    ostr = [s for _, s in old]
+    new = list(newshape)
+    out = [0] * len(new)
+    oi, oj, ni, nj = 0, 1, 0, 1
+    while ni < len(new) and oi < len(dims):
+        np_, op = new[ni], dims[oi]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op *= dims[oj]
+                oj += 1
+        for ok in range(oi, oj - 1):
+            if ostr[ok] != dims[ok + 1] * ostr[ok + 1]:
+                return None
+        out[nj - 1] = ostr[oj - 1]
+        for nk in range(nj - 1, ni, -1):
+            out[nk - 1] = out[nk] * new[nk]
+        ni, oi = nj, oj
+        nj, oj = nj + 1, oj + 1
+    last = out[ni - 1] if ni >= 1 else 0
+    for nk in range(ni, len(new)):
+        out[nk] = last
+    return tuple(out)
+
+
+def _blasable(shape, strides, itemsize):
+    """Whether ``numpy.dot`` hands a 2-d operand to BLAS as it is (rows or
+    columns contiguous), rather than copying it first."""
+    m, k = shape
+    if m <= 1 or k <= 1:
+        return True
+    s0, s1 = strides
+    return ((s1 == itemsize and s0 % itemsize == 0 and s0 >= k * itemsize)
+            or (s0 == itemsize and s1 % itemsize == 0
+                and s1 >= m * itemsize))
+
+
+def dot_copies(shape, strides, itemsize):
+    """Bytes ``numpy.dot`` copies a 2-d operand into before BLAS (0 when
+    it is used as it is)."""
+    if _blasable(shape, strides, itemsize):
+        return 0
+    return prod(shape) * itemsize
+
+
+def tensordot_copies(a, a_axes, b, b_axes):
+    """Bytes of the copies ``numpy.tensordot(a, b, (a_axes, b_axes))``
+    makes of its operands (``a``, ``b``: ``(shape, strides, itemsize)``):
+    each is transposed (summed axes last for ``a``, first for ``b``) and
+    reshaped to a matrix, a copy unless the axes merge in place; a matrix
+    BLAS cannot take is copied again by ``dot``.  Its result (the product
+    matrix) is not included."""
+    total = 0
+    for (shape, strides, itemsize), axes, first in (
+            (a, a_axes, False), (b, b_axes, True)):
+        nd = len(shape)
+        axes = [ax % nd for ax in axes]
+        rest = [k for k in range(nd) if k not in axes]
+        order = axes + rest if first else rest + axes
+        t_shape = [shape[k] for k in order]
+        t_strides = [strides[k] for k in order]
+        summed = prod([shape[k] for k in axes])
+        kept = prod([shape[k] for k in rest])
+        mat = (summed, kept) if first else (kept, summed)
+        view = reshape_view(t_shape, t_strides, mat)
+        if view is None:
+            total += prod(mat) * itemsize
+        else:
+            total += dot_copies(mat, view, itemsize)
+    return total
+
+
+def im2col_bytes(shape, ksize, stride, pad, itemsize, cover_all=False,
+                 dilate=1):
+    """``(padded, col)``: the bytes of the padded copy of an image of
+    ``shape`` and of the columns Chainer's ``im2col_cpu`` /
+    ``im2col_nd_cpu`` make of it (``numpy.pad`` by ``p`` before and
+    ``p + s - 1`` after each spatial axis, then ``(n, c, k..., out...)``)."""
+    nd = len(shape) - 2
+    ksize, stride, pad, dilate = (as_tuple(v, nd) for v in
+                                  (ksize, stride, pad, dilate))
+    nc = shape[0] * shape[1]
+    padded = nc * prod([d + 2 * p + s - 1
+                        for d, p, s in zip(shape[2:], pad, stride)])
+    outs = [conv_out_size(d, k, s, p, cover_all, di) for d, k, s, p, di
+            in zip(shape[2:], ksize, stride, pad, dilate)]
+    return padded * itemsize, nc * prod(ksize) * prod(outs) * itemsize
+
+
 #: Built-in calculators that never read ``out_shapes``: every registered
 #: one but those marked with :func:`reads_out_shapes` (set by discovery).
 skips_out_shapes = set()

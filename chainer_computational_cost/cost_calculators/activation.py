@@ -62,9 +62,11 @@ from chainer.functions.activation.tanh import TanhGrad
 from chainer_computational_cost.cost_calculators import doc_flops_cells
 from chainer_computational_cost.cost_calculators import doc_times
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import resolve_table
 from chainer_computational_cost.cost_calculators import total_size
+from chainer_computational_cost.cost_calculators import uses_cudnn
 
 
 #: FLOPs of one logistic sigmoid evaluation: negate, exp, add, divide.
@@ -462,3 +464,122 @@ def calc_softmax_like(func: tuple(_ROWWISE), in_data, **kwargs):
 
 
 calc_softmax_like.family = _ROWWISE
+
+
+# Scratch: the temporaries of each function's NumPy path.
+
+def _rows_of(func, x):
+    """Elements of a reduction of ``x`` over ``func.axis`` (keepdims)."""
+    c = x.shape[func.axis]
+    return x.size // c if c else 0
+
+
+def scratch_relu_grad2(func: ReLUGrad2, in_data, **kwargs):
+    r"""The boolean mask y > 0.
+
+    NumPy: `gy * (self.b > 0)` makes the mask, $\|y\|$ bytes (bool), then
+    the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return in_data[0].size
+
+
+def scratch_sigmoid(func: Sigmoid, in_data, **kwargs):
+    r"""x/2 and its tanh, one at a time alive beside the result.
+
+    NumPy: `tanh(x * 0.5) * 0.5 + 0.5`: two temporaries the size of x
+    alive at each step, the last one the output: $\|x\|$ elements above
+    it.
+
+    CuPy: none (cuDNN or one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    return x.size * x.dtype.itemsize
+
+
+def scratch_sigmoid_grad(func: SigmoidGrad, in_data, **kwargs):
+    r"""gy y and 1 - y, alive while their product is written.
+
+    NumPy: `gy * y * (1 - y)`: $2 \|y\|$ elements above the output; $\|y\|$
+    when $y$ takes 256 KiB or more (NumPy then writes the product into the
+    temporary `gy * y`: temporary elision).
+
+    CuPy: none (cuDNN or one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    y = in_data[0]
+    nbytes = y.size * y.dtype.itemsize
+    return nbytes if elides(nbytes) else 2 * nbytes
+
+
+def scratch_softmax(func: Softmax, in_data, **kwargs):
+    r"""The row maxima, then the row sums.
+
+    NumPy (and CuPy without cuDNN): `x - x.max(axis, keepdims=True)` writes
+    the output, exponentiated and divided in place by `y.sum(axis,
+    keepdims=True)`: one array of $R = \|x\| / c$ elements ($c$ the size
+    of `axis`) at a time.
+
+    CuPy with cuDNN (`use_cudnn` `'auto'`/`'always'`): none.
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        return 0
+    x = in_data[0]
+    return _rows_of(func, x) * x.dtype.itemsize
+
+
+def scratch_softmax_grad(func: _SoftmaxGrad, in_data, **kwargs):
+    r"""The row sums of y gy and their product with y.
+
+    NumPy (and CuPy without cuDNN): `gx = y * gy` (the output), its row
+    sums ($R = \|y\| / c$ elements), then `y * sumdx` ($\|y\|$) subtracted
+    in place: $\|y\| + R$ elements above the output.
+
+    CuPy with cuDNN: none.
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        return 0
+    y = in_data[0]
+    return (y.size + _rows_of(func, y)) * y.dtype.itemsize
+
+
+def scratch_log_softmax(func: LogSoftmax, in_data, **kwargs):
+    r"""logsumexp's shifted copy of x and two row arrays.
+
+    NumPy (and CuPy without cuDNN): `logsumexp` makes the row maxima ($R =
+    \|x\| / c$), $x - m$ exponentiated in place ($\|x\|$) and its row sums
+    ($R$), all alive together; it returns $\log z$ and `x - log_z` writes
+    the output: $2R$ elements above it.
+
+    CuPy with cuDNN: none.
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        return 0
+    x = in_data[0]
+    return 2 * _rows_of(func, x) * x.dtype.itemsize
+
+
+def scratch_log_softmax_grad(func: LogSoftmaxGrad, in_data, **kwargs):
+    r"""exp(y), its product with the row sums of gy, and those sums.
+
+    NumPy (and CuPy without cuDNN): `gy - exp(y) * gy.sum(axis,
+    keepdims=True)`: the row sums ($R$), $e^y$ and the product
+    ($\|y\|$ each) alive together before the output: $\|y\| + R$ elements
+    above it ($\|y\|$ when $y$ takes 256 KiB or more: the product is then
+    written into $e^y$, temporary elision).
+
+    CuPy with cuDNN: none.
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        return 0
+    y = in_data[0]
+    nbytes = y.size * y.dtype.itemsize
+    if elides(nbytes):
+        return nbytes
+    return nbytes + _rows_of(func, y) * y.dtype.itemsize

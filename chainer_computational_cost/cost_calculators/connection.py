@@ -20,6 +20,8 @@ Conventions shared by this module:
   bias, whatever ``fma_1flop`` says.
 """
 
+import numpy
+
 from chainer.functions.connection.bilinear import BilinearFunction
 from chainer.functions.connection.bilinear import BilinearFunctionGrad
 from chainer.functions.connection.convolution_2d import Convolution2DFunction
@@ -38,17 +40,24 @@ from chainer.functions.connection.local_convolution_2d import \
     LocalConvolution2DFunction
 from chainer.functions.connection.shift import Shift
 
+from chainer_computational_cost.cost_calculators import c_strides
 from chainer_computational_cost.cost_calculators import compact
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
+from chainer_computational_cost.cost_calculators import dot_copies
 from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import cudnn_workspace
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import im2col_bytes
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import product_convention
 from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import strides_of
+from chainer_computational_cost.cost_calculators import tensordot_copies
 from chainer_computational_cost.cost_calculators import total_size
 from chainer_computational_cost.cost_calculators import TORCH
+from chainer_computational_cost.cost_calculators import uses_cudnn
 
 
 def _accumulate_flops(macs, n_sums, has_init, fma):
@@ -169,6 +178,82 @@ def calc_conv2d(func: Convolution2DFunction, in_data, **kwargs):
                       product_convention(kwargs))
 
 
+def _operand(x):
+    """``(shape, strides, itemsize)`` of an input, for tensordot_copies."""
+    return tuple(x.shape), strides_of(x), x.dtype.itemsize
+
+
+def _col_operand(shape, itemsize):
+    """``(shape, strides, itemsize)`` of a fresh C-contiguous array."""
+    return tuple(shape), c_strides(shape, itemsize), itemsize
+
+
+def _conv_gpu_ok(func, x, W):
+    """Whether Chainer 7 takes cuDNN for this convolution's call on a GPU
+    (cover_all and mixed dtypes never do)."""
+    return (uses_cudnn() and not func.cover_all
+            and x.dtype == numpy.dtype(W.dtype))
+
+
+def scratch_conv2d(func: Convolution2DFunction, in_data, **kwargs):
+    r"""im2col's padded copy and columns, tensordot's copy of them.
+
+    NumPy (`groups` 1): `im2col_cpu` pads x into $P = N c_{in}
+    (h + 2 p_h + s_y - 1)(w + 2 p_w + s_x - 1)$ elements and fills the
+    columns, $C = N c_{in} k_h k_w h_{out} w_{out}$ elements, both alive
+    until it returns; then `numpy.tensordot(col, W, ((1, 2, 3), (1, 2,
+    3)))` transposes the columns to $(N h_{out} w_{out}, c_{in} k_h k_w)$,
+    a copy of $C$ unless $N = 1$ (the axes then merge into a view), and
+    writes the product $\|y\|$ (the output, transposed to NCHW by a view).
+    The peak above what the call leaves alive ($y$) is
+    $\max(P + C - \|y\|, C + C_T)$ elements, $C_T$ the copy ($C$ or 0);
+    another cast copy of $y$ when x and W differ in dtype.
+    `groups` > 1 takes a batched matmul of the columns transposed to
+    $(G, c_{in} k_h k_w / G, N h_{out} w_{out})$: the same $P$, $C$ and
+    copy rule (a copy unless $N = 1$).
+
+    CuPy: with cuDNN (`chainer.config.use_cudnn` `'auto'` or `'always'`,
+    no `cover_all`, equal dtypes) the workspace of the algorithm cuDNN
+    picks, which Chainer caps at `chainer.cuda.get_max_workspace_size()`
+    (8 MiB by default): counted as that maximum, since the algorithm is
+    not known before it runs. Without cuDNN `im2col_gpu` writes the
+    columns without a padded copy: $C$, plus the same transposed copy, as
+    written (not measured here).
+    """
+    x, W, _ = _split_bias(in_data)
+    backend = kwargs.get('backend', 'numpy')
+    if backend == 'cupy' and _conv_gpu_ok(func, x, W):
+        return cudnn_workspace()
+    kh, kw = W.shape[2:]
+    isz = x.dtype.itemsize
+    padded, col = im2col_bytes(x.shape, (kh, kw), (func.sy, func.sx),
+                               (func.ph, func.pw), isz, func.cover_all,
+                               (func.dy, func.dx))
+    n, c_out = x.shape[0], W.shape[0]
+    col_shape = (n, x.shape[1], kh, kw) + _conv_out_dims(
+        x.shape, (kh, kw), (func.sy, func.sx), (func.ph, func.pw),
+        (func.dy, func.dx), func.cover_all)
+    if func.groups > 1:
+        copy = col if n > 1 else 0
+    else:
+        copy = tensordot_copies(_col_operand(col_shape, isz), (1, 2, 3),
+                                _operand(W), (1, 2, 3))
+    out_elems = n * c_out * prod(col_shape[4:])
+    rtype = numpy.result_type(x.dtype, W.dtype)
+    prod_bytes = out_elems * rtype.itemsize
+    cast = out_elems * isz if rtype != x.dtype else 0
+    if backend == 'cupy':
+        padded = 0
+    out = cast or prod_bytes
+    return max(padded + col, col + copy + prod_bytes,
+               col + prod_bytes + cast) - out
+
+
+def _conv_out_dims(shape, ksize, stride, pad, dilate, cover_all):
+    return tuple(conv_out_size(d, k, s, p, cover_all, di) for d, k, s, p, di
+                 in zip(shape[2:], ksize, stride, pad, dilate))
+
+
 def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
     r"""ConvolutionND
 
@@ -222,6 +307,52 @@ def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     return _deconv_cost(x, W, b, (func.sy, func.sx), (func.ph, func.pw),
                         (func.dy, func.dx), (func.outh, func.outw),
                         func.groups, product_convention(kwargs))
+
+
+def scratch_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
+    r"""tensordot's product (the columns), folded into a padded image.
+
+    NumPy (`groups` 1; also a convolution's input gradient):
+    `numpy.tensordot(W, x, (0, 1))` makes x a $(c_{in}, N h_{in}
+    w_{in})$ matrix (a copy of $\|x\|$ unless $N = 1$) and writes the
+    columns $G = c_{out} k_h k_w N h_{in} w_{in}$ elements; `col2im_cpu`
+    adds them into a zeroed padded image $I = N c_{out} (h_{out} + 2 p_h +
+    s_y - 1)(w_{out} + 2 p_w + s_x - 1)$ elements, whose centre is the
+    output (a view: $I$ is what the call leaves alive). Peak above it:
+    $\max(\text{copy} + G - I, G)$ elements.
+
+    CuPy: with cuDNN (`use_cudnn` `'auto'` or `'always'`, equal dtypes) the
+    workspace, counted as Chainer's configured maximum
+    (`get_max_workspace_size()`, 8 MiB by default); without, the columns
+    $G$ and the same copy, the output written unpadded, as written.
+    """
+    x, W, _ = _split_bias(in_data)
+    backend = kwargs.get('backend', 'numpy')
+    if backend == 'cupy' and uses_cudnn() \
+            and x.dtype == numpy.dtype(W.dtype):
+        return cudnn_workspace()
+    isz = x.dtype.itemsize
+    ksize = W.shape[2:]
+    stride, pad = (func.sy, func.sx), (func.ph, func.pw)
+    outs = [deconv_out_size(d, k, s, p, d=di) if o is None else o
+            for d, k, s, p, di, o in zip(
+                x.shape[2:], ksize, stride, pad, (func.dy, func.dx),
+                (func.outh, func.outw))]
+    n, c_out = x.shape[0], W.shape[1] * func.groups
+    if func.groups > 1:
+        copy = x.size * isz if n > 1 else 0
+    else:
+        copy = tensordot_copies(_operand(W), (0,), _operand(x), (1,))
+    rtype = numpy.result_type(x.dtype, W.dtype)
+    cols = c_out * prod(ksize) * n * prod(x.shape[2:])
+    gcol = cols * rtype.itemsize
+    cast = cols * isz if rtype != x.dtype else 0
+    if backend == 'cupy':
+        image = n * c_out * prod(outs) * isz
+    else:
+        image = n * c_out * prod([o + 2 * p + s - 1
+                                  for o, p, s in zip(outs, pad, stride)]) * isz
+    return max(copy + gcol, gcol + cast, (cast or gcol) + image) - image
 
 
 def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
@@ -280,6 +411,57 @@ def calc_linear(func: LinearFunction, in_data, **kwargs):
     if b is not None and fma != TORCH:
         flops += y_size
     return (flops, total_size((x, W, b)), y_size, {'nobias': b is None})
+
+
+def _contiguous(x):
+    """Whether ``x`` is C- or F-contiguous (as NumPy's flags say, axes of
+    length 1 ignored)."""
+    shape, strides, isz = _operand(x)
+    dims = [(d, s) for d, s in zip(shape, strides) if d != 1]
+    c = c_strides([d for d, _ in dims], isz)
+    f = tuple(reversed(c_strides([d for d, _ in reversed(dims)], isz)))
+    got = tuple(s for _, s in dims)
+    return got == c or got == f
+
+
+def _dot_operand_copy(x):
+    """Bytes ``numpy.dot`` copies a 2-d input into (0 if BLAS takes it)."""
+    return dot_copies(*_operand(x)[:2], x.dtype.itemsize)
+
+
+def _linear_input_copy(x):
+    """Bytes of the copy Chainer's Linear functions make of a matrix that
+    is neither C- nor F-contiguous: ``numpy.ascontiguousarray`` when an
+    axis has length 1, else the copy ``numpy.dot`` makes."""
+    if _contiguous(x):
+        return 0
+    if 1 in x.shape:
+        return x.size * x.dtype.itemsize
+    return _dot_operand_copy(x)
+
+
+def scratch_linear(func: LinearFunction, in_data, **kwargs):
+    r"""Copies of a non-contiguous x; the product before a cast.
+
+    NumPy: `numpy.dot(x, W.T, out=y)` writes the output directly (W.T is a
+    Fortran-ordered view BLAS takes as it is): none for contiguous x. An x
+    neither C- nor F-contiguous is copied first ($\|x\|$). x and W of
+    different dtypes: `x.dot(W.T)` ($\|y\|$ in the promoted dtype) and its
+    cast copy, then copied into y. What BLAS allocates inside (packing
+    buffers) cannot be seen from Python and is not counted.
+
+    CuPy: none (cuBLAS's workspace is allocated with its handle, not per
+    call).
+    """
+    x, W, _ = _split_bias(in_data)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    extra = 0
+    if x.dtype != W.dtype:
+        rows = x.shape[0] * W.shape[0]
+        extra = rows * (numpy.result_type(x.dtype, W.dtype).itemsize
+                        + x.dtype.itemsize)
+    return _linear_input_copy(x) + extra
 
 
 def calc_bilinear(func: BilinearFunction, in_data, **kwargs):
@@ -442,6 +624,50 @@ def calc_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
                              func.groups, product_convention(kwargs))
 
 
+def scratch_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
+    r"""im2col's padded copy and columns of x, tensordot's copies.
+
+    NumPy (`groups` 1): `im2col_cpu` of x as in Convolution2DFunction ($P$
+    padded and $C$ column elements alive together), then
+    `numpy.tensordot(gy, col, ((0, 2, 3), (0, 4, 5)))` makes $g_y$ a
+    $(c_{out}, N h_{out} w_{out})$ matrix and the columns a $(N h_{out}
+    w_{out}, c_{in} k_h k_w)$ one: each a copy ($\|g_y\|$, $C$) unless
+    $N = 1$; then writes $g_W$ (the output). Peak above what the call leaves
+    ($g_W$): $\max(P + C - \|g_W\|, C + \text{copies})$ elements.
+    `groups` > 1: the columns transposed to $(G, N h_{out} w_{out}, c_{in}
+    k_h k_w / G)$ for a batched matmul: the same rule.
+
+    CuPy: with cuDNN (as for Convolution2DFunction) the workspace, counted
+    as Chainer's configured maximum; without, the columns and the same
+    copies (no padded copy), as written.
+    """
+    x, gy = in_data
+    backend = kwargs.get('backend', 'numpy')
+    if backend == 'cupy' and uses_cudnn() and not func.cover_all \
+            and x.dtype == numpy.dtype(func.W_dtype):
+        return cudnn_workspace()
+    isz = x.dtype.itemsize
+    ksize, stride = (func.kh, func.kw), (func.sy, func.sx)
+    padded, col = im2col_bytes(x.shape, ksize, stride, (func.ph, func.pw),
+                               isz, func.cover_all, (func.dy, func.dx))
+    col_shape = x.shape[:2] + ksize + tuple(gy.shape[2:])
+    if func.groups > 1:
+        copy = (col + gy.size * gy.dtype.itemsize) if x.shape[0] > 1 else 0
+    else:
+        copy = tensordot_copies(_operand(gy), (0, 2, 3),
+                                _col_operand(col_shape, isz), (0, 4, 5))
+    n_w = gy.shape[1] * (x.shape[1] // func.groups) * prod(ksize)
+    rtype = numpy.result_type(x.dtype, gy.dtype)
+    prod_bytes = n_w * rtype.itemsize
+    wtype = numpy.dtype(func.W_dtype)
+    cast = n_w * wtype.itemsize if rtype != wtype else 0
+    if backend == 'cupy':
+        padded = 0
+    out = cast or prod_bytes
+    return max(padded + col, col + copy + prod_bytes,
+               col + prod_bytes + cast) - out
+
+
 def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
     r"""ConvolutionNDGradW
 
@@ -492,6 +718,21 @@ def calc_linear_grad_data(func: LinearGradData, in_data, **kwargs):
             total_size((W, gy)), rows * n_in, {})
 
 
+def scratch_linear_grad_data(func: LinearGradData, in_data, **kwargs):
+    r"""Copies of a non-contiguous operand.
+
+    NumPy: `gy.dot(W)` writes $g_x$ directly: none for contiguous
+    operands; a gy neither C- nor F-contiguous is copied ($\|g_y\|$), as is
+    a W BLAS cannot take. BLAS's own buffers are not counted.
+
+    CuPy: none.
+    """
+    W, gy = in_data
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _linear_input_copy(gy) + _dot_operand_copy(W)
+
+
 def calc_linear_grad_weight(func: LinearGradWeight, in_data, **kwargs):
     r"""LinearGradWeight
 
@@ -516,6 +757,22 @@ def calc_linear_grad_weight(func: LinearGradWeight, in_data, **kwargs):
     n_out = gy.size // rows if rows else 0
     return (dot_flops(n_out * n_in, rows, product_convention(kwargs)),
             total_size((x, gy)), n_out * n_in, {})
+
+
+def scratch_linear_grad_weight(func: LinearGradWeight, in_data, **kwargs):
+    r"""Copies of a non-contiguous operand.
+
+    NumPy: `gy.T.dot(x)` writes $g_W$ directly (gy.T is a Fortran-ordered
+    view): none for contiguous operands; a gy neither C- nor F-contiguous
+    is copied ($\|g_y\|$), as is an x BLAS cannot take. BLAS's own buffers
+    are not counted.
+
+    CuPy: none.
+    """
+    x, gy = in_data
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _linear_input_copy(gy) + _dot_operand_copy(x)
 
 
 def calc_bilinear_grad(func: BilinearFunctionGrad, in_data, **kwargs):

@@ -54,6 +54,7 @@ from chainer.functions.loss.triplet import Triplet
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import uses_cudnn
 
 
 def _sum_flops(n, n_out=1):
@@ -484,6 +485,46 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     return (flops, mread, 1 if mean else m, params)
 
 
+def _label_temps(t, itemsize, n_index):
+    """Bytes of the per-label temporaries of softmax cross entropy's NumPy
+    path: the valid mask (bool), the masked labels, ``n_index`` int64
+    index arrays, and ``itemsize``-byte values gathered at the labels."""
+    return t.size * (1 + t.dtype.itemsize + 8 * n_index + itemsize)
+
+
+def scratch_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
+                                  **kwargs):
+    r"""log softmax of x (beside the cached softmax), and per-label arrays.
+
+    NumPy (integer labels): `logsumexp` makes $x - m$ ($\|x\|$) and two row
+    arrays ($R = \|x\| / c$ each); `log_y = x - log_z` ($\|x\|$) lives
+    through the call, beside `self.y = exp(log_y)` ($\|x\|$, kept on the
+    node for the backward when `cache_score`, so not scratch); x of more
+    than 2 axes has `log_y` with the class axis moved first reshaped, a
+    copy ($\|x\|$); then the label mask (bool), the masked labels, an int64
+    `arange` and the gathered log-probabilities ($\|t\|$ each). Peak above
+    what the call leaves: $\|x\|$ (+ $\|x\|$ for more than 2 axes) + the
+    label arrays, and at least $\|x\| + 2R$ without `cache_score`. Soft
+    targets are counted the same way (an estimate).
+
+    CuPy: `log_y` ($\|x\|$; cuDNN's softmax takes no workspace; without
+    cuDNN `logsumexp` adds $2R$ when nothing is cached), then one reduction
+    kernel.
+    """
+    x, t = in_data
+    isz = x.dtype.itemsize
+    big = x.size * isz
+    rows = x.size // x.shape[1] * isz if x.shape[1] else 0
+    cached = bool(func.cache_score)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return big if cached or uses_cudnn() else big + 2 * rows
+    copy = big if x.ndim > 2 else 0
+    after = big if cached else 0
+    during = 2 * big if cached else big
+    return max(big + 2 * rows - after,
+               during + copy + _label_temps(t, isz, 1) - after)
+
+
 def calc_connectionist_temporal_classification(
         func: ConnectionistTemporalClassification, in_data, **kwargs):
     r"""ConnectionistTemporalClassification
@@ -657,6 +698,32 @@ def calc_softmax_cross_entropy_grad(
     params = {'reduce': 'mean' if mean else 'no', 'soft_target': soft,
               'class_weight': weighted, 'cache_score': cached}
     return (flops, mread, elements(n, x), params)
+
+
+def scratch_softmax_cross_entropy_grad(
+        func: _SoftmaxCrossEntropyGrad_NoDoubleBackprop, in_data, **kwargs):
+    r"""Per-label arrays (the softmax copy is the output).
+
+    NumPy (integer labels): the cached softmax is copied into the output
+    (or recomputed: `logsumexp`'s $\|x\|$ and $2R$ before it), then the
+    label mask (bool), the masked labels and the int64 index arrays (one
+    for 2-d x, three for more axes) with the values gathered and
+    decremented at the labels ($2 \|t\|$ in x's dtype).
+
+    CuPy: one elementwise kernel on the cached softmax: none; without a
+    cached one, `log_softmax` ($\|x\|$, the output of this call's own
+    softmax; $2R$ more without cuDNN).
+    """
+    x, t = in_data[:2]
+    isz = x.dtype.itemsize
+    cached = func.y is not None
+    rows = x.size // x.shape[1] * isz if x.ndim > 1 and x.shape[1] else 0
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        if cached:
+            return 0
+        return x.size * isz + (0 if uses_cudnn() else 2 * rows)
+    labels = _label_temps(t, isz, 1 if x.ndim == 2 else 3) + t.size * isz
+    return labels if cached else max(labels, 2 * rows)
 
 
 def calc_negative_sampling_grad(func: NegativeSamplingFunctionGrad, in_data,

@@ -39,6 +39,7 @@ from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import uses_cudnn
 
 
 #: Drawn masks and flags that are NumPy/CuPy booleans.
@@ -107,6 +108,28 @@ def calc_masked(func: tuple(_MASKED), in_data, **kwargs):
 
 
 calc_masked.family = _MASKED
+
+
+def scratch_dropout(func: Dropout, in_data, **kwargs):
+    r"""The uniform draws and the boolean flags that make the mask.
+
+    NumPy: `numpy.random.rand(*x.shape)` ($\|x\|$ float64) compared into
+    flags ($\|x\|$ bytes, bool); the draws are freed, `scale * flag` makes
+    the mask (kept on the node for the backward) and `x * mask` the output.
+    Peak above what the call leaves (mask and y): $\max(9 \|x\| -
+    \text{mask} - y, \|x\|)$ bytes. With a mask given by the caller no
+    draws are made; the hook cannot tell once the node holds a mask, so
+    they are counted (an overestimate).
+
+    CuPy: with cuDNN (`use_cudnn` `'auto'`/`'always'`, contiguous x) none
+    (cuDNN's dropout states are kept on the node); without, the float32
+    draws ($4 \|x\|$ bytes) before one kernel writes the mask and y.
+    """
+    x, = in_data
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0 if uses_cudnn() else 4 * x.size
+    kept = 2 * x.size * x.dtype.itemsize
+    return max(9 * x.size - kept, x.size)
 
 
 def calc_gaussian(func: Gaussian, in_data, **kwargs):

@@ -74,6 +74,7 @@ from chainer.functions.normalization.local_response_normalization import \
     LocalResponseNormalizationGrad
 
 from chainer_computational_cost.cost_calculators import dot_flops
+from chainer_computational_cost.cost_calculators import uses_cudnn
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import size_of
@@ -168,6 +169,40 @@ def calc_batch_normalization(func: BatchNormalization, in_data, **kwargs):
     return (flops, mread, mwrite, params)
 
 
+def _interm_bytes(x, other):
+    """Bytes of an array of x's size in the dtype x and ``other`` promote
+    to (the dtype Chainer's batch normalization computes in)."""
+    return x.size * numpy.promote_types(x.dtype, other.dtype).itemsize
+
+
+def _bn_cudnn(x):
+    """Whether Chainer 7 takes cuDNN for a batch normalization of ``x`` on a
+    GPU (``_BNMode``: 2-d or 4-d input, float16/32/64)."""
+    return uses_cudnn() and x.ndim in (2, 4)
+
+
+def scratch_batch_normalization(func: BatchNormalization, in_data,
+                                **kwargs):
+    r"""x - mean and the scaled copy, before the cast that makes y.
+
+    NumPy: `x.var` makes the squared deviations ($\|x\|$ elements, freed
+    before what follows); `_apply_bn_fwd` makes $\hat{x} = (x - \mu)
+    \sigma^{-1}$, then $\hat{x} \gamma$ (plus $\beta$ in place), then
+    `astype(x.dtype)`, which always copies: the output. Peak above what the
+    call leaves: $2 \|x\|$ elements, in the dtype x and $\gamma$ promote
+    to. The per-channel statistics are kept on the node (not scratch).
+
+    CuPy: with cuDNN (`use_cudnn` `'auto'`/`'always'`, 2-d or 4-d x) none,
+    cuDNN's batch normalization takes no workspace; without, `x.var`'s
+    squared deviations ($\|x\|$, as NumPy's path; the output is one
+    elementwise kernel).
+    """
+    x, gamma = in_data[:2]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0 if _bn_cudnn(x) else _interm_bytes(x, gamma)
+    return 2 * _interm_bytes(x, gamma)
+
+
 def calc_fixed_batch_normalization(func: FixedBatchNormalization, in_data,
                                    **kwargs):
     r"""FixedBatchNormalization
@@ -199,6 +234,24 @@ def calc_fixed_batch_normalization(func: FixedBatchNormalization, in_data,
     return ((1 if fma else 2) * x.size,
             size_of(x) + elements(2 * gamma.size, gamma), elements(x.size, x),
             {'eps': _float(func.eps)})
+
+
+def scratch_fixed_batch_normalization(func: FixedBatchNormalization,
+                                      in_data, **kwargs):
+    r"""x - mean and the scaled copy, before the cast that makes y.
+
+    NumPy: as BatchNormalization's `_apply_bn_fwd`: $\hat{x}$ and $\hat{x}
+    \gamma$ ($2 \|x\|$ elements in the promoted dtype) alive while
+    `astype(x.dtype)` copies the output. The per-channel
+    $1/(\sigma^2 + \epsilon)$ and its square root are kept on the node.
+
+    CuPy: none (cuDNN's inference batch normalization takes no workspace;
+    without cuDNN one elementwise kernel writes y).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, gamma = in_data[:2]
+    return 2 * _interm_bytes(x, gamma)
 
 
 def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
@@ -391,6 +444,21 @@ def _lrn_window_additions(channels, half_n):
     return 2 * sum(max(channels - i, 0) for i in range(1, half_n + 1))
 
 
+def scratch_layer_normalization(func: LayerNormalization, in_data,
+                                **kwargs):
+    r"""x - mean, its square, x-hat and the scaled x-hat.
+
+    NumPy and CuPy (the same `xp` code): `_compute` makes $x - \mu$, its
+    square and $\hat{x}$ (the square is freed on return), then $\hat{x}
+    \gamma$ and $+ \beta$ (the output): $4 \|x\|$ elements at the peak, $3
+    \|x\|$ above the output, plus the per-row statistics ($B$ elements
+    each, a few of them).
+    """
+    x = in_data[0]
+    rows = x.shape[0] if x.ndim else 1
+    return (3 * x.size + 4 * rows) * x.dtype.itemsize
+
+
 def calc_local_response_normalization(func: LocalResponseNormalization,
                                       in_data, **kwargs):
     r"""LocalResponseNormalization
@@ -519,6 +587,28 @@ def calc_batch_normalization_grad(func: BatchNormalizationGrad, in_data,
     return (flops, mread, mwrite, {'axis': _grad_axis(func, x, gamma)})
 
 
+def scratch_batch_normalization_grad(func: BatchNormalizationGrad, in_data,
+                                     **kwargs):
+    r"""x-hat and the temporaries of the input gradient's expression.
+
+    NumPy: $\hat{x}$ (one array the size of x), then $g_y \hat{x}$ for
+    $g_\gamma$ (freed), then $g_x$ evaluated left to right: $\hat{x}
+    g_\gamma$, $+ g_\beta$, $\cdot 1/m$, $g_y -$, $\cdot \gamma/\sigma$,
+    two temporaries alive at each step. Peak: $3 \|x\|$ elements in the
+    promoted dtype, of which the output $g_x$ stays: $2 \|x\|$ above it
+    (same dtypes).
+
+    CuPy: with cuDNN none (no workspace); without, $\hat{x}$ and $g_y
+    \hat{x}$ ($2 \|x\|$) before one kernel writes $g_x$: $\|x\|$ above it.
+    """
+    x, gamma = in_data[:2]
+    interm = _interm_bytes(x, gamma)
+    out = x.size * x.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0 if _bn_cudnn(x) else max(2 * interm - out, interm)
+    return 3 * interm - out
+
+
 def calc_fixed_batch_normalization_grad(func: FixedBatchNormalizationGrad,
                                         in_data, **kwargs):
     r"""FixedBatchNormalizationGrad
@@ -550,6 +640,19 @@ def calc_fixed_batch_normalization_grad(func: FixedBatchNormalizationGrad,
              + 2 * c + 3 * c)
     mwrite = elements(n, x) + elements(4 * c, gamma)
     return (flops, total_size(in_data), mwrite, {'eps': _float(func.eps)})
+
+
+def scratch_fixed_batch_normalization_grad(
+        func: FixedBatchNormalizationGrad, in_data, **kwargs):
+    r"""x-hat, gamma/sigma times gy, and x-hat times gy.
+
+    NumPy and CuPy (the same `xp` code): $\hat{x}$, $g_x' = \gamma/\sigma
+    \cdot g_y$ and $\hat{x} g_y$ (for $g_\gamma$, freed) are alive together,
+    then `astype(x.dtype)` copies $g_x'$ into the output: $3 \|x\|$
+    elements at the peak, $2 \|x\|$ above the output (same dtypes).
+    """
+    x, gamma = in_data[:2]
+    return 3 * _interm_bytes(x, gamma) - x.size * x.dtype.itemsize
 
 
 def _dbn_grad_sizes(gy, groups):

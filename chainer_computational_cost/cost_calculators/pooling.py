@@ -26,6 +26,7 @@ Conventions shared by this module:
 import math
 
 import chainer
+import numpy
 from chainer.functions.pooling.average_pooling_2d import AveragePooling2D
 from chainer.functions.pooling.average_pooling_2d import AveragePooling2DGrad
 from chainer.functions.pooling.average_pooling_nd import AveragePoolingND
@@ -52,6 +53,8 @@ from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
+from chainer_computational_cost.cost_calculators import im2col_bytes
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reads_out_shapes
 from chainer_computational_cost.cost_calculators import scatter_axis
@@ -197,6 +200,34 @@ def calc_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes, in_data,
                                   pool.cover_all)
 
 
+def scratch_max_pooling_nd(func: MaxPoolingND, in_data, **kwargs):
+    r"""im2col's padded copy and columns, argmax's transposed copy of them.
+
+    NumPy: `im2col_nd_cpu` pads x with $-\infty$ ($P = N C \prod_a (d_a +
+    2 p_a + s_a - 1)$ elements) and fills the columns ($C = N C \prod_a
+    k_a \prod_a out_a$), both alive until it returns; `col.max(axis=2)`
+    writes y, then `col.argmax(axis=2)` copies the columns with the window
+    axis last (NumPy's argmax works on a contiguous last axis) and writes
+    the int64 indexes the node keeps for its backward. The peak above what
+    the call leaves (y and the indexes): $\max(P + C - \|y\| - \|i\|, 2C)$
+    in x's dtype, the indexes 8 bytes each.
+
+    CuPy: none; cuDNN's pooling takes no workspace, and the kernels without
+    it write y and the indexes directly.
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    isz = x.dtype.itemsize
+    ksize, stride, pad = tuple(func.ksize), tuple(func.stride), tuple(
+        func.pad)
+    padded, col = im2col_bytes(x.shape, ksize, stride, pad, isz,
+                               func.cover_all)
+    n_out = col // isz // prod(ksize)
+    kept = n_out * isz + n_out * 8
+    return max(padded + col - kept, 2 * col)
+
+
 def calc_max_pooling_2d_with_indexes(
         func: 'chainer.functions.pooling.max_pooling_2d.'
               'MaxPooling2DWithIndexes',
@@ -242,6 +273,27 @@ def calc_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     x, = in_data
     ksize, stride, pad = _pool2d_window(func)
     return _avg_pool_cost(x, ksize, stride, pad, False)
+
+
+def scratch_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
+    r"""im2col's padded copy and columns.
+
+    NumPy: `im2col_cpu` pads x ($P = N C (h + 2 p_h + s_y - 1)(w + 2 p_w +
+    s_x - 1)$ elements) and fills the columns ($C = N C k_h k_w h_{out}
+    w_{out}$), both alive until it returns; `col.mean(axis=(2, 3))` writes
+    y. Peak above y: $\max(P + C - \|y\|, C)$ elements.
+
+    CuPy: none (cuDNN's pooling takes no workspace; the kernel without it
+    writes y directly).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    isz = x.dtype.itemsize
+    padded, col = im2col_bytes(x.shape, (func.kh, func.kw),
+                               (func.sy, func.sx), (func.ph, func.pw), isz)
+    out = col // (func.kh * func.kw)
+    return max(padded + col - out, col)
 
 
 def calc_average_pooling_nd(func: AveragePoolingND, in_data, **kwargs):
@@ -631,6 +683,49 @@ def calc_average_pooling_2d_grad(func: AveragePooling2DGrad, in_data,
         'out_shapes')), ksize, stride, pad, False)
 
 
+def _tile_peak(size, reps):
+    """Peak bytes of ``numpy.tile`` of a ``size``-byte array by ``reps``:
+    each repetition that is not 1 makes a new array from the previous one
+    (the input itself is not counted), all 1s a copy."""
+    if all(r == 1 for r in reps):
+        return size
+    peak, cur, fresh = 0, size, False
+    for r in reps:
+        if r == 1:
+            continue
+        peak = max(peak, (cur if fresh else 0) + cur * r)
+        cur, fresh = cur * r, True
+    return peak
+
+
+def scratch_average_pooling_2d_grad(func: AveragePooling2DGrad, in_data,
+                                    **kwargs):
+    r"""numpy.tile's columns of gy, folded into a padded image.
+
+    NumPy: `numpy.tile(gy[:, :, None, None], (1, 1, k_h, k_w, 1, 1))`
+    repeats gy along one window axis, then the other ($k_h \|g_y\|$, then
+    $G = k_h k_w \|g_y\|$ elements, both alive at the second step);
+    `col2im_cpu` adds the columns into a zeroed padded image $I = N C (h +
+    2 p_h + s_y - 1)(w + 2 p_w + s_x - 1)$ whose centre is $g_x$ (a view:
+    $I$ is what the call leaves). Peak above it: $\max(k_h \|g_y\| + G -
+    I, G)$ elements ($G - I$ when $k_h$ or $k_w$ is 1).
+
+    CuPy: none (cuDNN's pooling backward takes no workspace; the kernel
+    without it writes $g_x$ directly).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy, = in_data
+    isz = gy.dtype.itemsize
+    n, c = gy.shape[:2]
+    h, w = _grad_x_shape(func, kwargs.get('out_shapes'))[2:]
+    image = n * c * (h + 2 * func.ph + func.sy - 1) * (
+        w + 2 * func.pw + func.sx - 1) * isz
+    cols = gy.size * isz * func.kh * func.kw
+    tile = _tile_peak(gy.size * isz, (func.kh, func.kw))
+    return max(tile - image, cols)
+
+
 @reads_out_shapes
 def calc_average_pooling_nd_grad(func: AveragePoolingNDGrad, in_data,
                                  **kwargs):
@@ -715,6 +810,37 @@ def calc_max_pooling_grad(func: tuple(_MAX_POOL_GRAD), in_data, **kwargs):
 
 
 calc_max_pooling_grad.family = _MAX_POOL_GRAD
+
+
+def scratch_max_pooling_nd_grad(func: MaxPoolingNDGrad, in_data, **kwargs):
+    r"""Zeroed columns, the flat int64 positions, folded into a padded image.
+
+    NumPy: a zeroed column array $C = N C \prod_a out_a \prod_a k_a$
+    elements; the flat positions `indexes.flatten() + arange(...)` (three
+    int64 arrays of $\|g_y\|$ alive at the addition, two when they take
+    256 KiB or more: NumPy then adds into the flattened copy, temporary
+    elision; one after); gy is
+    put at them; `col2im_nd_cpu` adds the columns into a zeroed padded image
+    $I = N C \prod_a (d_a + 2 p_a + s_a - 1)$ whose centre is $g_x$ (a
+    view: $I$ is what the call leaves). Peak above it: $\max(C + 3 \cdot 8
+    \|g_y\| - I, C + 8 \|g_y\|)$ bytes ($C$ in x's dtype).
+
+    CuPy: none (cuDNN's pooling backward takes no workspace; the kernel
+    without it writes $g_x$ directly).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy, = in_data
+    pool = func.func
+    isz = numpy.dtype(pool._in_dtype).itemsize
+    dims = tuple(pool._in_shape[2:])
+    cols = gy.size * prod(pool.ksize) * isz
+    image = prod(gy.shape[:2]) * prod(
+        [d + 2 * p + s - 1 for d, p, s in zip(dims, pool.pad, pool.stride)]
+    ) * isz
+    index = gy.size * 8
+    temps = 2 if elides(index) else 3
+    return max(cols + temps * index - image, cols + index)
 
 
 def _unpool_grad_cost(gy, ksize, stride, pad, cover_all):

@@ -20,6 +20,7 @@ module imports under both; the Chainer 6 names are registered at the bottom.
 import chainer
 
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import register
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
@@ -94,6 +95,28 @@ def calc_lstm(
     flops, mread, _, params = _lstm_cell_cost(
         n, in_data, 1, 1, 1, kwargs.get('fma_1flop', False), {})
     return flops, mread, c_prev.size + n, params
+
+
+def scratch_lstm(func: 'chainer.functions.rnn.lstm.LSTM', in_data,
+                 **kwargs):
+    r"""The four activated gates and the cell update's temporaries.
+
+    NumPy: with $U = \|x\| / 4$ (the updated cells), tanh of $a$ and the
+    three sigmoids (each `tanh(x / 2) / 2 + 1/2`, two temporaries alive)
+    give $4U$ elements; $c$ ($\|c_{prev}\|$) is allocated, then `a * i`,
+    `f * c_prev` and their sum ($3U$) before the copy into $c$; then
+    `tanh(c)` and the product that is $h$. Peak $7U + \|c\|$, of which $c$
+    and $h$ stay: $6U$ elements above them. When $U$ elements take 256 KiB
+    or more NumPy adds into the temporary `a * i` (temporary elision) and
+    writes $h$ into `tanh(c)`: $5U$.
+
+    CuPy: none (one elementwise kernel writes $c$ and $h$).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[1]
+    gate = (x.size // 4) * x.dtype.itemsize
+    return (5 if elides(gate) else 6) * gate
 
 
 def calc_slstm(
@@ -228,6 +251,24 @@ def calc_lstm_grad(
     if gc is not None:
         mread += size_of(gc)
     return flops, mread, size_of(c_prev) + size_of(x), {}
+
+
+def scratch_lstm_grad(
+        func: 'chainer.functions.rnn.lstm.LSTMGrad', in_data, **kwargs):
+    r"""The activated gates, tanh(c) and three temporaries of each gradient.
+
+    NumPy: with $U = \|x\| / 4$: $g_x$ ($4U$) and $g_{c_{prev}}$ are the
+    outputs; tanh of $a$, the three sigmoids and `tanh(c)` ($5U$) live
+    through the call, and each gate's gradient (e.g. `gc * sig_i *
+    (1 - tanh_a * tanh_a)`) has up to three temporaries of $U$ alive: $8U$
+    elements above the outputs.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[1]
+    return 8 * (x.size // 4) * x.dtype.itemsize
 
 
 def calc_slstm_grad(

@@ -1,0 +1,337 @@
+"""Scratch figures (bytes a call allocates and frees inside itself) against
+tracemalloc, call by call, on NumPy.
+
+A probe hook resets tracemalloc's peak when a call starts and reads it when
+the call ends: the peak above what is traced at the end (outputs and what
+the node keeps) is the call's scratch as the model defines it.  The figure
+of each case is also derived by hand in a comment.
+
+What tracemalloc sees beside the modelled buffers:
+
+* Python's own objects made (or freed) during a call: frames, tuples,
+  NumPy scalars and index arrays of a few elements, measured between -1.4
+  and +3.8 KiB on these calls (``PY``);
+* NumPy's ufunc buffers (``bufsize``, 8192 elements): a ufunc that casts
+  an operand or walks strided views in its buffered loop takes up to one
+  buffer of ``min(8192, n)`` elements per operand; not modelled (NumPy's
+  internals), so a case whose path has such a ufunc allows them, named in
+  a comment.
+"""
+
+import tracemalloc
+
+import chainer
+import chainer.functions as F
+import numpy as np
+import pytest
+
+from chainer_computational_cost import cost_calculators as cc
+
+
+#: Python objects a call makes or frees (see the module docstring).
+PY = 4096
+
+#: NumPy's default ufunc buffer, in elements.
+BUFSIZE = 8192
+
+
+def buffers(k, n, itemsize=4):
+    """Up to ``k`` ufunc buffers of a loop over ``n`` elements."""
+    return k * min(BUFSIZE, n) * itemsize
+
+
+class _Probe(chainer.FunctionHook):
+    """Each call's traced peak above what is traced when it ends, beside
+    the scratch figure."""
+
+    name = 'ScratchProbe'
+
+    def __init__(self):
+        self.calls = []
+
+    def forward_preprocess(self, function, in_data):
+        tracemalloc.reset_peak()
+
+    def forward_postprocess(self, function, in_data):
+        current, peak = tracemalloc.get_traced_memory()
+        figure = cc.scratch_of(function, in_data)
+        name = type(cc.function_object(function)).__name__
+        self.calls.append((name, peak - current, figure))
+
+
+def probe(step):
+    """``{type name: [(measured, figure), ...]}`` of the calls ``step()``
+    makes."""
+    p = _Probe()
+    tracemalloc.start()
+    try:
+        with p:
+            step()
+    finally:
+        tracemalloc.stop()
+    out = {}
+    for name, measured, figure in p.calls:
+        out.setdefault(name, []).append((measured, figure))
+    return out
+
+
+def check(calls, name, expected, allowance=0):
+    """Every call of ``name``: the figure is ``expected`` (derived by hand)
+    and tracemalloc's scratch is within ``PY`` of it, plus ``allowance``
+    of ufunc buffers above."""
+    assert name in calls, sorted(calls)
+    for measured, figure in calls[name]:
+        assert figure == expected
+        assert -PY <= measured - figure <= PY + allowance, (measured, figure)
+
+
+def _var(rng, *shape, dtype=np.float32):
+    return chainer.Variable(rng.rand(*shape).astype(dtype))
+
+
+def _backward(y):
+    """Backward from a C-contiguous gradient of ones."""
+    y.grad = np.ones(y.shape, y.dtype)
+    y.backward()
+
+
+@pytest.fixture
+def rng():
+    return np.random.RandomState(0)
+
+
+# Convolution
+
+def test_convolution_2d_and_its_gradients(rng):
+    x, W, b = _var(rng, 2, 3, 10, 12), _var(rng, 4, 3, 3, 3), _var(rng, 4)
+    calls = probe(lambda: _backward(F.convolution_2d(x, W, b, pad=1)))
+    # padded x: 2*3*(10+2)*(12+2) = 1008 floats = 4032 bytes
+    # col: 2*3*3*3*10*12 = 6480 floats = 25920; tensordot copies it
+    # (batch 2): 25920; y: 2*4*10*12 = 960 floats = 3840
+    # max(4032 + 25920 - 3840, 25920 + 25920) = 51840
+    check(calls, 'Convolution2DFunction', 51840)
+    # gW: the same padded x and col; gy (2, 4, 10, 12) made (4, 240): a
+    # copy of 3840; col made (240, 27): a copy of 25920; gW 4*27 floats
+    # = 432: max(4032 + 25920 - 432, 25920 + 3840 + 25920) = 55680
+    check(calls, 'Convolution2DGradW', 55680)
+    # gx, a deconvolution of gy by W: gy made (4, 240), a copy (3840);
+    # columns 3*3*3 * 2*10*12 = 6480 floats = 25920; padded image
+    # 2*3*12*14 = 1008 floats = 4032 (left alive: gx is its centre):
+    # max(3840 + 25920 - 4032, 25920) = 25920.  col2im adds each of the
+    # 9 strided slices of 2*3*10*12 = 720 elements: 3 buffers.
+    check(calls, 'Deconvolution2DFunction', 25920, buffers(3, 720))
+
+
+def test_convolution_2d_grad_w_follows_the_layout_of_gy(rng):
+    x, W = _var(rng, 2, 3, 10, 12), _var(rng, 4, 3, 3, 3)
+    y = F.convolution_2d(x, W, pad=1)
+    # y is a transposed view (channels last in memory); ones_like keeps
+    # that layout, so gy's axes (out, n, h, w) merge into (4, 240)
+    # without a copy: max(4032 + 25920 - 432, 25920 + 25920) = 51840
+    y.grad = np.ones_like(y.array)
+    calls = probe(lambda: y.backward())
+    check(calls, 'Convolution2DGradW', 51840)
+
+
+def test_convolution_2d_batch_1_makes_no_copy_for_tensordot(rng):
+    x, W, b = _var(rng, 1, 3, 10, 12), _var(rng, 4, 3, 3, 3), _var(rng, 4)
+    calls = probe(lambda: F.convolution_2d(x, W, b, pad=1))
+    # padded 3*12*14 = 504 floats = 2016; col 3*9*120 = 3240 floats =
+    # 12960 (a view for tensordot at batch 1); y 480 floats = 1920:
+    # max(2016 + 12960 - 1920, 12960) = 13056
+    check(calls, 'Convolution2DFunction', 13056)
+
+
+def test_deconvolution_2d_with_stride_and_bias(rng):
+    x, W, b = _var(rng, 2, 4, 9, 10), _var(rng, 4, 3, 3, 3), _var(rng, 3)
+    calls = probe(lambda: F.deconvolution_2d(x, W, b, stride=2, pad=1))
+    # out: 2*(9-1)+3-2 = 17, 2*(10-1)+3-2 = 19
+    # x (2, 4, 9, 10) made (4, 180): a copy, 720 floats = 2880
+    # columns 3*3*3 * 2*9*10 = 4860 floats = 19440
+    # image 2*3*(17+2+1)*(19+2+1) = 2640 floats = 10560
+    # max(2880 + 19440 - 10560, 19440) = 19440.  col2im adds 9 strided
+    # slices of 2*3*9*10 = 540 elements (3 buffers), the bias is added
+    # into the view y (2*3*17*19 = 1938 elements, 3 buffers).
+    check(calls, 'Deconvolution2DFunction', 19440,
+          buffers(3, 540) + buffers(3, 1938))
+
+
+# Pooling
+
+def test_max_pooling_2d_and_its_gradient(rng):
+    x = _var(rng, 4, 8, 16, 16)
+    calls = probe(lambda: _backward(F.max_pooling_2d(x, 3, 2, 1)))
+    # cover_all (the default): out (16 + 2 - 3 + 2 - 1) // 2 + 1 = 9;
+    # planes 4*8 = 32; padded 32*(16+2+1)^2 = 11552 floats = 46208; col
+    # 32*9*81 = 23328 floats = 93312; y 32*81 floats = 10368; indexes
+    # 2592 int64 = 20736
+    # max(46208 + 93312 - 10368 - 20736, 2 * 93312) = 186624
+    check(calls, 'MaxPoolingND', 186624)
+    # columns 2592*9 floats = 93312; image 32*19*19 floats = 46208;
+    # positions 2592 int64 = 20736, three at the addition (< 256 KiB)
+    # max(93312 + 3*20736 - 46208, 93312 + 20736) = 114048.  col2im adds
+    # 9 strided slices of 2592 elements: 3 buffers.
+    check(calls, 'MaxPoolingNDGrad', 114048, buffers(3, 2592))
+
+
+def test_average_pooling_2d_and_its_gradient(rng):
+    x = _var(rng, 8, 32, 16, 16)
+    calls = probe(lambda: _backward(F.average_pooling_2d(x, 2, 2)))
+    # planes 256; padded 256*(16+0+1)^2 = 73984 floats = 295936; col
+    # 256*4*64 = 65536 floats = 262144; y 256*64 floats = 65536
+    # max(295936 + 262144 - 65536, 262144) = 492544
+    check(calls, 'AveragePooling2D', 492544)
+    # gy 16384 floats = 65536; tile: 2*65536 = 131072, then 262144 with
+    # it: 393216; image 256*17*17 floats = 295936
+    # max(393216 - 295936, 262144) = 262144.  col2im adds 4 strided
+    # slices of 16384 elements: 3 full buffers.
+    check(calls, 'AveragePooling2DGrad', 262144, buffers(3, 16384))
+
+
+def test_max_pooling_grad_positions_elided_at_256_kib(rng):
+    x = _var(rng, 2, 64, 32, 32)
+    calls = probe(lambda: _backward(F.max_pooling_2d(x, 2, 2)))
+    # out (32 + 0 - 2 + 1) // 2 + 1 = 16 (cover_all); gy 2*64*16*16 =
+    # 32768 elements; positions 32768 int64 = 262144 bytes: NumPy adds
+    # into the flattened copy (two arrays, not three)
+    # columns 32768*4 floats = 524288; image 128*33*33 floats = 557568
+    # max(524288 + 2*262144 - 557568, 524288 + 262144) = 786432
+    check(calls, 'MaxPoolingNDGrad', 786432, buffers(3, 32768))
+
+
+# Normalization
+
+def test_batch_normalization_and_its_gradient(rng):
+    x, gamma, beta = _var(rng, 8, 16, 12, 12), _var(rng, 16), _var(rng, 16)
+    calls = probe(lambda: _backward(F.batch_normalization(x, gamma, beta)))
+    # |x| = 8*16*144 = 18432 floats = 73728 bytes
+    # x_hat and x_hat*gamma beside the copy astype makes: 2*73728
+    check(calls, 'BatchNormalization', 147456)
+    # x_hat, x_hat*ggamma and +gbeta: 3*73728, minus gx: 147456.  Sums
+    # over (0, 2, 3) in float32 are buffered reductions: 3 buffers.
+    check(calls, 'BatchNormalizationGrad', 147456, buffers(3, 18432))
+
+
+def test_fixed_batch_normalization_and_its_gradient(rng):
+    x = _var(rng, 8, 16, 12, 12)
+    stats = [_var(rng, 16) for _ in range(4)]
+    calls = probe(lambda: _backward(F.fixed_batch_normalization(x, *stats)))
+    # as BatchNormalization: 2 * 73728
+    check(calls, 'FixedBatchNormalization', 147456)
+    # x_hat, gamma/std * gy, x_hat * gy: 3*73728 - gx = 147456 (buffered
+    # sums as above)
+    check(calls, 'FixedBatchNormalizationGrad', 147456, buffers(3, 18432))
+
+
+def test_layer_normalization(rng):
+    x, gamma, beta = _var(rng, 256, 128), _var(rng, 128), _var(rng, 128)
+    calls = probe(lambda: F.layer_normalization(x, gamma, beta))
+    # x - mu, its square, x_hat (3 * 32768 floats), then x_hat*gamma and
+    # the output: 3 * 131072 = 393216, plus 4 row arrays of 256 floats
+    # (4096): 397312.  The row means are buffered reductions (1 buffer).
+    check(calls, 'LayerNormalization', 397312, buffers(1, 32768))
+
+
+# Activations
+
+def test_relu_gradient_mask(rng):
+    x = chainer.Variable(rng.rand(512, 512).astype(np.float32) - 0.5)
+    calls = probe(lambda: _backward(F.relu(x)))
+    # the bool mask: 512*512 = 262144 bytes; gy * mask casts the mask
+    # (a buffer for it and one for the loop: 2 buffers)
+    check(calls, 'ReLUGrad2', 262144, buffers(2, 262144))
+    assert 'ReLU' not in [n for n in calls if calls[n][0][1]]
+
+
+def test_softmax_and_log_softmax_with_gradients(rng):
+    x = _var(rng, 64, 1000)
+    calls = probe(lambda: _backward(F.softmax(x)))
+    # row maxima, then row sums: 64 floats = 256 (the max reduction over
+    # axis 1 is buffered: 1 buffer)
+    check(calls, 'Softmax', 256, buffers(1, 64000))
+    # y * sumdx (64000 floats = 256000) and sumdx (256): 256256
+    check(calls, '_SoftmaxGrad', 256256, buffers(1, 64000))
+    calls = probe(lambda: _backward(F.log_softmax(x)))
+    # logsumexp's row maxima and sums: 2 * 256 = 512
+    check(calls, 'LogSoftmax', 512, buffers(1, 64000))
+    # exp(y), its product with the row sums (256000 bytes each, below
+    # 256 KiB: no elision) and the sums: 256000 + 256
+    check(calls, 'LogSoftmaxGrad', 256256, buffers(1, 64000))
+
+
+def test_log_softmax_gradient_elided_at_256_kib(rng):
+    x = _var(rng, 64, 1024)
+    calls = probe(lambda: _backward(F.log_softmax(x)))
+    # exp(y) is 65536 floats = 262144 bytes: the product is written into
+    # it, so only it is above the output: 262144
+    check(calls, 'LogSoftmaxGrad', 262144, buffers(1, 65536))
+
+
+def test_sigmoid_and_its_gradient(rng):
+    for n, grad in ((128, 2 * 131072), (256, 262144)):
+        x = _var(rng, n, 256)
+        calls = probe(lambda: _backward(F.sigmoid(x)))
+        # x/2 and its tanh: |x| = n*256 floats
+        check(calls, 'Sigmoid', n * 256 * 4)
+        # gy*y and 1-y: 2|y| = 2 * 131072 bytes at n = 128; at n = 256
+        # (262144 bytes, 256 KiB) the product goes into gy*y: |y|
+        check(calls, 'SigmoidGrad', grad)
+
+
+# Losses
+
+def test_softmax_cross_entropy_and_its_gradient(rng):
+    x = _var(rng, 64, 1000)
+    t = rng.randint(0, 1000, 64).astype(np.int32)
+    calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
+    # log_y (64000 floats = 256000) beside the cached softmax; labels:
+    # mask 64, masked labels 64*4, arange 64*8, gathered 64*4 = 1088
+    # max(2*256 (logsumexp rows), 256000 + 1088) = 257088
+    check(calls, 'SoftmaxCrossEntropy', 257088)
+    # mask, masked labels, one arange, gathered and decremented values:
+    # 64*(1 + 4 + 8 + 4) + 64*4 = 1344.  gx *= t_valid casts the mask:
+    # 1 buffer of 64000 elements.
+    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 1344,
+          buffers(1, 64000))
+
+
+# Noise
+
+def test_dropout_draws_and_flags(rng):
+    x = _var(rng, 256, 256, dtype=np.float16)
+    calls = probe(lambda: F.dropout(x, 0.5))
+    # float64 draws 8*65536 and bool flags 65536: 589824, of which the
+    # float16 mask and y stay (2 * 131072): 327680
+    check(calls, 'Dropout', 327680)
+
+
+# RNN
+
+def test_lstm_and_its_gradient(rng):
+    c, x = _var(rng, 32, 256), _var(rng, 32, 1024)
+    calls = probe(lambda: F.sum(F.lstm(c, x)[1]).backward())
+    # U = 32*256 = 8192 floats = 32768 bytes (< 256 KiB): 6U = 196608
+    check(calls, 'LSTM', 196608)
+    # 5U of activations + 3U of temporaries: 8U = 262144
+    check(calls, 'LSTMGrad', 262144)
+
+
+def test_lstm_elided_at_256_kib(rng):
+    c, x = _var(rng, 256, 256), _var(rng, 256, 1024)
+    calls = probe(lambda: F.lstm(c, x))
+    # U = 65536 floats = 262144 bytes: a*i + f*c adds into a*i and h is
+    # written into tanh(c): 5U = 1310720
+    check(calls, 'LSTM', 1310720)
+
+
+# Linear
+
+def test_linear_copies_a_non_contiguous_input(rng):
+    x = rng.rand(64, 512).astype(np.float32)[:, ::2]
+    W = _var(rng, 128, 256)
+    calls = probe(lambda: F.linear(x, W))
+    # x (64, 256) with a stride of 2: dot copies it, 64*256 floats
+    check(calls, 'LinearFunction', 65536)
+    calls = probe(lambda: F.linear(np.ascontiguousarray(x), W))
+    # contiguous: BLAS takes x and W.T as they are
+    check(calls, 'LinearFunction', 0)
