@@ -290,7 +290,8 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     xs = list(range(1, len(series) + 1))
     ys = [live / scale for live, _ in series]
     # Contiguous runs of calls of one phase, shaded.
-    colours = {'forward': 'tab:blue', 'backward': 'tab:orange'}
+    colours = {'forward': 'tab:blue', 'backward': 'tab:orange',
+               'update': 'tab:green'}
     start = 0
     labelled = set()
     for i in range(1, len(series) + 1):
