@@ -17,7 +17,6 @@ from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import FLOP_CONVENTIONS
-from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import update_calculators
 from chainer_computational_cost.cost_calculators import validate_cost
@@ -922,7 +921,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         ``new_arrays`` the arrays the rule created (its state, counted
         live when memory is followed).  Phase ``update``."""
         cls = type(obj)
-        calc = lookup(update_calculators, cls) if in_data else None
+        calc = self._update_calculator(cls) if in_data else None
         # A hook may be a plain function: its name says more than its type.
         type_name = (getattr(obj, '__name__', cls.__name__)
                      if inspect.isroutine(obj) else cls.__name__)
@@ -1024,6 +1023,16 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # Warnings
 
+    def _update_calculator(self, cls):
+        """The calculator of an update rule or optimizer hook class: a
+        custom one or a built-in one, of the class or of its nearest base
+        class that has either (None if none)."""
+        for base in cls.__mro__:
+            calc = self._custom.get(base) or update_calculators.get(base)
+            if calc is not None:
+                return calc
+        return None
+
     def _note_ignored(self, cls, error, what='layer'):
         """A warning for the exit: calls of ``cls`` (a class, or the
         qualified name of an update rule or optimizer hook, ``what`` being
@@ -1065,14 +1074,22 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
         Args:
             func_type (type): a ``FunctionNode`` or old-style ``Function``
-                subclass.
+                subclass; or for the update phase an ``UpdateRule``
+                subclass or an optimizer hook class (one with a ``timing``
+                attribute, as Chainer's have), whose calculator gets the
+                rule or hook and ``in_data = (param, grad)`` of each
+                parameter it updates.
             calculator: a callable ``(func, in_data, **kwargs)`` returning
                 ``(flops, mread, mwrite, params)``, counts in elements.
         """
-        if not (isinstance(func_type, type) and issubclass(
-                func_type, (chainer.FunctionNode, chainer.Function))):
+        if not (isinstance(func_type, type) and (issubclass(
+                func_type, (chainer.FunctionNode, chainer.Function,
+                            chainer.UpdateRule))
+                or hasattr(func_type, 'timing'))):
             raise TypeError('func_type must be a FunctionNode or Function '
-                            'subclass, got {!r}'.format(func_type))
+                            'subclass, an UpdateRule subclass or an '
+                            'optimizer hook class, got {!r}'.format(
+                                func_type))
         if not check_signature(calculator):
             raise TypeError('a cost calculator must have the signature '
                             '(func, in_data, **kwargs), got {!r}'.format(
@@ -1081,7 +1098,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             warnings.warn('replacing the custom cost calculator for {}'
                           .format(func_type.__name__), ReportWarning,
                           stacklevel=2)
-        elif func_type in calculators:
+        elif func_type in calculators or func_type in update_calculators:
             warnings.warn('overriding the built-in cost calculator for {}'
                           .format(func_type.__name__), ReportWarning,
                           stacklevel=2)

@@ -30,10 +30,6 @@ import threading
 
 from chainer import optimizer as _optimizer
 
-from chainer_computational_cost.cost_calculators import lookup
-from chainer_computational_cost.cost_calculators import update_calculators
-
-
 _Hookable = _optimizer._Hookable
 _PATCHED = (
     (_optimizer.GradientMethod, 'update'),
@@ -234,15 +230,19 @@ def _opt_call_hook(self, hook):
         frame = sys._getframe(1)
         kwargs = {'timing': _timing(hook)}
         paths = _link_paths(target)
-        if lookup(update_calculators, type(hook)) is None and not getattr(
-                hook, 'call_for_each_param', False):
-            # A hook of the optimizer's own (GradientClipping has a
-            # calculator): one record, ignored.
-            for h in list(_thread.hooks):
+        each = getattr(hook, 'call_for_each_param', False)
+        updated = [(param, _arrays(param)) for param in target.params()]
+        for h in list(_thread.hooks):
+            if not each and h._update_calculator(type(hook)) is None:
+                # A hook of the optimizer's own that no calculator knows
+                # (GradientClipping has one): one record, ignored.
                 h._record_update(hook, (), '/', frame, kwargs, ())
-            return result
-        for param in target.params():
-            _emit(hook, param, paths.get(id(param), '/'), frame, kwargs)
+                continue
+            for param, in_data in updated:
+                if in_data is not None:
+                    h._record_update(hook, in_data,
+                                     paths.get(id(param), '/'), frame,
+                                     kwargs, ())
     return result
 
 

@@ -472,3 +472,47 @@ def test_loss_scaling_divides_the_gradient_once_more():
     # SGD (1 FLOP, 8 + 4 bytes read... per element) and g /= scale: 1 FLOP,
     # g read and written: 2 FLOPs, 3 * 4 read, 2 * 4 written per element
     assert _figures(cch.phase_report['update']) == (16, 96, 64)
+
+
+def test_custom_calculators_for_a_rule_and_an_optimizer_hook():
+    class MyRule(chainer.UpdateRule):
+        def update_core_cpu(self, param):
+            param.array -= 0.1 * param.grad
+
+    class MyOptimizer(chainer.GradientMethod):
+        def create_update_rule(self):
+            return MyRule(self.hyperparam)
+
+    class Zero(object):
+        """An optimizer hook of its own: called once, not per parameter."""
+        timing = 'pre'
+        name = 'Zero'
+
+        def __call__(self, opt):
+            for p in opt.target.params():
+                p.grad[...] = 0
+
+    def rule_calc(rule, in_data, **kwargs):
+        p, g = in_data
+        return (p.size, 2 * p.size, p.size, {'mine': True})
+
+    def zero_calc(hook, in_data, **kwargs):
+        return (0, 0, in_data[1].size, {'timing': kwargs['timing']})
+
+    model = _model()
+    optimizer = MyOptimizer().setup(model)
+    optimizer.add_hook(Zero())
+    cch = ComputationalCostHook()
+    cch.add_custom_cost_calculator(MyRule, rule_calc)
+    cch.add_custom_cost_calculator(Zero, zero_calc)
+    with cch:
+        _step(optimizer, model)
+    # the rule: 8 FLOPs, 16 elements read, 8 written, of 4 bytes; the hook
+    # writes the 8 gradient elements
+    assert _figures(cch.phase_report['update']) == (8, 64, 64)
+    assert [r['type'] for r in cch.summary_report_by_phase().values()][
+        -3:] == ['Zero', 'MyRule', 'total']
+    with pytest.raises(TypeError, match='an UpdateRule subclass'):
+        cch.add_custom_cost_calculator(int, rule_calc)
+    with pytest.warns(ReportWarning, match='overriding the built-in'):
+        cch.add_custom_cost_calculator(H.WeightDecay, zero_calc)
