@@ -407,15 +407,21 @@ def test_another_threads_update_is_not_recorded():
     assert cch.phase_report['update']['n_layers'] == 2
 
 
+class MyRule(chainer.UpdateRule):
+    """A rule of the user's own: no built-in calculator."""
+
+    def update_core_cpu(self, param):
+        param.array -= 0.1 * param.grad
+
+
+class MyOptimizer(chainer.GradientMethod):
+    """An optimizer of MyRule."""
+
+    def create_update_rule(self):
+        return MyRule(self.hyperparam)
+
+
 def test_an_unknown_rule_is_ignored_with_a_warning():
-    class MyRule(chainer.UpdateRule):
-        def update_core_cpu(self, param):
-            param.array -= 0.1 * param.grad
-
-    class MyOptimizer(chainer.GradientMethod):
-        def create_update_rule(self):
-            return MyRule(self.hyperparam)
-
     model = _model()
     optimizer = MyOptimizer().setup(model)
     optimizer.add_hook(lambda opt: None, name='noop')
@@ -475,14 +481,6 @@ def test_loss_scaling_divides_the_gradient_once_more():
 
 
 def test_custom_calculators_for_a_rule_and_an_optimizer_hook():
-    class MyRule(chainer.UpdateRule):
-        def update_core_cpu(self, param):
-            param.array -= 0.1 * param.grad
-
-    class MyOptimizer(chainer.GradientMethod):
-        def create_update_rule(self):
-            return MyRule(self.hyperparam)
-
     class Zero(object):
         """An optimizer hook of its own: called once, not per parameter."""
         timing = 'pre'
