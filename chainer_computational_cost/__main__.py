@@ -37,6 +37,7 @@ from chainer_computational_cost._cli_models import _one_line
 from chainer_computational_cost._cli_models import CommandError
 from chainer_computational_cost._cli_models import load_model
 from chainer_computational_cost._cli_models import LOGITS
+from chainer_computational_cost._cli_models import make_optimizer
 from chainer_computational_cost._cli_models import model_name  # NOQA: F401
 from chainer_computational_cost._cli_models import MODELS  # NOQA: F401
 from chainer_computational_cost.fit import fit_batch
@@ -96,9 +97,15 @@ def _logits(y, n):
 
 
 def _model_call(model, args, dtype):
-    """``call(x)``: one forward pass, or with --train one training step,
-    each failure of the user's code a CommandError."""
+    """``call(x)``: one forward pass, or with --train one training step
+    (the update of --optimizer included, but for --fit, which adds the
+    optimizer's state from its table), each failure of the user's code a
+    CommandError."""
     logits_layer = LOGITS.get(args.model) if args.train else None
+    # A new optimizer at each step: each run's update is a first one,
+    # which creates the optimizer's state (--project's runs line up).
+    update = (isinstance(model, chainer.Link) and args.fit is None
+              and getattr(args, 'optimizer', None) is not None)
 
     def forward(x):
         try:
@@ -133,6 +140,13 @@ def _model_call(model, args, dtype):
                 if _is_internal(e):
                     raise
                 raise _failure('the loss or the backward pass failed', e)
+            if update:
+                try:
+                    make_optimizer(args.optimizer).setup(model).update()
+                except Exception as e:
+                    if _is_internal(e):
+                        raise
+                    raise _failure('the optimizer\'s update failed', e)
 
     return train if args.train else infer
 

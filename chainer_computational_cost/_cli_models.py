@@ -54,6 +54,19 @@ LOGITS = {
 }
 
 
+#: --optimizer -> the class of chainer.optimizers whose update --train's
+#: step runs (the keys of memory.OPTIMIZERS).
+OPTIMIZER_CLASSES = {'sgd': 'SGD', 'momentumsgd': 'MomentumSGD',
+                     'adam': 'Adam'}
+
+
+def make_optimizer(name):
+    """A new optimizer of chainer.optimizers for --optimizer ``name``,
+    with Chainer's default hyperparameters."""
+    import chainer.optimizers
+    return getattr(chainer.optimizers, OPTIMIZER_CLASSES[name])()
+
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 #: The command line's own modules: a failure raised there is the user's
 #: (a model that returned the wrong thing), not a bug of the reports.

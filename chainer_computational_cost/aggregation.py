@@ -144,10 +144,13 @@ def summary_report(layers, n_params=None, by_phase=False):
 
 def phase_report(layers, n_params=None):
     """Ordered dict ``forward``, ``backward``, ``total``: the costs of each
-    phase of a training step (a phase with no call has zeros)."""
+    phase of a training step (a phase with no call has zeros); ``update``
+    after ``backward`` when an optimizer's update was recorded."""
     total = total_report(layers, n_params)
     report = collections.OrderedDict()
-    for p in PHASES:
+    phases = PHASES if any(layer.get('phase') == 'update'
+                           for layer in layers) else PHASES[:2]
+    for p in phases:
         entry = collections.OrderedDict(
             [('name', p), ('n_layers', 0), ('flops', 0), ('mread', 0),
              ('mwrite', 0), ('mrw', 0)])

@@ -19,8 +19,9 @@ MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients', 'scratch')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
                 't_network', 't_allreduce', 't_step', 't_step_overlap')
-#: The phases of a training step, in report order.
-PHASES = ('forward', 'backward')
+#: The phases of a training step, in report order (``update``: what an
+#: optimizer's update does to the parameters).
+PHASES = ('forward', 'backward', 'update')
 
 
 class ReportColumns(object):

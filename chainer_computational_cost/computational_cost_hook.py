@@ -1,6 +1,7 @@
 """The function hook that records the theoretical cost of every call."""
 
 import copy
+import inspect
 import operator
 import sys
 import threading
@@ -18,6 +19,7 @@ from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import scratch_of
 from chainer_computational_cost.cost_calculators import FLOP_CONVENTIONS
 from chainer_computational_cost.cost_calculators import skips_out_shapes
+from chainer_computational_cost.cost_calculators import update_calculators
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost.cost_calculators import with_keywords
 from chainer_computational_cost import memory as _memory
@@ -27,6 +29,7 @@ from chainer_computational_cost.records import fresh
 from chainer_computational_cost.records import R_SCRATCH
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import report
+from chainer_computational_cost import update as _update
 
 
 # ``FunctionNode.apply`` (Chainer 6 and 7) runs ``forward`` once, keeps
@@ -513,6 +516,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 self._comm.mpi_comm = mn.MPIRecorder(real, self._comm_record)
             if self._memory is not None:
                 self._memory.start(self.name)
+            _update.start(self)
         except BaseException:
             hooks.pop(self.name, None)
             with _ENTER_LOCK:
@@ -522,6 +526,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return self
 
     def __exit__(self, exc_type, *args):
+        _update.stop(self)
         if self._comm_saved:
             self._comm.mpi_comm = self._comm_saved.pop()
         self._base_anchor = self._anchor = _top_anchor(self._tries)
@@ -909,6 +914,58 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             (kind, 0, 0, 0, params, 0, (), error, stack, phase,
              link, None, None) + self._live())
 
+    def _record_update(self, obj, in_data, link, frame, kwargs, new_arrays):
+        """Record what an update rule or an optimizer hook ``obj`` did to
+        one parameter (see :mod:`chainer_computational_cost.update`):
+        ``in_data`` is ``(param, grad)`` (empty for an optimizer hook
+        without a calculator), ``link`` the path of the link owning the
+        parameter, ``frame`` where the update was called from, ``kwargs``
+        more keywords for the calculator (``timing``, ``loss_scaled``),
+        ``new_arrays`` the arrays the rule created (its state, counted
+        live when memory is followed).  Phase ``update``."""
+        cls = type(obj)
+        calc = self._update_calculator(cls) if in_data else None
+        # A hook may be a plain function: its name says more than its type.
+        type_name = (getattr(obj, '__name__', cls.__name__)
+                     if inspect.isroutine(obj) else cls.__name__)
+        shapes = tuple([a.shape for a in in_data])
+        error = None
+        flops = mread = mwrite = 0
+        params = None
+        if calc is not None:
+            # The rule writes the parameter, a hook its gradient (the same
+            # shape); bytes the calculator does not give exactly are in
+            # the parameter's itemsize.
+            out_shapes = shapes[:1]
+            itemsize = in_data[0].dtype.itemsize
+            try:
+                cost = _checked(calc(obj, in_data, fma_1flop=self._fma_1flop,
+                                     out_shapes=out_shapes, **kwargs),
+                                calc, type_name, itemsize, itemsize)
+            except Exception as e:
+                if self._strict:
+                    raise
+                error = error_text(e)
+            else:
+                flops, mread, mwrite = cost[:3]
+                params = fresh(cost[3])
+            shapes += out_shapes
+        stack = self._stack_at(frame, self._anchor)[0]
+        follower = self._memory
+        if follower is not None:
+            # The optimizer's state is neither an activation nor a
+            # gradient; it is counted with the activations (slot 0).
+            for a in new_arrays:
+                follower.tracker._count(a, (), 0)
+        self._flat_records.extend(
+            (type_name, flops, mread, mwrite, params, len(in_data), shapes,
+             error, stack, 'update', link,
+             in_data[0].dtype if in_data else None, None) + self._live())
+        if params is None:
+            module = getattr(obj, '__module__', None) or cls.__module__
+            self._note_ignored('{}.{}'.format(module, type_name), error,
+                               'update')
+
     def _live(self):
         """``(live, gradients, scratch)`` bytes now (the record's last
         three fields; an MPI call's scratch is not known: 0), ``(None, None,
@@ -996,17 +1053,33 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # Warnings
 
-    def _note_ignored(self, cls, error):
-        qualname = '{}.{}'.format(cls.__module__, cls.__name__)
+    def _update_calculator(self, cls):
+        """The calculator of an update rule or optimizer hook class: a
+        custom one or a built-in one, of the class or of its nearest base
+        class that has either (None if none)."""
+        for base in cls.__mro__:
+            calc = self._custom.get(base) or update_calculators.get(base)
+            if calc is not None:
+                return calc
+        return None
+
+    def _note_ignored(self, cls, error, what='layer'):
+        """A warning for the exit: calls of ``cls`` (a class, or the
+        qualified name of an update rule or optimizer hook, ``what`` being
+        'update') are ignored."""
+        qualname = (cls if isinstance(cls, str) else
+                    '{}.{}'.format(cls.__module__, cls.__name__))
         key = (qualname, error is None)
         if key in self._warned or key in self._pending:
             return
         if error is None:
-            message = ('`{}` is not yet supported by ComputationalCostHook, '
-                       'ignored'.format(qualname))
+            message = ('{}`{}` is not yet supported by '
+                       'ComputationalCostHook, ignored'.format(
+                           'the update of ' if what == 'update' else '',
+                           qualname))
         else:
-            message = ('the cost calculator for `{}` failed, layer ignored: '
-                       '{}'.format(qualname, error))
+            message = ('the cost calculator for `{}` failed, {} ignored: '
+                       '{}'.format(qualname, what, error))
         self._pending[key] = message
 
     def _flush_warnings(self, quiet):
@@ -1031,14 +1104,22 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
         Args:
             func_type (type): a ``FunctionNode`` or old-style ``Function``
-                subclass.
+                subclass; or for the update phase an ``UpdateRule``
+                subclass or an optimizer hook class (one with a ``timing``
+                attribute, as Chainer's have), whose calculator gets the
+                rule or hook and ``in_data = (param, grad)`` of each
+                parameter it updates.
             calculator: a callable ``(func, in_data, **kwargs)`` returning
                 ``(flops, mread, mwrite, params)``, counts in elements.
         """
-        if not (isinstance(func_type, type) and issubclass(
-                func_type, (chainer.FunctionNode, chainer.Function))):
+        if not (isinstance(func_type, type) and (issubclass(
+                func_type, (chainer.FunctionNode, chainer.Function,
+                            chainer.UpdateRule))
+                or hasattr(func_type, 'timing'))):
             raise TypeError('func_type must be a FunctionNode or Function '
-                            'subclass, got {!r}'.format(func_type))
+                            'subclass, an UpdateRule subclass or an '
+                            'optimizer hook class, got {!r}'.format(
+                                func_type))
         if not check_signature(calculator):
             raise TypeError('a cost calculator must have the signature '
                             '(func, in_data, **kwargs), got {!r}'.format(
@@ -1047,7 +1128,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             warnings.warn('replacing the custom cost calculator for {}'
                           .format(func_type.__name__), ReportWarning,
                           stacklevel=2)
-        elif func_type in calculators:
+        elif func_type in calculators or func_type in update_calculators:
             warnings.warn('overriding the built-in cost calculator for {}'
                           .format(func_type.__name__), ReportWarning,
                           stacklevel=2)

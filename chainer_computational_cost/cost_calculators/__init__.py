@@ -177,6 +177,11 @@ LIMIT = 2 ** 63
 #: exists in the installed Chainer.
 calculators = {}
 
+#: Update rule or optimizer hook class -> calculator (the update phase, see
+#: :mod:`~chainer_computational_cost.cost_calculators.optimizer`): a
+#: target that is not a function type is registered here.
+update_calculators = {}
+
 
 #: Function type -> scratch function, for every built-in one whose target
 #: exists in the installed Chainer (see :func:`scratch_of`).
@@ -438,11 +443,16 @@ def resolve_target(target):
     return obj if isinstance(obj, type) else None
 
 
+_FUNCTION_TYPES = (chainer.FunctionNode, chainer.Function)
+
+
 def register(target):
     """Decorator registering a built-in calculator for ``target``.
 
     ``target`` is a FunctionNode (or old-style Function) class or its dotted
-    name, or a tuple of those (one calculator for a family).  A name that
+    name, or a tuple of those (one calculator for a family); any other
+    class (an update rule, an optimizer hook) goes to
+    :data:`update_calculators`.  A name that
     cannot be imported is skipped silently: the calculator is simply
     inactive under this Chainer version.  A function whose
     signature is not ``(func, in_data, **kwargs)`` is not registered and
@@ -456,7 +466,10 @@ def register(target):
                     getattr(calc, '__qualname__', calc)), UserWarning)
             return calc
         for cls in resolve_targets(target):
-            calculators[cls] = calc
+            if issubclass(cls, _FUNCTION_TYPES):
+                calculators[cls] = calc
+            else:
+                update_calculators[cls] = calc
         return calc
     return decorator
 

@@ -1,0 +1,516 @@
+"""The update phase: an optimizer's update of every parameter, one record
+per parameter per update rule or optimizer hook (issue 29, part 1).
+
+The model of most tests is ``L.Classifier(L.Linear(3, 2))``: W (2, 3) and
+b (2,), 8 float32 elements, 32 bytes; the figures are the update phase's
+sums, derived by hand from the formulas of
+chainer_computational_cost/cost_calculators/optimizer.py.
+"""
+
+import threading
+import warnings
+
+import chainer
+import chainer.links as L
+from chainer import optimizer_hooks as H
+from chainer import optimizers as Op
+import numpy as np
+import pytest
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import project_batch
+from chainer_computational_cost import ReportWarning
+from chainer_computational_cost import update as update_module
+from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import update_calculators
+
+
+chainer7 = pytest.mark.chainer7_only
+
+X = np.arange(12, dtype=np.float32).reshape(4, 3) / 12 - 0.3
+T = np.array([0, 1, 1, 0], dtype=np.int32)
+
+
+def _model(dtype=np.float32):
+    with chainer.using_config('dtype', np.dtype(dtype)):
+        return L.Classifier(L.Linear(
+            3, 2, initialW=np.arange(6).reshape(2, 3) / 10 - 0.25,
+            initial_bias=np.array([0.1, -0.2])))
+
+
+def _step(optimizer, model, dtype=np.float32):
+    optimizer.update(model, X.astype(dtype), T)
+
+
+def _update_of(optimizer_factory, hooks=(), fma=True, **hook_kwargs):
+    """The update phase of one step of a new model and optimizer, and the
+    hook that recorded it."""
+    model = _model()
+    optimizer = optimizer_factory()
+    optimizer.setup(model)
+    for hook in hooks:
+        optimizer.add_hook(hook)
+    with ComputationalCostHook(fma_1flop=fma, **hook_kwargs) as cch:
+        _step(optimizer, model)
+    return cch.phase_report['update'], cch
+
+
+def _figures(row):
+    return row['flops'], row['mread'], row['mwrite']
+
+
+# (optimizer, FLOPs with FMA, without, bytes read, bytes written) on the 8
+# float32 elements: reads p, g and each state; writes p and each state.
+OPTIMIZERS = [
+    ('SGD', Op.SGD, 1 * 8, 2 * 8, 2 * 4 * 8, 1 * 4 * 8),
+    ('MomentumSGD', Op.MomentumSGD, 3 * 8, 4 * 8, 3 * 4 * 8, 2 * 4 * 8),
+    ('NesterovAG', Op.NesterovAG, 4 * 8, 7 * 8, 3 * 4 * 8, 2 * 4 * 8),
+    ('CorrectedMomentumSGD', Op.CorrectedMomentumSGD, 2 * 8, 4 * 8,
+     3 * 4 * 8, 2 * 4 * 8),
+    # 28 bytes per element: p, g, m, v read, p, m, v written
+    ('Adam', Op.Adam, 11 * 8, 15 * 8, 4 * 4 * 8, 3 * 4 * 8),
+    pytest.param('AdamW', lambda: Op.AdamW(weight_decay_rate=0.01),
+                 11 * 8, 15 * 8, 4 * 4 * 8, 3 * 4 * 8, marks=chainer7),
+    # + max(vhat, v): 1 FLOP, vhat read and written
+    pytest.param('AMSGrad', Op.__dict__.get('AMSGrad'), 12 * 8, 16 * 8,
+                 5 * 4 * 8, 4 * 4 * 8, marks=chainer7),
+    # + the clip of the step: a min and a max
+    pytest.param('AdaBound', Op.__dict__.get('AdaBound'), 13 * 8, 17 * 8,
+                 4 * 4 * 8, 3 * 4 * 8, marks=chainer7),
+    pytest.param('AMSBound', Op.__dict__.get('AMSBound'), 14 * 8, 18 * 8,
+                 5 * 4 * 8, 4 * 4 * 8, marks=chainer7),
+    ('AdaGrad', Op.AdaGrad, 6 * 8, 7 * 8, 3 * 4 * 8, 2 * 4 * 8),
+    ('AdaDelta', Op.AdaDelta, 12 * 8, 14 * 8, 4 * 4 * 8, 3 * 4 * 8),
+    ('RMSprop', Op.RMSprop, 8 * 8, 9 * 8, 3 * 4 * 8, 2 * 4 * 8),
+    ('RMSpropGraves', Op.RMSpropGraves, 12 * 8, 16 * 8, 5 * 4 * 8,
+     4 * 4 * 8),
+    ('SMORMS3', Op.SMORMS3, 19 * 8, 22 * 8, 5 * 4 * 8, 4 * 4 * 8),
+    ('MSVAG', Op.MSVAG, 18 * 8, 23 * 8, 4 * 4 * 8, 3 * 4 * 8),
+]
+
+
+@pytest.mark.parametrize('name, factory, fma, no_fma, mread, mwrite',
+                         OPTIMIZERS)
+def test_update_rule_figures(name, factory, fma, no_fma, mread, mwrite):
+    row, cch = _update_of(factory)
+    # one record per parameter: W and b
+    assert row['n_layers'] == 2
+    assert _figures(row) == (fma, mread, mwrite)
+    row, _ = _update_of(factory, fma=False)
+    assert _figures(row) == (no_fma, mread, mwrite)
+    layers = [r for k, r in cch.layer_report.items() if k != 'total'
+              and r['phase'] == 'update']
+    assert [(r['input_shapes'], r['output_shapes'], r['link'])
+            for r in layers] == [([(2, 3), (2, 3)], [(2, 3)], '/predictor'),
+                                 ([(2,), (2,)], [(2,)], '/predictor')]
+    assert layers[0]['type'].endswith('Rule')
+    assert layers[0]['params']['fp32_update'] is False
+
+
+# (hook, FLOPs with FMA, without, bytes read, bytes written), the hook's
+# records only (the SGD rule's are apart), W (6) and b (2).
+HOOKS = [
+    # g += rate p: 1 multiply-add; p and g read, g written
+    ('WeightDecay', lambda: H.WeightDecay(1e-4), 8, 16, 2 * 4 * 8, 4 * 8),
+    # g += rate sign(p): a sign and a multiply-add
+    ('Lasso', lambda: H.Lasso(1e-4), 2 * 8, 3 * 8, 2 * 4 * 8, 4 * 8),
+    # clip: a max and a min; g read and written
+    ('GradientHardClipping', lambda: H.GradientHardClipping(-0.1, 0.1),
+     2 * 8, 2 * 8, 4 * 8, 4 * 8),
+    # g += noise: the noise (8 float32) read as a constant array
+    ('GradientNoise', lambda: H.GradientNoise(0.01), 8, 8, 2 * 4 * 8,
+     4 * 8),
+    # norms of p and g: 2 dots of n (FMA n, else 2n - 1) then 2 FLOPs with
+    # FMA (3 without) per element; p and g read twice, g written once.
+    # FMA: 4 * 8 = 32; no FMA: W 7 * 6 - 2 = 40, b 7 * 2 - 2 = 12
+    ('GradientLARS', lambda: H.GradientLARS(threshold=1e-2,
+                                            weight_decay=1e-3),
+     4 * 8, 40 + 12, 2 * 2 * 4 * 8, 4 * 8),
+    # the global norm: a dot of n per gradient (FMA n, else 2n - 1), then
+    # one multiplication per element; g read twice, written once.
+    # FMA: 2 * 8 = 16; no FMA: W 3 * 6 - 1 = 17, b 3 * 2 - 1 = 5
+    ('GradientClipping', lambda: H.GradientClipping(1e-3), 2 * 8, 17 + 5,
+     2 * 4 * 8, 4 * 8),
+]
+
+
+def _summary(cch, key):
+    return cch.summary_report_by_phase()[key]
+
+
+@pytest.mark.parametrize('name, factory, fma, no_fma, mread, mwrite', HOOKS)
+def test_optimizer_hook_figures(name, factory, fma, no_fma, mread, mwrite):
+    _, cch = _update_of(Op.SGD, hooks=[factory()])
+    row = _summary(cch, 'update/' + name)
+    assert row['n_layers'] == 2
+    assert _figures(row) == (fma, mread, mwrite)
+    _, cch = _update_of(Op.SGD, hooks=[factory()], fma=False)
+    assert _figures(_summary(cch, 'update/' + name)) == (no_fma, mread,
+                                                         mwrite)
+    layers = [r for k, r in cch.layer_report.items() if k != 'total']
+    phases = [(r['phase'], r['type']) for r in layers
+              if r['phase'] == 'update']
+    # the hook ('pre', its default) before the rule, per parameter
+    assert phases == [('update', name)] * 2 + [('update', 'SGDRule')] * 2
+    assert layers[-1]['params'] == {'lr': 0.01, 'fp32_update': False}
+    hook_params = [r['params'] for r in layers if r['type'] == name]
+    assert all(p['timing'] == 'pre' for p in hook_params)
+
+
+def _states(optimizer, model):
+    out = {}
+    for path, p in model.namedparams():
+        rule = p.update_rule
+        state = {k: np.array(v, copy=True) for k, v in
+                 (rule.state or {}).items()}
+        out[path] = (np.array(p.array, copy=True), state, rule.t,
+                     None if rule._fp32_param is None
+                     else np.array(rule._fp32_param.array, copy=True))
+    return out, optimizer.t
+
+
+def _five_updates(factory, hooked, hooks=(), dtype=np.float32,
+                  fp32=False):
+    np.random.seed(3)  # GradientNoise draws from NumPy's generator
+    model = _model(dtype)
+    optimizer = factory()
+    optimizer.setup(model)
+    if fp32:
+        optimizer.use_fp32_update()
+    for hook in hooks:
+        optimizer.add_hook(hook())
+    for _ in range(5):
+        if hooked:
+            with ComputationalCostHook(memory=True):
+                _step(optimizer, model, dtype)
+        else:
+            _step(optimizer, model, dtype)
+    return _states(optimizer, model), np.random.get_state()[1].copy()
+
+
+def _same_bits(a, b):
+    if isinstance(a, np.ndarray):
+        return (a.dtype == b.dtype and a.shape == b.shape
+                and a.tobytes() == b.tobytes())
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_bits(a[k], b[k])
+                                            for k in a)
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(map(_same_bits, a, b))
+    return a == b
+
+
+@pytest.mark.parametrize('name, factory', [
+    pytest.param(*p.values[:2], marks=p.marks) if hasattr(p, 'marks')
+    else p[:2] for p in OPTIMIZERS])
+def test_five_updates_are_bit_identical_with_and_without_the_hook(
+        name, factory):
+    bare = _five_updates(factory, False)
+    hooked = _five_updates(factory, True)
+    assert _same_bits(bare, hooked)
+    # and the states did move: a test that compares nothing proves nothing
+    assert not _same_bits(bare[0][0]['/predictor/W'][0],
+                          _model().predictor.W.array)
+
+
+def test_hooks_and_fp32_updates_are_bit_identical_too():
+    hooks = [factory for _, factory, *rest in HOOKS]
+    bare = _five_updates(Op.Adam, False, hooks)
+    assert _same_bits(bare, _five_updates(Op.Adam, True, hooks))
+    bare = _five_updates(Op.MomentumSGD, False, dtype=np.float16, fp32=True)
+    assert _same_bits(bare, _five_updates(Op.MomentumSGD, True,
+                                          dtype=np.float16, fp32=True))
+
+
+def test_fp32_update_of_float16_parameters():
+    model = _model(np.float16)
+    optimizer = Op.Adam().setup(model)
+    optimizer.use_fp32_update()
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model, np.float16)
+    row = cch.phase_report['update']
+    # per element: Adam on the float32 master (11 FLOPs, 4 * 4 bytes read,
+    # 3 * 4 written) and two casts (1 FLOP each): the float16 gradient to
+    # float32 (read 2, write 4), the master back to float16 (read 4,
+    # write 2): 13 FLOPs, 16 + 2 + 4 = 22 bytes read, 12 + 4 + 2 = 18
+    # written, for 8 elements
+    assert _figures(row) == (13 * 8, 22 * 8, 18 * 8)
+    layers = [r for k, r in cch.layer_report.items() if k != 'total'
+              and r['phase'] == 'update']
+    assert layers[0]['params']['fp32_update'] is True
+
+
+def test_float16_without_fp32_update_counts_two_bytes():
+    model = _model(np.float16)
+    optimizer = Op.MomentumSGD().setup(model)
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model, np.float16)
+    # p, g, v read, p, v written, 2 bytes each: 3 * 2 * 8, 2 * 2 * 8
+    assert _figures(cch.phase_report['update']) == (3 * 8, 48, 32)
+
+
+def test_a_disabled_rule_is_not_recorded():
+    model = _model()
+    optimizer = Op.Adam().setup(model)
+    model.predictor.b.update_rule.enabled = False
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model)
+    row = cch.phase_report['update']
+    # W alone: 11 * 6 FLOPs, 16 * 6 bytes read, 12 * 6 written
+    assert (row['n_layers'],) + _figures(row) == (1, 66, 96, 72)
+
+
+def test_hooks_at_pre_and_post_timing_on_the_optimizer_and_on_a_rule():
+    model = _model()
+    optimizer = Op.SGD().setup(model)
+    optimizer.add_hook(H.WeightDecay(1e-4), timing='post')
+    model.predictor.W.update_rule.add_hook(
+        H.GradientHardClipping(-1, 1), timing='pre')
+    model.predictor.W.update_rule.add_hook(H.Lasso(1e-4), timing='post')
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model)
+    layers = [(r['type'], r['params'].get('timing'), r['input_shapes'][0])
+              for k, r in cch.layer_report.items()
+              if k != 'total' and r['phase'] == 'update']
+    assert layers == [
+        ('GradientHardClipping', 'pre', (2, 3)), ('SGDRule', None, (2, 3)),
+        ('Lasso', 'post', (2, 3)), ('SGDRule', None, (2,)),
+        ('WeightDecay', 'post', (2, 3)), ('WeightDecay', 'post', (2,))]
+
+
+def test_update_is_listed_after_forward_and_backward():
+    row, cch = _update_of(Op.SGD)
+    assert list(cch.phase_report) == ['forward', 'backward', 'update',
+                                      'total']
+    keys = list(cch.summary_report_by_phase())
+    assert keys[-2:] == ['update/SGDRule', 'total']
+    phases = [k.split('/')[0] for k in keys[:-1]]
+    assert phases == sorted(phases, key=['forward', 'backward',
+                                         'update'].index)
+    # a run without an update keeps its two phases
+    with ComputationalCostHook() as cch:
+        _model()(X, T)
+    assert list(cch.phase_report) == ['forward', 'backward', 'total']
+
+
+def test_link_report_carries_the_update():
+    class Two(chainer.Chain):
+        def __init__(self):
+            super(Two, self).__init__()
+            with self.init_scope():
+                self.a = L.Linear(3, 4)
+                self.b = L.Linear(4, 2)
+
+        def forward(self, x):
+            return self.b(self.a(x))
+
+    model = L.Classifier(Two())
+    optimizer = Op.SGD().setup(model)
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model)
+    links = cch.link_report
+    update = {r['link']: 0 for k, r in cch.layer_report.items()
+              if k != 'total' and r['phase'] == 'update'}
+    assert sorted(update) == ['/predictor/a', '/predictor/b']
+    # SGD: 1 FLOP per element: a has 12 + 4, b 8 + 2; each link's row
+    # holds its forward and backward calls and its update
+    fwd_bwd = {p: sum(r['flops'] for k, r in cch.layer_report.items()
+                      if k != 'total' and r['link'] == p
+                      and r['phase'] != 'update')
+               for p in update}
+    assert links['/predictor/a']['flops'] == fwd_bwd['/predictor/a'] + 16
+    assert links['/predictor/b']['flops'] == fwd_bwd['/predictor/b'] + 10
+
+
+def test_memory_sees_the_state_the_first_update_creates():
+    model = _model()
+    optimizer = Op.Adam().setup(model)
+    with ComputationalCostHook(memory=True) as first:
+        _step(optimizer, model)
+    layers = [r for k, r in first.layer_report.items() if k != 'total']
+    assert [r['phase'] for r in layers[-2:]] == ['update'] * 2
+    # m and v of b: 2 * 2 * 4 = 16 bytes more after b's update
+    assert layers[-1]['live'] - layers[-2]['live'] == 16
+    # a second step creates no state: at exit, the first step's run has
+    # the state of W and b alive, m and v: 2 * 8 * 4 = 64 bytes more
+    with ComputationalCostHook(memory=True) as second:
+        _step(optimizer, model)
+    layers = [r for k, r in second.layer_report.items() if k != 'total']
+    assert layers[-1]['live'] == layers[-2]['live']
+    assert (first.memory_report['at_exit']
+            - second.memory_report['at_exit']) == 64
+    assert first.memory_report['peak_phase'] == 'update'
+
+
+def test_project_batch_projects_a_step_with_its_update():
+    def run(n):
+        model = _model()
+        optimizer = Op.Adam().setup(model)
+        x = np.ones((n, 3), np.float32)
+        optimizer.update(model, x, np.zeros(n, np.int32))
+
+    projected = project_batch(run, 100)
+    # the update does not depend on the batch: Adam on 8 elements
+    assert _figures(projected.phase_report['update']) == (88, 128, 96)
+    with ComputationalCostHook() as cch:
+        run(100)
+    for phase in ('forward', 'backward', 'update', 'total'):
+        assert _figures(projected.phase_report[phase]) == _figures(
+            cch.phase_report[phase])
+    memory = projected.memory_report
+    with ComputationalCostHook(memory=True) as cch:
+        run(100)
+    assert memory['peak'] == cch.memory_report['peak']
+
+
+def _real_methods():
+    return [cls.__dict__[name] for cls, name in update_module._PATCHED]
+
+
+def test_methods_are_restored_on_exit_and_on_error():
+    real = _real_methods()
+    assert real == [update_module._REAL[k] for k in update_module._PATCHED]
+    with ComputationalCostHook():
+        assert _real_methods() == list(update_module._WRAPPERS)
+        with ComputationalCostHook():
+            pass
+        assert _real_methods() == list(update_module._WRAPPERS)
+    assert _real_methods() == real
+    with pytest.raises(ZeroDivisionError):
+        with ComputationalCostHook():
+            1 / 0
+    assert _real_methods() == real
+
+
+def test_nested_hooks_both_record_the_update():
+    model = _model()
+    optimizer = Op.SGD().setup(model)
+    with ComputationalCostHook() as outer:
+        with ComputationalCostHook() as inner:
+            _step(optimizer, model)
+    assert outer.phase_report['update']['flops'] == 8
+    assert inner.phase_report['update']['flops'] == 8
+
+
+def test_another_threads_update_is_not_recorded():
+    model = _model()
+    optimizer = Op.SGD().setup(model)
+    other = _model()
+    other_optimizer = Op.SGD().setup(other)
+    with ComputationalCostHook() as cch:
+        thread = threading.Thread(target=_step,
+                                  args=(other_optimizer, other))
+        thread.start()
+        thread.join()
+        assert 'update' not in cch.phase_report
+        _step(optimizer, model)
+    assert cch.phase_report['update']['n_layers'] == 2
+
+
+class MyRule(chainer.UpdateRule):
+    """A rule of the user's own: no built-in calculator."""
+
+    def update_core_cpu(self, param):
+        param.array -= 0.1 * param.grad
+
+
+class MyOptimizer(chainer.GradientMethod):
+    """An optimizer of MyRule."""
+
+    def create_update_rule(self):
+        return MyRule(self.hyperparam)
+
+
+def test_an_unknown_rule_is_ignored_with_a_warning():
+    model = _model()
+    optimizer = MyOptimizer().setup(model)
+    optimizer.add_hook(lambda opt: None, name='noop')
+    with pytest.warns(ReportWarning) as caught:
+        with ComputationalCostHook() as cch:
+            _step(optimizer, model)
+    messages = sorted(str(w.message) for w in caught)
+    assert any('MyRule' in m and 'not yet supported' in m
+               for m in messages)
+    assert any('<lambda>' in m for m in messages)
+    assert sorted(cch.ignored_layers) == ['<lambda>-1', 'MyRule-1',
+                                          'MyRule-2']
+    assert 'update' not in cch.phase_report or \
+        cch.phase_report['update']['n_layers'] == 0
+
+
+def test_strict_hook_raises_a_failing_update_calculator(monkeypatch):
+    def broken(rule, in_data, **kwargs):
+        raise RuntimeError('broken')
+
+    from chainer.optimizers.sgd import SGDRule
+    monkeypatch.setitem(update_calculators, SGDRule, broken)
+    model = _model()
+    optimizer = Op.SGD().setup(model)
+    with pytest.raises(RuntimeError, match='broken'):
+        with ComputationalCostHook(strict=True):
+            _step(optimizer, model)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        with ComputationalCostHook() as cch:
+            _step(optimizer, model)
+    assert any('failed, update ignored' in str(w.message) for w in caught)
+    assert sorted(cch.ignored_layers) == ['SGDRule-1', 'SGDRule-2']
+
+
+def test_update_calculators_are_not_function_calculators():
+    from chainer.optimizers.adam import AdamRule
+    assert AdamRule in update_calculators
+    assert WeightDecayType in update_calculators
+    assert not set(update_calculators) & set(calculators)
+    assert all(issubclass(c, (chainer.FunctionNode, chainer.Function))
+               for c in calculators)
+
+
+WeightDecayType = H.WeightDecay
+
+
+def test_loss_scaling_divides_the_gradient_once_more():
+    model = _model()
+    optimizer = Op.SGD().setup(model)
+    optimizer.loss_scaling(scale=8.0)
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model)
+    # SGD (1 FLOP, 8 + 4 bytes read... per element) and g /= scale: 1 FLOP,
+    # g read and written: 2 FLOPs, 3 * 4 read, 2 * 4 written per element
+    assert _figures(cch.phase_report['update']) == (16, 96, 64)
+
+
+def test_custom_calculators_for_a_rule_and_an_optimizer_hook():
+    class Zero(object):
+        """An optimizer hook of its own: called once, not per parameter."""
+        timing = 'pre'
+        name = 'Zero'
+
+        def __call__(self, opt):
+            for p in opt.target.params():
+                p.grad[...] = 0
+
+    def rule_calc(rule, in_data, **kwargs):
+        p, g = in_data
+        return (p.size, 2 * p.size, p.size, {'mine': True})
+
+    def zero_calc(hook, in_data, **kwargs):
+        return (0, 0, in_data[1].size, {'timing': kwargs['timing']})
+
+    model = _model()
+    optimizer = MyOptimizer().setup(model)
+    optimizer.add_hook(Zero())
+    cch = ComputationalCostHook()
+    cch.add_custom_cost_calculator(MyRule, rule_calc)
+    cch.add_custom_cost_calculator(Zero, zero_calc)
+    with cch:
+        _step(optimizer, model)
+    # the rule: 8 FLOPs, 16 elements read, 8 written, of 4 bytes; the hook
+    # writes the 8 gradient elements
+    assert _figures(cch.phase_report['update']) == (8, 64, 64)
+    assert [r['type'] for r in cch.summary_report_by_phase().values()][
+        -3:] == ['Zero', 'MyRule', 'total']
+    with pytest.raises(TypeError, match='an UpdateRule subclass'):
+        cch.add_custom_cost_calculator(int, rule_calc)
+    with pytest.warns(ReportWarning, match='overriding the built-in'):
+        cch.add_custom_cost_calculator(H.WeightDecay, zero_calc)
