@@ -26,7 +26,7 @@ from chainer_computational_cost import memory as _memory
 from chainer_computational_cost import mn
 from chainer_computational_cost.records import error_text
 from chainer_computational_cost.records import fresh
-from chainer_computational_cost.records import R_SCRATCH
+from chainer_computational_cost.records import R_STATE
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import report
 from chainer_computational_cost import update as _update
@@ -107,7 +107,7 @@ _NAME_PREFIX = 'ComputationalCostHook-'
 # What a calculator returns in the common case, checked in the hook itself.
 _TUPLES = (tuple, Cost)
 # Fields of a record (see records.py).
-_N_FIELDS = R_SCRATCH + 1
+_N_FIELDS = R_STATE + 1
 
 
 def _backward_codes():
@@ -856,7 +856,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 self._node_links.pop(id(node), None)
         follower = self._memory
         if follower is None:
-            live = grad = scratch = None
+            live = grad = scratch = state = None
         else:
             tracker = follower.tracker
             if outputs is not None:
@@ -864,6 +864,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             live, grad = tracker.counts
             live += grad
             scratch = self._scratch(function, in_data, shapes, outputs)
+            state = 0
         # One flat list of fields, extended by a record's fields: the
         # tuple built here is freed at once, so the calls leave no new
         # container for the garbage collector to walk (a list of record
@@ -872,7 +873,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
              error, stack, phase, link, dtype, elapsed, live, grad,
-             scratch))
+             scratch, state))
         if params is None:
             self._note_ignored(cls, error)
 
@@ -952,29 +953,36 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             shapes += out_shapes
         stack = self._stack_at(frame, self._anchor)[0]
         follower = self._memory
+        live = self._live()
         if follower is not None:
             # The optimizer's state is neither an activation nor a
             # gradient; it is counted with the activations (slot 0).
+            before = follower.tracker.counts[0]
             for a in new_arrays:
                 follower.tracker._count(a, (), 0)
+            # the rule's temporaries (Adam's: 3 x the parameter on NumPy),
+            # and the state it created
+            live = self._live()[:2] + (
+                self._scratch(obj, in_data, shapes, None) if in_data else 0,
+                follower.tracker.counts[0] - before)
         self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
              error, stack, 'update', link,
-             in_data[0].dtype if in_data else None, None) + self._live())
+             in_data[0].dtype if in_data else None, None) + live)
         if params is None:
             module = getattr(obj, '__module__', None) or cls.__module__
             self._note_ignored('{}.{}'.format(module, type_name), error,
                                'update')
 
     def _live(self):
-        """``(live, gradients, scratch)`` bytes now (the record's last
-        three fields; an MPI call's scratch is not known: 0), ``(None, None,
-        None)`` when memory is not followed."""
+        """``(live, gradients, scratch, state)`` bytes now (the record's
+        last four fields; an MPI call's scratch is not known: 0; it creates
+        no optimizer state), four None when memory is not followed."""
         follower = self._memory
         if follower is None:
-            return None, None, None
+            return None, None, None, None
         live, grad = follower.tracker.counts
-        return live + grad, grad, 0
+        return live + grad, grad, 0, 0
 
     def _scratch(self, function, in_data, shapes, outputs):
         """Bytes the call of ``function`` allocated and freed inside

@@ -36,6 +36,11 @@ CUDA_CONTEXT = 768 * MiB
 #: blocks for reuse, so what it holds exceeds the live bytes when freed
 #: blocks do not fit new requests; room for 10 % more than the peak.
 POOL_SLACK = 0.10
+#: On a CPU: what a NumPy ufunc that casts an operand (a float times a
+#: bool mask) allocates in chunks beside its operands, at most two
+#: operands of ``numpy.getbufsize()`` (8192) elements of 8 bytes; no
+#: scratch function counts it (``left_out`` names it).
+NUMPY_BUFFERS = 2 * 8192 * 8
 #: The largest step :func:`fit_batch` runs by itself to check its answer
 #: (``check_answer=None``): its projected memory at the answer, bytes.  A
 #: step that fits in it runs in seconds on a CPU and in any CI runner.
@@ -95,38 +100,45 @@ _MARGIN_ALLOWED = ("margin must be bytes (an int >= 0), a fraction of the "
 class _Memory(object):
     """The step's memory at any batch: measured at the batches that were
     run, on each call's line elsewhere (from the smallest batch of the
-    lines up)."""
+    lines up); without the optimizer state a run's first update creates
+    (``state``: the most any run created), which a training loop keeps
+    alive throughout, as the parameters."""
 
     def __init__(self, state):
         self.lines = state['lines']
         self.first = state['batches'][0]
         self.names = state['names']
+        self.created = state['created']
         self.samples = dict(state['samples'])
+        self.state = max(s[2][-1] if s[2] else 0
+                         for s in self.samples.values())
 
     def at(self, n):
-        """``(peak, call, live, gradients, scratch, phase)`` of the call
-        during which the most bytes are alive at batch ``n``, or None if
-        batch ``n`` is below the lines and was not run."""
+        """``(peak, call, live, gradients, scratch)`` of the call during
+        which the most bytes are alive at batch ``n`` (the state apart), or
+        None if batch ``n`` is below the lines and was not run."""
         if n in self.samples:
-            names, figures = self.samples[n]
+            names, figures, created = self.samples[n]
         elif n >= self.first:
-            names = self.names
+            names, created = self.names, self.created
             figures = [tuple(a + b * n for a, b in line)
                        for line in self.lines]
         else:
             return None
         best = None
-        for name, (live, grad, scratch) in zip(names, figures):
-            if live is not None and (best is None
-                                     or live + scratch > best[0]):
-                best = (live + scratch, name, live, grad, scratch)
+        for name, (live, grad, scratch), state in zip(names, figures,
+                                                      created):
+            if live is not None and (best is None or
+                                     live - state + scratch > best[0]):
+                best = (live - state + scratch, name, live - state, grad,
+                        scratch)
         return best
 
     def largest(self, room):
         """The largest batch whose peak is at most ``room`` bytes (0 if
         none is), or None if nothing grows with the batch."""
-        peaks = [(live[0] + s[0], live[1] + s[1])
-                 for live, _, s in self.lines]
+        peaks = [(live[0] - state + s[0], live[1] + s[1])
+                 for (live, _, s), state in zip(self.lines, self.created)]
         growing = [(room - a) // b for a, b in peaks if b > 0]
         if not growing:
             return None
@@ -145,8 +157,7 @@ class _Memory(object):
     def check(self, records, n):
         """Raise ValueError unless the records of a real run at ``n`` are on
         the lines; else remember its figures."""
-        names = memory._names(records)
-        figures = memory.figures(records)
+        names, figures, created = memory.sample(records)
         wrong = None
         if names != self.names:
             wrong = ('its calls differ: {} calls at batch {}, {} '
@@ -165,7 +176,7 @@ class _Memory(object):
                 'line of the smaller batches: {}; its memory at other '
                 'batches cannot be told from a few runs'.format(
                     n, wrong))
-        self.samples[n] = (names, figures)
+        self.samples[n] = (names, figures, created)
 
 
 def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
@@ -247,8 +258,11 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
     if not step.names:
         raise ValueError('run(n) made no function call')
     params = state['params']
-    measured = any(r[R_PHASE] == 'update' for r in projected._records())
-    opt_state = 0 if measured else OPTIMIZERS[key] * params
+    table = OPTIMIZERS[key] * params
+    # The state a real first update allocates, when a run made one
+    measured = step.state > 0
+    updates = any(r[R_PHASE] == 'update' for r in projected._records())
+    opt_state = step.state if measured else table
     fixed = params + opt_state + reserve
     n = step.largest(cap - fixed)
     if n is None:
@@ -259,10 +273,11 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
         peak = step.at(1) or step.at(step.first)
         raise ValueError(
             'batch 1 does not fit {}: it needs {} bytes, {} has {} '
-            '(parameters {}, optimizer state {}, peak {} during {}{})'
+            '(parameters {}, optimizer state {}, peak {} during {}: '
+            'activations {}, gradients {}, scratch {}{}); no batch fits'
             .format(name, fixed + peak[0], name, cap, params, opt_state,
-                    peak[0], peak[1], ', margin {}'.format(reserve)
-                    if reserve else ''))
+                    peak[0], peak[1], peak[2] - peak[3], peak[3], peak[4],
+                    ', margin {}'.format(reserve) if reserve else ''))
     if n < 1:
         refuse_batch_1()
     checked = []
@@ -290,30 +305,42 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
         ('total', total), ('free', cap - total),
         ('next_total', fixed + step.at(n + 1)[0]),
         ('optimizer_state_from', 'measured' if measured else 'table'),
+        ('optimizer_state_table', table),
         ('checked', checked),
-        ('counted', _counted(measured, key, reserve, margin)),
-        ('left_out', _left_out(measured, margin))])
+        ('counted', _counted(measured, updates, key, opt_state, table,
+                             reserve, margin)),
+        ('left_out', _left_out(updates, margin))])
 
 
-def _counted(measured, key, reserve, margin):
-    out = ['the parameters of the links called',
-           'the optimizer state and its temporaries, as the update calls '
-           'of the run allocate them' if measured else
-           'the optimizer state, {} x the parameters ({})'.format(
-               OPTIMIZERS[key], key),
+def _counted(measured, updates, key, opt_state, table, reserve, margin):
+    """What a fit_batch total holds, in words."""
+    if measured:
+        state = ('the optimizer state the first update of a run allocated, '
+                 '{} bytes, alive throughout the step'.format(opt_state))
+        if opt_state != table:
+            state += (" (the table's {} would say {}: {} x the parameters)"
+                      .format(key, table, OPTIMIZERS[key]))
+    else:
+        state = 'the optimizer state, {} x the parameters ({}{})'.format(
+            OPTIMIZERS[key], key, ': no run created it' if updates else '')
+    out = ['the parameters of the links called', state,
            'the arrays alive during the call of the peak: activations kept '
            'for backward and gradients',
            "that call's scratch (memory it allocates and frees inside "
-           "itself)"]
+           "itself){}".format(", the update's temporaries among them"
+                              if updates else '')]
     if reserve:
         out.append('a margin of {} bytes ({!r})'.format(reserve, margin))
     return out
 
 
-def _left_out(measured, margin):
+def _left_out(updates, margin):
+    """What a fit_batch total does not hold, in words."""
     out = ["the step's inputs and arrays made outside function calls (the "
-           "loss's initial gradient)"]
-    if not measured:
+           "loss's initial gradient)",
+           "on a CPU, the buffers of NumPy's casting ufuncs (at most "
+           "fit.NUMPY_BUFFERS, 128 KiB) and the Python objects of the graph"]
+    if not updates:
         out.append("the optimizer's update temporaries (its update is not "
                    'in the run)')
     if not isinstance(margin, str):

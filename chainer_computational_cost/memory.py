@@ -31,7 +31,7 @@ import chainer
 
 from chainer_computational_cost.affine import affine
 from chainer_computational_cost.records import (
-    R_GRAD, R_LIVE, R_PHASE, R_SCRATCH, R_TYPE)
+    R_GRAD, R_LIVE, R_PHASE, R_SCRATCH, R_STATE, R_TYPE)
 
 #: Bytes of optimizer state per byte of parameters, in the parameters'
 #: dtype: SGD keeps nothing, MomentumSGD a velocity, Adam two moments.
@@ -391,6 +391,25 @@ def figures(records):
     return [(r[R_LIVE], r[R_GRAD], scratch(r)) for r in records]
 
 
+def created(records):
+    """Per record, the bytes of optimizer state the calls up to it created
+    (a first update's; 0 throughout without update calls, or when the
+    state existed before the run)."""
+    out = []
+    total = 0
+    for r in records:
+        if len(r) > R_STATE and r[R_STATE]:
+            total += r[R_STATE]
+        out.append(total)
+    return out
+
+
+def sample(records):
+    """What fit_batch keeps of a run: ``(call names, figures, created)``
+    (see :func:`figures` and :func:`created`)."""
+    return _names(records), figures(records), created(records)
+
+
 _FIELDS = ('live bytes', 'gradient bytes', 'scratch bytes')
 
 
@@ -415,14 +434,15 @@ def project(runs, states, batches, batch_size, records, samples=None):
 
     ``runs`` are the records of runs at ``batches`` (the same calls),
     ``states`` their memory states, ``samples`` the figures of every run
-    made (batch -> (call names, :func:`figures`); those of ``runs`` by
-    default), kept for ``fit_batch``.  A call whose live bytes, their
+    made (batch -> :func:`sample`; those of ``runs`` by default), kept for
+    ``fit_batch``.  A call whose live bytes, their
     gradients' part or its scratch are not affine in the batch size gets
     None, and the state an error that ``memory_report`` raises.  The
     state's ``lines`` hold each call's ``((a, b) of live, of gradients, of
     scratch)``, the bytes ``a + b * n`` at batch ``n`` (None for all of
     them when one call's are not affine), ``names`` their calls,
-    ``batches`` the sizes they go through.
+    ``batches`` the sizes they go through, ``created`` the optimizer state
+    in their live bytes (see :func:`created`).
     """
     names = _names(runs[0])
     error = None
@@ -434,7 +454,8 @@ def project(runs, states, batches, batch_size, records, samples=None):
                             for run in runs], batches) for f in fields)
         if None in line:
             lines.append(None)
-            out.append(record[:R_LIVE] + (None, None, None))
+            out.append(record[:R_LIVE] + (None, None, None)
+                       + record[R_STATE:])
             if error is None:
                 k = line.index(None)
                 error = (
@@ -447,7 +468,7 @@ def project(runs, states, batches, batch_size, records, samples=None):
             continue
         lines.append(line)
         out.append(record[:R_LIVE] + tuple(
-            a + b * batch_size for a, b in line))
+            a + b * batch_size for a, b in line) + record[R_STATE:])
     at_exit = []
     for k in (0, 1):
         line = _line([s['at_exit'][k] for s in states], batches)
@@ -466,9 +487,10 @@ def project(runs, states, batches, batch_size, records, samples=None):
                               '{} bytes at n={}'.format(s['params'], n)
                               for s, n in zip(states, batches))))
     if samples is None:
-        samples = {n: (names, figures(run)) for run, n in zip(runs, batches)}
+        samples = {n: sample(run) for run, n in zip(runs, batches)}
     state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
              'error': error, 'lines': None if error else lines,
              'batches': tuple(batches), 'names': names, 'samples': samples,
+             'created': created(runs[0]),
              'batch_size': batch_size}
     return out, state

@@ -347,8 +347,7 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
     batches are the line), run at 4 for that (``record``); checked against
     the run at ``checked`` (None: no check run)."""
     names = _name_of(records)
-    samples = {n: (_name_of(run[0]), memory.figures(run[0]))
-               for n, run in runs.items()}
+    samples = {n: memory.sample(run[0]) for n, run in runs.items()}
 
     def attempt(sizes):
         return memory.project(
@@ -359,16 +358,16 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
         later = max(LATER_BATCHES)
         if later not in runs:
             record(later)
-            samples[later] = (_name_of(runs[later][0]),
-                              memory.figures(runs[later][0]))
+            samples[later] = memory.sample(runs[later][0])
         if _name_of(runs[later][0]) == names:
             again = attempt(LATER_BATCHES)
             if not again[1]['error']:
                 out, state = again
                 if batch_size < LATER_BATCHES[0]:
                     # below the lines: the run made there
-                    out = [r[:R_LIVE] + figures for r, figures in zip(
-                        out, samples[batch_size][1])]
+                    out = [r[:R_LIVE] + figures + r[R_LIVE + 3:]
+                           for r, figures in zip(out,
+                                                 samples[batch_size][1])]
                     state['at_exit'] = runs[batch_size][2]['at_exit']
     if checked is not None and not state['error']:
         wrong = memory.on_lines(state['lines'], samples[checked][1],
@@ -376,7 +375,8 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
         if wrong is not None:
             state = dict(state, lines=None, error=(
                 '{}: the peak cannot be projected'.format(wrong)))
-            out = [r[:R_LIVE] + (None, None, None) for r in out]
+            out = [r[:R_LIVE] + (None, None, None) + r[R_LIVE + 3:]
+                   for r in out]
     return out, state
 
 

@@ -26,9 +26,11 @@ import traceback
 (R_TYPE, R_FLOPS, R_MREAD, R_MWRITE, R_PARAMS, R_N_IN, R_SHAPES, R_ERROR,
  R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
 # With memory=True: the bytes alive after the call, the part of them
-# backward calls created, and the bytes the call allocated and freed inside
-# itself (its scratch: im2col's columns, temporaries); None otherwise.
-R_LIVE, R_GRAD, R_SCRATCH = 13, 14, 15
+# backward calls created, the bytes the call allocated and freed inside
+# itself (its scratch: im2col's columns, temporaries), and the bytes of
+# optimizer state it created (an update's first: Adam's moments; 0 for
+# other calls); None otherwise.
+R_LIVE, R_GRAD, R_SCRATCH, R_STATE = 13, 14, 15, 16
 
 
 class SavedStack(tuple):

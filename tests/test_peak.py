@@ -87,7 +87,7 @@ def test_no_scratch_asked_without_memory(planted):
     planted(RELU, lambda in_data: 1000)
     h = _relu_exp(ComputationalCostHook())
     assert planted.calls == []
-    assert [r[R_LIVE:] for r in h._records()] == [(None,) * 3] * 2
+    assert [r[R_LIVE:] for r in h._records()] == [(None,) * 4] * 2
 
 
 def test_a_failing_scratch_function_counts_zero(planted):

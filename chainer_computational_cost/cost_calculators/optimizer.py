@@ -556,3 +556,59 @@ UPDATE_RULES = (SGDRule, MomentumSGDRule, NesterovAGRule,
 #: The optimizer hooks of chainer.optimizer_hooks.
 OPTIMIZER_HOOKS = (WeightDecay, Lasso, GradientClipping,
                    GradientHardClipping, GradientNoise, GradientLARS)
+
+
+# Scratch of the updates (issue 28): the temporaries an update rule's
+# update_core_cpu makes for one parameter, from Chainer 7.8.1's code;
+# CuPy runs one elementwise kernel (none).  Rules without one here count
+# none.
+
+def _param_bytes(in_data, kwargs):
+    """Bytes of the parameter (first of ``in_data``) on NumPy, 0 on CuPy."""
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return in_data[0].nbytes
+
+
+def scratch_sgd(rule: SGDRule, in_data, **kwargs):
+    r"""`lr * grad`.
+
+    NumPy: `param -= lr * grad` makes the product first: $\|p\|$.
+
+    CuPy: one elementwise kernel: none.
+    """
+    return _param_bytes(in_data, kwargs)
+
+
+def scratch_momentum_sgd(rule: MomentumSGDRule, in_data, **kwargs):
+    r"""`lr * grad`.
+
+    NumPy: `v -= lr * grad` makes the product first: $\|p\|$ (`v` is
+    scaled and added in place).
+
+    CuPy: one elementwise kernel: none.
+    """
+    return _param_bytes(in_data, kwargs)
+
+
+def scratch_adam(rule: AdamRule, in_data, **kwargs):
+    r"""The step and its products: $3\|p\|$.
+
+    NumPy, with $P$ the parameter's bytes in the intermediate dtype
+    (float32 for a float16 parameter, whose gradient is then cast, a copy
+    of $P$ alive through the update): `grad - m` and its scaled copy
+    ($2P$), `grad * grad - v` and its scaled copy ($2P$), then `step =
+    alpha_t / (sqrt(v) + eps)` ($P$) alive while `step * m` and its scaled
+    copy are made: $3P$, the most at any moment. A `weight_decay_rate`
+    other than 0 scales the parameter too (`a * param`): $4P$.
+
+    CuPy: one elementwise kernel: none.
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    p = in_data[0]
+    size = 4 if p.dtype == numpy.float16 else p.dtype.itemsize
+    big = p.size * size
+    cast = big if p.dtype == numpy.float16 else 0
+    decay = getattr(rule.hyperparam, 'weight_decay_rate', 0)
+    return cast + (4 if decay else 3) * big
