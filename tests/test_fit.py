@@ -309,3 +309,63 @@ def test_suggested_margin_figures():
     assert (fit.CUDA_CONTEXT, fit.POOL_SLACK) == (768 * MiB, 0.10)
     # 2 * 8192 * 8
     assert fit.NUMPY_BUFFERS == 131072
+
+
+# The optimizer's update in the step
+
+def _updating_step(make_optimizer, persistent):
+    """A training step of a Linear(3, 4, nobias) (W: 48 bytes) with its
+    update: the optimizer made once (its state created by the first run
+    only) or in each step."""
+    lin = L.Linear(3, 4, nobias=True)
+    kept = make_optimizer().setup(lin) if persistent else None
+
+    def step(n):
+        optimizer = kept or make_optimizer().setup(lin)
+        lin.cleargrads()
+        F.sum(lin(numpy.ones((n, 3), numpy.float32))).backward()
+        optimizer.update()
+    return step
+
+
+@pytest.mark.parametrize('persistent', [False, True])
+def test_adam_state_measured(persistent):
+    step = _updating_step(chainer.optimizers.Adam, persistent)
+    f = fit_batch(step, capacity=1000, optimizer='adam')
+    # the state of W, m and v: 2 * 48 = 96, the table's figure; alive
+    # throughout the step (made in the step or before); the peak 16n + 52
+    # during LinearGradWeight-1 (as _linear_step), or during the update:
+    # gW 48 + 3 * 48 of Adam's temporaries = 192; 48 + 96 + 16n + 52 <=
+    # 1000 up to n = 50
+    assert (f['optimizer_state'], f['optimizer_state_from'],
+            f['optimizer_state_table']) == (96, 'measured', 96)
+    assert (f['batch_size'], f['total']) == (50, 996)
+    # small batches peak in the update: 48 + 96 + 192 = 336 at batch 1
+    with pytest.raises(ValueError, match=r'batch 1 does not fit given: it '
+                       r'needs 336 bytes, given has 335 \(parameters 48, '
+                       r'optimizer state 96, peak 192 during AdamRule-1: '
+                       r'activations 0, gradients 48, scratch 144\)'):
+        fit_batch(step, capacity=335, optimizer='adam')
+
+
+def test_the_state_measured_differs_from_the_table():
+    # the step runs MomentumSGD (a velocity: 48 bytes) but fit_batch is
+    # told Adam (2 x 48): the measured state counts, the table is said
+    step = _updating_step(chainer.optimizers.MomentumSGD, False)
+    f = fit_batch(step, capacity=1000, optimizer='adam')
+    assert (f['optimizer_state'], f['optimizer_state_table']) == (48, 96)
+    assert "the optimizer state the first update of a run allocated, 48 " \
+        "bytes, alive throughout the step (the table's adam would say 96: " \
+        "2 x the parameters)" in f['counted']
+    # 48 + 48 + 16n + 52 <= 1000 up to n = 53
+    assert f['batch_size'] == 53
+
+
+def test_sgd_update_has_no_state():
+    step = _updating_step(chainer.optimizers.SGD, False)
+    f = fit_batch(step, capacity=1000, optimizer='sgd')
+    # no state made: the table's (none); the update's temporaries counted
+    assert (f['optimizer_state'], f['optimizer_state_from']) == (0, 'table')
+    assert "that call's scratch (memory it allocates and frees inside " \
+        "itself), the update's temporaries among them" in f['counted']
+    assert f['batch_size'] == 56  # 48 + 16n + 52 <= 1000
