@@ -361,18 +361,20 @@ class CostReport(object):
 
     @property
     def memory_report(self):
-        """Ordered dict of the run's live memory: ``peak`` (bytes),
-        ``peak_layer``, its split into ``activations`` and ``gradients``,
-        ``at_exit``, ``params`` (see
+        """Ordered dict of the run's live memory: ``peak`` (bytes: the most
+        alive during any call, its scratch included), ``peak_layer``, its
+        split into ``activations``, ``gradients`` and ``scratch``,
+        ``peak_between_calls``, ``at_exit``, ``params`` (see
         :func:`chainer_computational_cost.memory.memory_report`); needs
         ``ComputationalCostHook(memory=True)``."""
         return memory.memory_report(self)
 
     def show_memory_report(self, ost=None, mode='csv', unit='autoaligned',
                            n_digits=3, columns=None):
-        """Write the memory report to ``ost``: rows peak, at exit and
-        parameters, columns ``name, bytes, activations, gradients, layer``
-        (see :meth:`show_report` for the arguments)."""
+        """Write the memory report to ``ost``: rows peak, peak between
+        calls, at exit and parameters, columns ``name, bytes, activations,
+        gradients, scratch, layer`` (see :meth:`show_report` for the
+        arguments)."""
         columns = check_columns(columns or memory.MEMORY_COLUMNS,
                                 memory.MEMORY_COLUMNS)
         figures = memory.memory_report(self)
@@ -380,9 +382,10 @@ class CostReport(object):
                    unit, n_digits, 'ms', 'Memory')
 
     def plot_memory(self, path, **kwargs):
-        """Write the bytes alive after each call, forward and backward
-        shaded, the peak marked, to the file ``path`` (PNG, SVG, PDF, EPS or
-        PS, as its extension says; needs matplotlib: the ``[plot]`` extra);
+        """Write the bytes alive after each call, each call's scratch as a
+        spike above them, the phases shaded, the peak and the peak between
+        calls marked, to the file ``path`` (PNG, SVG, PDF, EPS or PS, as
+        its extension says; needs matplotlib: the ``[plot]`` extra);
         returns the figure.  ``title`` and ``dpi`` may be given."""
         figures = memory.memory_report(self)
         return plots.plot_memory(memory.live_series(self), figures, path,

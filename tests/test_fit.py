@@ -81,6 +81,14 @@ def test_margin(margin, reserved):
         n, reserved, 100 + reserved + 32 * n)
 
 
+def test_margin_fraction_rounds_up():
+    # 0.1 * 1005 = 100.5: 101 bytes kept (never less than asked)
+    f = fit_batch(_exp_step, capacity=1005, optimizer='sgd', margin=0.1,
+                  check_answer=False)
+    assert (f['margin'], f['batch_size'], f['total']) == (
+        101, 25, 100 + 101 + 32 * 25)
+
+
 def test_margin_cuda():
     cap = 2 << 30
     f = fit_batch(_exp_step, capacity=cap, optimizer='sgd', margin='cuda')
