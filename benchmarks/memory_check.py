@@ -160,7 +160,7 @@ def _big_runs():
             small_cnn(), 48)),
         ('LSTM language model training (20 steps, batch 32)',
          lambda: lstm_training(LSTMLanguageModel(), 32)),
-        ('transformer block training (batch 8, 32 tokens)',
+        ('transformer block training (batch 8, 64 tokens)',
          lambda: transformer_training(TransformerBlock(), 8)),
     ]
 

@@ -298,7 +298,7 @@ def lstm_training(model, n, steps=20):
     return step
 
 
-def transformer_training(model, n, t=32):
+def transformer_training(model, n, t=64):
     x = numpy.random.RandomState(0).rand(n, t, 64).astype(numpy.float32)
 
     def step():
