@@ -189,14 +189,15 @@ def test_average_pooling_2d_and_its_gradient(rng):
 
 
 def test_max_pooling_grad_positions_elided_at_256_kib(rng):
-    x = _var(rng, 2, 64, 32, 32)
+    x = _var(rng, 2, 64, 32, 32, dtype=np.float16)
     calls = probe(lambda: _backward(F.max_pooling_2d(x, 2, 2)))
     # out (32 + 0 - 2 + 1) // 2 + 1 = 16 (cover_all); gy 2*64*16*16 =
     # 32768 elements; positions 32768 int64 = 262144 bytes: NumPy adds
-    # into the flattened copy (two arrays, not three)
-    # columns 32768*4 floats = 524288; image 128*33*33 floats = 557568
-    # max(524288 + 2*262144 - 557568, 524288 + 262144) = 786432
-    check(calls, 'MaxPoolingNDGrad', 786432, buffers(3, 32768))
+    # into the flattened copy (two arrays alive, not three)
+    # columns 32768*4 halves = 262144; image 128*33*33 halves = 278784
+    # max(262144 + 2*262144 - 278784, 262144 + 262144) = 524288
+    # (with three: 262144 + 3*262144 - 278784 = 769792)
+    check(calls, 'MaxPoolingNDGrad', 524288, buffers(3, 32768, 2))
 
 
 # Normalization
@@ -335,3 +336,87 @@ def test_linear_copies_a_non_contiguous_input(rng):
     calls = probe(lambda: F.linear(np.ascontiguousarray(x), W))
     # contiguous: BLAS takes x and W.T as they are
     check(calls, 'LinearFunction', 0)
+
+
+# The helpers, against NumPy itself
+
+def test_reshape_view_agrees_with_numpy():
+    rng = np.random.RandomState(1)
+    for _ in range(300):
+        ndim = rng.randint(1, 5)
+        shape = tuple(int(d) for d in rng.randint(1, 4, ndim))
+        a = np.zeros(shape, np.float32)
+        if rng.rand() < 0.3:  # a strided view
+            a = np.zeros(shape[:-1] + (2 * shape[-1],), np.float32)
+            a = a[..., ::2]
+        order = tuple(rng.permutation(ndim))
+        t = a.transpose(order)
+        split = rng.randint(0, ndim + 1)
+        newshape = (int(np.prod(t.shape[:split])),
+                    int(np.prod(t.shape[split:])))
+        strides = cc.reshape_view(t.shape, t.strides, newshape)
+        r = t.reshape(newshape)
+        assert (strides is not None) == np.shares_memory(r, a), (
+            shape, order, split)
+        if strides is not None and r.size > 1:
+            assert tuple(s for s, d in zip(strides, newshape) if d > 1) \
+                == tuple(s for s, d in zip(r.strides, newshape) if d > 1)
+
+
+def test_tensordot_copies_agrees_with_tracemalloc():
+    rng = np.random.RandomState(2)
+    strided = rng.rand(40, 100).astype(np.float32)[:, ::2]
+    # (a, a_axes, b, b_axes, copies in bytes)
+    cases = [
+        # a made (4*9, 30*8): a copy, 4*30*8*9 floats; b (240, 5): a view
+        (rng.rand(4, 30, 8, 9), (1, 2), rng.rand(30, 8, 5), (0, 1),
+         4 * 4 * 30 * 8 * 9),
+        # batch 1: (8*9, 30) merges in place (Fortran-ordered): none
+        (rng.rand(1, 30, 8, 9), (1,), rng.rand(30, 7), (0,), 0),
+        # (5*40, 6) merges in place: none
+        (rng.rand(6, 5, 40), (0,), rng.rand(6, 30), (0,), 0),
+        # a view with a stride of 2 elements: dot copies it, 40*50 floats
+        (strided, (1,), rng.rand(30, 50), (1,), 4 * 40 * 50),
+    ]
+    for a, a_axes, b, b_axes, copies in cases:
+        a, b = a.astype(np.float32, copy=False), b.astype(np.float32)
+        out = 4 * (a.size // int(np.prod([a.shape[i] for i in a_axes]))) \
+            * (b.size // int(np.prod([b.shape[i] for i in b_axes])))
+        tracemalloc.start()
+        try:
+            start = tracemalloc.get_traced_memory()[0]
+            np.tensordot(a, b, (a_axes, b_axes))
+            peak = tracemalloc.get_traced_memory()[1] - start
+        finally:
+            tracemalloc.stop()
+        figure = cc.tensordot_copies(
+            (a.shape, a.strides, 4), a_axes, (b.shape, b.strides, 4), b_axes)
+        assert figure == copies
+        # peak = copies + product (+ Python's small objects)
+        assert 0 <= peak - out - figure <= PY, (a.shape, peak, figure)
+
+
+# CuPy figures (by the code paths, no GPU needed)
+
+def test_cupy_figures_follow_use_cudnn(rng):
+    x, W = _var(rng, 2, 3, 10, 12), _var(rng, 4, 3, 3, 3)
+    conv = F.convolution_2d(x, W, pad=1).creator
+    pool = F.max_pooling_2d(x, 2).creator
+    bn = F.batch_normalization(x, _var(rng, 3), _var(rng, 3)).creator
+    inputs = (x.array, W.array)
+    with chainer.using_config('use_cudnn', 'auto'):
+        # cuDNN's workspace, capped at CuPy's default 8 MiB
+        assert cc.scratch_of(conv, inputs, backend='cupy') == 8 * 2 ** 20
+        # cuDNN's batch normalization takes no workspace
+        assert cc.scratch_of(bn, (x.array, bn.inputs[1].data),
+                             backend='cupy') == 0
+    with chainer.using_config('use_cudnn', 'never'):
+        # im2col_gpu's columns (no padded copy): 25920, tensordot's copy
+        # of them at batch 2: 25920, the product: y, 3840
+        # max(0 + 25920, 25920 + 25920 + 3840) - 3840 = 51840
+        assert cc.scratch_of(conv, inputs, backend='cupy') == 51840
+        # var's squared deviations: |x| = 720 floats
+        assert cc.scratch_of(bn, (x.array, bn.inputs[1].data),
+                             backend='cupy') == 2880
+    # pooling: no workspace, kernels write y and the indexes
+    assert cc.scratch_of(pool, (x.array,), backend='cupy') == 0
