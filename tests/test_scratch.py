@@ -415,6 +415,12 @@ def test_cupy_figures_follow_use_cudnn(rng):
         # of them at batch 2: 25920, the product: y, 3840
         # max(0 + 25920, 25920 + 25920 + 3840) - 3840 = 51840
         assert cc.scratch_of(conv, inputs, backend='cupy') == 51840
+        # batch 1: columns 12960, no copy, y 1920: max(12960, 12960 +
+        # 1920) - 1920 = 12960 (NumPy's 13056 counts the padded copy)
+        x1 = x.array[:1]
+        conv1 = F.convolution_2d(x1, W, pad=1).creator
+        assert cc.scratch_of(conv1, (x1, W.array), backend='cupy') == 12960
+        assert cc.scratch_of(conv1, (x1, W.array)) == 13056
         # var's squared deviations: |x| = 720 floats
         assert cc.scratch_of(bn, (x.array, bn.inputs[1].data),
                              backend='cupy') == 2880
