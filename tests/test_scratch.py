@@ -76,11 +76,14 @@ def probe(step):
 
 
 def check(calls, name, expected, allowance=0):
-    """Every call of ``name``: the figure is ``expected`` (derived by hand)
-    and tracemalloc's scratch is within ``PY`` of it, plus ``allowance``
-    of ufunc buffers above."""
-    assert name in calls, sorted(calls)
-    for measured, figure in calls[name]:
+    """Every call of ``name`` (or of the first of a tuple of names that
+    ran: Chainer 6 and 7 name some classes differently): the figure is
+    ``expected`` (derived by hand) and tracemalloc's scratch is within
+    ``PY`` of it, plus ``allowance`` of ufunc buffers above."""
+    names = name if isinstance(name, tuple) else (name,)
+    found = [n for n in names if n in calls]
+    assert found, sorted(calls)
+    for measured, figure in calls[found[0]]:
         assert figure == expected
         assert -PY <= measured - figure <= PY + allowance, (measured, figure)
 
@@ -166,12 +169,20 @@ def test_max_pooling_2d_and_its_gradient(rng):
     # 32*9*81 = 23328 floats = 93312; y 32*81 floats = 10368; indexes
     # 2592 int64 = 20736
     # max(46208 + 93312 - 10368 - 20736, 2 * 93312) = 186624
-    check(calls, 'MaxPoolingND', 186624)
+    # (Chainer 6's MaxPooling2D takes the argmax before y: 2 * 93312 -
+    # 10368 = 176256)
+    if 'MaxPoolingND' in calls:
+        check(calls, 'MaxPoolingND', 186624)
+    else:
+        check(calls, 'MaxPooling2D', 176256)
     # columns 2592*9 floats = 93312; image 32*19*19 floats = 46208;
     # positions 2592 int64 = 20736, three at the addition (< 256 KiB)
     # max(93312 + 3*20736 - 46208, 93312 + 20736) = 114048.  col2im adds
     # 9 strided slices of 2592 elements: 3 buffers.
-    check(calls, 'MaxPoolingNDGrad', 114048, buffers(3, 2592))
+    # (Chainer 6: indexes.ravel() is a view, two arrays at the addition:
+    # max(93312 + 41472 - 46208, 114048), the same)
+    check(calls, ('MaxPoolingNDGrad', 'MaxPooling2DGrad'), 114048,
+          buffers(3, 2592))
 
 
 def test_average_pooling_2d_and_its_gradient(rng):
@@ -196,8 +207,10 @@ def test_max_pooling_grad_positions_elided_at_256_kib(rng):
     # into the flattened copy (two arrays alive, not three)
     # columns 32768*4 halves = 262144; image 128*33*33 halves = 278784
     # max(262144 + 2*262144 - 278784, 262144 + 262144) = 524288
-    # (with three: 262144 + 3*262144 - 278784 = 769792)
-    check(calls, 'MaxPoolingNDGrad', 524288, buffers(3, 32768, 2))
+    # (with three: 262144 + 3*262144 - 278784 = 769792; Chainer 6, one
+    # array, adds into the arange: max(262144 + 262144 - 278784, 524288))
+    check(calls, ('MaxPoolingNDGrad', 'MaxPooling2DGrad'), 524288,
+          buffers(3, 32768, 2))
 
 
 # Normalization

@@ -275,6 +275,32 @@ def calc_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     return _avg_pool_cost(x, ksize, stride, pad, False)
 
 
+def scratch_max_pooling_2d(
+        func: 'chainer.functions.pooling.max_pooling_2d.MaxPooling2D',
+        in_data, **kwargs):
+    r"""im2col's padded copy and columns, argmax's transposed copy of them.
+
+    NumPy (Chainer 6): `im2col_cpu` with $-\infty$ padding ($P$ padded and
+    $C$ column elements alive together), then `col.argmax(axis=2)` (a copy
+    of the columns with the window axis last, and the int64 indexes the
+    node keeps) before `col.max(axis=2)` writes y. Peak above what the call
+    leaves (y and the indexes): $\max(P + C - \|y\| - \|i\|, 2C - \|y\|)$
+    in x's dtype, the indexes 8 bytes each.
+
+    CuPy: none (cuDNN's pooling takes no workspace; the kernels write y
+    and the indexes directly).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    isz = x.dtype.itemsize
+    ksize = (func.kh, func.kw)
+    padded, col = im2col_bytes(x.shape, ksize, (func.sy, func.sx),
+                               (func.ph, func.pw), isz, func.cover_all)
+    n_out = col // isz // prod(ksize)
+    return max(padded + col - n_out * (isz + 8), 2 * col - n_out * isz)
+
+
 def scratch_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     r"""im2col's padded copy and columns.
 
@@ -840,6 +866,34 @@ def scratch_max_pooling_nd_grad(func: MaxPoolingNDGrad, in_data, **kwargs):
     ) * isz
     index = gy.size * 8
     temps = 2 if elides(index) else 3
+    return max(cols + temps * index - image, cols + index)
+
+
+def scratch_max_pooling_2d_grad(
+        func: 'chainer.functions.pooling.max_pooling_2d.MaxPooling2DGrad',
+        in_data, **kwargs):
+    r"""Zeroed columns, the flat int64 positions, folded into a padded image.
+
+    NumPy (Chainer 6): a zeroed column array $C = N C h_{out} w_{out} k_h
+    k_w$ elements; `indexes.ravel() + arange(...)` (a view of the indexes,
+    an int64 `arange` and the sum, $\|g_y\|$ each; one array when they take
+    256 KiB or more, NumPy adding into the `arange`); `col2im_cpu` into a
+    zeroed padded image $I = N C (h + 2 p_h + s_y - 1)(w + 2 p_w + s_x -
+    1)$, whose centre is $g_x$ (a view: $I$ stays). Peak above it:
+    $\max(C + 2 \cdot 8 \|g_y\| - I, C + 8 \|g_y\|)$ bytes.
+
+    CuPy: none (cuDNN or one kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy, = in_data
+    isz = numpy.dtype(func._in_dtype).itemsize
+    h, w = func._in_shape[2:]
+    cols = gy.size * func.kh * func.kw * isz
+    image = prod(gy.shape[:2]) * (h + 2 * func.ph + func.sy - 1) * (
+        w + 2 * func.pw + func.sx - 1) * isz
+    index = gy.size * 8
+    temps = 1 if elides(index) else 2
     return max(cols + temps * index - image, cols + index)
 
 
