@@ -439,3 +439,54 @@ def test_cupy_figures_follow_use_cudnn(rng):
                              backend='cupy') == 2880
     # pooling: no workspace, kernels write y and the indexes
     assert cc.scratch_of(pool, (x.array,), backend='cupy') == 0
+
+
+# N-d and grouped convolutions, N-d average pooling
+
+def test_convolution_nd_and_its_gradients(rng):
+    x, W, b = _var(rng, 2, 3, 6, 7, 8), _var(rng, 4, 3, 3, 3, 3), _var(rng, 4)
+    calls = probe(lambda: _backward(
+        F.convolution_nd(x, W, b, stride=(1, 2, 1), pad=1)))
+    # out: 6, (7 + 2 - 3) // 2 + 1 = 4, 8; padded 2*3*8*(9+1)*10 = 4800
+    # floats = 19200 (stride 2 pads one more); col 2*3*27*6*4*8 = 31104
+    # floats = 124416, copied by tensordot (batch 2); y 2*4*192 floats =
+    # 6144: max(19200 + 124416 - 6144, 2 * 124416) = 248832
+    check(calls, 'ConvolutionND', 248832)
+    # gy (2, 4, 6, 4, 8) made (4, 384): a copy of 6144; col made (384,
+    # 81): a copy; gW 4*81 floats = 1296
+    # max(19200 + 124416 - 1296, 124416 + 6144 + 124416) = 254976
+    check(calls, 'ConvolutionNDGradW', 254976)
+    # gx: gy made (4, 384): 6144; columns 3*27 * 384 floats = 124416;
+    # image 2*3*8*10*10 floats = 19200
+    # max(6144 + 124416 - 19200, 124416) = 124416.  col2im adds 27
+    # strided slices of 2*3*192 = 1152 elements: 3 buffers.
+    check(calls, 'DeconvolutionND', 124416, buffers(3, 1152))
+
+
+def test_grouped_convolution_2d_and_its_gradients(rng):
+    x, W = _var(rng, 2, 4, 10, 12), _var(rng, 6, 2, 3, 3)
+    calls = probe(lambda: _backward(
+        F.convolution_2d(x, W, pad=1, groups=2)))
+    # padded 2*4*12*14 floats = 5376; col 2*4*9*120 floats = 34560,
+    # reshaped for the batched matmul: a copy replacing it; y 2*6*120
+    # floats = 5760: max(5376 + 34560, 2 * 34560, 34560 + 5760) - 5760
+    # = 63360
+    check(calls, 'Convolution2DFunction', 63360)
+    # the same, then gy (2, 6, 10, 12) reshaped to (2, 3, 240): a copy of
+    # 5760; gW 6*2*9 floats = 432
+    # max(5376 + 34560, 69120, 34560 + 5760 + 432) - 432 = 68688
+    check(calls, 'Convolution2DGradW', 68688)
+    # gx: gy reshaped to (2, 3, 240): a copy of 5760 alive to the end;
+    # columns 2*2*9 * 240 floats = 34560: 5760 + 34560 = 40320.  col2im
+    # adds 9 strided slices of 2*4*120 = 960 elements: 3 buffers.
+    check(calls, 'Deconvolution2DFunction', 40320, buffers(3, 960))
+
+
+def test_average_pooling_nd_and_its_gradient(rng):
+    x = _var(rng, 8, 32, 16, 16)
+    calls = probe(lambda: _backward(F.average_pooling_nd(x, 2, 2)))
+    # as AveragePooling2D's: max(295936 + 262144 - 65536, 262144)
+    check(calls, 'AveragePoolingND', 492544)
+    # as AveragePooling2DGrad's: max(393216 - 295936, 262144).  col2im's
+    # strided additions and gx /= 4 on a view: 3 full buffers.
+    check(calls, 'AveragePoolingNDGrad', 262144, buffers(3, 16384))

@@ -315,11 +315,37 @@ def scratch_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     x, = in_data
+    return _avg_pool_scratch(x, (func.kh, func.kw), (func.sy, func.sx),
+                             (func.ph, func.pw), False, 0)
+
+
+def _avg_pool_scratch(x, ksize, stride, pad, cover_all, extra):
+    """Bytes above y of an average pooling's NumPy path: im2col, then a
+    reduction of the columns (``extra`` more arrays of y's size alive with
+    the columns)."""
     isz = x.dtype.itemsize
-    padded, col = im2col_bytes(x.shape, (func.kh, func.kw),
-                               (func.sy, func.sx), (func.ph, func.pw), isz)
-    out = col // (func.kh * func.kw)
-    return max(padded + col - out, col)
+    padded, col = im2col_bytes(x.shape, ksize, stride, pad, isz, cover_all)
+    out = col // prod(ksize)
+    return max(padded + col - out, col + extra * out)
+
+
+def scratch_average_pooling_nd(func: AveragePoolingND, in_data, **kwargs):
+    r"""im2col's padded copy and columns.
+
+    NumPy: `im2col_nd_cpu` ($P$ padded and $C$ column elements alive
+    together), then `col.mean` over the window axes writes y:
+    $\max(P + C - \|y\|, C)$ elements. With `pad_value=None` the sum and
+    its division by the window widths are two arrays of y's size (the
+    widths, kept on the node, are not counted): $C + \|y\|$ at least.
+
+    CuPy: none (cuDNN's pooling or one kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    return _avg_pool_scratch(x, tuple(func.ksize), tuple(func.stride),
+                             tuple(func.pad), func.cover_all,
+                             1 if func.pad_value is None else 0)
 
 
 def calc_average_pooling_nd(func: AveragePoolingND, in_data, **kwargs):
@@ -742,14 +768,41 @@ def scratch_average_pooling_2d_grad(func: AveragePooling2DGrad, in_data,
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     gy, = in_data
+    return _tile_col2im_scratch(
+        gy, _grad_x_shape(func, kwargs.get('out_shapes')), (func.kh, func.kw),
+        (func.sy, func.sx), (func.ph, func.pw))
+
+
+def _tile_col2im_scratch(gy, x_shape, ksize, stride, pad):
+    """Bytes above g_x of tiling ``gy`` over the windows and folding the
+    columns into a padded image (average pooling's gradient)."""
     isz = gy.dtype.itemsize
-    n, c = gy.shape[:2]
-    h, w = _grad_x_shape(func, kwargs.get('out_shapes'))[2:]
-    image = n * c * (h + 2 * func.ph + func.sy - 1) * (
-        w + 2 * func.pw + func.sx - 1) * isz
-    cols = gy.size * isz * func.kh * func.kw
-    tile = _tile_peak(gy.size * isz, (func.kh, func.kw))
-    return max(tile - image, cols)
+    image = prod(gy.shape[:2]) * prod(
+        [d + 2 * p + s - 1 for d, p, s in zip(x_shape[2:], pad, stride)]
+    ) * isz
+    cols = gy.size * isz * prod(ksize)
+    return max(_tile_peak(gy.size * isz, ksize) - image, cols)
+
+
+def scratch_average_pooling_nd_grad(func: AveragePoolingNDGrad, in_data,
+                                    **kwargs):
+    r"""numpy.tile's columns of gy, folded into a padded image.
+
+    NumPy: as AveragePooling2DGrad's along every axis: `numpy.tile`
+    repeats gy along each window axis in turn (each step's array alive
+    with the next), `col2im_nd_cpu` adds the columns $G = \prod_a k_a
+    \|g_y\|$ into a zeroed padded image $I$ (the output is its centre):
+    $\max(\text{tile's peak} - I, G)$ elements.
+
+    CuPy: none (cuDNN's pooling backward or one kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy, = in_data
+    pool = func.func
+    return _tile_col2im_scratch(
+        gy, _grad_x_shape(func, kwargs.get('out_shapes')),
+        tuple(pool.ksize), tuple(pool.stride), tuple(pool.pad))
 
 
 @reads_out_shapes
