@@ -490,3 +490,45 @@ def test_average_pooling_nd_and_its_gradient(rng):
     # as AveragePooling2DGrad's: max(393216 - 295936, 262144).  col2im's
     # strided additions and gx /= 4 on a view: 3 full buffers.
     check(calls, 'AveragePoolingNDGrad', 262144, buffers(3, 16384))
+
+
+# Masked and clipped activations
+
+def test_leaky_relu_and_elu_masks_all_selected(rng):
+    # every x < 0: the selected elements are all of them (the bound is
+    # exact); 128*256 = 32768 elements
+    x = chainer.Variable(-rng.rand(128, 256).astype(np.float32) - 0.1)
+    calls = probe(lambda: _backward(F.leaky_relu(x)))
+    # mask 32768 bytes + gathered 32768 floats = 163840
+    check(calls, 'LeakyReLU', 163840)
+    check(calls, '_LeakyReLUGrad', 163840)
+    calls = probe(lambda: _backward(F.elu(x)))
+    # mask 32768 + gathered and expm1, 2 * 131072: 294912
+    check(calls, 'ELU', 294912)
+    # the mask x > 0: 32768
+    check(calls, 'ELUGrad', 32768)
+
+
+def test_leaky_relu_bound_holds_for_mixed_signs(rng):
+    x = chainer.Variable(rng.rand(128, 256).astype(np.float32) - 0.5)
+    calls = probe(lambda: F.leaky_relu(x))
+    (measured, figure), = calls['LeakyReLU']
+    # about half the elements are selected: less than the bound
+    assert figure == 163840
+    assert measured < 32768 + 131072 * 0.6
+
+
+def test_clipped_relu_and_tanh_gradients(rng):
+    for n, grad in ((128, 32768 + 131072), (256, 65536)):
+        x = chainer.Variable(rng.rand(n, 256).astype(np.float32) * 30 - 5)
+        calls = probe(lambda: _backward(F.clipped_relu(x, 20.0)))
+        # max(0, x): n*256 floats
+        check(calls, 'ClippedReLU', n * 256 * 4)
+        # n = 128: mask (32768 bytes) and gy*mask (131072), the second
+        # mask, the product; n = 256 (262144 bytes): the product goes into
+        # gy*mask, only a mask (65536 bytes) is above it.  gy * mask casts
+        # the mask: 1 buffer.
+        check(calls, 'ClippedReLUGrad2', grad, buffers(1, n * 256))
+        calls = probe(lambda: _backward(F.tanh(x)))
+        # y*y and 1 - y*y before the product: n*256 floats above it
+        check(calls, 'TanhGrad', n * 256 * 4)
