@@ -196,6 +196,12 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy'):
     (im2col's columns, masks, temporaries, cuDNN's workspace): memory that
     is never an output, yet counts towards the peak while the call runs.
 
+    Precisely: the call's peak memory above what is alive right after it
+    returns (its outputs' buffers and the arrays the node keeps), so the
+    highest memory during the call is what is alive after it plus this.
+    A temporary freed before the output is made may count less than its
+    size (the output then takes some of the room it left).
+
     A scratch function is a module-level ``scratch_xxx(func, in_data,
     **kwargs)`` beside the calculators, registered by the annotation of its
     first parameter as a calculator is; it receives ``out_shapes`` and

@@ -583,3 +583,117 @@ def scratch_log_softmax_grad(func: LogSoftmaxGrad, in_data, **kwargs):
     if elides(nbytes):
         return nbytes
     return nbytes + _rows_of(func, y) * y.dtype.itemsize
+
+
+def _masked_update_bound(x):
+    """Bytes of a boolean mask of ``x`` and the elements it selects
+    (counted as if every element were selected: the count depends on the
+    values, which a calculator never reads)."""
+    return x.size * (1 + x.dtype.itemsize)
+
+
+def scratch_leaky_relu(func: LeakyReLU, in_data, **kwargs):
+    r"""The mask x <= 0 and the elements it selects (a bound).
+
+    NumPy: `y = x.copy()` (the output), the mask `x <= 0` ($\|x\|$ bytes),
+    then `y[mask] *= slope`: the selected elements gathered into a new
+    array, scaled in place and put back. How many are selected depends on
+    the values: counted as all of them, $\|x\|$ bytes plus $\|x\|$
+    elements (exact when every x is $\le 0$, an upper bound otherwise).
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _masked_update_bound(in_data[0])
+
+
+def scratch_leaky_relu_grad(func: _LeakyReLUGrad, in_data, **kwargs):
+    r"""The mask of the non-positive inputs and the elements it selects.
+
+    NumPy: as LeakyReLU's forward on `gy.copy()` (the output): the mask
+    ($\|g_y\|$ bytes) and the selected elements, counted as all of them
+    (an upper bound).
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _masked_update_bound(in_data[0])
+
+
+def scratch_elu(func: ELU, in_data, **kwargs):
+    r"""The mask x <= 0, the selected elements and their expm1 (a bound).
+
+    NumPy: `y = x.copy()` (the output), the mask ($\|x\|$ bytes), then
+    `alpha * expm1(y[mask])`: the gathered elements and their `expm1`
+    alive together. Counted as if every element were selected: $\|x\|$
+    bytes plus $2 \|x\|$ elements (exact when every x is $\le 0$).
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    return x.size * (1 + 2 * x.dtype.itemsize)
+
+
+def scratch_elu_grad(func: ELUGrad, in_data, **kwargs):
+    r"""The mask of the positive inputs.
+
+    NumPy: `gx = y + alpha` (the output), then `gx[x > 0] = 1`: the mask,
+    $\|x\|$ bytes.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return in_data[0].size
+
+
+def scratch_clipped_relu(func: ClippedReLU, in_data, **kwargs):
+    r"""max(0, x) before the minimum with the cap.
+
+    NumPy: `numpy.minimum(numpy.maximum(0, x), cap)`: $\|x\|$ elements
+    above the output.
+
+    CuPy: none (cuDNN or one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    return x.size * x.dtype.itemsize
+
+
+def scratch_clipped_relu_grad(func: (ClippedReLUGrad2, ClippedReLUGrad3),
+                              in_data, **kwargs):
+    r"""The two masks and gy times the first.
+
+    NumPy: `gy * (0 < x) * (x < cap)`: the mask `0 < x` ($\|x\|$ bytes),
+    `gy * mask` ($\|x\|$ elements), the mask `x < cap`, then their product
+    (the output): $\|x\|$ elements and $\|x\|$ bytes above it; $\|x\|$
+    bytes when the product takes 256 KiB or more (NumPy writes it into
+    `gy * mask`, temporary elision).
+
+    CuPy: none (cuDNN or one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy = in_data[-1]
+    nbytes = gy.size * gy.dtype.itemsize
+    return gy.size if elides(nbytes) else gy.size + nbytes
+
+
+def scratch_tanh_grad(func: TanhGrad, in_data, **kwargs):
+    r"""y squared and one minus it.
+
+    NumPy: `gy * (1 - y * y)`: `y * y` and `1 - y * y` alive together
+    before the product: $\|y\|$ elements above the output (with or without
+    temporary elision).
+
+    CuPy: none (cuDNN or one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    y = in_data[0]
+    return y.size * y.dtype.itemsize

@@ -50,6 +50,7 @@ from chainer_computational_cost.cost_calculators import cudnn_workspace
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import im2col_bytes
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import product_convention
 from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
@@ -208,9 +209,9 @@ def scratch_conv2d(func: Convolution2DFunction, in_data, **kwargs):
     The peak above what the call leaves alive ($y$) is
     $\max(P + C - \|y\|, C + C_T)$ elements, $C_T$ the copy ($C$ or 0);
     another cast copy of $y$ when x and W differ in dtype.
-    `groups` > 1 takes a batched matmul of the columns transposed to
-    $(G, c_{in} k_h k_w / G, N h_{out} w_{out})$: the same $P$, $C$ and
-    copy rule (a copy unless $N = 1$).
+    `groups` > 1 reshapes the columns to $(G, c_{in} k_h k_w / G, N h_{out}
+    w_{out})$, a copy that replaces them unless $N = 1$, for a batched
+    matmul: $\max(P + C - \|y\|, 2C - \|y\|, C)$ with the copy.
 
     CuPy: with cuDNN (`chainer.config.use_cudnn` `'auto'` or `'always'`,
     no `cover_all`, equal dtypes) the workspace of the algorithm cuDNN
@@ -221,30 +222,37 @@ def scratch_conv2d(func: Convolution2DFunction, in_data, **kwargs):
     written (not measured here).
     """
     x, W, _ = _split_bias(in_data)
-    backend = kwargs.get('backend', 'numpy')
+    return _conv_scratch(func, x, W, (func.sy, func.sx), (func.ph, func.pw),
+                         (func.dy, func.dx), kwargs.get('backend', 'numpy'))
+
+
+def _conv_scratch(func, x, W, stride, pad, dilate, backend):
+    """Scratch of an N-d convolution's forward (see scratch_conv2d)."""
     if backend == 'cupy' and _conv_gpu_ok(func, x, W):
         return cudnn_workspace()
-    kh, kw = W.shape[2:]
+    ksize = tuple(W.shape[2:])
     isz = x.dtype.itemsize
-    padded, col = im2col_bytes(x.shape, (kh, kw), (func.sy, func.sx),
-                               (func.ph, func.pw), isz, func.cover_all,
-                               (func.dy, func.dx))
-    n, c_out = x.shape[0], W.shape[0]
-    col_shape = (n, x.shape[1], kh, kw) + _conv_out_dims(
-        x.shape, (kh, kw), (func.sy, func.sx), (func.ph, func.pw),
-        (func.dy, func.dx), func.cover_all)
-    if func.groups > 1:
-        copy = col if n > 1 else 0
-    else:
-        copy = tensordot_copies(_col_operand(col_shape, isz), (1, 2, 3),
-                                _operand(W), (1, 2, 3))
-    out_elems = n * c_out * prod(col_shape[4:])
+    padded, col = im2col_bytes(x.shape, ksize, stride, pad, isz,
+                               func.cover_all, dilate)
+    n, nd = x.shape[0], len(ksize)
+    col_shape = x.shape[:2] + ksize + _conv_out_dims(
+        x.shape, ksize, stride, pad, dilate, func.cover_all)
+    out_elems = n * W.shape[0] * prod(col_shape[2 + nd:])
     rtype = numpy.result_type(x.dtype, W.dtype)
     prod_bytes = out_elems * rtype.itemsize
     cast = out_elems * isz if rtype != x.dtype else 0
+    out = cast or prod_bytes
     if backend == 'cupy':
         padded = 0
-    out = cast or prod_bytes
+    if func.groups > 1:
+        # the columns reshaped to (G, ., N out...): a copy that replaces
+        # them (batch > 1), then the batched matmul
+        copy = col if n > 1 else 0
+        return max(padded + col, col + copy,
+                   (copy or col) + prod_bytes + cast) - out
+    axes = tuple(range(1, nd + 2))
+    copy = tensordot_copies(_col_operand(col_shape, isz), axes,
+                            _operand(W), axes)
     return max(padded + col, col + copy + prod_bytes,
                col + prod_bytes + cast) - out
 
@@ -277,6 +285,22 @@ def calc_conv_nd(func: ConvolutionND, in_data, **kwargs):
     return _conv_cost(x, W, b, func.stride, func.pad, func.dilate,
                       func.cover_all, func.groups,
                       product_convention(kwargs))
+
+
+def scratch_conv_nd(func: ConvolutionND, in_data, **kwargs):
+    r"""im2col's padded copy and columns, tensordot's copy of them.
+
+    As Convolution2DFunction's, along every spatial axis:
+    `im2col_nd_cpu` pads x by $p_a$ before and $p_a + s_a - 1$ after each
+    axis ($P$ elements) and fills the columns ($C = N c_{in} \prod_a k_a
+    \prod_a out_a$); tensordot copies them unless $N = 1$: $\max(P + C -
+    \|y\|, C + C_T)$ elements above y (`groups` > 1 as for 2-d). CuPy:
+    cuDNN's workspace (counted as Chainer's configured maximum) or,
+    without cuDNN, the columns and the same copy.
+    """
+    x, W, _ = _split_bias(in_data)
+    return _conv_scratch(func, x, W, tuple(func.stride), tuple(func.pad),
+                         tuple(func.dilate), kwargs.get('backend', 'numpy'))
 
 
 def calc_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
@@ -319,7 +343,9 @@ def scratch_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     adds them into a zeroed padded image $I = N c_{out} (h_{out} + 2 p_h +
     s_y - 1)(w_{out} + 2 p_w + s_x - 1)$ elements, whose centre is the
     output (a view: $I$ is what the call leaves alive). Peak above it:
-    $\max(\text{copy} + G - I, G)$ elements.
+    $\max(\text{copy} + G - I, G)$ elements. `groups` > 1 reshapes x to
+    $(G, c_{in} / G, N h_{in} w_{in})$ (a copy unless its axes merge, alive
+    to the end) for a batched matmul: $\text{copy} + G$.
 
     CuPy: with cuDNN (`use_cudnn` `'auto'` or `'always'`, equal dtypes) the
     workspace, counted as Chainer's configured maximum
@@ -327,22 +353,22 @@ def scratch_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     $G$ and the same copy, the output written unpadded, as written.
     """
     x, W, _ = _split_bias(in_data)
-    backend = kwargs.get('backend', 'numpy')
+    return _deconv_scratch(func, x, W, (func.sy, func.sx), (func.ph, func.pw),
+                           (func.dy, func.dx), (func.outh, func.outw),
+                           kwargs.get('backend', 'numpy'))
+
+
+def _deconv_scratch(func, x, W, stride, pad, dilate, outs, backend):
+    """Scratch of an N-d transposed convolution (see scratch_deconv2d)."""
     if backend == 'cupy' and uses_cudnn() \
             and x.dtype == numpy.dtype(W.dtype):
         return cudnn_workspace()
     isz = x.dtype.itemsize
     ksize = W.shape[2:]
-    stride, pad = (func.sy, func.sx), (func.ph, func.pw)
     outs = [deconv_out_size(d, k, s, p, d=di) if o is None else o
             for d, k, s, p, di, o in zip(
-                x.shape[2:], ksize, stride, pad, (func.dy, func.dx),
-                (func.outh, func.outw))]
+                x.shape[2:], ksize, stride, pad, dilate, outs)]
     n, c_out = x.shape[0], W.shape[1] * func.groups
-    if func.groups > 1:
-        copy = x.size * isz if n > 1 else 0
-    else:
-        copy = tensordot_copies(_operand(W), (0,), _operand(x), (1,))
     rtype = numpy.result_type(x.dtype, W.dtype)
     cols = c_out * prod(ksize) * n * prod(x.shape[2:])
     gcol = cols * rtype.itemsize
@@ -352,6 +378,11 @@ def scratch_deconv2d(func: Deconvolution2DFunction, in_data, **kwargs):
     else:
         image = n * c_out * prod([o + 2 * p + s - 1
                                   for o, p, s in zip(outs, pad, stride)]) * isz
+    if func.groups > 1:
+        # x reshaped to (G, c_in / G, N in...), alive to the end
+        copy = _grouped_copy(x, func.groups)
+        return copy + max(gcol + cast, (cast or gcol) + image) - image
+    copy = tensordot_copies(_operand(W), (0,), _operand(x), (1,))
     return max(copy + gcol, gcol + cast, (cast or gcol) + image) - image
 
 
@@ -381,6 +412,21 @@ def calc_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
         outs = (None,) * (x.ndim - 2)
     return _deconv_cost(x, W, b, func.stride, func.pad, func.dilate, outs,
                         func.groups, product_convention(kwargs))
+
+
+def scratch_deconv_nd(func: DeconvolutionND, in_data, **kwargs):
+    r"""tensordot's product (the columns), folded into a padded image.
+
+    As Deconvolution2DFunction's along every spatial axis: x made a matrix
+    (a copy unless $N = 1$), the columns $G$, then `col2im_nd_cpu`'s zeroed
+    padded image $I$ (the output is its centre): $\max(\text{copy} + G -
+    I, G)$ elements (`groups` > 1 as for 2-d). CuPy: cuDNN's workspace
+    (Chainer's configured maximum) or the columns and the copy.
+    """
+    x, W, _ = _split_bias(in_data)
+    return _deconv_scratch(func, x, W, tuple(func.stride), tuple(func.pad),
+                           tuple(func.dilate), tuple(func.outs),
+                           kwargs.get('backend', 'numpy'))
 
 
 def calc_linear(func: LinearFunction, in_data, **kwargs):
@@ -634,36 +680,69 @@ def scratch_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
     w_{out}, c_{in} k_h k_w)$ one: each a copy ($\|g_y\|$, $C$) unless
     $N = 1$; then writes $g_W$ (the output). Peak above what the call leaves
     ($g_W$): $\max(P + C - \|g_W\|, C + \text{copies})$ elements.
-    `groups` > 1: the columns transposed to $(G, N h_{out} w_{out}, c_{in}
-    k_h k_w / G)$ for a batched matmul: the same rule.
+    `groups` > 1: the columns reshaped to $(G, c_{in} k_h k_w / G, N
+    h_{out} w_{out})$ (a copy that replaces them unless $N = 1$) and $g_y$
+    to $(G, c_{out} / G, N h_{out} w_{out})$ (a copy unless its axes
+    merge) for a batched matmul.
 
     CuPy: with cuDNN (as for Convolution2DFunction) the workspace, counted
     as Chainer's configured maximum; without, the columns and the same
     copies (no padded copy), as written.
     """
     x, gy = in_data
-    backend = kwargs.get('backend', 'numpy')
+    return _conv_grad_w_scratch(
+        func, x, gy, (func.kh, func.kw), (func.sy, func.sx),
+        (func.ph, func.pw), (func.dy, func.dx),
+        kwargs.get('backend', 'numpy'))
+
+
+def _merges(x, order, newshape):
+    """Whether ``x.transpose(order).reshape(newshape)`` is a view."""
+    shape, strides, _ = _operand(x)
+    return reshape_view([shape[i] for i in order],
+                        [strides[i] for i in order], newshape) is not None
+
+
+def _grouped_copy(x, groups):
+    """Bytes of the copy a grouped convolution's NumPy path makes of ``x``
+    (or gy) transposed to (channels, N, ...) and reshaped to (G, channels /
+    G, N ...): 0 when the axes merge in place."""
+    shape = x.shape
+    order = (1, 0) + tuple(range(2, len(shape)))
+    newshape = (groups, shape[1] // groups, shape[0] * prod(shape[2:]))
+    return 0 if _merges(x, order, newshape) else x.size * x.dtype.itemsize
+
+
+def _conv_grad_w_scratch(func, x, gy, ksize, stride, pad, dilate, backend):
+    """Scratch of an N-d convolution's weight gradient (see
+    scratch_conv2d_grad_w)."""
+    wtype = numpy.dtype(func.W_dtype)
     if backend == 'cupy' and uses_cudnn() and not func.cover_all \
-            and x.dtype == numpy.dtype(func.W_dtype):
+            and x.dtype == wtype:
         return cudnn_workspace()
     isz = x.dtype.itemsize
-    ksize, stride = (func.kh, func.kw), (func.sy, func.sx)
-    padded, col = im2col_bytes(x.shape, ksize, stride, (func.ph, func.pw),
-                               isz, func.cover_all, (func.dy, func.dx))
-    col_shape = x.shape[:2] + ksize + tuple(gy.shape[2:])
-    if func.groups > 1:
-        copy = (col + gy.size * gy.dtype.itemsize) if x.shape[0] > 1 else 0
-    else:
-        copy = tensordot_copies(_operand(gy), (0, 2, 3),
-                                _col_operand(col_shape, isz), (0, 4, 5))
+    nd = len(ksize)
+    padded, col = im2col_bytes(x.shape, ksize, stride, pad, isz,
+                               func.cover_all, dilate)
+    col_shape = tuple(x.shape[:2]) + tuple(ksize) + tuple(gy.shape[2:])
     n_w = gy.shape[1] * (x.shape[1] // func.groups) * prod(ksize)
     rtype = numpy.result_type(x.dtype, gy.dtype)
     prod_bytes = n_w * rtype.itemsize
-    wtype = numpy.dtype(func.W_dtype)
     cast = n_w * wtype.itemsize if rtype != wtype else 0
+    out = cast or prod_bytes
     if backend == 'cupy':
         padded = 0
-    out = cast or prod_bytes
+    if func.groups > 1:
+        # the columns reshaped to (G, ., N out...), a copy that replaces
+        # them (batch > 1); gy reshaped to (G, c_out / G, N out...)
+        copy = col if x.shape[0] > 1 else 0
+        return max(padded + col, col + copy,
+                   (copy or col) + _grouped_copy(gy, func.groups)
+                   + prod_bytes + cast) - out
+    copy = tensordot_copies(
+        _operand(gy), (0,) + tuple(range(2, nd + 2)),
+        _col_operand(col_shape, isz),
+        (0,) + tuple(range(nd + 2, 2 * nd + 2)))
     return max(padded + col, col + copy + prod_bytes,
                col + prod_bytes + cast) - out
 
@@ -692,6 +771,20 @@ def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
     return _conv_grad_w_cost(x, gy, tuple(func.ksize), func.stride, func.pad,
                              func.dilate, func.groups,
                              product_convention(kwargs))
+
+
+def scratch_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
+    r"""im2col's padded copy and columns of x, tensordot's copies.
+
+    As Convolution2DGradW's along every spatial axis: $P + C$ while
+    `im2col_nd_cpu` runs, then the columns with tensordot's copies of
+    $g_y$ and of the columns (each unless $N = 1$) and $g_W$. CuPy: cuDNN's
+    workspace (Chainer's configured maximum) or the columns and copies.
+    """
+    x, gy = in_data
+    return _conv_grad_w_scratch(
+        func, x, gy, tuple(func.ksize), tuple(func.stride), tuple(func.pad),
+        tuple(func.dilate), kwargs.get('backend', 'numpy'))
 
 
 def calc_linear_grad_data(func: LinearGradData, in_data, **kwargs):

@@ -275,6 +275,32 @@ def calc_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     return _avg_pool_cost(x, ksize, stride, pad, False)
 
 
+def scratch_max_pooling_2d(
+        func: 'chainer.functions.pooling.max_pooling_2d.MaxPooling2D',
+        in_data, **kwargs):
+    r"""im2col's padded copy and columns, argmax's transposed copy of them.
+
+    NumPy (Chainer 6): `im2col_cpu` with $-\infty$ padding ($P$ padded and
+    $C$ column elements alive together), then `col.argmax(axis=2)` (a copy
+    of the columns with the window axis last, and the int64 indexes the
+    node keeps) before `col.max(axis=2)` writes y. Peak above what the call
+    leaves (y and the indexes): $\max(P + C - \|y\| - \|i\|, 2C - \|y\|)$
+    in x's dtype, the indexes 8 bytes each.
+
+    CuPy: none (cuDNN's pooling takes no workspace; the kernels write y
+    and the indexes directly).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    isz = x.dtype.itemsize
+    ksize = (func.kh, func.kw)
+    padded, col = im2col_bytes(x.shape, ksize, (func.sy, func.sx),
+                               (func.ph, func.pw), isz, func.cover_all)
+    n_out = col // isz // prod(ksize)
+    return max(padded + col - n_out * (isz + 8), 2 * col - n_out * isz)
+
+
 def scratch_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     r"""im2col's padded copy and columns.
 
@@ -289,11 +315,37 @@ def scratch_average_pooling_2d(func: AveragePooling2D, in_data, **kwargs):
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     x, = in_data
+    return _avg_pool_scratch(x, (func.kh, func.kw), (func.sy, func.sx),
+                             (func.ph, func.pw), False, 0)
+
+
+def _avg_pool_scratch(x, ksize, stride, pad, cover_all, extra):
+    """Bytes above y of an average pooling's NumPy path: im2col, then a
+    reduction of the columns (``extra`` more arrays of y's size alive with
+    the columns)."""
     isz = x.dtype.itemsize
-    padded, col = im2col_bytes(x.shape, (func.kh, func.kw),
-                               (func.sy, func.sx), (func.ph, func.pw), isz)
-    out = col // (func.kh * func.kw)
-    return max(padded + col - out, col)
+    padded, col = im2col_bytes(x.shape, ksize, stride, pad, isz, cover_all)
+    out = col // prod(ksize)
+    return max(padded + col - out, col + extra * out)
+
+
+def scratch_average_pooling_nd(func: AveragePoolingND, in_data, **kwargs):
+    r"""im2col's padded copy and columns.
+
+    NumPy: `im2col_nd_cpu` ($P$ padded and $C$ column elements alive
+    together), then `col.mean` over the window axes writes y:
+    $\max(P + C - \|y\|, C)$ elements. With `pad_value=None` the sum and
+    its division by the window widths are two arrays of y's size (the
+    widths, kept on the node, are not counted): $C + \|y\|$ at least.
+
+    CuPy: none (cuDNN's pooling or one kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    return _avg_pool_scratch(x, tuple(func.ksize), tuple(func.stride),
+                             tuple(func.pad), func.cover_all,
+                             1 if func.pad_value is None else 0)
 
 
 def calc_average_pooling_nd(func: AveragePoolingND, in_data, **kwargs):
@@ -716,14 +768,41 @@ def scratch_average_pooling_2d_grad(func: AveragePooling2DGrad, in_data,
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     gy, = in_data
+    return _tile_col2im_scratch(
+        gy, _grad_x_shape(func, kwargs.get('out_shapes')), (func.kh, func.kw),
+        (func.sy, func.sx), (func.ph, func.pw))
+
+
+def _tile_col2im_scratch(gy, x_shape, ksize, stride, pad):
+    """Bytes above g_x of tiling ``gy`` over the windows and folding the
+    columns into a padded image (average pooling's gradient)."""
     isz = gy.dtype.itemsize
-    n, c = gy.shape[:2]
-    h, w = _grad_x_shape(func, kwargs.get('out_shapes'))[2:]
-    image = n * c * (h + 2 * func.ph + func.sy - 1) * (
-        w + 2 * func.pw + func.sx - 1) * isz
-    cols = gy.size * isz * func.kh * func.kw
-    tile = _tile_peak(gy.size * isz, (func.kh, func.kw))
-    return max(tile - image, cols)
+    image = prod(gy.shape[:2]) * prod(
+        [d + 2 * p + s - 1 for d, p, s in zip(x_shape[2:], pad, stride)]
+    ) * isz
+    cols = gy.size * isz * prod(ksize)
+    return max(_tile_peak(gy.size * isz, ksize) - image, cols)
+
+
+def scratch_average_pooling_nd_grad(func: AveragePoolingNDGrad, in_data,
+                                    **kwargs):
+    r"""numpy.tile's columns of gy, folded into a padded image.
+
+    NumPy: as AveragePooling2DGrad's along every axis: `numpy.tile`
+    repeats gy along each window axis in turn (each step's array alive
+    with the next), `col2im_nd_cpu` adds the columns $G = \prod_a k_a
+    \|g_y\|$ into a zeroed padded image $I$ (the output is its centre):
+    $\max(\text{tile's peak} - I, G)$ elements.
+
+    CuPy: none (cuDNN's pooling backward or one kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy, = in_data
+    pool = func.func
+    return _tile_col2im_scratch(
+        gy, _grad_x_shape(func, kwargs.get('out_shapes')),
+        tuple(pool.ksize), tuple(pool.stride), tuple(pool.pad))
 
 
 @reads_out_shapes
@@ -840,6 +919,34 @@ def scratch_max_pooling_nd_grad(func: MaxPoolingNDGrad, in_data, **kwargs):
     ) * isz
     index = gy.size * 8
     temps = 2 if elides(index) else 3
+    return max(cols + temps * index - image, cols + index)
+
+
+def scratch_max_pooling_2d_grad(
+        func: 'chainer.functions.pooling.max_pooling_2d.MaxPooling2DGrad',
+        in_data, **kwargs):
+    r"""Zeroed columns, the flat int64 positions, folded into a padded image.
+
+    NumPy (Chainer 6): a zeroed column array $C = N C h_{out} w_{out} k_h
+    k_w$ elements; `indexes.ravel() + arange(...)` (a view of the indexes,
+    an int64 `arange` and the sum, $\|g_y\|$ each; one array when they take
+    256 KiB or more, NumPy adding into the `arange`); `col2im_cpu` into a
+    zeroed padded image $I = N C (h + 2 p_h + s_y - 1)(w + 2 p_w + s_x -
+    1)$, whose centre is $g_x$ (a view: $I$ stays). Peak above it:
+    $\max(C + 2 \cdot 8 \|g_y\| - I, C + 8 \|g_y\|)$ bytes.
+
+    CuPy: none (cuDNN or one kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy, = in_data
+    isz = numpy.dtype(func._in_dtype).itemsize
+    h, w = func._in_shape[2:]
+    cols = gy.size * func.kh * func.kw * isz
+    image = prod(gy.shape[:2]) * (h + 2 * func.ph + func.sy - 1) * (
+        w + 2 * func.pw + func.sx - 1) * isz
+    index = gy.size * 8
+    temps = 1 if elides(index) else 2
     return max(cols + temps * index - image, cols + index)
 
 

@@ -97,8 +97,10 @@ def calc_lstm(
     return flops, mread, c_prev.size + n, params
 
 
-def scratch_lstm(func: 'chainer.functions.rnn.lstm.LSTM', in_data,
-                 **kwargs):
+def scratch_lstm(
+        func: ('chainer.functions.rnn.lstm.LSTM',
+               'chainer.functions.activation.lstm.LSTM'),
+        in_data, **kwargs):
     r"""The four activated gates and the cell update's temporaries.
 
     NumPy: with $U = \|x\| / 4$ (the updated cells), tanh of $a$ and the
@@ -254,7 +256,9 @@ def calc_lstm_grad(
 
 
 def scratch_lstm_grad(
-        func: 'chainer.functions.rnn.lstm.LSTMGrad', in_data, **kwargs):
+        func: ('chainer.functions.rnn.lstm.LSTMGrad',
+               'chainer.functions.activation.lstm.LSTMGrad'),
+        in_data, **kwargs):
     r"""The activated gates, tanh(c) and three temporaries of each gradient.
 
     NumPy: with $U = \|x\| / 4$: $g_x$ ($4U$) and $g_{c_{prev}}$ are the
