@@ -395,6 +395,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             y = model(x)
         cch.show_report(unit='G', mode='md')
 
+    A Chainer optimizer's update inside the block is recorded too, one
+    record per parameter per update rule and optimizer hook, in the phase
+    ``update`` (see :mod:`chainer_computational_cost.update`).
+
     Args:
         fma_1flop (bool): count a fused multiply-add as one FLOP (default)
             instead of two.
