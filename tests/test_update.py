@@ -170,7 +170,7 @@ def _states(optimizer, model):
 
 
 def _five_updates(factory, hooked, hooks=(), dtype=np.float32,
-                  fp32=False):
+                  fp32=False, rule_hooks=()):
     np.random.seed(3)  # GradientNoise draws from NumPy's generator
     model = _model(dtype)
     optimizer = factory()
@@ -179,6 +179,8 @@ def _five_updates(factory, hooked, hooks=(), dtype=np.float32,
         optimizer.use_fp32_update()
     for hook in hooks:
         optimizer.add_hook(hook())
+    for hook, timing in rule_hooks:
+        model.predictor.W.update_rule.add_hook(hook(), timing=timing)
     for _ in range(5):
         if hooked:
             with ComputationalCostHook(memory=True):
@@ -217,9 +219,13 @@ def test_hooks_and_fp32_updates_are_bit_identical_too():
     hooks = [factory for _, factory, *rest in HOOKS]
     bare = _five_updates(Op.Adam, False, hooks)
     assert _same_bits(bare, _five_updates(Op.Adam, True, hooks))
-    bare = _five_updates(Op.MomentumSGD, False, dtype=np.float16, fp32=True)
+    rule_hooks = [(lambda: H.GradientHardClipping(-0.01, 0.01), 'pre'),
+                  (lambda: H.GradientNoise(0.1), 'post')]
+    bare = _five_updates(Op.MomentumSGD, False, dtype=np.float16, fp32=True,
+                         rule_hooks=rule_hooks)
     assert _same_bits(bare, _five_updates(Op.MomentumSGD, True,
-                                          dtype=np.float16, fp32=True))
+                                          dtype=np.float16, fp32=True,
+                                          rule_hooks=rule_hooks))
 
 
 def test_fp32_update_of_float16_parameters():
