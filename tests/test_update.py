@@ -520,3 +520,18 @@ def test_custom_calculators_for_a_rule_and_an_optimizer_hook():
         cch.add_custom_cost_calculator(int, rule_calc)
     with pytest.warns(ReportWarning, match='overriding the built-in'):
         cch.add_custom_cost_calculator(H.WeightDecay, zero_calc)
+
+
+def test_every_rule_and_hook_of_chainer_has_a_calculator():
+    import inspect
+    from chainer_computational_cost.cost_calculators import lookup
+    # the rules of the 15 optimizers (AdamRule serves five): 11 classes
+    rules = {c for m in vars(Op).values() if inspect.ismodule(m)
+             for c in vars(m).values()
+             if inspect.isclass(c) and issubclass(c, chainer.UpdateRule)
+             and c is not chainer.UpdateRule}
+    assert len(rules) == 11
+    assert all(lookup(update_calculators, c) is not None for c in rules)
+    hooks = {c for c in vars(H).values() if inspect.isclass(c)}
+    assert len(hooks) == 6
+    assert all(c in update_calculators for c in hooks)
