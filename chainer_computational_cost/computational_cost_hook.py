@@ -915,7 +915,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             (kind, 0, 0, 0, params, 0, (), error, stack, phase,
              link, None, None) + self._live())
 
-    def _record_update(self, obj, in_data, link, frame, kwargs, new_arrays):
+    def _record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
+                       timed=False):
         """Record what an update rule or an optimizer hook ``obj`` did to
         one parameter (see :mod:`chainer_computational_cost.update`):
         ``in_data`` is ``(param, grad)`` (empty for an optimizer hook
@@ -923,7 +924,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         parameter, ``frame`` where the update was called from, ``kwargs``
         more keywords for the calculator (``timing``, ``loss_scaled``),
         ``new_arrays`` the arrays the rule created (its state, counted
-        live when memory is followed).  Phase ``update``."""
+        live when memory is followed); ``timed``: its clock was started
+        (measure_time: the time of the rule's update_core, of the rule's
+        hook; an optimizer's hook is not timed per parameter).  Phase
+        ``update``."""
+        elapsed = self._stop_clock(obj) if timed and self._measure_time \
+            else None
         cls = type(obj)
         calc = self._update_calculator(cls) if in_data else None
         # A hook may be a plain function: its name says more than its type.
@@ -961,7 +967,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
              error, stack, 'update', link,
-             in_data[0].dtype if in_data else None, None) + self._live())
+             in_data[0].dtype if in_data else None, elapsed) + self._live())
         if params is None:
             module = getattr(obj, '__module__', None) or cls.__module__
             self._note_ignored('{}.{}'.format(module, type_name), error,

@@ -535,3 +535,25 @@ def test_every_rule_and_hook_of_chainer_has_a_calculator():
     hooks = {c for c in vars(H).values() if inspect.isclass(c)}
     assert len(hooks) == 6
     assert all(c in update_calculators for c in hooks)
+
+
+def test_measure_time_times_the_rules_and_their_hooks():
+    model = _model()
+    optimizer = Op.Adam().setup(model)
+    optimizer.add_hook(H.WeightDecay(1e-4))
+    model.predictor.W.update_rule.add_hook(H.Lasso(1e-4))
+    with ComputationalCostHook(measure_time=True) as cch:
+        _step(optimizer, model)
+        assert cch._clock == []  # every clock started was stopped
+    times = [(r['type'], r.get('time')) for k, r in cch.layer_report.items()
+             if k != 'total' and r['phase'] == 'update']
+    # the optimizer's hook runs once for all parameters: not timed per
+    # parameter; the rule's hook and the rules are
+    assert [t for t, _ in times] == ['WeightDecay', 'WeightDecay', 'Lasso',
+                                     'AdamRule', 'AdamRule']
+    assert [s is None for _, s in times] == [True, True, False, False,
+                                             False]
+    assert all(s > 0 for _, s in times[2:])
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model)
+    assert all('time' not in r for r in cch.layer_report.values())
