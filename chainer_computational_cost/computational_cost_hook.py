@@ -397,7 +397,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     A Chainer optimizer's update inside the block is recorded too, one
     record per parameter per update rule and optimizer hook, in the phase
-    ``update`` (see :mod:`chainer_computational_cost.update`).
+    ``update`` (see ``chainer_computational_cost.update``).
 
     Args:
         fma_1flop (bool): count a fused multiply-add as one FLOP (default)
@@ -918,7 +918,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def _record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
                        timed=False):
         """Record what an update rule or an optimizer hook ``obj`` did to
-        one parameter (see :mod:`chainer_computational_cost.update`):
+        one parameter (see ``chainer_computational_cost.update``):
         ``in_data`` is ``(param, grad)`` (empty for an optimizer hook
         without a calculator), ``link`` the path of the link owning the
         parameter, ``frame`` where the update was called from, ``kwargs``

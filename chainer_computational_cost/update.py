@@ -3,7 +3,7 @@ the backward pass, recorded by the hooks active in the thread.
 
 An optimizer's update runs its update rules and optimizer hooks with array
 arithmetic, not with Chainer functions, so function hooks never see it.
-While at least one :class:`ComputationalCostHook` is active, five methods
+While at least one ``ComputationalCostHook`` is active, five methods
 of Chainer's optimizer classes are replaced at class level by wrappers
 that call the real method and then tell the hooks active in the calling
 thread what was updated (their ``_record_update``); the last hook to exit
