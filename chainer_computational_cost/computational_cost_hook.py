@@ -396,6 +396,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             y = model(x)
         cch.show_report(unit='G', mode='md')
 
+    A Chainer optimizer's update inside the block is recorded too, one
+    record per parameter per update rule and optimizer hook, in the phase
+    ``update`` (see ``chainer_computational_cost.update``).
+
     Args:
         fma_1flop (bool): count a fused multiply-add as one FLOP (default)
             instead of two.
@@ -915,15 +919,21 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             (kind, 0, 0, 0, params, 0, (), error, stack, phase,
              link, None, None) + self._live())
 
-    def _record_update(self, obj, in_data, link, frame, kwargs, new_arrays):
+    def _record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
+                       timed=False):
         """Record what an update rule or an optimizer hook ``obj`` did to
-        one parameter (see :mod:`chainer_computational_cost.update`):
+        one parameter (see ``chainer_computational_cost.update``):
         ``in_data`` is ``(param, grad)`` (empty for an optimizer hook
         without a calculator), ``link`` the path of the link owning the
         parameter, ``frame`` where the update was called from, ``kwargs``
         more keywords for the calculator (``timing``, ``loss_scaled``),
         ``new_arrays`` the arrays the rule created (its state, counted
-        live when memory is followed).  Phase ``update``."""
+        live when memory is followed); ``timed``: its clock was started
+        (measure_time: the time of the rule's update_core, of the rule's
+        hook; an optimizer's hook is not timed per parameter).  Phase
+        ``update``."""
+        elapsed = self._stop_clock(obj) if timed and self._measure_time \
+            else None
         cls = type(obj)
         calc = self._update_calculator(cls) if in_data else None
         # A hook may be a plain function: its name says more than its type.
@@ -968,7 +978,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
              error, stack, 'update', link,
-             in_data[0].dtype if in_data else None, None) + live)
+             in_data[0].dtype if in_data else None, elapsed) + live)
         if params is None:
             module = getattr(obj, '__module__', None) or cls.__module__
             self._note_ignored('{}.{}'.format(module, type_name), error,

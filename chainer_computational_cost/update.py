@@ -3,7 +3,7 @@ the backward pass, recorded by the hooks active in the thread.
 
 An optimizer's update runs its update rules and optimizer hooks with array
 arithmetic, not with Chainer functions, so function hooks never see it.
-While at least one :class:`ComputationalCostHook` is active, five methods
+While at least one ``ComputationalCostHook`` is active, five methods
 of Chainer's optimizer classes are replaced at class level by wrappers
 that call the real method and then tell the hooks active in the calling
 thread what was updated (their ``_record_update``); the last hook to exit
@@ -133,17 +133,31 @@ def _rule_arrays(rule):
     return found
 
 
-def _emit(obj, param, link, frame, kwargs, new_arrays=()):
+def _emit(obj, param, link, frame, kwargs, new_arrays=(), timed=False):
     in_data = _arrays(param)
     if in_data is None:
         return
     for hook in list(_thread.hooks):
-        hook._record_update(obj, in_data, link, frame, kwargs, new_arrays)
+        hook._record_update(obj, in_data, link, frame, kwargs, new_arrays,
+                            timed)
+
+
+def _start_clocks(obj, param):
+    """Start the clock of ``obj`` in every hook that measures time (see
+    ComputationalCostHook._start_clock); True if one did."""
+    started = False
+    if _arrays(param) is None:
+        return started  # nothing is updated, nothing recorded
+    for hook in _thread.hooks:
+        if hook.measure_time:
+            hook._start_clock(obj, (param.array,))
+            started = True
+    return started
 
 
 def _emit_rule(entry):
     """The record of the rule of ``entry`` (once)."""
-    rule, param, frame, done, before = entry
+    rule, param, frame, done, before, timed = entry
     if done:
         return
     entry[3] = True
@@ -154,7 +168,7 @@ def _emit_rule(entry):
     kwargs = {}
     if param._loss_scale is not None:
         kwargs['loss_scaled'] = True
-    _emit(rule, param, _owner(param), frame, kwargs, new)
+    _emit(rule, param, _owner(param), frame, kwargs, new, timed)
 
 
 # The wrappers.  A thread with no active hook goes to the real method at
@@ -179,7 +193,7 @@ def _rule_update(self, param):
     # creates (its state at the first update) are the run's.
     before = (_rule_arrays(self) if any(h.memory for h in hooks)
               else None)
-    entry = [self, param, sys._getframe(1), False, before]
+    entry = [self, param, sys._getframe(1), False, before, False]
     rules = _thread.rules
     rules.append(entry)
     try:
@@ -200,9 +214,13 @@ def _call_hooks(self, timing, args):
     timings = _thread.timings
     timings.append(timing)
     try:
-        return _real_call_hooks(self, timing, args)
+        result = _real_call_hooks(self, timing, args)
     finally:
         timings.pop()
+    if timing == 'pre' and args and rules and rules[-1][0] is args[0]:
+        # update_core starts: its time (measure_time) is the record's.
+        rules[-1][5] = _start_clocks(args[0], args[1])
+    return result
 
 
 def _timing(hook):
@@ -211,15 +229,17 @@ def _timing(hook):
 
 
 def _call_hook(self, hook, args):
-    result = _real_call_hook(self, hook, args)
     rules = _thread.rules
-    if _thread.hooks and len(args) == 2 and rules and \
-            rules[-1][0] is args[0]:
-        # A hook of the rule updating: on the parameter it updates (a
-        # float32 master copy's arrays under use_fp32_update).
-        entry = rules[-1]
-        _emit(hook, args[1], _owner(entry[1]), entry[2],
-              {'timing': _timing(hook)})
+    if not (_thread.hooks and len(args) == 2 and rules and
+            rules[-1][0] is args[0]):
+        return _real_call_hook(self, hook, args)
+    # A hook of the rule updating: on the parameter it updates (a float32
+    # master copy's arrays under use_fp32_update).
+    timed = _start_clocks(hook, args[1])
+    result = _real_call_hook(self, hook, args)
+    entry = rules[-1]
+    _emit(hook, args[1], _owner(entry[1]), entry[2],
+          {'timing': _timing(hook)}, timed=timed)
     return result
 
 

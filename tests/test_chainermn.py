@@ -79,6 +79,19 @@ def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
         # parameters, 4 bytes each.
         assert [b for _, b, _, _ in row['comm']] == [48, 16, 32, 8] * 2
         assert row['local_comm_bytes'] == [0]
+        # The second step's local update (the first one only broadcast)
+        # follows its all-reduce, in the update phase: SGD on l1's W (12)
+        # and b (4), l2's W (8) and b (2), 1 FLOP per element, p and g
+        # read, p written (4 bytes each in float32, 2 in float16).
+        size = 4 if row['dtype'] == 'float32' else 2
+        update = [(t, phase, link, f, r, w)
+                  for _, t, phase, link, f, r, w in row['update']]
+        assert update == [
+            ('SGDRule', 'update', link, k, 2 * k * size, k * size)
+            for link, k in (('/l1', 12), ('/l1', 4), ('/l2', 8),
+                            ('/l2', 2))], row
+        assert [i for i, *_ in row['update']] == [
+            row['last_allreduce'] + k for k in (1, 2, 3, 4)], row
         # The first all-reduce (48 bytes) on ib-hdr200 (25e9 B/s, 1e-6 s):
         # 2(N-1)/N * 48/25e9 + 2(N-1) * 1e-6; N=2: 1.92e-9 + 2e-6,
         # N=4: 2.88e-9 + 6e-6.

@@ -323,6 +323,19 @@ def test_train_phases():
                    0, LINEAR_TRAIN_PHASES)
 
 
+@pytest.mark.parametrize('optimizer, update', [
+    # 8 parameters: SGD 1 FLOP, 2 * 4 bytes read, 4 written per element
+    ('sgd', 'update,2,8,64,32,96\n'),
+    # MomentumSGD: 3 FLOPs, 3 * 4 bytes read, 2 * 4 written
+    ('momentumsgd', 'update,2,24,96,64,160\n')])
+def test_train_runs_the_update_of_the_optimizer(optimizer, update):
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--unit', 'raw', '--mode', 'csv', '--train',
+                       '--phases', '--optimizer', optimizer)
+    assert status == 0
+    assert text.splitlines()[3] + '\n' == update
+
+
 def test_train_logits_in_a_dict_of_one_entry():
     # The same Linear(3 -> 2), inside a Chain: the same step.
     assert run('cli_models:build_one_output', '--shape', '4,3', '--unit',

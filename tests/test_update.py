@@ -170,7 +170,7 @@ def _states(optimizer, model):
 
 
 def _five_updates(factory, hooked, hooks=(), dtype=np.float32,
-                  fp32=False):
+                  fp32=False, rule_hooks=()):
     np.random.seed(3)  # GradientNoise draws from NumPy's generator
     model = _model(dtype)
     optimizer = factory()
@@ -179,6 +179,8 @@ def _five_updates(factory, hooked, hooks=(), dtype=np.float32,
         optimizer.use_fp32_update()
     for hook in hooks:
         optimizer.add_hook(hook())
+    for hook, timing in rule_hooks:
+        model.predictor.W.update_rule.add_hook(hook(), timing=timing)
     for _ in range(5):
         if hooked:
             with ComputationalCostHook(memory=True):
@@ -217,9 +219,13 @@ def test_hooks_and_fp32_updates_are_bit_identical_too():
     hooks = [factory for _, factory, *rest in HOOKS]
     bare = _five_updates(Op.Adam, False, hooks)
     assert _same_bits(bare, _five_updates(Op.Adam, True, hooks))
-    bare = _five_updates(Op.MomentumSGD, False, dtype=np.float16, fp32=True)
+    rule_hooks = [(lambda: H.GradientHardClipping(-0.01, 0.01), 'pre'),
+                  (lambda: H.GradientNoise(0.1), 'post')]
+    bare = _five_updates(Op.MomentumSGD, False, dtype=np.float16, fp32=True,
+                         rule_hooks=rule_hooks)
     assert _same_bits(bare, _five_updates(Op.MomentumSGD, True,
-                                          dtype=np.float16, fp32=True))
+                                          dtype=np.float16, fp32=True,
+                                          rule_hooks=rule_hooks))
 
 
 def test_fp32_update_of_float16_parameters():
@@ -514,3 +520,40 @@ def test_custom_calculators_for_a_rule_and_an_optimizer_hook():
         cch.add_custom_cost_calculator(int, rule_calc)
     with pytest.warns(ReportWarning, match='overriding the built-in'):
         cch.add_custom_cost_calculator(H.WeightDecay, zero_calc)
+
+
+def test_every_rule_and_hook_of_chainer_has_a_calculator():
+    import inspect
+    from chainer_computational_cost.cost_calculators import lookup
+    # the rules of the 15 optimizers (AdamRule serves five): 11 classes
+    rules = {c for m in vars(Op).values() if inspect.ismodule(m)
+             for c in vars(m).values()
+             if inspect.isclass(c) and issubclass(c, chainer.UpdateRule)
+             and c is not chainer.UpdateRule}
+    assert len(rules) == 11
+    assert all(lookup(update_calculators, c) is not None for c in rules)
+    hooks = {c for c in vars(H).values() if inspect.isclass(c)}
+    assert len(hooks) == 6
+    assert all(c in update_calculators for c in hooks)
+
+
+def test_measure_time_times_the_rules_and_their_hooks():
+    model = _model()
+    optimizer = Op.Adam().setup(model)
+    optimizer.add_hook(H.WeightDecay(1e-4))
+    model.predictor.W.update_rule.add_hook(H.Lasso(1e-4))
+    with ComputationalCostHook(measure_time=True) as cch:
+        _step(optimizer, model)
+        assert cch._clock == []  # every clock started was stopped
+    times = [(r['type'], r.get('time')) for k, r in cch.layer_report.items()
+             if k != 'total' and r['phase'] == 'update']
+    # the optimizer's hook runs once for all parameters: not timed per
+    # parameter; the rule's hook and the rules are
+    assert [t for t, _ in times] == ['WeightDecay', 'WeightDecay', 'Lasso',
+                                     'AdamRule', 'AdamRule']
+    assert [s is None for _, s in times] == [True, True, False, False,
+                                             False]
+    assert all(s > 0 for _, s in times[2:])
+    with ComputationalCostHook() as cch:
+        _step(optimizer, model)
+    assert all('time' not in r for r in cch.layer_report.values())

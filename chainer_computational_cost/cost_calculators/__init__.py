@@ -178,7 +178,7 @@ LIMIT = 2 ** 63
 calculators = {}
 
 #: Update rule or optimizer hook class -> calculator (the update phase, see
-#: :mod:`~chainer_computational_cost.cost_calculators.optimizer`): a
+#: ``cost_calculators.optimizer``): a
 #: target that is not a function type is registered here.
 update_calculators = {}
 
@@ -458,7 +458,7 @@ def register(target):
     ``target`` is a FunctionNode (or old-style Function) class or its dotted
     name, or a tuple of those (one calculator for a family); any other
     class (an update rule, an optimizer hook) goes to
-    :data:`update_calculators`.  A name that
+    ``update_calculators``.  A name that
     cannot be imported is skipped silently: the calculator is simply
     inactive under this Chainer version.  A function whose
     signature is not ``(func, in_data, **kwargs)`` is not registered and

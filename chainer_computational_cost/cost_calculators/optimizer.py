@@ -2,10 +2,10 @@ r"""Cost calculators for the update phase: ``chainer.optimizers``' update
 rules and ``chainer.optimizer_hooks``.
 
 These are not function nodes: the hook calls them for each parameter an
-optimizer updates (see :mod:`chainer_computational_cost.update`), with the
+optimizer updates (see ``chainer_computational_cost.update``), with the
 update rule or the optimizer hook as ``func`` and ``in_data = (param,
 grad)``, the parameter's array and its gradient.  They are registered in
-:data:`~chainer_computational_cost.cost_calculators.update_calculators`, not
+``cost_calculators.update_calculators``, not
 among the function calculators.
 
 The cost model is the one of every calculator: a straightforward

@@ -152,6 +152,13 @@ def main(dtype_name, comm):
         'propagated': propagated,
         'local_comm_bytes': sorted({r['comm_bytes'] for r in layers
                                     if not r['type'].startswith('MPI_')}),
+        # The update phase: where it is (the index of each record among
+        # the layers) and what it costs.
+        'update': [(i, r['type'], r['phase'], r['link'], r['flops'],
+                    r['mread'], r['mwrite'])
+                   for i, r in enumerate(layers) if r['phase'] == 'update'],
+        'last_allreduce': max(i for i, r in enumerate(layers)
+                              if r['type'] == 'MPI_Allreduce'),
     })
 
 
