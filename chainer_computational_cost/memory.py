@@ -445,7 +445,7 @@ def project(runs, states, batches, batch_size, records, samples=None):
     in their live bytes (see :func:`created`).
     """
     names = _names(runs[0])
-    error = None
+    error = off = None
     lines = []
     out = []
     for i, record in enumerate(records):
@@ -457,7 +457,7 @@ def project(runs, states, batches, batch_size, records, samples=None):
             out.append(record[:R_LIVE] + (None, None, None)
                        + record[R_STATE:])
             if error is None:
-                k = line.index(None)
+                k = off = line.index(None)
                 error = (
                     'the {} {} {} are not affine in the batch size ({}): '
                     'the peak cannot be projected'.format(
@@ -489,7 +489,7 @@ def project(runs, states, batches, batch_size, records, samples=None):
     if samples is None:
         samples = {n: sample(run) for run, n in zip(runs, batches)}
     state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
-             'error': error, 'lines': None if error else lines,
+             'error': error, 'off': off, 'lines': None if error else lines,
              'batches': tuple(batches), 'names': names, 'samples': samples,
              'created': created(runs[0]),
              'batch_size': batch_size}

@@ -339,44 +339,62 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
                       flop_convention, state)
 
 
+#: The batch sizes the memory's lines are drawn through when a call's
+#: scratch bends below them (NumPy's copies in a weight gradient depend on
+#: the batch: the scratch is the larger of two lines, which cross at a
+#: small batch); the check batch among them.
+TOP_BATCHES = (4, CHECK_BATCH, 2 * CHECK_BATCH - 4)
+
+
 def _project_memory(runs, batches, batch_size, records, checked, record):
     """``(records, memory state)`` of a projection to ``batch_size`` (see
     memory.project), its lines through ``batches``, or, when they are not
     affine there, through :data:`LATER_BATCHES` (a reshape is a view of
     its input at batch 1 and a copy beyond: the figures of the later
-    batches are the line), run at 4 for that (``record``); checked against
-    the run at ``checked`` (None: no check run)."""
+    batches are the line), then, for a scratch that bends, through
+    :data:`TOP_BATCHES`, running what is missing (``record``); checked
+    against the run at ``checked`` (None: no check run).  A batch that was
+    run has its own figures."""
     names = _name_of(records)
     samples = {n: memory.sample(run[0]) for n, run in runs.items()}
 
     def attempt(sizes):
-        return memory.project(
+        for n in sizes:
+            if n not in runs:
+                record(n)
+                samples[n] = memory.sample(runs[n][0])
+        if any(_name_of(runs[n][0]) != names for n in sizes):
+            return None
+        out, state = memory.project(
             [runs[n][0] for n in sizes], [runs[n][2] for n in sizes], sizes,
             batch_size, records, samples)
+        if not state['error'] and checked is not None \
+                and checked not in sizes:
+            wrong = memory.on_lines(state['lines'], samples[checked][1],
+                                    checked, names)
+            if wrong is not None:
+                state = dict(state, lines=None, off=None, error=(
+                    '{}: the peak cannot be projected'.format(wrong)))
+                out = [r[:R_LIVE] + (None, None, None) + r[R_LIVE + 3:]
+                       for r in out]
+        return out, state
     out, state = attempt(batches)
-    if state['error'] and batches == BATCHES:
-        later = max(LATER_BATCHES)
-        if later not in runs:
-            record(later)
-            samples[later] = memory.sample(runs[later][0])
-        if _name_of(runs[later][0]) == names:
-            again = attempt(LATER_BATCHES)
-            if not again[1]['error']:
-                out, state = again
-                if batch_size < LATER_BATCHES[0]:
-                    # below the lines: the run made there
-                    out = [r[:R_LIVE] + figures + r[R_LIVE + 3:]
-                           for r, figures in zip(out,
-                                                 samples[batch_size][1])]
-                    state['at_exit'] = runs[batch_size][2]['at_exit']
-    if checked is not None and not state['error']:
-        wrong = memory.on_lines(state['lines'], samples[checked][1],
-                                checked, names)
-        if wrong is not None:
-            state = dict(state, lines=None, error=(
-                '{}: the peak cannot be projected'.format(wrong)))
-            out = [r[:R_LIVE] + (None, None, None) + r[R_LIVE + 3:]
-                   for r in out]
+    candidates = [LATER_BATCHES] if batches == BATCHES else []
+    for sizes in candidates + [TOP_BATCHES]:
+        if not state['error'] or (sizes is TOP_BATCHES
+                                  and state.get('off') != 2):
+            break  # only a scratch that bends is drawn from the top
+        again = attempt(sizes)
+        if again is not None and not again[1]['error']:
+            out, state = again
+        elif again is not None and sizes is LATER_BATCHES:
+            state = dict(state, off=again[1].get('off'))
+    if not state['error'] and batch_size in samples and \
+            samples[batch_size][0] == names:
+        # a batch that was run: its own figures
+        out = [r[:R_LIVE] + figures + r[R_LIVE + 3:]
+               for r, figures in zip(out, samples[batch_size][1])]
+        state['at_exit'] = runs[batch_size][2]['at_exit']
     return out, state
 
 
