@@ -109,6 +109,7 @@ class _Memory(object):
         self.first = state['batches'][0]
         self.names = state['names']
         self.created = state['created']
+        self.bounded = state.get('bounded', ())
         self.samples = dict(state['samples'])
         self.state = max(s[2][-1] if s[2] else 0
                          for s in self.samples.values())
@@ -169,7 +170,8 @@ class _Memory(object):
                                                             self.names))
                              if a != b), '')))
         else:
-            wrong = memory.on_lines(self.lines, figures, n, names)
+            wrong = memory.on_lines(self.lines, figures, n, names,
+                                    self.bounded)
         if wrong is not None:
             raise ValueError(
                 'fit_batch cannot answer: the step at batch {} left the '
@@ -308,11 +310,12 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
         ('optimizer_state_table', table),
         ('checked', checked),
         ('counted', _counted(measured, updates, key, opt_state, table,
-                             reserve, margin)),
+                             reserve, margin, step.bounded)),
         ('left_out', _left_out(updates, margin))])
 
 
-def _counted(measured, updates, key, opt_state, table, reserve, margin):
+def _counted(measured, updates, key, opt_state, table, reserve, margin,
+             bounded=()):
     """What a fit_batch total holds, in words."""
     if measured:
         state = ('the optimizer state the first update of a run allocated, '
@@ -329,6 +332,10 @@ def _counted(measured, updates, key, opt_state, table, reserve, margin):
            "that call's scratch (memory it allocates and frees inside "
            "itself){}".format(", the update's temporaries among them"
                               if updates else '')]
+    if bounded:
+        out.append('the scratch of {}, not affine in the batch size, '
+                   'bounded by a line above its runs'.format(
+                       ', '.join(bounded)))
     if reserve:
         out.append('a margin of {} bytes ({!r})'.format(reserve, margin))
     return out

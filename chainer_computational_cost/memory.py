@@ -413,22 +413,36 @@ def sample(records):
 _FIELDS = ('live bytes', 'gradient bytes', 'scratch bytes')
 
 
-def on_lines(lines, real, n, names):
+def on_lines(lines, real, n, names, bounded=()):
     """None if the figures of a real run at batch ``n`` (``real``, see
     :func:`figures`, the same calls as ``names``) are those the ``lines``
-    give there, else a sentence naming the first call off its line."""
+    give there (a ``bounded`` call's scratch at most that), else a
+    sentence naming the first call off its line."""
     for name, line, got in zip(names, lines, real):
         if line is None:
             continue
         for label, (a, b), value in zip(_FIELDS, line, got):
-            if a + b * n != value:
+            if a + b * n != value and not (
+                    label == _FIELDS[2] and name in bounded
+                    and value <= a + b * n):
                 return ('the {} of {} at batch {} are {} on the line '
                         'through the smaller batches but {} in a real run'
                         .format(label, name, n, a + b * n, value))
     return None
 
 
-def project(runs, states, batches, batch_size, records, samples=None):
+def _upper_line(values, batches):
+    """``(a, b)``: a line at or above every point, with the steepest
+    slope between consecutive ones, through the highest point relative to
+    it: a bound of a figure that bends, beyond the batches."""
+    slope = max(-(-(v2 - v1) // (n2 - n1)) for v1, v2, n1, n2 in zip(
+        values, values[1:], batches, batches[1:]))
+    slope = max(slope, 0)
+    return max(v - slope * n for v, n in zip(values, batches)), slope
+
+
+def project(runs, states, batches, batch_size, records, samples=None,
+            bound_scratch=False):
     """The records of a projection to ``batch_size`` with their memory
     figures projected, and the memory state of the projection.
 
@@ -442,16 +456,23 @@ def project(runs, states, batches, batch_size, records, samples=None):
     scratch)``, the bytes ``a + b * n`` at batch ``n`` (None for all of
     them when one call's are not affine), ``names`` their calls,
     ``batches`` the sizes they go through, ``created`` the optimizer state
-    in their live bytes (see :func:`created`).
+    in their live bytes (see :func:`created`).  With ``bound_scratch``, a
+    scratch that is not affine gets a line above its points instead
+    (:func:`_upper_line`), its call named in the state's ``bounded``.
     """
     names = _names(runs[0])
     error = off = None
     lines = []
+    bounded = []
     out = []
     for i, record in enumerate(records):
         fields = (R_LIVE, R_GRAD, R_SCRATCH)
         line = tuple(_line([run[i][f] if f != R_SCRATCH else scratch(run[i])
                             for run in runs], batches) for f in fields)
+        if bound_scratch and line[2] is None and None not in line[:2]:
+            line = line[:2] + (_upper_line(
+                [scratch(run[i]) for run in runs], batches),)
+            bounded.append(i)
         if None in line:
             lines.append(None)
             out.append(record[:R_LIVE] + (None, None, None)
@@ -490,6 +511,7 @@ def project(runs, states, batches, batch_size, records, samples=None):
         samples = {n: sample(run) for run, n in zip(runs, batches)}
     state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
              'error': error, 'off': off, 'lines': None if error else lines,
+             'bounded': [names[i] for i in bounded],
              'batches': tuple(batches), 'names': names, 'samples': samples,
              'created': created(runs[0]),
              'batch_size': batch_size}

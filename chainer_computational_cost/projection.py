@@ -352,13 +352,15 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
     affine there, through :data:`LATER_BATCHES` (a reshape is a view of
     its input at batch 1 and a copy beyond: the figures of the later
     batches are the line), then, for a scratch that bends, through
-    :data:`TOP_BATCHES`, running what is missing (``record``); checked
-    against the run at ``checked`` (None: no check run).  A batch that was
+    :data:`TOP_BATCHES`, running what is missing (``record``), and a
+    scratch still off its lines bounded by a line above its points there
+    (the call named in the state's ``bounded``); checked against the run
+    at ``checked`` (None: no check run).  A batch that was
     run has its own figures."""
     names = _name_of(records)
     samples = {n: memory.sample(run[0]) for n, run in runs.items()}
 
-    def attempt(sizes):
+    def attempt(sizes, bound=False):
         for n in sizes:
             if n not in runs:
                 record(n)
@@ -367,11 +369,11 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
             return None
         out, state = memory.project(
             [runs[n][0] for n in sizes], [runs[n][2] for n in sizes], sizes,
-            batch_size, records, samples)
+            batch_size, records, samples, bound)
         if not state['error'] and checked is not None \
                 and checked not in sizes:
             wrong = memory.on_lines(state['lines'], samples[checked][1],
-                                    checked, names)
+                                    checked, names, state['bounded'])
             if wrong is not None:
                 state = dict(state, lines=None, off=None, error=(
                     '{}: the peak cannot be projected'.format(wrong)))
@@ -389,6 +391,12 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
             out, state = again
         elif again is not None and sizes is LATER_BATCHES:
             state = dict(state, off=again[1].get('off'))
+    if state['error'] and state.get('off') == 2:
+        # a scratch off every line (a copy whose size follows the batch
+        # unevenly): bounded from above through the top batches
+        again = attempt(TOP_BATCHES, bound=True)
+        if again is not None and not again[1]['error']:
+            out, state = again
     if not state['error'] and batch_size in samples and \
             samples[batch_size][0] == names:
         # a batch that was run: its own figures
