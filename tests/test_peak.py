@@ -362,3 +362,20 @@ def test_the_transformer_block_projects():
     # less the loss's initial gradient, made outside function calls: one
     # float32, 4 bytes
     assert p['peak_between_calls'] == max(sampler.samples) - base - 4
+
+
+def test_uneven_scratch_is_bounded_from_above(planted):
+    # 4n bytes, 4 more at odd batches: on no line through 1, 2, 3, nor
+    # 2, 3, 4, nor 4, 9, 14 (16, 40, 56); bounded there by the steepest
+    # slope, ceil(24 / 5) = 5, through the highest point: -4 + 5n (16 at
+    # 4, 41 at 9, 66 at 14, all at or above the runs)
+    planted(RELU, lambda in_data: 4 * in_data[0].shape[0]
+            + 4 * (in_data[0].shape[0] % 2))
+
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))  # 16n
+    p = project_batch(run, 20)
+    m = p.memory_report
+    # at 20: 16*20 + (-4 + 5*20) = 320 + 96
+    assert (m['peak'], m['scratch']) == (416, 96)
+    assert p._memory_state()['bounded'] == ['ReLU-1']
