@@ -799,7 +799,7 @@ def scratch_average_pooling_nd_grad(func: AveragePoolingNDGrad, in_data,
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     gy, = in_data
-    pool = func.func
+    pool = _forward_node(func)
     return _tile_col2im_scratch(
         gy, _grad_x_shape(func, kwargs.get('out_shapes')),
         tuple(pool.ksize), tuple(pool.stride), tuple(pool.pad))
@@ -910,7 +910,7 @@ def scratch_max_pooling_nd_grad(func: MaxPoolingNDGrad, in_data, **kwargs):
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     gy, = in_data
-    pool = func.func
+    pool = _forward_node(func)
     isz = numpy.dtype(pool._in_dtype).itemsize
     dims = tuple(pool._in_shape[2:])
     cols = gy.size * prod(pool.ksize) * isz
