@@ -151,7 +151,7 @@ def test_docs_quote_the_worked_example():
         text = f.read()
     # test_scaling_report_worked_example checks the figure; the page's
     # block that prints it runs in test_docs.py.
-    assert '# 104 14.00728\n' in text
+    assert '```text\n104 14.00728\n```' in text
     assert '14e-6 = 1.400728e-5 s' in text
 
 
