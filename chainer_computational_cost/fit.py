@@ -56,7 +56,7 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None):
     Adam two) and the peak of the bytes the step's arrays take (activations
     kept for backward plus the gradients alive then, the parameters'
     among them).  Framework and CUDA context, cuDNN workspaces and memory
-    pool fragmentation are left out (README, "Will it fit").
+    pool fragmentation are left out (docs/memory.md, "Will it fit").
 
     Args:
         run: a callable ``run(n)`` doing one training step at batch ``n``
