@@ -27,7 +27,7 @@ read (mread) and memory write (mwrite) are counted in elements; the hook
 turns memory into bytes with each array's own itemsize (integer ids and
 labels in theirs, mixed-precision weights in theirs). Where FMA and no-FMA
 differ, the two rows correspond to `fma_1flop=True` and `False`.
-The cost-model rules that apply everywhere are in README.md.
+The cost-model rules that apply everywhere are in docs/cost_model.md.
 """
 
 

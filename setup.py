@@ -26,7 +26,7 @@ setup(
     # be imported there.
     python_requires='>=3.8,<3.12',
     # Chainer 7.8.1 ships as an sdist that needs setuptools<81 and numpy<2
-    # in the environment before it builds: see README (make setup).
+    # in the environment before it builds: see docs/install.md (make setup).
     install_requires=['chainer>=6.0', 'numpy<2'],
     entry_points={
         'console_scripts': [

@@ -20,7 +20,7 @@ train=False) and the extra microseconds per call of a loop of F.relu on a
 hook, measured in turns in the same rounds; the ratio of this hook's extra
 to TimerHook's cancels the machine's speed (with memory=True too, live
 memory followed).  While a hook is active, chainer.is_arrays_compatible
-is the hook's stand-in (see README, Performance), which answers for NumPy
+is the hook's stand-in (see docs/performance.md), which answers for NumPy
 outputs faster than Chainer's function: a saving the extra includes, so
 the loop also runs with that answer alone, and the hook's own work (the
 extra with that saving added back) is printed too.  ``--memory`` times

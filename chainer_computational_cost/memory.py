@@ -42,7 +42,7 @@ GiB = 1 << 30
 
 #: Memory capacity of the device presets, bytes.  A GPU's "GB" of memory
 #: is binary (11 GB is 11 * 2**30 bytes); part of it is never the user's
-#: (see README "Will it fit": what is left out).
+#: (see docs/memory.md, "Will it fit": what is left out).
 CAPACITIES = collections.OrderedDict([
     # GeForce GTX 1080 Ti: 11 GB GDDR5X on a 352-bit bus, one chip fewer
     # than the TITAN X Pascal's 12 (TechPowerUp's review of the ASUS GTX

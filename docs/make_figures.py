@@ -1,4 +1,4 @@
-"""Write the README's pictures: the roofline of ResNet50 (batch 1) on a GTX
+"""Write the manual's pictures: the roofline of ResNet50 (batch 1) on a GTX
 1080 Ti, its FLOPs and traffic per layer type, and the live memory of its
 training step at batch 32.
 

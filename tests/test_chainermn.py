@@ -27,7 +27,7 @@ def _why_no_mpi():
     try:
         import mpi4py  # NOQA
     except ImportError:
-        return 'no mpi4py (pip install chainer_computational_cost[mpi])'
+        return "no mpi4py (pip install '.[mpi]' from the checkout)"
     if not os.path.exists(MPIEXEC):
         return 'no mpiexec beside {} (pip install mpich)'.format(
             sys.executable)

@@ -52,9 +52,10 @@ def test_collective_times_by_hand():
 
 
 def test_scaling_report_worked_example():
-    # The README's worked example.  The MLP 3-4-2 has 3*4 + 4 + 4*2 + 2 =
-    # 26 parameters: 104 bytes of float32 gradients.  On ib-hdr200 (25e9
-    # B/s, 1e-6 s) the ring all-reduce over 8 workers takes
+    # docs/chainermn.md's worked example.  The MLP 3-4-2 has
+    # 3*4 + 4 + 4*2 + 2 = 26 parameters: 104 bytes of float32 gradients.
+    # On ib-hdr200 (25e9 B/s, 1e-6 s) the ring all-reduce over 8 workers
+    # takes
     # 2*7/8 * 104/25e9 + 2*7 * 1e-6 = 7.28e-9 + 14e-6 = 1.400728e-5 s.
     rows = _step().scaling_report([1, 8, 64], device='a100',
                                   network='ib-hdr200')
@@ -151,7 +152,7 @@ def test_docs_quote_the_worked_example():
         text = f.read()
     # test_scaling_report_worked_example checks the figure; the page's
     # block that prints it runs in test_docs.py.
-    assert '# 104 14.00728\n' in text
+    assert '```text\n104 14.00728\n```' in text
     assert '14e-6 = 1.400728e-5 s' in text
 
 
