@@ -478,8 +478,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # One attribute: beyond 30, CPython 3.11 stops sharing the keys of
         # instance dicts, and every attribute read of the hook slows down.
         self._memory = _memory.Follower() if memory else None
-        if measure_time:
-            # Only a timing hook pays for a forward_preprocess.
+        if memory:
+            # Only a hook following memory pays for these (see
+            # memory.Tracker); a timing one for a forward_preprocess.
+            self.forward_preprocess = (self._before_and_clock if
+                                       measure_time else self._before)
+            self.backward_preprocess = self._memory_backward_preprocess
+            self.backward_postprocess = self._memory_backward_postprocess
+        elif measure_time:
             self.forward_preprocess = self._start_clock
 
     def __enter__(self):
@@ -852,10 +858,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if follower is None:
             live = grad = None
         else:
-            tracker = follower.tracker
-            if outputs is not None:
-                tracker.add(outputs, in_data, backward, function)
-            live, grad = tracker.counts
+            live, grad = follower.tracker.add(outputs, in_data, backward,
+                                              node)
             live += grad
         # One flat list of fields, extended by a record's fields: the
         # tuple built here is freed at once, so the calls leave no new
@@ -885,6 +889,30 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 del bw[i:]
                 break
 
+    # Live memory (memory=True only)
+
+    def _before(self, function, in_data):
+        self._memory.tracker.before(function)
+
+    def _before_and_clock(self, function, in_data):
+        self._memory.tracker.before(function)
+        self._start_clock(function, in_data)
+
+    def _memory_backward_preprocess(self, function, in_data, out_grad):
+        self._memory.tracker.backward_started(function, in_data, out_grad)
+        ComputationalCostHook.backward_preprocess(self, function, in_data,
+                                                  out_grad)
+
+    def _memory_backward_postprocess(self, function, in_data, out_grad):
+        ComputationalCostHook.backward_postprocess(self, function, in_data,
+                                                   out_grad)
+        # The gradients the node's backward returned, in Chainer's
+        # backward loop (_backprop_to_all, Chainer 6's and 7's): lists of
+        # Variables by input.
+        grads = _getframe(1).f_locals.get('in_grad')
+        self._memory.tracker.backward_done(
+            function, grads.values() if isinstance(grads, dict) else ())
+
     def _comm_record(self, kind, nbytes, caller, error=None):
         """Record one MPI call of the communicator (see mn.MPIRecorder):
         no FLOPs, no device memory traffic, ``nbytes`` handed to MPI; a
@@ -912,7 +940,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         follower = self._memory
         if follower is None:
             return None, None
-        live, grad = follower.tracker.counts
+        live, grad = follower.tracker.now()
         return live + grad, grad
 
     def _link_of(self, depth, backward):

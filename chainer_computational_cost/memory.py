@@ -26,6 +26,7 @@ import collections
 import weakref
 
 import chainer
+import numpy
 
 from chainer_computational_cost.affine import affine
 from chainer_computational_cost.records import R_GRAD, R_LIVE, R_PHASE, R_TYPE
@@ -79,7 +80,7 @@ def _owner(a):
 
 class _Owned(weakref.ref):
     """A weak reference to a buffer's owner, with what its freeing takes
-    off."""
+    off (nothing for a buffer of the user's: see Tracker)."""
 
     __slots__ = ('key', 'nbytes', 'grad')
 
@@ -87,82 +88,183 @@ class _Owned(weakref.ref):
 #: The array classes a node may keep (NumPy's, CuPy's when installed).
 _ARRAY_TYPES = frozenset(chainer.get_array_types())
 
+_ADAPTER = chainer.function.FunctionAdapter
+
+
+def _kept(node):
+    """The arrays ``node`` keeps as attributes, directly or in a list or
+    tuple (a pooling's argmax indexes, a dropout's mask, Tree-LSTM's gates);
+    for an old-style Function's adapter, the Function's too."""
+    found = []
+    for v in node.__dict__.values():
+        t = type(v)
+        if t in _ARRAY_TYPES:
+            found.append(v)
+        elif t is tuple or t is list:
+            found += [a for a in v if type(a) in _ARRAY_TYPES]
+    if type(node) is _ADAPTER:
+        function = node.function
+        if function is not None:
+            found += _kept(function)
+    return found
+
 
 class Tracker(object):
     """Live bytes of the arrays one ``with`` block creates.
 
     ``counts`` is ``[activations, gradients]``: bytes created by forward
-    and by backward calls that are still alive.  ``known`` holds the ids
-    of arrays the user owns that a node may keep (links' persistent
-    values, such as BatchNormalization's running averages).
+    and by backward calls that are still alive (read them through
+    :meth:`now`).  ``seen`` holds, by id, a weak reference to the owner of
+    every buffer met: one counted, or one of the user's, which counts
+    nothing (anything the block did not make: what it was given, the
+    parameters, arrays made before it).
+
+    A freed buffer's reference is appended to ``dead`` by ``list.append``
+    itself (a C function, so the weak reference's callback runs no Python
+    code in which an interrupt could be raised and lost), and its bytes
+    are taken off by :meth:`drain` at the next reading.  Both sides of
+    every update are one statement without a call: an interrupt (which
+    Python raises only at a call, a loop's jump or, traced, a new line)
+    finds them both done or neither.
     """
 
-    __slots__ = ('counts', 'owners', 'known', '_freed', '__weakref__')
+    __slots__ = ('counts', 'seen', 'dead', 'drained', 'pre', '_freed',
+                 '__weakref__')
 
     def __init__(self):
-        counts = self.counts = [0, 0]
-        owners = self.owners = {}
-        self.known = set()
+        self.counts = [0, 0]
+        self.seen = {}
+        self.dead = []
+        self.drained = 0
+        # Arrays a node kept before its forward ran (see before).
+        self.pre = {}
+        self._freed = self.dead.append
 
-        # Runs whenever a buffer dies (at any moment, in any code), so it
-        # only does two C-level updates.
-        def freed(ref, owners=owners, counts=counts):
-            owners.pop(ref.key, None)
-            counts[ref.grad] -= ref.nbytes
-        self._freed = freed
+    def drain(self):
+        """Take off the bytes of the buffers freed since the last call."""
+        dead = self.dead
+        if not dead:
+            return
+        counts = self.counts
+        seen = self.seen
+        while self.drained < len(dead):
+            ref = dead[self.drained]
+            counts[ref.grad], self.drained = (counts[ref.grad] - ref.nbytes,
+                                              self.drained + 1)
+            if seen.get(ref.key) is ref:
+                del seen[ref.key]
+        dead[:self.drained], self.drained = (), 0
 
-    def add(self, outputs, inputs, backward, function):
-        """Count the buffers a call created and keeps: those of its
-        ``outputs`` and of the arrays ``function`` (the node, or the
-        old-style Function) holds as attributes (a pooling's argmax
-        indexes, a dropout's mask), each buffer once, none of the inputs'
-        (``backward``: the call is a backward one)."""
-        grad = 1 if backward else 0
-        for a in outputs:
-            if a is not None:
-                self._count(a, inputs, grad)
-        for a in function.__dict__.values():
-            if type(a) in _ARRAY_TYPES and id(a) not in self.known:
-                self._count(a, inputs, grad)
+    def now(self):
+        """``(activations, gradients)``: the bytes alive now."""
+        self.drain()
+        return tuple(self.counts)
 
-    def _count(self, a, inputs, grad):
+    def mark(self, a):
+        """``a`` is the user's: its buffer counts nothing, ever."""
+        self._take(a, 0, False)
+
+    def before(self, node):
+        """Before ``node``'s forward: the arrays it already keeps were
+        given to it (by the user, in a forward pass)."""
+        found = _kept(node)
+        if found:
+            self.pre[id(node)] = found
+
+    def add(self, outputs, inputs, backward, node):
+        """Count the buffers a call created and keeps, each once: those of
+        its ``outputs`` and of the arrays ``node`` keeps (see _kept); in a
+        backward call (``backward``), also inputs nothing made before
+        (made by a backward outside any call, such as a sign mask).  In a
+        forward call, inputs and what the node kept before its forward
+        are the user's.  Returns ``counts``."""
+        self.drain()
+        take = self._take
+        pre = self.pre.pop(id(node), None) if self.pre else None
+        if backward:
+            grad = 1
+            for a in inputs:
+                if a is not None:
+                    take(a, 1, True)
+        else:
+            grad = 0
+            for a in inputs:
+                if a is not None:
+                    take(a, 0, False)
+            if pre:
+                for a in pre:
+                    take(a, 0, False)
+        if outputs is not None:
+            for a in outputs:
+                if a is not None:
+                    take(a, grad, True)
+        for a in _kept(node):
+            take(a, grad, True)
+        self.drain()
+        return self.counts
+
+    def backward_started(self, node, in_data, out_grad):
+        """Before ``node``'s backward: what it holds that nothing counted
+        (inputs, kept arrays, the initial gradient of ``backward()``) was
+        made before the block or by the user."""
+        self.drain()
+        take = self._take
+        for arrays in (in_data, out_grad, _kept(node)):
+            for a in arrays:
+                if a is not None:
+                    take(a, 0, False)
+
+    def backward_done(self, node, grads):
+        """After ``node``'s backward: the gradients it returned (an
+        old-style Function makes them outside any call) and the arrays it
+        kept meanwhile.  ``grads``: lists of gradient Variables."""
+        self.drain()
+        take = self._take
+        for listed in grads:
+            for v in listed:
+                if v is not None:
+                    a = v.array
+                    if a is not None:
+                        take(a, 1, True)
+        for a in _kept(node):
+            take(a, 1, True)
+
+    def _take(self, a, grad, count):
+        # Count the buffer of ``a`` (``count``) or mark it as the user's,
+        # unless it was met before.
         try:
             base = a.base
             o = a if base is None else _owner(base)
             key = id(o)
-            if key in self.owners or _is_input(o, inputs):
+            ref = self.seen.get(key)
+            if ref is not None and ref() is not None:
                 return
-            nbytes = getattr(o, 'nbytes', None)
-            if nbytes is None:  # a view of a non-array buffer
-                o = a
-                key = id(a)
-                nbytes = a.nbytes
+            nbytes = 0
+            if count:
+                nbytes = getattr(o, 'nbytes', None)
+                if nbytes is None:  # a view of a non-array buffer
+                    o = a
+                    key = id(a)
+                    nbytes = a.nbytes
+                elif not nbytes and type(o) is numpy.ndarray:
+                    nbytes = 1  # NumPy allocates a byte even for no item
             ref = _Owned(o, self._freed)
         except Exception:
             # An array without .base or .nbytes (ChainerX's), or one that
             # takes no weak reference: not counted, and never an error in
-            # the user's forward pass.
+            # the user's run.
             return
         ref.key = key
         ref.nbytes = nbytes
         ref.grad = grad
-        self.owners[key] = ref
-        self.counts[grad] += nbytes
-
-
-def _is_input(owner, inputs):
-    for x in inputs:
-        if x is owner or (x is not None and x.base is not None
-                          and _owner(x) is owner):
-            return True
-    return False
+        self.seen[key], self.counts[grad] = ref, self.counts[grad] + nbytes
 
 
 class _LinkWatcher(chainer.LinkHook):
     """Follows the links called in a block: the bytes of their parameters,
     each parameter once (read after each link's call: lazily initialised
-    ones exist by then), and their persistent arrays, which the tracker
-    must not count."""
+    ones exist by then), and their persistent arrays, which are the
+    user's."""
 
     def __init__(self, name, tracker):
         self.name = name
@@ -176,11 +278,10 @@ class _LinkWatcher(chainer.LinkHook):
         if id(link) in self.entered:
             return
         self.entered.add(id(link))
-        known = self.tracker.known
         for name in link._persistent:
             value = link.__dict__.get(name)
             if type(value) in _ARRAY_TYPES:
-                known.add(id(value))
+                self.tracker.mark(value)
 
     def forward_postprocess(self, args):
         link = args.link
@@ -219,7 +320,7 @@ class Follower(object):
         if watcher is None:
             return
         watcher.__exit__(None, None, None)
-        self.exit = {'at_exit': tuple(self.tracker.counts),
+        self.exit = {'at_exit': self.tracker.now(),
                      'params': sum(watcher.params.values())}
 
     def __deepcopy__(self, memo):
@@ -234,7 +335,7 @@ class Follower(object):
         if self.exit is not None:
             return self.exit
         params = self.watcher.params if self.watcher is not None else {}
-        return {'at_exit': tuple(self.tracker.counts),
+        return {'at_exit': self.tracker.now(),
                 'params': sum(params.values())}
 
 

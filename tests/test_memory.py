@@ -404,8 +404,8 @@ def test_an_array_without_base_is_skipped():
     odd = object()  # no .base: skipped, not an error
     out = numpy.ones(2, numpy.float32)  # 8 bytes
     tracker.add((odd, out, None), (), False, node)
-    assert tracker.counts == [20, 0]
+    assert tracker.now() == (20, 0)
     tracker.add((out,), (), True, Node())  # seen: counted once
-    assert tracker.counts == [20, 0]
+    assert tracker.now() == (20, 0)
     del out
-    assert tracker.counts == [12, 0]  # freed: taken off
+    assert tracker.now() == (12, 0)  # freed: taken off
