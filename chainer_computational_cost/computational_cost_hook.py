@@ -899,7 +899,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._start_clock(function, in_data)
 
     def _memory_backward_preprocess(self, function, in_data, out_grad):
-        self._memory.tracker.backward_started(function, in_data, out_grad)
+        # The backward loops of Chainer 6 and 7 (_backprop_to_all, and
+        # chainer.grad's _backprop) keep their gradients in 'grads'.
+        self._memory.tracker.backward_started(
+            function, in_data, out_grad, _getframe(1).f_locals.get('grads'))
         ComputationalCostHook.backward_preprocess(self, function, in_data,
                                                   out_grad)
 
@@ -907,9 +910,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         ComputationalCostHook.backward_postprocess(self, function, in_data,
                                                    out_grad)
         # The gradients the node's backward returned, in Chainer's
-        # backward loop (_backprop_to_all, Chainer 6's and 7's): lists of
-        # Variables by input.
-        grads = _getframe(1).f_locals.get('in_grad')
+        # backward loop (Chainer 6's and 7's _backprop_to_all: 'in_grad';
+        # chainer.grad's _backprop: 'x_grads'): lists of Variables.
+        found = _getframe(1).f_locals
+        grads = found.get('in_grad', found.get('x_grads'))
         self._memory.tracker.backward_done(
             function, grads.values() if isinstance(grads, dict) else ())
 

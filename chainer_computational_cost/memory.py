@@ -109,6 +109,12 @@ def _kept(node):
     return found
 
 
+def _leaf_grads(node):
+    """The gradients the inputs of ``node`` that are leaves (parameters,
+    the user's Variables) have before its backward."""
+    return [x.grad for x in node.inputs if x.creator_node is None]
+
+
 class Tracker(object):
     """Live bytes of the arrays one ``with`` block creates.
 
@@ -128,8 +134,8 @@ class Tracker(object):
     finds them both done or neither.
     """
 
-    __slots__ = ('counts', 'seen', 'dead', 'drained', 'pre', '_freed',
-                 '__weakref__')
+    __slots__ = ('counts', 'seen', 'dead', 'drained', 'pre', 'table',
+                 '_freed', '__weakref__')
 
     def __init__(self):
         self.counts = [0, 0]
@@ -138,6 +144,7 @@ class Tracker(object):
         self.drained = 0
         # Arrays a node kept before its forward ran (see before).
         self.pre = {}
+        self.table = None
         self._freed = self.dead.append
 
     def drain(self):
@@ -203,13 +210,28 @@ class Tracker(object):
         self.drain()
         return self.counts
 
-    def backward_started(self, node, in_data, out_grad):
+    def backward_started(self, node, in_data, out_grad, table):
         """Before ``node``'s backward: what it holds that nothing counted
-        (inputs, kept arrays, the initial gradient of ``backward()``) was
-        made before the block or by the user."""
+        was made before the block or by the user: its inputs, the arrays
+        it keeps, the gradients given to it and those its inputs that are
+        leaves already have (added to theirs).  ``table``: the gradients
+        of the backward pass running (Chainer's GradTable), which holds
+        the initial ones (given, or made by ``backward()`` and
+        ``chainer.grad``) when its first node starts."""
         self.drain()
         take = self._take
-        for arrays in (in_data, out_grad, _kept(node)):
+        if table is not None and (self.table is None
+                                  or self.table() is not table):
+            try:
+                self.table = weakref.ref(table)
+                initial = [v.array for listed in table.grads.values()
+                           for v in listed if v is not None]
+            except Exception:  # not Chainer's GradTable
+                initial = ()
+            for a in initial:
+                if a is not None:
+                    take(a, 0, False)
+        for arrays in (in_data, out_grad, _kept(node), _leaf_grads(node)):
             for a in arrays:
                 if a is not None:
                     take(a, 0, False)
