@@ -844,6 +844,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                         else '/')
         if backward:
             phase = 'backward'
+            if depth:
+                # A forward recomputed inside a link call in a backward
+                # pass (F.forget): its own backward runs later in this
+                # pass and belongs to that link.
+                self._node_links[id(node)] = link
         else:
             phase = 'forward'
             # Its backward is attributed to the same link.  Every forward
@@ -876,7 +881,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         """Remember which link the node being back-propagated was created
         in: the gradient functions its backward applies belong there."""
         me = id(function)
-        link = self._node_links.get(me, '/')
+        link = self._node_links.get(me)
+        if link is None:
+            # A node made in the backward of another (F.forget's
+            # recomputation) belongs where that one does.
+            bw = self._backward_links
+            link = bw[-1][1] if bw else '/'
         self._backward_links.append((me, link))
 
     def backward_postprocess(self, function, in_data, out_grad):
