@@ -1,6 +1,7 @@
 """The function hook that records the theoretical cost of every call."""
 
 import copy
+import inspect
 import operator
 import sys
 import threading
@@ -127,6 +128,19 @@ def _backward_codes():
 
 
 _BACKWARD_IDS = _backward_codes()
+
+
+def _caller_locals(*names):
+    """The values of local variables ``names`` (None when missing) of the
+    caller of a hook method (Chainer's backward loop), which keep living
+    only as long as it keeps them: Python < 3.13 keeps a copy of a
+    frame's locals for ``f_locals``, emptied here (never a module's)."""
+    frame = _getframe(2)
+    found = frame.f_locals
+    values = [found.get(name) for name in names]
+    if type(found) is dict and frame.f_code.co_flags & inspect.CO_OPTIMIZED:
+        found.clear()
+    return values
 
 
 def _shapes(arrays):
@@ -863,8 +877,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if follower is None:
             live = grad = None
         else:
-            live, grad = follower.tracker.add(outputs, in_data, backward,
-                                              node)
+            live, grad = follower.tracker.add(
+                outputs, in_data, backward, node, start if backward else None)
             live += grad
         # One flat list of fields, extended by a record's fields: the
         # tuple built here is freed at once, so the calls leave no new
@@ -912,7 +926,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # The backward loops of Chainer 6 and 7 (_backprop_to_all, and
         # chainer.grad's _backprop) keep their gradients in 'grads'.
         self._memory.tracker.backward_started(
-            function, in_data, out_grad, _getframe(1).f_locals.get('grads'))
+            function, in_data, out_grad, _caller_locals('grads')[0])
         ComputationalCostHook.backward_preprocess(self, function, in_data,
                                                   out_grad)
 
@@ -922,8 +936,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # The gradients the node's backward returned, in Chainer's
         # backward loop (Chainer 6's and 7's _backprop_to_all: 'in_grad';
         # chainer.grad's _backprop: 'x_grads'): lists of Variables.
-        found = _getframe(1).f_locals
-        grads = found.get('in_grad', found.get('x_grads'))
+        in_grad, x_grads = _caller_locals('in_grad', 'x_grads')
+        grads = x_grads if in_grad is None else in_grad
         self._memory.tracker.backward_done(
             function, grads.values() if isinstance(grads, dict) else ())
 

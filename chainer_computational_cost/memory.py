@@ -23,6 +23,8 @@ after a call is exact for what it counts:
 """
 
 import collections
+from inspect import CO_OPTIMIZED
+import sys
 import weakref
 
 import chainer
@@ -90,6 +92,8 @@ _ARRAY_TYPES = frozenset(chainer.get_array_types())
 
 _ADAPTER = chainer.function.FunctionAdapter
 
+_VARIABLE = chainer.Variable
+
 
 def _kept(node):
     """The arrays ``node`` keeps as attributes, directly or in a list or
@@ -106,6 +110,46 @@ def _kept(node):
         function = node.function
         if function is not None:
             found += _kept(function)
+    return found
+
+
+def _backward_stops():
+    import chainer._backprop_utils as utils
+    import chainer.function_node as function_node
+    codes = [utils.backprop_step, function_node.grad,
+             getattr(function_node, '_backprop', None)]
+    for name in ('chainer._backprop', 'chainer.variable'):
+        module = sys.modules.get(name)
+        codes.append(getattr(module, '_backprop_to_all', None))
+    return frozenset(f.__code__ for f in codes if f is not None)
+
+
+#: Where the frames of a node's backward end (Chainer 6's and 7's loops).
+_BACKWARD_STOPS = _backward_stops()
+
+
+def _backward_locals(frame):
+    """The arrays (and Variables' arrays) the frames of the backward
+    running hold, from ``frame`` (which made a call) up to Chainer's
+    backward loop: what a backward made outside any call (Maxout's
+    indexes, Contrastive's labels repeated) is alive from then on.  The
+    copy of a frame's locals ``f_locals`` makes (Python < 3.13) is emptied
+    at once, so that it keeps nothing alive."""
+    found = []
+    for _ in range(16):
+        if frame is None or frame.f_code in _BACKWARD_STOPS:
+            break
+        names = frame.f_locals
+        for v in names.values():
+            if type(v) in _ARRAY_TYPES:
+                found.append(v)
+            elif type(v) is _VARIABLE:
+                a = v.array
+                if a is not None:
+                    found.append(a)
+        if type(names) is dict and frame.f_code.co_flags & CO_OPTIMIZED:
+            names.clear()
+        frame = frame.f_back
     return found
 
 
@@ -178,7 +222,7 @@ class Tracker(object):
         if found:
             self.pre[id(node)] = found
 
-    def add(self, outputs, inputs, backward, node):
+    def add(self, outputs, inputs, backward, node, frame=None):
         """Count the buffers a call created and keeps, each once: those of
         its ``outputs`` and of the arrays ``node`` keeps (see _kept); in a
         backward call (``backward``), also inputs nothing made before
@@ -192,6 +236,9 @@ class Tracker(object):
             grad = 1
             for a in inputs:
                 if a is not None:
+                    take(a, 1, True)
+            if frame is not None:
+                for a in _backward_locals(frame):
                     take(a, 1, True)
         else:
             grad = 0

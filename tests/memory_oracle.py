@@ -40,28 +40,40 @@ RUN_LINES = frozenset(_lines(function_node.FunctionNode.apply)
                       | _lines(_backprop_utils.backprop_step))
 
 
-def _is_run(traceback, cache):
+#: (file, line) of a node's backward (where gradients are made).
+BACKWARD_LINES = frozenset(_lines(_backprop_utils.backprop_step))
+
+
+def _kind(traceback, cache):
+    # 0: the user's, 1: a run's forward, 2: a run's backward.
     found = cache.get(traceback)
     if found is None:
-        found = cache[traceback] = any(
-            (f.filename, f.lineno) in RUN_LINES for f in traceback)
+        lines = [(f.filename, f.lineno) for f in traceback]
+        found = cache[traceback] = (
+            2 if any(f in BACKWARD_LINES for f in lines) else
+            1 if any(f in RUN_LINES for f in lines) else 0)
     return found
+
+
+def traced_split():
+    """``(user, forward, backward)``: bytes of the NumPy buffers alive
+    (allocated since tracing started) that the user's code allocated,
+    that the run's calls did outside any backward pass, and inside one."""
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.DomainFilter(True, NUMPY_DOMAIN)])
+    found = [0, 0, 0]
+    cache = {}
+    for trace in snapshot.traces:
+        found[_kind(trace.traceback, cache)] += trace.size
+    return tuple(found)
 
 
 def traced():
     """``(run, user)``: bytes of the NumPy buffers alive that the run's
     calls allocated, and that anything else allocated (since tracing
     started)."""
-    snapshot = tracemalloc.take_snapshot().filter_traces(
-        [tracemalloc.DomainFilter(True, NUMPY_DOMAIN)])
-    run = user = 0
-    cache = {}
-    for trace in snapshot.traces:
-        if _is_run(trace.traceback, cache):
-            run += trace.size
-        else:
-            user += trace.size
-    return run, user
+    user, forward, backward = traced_split()
+    return forward + backward, user
 
 
 class Sampler(chainer.FunctionHook):
