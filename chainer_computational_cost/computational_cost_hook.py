@@ -133,6 +133,19 @@ def _backward_codes():
 _BACKWARD_IDS = _backward_codes()
 
 
+def _caller_locals(*names):
+    """The values of local variables ``names`` (None when missing) of the
+    caller of a hook method (Chainer's backward loop), which keep living
+    only as long as it keeps them: Python < 3.13 keeps a copy of a
+    frame's locals for ``f_locals``, emptied here (never a module's)."""
+    frame = _getframe(2)
+    found = frame.f_locals
+    values = [found.get(name) for name in names]
+    if type(found) is dict and frame.f_code.co_flags & inspect.CO_OPTIMIZED:
+        found.clear()
+    return values
+
+
 def _shapes(arrays):
     """Shapes of ``arrays``, None for a missing array."""
     try:
@@ -486,8 +499,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # One attribute: beyond 30, CPython 3.11 stops sharing the keys of
         # instance dicts, and every attribute read of the hook slows down.
         self._memory = _memory.Follower() if memory else None
-        if measure_time:
-            # Only a timing hook pays for a forward_preprocess.
+        if memory:
+            # Only a hook following memory pays for these (see
+            # memory.Tracker); a timing one for a forward_preprocess.
+            self.forward_preprocess = (self._before_and_clock if
+                                       measure_time else self._before)
+            self.backward_preprocess = self._memory_backward_preprocess
+            self.backward_postprocess = self._memory_backward_postprocess
+        elif measure_time:
             self.forward_preprocess = self._start_clock
 
     def __enter__(self):
@@ -848,6 +867,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                         else '/')
         if backward:
             phase = 'backward'
+            if depth:
+                # A forward recomputed inside a link call in a backward
+                # pass (F.forget): its own backward runs later in this
+                # pass and belongs to that link.
+                self._node_links[id(node)] = link
         else:
             phase = 'forward'
             # Its backward is attributed to the same link.  Every forward
@@ -862,10 +886,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if follower is None:
             live = grad = scratch = state = None
         else:
-            tracker = follower.tracker
-            if outputs is not None:
-                tracker.add(outputs, in_data, backward, function)
-            live, grad = tracker.counts
+            live, grad = follower.tracker.add(
+                outputs, in_data, backward, node, start if backward else None)
             live += grad
             scratch = self._scratch(function, in_data, shapes, outputs)
             state = 0
@@ -885,7 +907,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         """Remember which link the node being back-propagated was created
         in: the gradient functions its backward applies belong there."""
         me = id(function)
-        link = self._node_links.get(me, '/')
+        link = self._node_links.get(me)
+        if link is None:
+            # A node made in the backward of another (F.forget's
+            # recomputation) belongs where that one does.
+            bw = self._backward_links
+            link = bw[-1][1] if bw else '/'
         self._backward_links.append((me, link))
 
     def backward_postprocess(self, function, in_data, out_grad):
@@ -897,6 +924,34 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             if bw[i][0] == me:
                 del bw[i:]
                 break
+
+    # Live memory (memory=True only)
+
+    def _before(self, function, in_data):
+        self._memory.tracker.before(function)
+
+    def _before_and_clock(self, function, in_data):
+        self._memory.tracker.before(function)
+        self._start_clock(function, in_data)
+
+    def _memory_backward_preprocess(self, function, in_data, out_grad):
+        # The backward loops of Chainer 6 and 7 (_backprop_to_all, and
+        # chainer.grad's _backprop) keep their gradients in 'grads'.
+        self._memory.tracker.backward_started(
+            function, in_data, out_grad, _caller_locals('grads')[0])
+        ComputationalCostHook.backward_preprocess(self, function, in_data,
+                                                  out_grad)
+
+    def _memory_backward_postprocess(self, function, in_data, out_grad):
+        ComputationalCostHook.backward_postprocess(self, function, in_data,
+                                                   out_grad)
+        # The gradients the node's backward returned, in Chainer's
+        # backward loop (Chainer 6's and 7's _backprop_to_all: 'in_grad';
+        # chainer.grad's _backprop: 'x_grads'): lists of Variables.
+        in_grad, x_grads = _caller_locals('in_grad', 'x_grads')
+        grads = x_grads if in_grad is None else in_grad
+        self._memory.tracker.backward_done(
+            function, grads.values() if isinstance(grads, dict) else ())
 
     def _comm_record(self, kind, nbytes, caller, error=None):
         """Record one MPI call of the communicator (see mn.MPIRecorder):
@@ -967,14 +1022,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if follower is not None:
             # The optimizer's state is neither an activation nor a
             # gradient; it is counted with the activations (slot 0).
-            before = follower.tracker.counts[0]
+            before = follower.tracker.now()[0]
             for a in new_arrays:
-                follower.tracker._count(a, (), 0)
+                follower.tracker._take(a, 0, True)
             # the rule's temporaries (Adam's: 3 x the parameter on NumPy),
             # and the state it created
             live = self._live()[:2] + (
                 self._scratch(obj, in_data, shapes, None) if in_data else 0,
-                follower.tracker.counts[0] - before)
+                follower.tracker.now()[0] - before)
         self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
              error, stack, 'update', link,
@@ -991,7 +1046,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         follower = self._memory
         if follower is None:
             return None, None, None, None
-        live, grad = follower.tracker.counts
+        live, grad = follower.tracker.now()
         return live + grad, grad, 0, 0
 
     def _scratch(self, function, in_data, shapes, outputs):

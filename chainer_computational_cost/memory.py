@@ -25,9 +25,12 @@ after a call is exact for what it counts:
 """
 
 import collections
+from inspect import CO_OPTIMIZED
+import sys
 import weakref
 
 import chainer
+import numpy
 
 from chainer_computational_cost.affine import affine
 from chainer_computational_cost.records import (
@@ -82,7 +85,7 @@ def _owner(a):
 
 class _Owned(weakref.ref):
     """A weak reference to a buffer's owner, with what its freeing takes
-    off."""
+    off (nothing for a buffer of the user's: see Tracker)."""
 
     __slots__ = ('key', 'nbytes', 'grad')
 
@@ -90,82 +93,250 @@ class _Owned(weakref.ref):
 #: The array classes a node may keep (NumPy's, CuPy's when installed).
 _ARRAY_TYPES = frozenset(chainer.get_array_types())
 
+_ADAPTER = chainer.function.FunctionAdapter
+
+_VARIABLE = chainer.Variable
+
+
+def _kept(node):
+    """The arrays ``node`` keeps as attributes, directly or in a list or
+    tuple (a pooling's argmax indexes, a dropout's mask, Tree-LSTM's gates);
+    for an old-style Function's adapter, the Function's too."""
+    found = []
+    for v in node.__dict__.values():
+        t = type(v)
+        if t in _ARRAY_TYPES:
+            found.append(v)
+        elif t is tuple or t is list:
+            found += [a for a in v if type(a) in _ARRAY_TYPES]
+    if type(node) is _ADAPTER:
+        function = node.function
+        if function is not None:
+            found += _kept(function)
+    return found
+
+
+def _backward_stops():
+    import chainer._backprop_utils as utils
+    import chainer.function_node as function_node
+    codes = [utils.backprop_step, function_node.grad,
+             getattr(function_node, '_backprop', None)]
+    for name in ('chainer._backprop', 'chainer.variable'):
+        module = sys.modules.get(name)
+        codes.append(getattr(module, '_backprop_to_all', None))
+    return frozenset(f.__code__ for f in codes if f is not None)
+
+
+#: Where the frames of a node's backward end (Chainer 6's and 7's loops).
+_BACKWARD_STOPS = _backward_stops()
+
+
+def _backward_locals(frame):
+    """The arrays (and Variables' arrays) the frames of the backward
+    running hold, from ``frame`` (which made a call) up to Chainer's
+    backward loop: what a backward made outside any call (Maxout's
+    indexes, Contrastive's labels repeated) is alive from then on.  The
+    copy of a frame's locals ``f_locals`` makes (Python < 3.13) is emptied
+    at once, so that it keeps nothing alive."""
+    found = []
+    for _ in range(16):
+        if frame is None or frame.f_code in _BACKWARD_STOPS:
+            break
+        names = frame.f_locals
+        for v in names.values():
+            if type(v) in _ARRAY_TYPES:
+                found.append(v)
+            elif type(v) is _VARIABLE:
+                a = v.array
+                if a is not None:
+                    found.append(a)
+        if type(names) is dict and frame.f_code.co_flags & CO_OPTIMIZED:
+            names.clear()
+        frame = frame.f_back
+    return found
+
+
+def _leaf_grads(node):
+    """The gradients the inputs of ``node`` that are leaves (parameters,
+    the user's Variables) have before its backward."""
+    return [x.grad for x in node.inputs if x.creator_node is None]
+
 
 class Tracker(object):
     """Live bytes of the arrays one ``with`` block creates.
 
     ``counts`` is ``[activations, gradients]``: bytes created by forward
-    and by backward calls that are still alive.  ``known`` holds the ids
-    of arrays the user owns that a node may keep (links' persistent
-    values, such as BatchNormalization's running averages).
+    and by backward calls that are still alive (read them through
+    :meth:`now`).  ``seen`` holds, by id, a weak reference to the owner of
+    every buffer met: one counted, or one of the user's, which counts
+    nothing (anything the block did not make: what it was given, the
+    parameters, arrays made before it).
+
+    A freed buffer's reference is appended to ``dead`` by ``list.append``
+    itself (a C function, so the weak reference's callback runs no Python
+    code in which an interrupt could be raised and lost), and its bytes
+    are taken off by :meth:`drain` at the next reading.  Both sides of
+    every update are one statement without a call: an interrupt (which
+    Python raises only at a call, a loop's jump or, traced, a new line)
+    finds them both done or neither.
     """
 
-    __slots__ = ('counts', 'owners', 'known', '_freed', '__weakref__')
+    __slots__ = ('counts', 'seen', 'dead', 'drained', 'pre', 'table',
+                 '_freed', '__weakref__')
 
     def __init__(self):
-        counts = self.counts = [0, 0]
-        owners = self.owners = {}
-        self.known = set()
+        self.counts = [0, 0]
+        self.seen = {}
+        self.dead = []
+        self.drained = 0
+        # Arrays a node kept before its forward ran (see before).
+        self.pre = {}
+        self.table = None
+        self._freed = self.dead.append
 
-        # Runs whenever a buffer dies (at any moment, in any code), so it
-        # only does two C-level updates.
-        def freed(ref, owners=owners, counts=counts):
-            owners.pop(ref.key, None)
-            counts[ref.grad] -= ref.nbytes
-        self._freed = freed
+    def drain(self):
+        """Take off the bytes of the buffers freed since the last call."""
+        dead = self.dead
+        if not dead:
+            return
+        counts = self.counts
+        seen = self.seen
+        while self.drained < len(dead):
+            ref = dead[self.drained]
+            counts[ref.grad], self.drained = (counts[ref.grad] - ref.nbytes,
+                                              self.drained + 1)
+            if seen.get(ref.key) is ref:
+                del seen[ref.key]
+        dead[:self.drained], self.drained = (), 0
 
-    def add(self, outputs, inputs, backward, function):
-        """Count the buffers a call created and keeps: those of its
-        ``outputs`` and of the arrays ``function`` (the node, or the
-        old-style Function) holds as attributes (a pooling's argmax
-        indexes, a dropout's mask), each buffer once, none of the inputs'
-        (``backward``: the call is a backward one)."""
-        grad = 1 if backward else 0
-        for a in outputs:
-            if a is not None:
-                self._count(a, inputs, grad)
-        for a in function.__dict__.values():
-            if type(a) in _ARRAY_TYPES and id(a) not in self.known:
-                self._count(a, inputs, grad)
+    def now(self):
+        """``(activations, gradients)``: the bytes alive now."""
+        self.drain()
+        return tuple(self.counts)
 
-    def _count(self, a, inputs, grad):
+    def mark(self, a):
+        """``a`` is the user's: its buffer counts nothing, ever."""
+        self._take(a, 0, False)
+
+    def before(self, node):
+        """Before ``node``'s forward: the arrays it already keeps were
+        given to it (by the user, in a forward pass)."""
+        found = _kept(node)
+        if found:
+            self.pre[id(node)] = found
+
+    def add(self, outputs, inputs, backward, node, frame=None):
+        """Count the buffers a call created and keeps, each once: those of
+        its ``outputs`` and of the arrays ``node`` keeps (see _kept); in a
+        backward call (``backward``), also inputs nothing made before
+        (made by a backward outside any call, such as a sign mask).  In a
+        forward call, inputs and what the node kept before its forward
+        are the user's.  Returns ``counts``."""
+        self.drain()
+        take = self._take
+        pre = self.pre.pop(id(node), None) if self.pre else None
+        if backward:
+            grad = 1
+            for a in inputs:
+                if a is not None:
+                    take(a, 1, True)
+            if frame is not None:
+                for a in _backward_locals(frame):
+                    take(a, 1, True)
+        else:
+            grad = 0
+            for a in inputs:
+                if a is not None:
+                    take(a, 0, False)
+            if pre:
+                for a in pre:
+                    take(a, 0, False)
+        if outputs is not None:
+            for a in outputs:
+                if a is not None:
+                    take(a, grad, True)
+        for a in _kept(node):
+            take(a, grad, True)
+        self.drain()
+        return self.counts
+
+    def backward_started(self, node, in_data, out_grad, table):
+        """Before ``node``'s backward: what it holds that nothing counted
+        was made before the block or by the user: its inputs, the arrays
+        it keeps, the gradients given to it and those its inputs that are
+        leaves already have (added to theirs).  ``table``: the gradients
+        of the backward pass running (Chainer's GradTable), which holds
+        the initial ones (given, or made by ``backward()`` and
+        ``chainer.grad``) when its first node starts."""
+        self.drain()
+        take = self._take
+        if table is not None and (self.table is None
+                                  or self.table() is not table):
+            try:
+                self.table = weakref.ref(table)
+                initial = [v.array for listed in table.grads.values()
+                           for v in listed if v is not None]
+            except Exception:  # not Chainer's GradTable
+                initial = ()
+            for a in initial:
+                if a is not None:
+                    take(a, 0, False)
+        for arrays in (in_data, out_grad, _kept(node), _leaf_grads(node)):
+            for a in arrays:
+                if a is not None:
+                    take(a, 0, False)
+
+    def backward_done(self, node, grads):
+        """After ``node``'s backward: the gradients it returned (an
+        old-style Function makes them outside any call) and the arrays it
+        kept meanwhile.  ``grads``: lists of gradient Variables."""
+        self.drain()
+        take = self._take
+        for listed in grads:
+            for v in listed:
+                if v is not None:
+                    a = v.array
+                    if a is not None:
+                        take(a, 1, True)
+        for a in _kept(node):
+            take(a, 1, True)
+
+    def _take(self, a, grad, count):
+        # Count the buffer of ``a`` (``count``) or mark it as the user's,
+        # unless it was met before.
         try:
             base = a.base
             o = a if base is None else _owner(base)
             key = id(o)
-            if key in self.owners or _is_input(o, inputs):
+            ref = self.seen.get(key)
+            if ref is not None and ref() is not None:
                 return
-            nbytes = getattr(o, 'nbytes', None)
-            if nbytes is None:  # a view of a non-array buffer
-                o = a
-                key = id(a)
-                nbytes = a.nbytes
+            nbytes = 0
+            if count:
+                nbytes = getattr(o, 'nbytes', None)
+                if nbytes is None:  # a view of a non-array buffer
+                    o = a
+                    key = id(a)
+                    nbytes = a.nbytes
+                elif not nbytes and type(o) is numpy.ndarray:
+                    nbytes = 1  # NumPy allocates a byte even for no item
             ref = _Owned(o, self._freed)
         except Exception:
             # An array without .base or .nbytes (ChainerX's), or one that
             # takes no weak reference: not counted, and never an error in
-            # the user's forward pass.
+            # the user's run.
             return
         ref.key = key
         ref.nbytes = nbytes
         ref.grad = grad
-        self.owners[key] = ref
-        self.counts[grad] += nbytes
-
-
-def _is_input(owner, inputs):
-    for x in inputs:
-        if x is owner or (x is not None and x.base is not None
-                          and _owner(x) is owner):
-            return True
-    return False
+        self.seen[key], self.counts[grad] = ref, self.counts[grad] + nbytes
 
 
 class _LinkWatcher(chainer.LinkHook):
     """Follows the links called in a block: the bytes of their parameters,
     each parameter once (read after each link's call: lazily initialised
-    ones exist by then), and their persistent arrays, which the tracker
-    must not count."""
+    ones exist by then), and their persistent arrays, which are the
+    user's."""
 
     def __init__(self, name, tracker):
         self.name = name
@@ -179,11 +350,10 @@ class _LinkWatcher(chainer.LinkHook):
         if id(link) in self.entered:
             return
         self.entered.add(id(link))
-        known = self.tracker.known
         for name in link._persistent:
             value = link.__dict__.get(name)
             if type(value) in _ARRAY_TYPES:
-                known.add(id(value))
+                self.tracker.mark(value)
 
     def forward_postprocess(self, args):
         link = args.link
@@ -222,7 +392,7 @@ class Follower(object):
         if watcher is None:
             return
         watcher.__exit__(None, None, None)
-        self.exit = {'at_exit': tuple(self.tracker.counts),
+        self.exit = {'at_exit': self.tracker.now(),
                      'params': sum(watcher.params.values())}
 
     def __deepcopy__(self, memo):
@@ -237,7 +407,7 @@ class Follower(object):
         if self.exit is not None:
             return self.exit
         params = self.watcher.params if self.watcher is not None else {}
-        return {'at_exit': tuple(self.tracker.counts),
+        return {'at_exit': self.tracker.now(),
                 'params': sum(params.values())}
 
 

@@ -323,6 +323,30 @@ def test_recomputed_links_keep_their_path():
     assert cch.link_report['/fc']['n_calls'] == 2
 
 
+def test_recomputed_links_get_their_gradients():
+    # Issue 27: the gradients of a link that F.forget recomputes in the
+    # backward pass landed in '/'.
+    class Net(chainer.Chain):
+        def __init__(self):
+            super(Net, self).__init__()
+            with self.init_scope():
+                self.fc = L.Linear(3, 3)
+
+        def forward(self, x):
+            return F.forget(lambda h: F.relu(self.fc(h)), x)
+
+    with ComputationalCostHook(strict=True) as cch:
+        F.sum(Net()(_x(2, 3))).backward()
+    links = {name: r['link'] for name, r in cch.layer_report.items()
+             if name != 'total'}
+    # fc's weight and input gradients, and its bias's (a Sum)
+    assert links['LinearGradWeight-1'] == '/fc'
+    assert links['LinearGradData-1'] == '/fc'
+    assert links['Sum-2'] == '/fc'
+    # the ReLU is Net's own, as is Forget
+    assert links['ReLUGrad2-1'] == '/'
+
+
 def test_one_hook_cannot_be_active_twice_at_once():
     hook = ComputationalCostHook()
     with hook:
