@@ -21,8 +21,8 @@ from chainer_computational_cost.records import R_PHASE
 
 MiB = 1 << 20
 
-# What a CUDA device holds beside the arrays, for margin='cuda' (docs/memory.md,
-# "Will it fit"):
+# What a CUDA device holds beside the arrays, for margin='cuda'
+# (docs/memory.md, "Will it fit"):
 #: the CUDA context and the cuDNN and cuBLAS handles, taken before the
 #: first array: a PyTorch user measured 723 MiB for a first one-element
 #: tensor (discuss.pytorch.org, "How to reduce the memory requirement for
