@@ -1,7 +1,9 @@
 """Network presets, the alpha-beta times of MPI calls, t_network in the
 roofline report and scaling_report."""
 
+import chainer
 import chainer.functions as F
+import chainer.links as L
 import numpy as np
 import pytest
 
@@ -174,3 +176,93 @@ def test_network_names_in_any_case():
     assert network.resolve_network('IB-HDR200').bandwidth == 25e9
     with pytest.raises(ValueError, match="unknown network 'ib-xdr'"):
         network.resolve_network('ib-xdr')
+
+
+class _Embed(chainer.Chain):
+    """Token ids -> EmbedID(1000, 64) -> Linear(64, 10): 1000*64 = 64,000
+    plus 64*10 + 10 = 650: 64,650 parameters."""
+
+    def __init__(self):
+        super(_Embed, self).__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(1000, 64)
+            self.out = L.Linear(64, 10)
+
+    def forward(self, ids):
+        return self.out(self.embed(ids))
+
+
+@pytest.mark.parametrize('dtype, expected', [
+    # 64,650 gradients of 2, 4 and 8 bytes
+    ('float16', 129300), ('float32', 258600), ('float64', 517200)])
+def test_gradient_bytes_have_the_parameters_dtype(dtype, expected):
+    with chainer.using_config('dtype', np.dtype(dtype)):
+        model = _Embed()
+    ids = np.array([1, 2, 3], np.int32)  # int32: not the gradients'
+    with ComputationalCostHook() as cch:
+        F.sum(model(ids)).backward()
+    rows = cch.scaling_report([1, 2], device='a100', network='ib-edr')
+    assert rows[2]['comm_bytes'] == expected
+    # ring all-reduce over 2 workers on ib-edr (12.5e9 B/s, 1e-6 s):
+    # 2*1/2 * S/12.5e9 + 2*1 * 1e-6
+    assert rows[2]['t_allreduce'] == pytest.approx(
+        expected / 12.5e9 + 2e-6, rel=1e-12)
+
+
+def test_gradient_bytes_of_mixed_dtypes():
+    # EmbedID(10, 4) in float16: 40 * 2 = 80 bytes; Linear(4, 2) in
+    # float32: (8 + 2) * 4 = 40 bytes; 120 in all.
+    class Mixed(chainer.Chain):
+        def __init__(self):
+            super(Mixed, self).__init__()
+            with self.init_scope():
+                with chainer.using_config('dtype', np.float16):
+                    self.embed = L.EmbedID(10, 4)
+                self.out = L.Linear(4, 2)
+
+        def forward(self, ids):
+            return self.out(F.cast(self.embed(ids), np.float32))
+    model = Mixed()
+    with ComputationalCostHook() as cch:
+        F.sum(model(np.array([1, 2], np.int32))).backward()
+    rows = cch.scaling_report([4], device='a100', network='ib-edr')
+    assert rows[4]['comm_bytes'] == 120
+
+
+@pytest.mark.parametrize('kwargs, error, message', [
+    ({'batch_size': -3}, ValueError, r"batch_size must be an int >= 1 "
+     r"\(samples per worker\) or None, got -3$"),
+    ({'batch_size': 0}, ValueError, 'got 0$'),
+    ({'batch_size': 'x'}, TypeError, "batch_size must be an int >= 1 "
+     r"\(samples per worker\) or None, got 'x'$"),
+    ({'batch_size': 2.5}, TypeError, 'got 2.5$'),
+    ({'batch_size': True}, TypeError, 'got True$'),
+    ({'workers': []}, ValueError, r'workers must be ints >= 1 \(one int '
+     r'or an iterable of them\), got \[\]$'),
+    ({'workers': '8'}, ValueError, r"got \['8'\]$"),
+    ({'workers': [1, 2.0]}, ValueError, r'got \[2.0\]$'),
+    ({'workers': [True]}, ValueError, r'got \[True\]$'),
+    ({'workers': None}, ValueError, r'got \[None\]$'),
+    ({'workers': -1}, ValueError, r'got \[-1\]$'),
+])
+def test_scaling_report_argument_checks(kwargs, error, message):
+    args = dict(workers=[1, 8], device='a100', network='ib-edr')
+    args.update(kwargs)
+    with pytest.raises(error, match=message):
+        _step().scaling_report(**args)
+
+
+def test_scaling_report_reads_workers_once():
+    # a generator, a range, a tuple, a NumPy int: each worker count once
+    cch = _step()
+    for workers in ((n for n in [1, 8]), range(1, 9, 7), (1, 8),
+                    [np.int64(1), 8]):
+        rows = cch.scaling_report(workers, device='a100',
+                                  network='ib-edr', batch_size=3)
+        assert list(rows) == [1, 8]
+        assert type(rows[1]['workers']) is int
+        # samples/s: 8 workers * 3 samples / t_step
+        assert rows[8]['samples_per_s'] == pytest.approx(
+            24 / rows[8]['t_step'], rel=1e-12)
+    rows = cch.scaling_report(4, device='a100', network='ib-edr')
+    assert list(rows) == [4]
