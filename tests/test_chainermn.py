@@ -68,6 +68,28 @@ def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
         # gradients: 26*4 = 104 bytes each, float16 too (the naive
         # communicator sends float16 as float32): 208 bytes.
         assert row['spy'] == row['hook'] == 208, row
+        # The total and the summary sum every call: 104 + 104 = 208, and
+        # 104 per type.
+        assert row['total_comm_bytes'] == 208
+        assert row['summary_comm_bytes'] == [104, 104]
+        # A message of 3 float32 = 12 bytes received into a buffer of 10
+        # float32 (40 bytes) counts 12, with or without the caller's
+        # status, which still tells the caller 3; the values arrive.
+        calls, count, got = row['recv']
+        if row['rank'] % 2 == 0:
+            assert calls == [['MPI_Send', 12]] * 2
+        else:
+            assert calls == [['MPI_Recv', 12]] * 2
+            assert count == 3 and got == [0.0, 1.0, 2.0]
+        # Gathered with memory=True: rank r keeps 4 * (r + 1) float32,
+        # 16 * (r + 1) bytes; the highest peak is the last rank's.
+        if row['rank'] == 0:
+            assert row['gathered_memory'] == {
+                'peak': 16 * n, 'rank': n - 1,
+                'layer': 'rank{}/ReLU-1'.format(n - 1),
+                'by_rank': [16 * (r + 1) for r in range(n)]}
+        else:
+            assert row['gathered_memory'] is None
         # Chainer 6's ChainerMN names the gradient all-reduce
         # allreduce_grad, Chainer 7's multi_node_mean_grad.
         grad = 'allreduce_grad' if chainer.__version__.startswith('6.') \
