@@ -242,3 +242,169 @@ def test_buffer_specs_by_hand():
     assert mn.buffer_bytes(x) == 48  # 6 * 8
     assert mn.buffer_bytes(None) == 0
     assert mn.buffer_bytes([x, None]) == 48  # no counts: the buffer
+
+
+def _rank_hooks():
+    """Two ranks' hooks with memory=True: rank 0 keeps the ReLU of 4
+    float32 and its sum alive, rank 1 of 8."""
+    import numpy as np
+    hooks = {}
+    for rank, n in ((0, 4), (1, 8)):
+        with ComputationalCostHook(memory=True) as cch:
+            y = chainer.functions.relu(np.zeros(n, np.float32))
+            z = chainer.functions.sum(y)
+        del y, z
+        hooks[rank] = cch
+    return hooks
+
+
+def _gathered():
+    import pickle
+    from chainer_computational_cost import mn
+    hooks = _rank_hooks()
+    # As MPI's gather hands them: pickled, in any order.
+    parts = pickle.loads(pickle.dumps(
+        [mn.rank_part(1, hooks[1]), mn.rank_part(0, hooks[0])]))
+    return mn.GatheredReport(parts)
+
+
+def test_gathered_report_reads_everything():
+    import io
+    import pickle
+    g = _gathered()
+    # rank 1's inputs have other shapes: its graph differs
+    assert g.ranks == [0, 1] and g.differing_ranks == [1]
+    # ReLU of n float32: n FLOPs, 4n read, 4n written; Sum: n - 1 FLOPs,
+    # 4n read, 4 written.
+    report = g.layer_report
+    assert list(report) == ['rank0/ReLU-1', 'rank0/Sum-1', 'rank1/ReLU-1',
+                            'rank1/Sum-1', 'total']
+    assert [report[k]['rank'] for k in list(report)[:4]] == [0, 0, 1, 1]
+    assert (report['rank1/ReLU-1']['flops'],
+            report['rank1/ReLU-1']['mrw']) == (8, 64)
+    # totals over both ranks: 4 + 3 + 8 + 7 = 22 FLOPs; bytes 32 + 20 +
+    # 64 + 36 = 152
+    assert (g.total_report['flops'], g.total_report['mrw']) == (22, 152)
+    summary = g.summary_report
+    assert summary['ReLU']['n_layers'] == 2
+    assert summary['ReLU']['slowest_rank'] == 1
+    assert g.phase_report['forward']['flops'] == 22
+    assert g.link_report['/']['flops'] == 22
+    assert list(g.summary_report_by_phase()) == ['forward/ReLU',
+                                                 'forward/Sum', 'total']
+    assert g.ignored_layers == {}
+    # Live memory: rank r keeps ReLU's output (4n bytes) and the sum (4):
+    # rank 0 20 bytes, rank 1 36; the gathered figures are rank 1's.
+    by_rank = g.memory_report_by_rank()
+    assert [f['peak'] for f in by_rank.values()] == [20, 36]
+    figures = g.memory_report
+    assert (figures['peak'], figures['rank'], figures['peak_layer']) == (
+        36, 1, 'rank1/Sum-1')
+    out = io.StringIO()
+    g.show_memory_report(out, unit='raw')
+    assert out.getvalue().splitlines()[1] == 'peak,36,36,0,rank1/Sum-1'
+    for show in (g.show_report, g.show_summary_report,
+                 g.show_phase_report, g.show_link_report):
+        out = io.StringIO()
+        show(out, unit='raw')
+        assert out.getvalue().splitlines()[-1].startswith('total,'), show
+    rows = g.roofline_report(peak_flops=1e9, bandwidth=1e9)
+    # 152 bytes at 1e9 B/s (every layer memory-bound)
+    assert rows['total']['t_roofline'] == pytest.approx(152e-9, rel=1e-12)
+    # One rank's own reports, and a frozen copy that pickles.
+    assert list(g.rank(0).layer_report) == ['ReLU-1', 'Sum-1', 'total']
+    with pytest.raises(ValueError, match=r'no rank 2: the ranks are \[0, 1'):
+        g.rank(2)
+    copy = pickle.loads(pickle.dumps(g.snapshot()))
+    assert list(copy.layer_report) == list(report)
+    assert copy.memory_report['peak'] == 36
+
+
+def test_gathered_slowest_rank_and_rank_report():
+    g = _gathered()
+    # At 1e9 FLOP/s and 1e9 B/s each layer takes its bytes in ns: rank 0
+    # 32 + 20 = 52 ns, rank 1 64 + 36 = 100 ns.
+    rank, seconds = g.slowest_rank(peak_flops=1e9, bandwidth=1e9)
+    assert rank == 1 and seconds == pytest.approx(100e-9, rel=1e-12)
+    totals = g.rank_report()
+    assert list(totals) == [0, 1]
+    assert [(t['name'], t['flops'], t['mrw'], t['comm_bytes'])
+            for t in totals.values()] == [('rank0', 7, 52, 0),
+                                          ('rank1', 15, 100, 0)]
+
+
+def test_gathered_memory_needs_memory_on_the_ranks():
+    import numpy as np
+    from chainer_computational_cost import mn
+    with ComputationalCostHook() as cch:
+        chainer.functions.relu(np.zeros(3, np.float32))
+    g = mn.GatheredReport([mn.rank_part(0, cch)])
+    with pytest.raises(ValueError, match=r'memory=True'):
+        g.memory_report
+
+
+def test_gathered_scaling_report_reads_the_slowest_rank():
+    import numpy as np
+    from chainer_computational_cost import mn
+    from mpi.mn_models import MLP
+    model = MLP()
+    parts = []
+    for rank, batch in ((0, 2), (1, 6)):
+        with ComputationalCostHook() as cch:
+            chainer.functions.sum(
+                model(np.zeros((batch, 3), np.float32))).backward()
+        parts.append(mn.rank_part(rank, cch))
+    rows = mn.GatheredReport(parts).scaling_report(
+        (n for n in [1, 8]), device='a100', network='ib-hdr200')
+    # Rank 1 (batch 6) takes longer; 26 float32 gradients = 104 bytes.
+    assert [r['rank'] for r in rows.values()] == [1, 1]
+    assert rows[8]['comm_bytes'] == 104
+    assert rows[8]['samples_per_s'] == pytest.approx(
+        8 * 6 / rows[8]['t_step'], rel=1e-12)
+
+
+def test_comm_bytes_summed_in_every_report():
+    from chainer_computational_cost import aggregation
+    # Four gradient all-reduces of the MLP: 48 + 16 + 32 + 8 = 104 bytes;
+    # a bcast of 10.
+    layers = [dict(name='MPI_Allreduce-{}'.format(i + 1),
+                   type='MPI_Allreduce', flops=0, mread=0, mwrite=0,
+                   comm_bytes=b, phase='backward')
+              for i, b in enumerate([48, 16, 32, 8])]
+    layers.append(dict(name='MPI_Bcast-1', type='MPI_Bcast', flops=0,
+                       mread=0, mwrite=0, comm_bytes=10, phase='forward'))
+    assert aggregation.total_report(layers)['comm_bytes'] == 114
+    summary = aggregation.summary_report(layers)
+    assert summary['MPI_Allreduce']['comm_bytes'] == 104
+    assert summary['MPI_Bcast']['comm_bytes'] == 10
+    assert summary['total']['comm_bytes'] == 114
+    phases = aggregation.phase_report(layers)
+    assert (phases['forward']['comm_bytes'],
+            phases['backward']['comm_bytes']) == (10, 104)
+
+
+def test_object_calls_count_their_pickles():
+    import pickle
+    from chainer_computational_cost import mn
+
+    def size(o):
+        return len(pickle.dumps(o, pickle.HIGHEST_PROTOCOL))
+
+    class Real(object):
+        rank = 1
+    obj = {'a': [1, 2, 3]}
+    # what this rank sends, or, when it only receives, what it received
+    assert mn._object_bytes('gather', (obj,), {}, None, Real()) == size(obj)
+    assert mn._object_bytes('recv', (), {}, obj, Real()) == size(obj)
+    assert mn._object_bytes('bcast', (None, 0), {}, obj, Real()) == \
+        size(obj)
+    assert mn._object_bytes('bcast', (obj,), {'root': 1}, None,
+                            Real()) == size(obj)
+    items = [obj, 'x', 3]
+    total = sum(size(o) for o in items)
+    assert mn._object_bytes('scatter', (items,), {'root': 1}, obj,
+                            Real()) == total
+    assert mn._object_bytes('scatter', (None, 0), {}, 'x', Real()) == \
+        size('x')
+    assert mn._object_bytes('alltoall', (items,), {}, None, Real()) == \
+        total

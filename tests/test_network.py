@@ -266,3 +266,132 @@ def test_scaling_report_reads_workers_once():
             24 / rows[8]['t_step'], rel=1e-12)
     rows = cch.scaling_report(4, device='a100', network='ib-edr')
     assert list(rows) == [4]
+
+
+NET = network.Network('t', 't', 1e9, 1e-6)  # 1 GB/s, 1 us
+
+
+@pytest.mark.parametrize('kind, n, expected', [
+    # S = 1e6 B: S/B = 1e-3 s, a = 1e-6 s.
+    # tree reduce, N=5: ceil(log2 5) = 3 steps of (1e-6 + 1e-3)
+    ('MPI_Reduce', 5, 3.003e-3),
+    ('MPI_reduce_obj', 5, 3.003e-3),
+    # tree broadcast, N=8: 3 steps; N=2: 1 step
+    ('MPI_Bcast', 8, 3.003e-3),
+    ('MPI_Bcast', 2, 1.001e-3),
+    # gather to the root, N=5: 3 * 1e-6 + 4 * 1e-3
+    ('MPI_Gather', 5, 4.003e-3),
+    ('MPI_gather_obj', 5, 4.003e-3),
+    # scatter and all-to-all, N=4: 3 * 1e-6 + 3/4 * 1e-3
+    ('MPI_Scatter', 4, 7.53e-4),
+    ('MPI_scatter_obj', 4, 7.53e-4),
+    ('MPI_Alltoall', 4, 7.53e-4),
+    ('MPI_alltoall_obj', 4, 7.53e-4),
+    # ring all-gather, N=4: 3 * (1e-6 + 1e-3)
+    ('MPI_allgather_obj', 4, 3.003e-3),
+    # ring all-reduce, N=2: 2*1/2 * 1e-3 + 2 * 1e-6
+    ('MPI_allreduce_obj', 2, 1.002e-3),
+    # point to point: 1e-6 + 1e-3, whatever N
+    ('MPI_Recv', 4, 1.001e-3),
+    ('MPI_send_obj', 2, 1.001e-3),
+])
+def test_every_collective_by_hand(kind, n, expected):
+    assert network.collective_time(kind, 10 ** 6, n, NET) == \
+        pytest.approx(expected, rel=1e-12)
+    # one rank: no network
+    assert network.collective_time(kind, 10 ** 6, 1, NET) == 0.0
+
+
+def test_t_network_rows_by_hand():
+    layers = [
+        {'name': 'ReLU-1', 'type': 'ReLU', 'params': {}},
+        {'name': 'MPI_Allreduce-1', 'type': 'MPI_Allreduce',
+         'comm_bytes': 10 ** 6, 'params': {'n_ranks': 4}},
+        # an MPI call that sent nothing still waits: 2 tree steps of 1 us
+        {'name': 'MPI_Bcast-1', 'type': 'MPI_Bcast', 'comm_bytes': 0,
+         'params': {'n_ranks': 4}},
+    ]
+    rows = {x['name']: {} for x in layers}
+    rows['total'] = {}
+    network.add_t_network(rows, layers, NET)
+    # all-reduce, N=4: 2*3/4 * 1e-3 + 6 * 1e-6 = 1.506e-3
+    assert rows['ReLU-1'] == {'comm_bytes': 0, 't_network': 0.0}
+    assert rows['MPI_Allreduce-1']['t_network'] == pytest.approx(
+        1.506e-3, rel=1e-12)
+    assert rows['MPI_Bcast-1']['t_network'] == pytest.approx(
+        2e-6, rel=1e-12)
+    assert rows['total']['comm_bytes'] == 10 ** 6
+    assert rows['total']['t_network'] == pytest.approx(1.508e-3,
+                                                       rel=1e-12)
+
+
+def _worked_step():
+    """Forward 3 + 2 us, backward 4 us of roofline time; the backward
+    all-reduces 600 + 400 gradient bytes (a forward all-reduce does not
+    count)."""
+    layers = [
+        {'name': 'A', 'type': 'LinearFunction', 'phase': 'forward'},
+        {'name': 'B', 'type': 'ReLU', 'phase': 'forward'},
+        {'name': 'M0', 'type': 'MPI_Allreduce', 'phase': 'forward',
+         'comm_bytes': 5000},
+        {'name': 'C', 'type': 'LinearGradWeight', 'phase': 'backward'},
+        {'name': 'M1', 'type': 'MPI_Allreduce', 'phase': 'backward',
+         'comm_bytes': 600},
+        {'name': 'M2', 'type': 'MPI_Allreduce', 'phase': 'backward',
+         'comm_bytes': 400},
+    ]
+    rows = {'A': {'t_roofline': 3e-6}, 'B': {'t_roofline': 2e-6},
+            'C': {'t_roofline': 4e-6}}
+    return layers, rows
+
+
+def test_scaling_figures_by_hand():
+    layers, rows = _worked_step()
+    report = network.scaling_report(layers, rows, 26, [1, 2, 4], NET, 3)
+    # t_compute = 3 + 2 + 4 = 9 us; 1000 gradient bytes (600 + 400).
+    # N=2: t_ar = 2*1/2 * 1000/1e9 + 2*1 * 1e-6 = 1e-6 + 2e-6 = 3 us;
+    #   t_step = 12 us; overlap: 5 + max(4, 3) = 9 us;
+    #   efficiency 9/12 = 0.75, with overlap 9/9 = 1.
+    # N=4: t_ar = 2*3/4 * 1e-6 + 6e-6 = 7.5 us; t_step = 16.5 us;
+    #   overlap: 5 + max(4, 7.5) = 12.5 us; efficiency 9/16.5, 9/12.5 =
+    #   0.72; samples/s = 4 * 3 / 16.5e-6.
+    expected = {
+        1: (0.0, 9e-6, 9e-6, 1.0, 1.0, 3 / 9e-6),
+        2: (3e-6, 12e-6, 9e-6, 0.75, 1.0, 6 / 12e-6),
+        4: (7.5e-6, 16.5e-6, 12.5e-6, 9 / 16.5, 0.72, 12 / 16.5e-6)}
+    assert list(report) == [1, 2, 4]
+    for n, (t_ar, t_step, t_overlap, eff, eff_overlap, sps) in \
+            expected.items():
+        row = report[n]
+        assert list(row) == list(network.SCALING_COLUMNS)
+        assert row['workers'] == n and row['comm_bytes'] == 1000
+        assert row['t_compute'] == pytest.approx(9e-6, rel=1e-12)
+        got = (row['t_allreduce'], row['t_step'], row['t_step_overlap'],
+               row['efficiency'], row['efficiency_overlap'],
+               row['samples_per_s'])
+        assert got == pytest.approx(
+            (t_ar, t_step, t_overlap, eff, eff_overlap, sps), rel=1e-12,
+            abs=0), n
+
+
+def test_scaling_gradient_bytes_sources():
+    layers, rows = _worked_step()
+    local = [x for x in layers if not x['type'].startswith('MPI_')]
+
+    def comm(layers, *args, **kwargs):
+        return network.scaling_report(layers, rows, *args, **kwargs)[2][
+            'comm_bytes']
+    # given grad_bytes wins over the recorded 1000
+    assert comm(layers, 26, [2], NET, 3, grad_bytes=7) == 7
+    # no record: the parameters' bytes, else 26 float32 = 104
+    assert comm(local, 26, [2], NET, 3, param_bytes=52) == 52
+    assert comm(local, 26, [2], NET, 3) == 104
+    # without a batch size, no samples/s
+    assert network.scaling_report(local, rows, 26, [2], NET, None)[2][
+        'samples_per_s'] is None
+    with pytest.raises(ValueError, match='parameter count is unknown'):
+        comm(local, None, [2], NET, 3)
+    with pytest.raises(ValueError, match='grad_bytes must be an int >= 0'):
+        comm(local, 26, [2], NET, 3, grad_bytes=-1)
+    with pytest.raises(ValueError, match='no backward'):
+        comm(local[:2], 26, [2], NET, 3)
