@@ -50,10 +50,11 @@ PACKAGE = 'chainer_computational_cost'
 #: Module -> the test files that must catch its bugs (and any
 #: tests/test_mutants_<module>.py that exists).
 TESTS = {
-    'memory': ['test_memory.py', 'test_links.py', 'test_projection.py'],
+    'memory': ['test_memory.py', 'test_links.py', 'test_projection.py',
+               'test_presets.py'],
     'fit': ['test_memory.py'],
     'mn': ['test_chainermn.py', 'test_network.py'],
-    'network': ['test_network.py', 'test_chainermn.py'],
+    'network': ['test_network.py', 'test_presets.py', 'test_chainermn.py'],
     'projection': ['test_projection.py', 'test_network.py'],
     'aggregation': ['test_report.py', 'test_links.py', 'test_phase.py',
                     'test_chainermn.py'],

@@ -408,3 +408,111 @@ def test_object_calls_count_their_pickles():
         size('x')
     assert mn._object_bytes('alltoall', (items,), {}, None, Real()) == \
         total
+
+
+class _FakeDatatype(object):
+    def __init__(self, size):
+        self.size = size
+
+    def Get_size(self):
+        return self.size
+
+
+class _FakeStatus(object):
+    count = None
+
+    def Get_count(self, datatype):
+        return self.count // datatype.size
+
+
+class _FakeMPIModule(object):
+    """What mn reads of mpi4py.MPI: Datatype, IN_PLACE, Status, BYTE."""
+    Datatype = _FakeDatatype
+    IN_PLACE = object()
+    Status = _FakeStatus
+    BYTE = _FakeDatatype(1)
+    FLOAT = _FakeDatatype(4)
+
+
+@pytest.fixture
+def fake_mpi(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'mpi4py.MPI', _FakeMPIModule)
+    return _FakeMPIModule
+
+
+def test_buffer_specs_with_datatypes(fake_mpi):
+    import numpy as np
+    from chainer_computational_cost import mn
+    x = np.zeros(10, np.float32)  # 40 bytes
+    dtype = fake_mpi.FLOAT
+    assert mn.buffer_bytes(fake_mpi.IN_PLACE) == 0
+    assert mn.buffer_bytes([x, dtype]) == 40  # no counts: the buffer
+    assert mn.buffer_bytes([x, 3, dtype]) == 12  # 3 * 4
+    # [buf, (counts, displacements), type]: 2 + 3 = 5 floats = 20 bytes
+    assert mn.buffer_bytes([x, ([2, 3], [0, 2]), dtype]) == 20
+    # [buf, counts, displacements, type]: the counts, 1 + 2 + 4 = 7 floats
+    assert mn.buffer_bytes([x, [1, 2, 4], [0, 1, 3], dtype]) == 28
+    # [buf, (count, displacement), type] with plain ints: 3 floats
+    assert mn.buffer_bytes([x, (3, 0), dtype]) == 12
+    assert mn.buffer_bytes(bytearray(7)) == 7
+    # an in-place call: the receive buffer, 40 bytes
+    assert mn._first_buffer((fake_mpi.IN_PLACE, x)) == 40
+    assert mn._first_buffer((None, None)) == 0
+
+
+class _FakeReceiver(object):
+    rank = 1
+    size = 2
+
+    def Recv(self, buf, source=None, tag=None, status=None):
+        # a message of 3 float32 into whatever buffer
+        buf[:3] = 7
+        if status is not None:
+            status.count = 12
+        return None
+
+    def Allreduce(self, sendbuf, recvbuf):
+        return None
+
+
+def test_recv_counts_the_message_not_the_buffer(fake_mpi):
+    import numpy as np
+    from chainer_computational_cost import mn
+    seen = []
+    recorder = mn.MPIRecorder(_FakeReceiver(),
+                              lambda *a: seen.append((a[0], a[1])))
+    buf = np.zeros(10, np.float32)  # 40 bytes
+    recorder.Recv(buf, 0, 5)
+    mine = fake_mpi.Status()
+    recorder.Recv(buf, 0, 5, mine)  # the caller's status, filled
+    recorder.Recv(buf, source=0, status=None)
+    recorder.Allreduce(fake_mpi.IN_PLACE, buf)  # in place: 40 bytes
+    recorder.Allreduce(sendbuf=buf[:2], recvbuf=buf[:2])  # 8 bytes
+    assert seen == [('MPI_Recv', 12)] * 3 + [('MPI_Allreduce', 40),
+                                             ('MPI_Allreduce', 8)]
+    assert mine.count == 12 and buf[2] == 7
+
+
+def test_caller_name_and_gradient_calls():
+    from chainer_computational_cost import mn
+
+    class Comm(object):
+        def multi_node_mean_grad(self):
+            return self.helper()
+
+        def helper(self):
+            return mn.caller_name(sys._getframe(0), self), \
+                mn.is_grad_call(sys._getframe(0))
+
+        def bcast_obj(self):
+            return inner(self)
+
+    def inner(comm):
+        return mn.caller_name(sys._getframe(0), comm), \
+            mn.is_grad_call(sys._getframe(0))
+    comm = Comm()
+    # the outermost method of comm on the stack names the call
+    assert comm.multi_node_mean_grad() == ('multi_node_mean_grad', True)
+    assert comm.bcast_obj() == ('bcast_obj', False)
+    # no method of comm: the caller's own name
+    assert inner(object()) == ('inner', False)

@@ -313,7 +313,7 @@ def test_t_network_rows_by_hand():
     ]
     rows = {x['name']: {} for x in layers}
     rows['total'] = {}
-    network.add_t_network(rows, layers, NET)
+    assert network.add_t_network(rows, layers, NET) is rows
     # all-reduce, N=4: 2*3/4 * 1e-3 + 6 * 1e-6 = 1.506e-3
     assert rows['ReLU-1'] == {'comm_bytes': 0, 't_network': 0.0}
     assert rows['MPI_Allreduce-1']['t_network'] == pytest.approx(
@@ -395,3 +395,17 @@ def test_scaling_gradient_bytes_sources():
         comm(local, 26, [2], NET, 3, grad_bytes=-1)
     with pytest.raises(ValueError, match='no backward'):
         comm(local[:2], 26, [2], NET, 3)
+
+
+def test_scaling_function_checks_its_own_arguments():
+    # network.scaling_report is public: it checks what the method checks.
+    layers, rows = _worked_step()
+    with pytest.raises(ValueError, match='workers must be ints >= 1'):
+        network.scaling_report(layers, rows, 26, [0], NET, 3)
+    with pytest.raises(ValueError, match='batch_size must be an int >= 1'):
+        network.scaling_report(layers, rows, 26, [2], NET, -3)
+    with pytest.raises(TypeError, match='batch_size must be an int >= 1'):
+        network.scaling_report(layers, rows, 26, [2], NET, 'x')
+    # a generator of workers, read once
+    assert list(network.scaling_report(layers, rows, 26, iter([1, 2]),
+                                       NET, 3)) == [1, 2]

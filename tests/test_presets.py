@@ -82,5 +82,9 @@ def test_network_presets():
         'ib-edr': (12.5e9, 1e-6), 'ib-hdr200': (25e9, 1e-6),
         'ib-ndr': (50e9, 1e-6), 'eth-25g': (3.125e9, 10e-6),
         'eth-100g': (12.5e9, 10e-6), 'nvlink-a100': (300e9, 1e-6)}
-    assert network.NETWORKS['ib-hdr200'].title == \
-        'InfiniBand HDR (200 Gb/s)'
+    assert [x.title for x in network.NETWORKS.values()] == [
+        'InfiniBand EDR (100 Gb/s)', 'InfiniBand HDR (200 Gb/s)',
+        'InfiniBand NDR (400 Gb/s)', '25 Gigabit Ethernet (TCP)',
+        '100 Gigabit Ethernet (TCP)', 'NVLink 3 (A100, one node)']
+    assert [x.name for x in network.NETWORKS.values()] == list(
+        network.NETWORKS)
