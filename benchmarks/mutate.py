@@ -56,9 +56,8 @@ TESTS = {
     'mn': ['test_chainermn.py', 'test_network.py'],
     'network': ['test_network.py', 'test_presets.py', 'test_chainermn.py'],
     'projection': ['test_projection.py', 'test_network.py'],
-    'aggregation': ['test_aggregation.py', 'test_report.py', 'test_links.py',
-                    'test_phase.py',
-                    'test_chainermn.py'],
+    'aggregation': ['test_aggregation.py', 'test_report.py',
+                    'test_links.py', 'test_phase.py', 'test_chainermn.py'],
 }
 
 _BINOP_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div,
