@@ -56,96 +56,6 @@ def launch(tmp_path, n, script, *args):
     return sorted(rows, key=lambda r: (r['dtype'], r['rank']))
 
 
-@needs_mpi
-@pytest.mark.parametrize('n', [2, 4])
-def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
-    rows = launch(tmp_path, n, 'mn_train.py', 'float32', 'float16')
-    for row in rows:
-        assert row['restored'], row
-        assert row['propagated'] == ['TypeError', True]
-        # MLP 3-4-2: 3*4 + 4 + 4*2 + 2 = 26 parameters.  The first update
-        # broadcasts them (bcast_data), the second all-reduces the
-        # gradients: 26*4 = 104 bytes each, float16 too (the naive
-        # communicator sends float16 as float32): 208 bytes.
-        assert row['spy'] == row['hook'] == 208, row
-        # The total and the summary sum every call: 104 + 104 = 208, and
-        # 104 per type.
-        assert row['total_comm_bytes'] == 208
-        assert row['summary_comm_bytes'] == [104, 104]
-        # A message of 3 float32 = 12 bytes received into a buffer of 10
-        # float32 (40 bytes) counts 12, with or without the caller's
-        # status, which still tells the caller 3; the values arrive.
-        calls, count, got = row['recv']
-        if row['rank'] % 2 == 0:
-            assert calls == [['MPI_Send', 12]] * 2
-        else:
-            assert calls == [['MPI_Recv', 12]] * 2
-            assert count == 3 and got == [0.0, 1.0, 2.0]
-        # Gathered with memory=True: rank r keeps 4 * (r + 1) float32,
-        # 16 * (r + 1) bytes; the highest peak is the last rank's.
-        if row['rank'] == 0:
-            assert row['gathered_memory'] == {
-                'peak': 16 * n, 'rank': n - 1,
-                'layer': 'rank{}/ReLU-1'.format(n - 1),
-                'by_rank': [16 * (r + 1) for r in range(n)]}
-        else:
-            assert row['gathered_memory'] is None
-        # Chainer 6's ChainerMN names the gradient all-reduce
-        # allreduce_grad, Chainer 7's multi_node_mean_grad.
-        grad = 'allreduce_grad' if chainer.__version__.startswith('6.') \
-            else 'multi_node_mean_grad'
-        kinds = [(t, p, call) for t, _, p, call in row['comm']]
-        assert kinds == [('MPI_Bcast', 'forward', 'bcast_data')] * 4 + [
-            ('MPI_Allreduce', 'backward', grad)] * 4
-        # W of l1, b of l1, W of l2, b of l2 (sorted names): 12, 4, 8, 2
-        # parameters, 4 bytes each.
-        assert [b for _, b, _, _ in row['comm']] == [48, 16, 32, 8] * 2
-        assert row['local_comm_bytes'] == [0]
-        # The first all-reduce (48 bytes) on ib-hdr200 (25e9 B/s, 1e-6 s):
-        # 2(N-1)/N * 48/25e9 + 2(N-1) * 1e-6; N=2: 1.92e-9 + 2e-6,
-        # N=4: 2.88e-9 + 6e-6.
-        expected = {2: 2.00192e-6, 4: 6.00288e-6}[n]
-        assert row['t_network'] == pytest.approx(expected), row
-        # gather(root=0): every rank's records on rank 0, None elsewhere.
-        if row['rank'] == 0:
-            assert row['gathered'] == {
-                'ranks': list(range(n)), 'n_layers': n * row['n_layers'],
-                'comm_bytes': n * 208, 'differing': [],
-                'first': 'rank0/LinearFunction-1'}
-        else:
-            assert row['gathered'] is None
-
-
-@needs_mpi
-@pytest.mark.parametrize('n', [2, 4])
-def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
-    # Chainer 6's ChainerMN functions refuse float16 (TypeError: allgather
-    # does not support dtype float16); Chainer 7's send it as float32.
-    dtypes = ['float32'] if chainer.__version__.startswith('6.') else [
-        'float32', 'float16']
-    rows = launch(tmp_path, n, 'mn_functions.py', *dtypes)
-    for row in rows:
-        for name, result in row['results'].items():
-            assert result['hook'] == result['spy'] > 0, (row['rank'], name)
-            # Both directions move data: the forward and its backward.
-            assert result['phases'] == ['backward', 'forward'], name
-            assert result['ignored'] == [] and not result['warnings'], name
-        if row['rank'] == 0:
-            # Ranks that ran different graphs are named, not crashed on:
-            # odd ranks receive what even ranks send.
-            results = row['results']
-            assert results['allgather']['differing'] == []
-            assert results['send_recv']['differing'] == list(
-                range(1, n, 2))
-            # Only odd ranks receive: the first of them is the slowest at
-            # Recv; rank 0 reads the broadcast array, the others nothing.
-            assert results['send_recv']['slowest']['Recv'] == 1
-            assert results['bcast']['slowest']['Bcast'] == 0
-            assert results['bcast']['slowest']['total'] is None
-        else:
-            assert row['results']['send_recv']['differing'] is None
-
-
 def test_comm_must_be_a_chainermn_communicator():
     with pytest.raises(TypeError, match='comm'):
         ComputationalCostHook(comm=object())
@@ -516,3 +426,95 @@ def test_caller_name_and_gradient_calls():
     assert comm.bcast_obj() == ('bcast_obj', False)
     # no method of comm: the caller's own name
     assert inner(object()) == ('inner', False)
+
+
+# Under mpiexec (last: the slowest)
+
+@needs_mpi
+@pytest.mark.parametrize('n', [2, 4])
+def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
+    rows = launch(tmp_path, n, 'mn_train.py', 'float32', 'float16')
+    for row in rows:
+        assert row['restored'], row
+        assert row['propagated'] == ['TypeError', True]
+        # MLP 3-4-2: 3*4 + 4 + 4*2 + 2 = 26 parameters.  The first update
+        # broadcasts them (bcast_data), the second all-reduces the
+        # gradients: 26*4 = 104 bytes each, float16 too (the naive
+        # communicator sends float16 as float32): 208 bytes.
+        assert row['spy'] == row['hook'] == 208, row
+        # The total and the summary sum every call: 104 + 104 = 208, and
+        # 104 per type.
+        assert row['total_comm_bytes'] == 208
+        assert row['summary_comm_bytes'] == [104, 104]
+        # A message of 3 float32 = 12 bytes received into a buffer of 10
+        # float32 (40 bytes) counts 12, with or without the caller's
+        # status, which still tells the caller 3; the values arrive.
+        calls, count, got = row['recv']
+        if row['rank'] % 2 == 0:
+            assert calls == [['MPI_Send', 12]] * 2
+        else:
+            assert calls == [['MPI_Recv', 12]] * 2
+            assert count == 3 and got == [0.0, 1.0, 2.0]
+        # Gathered with memory=True: rank r keeps 4 * (r + 1) float32,
+        # 16 * (r + 1) bytes; the highest peak is the last rank's.
+        if row['rank'] == 0:
+            assert row['gathered_memory'] == {
+                'peak': 16 * n, 'rank': n - 1,
+                'layer': 'rank{}/ReLU-1'.format(n - 1),
+                'by_rank': [16 * (r + 1) for r in range(n)]}
+        else:
+            assert row['gathered_memory'] is None
+        # Chainer 6's ChainerMN names the gradient all-reduce
+        # allreduce_grad, Chainer 7's multi_node_mean_grad.
+        grad = 'allreduce_grad' if chainer.__version__.startswith('6.') \
+            else 'multi_node_mean_grad'
+        kinds = [(t, p, call) for t, _, p, call in row['comm']]
+        assert kinds == [('MPI_Bcast', 'forward', 'bcast_data')] * 4 + [
+            ('MPI_Allreduce', 'backward', grad)] * 4
+        # W of l1, b of l1, W of l2, b of l2 (sorted names): 12, 4, 8, 2
+        # parameters, 4 bytes each.
+        assert [b for _, b, _, _ in row['comm']] == [48, 16, 32, 8] * 2
+        assert row['local_comm_bytes'] == [0]
+        # The first all-reduce (48 bytes) on ib-hdr200 (25e9 B/s, 1e-6 s):
+        # 2(N-1)/N * 48/25e9 + 2(N-1) * 1e-6; N=2: 1.92e-9 + 2e-6,
+        # N=4: 2.88e-9 + 6e-6.
+        expected = {2: 2.00192e-6, 4: 6.00288e-6}[n]
+        assert row['t_network'] == pytest.approx(expected), row
+        # gather(root=0): every rank's records on rank 0, None elsewhere.
+        if row['rank'] == 0:
+            assert row['gathered'] == {
+                'ranks': list(range(n)), 'n_layers': n * row['n_layers'],
+                'comm_bytes': n * 208, 'differing': [],
+                'first': 'rank0/LinearFunction-1'}
+        else:
+            assert row['gathered'] is None
+
+
+@needs_mpi
+@pytest.mark.parametrize('n', [2, 4])
+def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
+    # Chainer 6's ChainerMN functions refuse float16 (TypeError: allgather
+    # does not support dtype float16); Chainer 7's send it as float32.
+    dtypes = ['float32'] if chainer.__version__.startswith('6.') else [
+        'float32', 'float16']
+    rows = launch(tmp_path, n, 'mn_functions.py', *dtypes)
+    for row in rows:
+        for name, result in row['results'].items():
+            assert result['hook'] == result['spy'] > 0, (row['rank'], name)
+            # Both directions move data: the forward and its backward.
+            assert result['phases'] == ['backward', 'forward'], name
+            assert result['ignored'] == [] and not result['warnings'], name
+        if row['rank'] == 0:
+            # Ranks that ran different graphs are named, not crashed on:
+            # odd ranks receive what even ranks send.
+            results = row['results']
+            assert results['allgather']['differing'] == []
+            assert results['send_recv']['differing'] == list(
+                range(1, n, 2))
+            # Only odd ranks receive: the first of them is the slowest at
+            # Recv; rank 0 reads the broadcast array, the others nothing.
+            assert results['send_recv']['slowest']['Recv'] == 1
+            assert results['bcast']['slowest']['Bcast'] == 0
+            assert results['bcast']['slowest']['total'] is None
+        else:
+            assert row['results']['send_recv']['differing'] is None
