@@ -264,7 +264,14 @@ def test_gathered_scaling_report_reads_the_slowest_rank():
             chainer.functions.sum(
                 model(np.zeros((batch, 3), np.float32))).backward()
         parts.append(mn.rank_part(rank, cch))
-    rows = mn.GatheredReport(parts).scaling_report(
+    g = mn.GatheredReport(parts)
+    # Each rank called the model once: 2 calls in all; the parameters are
+    # one rank's: 26 (l1: 3*4 + 4 = 16).
+    links = g.link_report
+    assert (links['/']['n_calls'], links['/']['n_params']) == (2, 26)
+    assert (links['/l1']['n_calls'], links['/l1']['n_params']) == (2, 16)
+    assert g.total_report['n_params'] == 26
+    rows = g.scaling_report(
         (n for n in [1, 8]), device='a100', network='ib-hdr200')
     # Rank 1 (batch 6) takes longer; 26 float32 gradients = 104 bytes.
     assert [r['rank'] for r in rows.values()] == [1, 1]
