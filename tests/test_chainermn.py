@@ -403,9 +403,10 @@ def test_recv_counts_the_message_not_the_buffer(fake_mpi):
     mine = fake_mpi.Status()
     recorder.Recv(buf, 0, 5, mine)  # the caller's status, filled
     recorder.Recv(buf, source=0, status=None)
+    recorder.Recv(buf, 0, 5, None)  # status None, given in its place
     recorder.Allreduce(fake_mpi.IN_PLACE, buf)  # in place: 40 bytes
     recorder.Allreduce(sendbuf=buf[:2], recvbuf=buf[:2])  # 8 bytes
-    assert seen == [('MPI_Recv', 12)] * 3 + [('MPI_Allreduce', 40),
+    assert seen == [('MPI_Recv', 12)] * 4 + [('MPI_Allreduce', 40),
                                              ('MPI_Allreduce', 8)]
     assert mine.count == 12 and buf[2] == 7
 
