@@ -375,6 +375,8 @@ def test_buffer_specs_with_datatypes(fake_mpi):
     # an in-place call: the receive buffer, 40 bytes
     assert mn._first_buffer((fake_mpi.IN_PLACE, x)) == 40
     assert mn._first_buffer((None, None)) == 0
+    # Reduce(IN_PLACE, None, op) off the root: the op is not a buffer
+    assert mn._first_buffer((fake_mpi.IN_PLACE, None, 'op')) == 0
 
 
 class _FakeReceiver(object):
@@ -526,3 +528,29 @@ def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
             assert results['bcast']['slowest']['total'] is None
         else:
             assert row['results']['send_recv']['differing'] is None
+
+
+def test_summary_slowest_rank_breaks_ties_on_bytes():
+    import numpy as np
+    from chainer_computational_cost import mn
+    # Cast: one FLOP an element, reads and writes each element.  Rank 0:
+    # two casts of 4 float32 to float64, 8 FLOPs, 2 * (16 + 32) = 96
+    # bytes; rank 1: one cast of 8 float64 to float16, 8 FLOPs, 64 + 16 =
+    # 80 bytes.  Same FLOPs: rank 0 moves more.
+    parts = []
+    with ComputationalCostHook() as cch:
+        for _ in range(2):
+            chainer.functions.cast(np.zeros(4, np.float32), np.float64)
+    parts.append(mn.rank_part(0, cch))
+    with ComputationalCostHook() as cch:
+        chainer.functions.cast(np.zeros(8, np.float64), np.float16)
+    parts.append(mn.rank_part(1, cch))
+    g = mn.GatheredReport(parts)
+    assert g.summary_report['Cast']['slowest_rank'] == 0
+    assert [t['mrw'] for t in g.rank_report().values()] == [96, 80]
+    # at 1e9 B/s: 96 ns against 80; over a network too (no MPI call: no
+    # network time)
+    for network in (None, 'ib-edr'):
+        rank, seconds = g.slowest_rank(peak_flops=1e9, bandwidth=1e9,
+                                       network=network)
+        assert rank == 0 and seconds == pytest.approx(96e-9, rel=1e-12)
