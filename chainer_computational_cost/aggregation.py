@@ -166,7 +166,8 @@ def link_report(layers, link_info, depth=None):
     """Ordered dict link path -> costs of the functions called in that link
     and its descendants, then 'total'.
 
-    ``link_info`` maps each path seen to ``(n_calls, n_params)``; every
+    ``link_info`` maps each path seen to ``(n_calls, n_params)`` (a third
+    item, the parameters' bytes, is not read here); every
     ancestor path is present too.  A layer with no ``link`` belongs to the
     root ``/``.  With ``depth``, paths deeper than ``depth`` levels are
     left out: their costs stay in their ancestors.
@@ -180,7 +181,7 @@ def link_report(layers, link_info, depth=None):
         full.update(_ancestors(p))
     entries = {}
     for p in full:
-        n_calls, n_params = link_info.get(p, (0, 0))
+        n_calls, n_params = link_info.get(p, (0, 0))[:2]
         entries[p] = collections.OrderedDict(
             [('name', p), ('n_params', n_params), ('n_calls', n_calls),
              ('n_layers', 0), ('flops', 0), ('mread', 0), ('mwrite', 0),

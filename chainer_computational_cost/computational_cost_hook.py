@@ -259,13 +259,13 @@ class _LinkObserver(chainer.LinkHook):
     def __init__(self, owner):
         self.name = owner.name + '-links'
         self._owner = owner
-        # Per path [n_calls, n_params]; bumped at each change of it (the
-        # reports' cache key).
+        # Per path [n_calls, n_params, bytes of those parameters]; bumped
+        # at each change of it (the reports' cache key).
         self.links = {}
         self.version = 0
         # (parent path, name) -> path.
         self.paths = {}
-        # (path, id(link)) -> {id(param): size} of that link, measured in
+        # (path, id(link)) -> {id(param): (size, nbytes)} of that link, in
         # this with block; per path the union of its links' parameters.
         self.param_sizes = {}
         self.path_sizes = {}
@@ -313,7 +313,7 @@ class _LinkObserver(chainer.LinkHook):
         owner._anchor = anchor
         info = self.links.get(path)
         if info is None:
-            self.links[path] = [1, None]
+            self.links[path] = [1, None, None]
         else:
             info[0] += 1
         self.version += 1
@@ -364,7 +364,9 @@ class _LinkObserver(chainer.LinkHook):
             sizes = measured[path, me] = _param_sizes(link, path, measured)
             merged = self.path_sizes.setdefault(path, {})
             merged.update(sizes)
-            self.links[path][1] = int(sum(merged.values()))
+            info = self.links[path]
+            info[1] = int(sum(n for n, _ in merged.values()))
+            info[2] = int(sum(b for _, b in merged.values()))
             self.version += 1
 
     def __exit__(self, *args):
@@ -375,8 +377,9 @@ class _LinkObserver(chainer.LinkHook):
 
 
 def _param_sizes(link, path, known):
-    """``{id(parameter): size}`` of the initialised parameters of ``link``
-    at ``path`` and of its children, each parameter once (shared ones too).
+    """``{id(parameter): (size, nbytes)}`` of the initialised parameters
+    of ``link`` at ``path`` and of its children, each parameter once
+    (shared ones too).
 
     A child already measured in this ``with`` block (``known``:
     ``(path, id of the link)`` -> its sizes) is not walked again: children
@@ -387,15 +390,15 @@ def _param_sizes(link, path, known):
     for name in link._params:
         p = link.__dict__[name]
         if p.array is not None:
-            sizes[id(p)] = p.size
+            sizes[id(p)] = (p.size, p.array.nbytes)
     prefix = path if path == '/' else path + '/'
     for child in link.children():
         entry = known.get((prefix + str(child.name), id(child)))
         if entry is not None:
             sizes.update(entry)
         else:
-            sizes.update((id(p), p.size) for p in child.params()
-                         if p.array is not None)
+            sizes.update((id(p), (p.size, p.array.nbytes))
+                         for p in child.params() if p.array is not None)
     return sizes
 
 
@@ -483,7 +486,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._tries = {}
         self._base_anchor = self._anchor = _top_anchor(self._tries)
         # Links: the path being called, the stack of calls, per path
-        # [n_calls, n_params]; forward nodes' paths for their backward.
+        # [n_calls, n_params, param bytes]; forward nodes' paths for their
+        # backward.
         self._link_observer = _LinkObserver(self)
         self._link_stack = []
         self._node_links = {}
@@ -1228,7 +1232,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # weakref callbacks and switch threads): another thread may be
         # adding paths.
         links = self._link_observer.links.copy()
-        return {path: (info[0], info[1] or 0)
+        return {path: (info[0], info[1] or 0, info[2] or 0)
                 for path, info in links.items()}
 
     def _cache_key(self):

@@ -14,9 +14,11 @@ code did not call; the real communicator is put back on exit.
 The bytes of one call (``comm_bytes``):
 
 * buffer calls: the first buffer argument that is given (the send buffer;
-  for an in-place all-reduce or a receive, the receive buffer): its
-  ``counts x datatype size`` when the buffer specification has counts,
-  else the buffer's ``nbytes``;
+  for an in-place all-reduce, the receive buffer): its ``counts x
+  datatype size`` when the buffer specification has counts, else the
+  buffer's ``nbytes``; for ``Recv``, the message received (read from its
+  status: the caller's, or one the recorder passes), not the buffer,
+  which may be larger;
 * pickle-based calls: the length of the pickle of the object sent (for a
   list scattered or sent all-to-all, the sum over its items), and for a
   receive the pickle of the object received.
@@ -26,10 +28,13 @@ import collections
 import pickle
 import sys
 
+from chainer_computational_cost import memory
 from chainer_computational_cost import network as net
+from chainer_computational_cost import plots
 from chainer_computational_cost import report
 from chainer_computational_cost import roofline
 from chainer_computational_cost.aggregation import total_report
+from chainer_computational_cost.rendering import check_columns
 
 #: The record's type of each buffer call, by method name.
 BUFFER_CALLS = {
@@ -146,11 +151,17 @@ class _Call(object):
         self.kind = kind
 
     def __call__(self, *args, **kwargs):
-        result = self.method(*args, **kwargs)  # errors propagate unchanged
         name = self.name
+        status = None
+        if name == 'Recv':
+            args, kwargs, status = _with_status(args, kwargs)
+        result = self.method(*args, **kwargs)  # errors propagate unchanged
         error = None
         try:
-            if name in BUFFER_CALLS:
+            if status is not None:
+                # The message, not the buffer (which may be larger).
+                nbytes = status.Get_count(_mpi().BYTE)
+            elif name in BUFFER_CALLS:
                 nbytes = _first_buffer(args or (
                     kwargs.get('sendbuf', kwargs.get('buf')),
                     kwargs.get('recvbuf')))
@@ -164,6 +175,22 @@ class _Call(object):
         except Exception:
             pass  # never raise in the user's code: the call was made
         return result
+
+
+def _with_status(args, kwargs):
+    """The arguments of ``Recv(buf, source, tag, status)`` with a status
+    to read the message's size from: the caller's, else a new one."""
+    mpi = _mpi()
+    if mpi is None:
+        return args, kwargs, None
+    status = args[3] if len(args) > 3 else kwargs.get('status')
+    if status is None:
+        status = mpi.Status()
+        if len(args) > 3:
+            args = args[:3] + (status,) + args[4:]
+        else:
+            kwargs = dict(kwargs, status=status)
+    return args, kwargs, status
 
 
 def _object_bytes(name, args, kwargs, result, real):
@@ -236,15 +263,18 @@ def gather(hook, root=0):
     if hook._comm_saved:
         raise ValueError('gather must be called after the with block, not '
                          'inside it')
-    built = hook._built()
-    payload = {'rank': comm.rank, 'layers': built['layers'],
-               'ignored': list(built['ignored'].items()),
-               'link_info': built['link_info'],
-               'n_params': built['n_params']}
-    parts = comm.mpi_comm.gather(payload, root=root)
+    parts = comm.mpi_comm.gather(rank_part(comm.rank, hook), root=root)
     if parts is None:
         return None
     return GatheredReport(parts)
+
+
+def rank_part(rank, source):
+    """What :func:`gather` sends of one rank: its rank and a frozen copy
+    of ``source``'s reports (a :class:`~chainer_computational_cost.report.
+    ReportSnapshot`, which pickles); a list of them makes a
+    :class:`GatheredReport`."""
+    return {'rank': rank, 'snapshot': source.snapshot()}
 
 
 def _graph(layers):
@@ -253,13 +283,37 @@ def _graph(layers):
         for s in x['input_shapes'])) for x in layers]
 
 
+def _merged_link_info(infos):
+    """Per link path: the calls summed over the ranks, the parameters of
+    the rank that holds the most (each rank has its own copy)."""
+    out = {}
+    for info in infos:
+        for path, entry in info.items():
+            old = out.get(path)
+            if old is None:
+                out[path] = tuple(entry)
+            else:
+                out[path] = (old[0] + entry[0],) + tuple(
+                    max(a, b) for a, b in zip(old[1:], entry[1:]))
+    return out
+
+
 class GatheredReport(report.CostReport):
-    """Every rank's records, on the root: the reading API of the hook
-    (layer, summary, link, phase, roofline reports, ``show_*``, JSON);
-    each layer is named ``rank<r>/<name>`` and carries its ``rank``.  The
-    summary sums each type over the ranks and names its ``slowest_rank``:
-    the rank with the most of that type's work (FLOPs, then bytes moved,
-    then bytes sent).
+    """Every rank's records, on the root, with the whole reading API.
+
+    * The layer, summary, phase, link and roofline reports (and their
+      ``show_*`` and plots) hold every rank's calls: each layer is named
+      ``rank<r>/<name>`` and carries its ``rank``; totals sum over the
+      ranks.  The summary names, per type, its ``slowest_rank``: the rank
+      with the most of that type's work (FLOPs, then bytes moved, then
+      bytes sent).  The link report sums each link's calls over the ranks
+      and gives it the parameters of one rank.
+    * What is one worker's by nature reads the rank that bounds the run:
+      ``memory_report`` (and ``show_memory_report``, ``plot_memory``) the
+      rank with the highest peak, ``scaling_report`` the rank whose step
+      takes longest on the device; both add that ``rank``.
+    * :meth:`rank` gives one rank's own reports; :meth:`rank_report`,
+      :meth:`memory_report_by_rank` and :meth:`slowest_rank` compare them.
 
     Attributes:
         ranks (list): the ranks, in order.
@@ -270,24 +324,33 @@ class GatheredReport(report.CostReport):
 
     def __init__(self, parts):
         parts = sorted(parts, key=lambda p: p['rank'])
-        self.ranks = [p['rank'] for p in parts]
-        first = _graph(parts[0]['layers'])
-        self.differing_ranks = [p['rank'] for p in parts[1:]
-                                if _graph(p['layers']) != first]
+        self._parts = parts
+        self._snapshots = collections.OrderedDict(
+            (p['rank'], p['snapshot']) for p in parts)
+        self.ranks = list(self._snapshots)
+        built = collections.OrderedDict(
+            (r, s._built()) for r, s in self._snapshots.items())
+        first = _graph(built[self.ranks[0]]['layers'])
+        self.differing_ranks = [r for r in self.ranks[1:]
+                                if _graph(built[r]['layers']) != first]
         layers = []
-        ignored = {}
-        for p in parts:
-            prefix = 'rank{}/'.format(p['rank'])
-            for x in p['layers']:
-                layers.append(dict(x, name=prefix + x['name'],
-                                   rank=p['rank']))
-            for name, x in p['ignored']:
-                ignored[prefix + name] = dict(x, rank=p['rank'])
+        ignored = collections.OrderedDict()
+        for r, b in built.items():
+            prefix = 'rank{}/'.format(r)
+            for x in b['layers']:
+                layers.append(dict(x, name=prefix + x['name'], rank=r))
+            for name, x in b['ignored'].items():
+                ignored[prefix + name] = dict(x, rank=r)
+        info = _merged_link_info(b['link_info'] for b in built.values())
         self._gathered = {
             'layers': layers, 'ignored': ignored,
-            'n_params': parts[0]['n_params'],
-            'link_info': parts[0]['link_info']}
-        self._per_rank = parts
+            'n_params': built[self.ranks[0]]['n_params'],
+            'link_info': info}
+        self._per_rank = [{'rank': r, 'layers': b['layers']}
+                          for r, b in built.items()]
+
+    def __reduce__(self):
+        return (GatheredReport, (self._parts,))
 
     def _records(self):
         return self._gathered['layers']
@@ -315,6 +378,18 @@ class GatheredReport(report.CostReport):
     def _built(self):
         return self._gathered
 
+    def rank(self, r):
+        """Rank ``r``'s own reports (a ReportSnapshot: the whole reading
+        API, its layers named as on that rank)."""
+        if r not in self._snapshots:
+            raise ValueError('no rank {!r}: the ranks are {}'.format(
+                r, self.ranks))
+        return self._snapshots[r]
+
+    def snapshot(self):
+        """A frozen copy (a gathered report is one already: it pickles)."""
+        return GatheredReport(self._parts)
+
     def rank_report(self):
         """Ordered dict rank -> that rank's totals: ``n_layers``,
         ``flops``, ``mread``, ``mwrite``, ``mrw``, ``comm_bytes``."""
@@ -331,7 +406,7 @@ class GatheredReport(report.CostReport):
                      bandwidth=None):
         """``(rank, seconds)`` of the rank whose records take longest
         on ``device`` (roofline) plus ``network`` (t_network, if
-        given)."""
+        given); the first such rank on a tie."""
         best = None
         for p in self._per_rank:
             rows = roofline.roofline_report(p['layers'], device,
@@ -343,3 +418,68 @@ class GatheredReport(report.CostReport):
             if best is None or t > best[1]:
                 best = (p['rank'], t)
         return best
+
+    # One worker's figures: the rank that bounds the run.
+
+    def memory_report_by_rank(self):
+        """Ordered dict rank -> that rank's memory figures (see
+        :func:`chainer_computational_cost.memory.memory_report`), the
+        ``peak_layer`` named ``rank<r>/<name>``; needs every rank's hook
+        made with ``memory=True``."""
+        out = collections.OrderedDict()
+        for r, snap in self._snapshots.items():
+            figures = memory.memory_report(snap)
+            if figures['peak_layer'] is not None:
+                figures['peak_layer'] = 'rank{}/{}'.format(
+                    r, figures['peak_layer'])
+            out[r] = figures
+        return out
+
+    @property
+    def memory_report(self):
+        """The memory figures of the rank with the highest peak (the
+        first one on a tie), with its ``rank``: what each worker needs."""
+        by_rank = self.memory_report_by_rank()
+        r = max(by_rank, key=lambda r: by_rank[r]['peak'])
+        figures = by_rank[r]
+        figures['rank'] = r
+        return figures
+
+    def show_memory_report(self, ost=None, mode='csv', unit='autoaligned',
+                           n_digits=3, columns=None):
+        """Write :attr:`memory_report` (the rank with the highest peak) to
+        ``ost`` (see :meth:`CostReport.show_memory_report`)."""
+        columns = check_columns(columns or memory.MEMORY_COLUMNS,
+                                memory.MEMORY_COLUMNS)
+        figures = self.memory_report
+        self._show(ost, lambda: memory.memory_rows(figures), columns, mode,
+                   unit, n_digits, 'ms', 'Memory')
+
+    def plot_memory(self, path, **kwargs):
+        """Plot the live bytes of the rank with the highest peak (see
+        :meth:`CostReport.plot_memory`)."""
+        figures = self.memory_report
+        return plots.plot_memory(
+            memory.live_series(self._snapshots[figures['rank']]), figures,
+            path, **kwargs)
+
+    def scaling_report(self, workers, device=None, network=None,
+                       peak_flops=None, bandwidth=None, batch_size=None,
+                       grad_bytes=None):
+        """The scaling report (see :meth:`CostReport.scaling_report`) of
+        the rank whose step takes longest on the device (the first one on
+        a tie): data-parallel workers wait for the slowest; each row gets
+        that ``rank``."""
+        workers = net.check_workers(workers)
+        times = collections.OrderedDict()
+        for r, snap in self._snapshots.items():
+            rows = roofline.roofline_report(snap._built()['layers'], device,
+                                            peak_flops, bandwidth)
+            times[r] = rows['total']['t_roofline']
+        r = max(times, key=lambda r: times[r])
+        rows = self._snapshots[r].scaling_report(
+            workers, device, network, peak_flops, bandwidth, batch_size,
+            grad_bytes)
+        for row in rows.values():
+            row['rank'] = r
+        return rows

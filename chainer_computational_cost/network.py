@@ -138,44 +138,73 @@ SCALING_COLUMNS = ('workers', 'comm_bytes', 't_compute', 't_allreduce',
                    'efficiency_overlap', 'samples_per_s')
 
 
-def _check_workers(workers):
-    if isinstance(workers, numbers.Integral):
+def check_workers(workers):
+    """``workers`` as a list of ints >= 1: one int, or any iterable of
+    them (read once); a one-line ValueError otherwise."""
+    if isinstance(workers, numbers.Integral) and not isinstance(
+            workers, bool):
         workers = [workers]
-    try:
-        workers = list(workers)
-    except TypeError:
-        workers = [workers]
+    elif isinstance(workers, (str, bytes)):
+        workers = [workers]  # not its characters
+    else:
+        try:
+            workers = list(workers)
+        except TypeError:
+            workers = [workers]
     bad = [w for w in workers if isinstance(w, bool) or not isinstance(
         w, numbers.Integral) or w <= 0]
     if not workers or bad:
-        raise ValueError('workers must be ints >= 1, got {!r}'.format(
-            bad or workers))
+        raise ValueError('workers must be ints >= 1 (one int or an '
+                         'iterable of them), got {!r}'.format(
+                             bad or workers))
     return [int(w) for w in workers]
 
 
-_GRAD_ITEMSIZE = {'float16': 2, 'float64': 8}
+def check_batch_size(batch_size):
+    """``batch_size`` (samples per worker) as an int >= 1, or None; a
+    one-line TypeError or ValueError otherwise."""
+    if batch_size is None:
+        return None
+    if isinstance(batch_size, bool) or not isinstance(
+            batch_size, numbers.Integral):
+        raise TypeError('batch_size must be an int >= 1 (samples per '
+                        'worker) or None, got {!r}'.format(batch_size))
+    if batch_size < 1:
+        raise ValueError('batch_size must be an int >= 1 (samples per '
+                         'worker) or None, got {!r}'.format(batch_size))
+    return int(batch_size)
 
 
 def scaling_report(layers, roofline_rows, n_params, workers, network,
-                   batch_size, grad_bytes=None):
+                   batch_size, grad_bytes=None, param_bytes=None):
     """Ordered dict N -> the time of one data-parallel training step on
     ``N`` workers (weak scaling: ``batch_size`` samples per worker).
 
     ``layers`` are the layer dicts of one training step on one worker and
     ``roofline_rows`` their roofline report on the worker's device.  Each
     row has ``workers``; ``comm_bytes``, the gradient bytes each worker
-    all-reduces (``grad_bytes``, or the step's recorded gradient
-    all-reduce, or ``n_params`` times the itemsize of the first layer's
-    dtype); ``t_compute``, the step's roofline time without communication;
-    ``t_allreduce``, one ring all-reduce of those bytes over ``N`` workers;
-    ``t_step = t_compute + t_allreduce`` (no overlap) and
-    ``t_step_overlap = t_forward + max(t_backward, t_allreduce)`` (the
+    all-reduces; ``t_compute``, the step's roofline time without
+    communication; ``t_allreduce``, one ring all-reduce of those bytes
+    over ``N`` workers; ``t_step = t_compute + t_allreduce`` (no overlap)
+    and ``t_step_overlap = t_forward + max(t_backward, t_allreduce)`` (the
     all-reduce hidden behind the backward pass as far as it goes);
     ``efficiency`` and ``efficiency_overlap``, the step time at 1 worker
-    over the one at N; ``samples_per_s = N * batch_size / t_step``.
+    over the one at N; ``samples_per_s = N * batch_size / t_step`` (None
+    without a batch size).
+
+    The gradient bytes are, first found: ``grad_bytes``; the bytes of the
+    gradient all-reduces recorded in the backward pass (a run with
+    ``comm=``: what ChainerMN handed to MPI, so its own rules hold: the
+    ``naive`` and ``flat`` communicators send float16 gradients as
+    float32, ``flat`` float64 ones too); else ``param_bytes``, the bytes
+    of the parameters of the links called: each gradient has its
+    parameter's dtype, as ChainerMN's ``pure_nccl`` communicator sends it
+    when ``chainer.config.dtype`` is the model's; else ``n_params`` times
+    4 (float32).
     """
     net = resolve_network(network)
-    workers = _check_workers(workers)
+    workers = check_workers(workers)
+    batch_size = check_batch_size(batch_size)
     local = [x for x in layers if not x['type'].startswith('MPI_')]
     if not any(x.get('phase') == 'backward' for x in local):
         raise ValueError('scaling_report needs a training step: no backward '
@@ -187,12 +216,13 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
                     'backward']
         if recorded:
             grad_bytes = sum(recorded)
+        elif param_bytes:
+            grad_bytes = param_bytes
         elif n_params is None:
             raise ValueError('the parameter count is unknown (no link was '
                              'called): give grad_bytes')
         else:
-            dtype = local[0].get('dtype')
-            grad_bytes = n_params * _GRAD_ITEMSIZE.get(dtype, 4)
+            grad_bytes = n_params * 4
     if isinstance(grad_bytes, bool) or not isinstance(
             grad_bytes, numbers.Integral) or grad_bytes < 0:
         raise ValueError('grad_bytes must be an int >= 0, got {!r}'.format(

@@ -309,13 +309,16 @@ class CostReport(object):
         the records must hold one training step (forward and backward) of
         one worker, on ``device`` (or ``peak_flops`` and ``bandwidth``),
         over ``network``.  ``batch_size`` (samples per worker) defaults to
-        the projection's, else the first dimension of the first input."""
+        the projection's, else the first dimension of the first input.
+        The gradients have their parameters' dtypes unless the run
+        recorded ChainerMN's all-reduce (see the function)."""
         if network is None:
             raise ValueError('scaling_report needs a network: one of {}'
                              .format(', '.join(repr(n)
                                                for n in net.NETWORKS)))
         net.resolve_network(network)
-        net._check_workers(workers)
+        workers = net.check_workers(workers)  # an iterator is read once
+        batch_size = net.check_batch_size(batch_size)
         built = self._built()
         rows = self._roofline_rows(device, peak_flops, bandwidth, None)
         if batch_size is None:
@@ -324,9 +327,12 @@ class CostReport(object):
             shapes = [s for x in built['layers'] if x.get('phase') ==
                       'forward' for s in x['input_shapes'] if s]
             batch_size = shapes[0][0] if shapes else None
+        root = built['link_info'].get('/', ())
+        # The parameters' bytes: a third item (not in old pickles).
+        param_bytes = root[2] if len(root) > 2 else None
         return net.scaling_report(built['layers'], rows,
                                   built['n_params'], workers, network,
-                                  batch_size, grad_bytes)
+                                  batch_size, grad_bytes, param_bytes)
 
     def show_scaling_report(self, workers, ost=None, mode='csv',
                             device=None, network=None, peak_flops=None,

@@ -56,87 +56,6 @@ def launch(tmp_path, n, script, *args):
     return sorted(rows, key=lambda r: (r['dtype'], r['rank']))
 
 
-@needs_mpi
-@pytest.mark.parametrize('n', [2, 4])
-def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
-    rows = launch(tmp_path, n, 'mn_train.py', 'float32', 'float16')
-    for row in rows:
-        assert row['restored'], row
-        assert row['propagated'] == ['TypeError', True]
-        # MLP 3-4-2: 3*4 + 4 + 4*2 + 2 = 26 parameters.  The first update
-        # broadcasts them (bcast_data), the second all-reduces the
-        # gradients: 26*4 = 104 bytes each, float16 too (the naive
-        # communicator sends float16 as float32): 208 bytes.
-        assert row['spy'] == row['hook'] == 208, row
-        # Chainer 6's ChainerMN names the gradient all-reduce
-        # allreduce_grad, Chainer 7's multi_node_mean_grad.
-        grad = 'allreduce_grad' if chainer.__version__.startswith('6.') \
-            else 'multi_node_mean_grad'
-        kinds = [(t, p, call) for t, _, p, call in row['comm']]
-        assert kinds == [('MPI_Bcast', 'forward', 'bcast_data')] * 4 + [
-            ('MPI_Allreduce', 'backward', grad)] * 4
-        # W of l1, b of l1, W of l2, b of l2 (sorted names): 12, 4, 8, 2
-        # parameters, 4 bytes each.
-        assert [b for _, b, _, _ in row['comm']] == [48, 16, 32, 8] * 2
-        assert row['local_comm_bytes'] == [0]
-        # The second step's local update (the first one only broadcast)
-        # follows its all-reduce, in the update phase: SGD on l1's W (12)
-        # and b (4), l2's W (8) and b (2), 1 FLOP per element, p and g
-        # read, p written (4 bytes each in float32, 2 in float16).
-        size = 4 if row['dtype'] == 'float32' else 2
-        update = [(t, phase, link, f, r, w)
-                  for _, t, phase, link, f, r, w in row['update']]
-        assert update == [
-            ('SGDRule', 'update', link, k, 2 * k * size, k * size)
-            for link, k in (('/l1', 12), ('/l1', 4), ('/l2', 8),
-                            ('/l2', 2))], row
-        assert [i for i, *_ in row['update']] == [
-            row['last_allreduce'] + k for k in (1, 2, 3, 4)], row
-        # The first all-reduce (48 bytes) on ib-hdr200 (25e9 B/s, 1e-6 s):
-        # 2(N-1)/N * 48/25e9 + 2(N-1) * 1e-6; N=2: 1.92e-9 + 2e-6,
-        # N=4: 2.88e-9 + 6e-6.
-        expected = {2: 2.00192e-6, 4: 6.00288e-6}[n]
-        assert row['t_network'] == pytest.approx(expected), row
-        # gather(root=0): every rank's records on rank 0, None elsewhere.
-        if row['rank'] == 0:
-            assert row['gathered'] == {
-                'ranks': list(range(n)), 'n_layers': n * row['n_layers'],
-                'comm_bytes': n * 208, 'differing': [],
-                'first': 'rank0/LinearFunction-1'}
-        else:
-            assert row['gathered'] is None
-
-
-@needs_mpi
-@pytest.mark.parametrize('n', [2, 4])
-def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
-    # Chainer 6's ChainerMN functions refuse float16 (TypeError: allgather
-    # does not support dtype float16); Chainer 7's send it as float32.
-    dtypes = ['float32'] if chainer.__version__.startswith('6.') else [
-        'float32', 'float16']
-    rows = launch(tmp_path, n, 'mn_functions.py', *dtypes)
-    for row in rows:
-        for name, result in row['results'].items():
-            assert result['hook'] == result['spy'] > 0, (row['rank'], name)
-            # Both directions move data: the forward and its backward.
-            assert result['phases'] == ['backward', 'forward'], name
-            assert result['ignored'] == [] and not result['warnings'], name
-        if row['rank'] == 0:
-            # Ranks that ran different graphs are named, not crashed on:
-            # odd ranks receive what even ranks send.
-            results = row['results']
-            assert results['allgather']['differing'] == []
-            assert results['send_recv']['differing'] == list(
-                range(1, n, 2))
-            # Only odd ranks receive: the first of them is the slowest at
-            # Recv; rank 0 reads the broadcast array, the others nothing.
-            assert results['send_recv']['slowest']['Recv'] == 1
-            assert results['bcast']['slowest']['Bcast'] == 0
-            assert results['bcast']['slowest']['total'] is None
-        else:
-            assert row['results']['send_recv']['differing'] is None
-
-
 def test_comm_must_be_a_chainermn_communicator():
     with pytest.raises(TypeError, match='comm'):
         ComputationalCostHook(comm=object())
@@ -233,3 +152,418 @@ def test_buffer_specs_by_hand():
     assert mn.buffer_bytes(x) == 48  # 6 * 8
     assert mn.buffer_bytes(None) == 0
     assert mn.buffer_bytes([x, None]) == 48  # no counts: the buffer
+
+
+def _rank_hooks():
+    """Two ranks' hooks with memory=True: rank 0 keeps the ReLU of 4
+    float32 and its sum alive, rank 1 of 8."""
+    import numpy as np
+    hooks = {}
+    for rank, n in ((0, 4), (1, 8)):
+        with ComputationalCostHook(memory=True) as cch:
+            y = chainer.functions.relu(np.zeros(n, np.float32))
+            z = chainer.functions.sum(y)
+        del y, z
+        hooks[rank] = cch
+    return hooks
+
+
+def _gathered():
+    import pickle
+    from chainer_computational_cost import mn
+    hooks = _rank_hooks()
+    # As MPI's gather hands them: pickled, in any order.
+    parts = pickle.loads(pickle.dumps(
+        [mn.rank_part(1, hooks[1]), mn.rank_part(0, hooks[0])]))
+    return mn.GatheredReport(parts)
+
+
+def test_gathered_report_reads_everything():
+    import io
+    import pickle
+    g = _gathered()
+    # rank 1's inputs have other shapes: its graph differs
+    assert g.ranks == [0, 1] and g.differing_ranks == [1]
+    # ReLU of n float32: n FLOPs, 4n read, 4n written; Sum: n - 1 FLOPs,
+    # 4n read, 4 written.
+    report = g.layer_report
+    assert list(report) == ['rank0/ReLU-1', 'rank0/Sum-1', 'rank1/ReLU-1',
+                            'rank1/Sum-1', 'total']
+    assert [report[k]['rank'] for k in list(report)[:4]] == [0, 0, 1, 1]
+    assert (report['rank1/ReLU-1']['flops'],
+            report['rank1/ReLU-1']['mrw']) == (8, 64)
+    # totals over both ranks: 4 + 3 + 8 + 7 = 22 FLOPs; bytes 32 + 20 +
+    # 64 + 36 = 152
+    assert (g.total_report['flops'], g.total_report['mrw']) == (22, 152)
+    summary = g.summary_report
+    assert summary['ReLU']['n_layers'] == 2
+    assert summary['ReLU']['slowest_rank'] == 1
+    assert g.phase_report['forward']['flops'] == 22
+    assert g.link_report['/']['flops'] == 22
+    assert list(g.summary_report_by_phase()) == ['forward/ReLU',
+                                                 'forward/Sum', 'total']
+    assert g.ignored_layers == {}
+    # Live memory: rank r keeps ReLU's output (4n bytes) and the sum (4):
+    # rank 0 20 bytes, rank 1 36; the gathered figures are rank 1's.
+    by_rank = g.memory_report_by_rank()
+    assert [f['peak'] for f in by_rank.values()] == [20, 36]
+    figures = g.memory_report
+    assert (figures['peak'], figures['rank'], figures['peak_layer']) == (
+        36, 1, 'rank1/Sum-1')
+    out = io.StringIO()
+    g.show_memory_report(out, unit='raw')
+    assert out.getvalue().splitlines()[1] == 'peak,36,36,0,rank1/Sum-1'
+    for show in (g.show_report, g.show_summary_report,
+                 g.show_phase_report, g.show_link_report):
+        out = io.StringIO()
+        show(out, unit='raw')
+        assert out.getvalue().splitlines()[-1].startswith('total,'), show
+    rows = g.roofline_report(peak_flops=1e9, bandwidth=1e9)
+    # 152 bytes at 1e9 B/s (every layer memory-bound)
+    assert rows['total']['t_roofline'] == pytest.approx(152e-9, rel=1e-12)
+    # One rank's own reports, and a frozen copy that pickles.
+    assert list(g.rank(0).layer_report) == ['ReLU-1', 'Sum-1', 'total']
+    with pytest.raises(ValueError, match=r'no rank 2: the ranks are \[0, 1'):
+        g.rank(2)
+    copy = pickle.loads(pickle.dumps(g.snapshot()))
+    assert list(copy.layer_report) == list(report)
+    assert copy.memory_report['peak'] == 36
+
+
+def test_gathered_slowest_rank_and_rank_report():
+    g = _gathered()
+    # At 1e9 FLOP/s and 1e9 B/s each layer takes its bytes in ns: rank 0
+    # 32 + 20 = 52 ns, rank 1 64 + 36 = 100 ns.
+    rank, seconds = g.slowest_rank(peak_flops=1e9, bandwidth=1e9)
+    assert rank == 1 and seconds == pytest.approx(100e-9, rel=1e-12)
+    totals = g.rank_report()
+    assert list(totals) == [0, 1]
+    assert [(t['name'], t['flops'], t['mrw'], t['comm_bytes'])
+            for t in totals.values()] == [('rank0', 7, 52, 0),
+                                          ('rank1', 15, 100, 0)]
+
+
+def test_gathered_memory_needs_memory_on_the_ranks():
+    import numpy as np
+    from chainer_computational_cost import mn
+    with ComputationalCostHook() as cch:
+        chainer.functions.relu(np.zeros(3, np.float32))
+    g = mn.GatheredReport([mn.rank_part(0, cch)])
+    with pytest.raises(ValueError, match=r'memory=True'):
+        g.memory_report
+
+
+def test_gathered_scaling_report_reads_the_slowest_rank():
+    import numpy as np
+    from chainer_computational_cost import mn
+    from mpi.mn_models import MLP
+    model = MLP()
+    parts = []
+    for rank, batch in ((0, 2), (1, 6)):
+        with ComputationalCostHook() as cch:
+            chainer.functions.sum(
+                model(np.zeros((batch, 3), np.float32))).backward()
+        parts.append(mn.rank_part(rank, cch))
+    g = mn.GatheredReport(parts)
+    # Each rank called the model once: 2 calls in all; the parameters are
+    # one rank's: 26 (l1: 3*4 + 4 = 16).
+    links = g.link_report
+    assert (links['/']['n_calls'], links['/']['n_params']) == (2, 26)
+    assert (links['/l1']['n_calls'], links['/l1']['n_params']) == (2, 16)
+    assert g.total_report['n_params'] == 26
+    rows = g.scaling_report(
+        (n for n in [1, 8]), device='a100', network='ib-hdr200')
+    # Rank 1 (batch 6) takes longer; 26 float32 gradients = 104 bytes.
+    assert [r['rank'] for r in rows.values()] == [1, 1]
+    assert rows[8]['comm_bytes'] == 104
+    assert rows[8]['samples_per_s'] == pytest.approx(
+        8 * 6 / rows[8]['t_step'], rel=1e-12)
+
+
+def test_comm_bytes_summed_in_every_report():
+    from chainer_computational_cost import aggregation
+    # Four gradient all-reduces of the MLP: 48 + 16 + 32 + 8 = 104 bytes;
+    # a bcast of 10.
+    layers = [dict(name='MPI_Allreduce-{}'.format(i + 1),
+                   type='MPI_Allreduce', flops=0, mread=0, mwrite=0,
+                   comm_bytes=b, phase='backward')
+              for i, b in enumerate([48, 16, 32, 8])]
+    layers.append(dict(name='MPI_Bcast-1', type='MPI_Bcast', flops=0,
+                       mread=0, mwrite=0, comm_bytes=10, phase='forward'))
+    assert aggregation.total_report(layers)['comm_bytes'] == 114
+    summary = aggregation.summary_report(layers)
+    assert summary['MPI_Allreduce']['comm_bytes'] == 104
+    assert summary['MPI_Bcast']['comm_bytes'] == 10
+    assert summary['total']['comm_bytes'] == 114
+    phases = aggregation.phase_report(layers)
+    assert (phases['forward']['comm_bytes'],
+            phases['backward']['comm_bytes']) == (10, 104)
+
+
+def test_object_calls_count_their_pickles():
+    import pickle
+    from chainer_computational_cost import mn
+
+    def size(o):
+        return len(pickle.dumps(o, pickle.HIGHEST_PROTOCOL))
+
+    class Real(object):
+        rank = 1
+    obj = {'a': [1, 2, 3]}
+    # what this rank sends, or, when it only receives, what it received
+    assert mn._object_bytes('gather', (obj,), {}, None, Real()) == size(obj)
+    assert mn._object_bytes('recv', (), {}, obj, Real()) == size(obj)
+    assert mn._object_bytes('bcast', (None, 0), {}, obj, Real()) == \
+        size(obj)
+    assert mn._object_bytes('bcast', (obj,), {'root': 1}, None,
+                            Real()) == size(obj)
+    items = [obj, 'x', 3]
+    total = sum(size(o) for o in items)
+    assert mn._object_bytes('scatter', (items,), {'root': 1}, obj,
+                            Real()) == total
+    assert mn._object_bytes('scatter', (None, 0), {}, 'x', Real()) == \
+        size('x')
+    assert mn._object_bytes('alltoall', (items,), {}, None, Real()) == \
+        total
+
+
+class _FakeDatatype(object):
+    def __init__(self, size):
+        self.size = size
+
+    def Get_size(self):
+        return self.size
+
+
+class _FakeStatus(object):
+    count = None
+
+    def Get_count(self, datatype):
+        return self.count // datatype.size
+
+
+class _FakeMPIModule(object):
+    """What mn reads of mpi4py.MPI: Datatype, IN_PLACE, Status, BYTE."""
+    Datatype = _FakeDatatype
+    IN_PLACE = object()
+    Status = _FakeStatus
+    BYTE = _FakeDatatype(1)
+    FLOAT = _FakeDatatype(4)
+
+
+@pytest.fixture
+def fake_mpi(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'mpi4py.MPI', _FakeMPIModule)
+    return _FakeMPIModule
+
+
+def test_buffer_specs_with_datatypes(fake_mpi):
+    import numpy as np
+    from chainer_computational_cost import mn
+    x = np.zeros(10, np.float32)  # 40 bytes
+    dtype = fake_mpi.FLOAT
+    assert mn.buffer_bytes(fake_mpi.IN_PLACE) == 0
+    assert mn.buffer_bytes([x, dtype]) == 40  # no counts: the buffer
+    assert mn.buffer_bytes([x, 3, dtype]) == 12  # 3 * 4
+    # [buf, (counts, displacements), type]: 2 + 3 = 5 floats = 20 bytes
+    assert mn.buffer_bytes([x, ([2, 3], [0, 2]), dtype]) == 20
+    # [buf, counts, displacements, type]: the counts, 1 + 2 + 4 = 7 floats
+    assert mn.buffer_bytes([x, [1, 2, 4], [0, 1, 3], dtype]) == 28
+    # [buf, (count, displacement), type] with plain ints: 3 floats
+    assert mn.buffer_bytes([x, (3, 0), dtype]) == 12
+    assert mn.buffer_bytes(bytearray(7)) == 7
+    # an in-place call: the receive buffer, 40 bytes
+    assert mn._first_buffer((fake_mpi.IN_PLACE, x)) == 40
+    assert mn._first_buffer((None, None)) == 0
+    # Reduce(IN_PLACE, None, op) off the root: the op is not a buffer
+    assert mn._first_buffer((fake_mpi.IN_PLACE, None, 'op')) == 0
+
+
+class _FakeReceiver(object):
+    rank = 1
+    size = 2
+
+    def Recv(self, buf, source=None, tag=None, status=None):
+        # a message of 3 float32 into whatever buffer
+        buf[:3] = 7
+        if status is not None:
+            status.count = 12
+        return None
+
+    def Allreduce(self, sendbuf, recvbuf):
+        return None
+
+
+def test_recv_counts_the_message_not_the_buffer(fake_mpi):
+    import numpy as np
+    from chainer_computational_cost import mn
+    seen = []
+    recorder = mn.MPIRecorder(_FakeReceiver(),
+                              lambda *a: seen.append((a[0], a[1])))
+    buf = np.zeros(10, np.float32)  # 40 bytes
+    recorder.Recv(buf, 0, 5)
+    mine = fake_mpi.Status()
+    recorder.Recv(buf, 0, 5, mine)  # the caller's status, filled
+    recorder.Recv(buf, source=0, status=None)
+    recorder.Recv(buf, 0, 5, None)  # status None, given in its place
+    recorder.Allreduce(fake_mpi.IN_PLACE, buf)  # in place: 40 bytes
+    recorder.Allreduce(sendbuf=buf[:2], recvbuf=buf[:2])  # 8 bytes
+    assert seen == [('MPI_Recv', 12)] * 4 + [('MPI_Allreduce', 40),
+                                             ('MPI_Allreduce', 8)]
+    assert mine.count == 12 and buf[2] == 7
+
+
+def test_caller_name_and_gradient_calls():
+    from chainer_computational_cost import mn
+
+    class Comm(object):
+        def multi_node_mean_grad(self):
+            return self.helper()
+
+        def helper(self):
+            return mn.caller_name(sys._getframe(0), self), \
+                mn.is_grad_call(sys._getframe(0))
+
+        def bcast_obj(self):
+            return inner(self)
+
+    def inner(comm):
+        return mn.caller_name(sys._getframe(0), comm), \
+            mn.is_grad_call(sys._getframe(0))
+    comm = Comm()
+    # the outermost method of comm on the stack names the call
+    assert comm.multi_node_mean_grad() == ('multi_node_mean_grad', True)
+    assert comm.bcast_obj() == ('bcast_obj', False)
+    # no method of comm: the caller's own name
+    assert inner(object()) == ('inner', False)
+
+
+# Under mpiexec (last: the slowest)
+
+@needs_mpi
+@pytest.mark.parametrize('n', [2, 4])
+def test_training_step_comm_bytes_equal_the_spy(tmp_path, n):
+    rows = launch(tmp_path, n, 'mn_train.py', 'float32', 'float16')
+    for row in rows:
+        assert row['restored'], row
+        assert row['propagated'] == ['TypeError', True]
+        # MLP 3-4-2: 3*4 + 4 + 4*2 + 2 = 26 parameters.  The first update
+        # broadcasts them (bcast_data), the second all-reduces the
+        # gradients: 26*4 = 104 bytes each, float16 too (the naive
+        # communicator sends float16 as float32): 208 bytes.
+        assert row['spy'] == row['hook'] == 208, row
+        # The total and the summary sum every call: 104 + 104 = 208, and
+        # 104 per type.
+        assert row['total_comm_bytes'] == 208
+        assert row['summary_comm_bytes'] == [104, 104]
+        # A message of 3 float32 = 12 bytes received into a buffer of 10
+        # float32 (40 bytes) counts 12, with or without the caller's
+        # status, which still tells the caller 3; the values arrive.
+        calls, count, got = row['recv']
+        if row['rank'] % 2 == 0:
+            assert calls == [['MPI_Send', 12]] * 2
+        else:
+            assert calls == [['MPI_Recv', 12]] * 2
+            assert count == 3 and got == [0.0, 1.0, 2.0]
+        # Gathered with memory=True: rank r keeps 4 * (r + 1) float32,
+        # 16 * (r + 1) bytes; the highest peak is the last rank's.
+        if row['rank'] == 0:
+            assert row['gathered_memory'] == {
+                'peak': 16 * n, 'rank': n - 1,
+                'layer': 'rank{}/ReLU-1'.format(n - 1),
+                'by_rank': [16 * (r + 1) for r in range(n)]}
+        else:
+            assert row['gathered_memory'] is None
+        # Chainer 6's ChainerMN names the gradient all-reduce
+        # allreduce_grad, Chainer 7's multi_node_mean_grad.
+        grad = 'allreduce_grad' if chainer.__version__.startswith('6.') \
+            else 'multi_node_mean_grad'
+        kinds = [(t, p, call) for t, _, p, call in row['comm']]
+        assert kinds == [('MPI_Bcast', 'forward', 'bcast_data')] * 4 + [
+            ('MPI_Allreduce', 'backward', grad)] * 4
+        # W of l1, b of l1, W of l2, b of l2 (sorted names): 12, 4, 8, 2
+        # parameters, 4 bytes each.
+        assert [b for _, b, _, _ in row['comm']] == [48, 16, 32, 8] * 2
+        assert row['local_comm_bytes'] == [0]
+        # The second step's local update (the first one only broadcast)
+        # follows its all-reduce, in the update phase: SGD on l1's W (12)
+        # and b (4), l2's W (8) and b (2), 1 FLOP per element, p and g
+        # read, p written (4 bytes each in float32, 2 in float16).
+        size = 4 if row['dtype'] == 'float32' else 2
+        update = [(t, phase, link, f, r, w)
+                  for _, t, phase, link, f, r, w in row['update']]
+        assert update == [
+            ('SGDRule', 'update', link, k, 2 * k * size, k * size)
+            for link, k in (('/l1', 12), ('/l1', 4), ('/l2', 8),
+                            ('/l2', 2))], row
+        assert [i for i, *_ in row['update']] == [
+            row['last_allreduce'] + k for k in (1, 2, 3, 4)], row
+        # The first all-reduce (48 bytes) on ib-hdr200 (25e9 B/s, 1e-6 s):
+        # 2(N-1)/N * 48/25e9 + 2(N-1) * 1e-6; N=2: 1.92e-9 + 2e-6,
+        # N=4: 2.88e-9 + 6e-6.
+        expected = {2: 2.00192e-6, 4: 6.00288e-6}[n]
+        assert row['t_network'] == pytest.approx(expected), row
+        # gather(root=0): every rank's records on rank 0, None elsewhere.
+        if row['rank'] == 0:
+            assert row['gathered'] == {
+                'ranks': list(range(n)), 'n_layers': n * row['n_layers'],
+                'comm_bytes': n * 208, 'differing': [],
+                'first': 'rank0/LinearFunction-1'}
+        else:
+            assert row['gathered'] is None
+
+
+@needs_mpi
+@pytest.mark.parametrize('n', [2, 4])
+def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
+    # Chainer 6's ChainerMN functions refuse float16 (TypeError: allgather
+    # does not support dtype float16); Chainer 7's send it as float32.
+    dtypes = ['float32'] if chainer.__version__.startswith('6.') else [
+        'float32', 'float16']
+    rows = launch(tmp_path, n, 'mn_functions.py', *dtypes)
+    for row in rows:
+        for name, result in row['results'].items():
+            assert result['hook'] == result['spy'] > 0, (row['rank'], name)
+            # Both directions move data: the forward and its backward.
+            assert result['phases'] == ['backward', 'forward'], name
+            assert result['ignored'] == [] and not result['warnings'], name
+        if row['rank'] == 0:
+            # Ranks that ran different graphs are named, not crashed on:
+            # odd ranks receive what even ranks send.
+            results = row['results']
+            assert results['allgather']['differing'] == []
+            assert results['send_recv']['differing'] == list(
+                range(1, n, 2))
+            # Only odd ranks receive: the first of them is the slowest at
+            # Recv; rank 0 reads the broadcast array, the others nothing.
+            assert results['send_recv']['slowest']['Recv'] == 1
+            assert results['bcast']['slowest']['Bcast'] == 0
+            assert results['bcast']['slowest']['total'] is None
+        else:
+            assert row['results']['send_recv']['differing'] is None
+
+
+def test_summary_slowest_rank_breaks_ties_on_bytes():
+    import numpy as np
+    from chainer_computational_cost import mn
+    # Cast: one FLOP an element, reads and writes each element.  Rank 0:
+    # two casts of 4 float32 to float64, 8 FLOPs, 2 * (16 + 32) = 96
+    # bytes; rank 1: one cast of 8 float64 to float16, 8 FLOPs, 64 + 16 =
+    # 80 bytes.  Same FLOPs: rank 0 moves more.
+    parts = []
+    with ComputationalCostHook() as cch:
+        for _ in range(2):
+            chainer.functions.cast(np.zeros(4, np.float32), np.float64)
+    parts.append(mn.rank_part(0, cch))
+    with ComputationalCostHook() as cch:
+        chainer.functions.cast(np.zeros(8, np.float64), np.float16)
+    parts.append(mn.rank_part(1, cch))
+    g = mn.GatheredReport(parts)
+    assert g.summary_report['Cast']['slowest_rank'] == 0
+    assert [t['mrw'] for t in g.rank_report().values()] == [96, 80]
+    # at 1e9 B/s: 96 ns against 80; over a network too (no MPI call: no
+    # network time)
+    for network in (None, 'ib-edr'):
+        rank, seconds = g.slowest_rank(peak_flops=1e9, bandwidth=1e9,
+                                       network=network)
+        assert rank == 0 and seconds == pytest.approx(96e-9, rel=1e-12)

@@ -98,6 +98,48 @@ COUNTED = {
 }
 
 
+def raw_recv(comm):
+    """A message of 3 float32 (12 bytes) received into a buffer of 10 (40
+    bytes): once without a status, once with the caller's own.  Returns
+    (the hook's (type, comm_bytes) of each call, what the caller's status
+    says, the first three values received)."""
+    peer = comm.rank ^ 1
+    count, got = None, None
+    with ComputationalCostHook(comm=comm) as cch:
+        mpi = comm.mpi_comm  # the hook's stand-in, inside the block
+        for tag in range(2):
+            if comm.rank % 2 == 0:
+                mpi.Send(np.arange(3, dtype=np.float32), dest=peer, tag=tag)
+                continue
+            buf = np.zeros(10, np.float32)
+            if tag == 0:
+                mpi.Recv(buf, source=peer, tag=tag)
+            else:
+                status = MPI.Status()
+                mpi.Recv(buf, peer, tag, status)
+                count = status.Get_count(MPI.FLOAT)
+            got = buf[:3].tolist()
+    calls = [(r['type'], r['comm_bytes'])
+             for n, r in cch.layer_report.items() if n != 'total']
+    return calls, count, got
+
+
+def gathered_memory(comm):
+    """Each rank keeps the ReLU of 4 * (rank + 1) float32 alive: rank r's
+    peak is 16 * (r + 1) bytes; the gathered report's memory figures."""
+    with ComputationalCostHook(comm=comm, memory=True) as cch:
+        y = F.relu(np.zeros(4 * (comm.rank + 1), np.float32))
+    gathered = cch.gather(root=0)
+    del y
+    if gathered is None:
+        return None
+    figures = gathered.memory_report
+    return {'peak': figures['peak'], 'rank': figures['rank'],
+            'layer': figures['peak_layer'],
+            'by_rank': [f['peak'] for f in
+                        gathered.memory_report_by_rank().values()]}
+
+
 def main(dtype_name, comm):
     spy = Spy(comm.mpi_comm)
     comm.mpi_comm = spy
@@ -143,7 +185,12 @@ def main(dtype_name, comm):
             'differing': gathered.differing_ranks,
             'first': next(iter(report)),
         }
+    summary = cch.summary_report
     emit({
+        'total_comm_bytes': cch.total_report['comm_bytes'],
+        'summary_comm_bytes': [summary[t]['comm_bytes'] for t in
+                               ('MPI_Bcast', 'MPI_Allreduce')],
+        'recv': raw_recv(comm), 'gathered_memory': gathered_memory(comm),
         'dtype': dtype_name, 'rank': comm.rank, 'spy': spy.total,
         'hook': sum(r['comm_bytes'] for r in layers),
         'restored': restored, 'comm': comm_layers,
