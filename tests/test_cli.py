@@ -457,10 +457,35 @@ def test_roofline_default_time_unit_is_us():
                                  'total,4613000\n')
 
 
-def test_roofline_comes_first():
-    # Every other report asked for too: the roofline is the one shown.
-    assert roofline('--time-unit', 's', '--links', '--phases',
-                    '--summary') == (0, ROOFLINE)
+def test_roofline_with_the_other_reports():
+    # Every report asked for is printed, in the documented order, each as
+    # it prints alone, a blank line between (md: csv holds one table).
+    def alone(*options):
+        status, text = run('cli_models:build_conv_linear', '--shape',
+                           '1,3,8,8', '--unit', 'raw', *options)
+        assert status == 0
+        return text
+    device = ('--peak-flops', '1000', '--bandwidth', '1024')
+    parts = [alone(*device), alone('--links'), alone('--phases'),
+             alone('--summary')]
+    # the given order of the options does not matter
+    assert alone('--summary', '--phases', '--links', *device) == \
+        '\n'.join(parts)
+    # ROOFLINE's figures, in md
+    assert parts[0].splitlines()[3] == (
+        '|Reshape-1|0|0||given|0.0|0.0|0.0||')
+    assert [p.split('|', 2)[1] for p in parts] == [
+        'Layer name', 'Link', 'Phase', 'Layer type']
+
+
+def test_csv_holds_one_report(capsys):
+    # refused before the model is built (this factory raises)
+    err = error_of(capsys, 'cli_models:build_raising', '--mode', 'csv',
+                   '--device', 'a100', '--links', '--summary')
+    assert err == ('error: --mode csv writes one table, and 3 reports are '
+                   'asked for (--device, --links, --summary): ask for one, '
+                   'or use --mode json (one document holding every report) '
+                   'or md')
 
 
 def test_roofline_of_a_preset():
@@ -473,16 +498,17 @@ def test_roofline_of_a_preset():
         'ReLU-1,fp32 vector,10600000000000.0,484000000000.0')
 
 
-def test_report_precedence():
-    def first_cell(*options):
+def test_report_order():
+    def first_cells(*options):
         status, text = run('cli_models:build_conv_linear', '--shape',
-                           '1,3,8,8', '--mode', 'csv', *options)
+                           '1,3,8,8', '--mode', 'md', *options)
         assert status == 0
-        return text.split(',', 1)[0]
-    assert first_cell('--links', '--phases', '--summary') == 'Link'
-    assert first_cell('--phases', '--summary') == 'Phase'
-    assert first_cell('--summary') == 'Layer type'
-    assert first_cell() == 'Layer name'
+        return [t.split('|', 2)[1] for t in text.split('\n\n')]
+    assert first_cells('--summary', '--phases', '--links', '--memory') == [
+        'Memory', 'Link', 'Phase', 'Layer type']
+    assert first_cells('--summary', '--phases') == ['Phase', 'Layer type']
+    assert first_cells('--summary') == ['Layer type']
+    assert first_cells() == ['Layer name']
 
 
 # Each report kind in JSON: numbers stay numbers, the total row last.

@@ -345,12 +345,11 @@ def test_cli_memory_projected_and_plotted(tmp_path):
     assert path.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
 
-def test_cli_fit():
+def test_cli_fit(capsys):
     # at batch n: the ReLU's output 12n, the loss 4 and the softmax the
-    # loss keeps for its backward 12n: 24n + 4 <= 1000 for n <= 41
+    # loss keeps for its backward 12n: 24n + 4 <= 1000 for n <= 41; csv
+    # output is CSV only: the answer is on stderr
     assert cli('--train', '--fit', '1000', '--optimizer', 'SGD') == (0, (
-        'largest batch on given with sgd: 41 (peak after '
-        'SoftmaxCrossEntropy-1)\n'
         'Memory at batch 41,Bytes B\n'
         'parameters,0\n'
         'optimizer state,0\n'
@@ -358,6 +357,9 @@ def test_cli_fit():
         'gradients,0\n'
         'total,988\n'
         'capacity,1000\n'))
+    assert capsys.readouterr().err == (
+        'largest batch on given with sgd: 41 (peak after '
+        'SoftmaxCrossEntropy-1)\n')
 
 
 @pytest.mark.parametrize('argv, message', [
