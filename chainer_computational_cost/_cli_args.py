@@ -442,7 +442,8 @@ def _empty_columns(kind, columns, args):
         if c == 'phase' and kind == 'summary' and not args.train:
             return c, ('the summary is split by phase only with --train (the '
                        'layer report has a phase column)')
-        if c in _NEVER_FILLED:
+        if c in _NEVER_FILLED and kind != 'scaling':
+            # (the scaling report's comm_bytes are the gradients')
             return c, _NEVER_FILLED[c]
     return None
 
