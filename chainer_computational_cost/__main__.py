@@ -318,8 +318,8 @@ def _main(args, ost):
             _stdout_to_devnull()
         return BROKEN_PIPE_STATUS
     except OSError as e:
-        if ost is sys.stdout:
-            _stdout_to_devnull()
+        # (Python's flush at exit finds nothing left to write: no second
+        # error.)
         _say('error: cannot write the report: {}'.format(e.strerror or e))
         return WRITE_FAILED_STATUS
     for note in notes:
