@@ -170,8 +170,9 @@ def build_parser():
                         help='unit of time columns: s, ms or us (default us '
                              'in the roofline report, ms otherwise)')
     reports = parser.add_argument_group(
-        'reports (every one given is printed, in this order; without any, '
-        'the layer report, or with --train the summary by phase)')
+        'reports (every one given is printed: --fit, --memory, then the '
+        'others in the order listed here; without any, the layer report, '
+        'or with --train the summary by phase)')
     reports.add_argument('--device', default=None,
                          help='roofline report on a preset device: {} (any '
                               'case)'.format(', '.join(roofline.DEVICES)))
