@@ -7,16 +7,16 @@ training step.
         --train --project
     python -m chainer_computational_cost resnet50 --device gtx1080ti
 
-This module runs the model and writes the output (:func:`main`); the
-models and the errors of the user's code are in ``_cli_models.py``, the
-arguments and their checks in ``_cli_args.py``.
+This module runs the model (:func:`main`); the models and the errors of
+the user's code are in ``_cli_models.py``, the arguments and their checks
+in ``_cli_args.py``, the progress shown during the run in
+``_cli_progress.py``, and the writing of the reports in
+``_cli_output.py``.
 """
 
-import contextlib
-import io
+import collections
 import os
 import sys
-import time
 
 import chainer
 import chainer.functions as F
@@ -25,12 +25,11 @@ import numpy
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import plots
 from chainer_computational_cost import projection
-from chainer_computational_cost._cli_args import _ALL_LEVELS
 from chainer_computational_cost._cli_args import _joined_values
 from chainer_computational_cost._cli_args import build_parser
 from chainer_computational_cost._cli_args import check_args
-from chainer_computational_cost._cli_args import check_scaling
 from chainer_computational_cost._cli_args import parse_shape  # NOQA: F401
+from chainer_computational_cost._cli_args import PLOT_OPTIONS
 from chainer_computational_cost._cli_models import _failure
 from chainer_computational_cost._cli_models import _is_internal
 from chainer_computational_cost._cli_models import _one_line
@@ -40,8 +39,11 @@ from chainer_computational_cost._cli_models import LOGITS
 from chainer_computational_cost._cli_models import make_optimizer
 from chainer_computational_cost._cli_models import model_name  # NOQA: F401
 from chainer_computational_cost._cli_models import MODELS  # NOQA: F401
+from chainer_computational_cost._cli_output import render_reports
+from chainer_computational_cost._cli_progress import make_progress
+from chainer_computational_cost._cli_progress import Progress  # NOQA: F401
+from chainer_computational_cost._cli_progress import watched
 from chainer_computational_cost.fit import fit_batch
-from chainer_computational_cost.fit import show_fit
 
 #: Seed of --train's random labels: the same labels on every run (costs do
 #: not depend on them, but a reproducible command is easier to reason about).
@@ -151,194 +153,126 @@ def _model_call(model, args, dtype):
     return train if args.train else infer
 
 
-class Progress(chainer.FunctionHook):
-    """A status line on stderr while the model runs, when stderr is a
-    terminal: which run it is and how many Chainer calls so far.
-
-    It is rewritten in place (``\r``) at most every :attr:`INTERVAL`
-    seconds, and erased before anything else is written to ``sys.stdout``
-    or ``sys.stderr`` during the run (the model's own prints, warnings),
-    so it never ends up inside other output; it is erased at the end.
-    """
-
-    name = 'ChainerComputationalCostProgress'
-    #: Seconds between two updates of the line.
-    INTERVAL = 0.25
-
-    def __init__(self, stream):
-        self.stream = stream
-        self.calls = 0
-        self.label = ''
-        self._shown = 0  # characters of the status line now on screen
-        self._next = 0.0
-
-    def forward_postprocess(self, function, in_data):
-        """Count the call; redraw the line when it is time to."""
-        self.calls += 1
-        now = time.monotonic()
-        if now >= self._next:
-            self._next = now + self.INTERVAL
-            self._draw('{}: {} calls so far'.format(self.label, self.calls))
-
-    def _draw(self, text):
-        # Padded over a longer line left from before.
-        self._write('\r' + text.ljust(self._shown))
-        self._shown = max(self._shown, len(text))
-
-    def clear(self):
-        """Erase the status line, if one is shown."""
-        if self._shown:
-            self._write('\r' + ' ' * self._shown + '\r')
-            self._shown = 0
-
-    def _write(self, text):
-        try:
-            self.stream.write(text)
-            self.stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed stderr must not stop the run
-
-    @contextlib.contextmanager
-    def running(self, label):
-        """Show progress under ``label`` while the block runs: the hook
-        entered and the standard streams wrapped to erase the line before
-        they write."""
-        self.label = label
-        self.calls = 0
-        # The first line waits an interval: a quick run shows nothing.
-        self._next = time.monotonic() + self.INTERVAL
-        saved = sys.stdout, sys.stderr
-        sys.stdout = _ClearingStream(sys.stdout, self)
-        sys.stderr = _ClearingStream(sys.stderr, self)
-        try:
-            with self:
-                yield
-        finally:
-            sys.stdout, sys.stderr = saved
-            self.clear()
+#: A run's results: ``report``, the hook or projection of the run at
+#: --shape (None when only --fit is asked for), and ``fit``, the
+#: fit_batch answer (or None).
+Result = collections.namedtuple('Result', ['report', 'fit'])
 
 
-class _ClearingStream(object):
-    """A text stream that erases a :class:`Progress` line before each
-    write to the stream it wraps."""
-
-    def __init__(self, stream, progress):
-        self._stream = stream
-        self._progress = progress
-
-    def write(self, text):
-        """Erase the status line, then write ``text``."""
-        self._progress.clear()
-        return self._stream.write(text)
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
+def _needs_shape_run(args, kinds):
+    """Whether anything asked for needs the run at --shape: every report
+    but --fit's, and the plots."""
+    return kinds != ['fit'] or any(
+        getattr(args, attr) is not None for _, attr in PLOT_OPTIONS)
 
 
-def _progress(stream=None):
-    """A Progress on ``stream`` (default stderr) when it is a terminal,
-    else None."""
-    stream = sys.stderr if stream is None else stream
+def _projected(call, args, inputs, dtype, progress):
+    """The projection to --shape's batch of runs of ``call``, or
+    CommandError."""
+    batch = args.shape[0]
+    runs = []
+
+    def projected_run(n):
+        runs.append(n)
+        # Three runs, and a check run beyond batch 3; a fallback to
+        # batches 2-4 adds one more.
+        expected = len(projection.BATCHES) + (
+            batch > max(projection.BATCHES))
+        label = ('batch {} (run {} of {})'.format(
+            n, len(runs), expected) if len(runs) <= expected else
+            'batch {} (run {})'.format(n, len(runs)))
+        x = inputs[n] if n in inputs else numpy.zeros(
+            (n,) + args.shape[1:], dtype=dtype)
+        watched(progress, label, lambda: call(x))
     try:
-        tty = stream.isatty()
-    except (AttributeError, ValueError):
-        tty = False
-    return Progress(stream) if tty else None
+        return projection.project_batch(
+            projected_run, batch, fma_1flop=not args.no_fma,
+            flop_convention=args.flop_convention)
+    except ValueError as e:
+        raise CommandError('--project cannot project to batch {}: '
+                           '{}'.format(batch, e))
 
 
-def _watched(progress, label, call):
-    """``call`` run under ``progress``'s status line (when there is
-    one)."""
-    if progress is None:
-        return call()
-    with progress.running(label):
-        return call()
-
-
-def _run(args):
-    """The report (the hook, or a projection) of the run the arguments
-    ask for, or CommandError."""
+def _run(args, kinds):
+    """The results of the runs the arguments ask for, or CommandError."""
     dtype = numpy.dtype(args.dtype)
     inputs = _inputs(args, dtype)
     batch = args.shape[0]
-    if batch > LARGE_BATCH and not args.project and not args.measure_time:
+    shape_run = _needs_shape_run(args, kinds)
+    if shape_run and batch > LARGE_BATCH and not args.project \
+            and not args.measure_time:
         sys.stderr.write(
             'note: running the model at batch {}; --project gives the same '
             'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
             'fraction of the time\n'.format(batch))
-    fma_1flop = not args.no_fma
     # Links create their weights in chainer.config.dtype, at construction
     # or (for sizes left as None) at the first call: both must see it, or
     # float16 input meets float32 weights.
     with chainer.using_config('dtype', dtype):
         model = load_model(args.model)
         call = _model_call(model, args, dtype)
-        progress = _progress()
+        progress = make_progress()
         if args.project:
-            runs = []
-
-            def projected_run(n):
-                runs.append(n)
-                # Three runs, and a check run beyond batch 3; a fallback
-                # to batches 2-4 adds one more.
-                expected = len(projection.BATCHES) + (
-                    batch > max(projection.BATCHES))
-                label = ('batch {} (run {} of {})'.format(
-                    n, len(runs), expected) if len(runs) <= expected else
-                    'batch {} (run {})'.format(n, len(runs)))
-                x = inputs[n] if n in inputs else numpy.zeros(
-                    (n,) + args.shape[1:], dtype=dtype)
-                _watched(progress, label, lambda: call(x))
-            try:
-                return projection.project_batch(
-                    projected_run, batch, fma_1flop=fma_1flop,
-                    flop_convention=args.flop_convention)
-            except ValueError as e:
-                raise CommandError('--project cannot project to batch {}: '
-                                   '{}'.format(batch, e))
-        if args.fit is not None:
-            return _fit(call, inputs, args.fit, args.optimizer)
-        # The progress hook inside the cost hook: its work on each call
-        # falls outside the time --measure-time measures.
-        with ComputationalCostHook(fma_1flop=fma_1flop,
-                                   flop_convention=args.flop_convention,
-                                   measure_time=args.measure_time,
-                                   memory=True) as cch:
-            _watched(progress, 'batch {}'.format(batch),
-                     lambda: call(inputs[batch]))
-    return cch
+            report = _projected(call, args, inputs, dtype, progress)
+            # The fit takes the projection's runs: no more runs.
+            fit = _fit(report, args) if 'fit' in kinds else None
+            return Result(report, fit)
+        report = None
+        if shape_run:
+            # The progress hook inside the cost hook: its work on each
+            # call falls outside the time --measure-time measures.
+            with ComputationalCostHook(
+                    fma_1flop=not args.no_fma,
+                    flop_convention=args.flop_convention,
+                    measure_time=args.measure_time, memory=True) as report:
+                watched(progress, 'batch {}'.format(batch),
+                        lambda: call(inputs[batch]))
+        fit = None
+        if 'fit' in kinds:
+            fit = _fit(_fit_runs(call, inputs, progress), args)
+    return Result(report, fit)
 
 
-def _fit(call, inputs, fit, optimizer):
-    """fit_batch of the training step ``call`` (runs at batch 1, 2 and 3
-    of inputs shaped like ``inputs``')."""
+def _fit_runs(call, inputs, progress):
+    """``run(n)`` for fit_batch: the step ``call`` at batch ``n``, on
+    inputs shaped like ``inputs``', under a progress of its own."""
     x = next(iter(inputs.values()))
-    where = 'device' if isinstance(fit, str) else 'capacity'
+    runs = []
+
+    def run(n):
+        runs.append(n)
+        watched(progress, 'fit: batch {} (run {})'.format(n, len(runs)),
+                lambda: call(numpy.zeros((n,) + x.shape[1:], x.dtype)))
+    return run
+
+
+def _fit(run, args):
+    """fit_batch of ``run`` (a step at batch n, or a projection) on
+    --fit's device or capacity, or CommandError."""
+    where = 'device' if isinstance(args.fit, str) else 'capacity'
     try:
-        return fit_batch(
-            lambda n: call(numpy.zeros((n,) + x.shape[1:], x.dtype)),
-            optimizer=optimizer, **{where: fit})
+        return fit_batch(run, optimizer=args.optimizer, **{where: args.fit})
     except ValueError as e:
         raise CommandError('--fit: {}'.format(e))
 
 
-def _plot_summary(result, path, by_phase):
+def _plot_summary(report, path, by_phase):
     if by_phase:
         # The bars of the summary --train prints: a backward Add is not a
         # forward one.
-        plots.plot_summary(result.summary_report_by_phase(), path)
+        plots.plot_summary(report.summary_report_by_phase(), path)
     else:
-        result.plot_summary(path)
+        report.plot_summary(path)
 
 
-def _write_plots(result, args):
+def _write_plots(report, args):
     for path, draw in (
-            (args.plot_roofline, lambda p: result.plot_roofline(
+            (args.plot_roofline, lambda p: report.plot_roofline(
                 p, device=args.device, peak_flops=args.peak_flops,
                 bandwidth=args.bandwidth)),
             (args.plot_summary, lambda p: _plot_summary(
-                result, p, args.train)),
-            (args.plot_memory, lambda p: result.plot_memory(p))):
+                report, p, args.train)),
+            (args.plot_memory, lambda p: report.plot_memory(p))):
         if path is None:
             continue
         try:
@@ -348,71 +282,14 @@ def _write_plots(result, args):
                 path, _one_line(e)))
 
 
-def show(result, args, kind, columns, ost):
-    """Write the report ``kind`` of ``result`` (a hook or a projection) to
-    ``ost`` as the arguments say."""
-    options = dict(ost=ost, mode=args.mode, unit=args.unit,
-                   columns=columns, n_digits=args.n_digits)
-    if kind in ('fit', 'memory'):  # no time column
-        pass
-    elif args.time_unit is not None:
-        options['time_unit'] = args.time_unit
-    if kind == 'fit':
-        show_fit(result, **options)
-    elif kind == 'memory':
-        result.show_memory_report(**options)
-    elif kind == 'roofline':
-        result.show_roofline_report(device=args.device,
-                                    peak_flops=args.peak_flops,
-                                    bandwidth=args.bandwidth, **options)
-    elif kind == 'links':
-        depth = None if args.links == _ALL_LEVELS else args.links
-        result.show_link_report(depth=depth, **options)
-    elif kind == 'phases':
-        result.show_phase_report(**options)
-    elif kind == 'summary':
-        result.show_summary_report(by_phase=args.train, **options)
-    else:
-        result.show_report(**options)
-
-
-def _encodable(text, stream):
-    """``text`` as ``stream`` can encode it: unchanged when it can (UTF-8),
-    else with the link report's non-breaking spaces as spaces and any
-    other character it cannot encode escaped (an ASCII terminal)."""
-    encoding = getattr(stream, 'encoding', None)
-    if not encoding:
-        return text
-    try:
-        text.encode(encoding)
-        return text
-    except UnicodeEncodeError:
-        text = text.replace('\u00a0', ' ')
-        return text.encode(encoding, 'backslashreplace').decode(encoding)
-    except LookupError:
-        return text
-
-
-def _write_report(result, args, kind, columns, ost, scaling=False):
-    """Render the report (the scaling report with ``--workers``), then
-    write it at once, as ``ost`` can encode it."""
-    buf = io.StringIO()
-    if scaling:
-        options = {} if args.time_unit is None else {
-            'time_unit': args.time_unit}
-        result.show_scaling_report(
-            args.workers, ost=buf, mode=args.mode, device=args.device,
-            network=args.network, peak_flops=args.peak_flops,
-            bandwidth=args.bandwidth, n_digits=args.n_digits, **options)
-    else:
-        show(result, args, kind, columns, buf)
-    ost.write(_encodable(buf.getvalue(), ost))
-    ost.flush()
-
-
 #: Exit status after the reader of stdout went away (``| head``): that of
 #: a Unix tool killed by SIGPIPE, as a shell reports it.
 BROKEN_PIPE_STATUS = 128 + 13
+#: Exit status after Ctrl-C (SIGINT), as a shell reports a tool it
+#: stopped.
+INTERRUPTED_STATUS = 128 + 2
+#: Exit status when the report could not be written (a full disk).
+WRITE_FAILED_STATUS = 1
 
 
 def _stdout_to_devnull():
@@ -426,37 +303,63 @@ def _stdout_to_devnull():
         pass
 
 
+def _say(text):
+    """Write a line to stderr; a stderr that cannot take it is let be."""
+    try:
+        sys.stderr.write(text + '\n')
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _main(args, ost):
+    try:
+        # Check every option before the (possibly slow) run.
+        plan = check_args(args)
+        result = _run(args, [kind for kind, _ in plan])
+        # Plots first: a plot that cannot be written is an error, and an
+        # error must not follow a printed report.
+        _write_plots(result.report, args)
+        text, notes = render_reports(result, args, plan, ost)
+    except CommandError as e:
+        _say('error: {}'.format(e))
+        return 2
+    try:
+        ost.write(text)
+        ost.flush()
+    except BrokenPipeError:
+        if ost is sys.stdout:
+            _stdout_to_devnull()
+        return BROKEN_PIPE_STATUS
+    except OSError as e:
+        # (Python's flush at exit finds nothing left to write: no second
+        # error.)
+        _say('error: cannot write the report: {}'.format(e.strerror or e))
+        return WRITE_FAILED_STATUS
+    for note in notes:
+        _say(note)
+    return 0
+
+
 def main(argv=None, ost=None):
     """Run the command line; returns the exit status.
 
     Mistakes in the arguments, a model that cannot be imported or built
     and a forward pass or training step that fails are reported as one
     line on stderr with status 2 (argparse's own mistakes exit with it).
-    A reader of the report that goes away early (``| head``) ends the
-    command quietly with status 141.
+    A report that cannot be written (a full disk) is one line and status
+    1; Ctrl-C stops the command with one line and status 130; a reader
+    of the report that goes away early (``| head``) ends it quietly with
+    status 141.
     """
-    parser = build_parser()
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = parser.parse_args(_joined_values(parser, argv))
-    ost = sys.stdout if ost is None else ost
     try:
-        # Check every option before the (possibly slow) run.
-        kind, columns = check_args(args)
-        scaling = check_scaling(args)
-        result = _run(args)
-        # Plots first: a plot that cannot be written is an error, and an
-        # error must not follow a printed report.
-        _write_plots(result, args)
-    except CommandError as e:
-        sys.stderr.write('error: {}\n'.format(e))
-        return 2
-    try:
-        _write_report(result, args, kind, columns, ost, scaling)
-    except BrokenPipeError:
-        if ost is sys.stdout:
-            _stdout_to_devnull()
-        return BROKEN_PIPE_STATUS
-    return 0
+        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        args = parser.parse_args(_joined_values(parser, argv))
+        return _main(args, sys.stdout if ost is None else ost)
+    except KeyboardInterrupt:
+        _say('interrupted')
+        return INTERRUPTED_STATUS
 
 
 def console():

@@ -12,6 +12,7 @@ import importlib
 import math
 import os
 import sys
+import tempfile
 
 from chainer_computational_cost import memory
 from chainer_computational_cost import network
@@ -169,7 +170,9 @@ def build_parser():
                         help='unit of time columns: s, ms or us (default us '
                              'in the roofline report, ms otherwise)')
     reports = parser.add_argument_group(
-        'reports (one is shown, the first given in this order)')
+        'reports (every one given is printed: --fit, --memory, then the '
+        'others in the order listed here; without any, the layer report, '
+        'or with --train the summary by phase)')
     reports.add_argument('--device', default=None,
                          help='roofline report on a preset device: {} (any '
                               'case)'.format(', '.join(roofline.DEVICES)))
@@ -200,9 +203,12 @@ def build_parser():
                               'number of bytes (before any other '
                               'report)'.format(
                                   ', '.join(memory.CAPACITIES)))
-    reports.add_argument('--optimizer', type=str.lower, default='adam',
+    # None: not given (refused without --train); 'adam' once checked.
+    reports.add_argument('--optimizer', type=str.lower, default=None,
                          choices=list(memory.OPTIMIZERS),
-                         help="optimizer state for --fit (default adam)")
+                         help='with --train: the optimizer whose update the '
+                              'step runs and whose state --fit counts '
+                              '(default adam)')
     plots_group = parser.add_argument_group(
         'plots (format by extension: {}; need matplotlib)'.format(
             ', '.join('.' + f for f in plots.FORMATS)))
@@ -262,28 +268,23 @@ def check_scaling(args):
     return True
 
 
-def parse_fit(text):
-    """--fit's value: a device preset with a memory capacity, or a
-    number of bytes."""
-    if text.lower() in memory.CAPACITIES:
-        return text.lower()
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not 0 < value < math.inf:
-        raise argparse.ArgumentTypeError(
-            '{!r} is neither a device ({}) nor a number of bytes > '
-            '0'.format(text, ', '.join(memory.CAPACITIES)))
-    return int(value)
+#: The reports a run can print, in the order it prints them.
+REPORT_ORDER = ('fit', 'memory', 'roofline', 'scaling', 'links', 'phases',
+                'summary', 'layers')
 
+#: Report -> how the user asks for it (in messages).
+REPORT_OPTIONS = {
+    'fit': '--fit', 'memory': '--memory', 'roofline': '--device',
+    'scaling': '--workers', 'links': '--links', 'phases': '--phases',
+    'summary': '--summary', 'layers': 'the layer report'}
 
-# The report kinds: the columns each can show, its default columns and,
-# when they differ from those plus 'time', its default columns with
-# measured times.
+# The report kinds: the columns each can show, its default columns (None:
+# the report's own) and, when they differ from those plus 'time', its
+# default columns with measured times.
 _KINDS = {
     'roofline': (roofline.ROOFLINE_COLUMNS, roofline.RooflineColumns.DEFAULT,
                  roofline.RooflineColumns.TIMED),
+    'scaling': (network.SCALING_COLUMNS, None, None),
     'links': (LINK_COLUMNS, LinkColumns.DEFAULT, None),
     'phases': (PHASE_COLUMNS, PhaseColumns.DEFAULT, None),
     'summary': (SUMMARY_COLUMNS, SummaryColumns.DEFAULT,
@@ -293,36 +294,44 @@ _KINDS = {
     'fit': (tuple(FIT_COLUMNS), FIT_COLUMNS, None),
 }
 
+#: Reports with a measured time column under --measure-time.
+TIMED_REPORTS = ('roofline', 'links', 'phases', 'summary', 'layers')
+#: Reports whose figures do not depend on how FLOPs are counted.
+FLOP_FREE_REPORTS = ('fit', 'memory')
 
-def report_kind(args):
-    """The one report a run shows: 'roofline', 'links', 'phases',
-    'summary' or 'layers', the first asked for in that order (--train
-    alone asks for the summary)."""
-    if args.fit is not None:
-        return 'fit'
-    if args.memory:
-        return 'memory'
-    if args.device is not None or args.peak_flops is not None \
-            or args.bandwidth is not None:
-        return 'roofline'
-    if args.links is not None:
-        return 'links'
-    if args.phases:
-        return 'phases'
-    if args.summary or args.train:
-        return 'summary'
-    return 'layers'
+
+def report_kinds(args):
+    """The reports a run prints, in :data:`REPORT_ORDER`: each one asked
+    for; without any, the layer report (the summary by phase with
+    --train).  --workers turns the device's roofline into the scaling
+    report."""
+    device = args.device is not None or args.peak_flops is not None \
+        or args.bandwidth is not None
+    asked = {
+        'fit': args.fit is not None, 'memory': args.memory,
+        'roofline': device and args.workers is None,
+        'scaling': args.workers is not None, 'links': args.links is not None,
+        'phases': args.phases, 'summary': args.summary, 'layers': False}
+    kinds = [k for k in REPORT_ORDER if asked[k]]
+    return kinds or ['summary' if args.train else 'layers']
 
 
 def default_columns(kind, measure_time):
-    """The columns of ``kind`` shown without --columns: a measured time is
-    the point of --measure-time, so it is shown."""
+    """The columns of ``kind`` shown without --columns (None: the
+    report's own default): a measured time is the point of
+    --measure-time, so it is shown where the report has a time column."""
     available, columns, timed = _KINDS[kind]
-    if not measure_time:
+    if columns is None:
+        return None
+    if not measure_time or kind not in TIMED_REPORTS:
         return list(columns)
     if timed is not None:
         return list(timed)
     return list(columns) + ['time']
+
+
+def _names(kinds):
+    return ', '.join(REPORT_OPTIONS[k] for k in kinds)
 
 
 def _check_plot_path(path, option):
@@ -339,6 +348,24 @@ def _check_plot_path(path, option):
         plots.plot_format(path)
     except ValueError as e:
         raise CommandError('{}: {}'.format(option, e))
+    try:
+        _probe_writable(path, directory)
+    except OSError as e:
+        raise CommandError('{} {!r} cannot be written: {}'.format(
+            option, path, e.strerror or e))
+
+
+def _probe_writable(path, directory):
+    """OSError unless a file can be written at ``path``: an existing file
+    is opened for appending (and left as it was), else a file is created
+    beside it and removed (permissions alone would not tell: a read-only
+    file system, or root)."""
+    if os.path.exists(path):
+        with open(path, 'ab'):
+            return
+    fd, probe = tempfile.mkstemp(prefix='.plot-probe-', dir=directory)
+    os.close(fd)
+    os.remove(probe)
 
 
 #: Option attribute -> (option, the report's check of its value, which
@@ -381,12 +408,29 @@ def _require(module, needed_by, extra):
                                                extra))
 
 
+#: The plot options, as (option, attribute).
+PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
+                ('--plot-summary', 'plot_summary'),
+                ('--plot-memory', 'plot_memory'))
+
+
 def _check_packages(args):
     if args.mode == 'table':
         _require('texttable', '--mode table', 'table')
-    for option in ('--plot-roofline', '--plot-summary'):
-        if getattr(args, option[2:].replace('-', '_')) is not None:
+    for option, attr in PLOT_OPTIONS:
+        if getattr(args, attr) is not None:
             _require('matplotlib', option, 'plot')
+
+
+#: Columns no command-line run fills, and why.
+_NEVER_FILLED = {
+    'comm_bytes': 'the command line runs no ChainerMN communication (give '
+                  'ComputationalCostHook a comm= in Python for it)',
+    'rank': 'ranks are those of a gathered ChainerMN report '
+            '(ComputationalCostHook.gather), which the command line '
+            'does not make',
+}
+_NEVER_FILLED['slowest_rank'] = _NEVER_FILLED['rank']
 
 
 def _empty_columns(kind, columns, args):
@@ -399,18 +443,14 @@ def _empty_columns(kind, columns, args):
         if c == 'phase' and kind == 'summary' and not args.train:
             return c, ('the summary is split by phase only with --train (the '
                        'layer report has a phase column)')
+        if c in _NEVER_FILLED and kind != 'scaling':
+            # (the scaling report's comm_bytes are the gradients')
+            return c, _NEVER_FILLED[c]
     return None
 
 
-def check_args(args):
-    """Every check that needs no model: raise CommandError, or return the
-    report kind and its columns.
-
-    A mistake must be reported before the model is built and run, which
-    can take minutes.  Values are canonicalised in ``args`` on the way.
-    """
-    _check_values(args)
-    kind = report_kind(args)
+def _check_devices(args):
+    """--device, or --peak-flops with --bandwidth, and what needs them."""
     if args.device is not None and (args.peak_flops is not None
                                     or args.bandwidth is not None):
         raise CommandError('give either --device or --peak-flops and '
@@ -427,36 +467,115 @@ def check_args(args):
             roofline.resolve_device(args.device)
         except ValueError as e:
             raise CommandError(str(e))
-    if args.plot_roofline is not None and kind != 'roofline':
+    if args.plot_roofline is not None and args.device is None \
+            and args.peak_flops is None:
         raise CommandError('--plot-roofline needs a device: --device ({}) '
                            'or --peak-flops and --bandwidth'.format(
                                ', '.join(roofline.DEVICES)))
+
+
+def _check_training(args):
+    """--fit and --optimizer need --train; --optimizer's default."""
     if args.fit is not None and not args.train:
         raise CommandError('--fit needs --train: it sizes the batch of a '
                            'training step')
-    if args.fit is not None and (args.plot_roofline or args.plot_summary
-                                 or args.plot_memory):
-        raise CommandError('--fit draws no plot: run without --fit at the '
-                           'batch it gives for the plots')
+    if args.optimizer is not None and not args.train:
+        raise CommandError('--optimizer needs --train (and applies to '
+                           '--fit): a forward pass updates nothing')
+    if args.optimizer is None:
+        args.optimizer = 'adam'
+
+
+def _useless(option, kinds, needs):
+    return CommandError('{} changes nothing in the reports asked for ({}): '
+                        'it needs {}'.format(option, _names(kinds), needs))
+
+
+def _check_uses(args, kinds):
+    """Refuse an option that would change nothing this run prints or
+    writes, rather than drop it without a word."""
     if args.project and args.measure_time:
         raise CommandError('--project and --measure-time exclude each '
                            'other: a projected report has no measured '
                            'times (measure a real run at the batch size)')
-    for path, option in ((args.plot_roofline, '--plot-roofline'),
-                         (args.plot_summary, '--plot-summary'),
-                         (args.plot_memory, '--plot-memory')):
+    if args.measure_time and not set(kinds) & set(TIMED_REPORTS):
+        raise _useless('--measure-time', kinds, 'a report with a time '
+                       'column: the layer report, --summary, --phases, '
+                       '--links or --device')
+    timed = args.measure_time or set(kinds) & {'roofline', 'scaling'}
+    if args.time_unit is not None and not timed:
+        raise _useless('--time-unit', kinds, 'times: --device, --workers '
+                       'or --measure-time')
+    flops = set(kinds) - set(FLOP_FREE_REPORTS) or \
+        args.plot_summary is not None or args.plot_roofline is not None
+    for option, given in (('--no-fma', args.no_fma),
+                          ('--flop-convention', args.flop_convention)):
+        if given and not flops:
+            raise _useless(option, kinds, 'a report or plot of FLOPs: '
+                           'any report but --fit and --memory, '
+                           '--plot-summary or --plot-roofline')
+
+
+def _check_output(args, kinds):
+    """The mode and --columns against the reports asked for: the columns
+    of each report, as a list (None: the report's default)."""
+    if args.mode == 'csv' and len(kinds) > 1:
+        raise CommandError(
+            '--mode csv writes one table, and {} reports are asked for '
+            '({}): ask for one, or use --mode json (one document holding '
+            'every report) or md'.format(len(kinds), _names(kinds)))
+    if args.columns is None:
+        return [default_columns(k, args.measure_time) for k in kinds]
+    if len(kinds) > 1:
+        raise CommandError(
+            '--columns picks the columns of one report, and {} are asked '
+            'for ({}): ask for one, or leave --columns out'.format(
+                len(kinds), _names(kinds)))
+    kind, = kinds
+    columns = parse_columns(args.columns, _KINDS[kind][0])
+    empty = _empty_columns(kind, columns, args)
+    if empty is not None:
+        raise CommandError('--columns: column {!r} would be empty: '
+                           '{}'.format(*empty))
+    return [columns]
+
+
+def check_args(args):
+    """Every check that needs no model: raise CommandError, or return the
+    reports to print, as a list of (kind, columns) in print order
+    (columns None: the report's default).
+
+    A mistake must be reported before the model is built and run, which
+    can take minutes.  Values are canonicalised in ``args`` on the way.
+    """
+    _check_values(args)
+    _check_devices(args)
+    check_scaling(args)
+    _check_training(args)
+    kinds = report_kinds(args)
+    _check_uses(args, kinds)
+    for option, attr in PLOT_OPTIONS:
+        path = getattr(args, attr)
         if path is not None:
             _check_plot_path(path, option)
     _check_packages(args)
-    if args.columns is not None:
-        columns = parse_columns(args.columns, _KINDS[kind][0])
-        empty = _empty_columns(kind, columns, args)
-        if empty is not None:
-            raise CommandError('--columns: column {!r} would be empty: '
-                               '{}'.format(*empty))
-    else:
-        columns = default_columns(kind, args.measure_time)
-    return kind, columns
+    return list(zip(kinds, _check_output(args, kinds)))
+
+
+def parse_fit(text):
+    """--fit's value: a device preset with a memory capacity, or a
+    number of bytes."""
+    if text.lower() in memory.CAPACITIES:
+        return text.lower()
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(
+            '{!r} is neither a device ({}) nor a number of bytes > '
+            '0'.format(text, ', '.join(memory.CAPACITIES)))
+    return int(value)
 
 
 def _joined_values(parser, argv):

@@ -59,6 +59,16 @@ def _total_row(total):
     return _percentages(collections.OrderedDict(total), total)
 
 
+def _comm_zeros(report):
+    """In a run with communication (the total has ``comm_bytes``), a
+    group that sent nothing gets ``comm_bytes`` 0: a blank cell would say
+    "not applicable" where the answer is none."""
+    if 'comm_bytes' in report['total']:
+        for entry in report.values():
+            entry.setdefault('comm_bytes', 0)
+    return report
+
+
 #: The optional keys of a layer record, after 0.1.2's.
 _LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes', 'rank', 'live')
 
@@ -139,7 +149,7 @@ def summary_report(layers, n_params=None, by_phase=False):
         key = '{}/{}'.format(*gkey) if by_phase else gkey
         report[_group_key(key, report)] = _percentages(entry, total)
     report['total'] = _total_row(total)
-    return report
+    return _comm_zeros(report)
 
 
 def phase_report(layers, n_params=None):
@@ -159,7 +169,7 @@ def phase_report(layers, n_params=None):
                 _sum_into(entry, layer)
         report[p] = _percentages(entry, total)
     report['total'] = _total_row(total)
-    return report
+    return _comm_zeros(report)
 
 
 def link_report(layers, link_info, depth=None):
@@ -195,7 +205,7 @@ def link_report(layers, link_info, depth=None):
             continue
         report[p] = _percentages(entries[p], total)
     report['total'] = _total_row(total)
-    return report
+    return _comm_zeros(report)
 
 
 def _preorder(paths):

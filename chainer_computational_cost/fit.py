@@ -372,6 +372,14 @@ def fit_rows(fit):
         ('capacity', 'capacity')) if key != 'margin' or fit.get(key)]
 
 
+def answer(fit):
+    """The sentence of a fit_batch result: the largest batch and the call
+    during which its peak happens."""
+    return 'largest batch on {} with {}: {} (peak during {})'.format(
+        fit['device'], fit['optimizer'], fit['batch_size'],
+        fit['peak_layer'])
+
+
 def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
              n_digits=3):
     """Write a fit_batch result to ``ost``: a line with the largest batch
@@ -382,8 +390,5 @@ def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
     text = rendering.render(fit_rows(fit), columns, mode, unit, n_digits,
                             name_title='Memory at batch {}'.format(
                                 fit['batch_size']))
-    line = ('largest batch on {} with {}: {} (peak during {})\n'.format(
-        fit['device'], fit['optimizer'], fit['batch_size'],
-        fit['peak_layer']))
-    (sys.stderr if mode == 'json' else ost).write(line)
+    (sys.stderr if mode == 'json' else ost).write(answer(fit) + '\n')
     ost.write(text)

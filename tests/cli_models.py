@@ -118,3 +118,35 @@ class FailsAsIfInThePackage(object):
 def build_package_bug():
     """A model that fails as a bug in chainer_computational_cost would."""
     return FailsAsIfInThePackage()
+
+
+class Centered(chainer.Chain):
+    """Linear(3 -> 2), its outputs centred on the batch mean: at batch 1
+    every logit is 0, and the step's memory does not follow the line its
+    runs at batch 2 and 3 draw."""
+
+    def __init__(self):
+        super(Centered, self).__init__()
+        with self.init_scope():
+            self.fc = L.Linear(3, 2)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return h - F.broadcast_to(F.mean(h, axis=0), h.shape)
+
+
+def build_centered():
+    return Centered()
+
+
+def build_slow():
+    """A model that never ends: it creates the file named by $CLI_STARTED
+    once running, then calls ReLU until stopped (Ctrl-C tests)."""
+    import time
+
+    def forward(x):
+        open(os.environ['CLI_STARTED'], 'w').close()
+        while True:
+            x = F.relu(x)
+            time.sleep(0.01)
+    return forward

@@ -69,6 +69,30 @@ def test_no_comm_adds_no_comm_bytes():
     assert 'comm_bytes' not in cch.total_report
 
 
+def test_groups_that_sent_nothing_show_0():
+    # In a run with communication a type, phase or link that sent nothing
+    # shows 0, not a blank ("not applicable"): here Exp-1 (record 1) is
+    # given 100 bytes sent, ReLU-1 none.
+    import io
+    import json
+    import numpy as np
+    from chainer_computational_cost.report import ReportSnapshot
+    with ComputationalCostHook() as cch:
+        chainer.functions.exp(chainer.functions.relu(
+            np.zeros((2, 3), np.float32)))
+    job = ReportSnapshot(cch._records(), cch._link_info(), None, None,
+                         {1: 100})
+    out = io.StringIO()
+    job.show_summary_report(out, mode='json', unit=None,
+                            columns=['type', 'comm_bytes'])
+    assert [(r['type'], r['comm_bytes'])
+            for r in json.loads(out.getvalue())['rows']] == [
+        ('ReLU', 0), ('Exp', 100), ('total', 100)]
+    assert [(k, r['comm_bytes']) for k, r in job.phase_report.items()] == [
+        ('forward', 100), ('backward', 0), ('total', 100)]
+    assert job.link_report['/']['comm_bytes'] == 100
+
+
 def _node(cls_name, module, **attrs):
     """A ChainerMN node without a communicator (its __init__ warns that it
     is experimental): only what the calculators read."""

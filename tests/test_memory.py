@@ -512,15 +512,13 @@ def test_cli_memory_projected_and_plotted(tmp_path):
     assert path.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
 
 
-def test_cli_fit():
+def test_cli_fit(capsys):
     # at batch n: the ReLU's output 12n, the loss 4 and the softmax the
     # loss keeps for its backward 12n: 24n + 4, and during the loss its
     # scratch (loss.py): log_y 12n, the label mask n, the masked labels
     # 4n, an int64 arange 8n and the gathered values 4n: 29n; 53n + 4 <=
-    # 1000 for n <= 18
+    # 1000 for n <= 18; csv output is CSV only: the answer is on stderr
     assert cli('--train', '--fit', '1000', '--optimizer', 'SGD') == (0, (
-        'largest batch on given with sgd: 18 (peak during '
-        'SoftmaxCrossEntropy-1)\n'
         'Memory at batch 18,Bytes B\n'
         'parameters,0\n'
         'optimizer state,0\n'
@@ -529,6 +527,9 @@ def test_cli_fit():
         'scratch,522\n'
         'total,958\n'
         'capacity,1000\n'))
+    assert capsys.readouterr().err == (
+        'largest batch on given with sgd: 18 (peak during '
+        'SoftmaxCrossEntropy-1)\n')
 
 
 @pytest.mark.parametrize('argv, message', [

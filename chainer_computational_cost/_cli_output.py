@@ -1,0 +1,148 @@
+"""The command line's output: every report asked for, rendered as the
+options say and put together in one text (:func:`render_reports`).
+
+* md and table: the reports one after the other, a blank line between;
+* csv: one report only (the arguments' checks refuse more), CSV only:
+  what is not a table (the fit's answer) is a note, for stderr;
+* json: one document; a single report's is the report's own (as the
+  API's ``show_*(mode='json')`` writes it, the fit's with its answer
+  added), several reports' an object of them keyed by report.
+
+Part of the command line (``__main__``).
+"""
+
+import collections
+import io
+import json
+
+from chainer_computational_cost import fit as fit_module
+from chainer_computational_cost import rendering
+from chainer_computational_cost._cli_args import _ALL_LEVELS
+from chainer_computational_cost.fit import FIT_COLUMNS
+from chainer_computational_cost.fit import fit_rows
+
+
+def _show(report, args, kind, columns, ost):
+    """Write the report ``kind`` of ``report`` (a hook or a projection)
+    to ``ost`` as the arguments say."""
+    options = dict(ost=ost, mode=args.mode, unit=args.unit,
+                   n_digits=args.n_digits)
+    if columns is not None:
+        options['columns'] = columns
+    if kind != 'memory' and args.time_unit is not None:
+        options['time_unit'] = args.time_unit
+    if kind == 'memory':
+        report.show_memory_report(**options)
+    elif kind == 'roofline':
+        report.show_roofline_report(device=args.device,
+                                    peak_flops=args.peak_flops,
+                                    bandwidth=args.bandwidth, **options)
+    elif kind == 'scaling':
+        report.show_scaling_report(
+            args.workers, device=args.device, network=args.network,
+            peak_flops=args.peak_flops, bandwidth=args.bandwidth, **options)
+    elif kind == 'links':
+        depth = None if args.links == _ALL_LEVELS else args.links
+        report.show_link_report(depth=depth, **options)
+    elif kind == 'phases':
+        report.show_phase_report(**options)
+    elif kind == 'summary':
+        report.show_summary_report(by_phase=args.train, **options)
+    else:
+        report.show_report(**options)
+
+
+def fit_answer(fit):
+    """The sentence of a fit_batch answer (fit_batch's own)."""
+    return fit_module.answer(fit)
+
+
+def _render_fit(fit, args, columns, notes):
+    table = rendering.render(
+        fit_rows(fit), columns or FIT_COLUMNS, args.mode, args.unit,
+        args.n_digits, name_title='Memory at batch {}'.format(
+            fit['batch_size']))
+    if args.mode == 'json':
+        # The answer's figures (raw bytes) beside the table's rows.
+        doc = collections.OrderedDict(
+            (k, rendering._json_param(v)) for k, v in fit.items())
+        doc.update(json.loads(table, object_pairs_hook=collections.
+                              OrderedDict))
+        return json.dumps(doc, indent=1, allow_nan=False) + '\n'
+    if args.mode == 'csv':
+        notes.append(fit_answer(fit))
+        return table
+    return fit_answer(fit) + '\n' + table
+
+
+#: The roofline report's blank cells: (column, which rows, why).
+_ROOFLINE_BLANKS = (
+    ('intensity', 'layers', 'a blank Intensity is a layer that moves no '
+     'bytes (FLOPs per byte has no value)'),
+    ('bound', 'layers', 'a blank Bound is a layer that does neither FLOPs '
+     'nor memory traffic (a reshape or a view)'),
+    ('bound', 'total', "the total's Bound is blank: each layer is bound "
+     'by its own limit, a sum of them by none'),
+)
+
+
+def _roofline_notes(report, args, columns):
+    """Why the roofline report shows blank cells, for those it shows."""
+    if columns is None:
+        columns = ['intensity', 'bound']
+    rows = report.roofline_report(device=args.device,
+                                  peak_flops=args.peak_flops,
+                                  bandwidth=args.bandwidth)
+    reasons = []
+    for column, which, why in _ROOFLINE_BLANKS:
+        picked = [r for name, r in rows.items()
+                  if (name == 'total') == (which == 'total')]
+        if column in columns and any(r[column] is None for r in picked):
+            reasons.append(why)
+    if not reasons:
+        return []
+    return ['note: blank cells of the roofline report are not applicable: '
+            + '; '.join(reasons)]
+
+
+def render_reports(result, args, plan, ost):
+    """(text, notes): the reports of ``plan`` (a list of (kind, columns))
+    rendered as one text, as ``ost`` can encode it, and the lines for
+    stderr (the fit's answer in csv mode, notes on blank cells)."""
+    notes = []
+    texts = []
+    for kind, columns in plan:
+        if kind == 'fit':
+            texts.append(_render_fit(result.fit, args, columns, notes))
+            continue
+        buf = io.StringIO()
+        _show(result.report, args, kind, columns, buf)
+        texts.append(buf.getvalue())
+        if kind == 'roofline' and args.mode != 'json':
+            notes.extend(_roofline_notes(result.report, args, columns))
+    if args.mode == 'json' and len(texts) > 1:
+        doc = collections.OrderedDict(
+            (kind, json.loads(text, object_pairs_hook=collections.
+                              OrderedDict) if text else None)
+            for (kind, _), text in zip(plan, texts))
+        text = json.dumps(doc, indent=1, allow_nan=False) + '\n'
+    else:
+        text = '\n'.join(texts)
+    return _encodable(text, ost), notes
+
+
+def _encodable(text, stream):
+    """``text`` as ``stream`` can encode it: unchanged when it can (UTF-8),
+    else with the link report's non-breaking spaces as spaces and any
+    other character it cannot encode escaped (an ASCII terminal)."""
+    encoding = getattr(stream, 'encoding', None)
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        text = text.replace('\u00a0', ' ')
+        return text.encode(encoding, 'backslashreplace').decode(encoding)
+    except LookupError:
+        return text
