@@ -220,3 +220,17 @@ def test_buffer_specs_by_hand():
     assert mn.buffer_bytes(x) == 48  # 6 * 8
     assert mn.buffer_bytes(None) == 0
     assert mn.buffer_bytes([x, None]) == 48  # no counts: the buffer
+
+
+@needs_mpi
+def test_cost_monitor_logs_each_ranks_comm_bytes(tmp_path):
+    rows = launch(tmp_path, 2, 'mn_monitor.py', 'float32')
+    for row in rows:
+        assert row['restored'], row
+        first, steady = row['hooked']
+        # MLP 3-4-2: 26 float32 parameters, 104 bytes: broadcast by the
+        # first update, all-reduced by every later one.
+        assert first[1] == steady[1] == 104, row
+        # The first step broadcasts in place of the update: fewer FLOPs.
+        assert first[0] <= steady[0]
+        assert row['log'] == [list(first)] + [list(steady)] * 3, row
