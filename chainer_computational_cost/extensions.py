@@ -41,7 +41,10 @@ from chainer.training import extension
 
 from chainer_computational_cost.computational_cost_hook import \
     ComputationalCostHook
+from chainer_computational_cost import memory
 from chainer_computational_cost import mn
+from chainer_computational_cost.records import R_FLOPS
+from chainer_computational_cost.records import R_PARAMS
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import roofline
 
@@ -93,6 +96,21 @@ def _step_dtype(optimizer):
             if param.array is not None:
                 sizes[param.dtype.name] += param.size
     return sizes.most_common(1)[0][0] if sizes else 'float32'
+
+
+def _step_figures(hook):
+    """(FLOPs, memory peak or None, comm bytes) of what ``hook`` recorded:
+    the sums of its total report, read from the records (building the
+    report would format a traceback per call)."""
+    flops = 0
+    comm = 0
+    comm_of = hook._comm_bytes_of()
+    for i, r in enumerate(hook._records()):
+        if r[R_PARAMS] is not None:  # not an ignored call
+            flops += r[R_FLOPS]
+            comm += comm_of.get(i, 0)
+    peak = memory.memory_report(hook)['peak'] if hook.memory else None
+    return flops, peak, comm
 
 
 def _quiet_warning(message):
@@ -339,10 +357,7 @@ class CostMonitor(extension.Extension):
                 fma_1flop=False, comm=self._hook_comm, memory=self._memory)
             with hook:
                 result = real_update(lossfun, *args, **kwargs)
-            total = hook.total_report
-            figures = (total['flops'],
-                       hook.memory_report['peak'] if self._memory else None,
-                       total.get('comm_bytes', 0))
+            figures = _step_figures(hook)
             costs[key] = [figures, self._iteration > 0]
             calls.append(figures)
             return result
