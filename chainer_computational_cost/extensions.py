@@ -165,6 +165,15 @@ class CostMonitor(extension.Extension):
     refused when the trainer starts, as is an updater without
     ``update_core`` and ``get_all_optimizers``.
 
+    Time: the wall time of the updater's ``update_core`` (fetching and
+    converting the batch, forward, backward, update); other extensions
+    (an Evaluator, snapshots) are not in it.  A costed iteration also runs
+    the hook, so its rates are lower.  On a GPU it is the host's time:
+    CuPy runs kernels asynchronously, so read the rates averaged over many
+    iterations (LogReport's interval).  ``cost/samples_per_second`` takes
+    the batch size from the first array given to the first
+    ``optimizer.update`` of the iteration.
+
     Errors in the arguments are raised here; errors about the updater when
     the trainer starts (``initialize``).  An exception raised by the
     training step passes through unchanged, and the updater and its
