@@ -366,8 +366,14 @@ class CostMonitor(extension.Extension):
                 fma_1flop=False, comm=self._hook_comm, memory=self._memory)
             with hook:
                 result = real_update(lossfun, *args, **kwargs)
-            figures = _step_figures(hook)
-            costs[key] = [figures, self._iteration > 0]
+            try:
+                figures = _step_figures(hook)
+            except Exception as e:  # ours: it must not stop the training
+                figures = None
+                _quiet_warning('CostMonitor: a step could not be costed, '
+                               'its shapes are not costed again: {}: {}'
+                               .format(type(e).__name__, e))
+            costs[key] = [figures, figures is None or self._iteration > 0]
             calls.append(figures)
             return result
         return update

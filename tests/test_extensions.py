@@ -358,3 +358,48 @@ def test_an_update_the_user_wrapped_is_put_back_as_it_was(tmp_path):
     assert vars(opt)['update'] is users_update
     assert seen == [3, 3]  # the monitor called through the user's wrapper
     assert len(log.log) == 2 and 'cost/flops' in log.log[1]
+
+
+def test_a_failure_of_its_own_does_not_stop_training(tmp_path, monkeypatch):
+    def broken(hook):
+        raise ValueError('planted')
+    monkeypatch.setattr(cm_extensions, '_step_figures', broken)
+    trainer, log, _, _ = make_trainer(CostMonitor(), 3, evaluate=False,
+                                      out=str(tmp_path))
+    with pytest.warns(ReportWarning, match='could not be costed.*planted'):
+        trainer.run()
+    assert len(log.log) == 3
+    assert all('cost/flops' not in e and 'cost/samples_per_second' in e
+               for e in log.log)
+
+
+def test_two_optimizers_a_step_is_the_sum_of_their_updates(tmp_path):
+    # A custom updater with two models (as a GAN's), each updated with its
+    # own loss function on the batch.
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            x, t = self.converter(self.get_iterator('main').next())
+            for name in ('a', 'b'):
+                opt = self.get_optimizer(name)
+                opt.update(opt.target, x, t)
+
+    opts = {}
+    for name in ('a', 'b'):
+        opts[name] = chainer.optimizers.SGD()
+        opts[name].setup(L.Classifier(SeqModel()))
+    it = chainer.iterators.SerialIterator(sequences(256, short=0), BATCH)
+    trainer = training.Trainer(Two(it, opts, converter=padded),
+                               (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()
+    model = L.Classifier(SeqModel())
+    opt = chainer.optimizers.SGD()
+    opt.setup(model)
+    x = numpy.zeros((BATCH, 10), numpy.int32)
+    t = numpy.zeros(BATCH, numpy.int32)
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update(model, x, t)
+    one = hook.total_report['flops']
+    assert [e['cost/flops'] for e in log.log] == [2 * one] * 2
