@@ -38,6 +38,7 @@ import warnings
 
 import chainer
 from chainer.training import extension
+from chainer.training import updaters
 
 from chainer_computational_cost.computational_cost_hook import \
     ComputationalCostHook
@@ -48,9 +49,12 @@ from chainer_computational_cost.records import R_PARAMS
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import roofline
 
-#: The updaters that run forward and backward outside optimizer.update, or
-#: in other processes: CostMonitor refuses them when the trainer starts.
-_UNSUPPORTED = ('ParallelUpdater', 'MultiprocessParallelUpdater')
+#: The updaters that run forward and backward outside optimizer.update (and
+#: where): CostMonitor refuses them (and subclasses) when the trainer starts.
+_UNSUPPORTED = (
+    (updaters.MultiprocessParallelUpdater, ' in other processes'),
+    (updaters.ParallelUpdater, ''),
+)
 
 _MISSING = object()
 _clock = time.perf_counter
@@ -225,12 +229,12 @@ class CostMonitor(extension.Extension):
         """Checks the updater and wraps its ``update_core``."""
         updater = trainer.updater
         name = type(updater).__name__
-        if name in _UNSUPPORTED:
-            raise TypeError(
-                'CostMonitor cannot cost a {}: it runs the forward and '
-                'backward passes outside optimizer.update{}; use a '
-                'StandardUpdater'.format(name, ' in other processes' if
-                                         name.startswith('Multi') else ''))
+        for cls, where in _UNSUPPORTED:
+            if isinstance(updater, cls):
+                raise TypeError(
+                    'CostMonitor cannot cost a {}: it runs the forward and '
+                    'backward passes outside optimizer.update{}; use a '
+                    'StandardUpdater'.format(name, where))
         if not (callable(getattr(updater, 'update_core', None))
                 and callable(getattr(updater, 'get_all_optimizers', None))
                 and hasattr(updater, '__dict__')):
