@@ -403,3 +403,24 @@ def test_two_optimizers_a_step_is_the_sum_of_their_updates(tmp_path):
         opt.update(model, x, t)
     one = hook.total_report['flops']
     assert [e['cost/flops'] for e in log.log] == [2 * one] * 2
+
+
+def test_a_new_dtype_is_a_new_key(tmp_path, monkeypatch):
+    runs = []
+
+    class Counting(ComputationalCostHook):
+        def __enter__(self):
+            runs.append(self)
+            return super(Counting, self).__enter__()
+
+    monkeypatch.setattr(cm_extensions, 'ComputationalCostHook', Counting)
+    # All of length 10; the first batch's ids are int64, the others int32.
+    data = [(x.astype(numpy.int64) if i < BATCH else x, t)
+            for i, (x, t) in enumerate(sequences(short=0))]
+    trainer, log, _, _ = make_trainer(CostMonitor(), 20, data=data,
+                                      evaluate=False, out=str(tmp_path))
+    trainer.run()
+    # Iteration 1 (int64), 2 (int32), 17 (int64 again, the first
+    # iteration's key costed a second time).
+    assert len(runs) == 3
+    assert {e['cost/flops'] for e in log.log} == {one_update_cost(10)}
