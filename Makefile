@@ -3,13 +3,15 @@
 #   make report   the VGG16 report (the main job)
 #   make test     flake8, DETAILS.md freshness, the test suite on Chainer 7.8.1
 #                 and on Chainer 6.7.0
+#   make docs     the manual (docs/, Sphinx) into docs/_build/html, warnings
+#                 as errors
 PYTHON ?= python3.11
 VENV ?= .venv
 VENV6 ?= .venv6
 PY = $(VENV)/bin/python
 PY6 = $(VENV6)/bin/python
 
-.PHONY: setup report test lint details test7 test6 bench
+.PHONY: setup report test lint details test7 test6 bench docs
 
 # Chainer cannot be imported on Python 3.12+ (it imports numpy.distutils):
 # stop with one line before a venv is half made with the wrong Python.
@@ -34,7 +36,7 @@ $(VENV)/.installed: setup.py pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q 'setuptools<81' wheel $(NUMPY)
 	$(PY) -m pip install -q --no-build-isolation 'chainer==7.8.1'
-	$(PY) -m pip install -q --no-build-isolation -e '.[test,mpi]' $(NUMPY)
+	$(PY) -m pip install -q --no-build-isolation -e '.[test,mpi,docs]' $(NUMPY)
 	touch $@
 
 # Chainer 6.7.0 pins typing_extensions<=3.6.6, too old for Python 3.11 (and
@@ -71,3 +73,11 @@ test: lint details test7 test6
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/overhead.py
+
+# -W: a warning (a broken link or cross-reference, a page no toctree
+# reaches, a docstring that is not valid reST) fails the build;
+# --keep-going lists them all first. -n (nitpicky) also fails on a
+# reference to a Python object the manual does not document.
+DOCS_OUT ?= docs/_build/html
+docs: $(VENV)/.installed
+	$(PY) -m sphinx -W --keep-going -n -q -b html docs $(DOCS_OUT)

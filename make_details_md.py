@@ -52,6 +52,27 @@ def _doc_fields(calc):
             for target, row in family.items()]
 
 
+def _scratch_docs(module):
+    """Class name -> the Markdown paragraph on the scratch memory of its
+    calls, from the docstrings of the module's ``scratch_*`` functions."""
+    out = {}
+    for name, f in vars(module).items():
+        if not (name.startswith('scratch_') and inspect.isfunction(f)
+                and f.__module__ == module.__name__ and f.__doc__):
+            continue
+        target = cost_calculators._first_param_annotation(f)
+        targets = target if isinstance(target, tuple) else (target,)
+        summary, _, rest = inspect.cleandoc(f.__doc__).partition('\n')
+        text = '**Scratch** (memory allocated and freed inside the call): ' \
+            + summary.strip()
+        if rest.strip():
+            text += '\n\n' + rest.strip()
+        for t in targets:
+            if t is not inspect.Parameter.empty:
+                out[_class_name(t)] = text
+    return out
+
+
 def collect():
     """[(module short name, [(title, body)])] in module and source order."""
     out = []
@@ -63,13 +84,18 @@ def collect():
                  if name.startswith('calc_') and inspect.isfunction(f)
                  and f.__module__ == module.__name__ and f.__doc__]
         calcs.sort(key=lambda f: f.__code__.co_firstlineno)
+        scratch = _scratch_docs(module)
         entries = []
         for f in calcs:
             for fields in _doc_fields(f):
                 doc = cost_calculators.fill_doc(
                     inspect.cleandoc(f.__doc__), fields)
                 title, _, body = doc.partition('\n')
-                entries.append((title.strip(), body.strip()))
+                title, body = title.strip(), body.strip()
+                if title in scratch:
+                    body += '\n\n' + cost_calculators.fill_doc(
+                        scratch[title], fields)
+                entries.append((title, body))
         if entries:
             out.append((info.name, entries))
     return out

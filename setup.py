@@ -40,6 +40,9 @@ setup(
         'mpi': ['mpich', 'mpi4py'],
         'test': ['texttable>=1.4.0', 'matplotlib', 'pytest', 'hypothesis',
                  'flake8'],
+        # make docs: the Sphinx site of docs/ (MyST Markdown pages, the
+        # command line's reference from its argparse parser)
+        'docs': ['sphinx>=7', 'myst-parser>=3', 'furo', 'sphinx-argparse'],
     },
     classifiers=[
         'Programming Language :: Python :: 3',

@@ -64,10 +64,16 @@ LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
 PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',
                                                              'comm_bytes')
 
+#: The output formats of every ``show_*`` method (``mode``).
 MODES = ('csv', 'md', 'table', 'json')
+#: Unit prefixes, 1000 (FLOPs) or 1024 (bytes) apart.
 PREFIXES = ('', 'K', 'M', 'G', 'T')
+#: The values of ``unit``: raw numbers, one prefix, or chosen per column
+#: or per cell.
 UNITS = (None, '', 'raw') + PREFIXES[1:] + ('autoaligned', 'auto')
+#: The values of ``time_unit``.
 TIME_UNITS = ('s', 'ms', 'us')
+#: The most decimals ``n_digits`` gives.
 MAX_DIGITS = 10
 
 #: Columns scaled by the unit prefix (counts of FLOPs and bytes).

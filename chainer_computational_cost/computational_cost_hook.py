@@ -399,7 +399,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             reporting the layer as ignored with a warning.
         measure_time (bool): also record the wall time of each function's
             forward (column ``time``, seconds); it changes no other figure.
-        flop_convention (None or 'torch'): ``'torch'`` counts
+        flop_convention (str or None): ``'torch'`` counts
             convolutions, linear layers and matrix products (and their
             gradients) as PyTorch's ``FlopCounterMode`` does: 2 FLOPs per
             multiply-add, a bias free; calculators get it as a keyword.

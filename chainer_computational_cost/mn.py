@@ -31,7 +31,7 @@ from chainer_computational_cost import report
 from chainer_computational_cost import roofline
 from chainer_computational_cost.aggregation import total_report
 
-#: Buffer calls: method name -> the record's type.
+#: The record's type of each buffer call, by method name.
 BUFFER_CALLS = {
     'Allreduce': 'MPI_Allreduce', 'Bcast': 'MPI_Bcast',
     'Allgather': 'MPI_Allgather', 'Allgatherv': 'MPI_Allgather',
@@ -42,7 +42,7 @@ BUFFER_CALLS = {
     'Recv': 'MPI_Recv',
 }
 
-#: Pickle-based calls: method name -> the record's type.
+#: The record's type of each pickle-based call, by method name.
 OBJECT_CALLS = {
     'allreduce': 'MPI_allreduce_obj', 'bcast': 'MPI_bcast_obj',
     'allgather': 'MPI_allgather_obj', 'gather': 'MPI_gather_obj',
@@ -51,8 +51,8 @@ OBJECT_CALLS = {
     'ssend': 'MPI_send_obj', 'recv': 'MPI_recv_obj',
 }
 
-#: The communicator methods that all-reduce gradients: their calls belong
-#: to the backward phase of a training step.
+#: The communicator methods that all-reduce gradients (their calls belong
+#: to the backward phase of a training step).
 GRAD_CALLS = frozenset(['multi_node_mean_grad', 'allreduce_grad'])
 
 

@@ -21,7 +21,7 @@ from chainer_computational_cost.records import (
     R_FLOPS, R_LINK, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE, R_SHAPES,
     R_TIME, R_TYPE, ReportWarning, saved_records)
 
-#: The batch sizes that are run: two give the line, the third checks it.
+#: The batch sizes that are run (two give the line, the third checks it).
 BATCHES = (1, 2, 3)
 #: The batch sizes used instead when batch 1 does not line up with the
 #: others: Chainer skips some identity operations at batch 1 (the
@@ -261,7 +261,7 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
             times.
         batch_size (int): the batch size to report (>= 1).
         fma_1flop (bool): as for :class:`ComputationalCostHook`.
-        flop_convention (None or 'torch'): as for
+        flop_convention (str or None): as for
             :class:`ComputationalCostHook`.
         check_batch (int or None): the batch size of the run that checks
             the projection (>= 5; None: no check).  A figure that stops

@@ -2,8 +2,9 @@
 of numbers and cells, headers, and the csv, md, table and json renderers.
 
 Pure functions of rows (lists of dicts) and column names: they know
-nothing of records or reports, so that :mod:`~chainer_computational_cost.
-plots`, :mod:`~chainer_computational_cost.fit` and the command line use
+nothing of records or reports, so that
+:mod:`~chainer_computational_cost.plots`,
+:mod:`~chainer_computational_cost.fit` and the command line use
 them without importing the reports.  It imports
 :mod:`~chainer_computational_cost.columns` and, for two helpers on text
 and link paths, :mod:`~chainer_computational_cost.records`.
@@ -54,7 +55,8 @@ RAW_UNITS = ('', 'raw', 'none')
 def check_unit(unit, name='unit'):
     """The unit ``unit`` names (any case: ``'g'`` is ``'G'``,
     ``'AUTO'`` is ``'auto'``): None for raw numbers (None, '', 'raw',
-    'none'), else one of :data:`UNITS`; a ValueError otherwise."""
+    'none'), else one of :data:`~chainer_computational_cost.columns.UNITS`;
+    a ValueError otherwise."""
     if unit is None:
         return None
     allowed = ('raw',) + PREFIXES[1:] + ('autoaligned', 'auto')

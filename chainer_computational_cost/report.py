@@ -268,8 +268,9 @@ class CostReport(object):
                         network=None):
         """Ordered dict layer name -> the time the layer needs on a device
         at best (see :mod:`chainer_computational_cost.roofline`); last
-        'total'.  With ``network`` (see :mod:`~chainer_computational_cost.
-        network`), rows also get ``comm_bytes`` and ``t_network``."""
+        'total'.  With ``network`` (see
+        :mod:`~chainer_computational_cost.network`), rows also get
+        ``comm_bytes`` and ``t_network``."""
         return FreshDict(self._roofline_rows(device, peak_flops, bandwidth,
                                              network))
 
@@ -361,7 +362,7 @@ class CostReport(object):
 
     @property
     def memory_report(self):
-        """Ordered dict of the run's live memory: ``peak`` (bytes),
+        """The run's live memory, an ordered dict of ``peak`` (bytes),
         ``peak_layer``, its split into ``activations`` and ``gradients``,
         ``at_exit``, ``params`` (see
         :func:`chainer_computational_cost.memory.memory_report`); needs

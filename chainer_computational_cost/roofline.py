@@ -157,7 +157,7 @@ def _profile(name, title, bandwidth, vector, matrix=None):
     return Device(name, title, float(bandwidth), peaks)
 
 
-#: Device presets: datasheet figures, dense (no structured sparsity).
+#: Device presets, with datasheet figures (dense, no structured sparsity).
 DEVICES = collections.OrderedDict()
 
 # NVIDIA GeForce GTX 1080 Ti (Pascal GP102, no tensor cores).  10.6e12 is

@@ -143,13 +143,14 @@ def test_cli_scaling_needs_train(capsys):
     assert status == 2 and '--workers needs --train' in err
 
 
-def test_readme_quotes_the_worked_example():
+def test_docs_quote_the_worked_example():
     import os
-    path = os.path.join(os.path.dirname(__file__), os.pardir, 'README.md')
+    path = os.path.join(os.path.dirname(__file__), os.pardir, 'docs',
+                        'chainermn.md')
     with open(path) as f:
         text = f.read()
-    # test_scaling_report_worked_example checks the figure; the README
-    # block that prints it runs in test_readme.py.
+    # test_scaling_report_worked_example checks the figure; the page's
+    # block that prints it runs in test_docs.py.
     assert '# 104 14.00728\n' in text
     assert '14e-6 = 1.400728e-5 s' in text
 

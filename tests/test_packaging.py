@@ -11,7 +11,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Never part of the project's sources: version control, venvs, caches and
 #: build outputs.
 SKIPPED_DIRS = ('.git', '.venv', '.venv6', '.tox', '.pytest_cache',
-                '.hypothesis', '__pycache__', 'build', 'dist')
+                '.hypothesis', '__pycache__', 'build', 'dist', '_build')
 
 
 def _project_files():

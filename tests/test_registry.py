@@ -242,3 +242,28 @@ def test_custom_calculators_receive_out_shapes():
             cch.add_custom_cost_calculator(ReLU, relu_calc)
         F.relu(np.ones((2, 3), np.float32))
     assert seen == [{'fma_1flop': True, 'out_shapes': ((2, 3),)}]
+
+
+def test_scratch_of_a_type_without_scratch_function_is_zero():
+    x = np.zeros((2, 3), np.float32)
+    node = F.identity(chainer.Variable(x)).creator
+    assert cc.scratch_of(node, (x,)) == 0
+
+
+def test_scratch_of_checks_what_a_scratch_function_returns(monkeypatch):
+    x = np.zeros((2, 3), np.float32)
+    node = F.identity(chainer.Variable(x)).creator
+    seen = []
+
+    def scratch_identity(func, in_data, **kwargs):
+        seen.append(kwargs)
+        return result[0]
+    monkeypatch.setitem(cc.scratches, type(node),
+                        scratch_identity)
+    result = [24]
+    assert cc.scratch_of(node, (x,), backend='cupy') == 24
+    assert seen == [{'out_shapes': None, 'backend': 'cupy'}]
+    for bad in (-1, 1.5, True, None):
+        result[0] = bad
+        with pytest.raises(ValueError, match='scratch function'):
+            cc.scratch_of(node, (x,))

@@ -178,6 +178,46 @@ LIMIT = 2 ** 63
 calculators = {}
 
 
+#: Function type -> scratch function, for every built-in one whose target
+#: exists in the installed Chainer (see :func:`scratch_of`).
+scratches = {}
+
+#: The backends a scratch function is asked about.
+BACKENDS = ('numpy', 'cupy')
+
+
+def scratch_of(node, in_data, out_shapes=None, backend='numpy'):
+    """Bytes one call of ``node`` allocates and frees inside itself
+    (im2col's columns, masks, temporaries, cuDNN's workspace): memory that
+    is never an output, yet counts towards the peak while the call runs.
+
+    A scratch function is a module-level ``scratch_xxx(func, in_data,
+    **kwargs)`` beside the calculators, registered by the annotation of its
+    first parameter as a calculator is; it receives ``out_shapes`` and
+    ``backend`` (``'numpy'`` or ``'cupy'``) and returns an int of bytes.
+    Its docstring (first line a summary, then Markdown saying what each
+    backend allocates) goes into DETAILS.md under the calculator's entry.
+    A function type without one has no scratch counted (0).
+    """
+    func = function_object(node)
+    cls = type(func)
+    scratch = scratches.get(cls)
+    if scratch is None:
+        for base in cls.__mro__[1:]:
+            scratch = scratches.get(base)
+            if scratch is not None:
+                break
+        else:
+            return 0
+    nbytes = scratch(func, in_data, out_shapes=out_shapes, backend=backend)
+    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral) \
+            or nbytes < 0:
+        raise ValueError('scratch function {} for {} returned {!r}; a '
+                         'number of bytes >= 0 is expected'.format(
+                             scratch.__qualname__, cls.__name__, nbytes))
+    return int(nbytes)
+
+
 #: Built-in calculators that never read ``out_shapes``: every registered
 #: one but those marked with :func:`reads_out_shapes` (set by discovery).
 skips_out_shapes = set()
@@ -549,11 +589,17 @@ def _discover():
     for info in pkgutil.iter_modules(__path__):
         module = importlib.import_module(__name__ + '.' + info.name)
         for name, obj in sorted(vars(module).items()):
-            if not (name.startswith('calc_') and inspect.isfunction(obj)
+            if not (name.startswith(('calc_', 'scratch_'))
+                    and inspect.isfunction(obj)
                     and obj.__module__ == module.__name__):
                 continue
             target = _first_param_annotation(obj)
             if target is inspect.Parameter.empty:
+                continue
+            if name.startswith('scratch_'):
+                if check_signature(obj):
+                    for cls in resolve_targets(target):
+                        scratches[cls] = obj
                 continue
             register(target)(obj)
     skips_out_shapes.update(set(calculators.values()) - _reads_out_shapes)

@@ -1,0 +1,79 @@
+"""Sphinx configuration of the chainer_computational_cost manual.
+
+Build with ``make docs`` (warnings are errors).  The pages are MyST
+Markdown; the API reference comes from the docstrings, the command line's
+reference from its parser (``_cli_args.build_parser``).
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+project = 'chainer_computational_cost'
+author = 'the chainer_computational_cost authors'
+copyright = 'the chainer_computational_cost authors, MIT licence'
+release = '0.2.0'
+
+extensions = [
+    'myst_parser',
+    'sphinx.ext.autodoc',
+    # The docstrings' Args: and Returns: sections (Google style).
+    'sphinx.ext.napoleon',
+    'sphinxarg.ext',
+]
+
+source_suffix = {'.md': 'markdown'}
+root_doc = 'index'
+# Other helpers' drafts wait in _incoming until they are folded in; the
+# build's own output and the figures' script are not pages either.
+exclude_patterns = ['_build', '_incoming', 'Thumbs.db', '.DS_Store']
+
+myst_enable_extensions = ['dollarmath', 'colon_fence']
+# Pages link to each other's sections by their GitHub-style anchors.
+myst_heading_anchors = 4
+
+autodoc_member_order = 'bysource'
+autodoc_typehints = 'none'
+
+html_theme = 'furo'
+html_title = 'chainer_computational_cost'
+
+PACKAGE = 'chainer_computational_cost.'
+
+
+def _resolve_short_name(app, env, node, contnode):
+    """Resolve a docstring's short reference to the one place the manual
+    documents the object.
+
+    Docstrings name what their module imports by its short name
+    (``:func:`fit_batch``` in ``fit.py``, ``:data:`OPTIMIZERS``` imported
+    from ``memory``), and what the package re-exports is documented once,
+    at the package.  A reference that matches exactly one documented
+    object of the package by its last component goes there (of several,
+    the one the referring module itself holds under that name); anything
+    else stays unresolved, and nitpicky mode reports it.
+    """
+    if node.get('refdomain') != 'py':
+        return None
+    name = node['reftarget'].rsplit('.', 1)[-1]
+    domain = env.domains['py']
+    found = [full for full in domain.objects
+             if full.startswith(PACKAGE) and full.endswith('.' + name)]
+    if len(found) > 1:
+        # The one the referring module holds under that name.
+        held = getattr(sys.modules.get(node.get('py:module') or ''), name,
+                       None)
+        found = [full for full in found if held is not None
+                 and getattr(sys.modules.get(full.rsplit('.', 1)[0]), name,
+                             None) is held]
+    if len(found) != 1:
+        return None
+    return domain.resolve_xref(env, node['refdoc'], app.builder,
+                               node['reftype'], found[0], node, contnode)
+
+
+def setup(app):
+    """Register the short-name resolver (see _resolve_short_name)."""
+    app.connect('missing-reference', _resolve_short_name)

@@ -1,0 +1,363 @@
+"""The manual: every example of README.md and docs/*.md runs and prints
+what its page shows; every public name has an API entry.
+
+A page marks its blocks with MyST comments on the lines right before them:
+
+- ``<!-- continues -->`` before a Python block: it runs in the namespace
+  the page's previous Python block left (which may itself continue).
+  Every other Python block runs in a fresh namespace, so a block that
+  lacks an import fails.
+- ``<!-- output -->`` before a fenced block or a markdown table: what the
+  Python block before it prints (several such parts follow on, in order).
+  A line ``...`` (or a table row of ``...`` cells) stands for any number
+  of lines; every other line must be printed exactly, figures included.
+  A warning is shown as ``<Category>: <message>`` where it is given.
+  A block that prints must show it.
+- ``<!-- run: mpiexec -n 2 -->`` before a ``py`` block: the test writes it
+  to a file and runs it under the venv's mpiexec; its outputs are marked
+  ``<!-- output: rank R -->`` with what rank R prints.
+- ``<!-- not run: <reason> -->`` before a block of commands (``sh``): the
+  tests cannot run it, and say why.
+
+docs/_incoming holds other pages' drafts, not yet part of the manual.
+"""
+
+import contextlib
+import importlib
+import inspect
+import io
+import os
+import re
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, 'docs')
+PAGES = ['README.md'] + sorted(
+    os.path.join('docs', name) for name in os.listdir(DOCS)
+    if name.endswith('.md'))
+MPIEXEC = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
+
+FENCE = re.compile(r'^(`{3,})(\S*)')
+MARKER = re.compile(r'^<!-- (.*?) -->$')
+ELLIPSIS_ROW = re.compile(r'^(\|\.\.\.)+\|$')
+
+
+class Block(object):
+    """A code block of a page, with the markers before it and the output
+    parts the page shows after it."""
+
+    def __init__(self, page, line, lang, code, markers):
+        self.page = page
+        self.line = line
+        self.lang = lang
+        self.code = code
+        self.markers = markers
+        self.outputs = []  # (marker, lines)
+
+    def __repr__(self):
+        return '{}:{} ({})'.format(self.page, self.line, self.lang)
+
+
+def _markers_before(lines, i):
+    markers = []
+    j = i - 1
+    while j >= 0 and MARKER.match(lines[j]):
+        markers.insert(0, MARKER.match(lines[j]).group(1))
+        j -= 1
+    return markers
+
+
+def parse(page):
+    """The page's code blocks, each with its markers and output parts."""
+    with open(os.path.join(ROOT, page), encoding='utf-8') as f:
+        lines = f.read().split('\n')
+    blocks = []
+    last_code = None
+    i = 0
+    while i < len(lines):
+        fence = FENCE.match(lines[i])
+        markers = _markers_before(lines, i)
+        output = [m for m in markers if m.startswith('output')]
+        if fence:
+            end = i + 1
+            while not lines[end].startswith(fence.group(1)):
+                end += 1
+            body = lines[i + 1:end]
+            if output:
+                assert last_code is not None, (page, i + 1)
+                last_code.outputs.append((output[0], body))
+            else:
+                block = Block(page, i + 1, fence.group(2), '\n'.join(body),
+                              markers)
+                blocks.append(block)
+                if block.lang in ('python', 'py'):
+                    last_code = block
+            i = end + 1
+            continue
+        if output and lines[i].startswith('|'):
+            end = i
+            while end < len(lines) and lines[end].startswith('|'):
+                end += 1
+            assert last_code is not None, (page, i + 1)
+            last_code.outputs.append((output[0], lines[i:end]))
+            i = end
+            continue
+        i += 1
+    return blocks
+
+
+def all_blocks():
+    return [b for page in PAGES for b in parse(page)]
+
+
+def python_blocks():
+    return [b for b in all_blocks() if b.lang == 'python']
+
+
+def matches(pattern, actual):
+    """Whether the printed lines ``actual`` are what ``pattern`` shows, a
+    line ``...`` standing for any number of lines."""
+    pattern = ['...' if ELLIPSIS_ROW.match(p) else p.rstrip()
+               for p in pattern]
+    actual = [a.rstrip() for a in actual]
+
+    def match(p, a):
+        if p == len(pattern):
+            return a == len(actual)
+        if pattern[p] == '...':
+            return any(match(p + 1, k) for k in range(a, len(actual) + 1))
+        return (a < len(actual) and pattern[p] == actual[a]
+                and match(p + 1, a + 1))
+    return match(0, 0)
+
+
+def _expected(block, marker='output'):
+    lines = []
+    for m, part in block.outputs:
+        if m == marker:
+            lines += part
+    return lines
+
+
+def _check_printed(block, printed):
+    expected = _expected(block)
+    assert expected or not printed, (
+        '{!r} prints, but the page does not show it:\n{}'.format(
+            block, printed))
+    assert any(line.strip() not in ('', '...') for line in expected) or \
+        not expected, '{!r}: an output of only "..."'.format(block)
+    assert matches(expected, printed.split('\n')[:-1]), (
+        '{!r} printed\n{}\nbut the page shows\n{}'.format(
+            block, printed, '\n'.join(expected)))
+
+
+def _namespaces():
+    """Each Python block with the namespace it runs in."""
+    namespace = None
+    for block in python_blocks():
+        if 'continues' not in block.markers or namespace is None:
+            assert 'continues' not in block.markers, (
+                '{!r} continues, but no block comes before it'.format(block))
+            namespace = {'__name__': '__docs__'}
+        yield block, namespace
+
+
+def _run(block, namespace):
+    out = io.StringIO()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        out.write('{}: {}\n'.format(category.__name__, message))
+    with contextlib.redirect_stdout(out), warnings.catch_warnings():
+        # ReportWarning is a UserWarning: each is shown, once per hook
+        warnings.simplefilter('always', UserWarning)
+        warnings.showwarning = show
+        exec(compile(block.code, '{}:{}'.format(block.page, block.line),
+                     'exec'), namespace)
+    return out.getvalue()
+
+
+# The pages show what Chainer 7.8.1 prints (Chainer 6 names some classes
+# differently: MaxPooling2D for MaxPoolingND).
+@pytest.mark.slow
+@pytest.mark.chainer7_only
+def test_every_python_example_prints_what_its_page_shows(tmp_path,
+                                                         monkeypatch):
+    # Examples that write files write them here.
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    previous_page = None
+    for block, namespace in _namespaces():
+        if block.page != previous_page and 'continues' in block.markers:
+            pytest.fail('{!r} continues a block of another page'.format(
+                block))
+        previous_page = block.page
+        _check_printed(block, _run(block, namespace))
+        ran += 1
+    assert ran >= 20
+
+
+def _mpi_blocks():
+    return [b for b in all_blocks() if b.lang == 'py']
+
+
+@pytest.mark.slow
+@pytest.mark.chainer7_only
+@pytest.mark.parametrize('block', _mpi_blocks(), ids=repr)
+def test_mpi_example_prints_what_its_page_shows(tmp_path, block):
+    assert 'run: mpiexec -n 2' in block.markers, block
+    if not os.path.exists(MPIEXEC):
+        pytest.skip('no mpiexec beside ' + sys.executable)
+    script = tmp_path / 'example.py'
+    script.write_text(block.code)
+    env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1',
+               PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH',
+                                                             ''))
+    proc = subprocess.run(
+        [MPIEXEC, '-prepend-rank', '-n', '2', sys.executable, str(script)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        timeout=300, universal_newlines=True, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for rank in (0, 1):
+        prefix = '[{}] '.format(rank)
+        printed = [line[len(prefix):] for line in proc.stdout.splitlines()
+                   if line.startswith(prefix)]
+        expected = _expected(block, 'output: rank {}'.format(rank))
+        assert expected and matches(expected, printed), (
+            'rank {} printed\n{}\nbut the page shows\n{}'.format(
+                rank, '\n'.join(printed), '\n'.join(expected)))
+
+
+def test_every_block_is_run_or_says_why_not():
+    for block in all_blocks():
+        if block.lang == 'python':
+            assert not block.markers or block.markers == ['continues'], block
+        elif block.lang == 'py':
+            assert block.markers == ['run: mpiexec -n 2'], block
+        elif block.lang in ('sh', 'console', 'bash'):
+            assert len(block.markers) == 1 and \
+                block.markers[0].startswith('not run: '), (
+                    '{!r}: commands the tests do not run need '
+                    '<!-- not run: reason -->'.format(block))
+        else:
+            # text (signatures, error lines) and the Sphinx directives
+            assert block.lang == 'text' or block.lang.startswith('{'), block
+
+
+def test_every_python_block_is_self_contained():
+    # A fresh namespace is what makes a missing import fail; a block that
+    # continues says so, and only after a block of its own page.
+    names = set()
+    for block, namespace in _namespaces():
+        names.add(id(namespace))
+    assert len(names) >= 15
+
+
+def test_the_matcher():
+    assert matches(['a', '...', 'd'], ['a', 'b', 'c', 'd'])
+    assert matches(['a', '|...|...|', 'd'], ['a', 'd'])
+    assert not matches(['a', 'd'], ['a', 'b', 'd'])
+    assert not matches(['a', '...'], ['b'])
+    assert not matches(['|1|2.0|'], ['|1|2.01|'])
+
+
+def test_a_block_without_its_import_fails():
+    # The quick start's block without `import numpy as np`: np is
+    # undefined in a fresh namespace.
+    block = [b for b in parse('docs/custom.md') if b.lang == 'python'][0]
+    assert 'import numpy as np\n' in block.code
+    broken = Block(block.page, block.line, 'python',
+                   block.code.replace('import numpy as np\n', ''), [])
+    with pytest.raises(NameError, match="'np'"):
+        _run(broken, {'__name__': '__docs__'})
+
+
+def test_incoming_drafts_are_not_pages():
+    assert not any('_incoming' in page for page in PAGES)
+    with open(os.path.join(DOCS, 'conf.py')) as f:
+        assert "'_incoming'" in f.read()
+
+
+# The API reference
+
+#: The package's modules that users import from, besides the package
+#: itself, or whose objects the reading API hands out. The modules below
+#: the reading API are documented whole (automodule), the calculators'
+#: modules by DETAILS.md.
+MODULES = ['computational_cost_hook', 'projection', 'fit', 'mn', 'report',
+           'plots', 'memory', 'roofline', 'network', 'aggregation',
+           'rendering', 'records', 'columns', 'affine', 'cost_calculators']
+
+
+def _public_names():
+    package = importlib.import_module('chainer_computational_cost')
+    names = ['chainer_computational_cost.' + n for n in package.__all__]
+    for short in MODULES:
+        module = importlib.import_module('chainer_computational_cost.'
+                                         + short)
+        for name, value in vars(module).items():
+            if name.startswith('_') or not (inspect.isclass(value)
+                                            or inspect.isfunction(value)):
+                continue
+            if value.__module__ != module.__name__:
+                continue  # imported, documented where it is defined
+            names.append(module.__name__ + '.' + name)
+    return names
+
+
+def _api_directives():
+    with open(os.path.join(DOCS, 'api.md')) as f:
+        text = f.read()
+    entries = re.findall(r'^\.\. auto(\w+):: (\S+)((?:\n   :.*)*)', text,
+                         re.M)
+    documented, whole = set(), {}
+    for kind, target, options in entries:
+        if kind == 'module':
+            if ':members:' in options:
+                excluded = re.search(r':exclude-members: (.*)', options)
+                whole[target] = set() if excluded is None else {
+                    n.strip() for n in excluded.group(1).split(',')}
+        else:
+            documented.add(target)
+    return documented, whole
+
+
+def test_every_public_name_has_an_api_entry_and_a_docstring():
+    documented, whole = _api_directives()
+    package = importlib.import_module('chainer_computational_cost')
+    missing = []
+    for full in _public_names():
+        module, name = full.rsplit('.', 1)
+        value = getattr(importlib.import_module(module), name)
+        assert inspect.getdoc(value), full + ' has no docstring'
+        if full in documented:
+            continue
+        if module in whole and name not in whole[module]:
+            continue
+        # a name the package re-exports is documented at the package
+        if name in package.__all__ and \
+                'chainer_computational_cost.' + name in documented:
+            continue
+        missing.append(full)
+    assert missing == []
+
+
+def test_the_api_check_sees_a_missing_entry():
+    documented, whole = _api_directives()
+    assert 'chainer_computational_cost.ComputationalCostHook' in documented
+    assert whole['chainer_computational_cost.roofline'] == {
+        'RooflineColumns'}
+    assert 'chainer_computational_cost.cost_calculators.register' in \
+        _public_names()
+
+
+def test_every_page_is_in_a_toctree():
+    with open(os.path.join(DOCS, 'index.md')) as f:
+        index = f.read()
+    listed = set(re.findall(r'^(\w+)$', index, re.M))
+    pages = {name[:-3] for name in os.listdir(DOCS)
+             if name.endswith('.md') and name != 'index.md'}
+    assert pages <= listed, pages - listed
