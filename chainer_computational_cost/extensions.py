@@ -1,7 +1,7 @@
 """A Trainer extension: the cost of each training step in Chainer's log.
 
 ``trainer.extend(CostMonitor(device='a100'))`` reports, at every iteration,
-through :mod:`chainer.reporter` (so that ``LogReport``, ``PrintReport`` and
+through ``chainer.reporter`` (so that ``LogReport``, ``PrintReport`` and
 ``PlotReport`` show them):
 
 * ``cost/flops``: the FLOPs of the whole step (forward, backward and the
@@ -22,7 +22,8 @@ wrapped.  For the duration of each call, the ``update`` method of each of
 the updater's optimizers is wrapped too; a call
 ``optimizer.update(lossfun, *args, **kwargs)`` (what ``StandardUpdater``
 does with the converted batch) is keyed by the shapes and dtypes of its
-arguments, and run inside a :class:`ComputationalCostHook` the first time
+arguments, and run inside a
+:class:`~chainer_computational_cost.ComputationalCostHook` the first time
 its key is seen.  The figures of that run stand for every later call with
 the same key; a step's figures are the sum over the calls it makes.  The
 first iteration does one-off work (ChainerMN broadcasts the parameters in
