@@ -210,19 +210,7 @@ class CostMonitor(extension.Extension):
         self._memory = memory
         self._comm = mn.check_comm(comm)
         self._updater = None
-        self._hook_comm = None
-        self._reset()
-
-    def _reset(self):
-        # key -> [figures, settled]; figures: (flops, memory peak, comm
-        # bytes); a key of the first iteration is not settled.
-        self._costs = {}
-        self._iteration = 0
-        self._warned = set()
-        self._peak = None
-        self._observation = None
-        self._calls = []
-        self._batch = None
+        self._steps = None
 
     # The trainer's side
 
@@ -265,20 +253,22 @@ class CostMonitor(extension.Extension):
                 if found is not None:
                     comm = mn.check_comm(found)
                     break
-        self._reset()
-        self._hook_comm = comm
+        self._steps = steps = _Steps(self, comm)
         self._updater = updater
         self._saved_core = updater.__dict__.get('update_core', _MISSING)
         real_core = updater.update_core
 
         def update_core():
-            self._run(updater, real_core)
+            steps.run(updater, real_core)
         update_core._cost_monitor = self
         updater.__dict__['update_core'] = update_core
 
     def __call__(self, trainer):
         """Reports the figures of the iteration just run."""
-        observation, self._observation = self._observation, None
+        steps = self._steps
+        if steps is None:
+            return
+        observation, steps.observation = steps.observation, None
         if observation:
             # What chainer.report does with plain numbers, less its copy
             # of each value (for Variables) and its config lookup: this
@@ -305,50 +295,70 @@ class CostMonitor(extension.Extension):
         else:
             updater.__dict__['update_core'] = self._saved_core
 
-    # One iteration
+    def _peak_of(self, dtype):
+        if self._peak_flops is not None:
+            return self._peak_flops
+        precision = roofline.PRECISIONS.get(dtype, 'fp32')
+        return self._device.peaks[('matrix', precision)][1]
 
-    def _run(self, updater, real_core):
-        # Every iteration runs this: kept to a few microseconds (see
-        # benchmarks/extension_overhead.py).
+
+class _Steps(object):
+    """What CostMonitor does at each iteration, in a plain object: an
+    Extension defines ``__getattr__``, which keeps CPython from
+    specialising attribute reads, and this runs at every iteration (see
+    benchmarks/extension_overhead.py)."""
+
+    def __init__(self, monitor, comm):
+        self.monitor = monitor
+        self.limit = monitor._limit
+        self.memory = monitor._memory
+        self.comm = comm
+        self.rated = monitor._device is not None or \
+            monitor._peak_flops is not None
+        # key -> [figures, settled]; figures: (flops, memory peak, comm
+        # bytes), or None if the step could not be costed; a key of the
+        # first iteration is not settled.
+        self.costs = {}
+        self.iteration = 0
+        self.warned = set()
+        self.peak = None
+        self.observation = None
+        self.calls = []
+        self.batch = None
+
+    def run(self, updater, real_core):
+        """One ``update_core``, its optimizers' updates wrapped."""
         optimizers = updater.get_all_optimizers()
         saved = []
-        calls = self._calls = []
-        self._batch = None
+        calls = self.calls = []
+        self.batch = None
         try:
             for name, optimizer in optimizers.items():
                 d = optimizer.__dict__
                 saved.append((d, d.get('update', _MISSING)))
-                d['update'] = self._wrap(name, optimizer.update, calls)
+                d['update'] = self.wrap(name, optimizer.update, calls)
             start = _clock()
             real_core()
             elapsed = _clock() - start
         except BaseException:
-            self._unwrap(saved)
-            self._restore()
+            _unwrap(saved)
+            self.monitor._restore()
             raise
-        self._unwrap(saved)
-        if self._peak is None and (self._device is not None
-                                   or self._peak_flops is not None) \
-                and optimizers:
+        _unwrap(saved)
+        if self.peak is None and self.rated and optimizers:
             main = optimizers.get('main') or next(iter(optimizers.values()))
-            self._peak = self._peak_of(_step_dtype(main))
-        self._iteration += 1
-        self._observation = self._figures(elapsed)
+            self.peak = self.monitor._peak_of(_step_dtype(main))
+        self.iteration += 1
+        self.observation = self.figures(elapsed)
 
-    @staticmethod
-    def _unwrap(saved):
-        for d, value in saved:
-            if value is _MISSING:
-                d.pop('update', None)
-            else:
-                d['update'] = value
-
-    def _wrap(self, name, real_update, calls):
-        costs = self._costs
+    def wrap(self, name, real_update, calls):
+        """``real_update`` (an optimizer's), costed by its arguments'
+        shapes and dtypes."""
+        costs = self.costs
 
         def update(lossfun=None, *args, **kwargs):
-            if self._batch is None and lossfun is not None:
-                self._batch = _batch_size(args, kwargs)
+            if self.batch is None and lossfun is not None:
+                self.batch = _batch_size(args, kwargs)
             try:  # arrays only, the usual case
                 sig = tuple([(a.shape, a.dtype) for a in args])
             except AttributeError:
@@ -359,23 +369,23 @@ class CostMonitor(extension.Extension):
             if entry is not None and entry[1]:
                 calls.append(entry[0])
                 return real_update(lossfun, *args, **kwargs)
-            if entry is None and len(costs) >= self._limit:
+            if entry is None and len(costs) >= self.limit:
                 calls.append(None)
-                if 'limit' not in self._warned:
-                    self._warned.add('limit')
+                if 'limit' not in self.warned:
+                    self.warned.add('limit')
                     _quiet_warning(
                         'CostMonitor: more than limit={} argument shapes '
                         'and dtypes; iterations with new ones are not '
-                        'costed'.format(self._limit))
+                        'costed'.format(self.limit))
                 return real_update(lossfun, *args, **kwargs)
-            if lossfun is None and name not in self._warned:
-                self._warned.add(name)
+            if lossfun is None and name not in self.warned:
+                self.warned.add(name)
                 _quiet_warning(
                     'CostMonitor: optimizer {!r} was updated without a loss '
                     'function (the updater ran forward and backward '
                     'itself): only its update is costed'.format(name))
             hook = ComputationalCostHook(
-                fma_1flop=False, comm=self._hook_comm, memory=self._memory)
+                fma_1flop=False, comm=self.comm, memory=self.memory)
             with hook:
                 result = real_update(lossfun, *args, **kwargs)
             try:
@@ -385,33 +395,36 @@ class CostMonitor(extension.Extension):
                 _quiet_warning('CostMonitor: a step could not be costed, '
                                'its shapes are not costed again: {}: {}'
                                .format(type(e).__name__, e))
-            costs[key] = [figures, figures is None or self._iteration > 0]
+            costs[key] = [figures, figures is None or self.iteration > 0]
             calls.append(figures)
             return result
         return update
 
-    def _peak_of(self, dtype):
-        if self._peak_flops is not None:
-            return self._peak_flops
-        precision = roofline.PRECISIONS.get(dtype, 'fp32')
-        return self._device.peaks[('matrix', precision)][1]
-
-    def _figures(self, elapsed):
+    def figures(self, elapsed):
         """The observation of an iteration that took ``elapsed`` s."""
         out = {}
-        if self._batch is not None and elapsed > 0:
-            out['cost/samples_per_second'] = self._batch / elapsed
-        calls = self._calls
+        if self.batch is not None and elapsed > 0:
+            out['cost/samples_per_second'] = self.batch / elapsed
+        calls = self.calls
         if not calls or None in calls:
             return out
-        flops = sum(c[0] for c in calls)
+        flops = calls[0][0] if len(calls) == 1 else sum(
+            c[0] for c in calls)
         out['cost/flops'] = flops
         if elapsed > 0:
             out['cost/flops_per_second'] = fps = flops / elapsed
-            if self._peak is not None:
-                out['cost/mfu'] = fps / self._peak
-        if self._memory:
+            if self.peak is not None:
+                out['cost/mfu'] = fps / self.peak
+        if self.memory:
             out['cost/memory_peak'] = max(c[1] for c in calls)
-        if self._hook_comm is not None:
+        if self.comm is not None:
             out['cost/comm_bytes'] = sum(c[2] for c in calls)
         return out
+
+
+def _unwrap(saved):
+    for d, value in saved:
+        if value is _MISSING:
+            d.pop('update', None)
+        else:
+            d['update'] = value
