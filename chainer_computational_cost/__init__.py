@@ -5,6 +5,7 @@ from chainer_computational_cost.columns import PhaseColumns  # NOQA
 from chainer_computational_cost.columns import ReportColumns  # NOQA
 from chainer_computational_cost.columns import SummaryColumns  # NOQA
 from chainer_computational_cost.computational_cost_hook import ComputationalCostHook  # NOQA
+from chainer_computational_cost.extensions import CostMonitor  # NOQA
 from chainer_computational_cost.fit import fit_batch  # NOQA
 from chainer_computational_cost.projection import project_batch  # NOQA
 from chainer_computational_cost.projection import Projection  # NOQA
@@ -13,6 +14,7 @@ from chainer_computational_cost.roofline import RooflineColumns  # NOQA
 
 __version__ = '0.2.0'
 
-__all__ = ['ComputationalCostHook', 'LinkColumns', 'PhaseColumns',
+__all__ = ['ComputationalCostHook', 'CostMonitor', 'LinkColumns',
+           'PhaseColumns',
            'Projection', 'ReportColumns', 'ReportWarning', 'RooflineColumns',
            'SummaryColumns', 'fit_batch', 'project_batch']

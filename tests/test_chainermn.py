@@ -591,3 +591,17 @@ def test_summary_slowest_rank_breaks_ties_on_bytes():
         rank, seconds = g.slowest_rank(peak_flops=1e9, bandwidth=1e9,
                                        network=network)
         assert rank == 0 and seconds == pytest.approx(96e-9, rel=1e-12)
+
+
+@needs_mpi
+def test_cost_monitor_logs_each_ranks_comm_bytes(tmp_path):
+    rows = launch(tmp_path, 2, 'mn_monitor.py', 'float32')
+    for row in rows:
+        assert row['restored'], row
+        first, steady = row['hooked']
+        # MLP 3-4-2: 26 float32 parameters, 104 bytes: broadcast by the
+        # first update, all-reduced by every later one.
+        assert first[1] == steady[1] == 104, row
+        # The first step broadcasts in place of the update: fewer FLOPs.
+        assert first[0] <= steady[0]
+        assert row['log'] == [list(first)] + [list(steady)] * 3, row

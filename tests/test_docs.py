@@ -288,8 +288,9 @@ def test_incoming_drafts_are_not_pages():
 #: itself, or whose objects the reading API hands out. The modules below
 #: the reading API are documented whole (automodule), the calculators'
 #: modules by DETAILS.md.
-MODULES = ['computational_cost_hook', 'projection', 'fit', 'mn', 'report',
-           'plots', 'memory', 'roofline', 'network', 'aggregation',
+MODULES = ['extensions', 'computational_cost_hook', 'projection', 'fit',
+           'mn', 'report', 'plots', 'memory', 'roofline', 'network',
+           'aggregation',
            'rendering', 'records', 'columns', 'affine', 'cost_calculators']
 
 

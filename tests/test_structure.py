@@ -103,6 +103,9 @@ def test_the_graph_sees_the_imports_it_must_see():
     assert 'report' not in graph['plots'] | graph['memory']
     assert 'mn' in graph['computational_cost_hook']  # a function's import
     assert '__init__' in graph['__main__']  # the hook, from the package
+    # The Trainer extension runs the hook: it sits above it.
+    assert {'computational_cost_hook', 'mn', 'roofline'} <= \
+        graph['extensions']
 
 
 def test_no_import_cycle():

@@ -1,0 +1,430 @@
+"""A Trainer extension: the cost of each training step in Chainer's log.
+
+``trainer.extend(CostMonitor(device='a100'))`` reports, at every iteration,
+through ``chainer.reporter`` (so that ``LogReport``, ``PrintReport`` and
+``PlotReport`` show them):
+
+* ``cost/flops``: the FLOPs of the whole step (forward, backward and the
+  optimizer's update), a multiply-add counted as 2 FLOPs (the hook's total
+  with ``fma_1flop=False``, the convention of datasheet peaks);
+* ``cost/flops_per_second``: ``cost/flops`` over the measured time of the
+  updater's update;
+* ``cost/samples_per_second``: the batch size over that time;
+* ``cost/mfu`` (with a device or a peak): the model FLOPs utilisation,
+  ``cost/flops_per_second`` over the device's peak;
+* ``cost/memory_peak`` (``memory=True``): the most bytes alive during the
+  step (see ``ComputationalCostHook(memory=True)``);
+* ``cost/comm_bytes`` (ChainerMN): the bytes this rank hands to MPI in
+  the step.
+
+How it costs: while the trainer runs, the updater's ``update_core`` is
+wrapped.  For the duration of each call, the ``update`` method of each of
+the updater's optimizers is wrapped too; a call
+``optimizer.update(lossfun, *args, **kwargs)`` (what ``StandardUpdater``
+does with the converted batch) is keyed by the shapes and dtypes of its
+arguments, and run inside a
+:class:`~chainer_computational_cost.ComputationalCostHook` the first time
+its key is seen.  The figures of that run stand for every later call with
+the same key; a step's figures are the sum over the calls it makes.  The
+first iteration does one-off work (ChainerMN broadcasts the parameters in
+place of the all-reduce and the update), so the keys of the first
+iteration are costed once more the next time they are seen.  Nothing
+outside ``update_core`` is costed: an ``Evaluator``'s forward passes are
+not.
+"""
+
+import collections
+import time
+import warnings
+
+import chainer
+from chainer.training import extension
+from chainer.training import updaters
+
+from chainer_computational_cost.computational_cost_hook import \
+    ComputationalCostHook
+from chainer_computational_cost import memory
+from chainer_computational_cost import mn
+from chainer_computational_cost.records import R_FLOPS
+from chainer_computational_cost.records import R_PARAMS
+from chainer_computational_cost.records import ReportWarning
+from chainer_computational_cost import roofline
+
+#: The updaters that run forward and backward outside optimizer.update (and
+#: where): CostMonitor refuses them (and subclasses) when the trainer starts.
+_UNSUPPORTED = (
+    (updaters.MultiprocessParallelUpdater, ' in other processes'),
+    (updaters.ParallelUpdater, ''),
+)
+
+_MISSING = object()
+_clock = time.perf_counter
+
+
+def _signature(value):
+    """What decides the cost of a call with ``value`` as an argument:
+    shape and dtype of arrays (and of arrays in lists, tuples and dicts),
+    the type of anything else (a scalar's value is not a shape)."""
+    shape = getattr(value, 'shape', None)
+    if shape is not None:
+        return shape, getattr(value, 'dtype', None)
+    if isinstance(value, (list, tuple)):
+        return (type(value),) + tuple(map(_signature, value))
+    if isinstance(value, dict):
+        return (dict,) + tuple(sorted(
+            (repr(k), _signature(v)) for k, v in value.items()))
+    return type(value)
+
+
+def _batch_size(args, kwargs):
+    """The length of the first array argument (None if there is none)."""
+    try:  # the usual case
+        return args[0].shape[0]
+    except (IndexError, AttributeError, TypeError):
+        pass
+    for value in list(args) + list(kwargs.values()):
+        shape = getattr(value, 'shape', None)
+        if shape:
+            return shape[0]
+        if isinstance(value, (list, tuple)) and value:
+            return len(value)
+    return None
+
+
+def _step_dtype(optimizer):
+    """The dtype name most of the optimizer's parameters (by elements)
+    have; ``float32`` if none is initialised."""
+    sizes = collections.Counter()
+    target = getattr(optimizer, 'target', None)
+    if target is not None:
+        for param in target.params():
+            if param.array is not None:
+                sizes[param.dtype.name] += param.size
+    return sizes.most_common(1)[0][0] if sizes else 'float32'
+
+
+def _step_figures(hook):
+    """(FLOPs, memory peak or None, comm bytes) of what ``hook`` recorded:
+    the sums of its total report, read from the records (building the
+    report would format a traceback per call)."""
+    flops = 0
+    comm = 0
+    comm_of = hook._comm_bytes_of()
+    for i, r in enumerate(hook._records()):
+        if r[R_PARAMS] is not None:  # not an ignored call
+            flops += r[R_FLOPS]
+            comm += comm_of.get(i, 0)
+    peak = memory.memory_report(hook)['peak'] if hook.memory else None
+    return flops, peak, comm
+
+
+def _quiet_warning(message):
+    # A warning turned into an error must not stop a training.
+    try:
+        warnings.warn(message, ReportWarning, stacklevel=3)
+    except Exception:
+        pass
+
+
+class CostMonitor(extension.Extension):
+    """Reports the cost, throughput and MFU of each training step.
+
+    Use it as ``trainer.extend(CostMonitor(device='a100'))`` and add the
+    keys it reports (``cost/flops``, ``cost/flops_per_second``,
+    ``cost/samples_per_second``, ``cost/mfu``, ``cost/memory_peak``,
+    ``cost/comm_bytes``: see the module's documentation) to
+    ``PrintReport``.  It is called every iteration and reports the figures
+    of the iteration just run.
+
+    Args:
+        device: a device preset of
+            :data:`chainer_computational_cost.roofline.DEVICES` (``'a100'``,
+            ...) or a :class:`~chainer_computational_cost.roofline.Device`:
+            ``cost/mfu`` is then reported, over the device's matrix-unit
+            peak for the dtype of most of the model's parameters (float32:
+            TF32 tensor cores on an A100, as cuDNN and cuBLAS use them by
+            default; float16: FP16 tensor cores).  PaLM's MFU (Chowdhery
+            et al. 2022, appendix B) divides by the hardware's theoretical
+            peak, which for a deep network's training is its matrix units.
+        peak_flops (float): instead of ``device``, the peak (FLOP/s) to
+            divide by.
+        limit (int): how many distinct argument signatures (shapes and
+            dtypes of what an optimizer's update is given) are costed
+            (>= 1; default 16).  An iteration with a signature beyond the
+            limit reports no ``cost/flops`` (nor the keys derived from it),
+            with a ReportWarning the first time.
+        memory (bool): also report ``cost/memory_peak`` (bytes).
+        comm: a ChainerMN communicator for ``cost/comm_bytes``; by default
+            the one of a multi-node optimizer
+            (``chainermn.create_multi_node_optimizer``).
+
+    Updaters: ``StandardUpdater`` (and subclasses that call
+    ``optimizer.update(lossfun, *batch)``), ChainerMN's data-parallel
+    training (a StandardUpdater and a multi-node optimizer per rank, one
+    CostMonitor per rank) and custom updaters that call
+    ``optimizer.update(lossfun, ...)`` are costed whole.  An update called
+    without a loss function (the updater ran the forward and backward
+    itself) is costed as what runs inside it, the update phase only, with a
+    ReportWarning.  ``ParallelUpdater`` (the same) and
+    ``MultiprocessParallelUpdater`` (its steps run in other processes) are
+    refused when the trainer starts, as is an updater without
+    ``update_core`` and ``get_all_optimizers``.
+
+    Time: the wall time of the updater's ``update_core`` (fetching and
+    converting the batch, forward, backward, update); other extensions
+    (an Evaluator, snapshots) are not in it.  A costed iteration also runs
+    the hook, so its rates are lower.  On a GPU it is the host's time:
+    CuPy runs kernels asynchronously, so read the rates averaged over many
+    iterations (LogReport's interval).  ``cost/samples_per_second`` takes
+    the batch size from the first array given to the first
+    ``optimizer.update`` of the iteration.
+
+    Errors in the arguments are raised here; errors about the updater when
+    the trainer starts (``initialize``).  An exception raised by the
+    training step passes through unchanged, and the updater and its
+    optimizers are left as they were.
+    """
+
+    trigger = 1, 'iteration'
+    priority = extension.PRIORITY_WRITER
+
+    def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
+                 comm=None):
+        if device is not None and peak_flops is not None:
+            raise ValueError('CostMonitor: give either a device or '
+                             'peak_flops, not both')
+        self._device = None
+        if device is not None:
+            self._device = roofline.resolve_device(device)
+        self._peak_flops = None
+        if peak_flops is not None:
+            self._peak_flops = roofline._positive('peak_flops', peak_flops)
+        if isinstance(limit, bool) or not isinstance(limit, int) \
+                or limit < 1:
+            raise ValueError('CostMonitor: limit must be an int >= 1, got '
+                             '{!r}'.format(limit))
+        if not isinstance(memory, bool):
+            raise TypeError('CostMonitor: memory must be a bool, got '
+                            '{!r}'.format(memory))
+        self._limit = limit
+        self._memory = memory
+        self._comm = mn.check_comm(comm)
+        self._updater = None
+        self._steps = None
+
+    # The trainer's side
+
+    def initialize(self, trainer):
+        """Checks the updater and wraps its ``update_core``."""
+        updater = trainer.updater
+        name = type(updater).__name__
+        for cls, where in _UNSUPPORTED:
+            if isinstance(updater, cls):
+                raise TypeError(
+                    'CostMonitor cannot cost a {}: it runs the forward and '
+                    'backward passes outside optimizer.update{}; use a '
+                    'StandardUpdater'.format(name, where))
+        if not (callable(getattr(updater, 'update_core', None))
+                and callable(getattr(updater, 'get_all_optimizers', None))
+                and hasattr(updater, '__dict__')):
+            raise TypeError(
+                'CostMonitor needs an updater with update_core() and '
+                'get_all_optimizers() (a StandardUpdater), got {}'.format(
+                    name))
+        wrapped = updater.__dict__.get('update_core')
+        if getattr(wrapped, '_cost_monitor', None) is not None:
+            if wrapped._cost_monitor is self:
+                return  # initialized twice: wrapped already
+            # The trainer does not finalize extensions when one fails to
+            # initialize: leave the updater as it was.
+            wrapped._cost_monitor._restore()
+            raise RuntimeError('CostMonitor: this updater already has a '
+                               'CostMonitor; extend the trainer with one')
+        optimizers = sorted(updater.get_all_optimizers().items())
+        for opt_name, optimizer in optimizers:
+            if not hasattr(optimizer, '__dict__'):
+                raise TypeError('CostMonitor cannot wrap the update of '
+                                'optimizer {!r} ({}): it has no __dict__'
+                                .format(opt_name, type(optimizer).__name__))
+        comm = self._comm
+        if comm is None:
+            for _, optimizer in optimizers:
+                found = vars(optimizer).get('communicator')
+                if found is not None:
+                    comm = mn.check_comm(found)
+                    break
+        self._steps = steps = _Steps(self, comm)
+        self._updater = updater
+        self._saved_core = updater.__dict__.get('update_core', _MISSING)
+        real_core = updater.update_core
+
+        def update_core():
+            steps.run(updater, real_core)
+        update_core._cost_monitor = self
+        updater.__dict__['update_core'] = update_core
+
+    def __call__(self, trainer):
+        """Reports the figures of the iteration just run."""
+        steps = self._steps
+        if steps is None:
+            return
+        observation, steps.observation = steps.observation, None
+        if observation:
+            # What chainer.report does with plain numbers, less its copy
+            # of each value (for Variables) and its config lookup: this
+            # runs at every iteration.
+            try:
+                reporter = chainer.reporter.get_current_reporter()
+            except IndexError:  # no reporter: nothing reads them
+                return
+            reporter.observation.update(observation)
+
+    def finalize(self):
+        """Puts the updater's ``update_core`` back."""
+        self._restore()
+
+    def _restore(self):
+        updater, self._updater = self._updater, None
+        if updater is None:
+            return
+        current = updater.__dict__.get('update_core')
+        if getattr(current, '_cost_monitor', None) is not self:
+            return  # someone wrapped it after us: theirs to undo
+        if self._saved_core is _MISSING:
+            del updater.__dict__['update_core']
+        else:
+            updater.__dict__['update_core'] = self._saved_core
+
+    def _peak_of(self, dtype):
+        if self._peak_flops is not None:
+            return self._peak_flops
+        precision = roofline.PRECISIONS.get(dtype, 'fp32')
+        return self._device.peaks[('matrix', precision)][1]
+
+
+class _Steps(object):
+    """What CostMonitor does at each iteration, in a plain object: an
+    Extension defines ``__getattr__``, which keeps CPython from
+    specialising attribute reads, and this runs at every iteration (see
+    benchmarks/extension_overhead.py)."""
+
+    def __init__(self, monitor, comm):
+        self.monitor = monitor
+        self.limit = monitor._limit
+        self.memory = monitor._memory
+        self.comm = comm
+        self.rated = monitor._device is not None or \
+            monitor._peak_flops is not None
+        # key -> [figures, settled]; figures: (flops, memory peak, comm
+        # bytes), or None if the step could not be costed; a key of the
+        # first iteration is not settled.
+        self.costs = {}
+        self.iteration = 0
+        self.warned = set()
+        self.peak = None
+        self.observation = None
+        self.calls = []
+        self.batch = None
+
+    def run(self, updater, real_core):
+        """One ``update_core``, its optimizers' updates wrapped."""
+        optimizers = updater.get_all_optimizers()
+        saved = []
+        calls = self.calls = []
+        self.batch = None
+        try:
+            for name, optimizer in optimizers.items():
+                d = optimizer.__dict__
+                saved.append((d, d.get('update', _MISSING)))
+                d['update'] = self.wrap(name, optimizer.update, calls)
+            start = _clock()
+            real_core()
+            elapsed = _clock() - start
+        except BaseException:
+            _unwrap(saved)
+            self.monitor._restore()
+            raise
+        _unwrap(saved)
+        if self.peak is None and self.rated and optimizers:
+            main = optimizers.get('main') or next(iter(optimizers.values()))
+            self.peak = self.monitor._peak_of(_step_dtype(main))
+        self.iteration += 1
+        self.observation = self.figures(elapsed)
+
+    def wrap(self, name, real_update, calls):
+        """``real_update`` (an optimizer's), costed by its arguments'
+        shapes and dtypes."""
+        costs = self.costs
+
+        def update(lossfun=None, *args, **kwargs):
+            if self.batch is None and lossfun is not None:
+                self.batch = _batch_size(args, kwargs)
+            try:  # arrays only, the usual case
+                sig = tuple([(a.shape, a.dtype) for a in args])
+            except AttributeError:
+                sig = _signature(args)
+            key = (name, lossfun is None, sig,
+                   _signature(kwargs) if kwargs else None)
+            entry = costs.get(key)
+            if entry is not None and entry[1]:
+                calls.append(entry[0])
+                return real_update(lossfun, *args, **kwargs)
+            if entry is None and len(costs) >= self.limit:
+                calls.append(None)
+                if 'limit' not in self.warned:
+                    self.warned.add('limit')
+                    _quiet_warning(
+                        'CostMonitor: more than limit={} argument shapes '
+                        'and dtypes; iterations with new ones are not '
+                        'costed'.format(self.limit))
+                return real_update(lossfun, *args, **kwargs)
+            if lossfun is None and name not in self.warned:
+                self.warned.add(name)
+                _quiet_warning(
+                    'CostMonitor: optimizer {!r} was updated without a loss '
+                    'function (the updater ran forward and backward '
+                    'itself): only its update is costed'.format(name))
+            hook = ComputationalCostHook(
+                fma_1flop=False, comm=self.comm, memory=self.memory)
+            with hook:
+                result = real_update(lossfun, *args, **kwargs)
+            try:
+                figures = _step_figures(hook)
+            except Exception as e:  # ours: it must not stop the training
+                figures = None
+                _quiet_warning('CostMonitor: a step could not be costed, '
+                               'its shapes are not costed again: {}: {}'
+                               .format(type(e).__name__, e))
+            costs[key] = [figures, figures is None or self.iteration > 0]
+            calls.append(figures)
+            return result
+        return update
+
+    def figures(self, elapsed):
+        """The observation of an iteration that took ``elapsed`` s."""
+        out = {}
+        if self.batch is not None and elapsed > 0:
+            out['cost/samples_per_second'] = self.batch / elapsed
+        calls = self.calls
+        if not calls or None in calls:
+            return out
+        flops = calls[0][0] if len(calls) == 1 else sum(
+            c[0] for c in calls)
+        out['cost/flops'] = flops
+        if elapsed > 0:
+            out['cost/flops_per_second'] = fps = flops / elapsed
+            if self.peak is not None:
+                out['cost/mfu'] = fps / self.peak
+        if self.memory:
+            out['cost/memory_peak'] = max(c[1] for c in calls)
+        if self.comm is not None:
+            out['cost/comm_bytes'] = sum(c[2] for c in calls)
+        return out
+
+
+def _unwrap(saved):
+    for d, value in saved:
+        if value is _MISSING:
+            d.pop('update', None)
+        else:
+            d['update'] = value
