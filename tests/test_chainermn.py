@@ -236,7 +236,7 @@ def test_gathered_report_reads_everything():
         36, 1, 'rank1/Sum-1')
     out = io.StringIO()
     g.show_memory_report(out, unit='raw')
-    assert out.getvalue().splitlines()[1] == 'peak,36,36,0,rank1/Sum-1'
+    assert out.getvalue().splitlines()[1] == 'peak,36,36,0,0,rank1/Sum-1'
     for show in (g.show_report, g.show_summary_report,
                  g.show_phase_report, g.show_link_report):
         out = io.StringIO()

@@ -10,6 +10,9 @@ def test_memory_report_of_an_empty_block():
         pass
     assert dict(cch.memory_report) == {
         'peak': 0, 'peak_layer': None, 'peak_phase': None,
-        'activations': 0, 'gradients': 0, 'at_exit': 0,
+        'activations': 0, 'gradients': 0, 'scratch': 0,
+        'peak_between_calls': 0, 'peak_between_calls_layer': None,
+        'peak_between_calls_activations': 0,
+        'peak_between_calls_gradients': 0, 'at_exit': 0,
         'at_exit_activations': 0, 'at_exit_gradients': 0, 'params': 0,
         'n_calls': 0}
