@@ -12,9 +12,10 @@ lazily made parameters and states made by a first run): VGG16 and ResNet50
 inference at batch 1, ResNet50 training at batch 2, VGG16 training at
 batch 1, the small CNN of the tests (training, batch 48), an LSTM language
 model and a transformer block (training).  Then the peak between calls
-against tracemalloc's NumPy traces sampled after each call (exact to the
-bytes no call made); ResNet50's peak projected to batch ``--projected``
-from batches 1, 2, 3 against a real run; and ``fit_batch`` with Adam on
+against tracemalloc's NumPy traces of the run's calls sampled after each
+call (tests/memory_oracle.py; the two are equal); ResNet50's peak
+projected to batch ``--projected`` from batches 1, 2, 3 against a real
+run; and ``fit_batch`` with Adam on
 gtx1080ti, a100-40gb and h100.  Random weights (costs and sizes depend on
 shapes only).
 """
@@ -23,7 +24,6 @@ import argparse
 import os
 import sys
 import time
-import tracemalloc
 import warnings
 
 # Before NumPy is imported.
@@ -38,11 +38,10 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import project_batch
 from chainer_computational_cost.fit import fit_batch
 
-# The tests' tracemalloc sampler: the same measurement on big models.
+# The tests' tracemalloc oracle: the same measurements on big models.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))), 'tests'))
-from test_memory import numpy_traced  # NOQA: E402
-from test_memory import TracemallocSampler  # NOQA: E402
+import memory_oracle  # NOQA: E402
 from test_peak import hooked_peak  # NOQA: E402
 from test_peak import LSTMLanguageModel  # NOQA: E402
 from test_peak import lstm_training  # NOQA: E402
@@ -70,21 +69,17 @@ def true_peak(label, step):
 
 def compare(label, step):
     """Run ``step()`` under the hook and the sampler; print both."""
-    tracemalloc.start()
-    try:
-        sampler = TracemallocSampler()
-        base = numpy_traced()
+    with memory_oracle.Tracing():
+        sampler = memory_oracle.Sampler()
         start = time.perf_counter()
         with ComputationalCostHook(memory=True) as hook:
             with sampler:
                 kept = step()
-            traced_exit = numpy_traced() - base
+            traced_exit = memory_oracle.traced()[0]
         seconds = time.perf_counter() - start
-    finally:
-        tracemalloc.stop()
     del kept
     m = hook.memory_report
-    traced_peak = max(sampler.samples) - base
+    traced_peak = max(sampler.samples)
     print('{}: {} calls, {:.0f} s with the sampler'.format(
         label, m['n_calls'], seconds))
     print('  between calls  hook {:>12}  tracemalloc {:>12}  ratio {:.4f}  '

@@ -31,13 +31,14 @@ MiB = 1 << 20
 #: NVIDIA forums, "How is CUDA memory managed?"), so it grows with the
 #: GPU's multiprocessors.  768 MiB covers the figure measured.
 CUDA_CONTEXT = 768 * MiB
-#: the memory pool: CuPy rounds every allocation up to 512 bytes
-#: (cupy/cuda/memory.pyx, ``_allocation_unit_size = 512``) and keeps freed
-#: blocks for reuse, so what it holds exceeds the live bytes when freed
-#: blocks do not fit new requests; room for 10 % more than the peak.
+#: Room for the memory pool, 10 % more than the peak.  CuPy rounds every
+#: allocation up to 512 bytes (cupy/cuda/memory.pyx,
+#: ``_allocation_unit_size = 512``) and keeps freed blocks for reuse, so
+#: what it holds exceeds the live bytes when freed blocks do not fit new
+#: requests.
 POOL_SLACK = 0.10
-#: On a CPU: what a NumPy ufunc that casts an operand (a float times a
-#: bool mask) allocates in chunks beside its operands, at most two
+#: What a NumPy ufunc that casts an operand (a float times a bool mask)
+#: allocates on a CPU in chunks beside its operands, at most two
 #: operands of ``numpy.getbufsize()`` (8192) elements of 8 bytes; no
 #: scratch function counts it (``left_out`` names it).
 NUMPY_BUFFERS = 2 * 8192 * 8

@@ -628,7 +628,7 @@ def project(runs, states, batches, batch_size, records, samples=None,
     ``batches`` the sizes they go through, ``created`` the optimizer state
     in their live bytes (see :func:`created`).  With ``bound_scratch``, a
     scratch that is not affine gets a line above its points instead
-    (:func:`_upper_line`), its call named in the state's ``bounded``.
+    (``_upper_line``), its call named in the state's ``bounded``.
     """
     names = _names(runs[0])
     error = off = None

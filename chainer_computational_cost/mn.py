@@ -271,8 +271,9 @@ def gather(hook, root=0):
 
 def rank_part(rank, source):
     """What :func:`gather` sends of one rank: its rank and a frozen copy
-    of ``source``'s reports (a :class:`~chainer_computational_cost.report.
-    ReportSnapshot`, which pickles); a list of them makes a
+    of ``source``'s reports (a
+    :class:`~chainer_computational_cost.report.ReportSnapshot`, which
+    pickles); a list of them makes a
     :class:`GatheredReport`."""
     return {'rank': rank, 'snapshot': source.snapshot()}
 
@@ -448,7 +449,7 @@ class GatheredReport(report.CostReport):
     def show_memory_report(self, ost=None, mode='csv', unit='autoaligned',
                            n_digits=3, columns=None):
         """Write :attr:`memory_report` (the rank with the highest peak) to
-        ``ost`` (see :meth:`CostReport.show_memory_report`)."""
+        ``ost`` (see :meth:`.CostReport.show_memory_report`)."""
         columns = check_columns(columns or memory.MEMORY_COLUMNS,
                                 memory.MEMORY_COLUMNS)
         figures = self.memory_report
@@ -457,7 +458,7 @@ class GatheredReport(report.CostReport):
 
     def plot_memory(self, path, **kwargs):
         """Plot the live bytes of the rank with the highest peak (see
-        :meth:`CostReport.plot_memory`)."""
+        :meth:`.CostReport.plot_memory`)."""
         figures = self.memory_report
         return plots.plot_memory(
             memory.live_series(self._snapshots[figures['rank']]), figures,
@@ -466,7 +467,7 @@ class GatheredReport(report.CostReport):
     def scaling_report(self, workers, device=None, network=None,
                        peak_flops=None, bandwidth=None, batch_size=None,
                        grad_bytes=None):
-        """The scaling report (see :meth:`CostReport.scaling_report`) of
+        """The scaling report (see :meth:`.CostReport.scaling_report`) of
         the rank whose step takes longest on the device (the first one on
         a tie): data-parallel workers wait for the slowest; each row gets
         that ``rank``."""

@@ -26,9 +26,8 @@ extensions = [
 
 source_suffix = {'.md': 'markdown'}
 root_doc = 'index'
-# Other helpers' drafts wait in _incoming until they are folded in; the
-# build's own output and the figures' script are not pages either.
-exclude_patterns = ['_build', '_incoming', 'Thumbs.db', '.DS_Store']
+# The build's own output is not a page.
+exclude_patterns = ['_build', 'Thumbs.db', '.DS_Store']
 
 myst_enable_extensions = ['dollarmath', 'colon_fence']
 # Pages link to each other's sections by their GitHub-style anchors.

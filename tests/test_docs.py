@@ -18,8 +18,6 @@ A page marks its blocks with MyST comments on the lines right before them:
   ``<!-- output: rank R -->`` with what rank R prints.
 - ``<!-- not run: <reason> -->`` before a block of commands (``sh``): the
   tests cannot run it, and say why.
-
-docs/_incoming holds other pages' drafts, not yet part of the manual.
 """
 
 import contextlib
@@ -274,12 +272,6 @@ def test_a_block_without_its_import_fails():
                    block.code.replace('import numpy as np\n', ''), [])
     with pytest.raises(NameError, match="'np'"):
         _run(broken, {'__name__': '__docs__'})
-
-
-def test_incoming_drafts_are_not_pages():
-    assert not any('_incoming' in page for page in PAGES)
-    with open(os.path.join(DOCS, 'conf.py')) as f:
-        assert "'_incoming'" in f.read()
 
 
 # The API reference
