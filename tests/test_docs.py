@@ -209,6 +209,9 @@ def test_mpi_example_prints_what_its_page_shows(tmp_path, block):
     env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1',
                PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH',
                                                              ''))
+    # Unbuffered, print writes its text and its newline apart, and
+    # mpiexec's rank prefix can then land in the middle of a line.
+    env.pop('PYTHONUNBUFFERED', None)
     proc = subprocess.run(
         [MPIEXEC, '-prepend-rank', '-n', '2', sys.executable, str(script)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
