@@ -225,6 +225,15 @@ def _backward(y):
     return y
 
 
+def _summed_old_style_gradients():
+    x = F.relu(_v(2, 3, 8, 8))
+    y = F.spatial_transformer_sampler(x, _v(2, 2, 5, 5))
+    # x's other use, of the same rank, met first, is back-propagated
+    # first: the sampler's gradient of x is then added to its gradient
+    # while the sampler's gradient of the grid waits in Chainer's lists
+    return _backward(F.sum(F.exp(x)) + F.sum(y))
+
+
 # Issue 27: buffers live memory missed, and the user's arrays it counted.
 # Each case is a step (forward and backward) checked call by call.
 CASES = {
@@ -247,6 +256,9 @@ CASES = {
     'zoneout': lambda: _backward(F.zoneout(_v(4, 5), _v(4, 5, lo=0))),
     'simplified_dropconnect': lambda: _backward(F.simplified_dropconnect(
         _v(4, 5), _v(3, 5), _v(3))),
+    # an old-style Function's gradient alive while Chainer sums another
+    # one it returned (in backprop_step, before the node's backward ends)
+    'summed_old_style_gradients': lambda: _summed_old_style_gradients(),
     # arrays a node keeps in a list or a tuple
     'tree_lstm': lambda: _backward(F.tree_lstm(
         _v(2, 4), _v(2, 4), _v(2, 4), _v(2, 4), _v(2, 28))[1]),
