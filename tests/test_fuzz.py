@@ -37,9 +37,10 @@ A third, ``test_live_memory_equals_tracemalloc``, runs programs once
 more under a hook following memory (``memory=True``) and tracemalloc
 (``memory_oracle.py``): after each call, forward and backward, the hook's
 ``live`` equals the bytes of the NumPy buffers alive that the run's calls
-allocated, to the byte (``FUZZ_MEMORY`` programs, default 60, about 20 s:
-tracemalloc records a stack for every allocation).  The calls inside the
-few backward passes listed in ``LEFT_OUT`` are not compared (see there).
+allocated, to the byte, and so does ``at_exit`` (``FUZZ_MEMORY`` programs,
+default 100, about 25 s: tracemalloc records a stack for every
+allocation).  The calls inside the few backward passes listed in
+``LEFT_OUT`` are not compared (see there).
 
 Layer types without a calculator are not failures: they are counted and
 printed at the end of the module (``pytest -s`` shows them), with the
@@ -470,7 +471,7 @@ def test_random_graphs():
 # initial gradients) is in neither.
 
 #: The number of programs checked so (about 0.3 s each: tracemalloc).
-MEMORY_EXAMPLES = int(os.environ.get('FUZZ_MEMORY', '60'))
+MEMORY_EXAMPLES = int(os.environ.get('FUZZ_MEMORY', '100'))
 
 
 #: Backward passes the oracle leaves out, by the node's type: each makes
@@ -482,8 +483,13 @@ MEMORY_EXAMPLES = int(os.environ.get('FUZZ_MEMORY', '60'))
 LEFT_OUT = {
     # ``-self.inv_std * (r + F.sum(...))``: -inv_std through two calls
     'BatchNormalizationGrad': 'double backprop through batch_normalization',
+    # ``-self.inv_std * F.sum(...)``: -inv_std during the Sum
+    'FixedBatchNormalizationGrad': 'double backprop through '
+                                   'fixed_batch_normalization',
     # ``ggW *= self.cond < 0``: the bool mask during the Mul
     'PReLUFunctionGrad': 'double backprop through prelu',
+    # ``ggx * (self.cond <= 0)``: the bool mask during the Mul
+    'ELUGrad': 'double backprop through elu',
 }
 
 
@@ -520,7 +526,11 @@ def check_memory(p):
             with ComputationalCostHook(memory=True) as hook:
                 with sampler:
                     result = run(p)
+                traced_exit = memory_oracle.traced()[0]
     del result
+    # and at the exit (the gradients of the last backward, made after
+    # the last call, included)
+    assert hook.memory_report['at_exit'] == traced_exit
     lives = [(r[R_TYPE], r[R_LIVE]) for r in hook._records()]
     assert len(lives) == len(sampler.samples)
     assert [live if traced is not None else None for (_, live), traced in
