@@ -130,28 +130,54 @@ def _backward_stops():
 #: Where the frames of a node's backward end (Chainer 6's and 7's loops).
 _BACKWARD_STOPS = _backward_stops()
 
+#: Chainer's step of one node's backward (6 and 7): once the backward has
+#: returned, it sums each input's gradients (``F.add``, a call) while the
+#: others wait in its ``grad_inputs``, lists of Variables by input.
+_STEP = chainer._backprop_utils.backprop_step.__code__
+
+
+def _array_of(v, found):
+    # An array, or a Variable's array.
+    t = type(v)
+    if t in _ARRAY_TYPES:
+        found.append(v)
+    elif t is _VARIABLE:
+        a = v.array
+        if a is not None:
+            found.append(a)
+
 
 def _backward_locals(frame):
     """The arrays (and Variables' arrays) the frames of the backward
     running hold, from ``frame`` (which made a call) up to Chainer's
     backward loop: what a backward made outside any call (Maxout's
-    indexes, Contrastive's labels repeated) is alive from then on.  The
-    copy of a frame's locals ``f_locals`` makes (Python < 3.13) is emptied
-    at once, so that it keeps nothing alive."""
+    indexes, Contrastive's labels repeated, an old-style Function's
+    gradients waiting to be summed) is alive from then on.  The copy of a
+    frame's locals ``f_locals`` makes (Python < 3.13) is emptied at once,
+    so that it keeps nothing alive."""
     found = []
     for _ in range(16):
-        if frame is None or frame.f_code in _BACKWARD_STOPS:
+        if frame is None:
+            break
+        code = frame.f_code
+        step = code is _STEP
+        if code in _BACKWARD_STOPS and not step:
             break
         names = frame.f_locals
-        for v in names.values():
-            if type(v) in _ARRAY_TYPES:
-                found.append(v)
-            elif type(v) is _VARIABLE:
-                a = v.array
-                if a is not None:
-                    found.append(a)
-        if type(names) is dict and frame.f_code.co_flags & CO_OPTIMIZED:
+        if step:
+            waiting = names.get('grad_inputs')
+            if isinstance(waiting, dict):
+                for listed in waiting.values():
+                    if type(listed) is list:
+                        for v in listed:
+                            _array_of(v, found)
+        else:
+            for v in names.values():
+                _array_of(v, found)
+        if type(names) is dict and code.co_flags & CO_OPTIMIZED:
             names.clear()
+        if step:
+            break
         frame = frame.f_back
     return found
 

@@ -33,6 +33,15 @@ links, with or without backward) and checks that ``project_batch`` to a
 batch of 10 to 40 equals a real run there, layer by layer, or refuses
 (``FUZZ_PROJECTIONS`` programs, default 40, about 2 s).
 
+A third, ``test_live_memory_equals_tracemalloc``, runs programs once
+more under a hook following memory (``memory=True``) and tracemalloc
+(``memory_oracle.py``): after each call, forward and backward, the hook's
+``live`` equals the bytes of the NumPy buffers alive that the run's calls
+allocated, to the byte, and so does ``at_exit`` (``FUZZ_MEMORY`` programs,
+default 100, about 25 s: tracemalloc records a stack for every
+allocation).  The calls inside the few backward passes listed in
+``LEFT_OUT`` are not compared (see there).
+
 Layer types without a calculator are not failures: they are counted and
 printed at the end of the module (``pytest -s`` shows them), with the
 number of graphs, steps, input arrays and calls tried, the known
@@ -48,7 +57,7 @@ Environment:
           tests/test_fuzz.py
 
 * ``FUZZ_PROGRAM=<seed>``: replay the one program a failure names
-  (``test_one_program``, printing its listing).
+  (``test_one_program``, printing its listing; memory checked too).
 """
 
 import collections
@@ -76,12 +85,15 @@ from chainer_computational_cost.columns import MODES
 from chainer_computational_cost.columns import PHASE_COLUMNS
 from chainer_computational_cost.columns import SUMMARY_COLUMNS
 from chainer_computational_cost.columns import LAYER_COLUMNS
+from chainer_computational_cost.records import R_LIVE
+from chainer_computational_cost.records import R_TYPE
 from fuzz_graphs import BatchProgram
 from fuzz_graphs import draw_program
 from fuzz_graphs import old_affine_cost
 from fuzz_graphs import OldAffine
 from fuzz_graphs import OWN_UNCOSTED
 from fuzz_graphs import run
+import memory_oracle
 
 
 EXAMPLES = int(os.environ.get('FUZZ_EXAMPLES', '300'))
@@ -137,6 +149,10 @@ def _print_what_was_tried():
     for (type_name, error), k in sorted(KNOWN_SEEN.items()):
         print('fuzz: known calculator failure x{}: {} ({})'.format(
             k, type_name, KNOWN[type_name, error]))
+    print('fuzz: memory against tracemalloc: {} programs, {} calls '
+          'compared, {} left out (LEFT_OUT)'.format(
+              STATS['memory checks'], STATS['memory calls compared'],
+              STATS['memory calls left out']))
     for reason, k in sorted(DOWNGRADED.items()):
         print('fuzz: backward Chainer cannot do (run simpler) x{}: {}'
               .format(k, reason))
@@ -430,21 +446,105 @@ def check_program(p):
     STATS['batch 0'] += p.n == 0
 
 
-@given(program=st.integers(0, 2 ** 32 - 1))
-@fuzz_settings
-def _fuzz(program):
-    p = draw_program(program)
-    note(p.describe())
-    note('replay it with FUZZ_PROGRAM={}'.format(program))
-    check_program(p)
-
-
-if not EXPLORE:
-    _fuzz = seed(20240611)(_fuzz)
+def _fuzzer(check, fixed_seed, examples=EXAMPLES):
+    """A Hypothesis test of ``check(program)`` on ``examples`` programs,
+    from ``fixed_seed`` unless exploring."""
+    @given(program=st.integers(0, 2 ** 32 - 1))
+    @settings(fuzz_settings, max_examples=examples)
+    def fuzz(program):
+        p = draw_program(program)
+        note(p.describe())
+        note('replay it with FUZZ_PROGRAM={}'.format(program))
+        check(p)
+    return fuzz if EXPLORE else seed(fixed_seed)(fuzz)
 
 
 def test_random_graphs():
-    _fuzz()
+    _fuzzer(check_program, 20240611)()
+
+
+# Live memory against tracemalloc (tests/memory_oracle.py): after each
+# call, the hook's ``live`` equals the bytes of the NumPy buffers alive
+# that the run's calls allocated (forward and backward, by their
+# allocation stacks), sampled at the same moment; what the user's code
+# made (the program's inputs and parameters, the links' parameters, the
+# initial gradients) is in neither.
+
+#: The number of programs checked so (about 0.3 s each: tracemalloc).
+MEMORY_EXAMPLES = int(os.environ.get('FUZZ_MEMORY', '100'))
+
+
+#: Backward passes the oracle leaves out, by the node's type: each makes
+#: an array outside any call that lives only in the middle of a Python
+#: expression, on the interpreter's stack, where the hook cannot see it
+#: (nothing in Python reads a running frame's stack): it is counted once
+#: it enters a call, a few calls late, or never if freed before.  The
+#: calls made during such a backward are not compared; the next ones are.
+LEFT_OUT = {
+    # ``-self.inv_std * (r + F.sum(...))``: -inv_std through two calls
+    'BatchNormalizationGrad': 'double backprop through batch_normalization',
+    # ``-self.inv_std * F.sum(...)``: -inv_std during the Sum
+    'FixedBatchNormalizationGrad': 'double backprop through '
+                                   'fixed_batch_normalization',
+    # ``ggW *= self.cond < 0``: the bool mask during the Mul
+    'PReLUFunctionGrad': 'double backprop through prelu',
+    # ``ggx * (self.cond <= 0)``: the bool mask during the Mul
+    'ELUGrad': 'double backprop through elu',
+}
+
+
+class _Sampler(memory_oracle.Sampler):
+    """The oracle's sample after each call, None inside a backward of
+    LEFT_OUT."""
+
+    def __init__(self):
+        super(_Sampler, self).__init__()
+        self.inside = []
+
+    def backward_preprocess(self, function, in_data, out_grad):
+        self.inside.append(type(function).__name__ in LEFT_OUT)
+
+    def backward_postprocess(self, function, in_data, out_grad):
+        self.inside.pop()
+
+    def forward_postprocess(self, function, in_data):
+        if any(self.inside):
+            self.samples.append(None)
+        else:
+            super(_Sampler, self).forward_postprocess(function, in_data)
+
+
+def check_memory(p):
+    """``live`` after each call of ``p`` (run once more, under a hook
+    following memory) equals the oracle's sample after that call."""
+    run_bare(p)  # the mode Chainer can run
+    with warnings.catch_warnings():
+        # the program's own warnings are run_hooked's concern
+        warnings.simplefilter('ignore')
+        with memory_oracle.Tracing():
+            sampler = _Sampler()
+            with ComputationalCostHook(memory=True) as hook:
+                with sampler:
+                    result = run(p)
+                traced_exit = memory_oracle.traced()[0]
+    del result
+    # and at the exit (the gradients of the last backward, made after
+    # the last call, included)
+    assert hook.memory_report['at_exit'] == traced_exit
+    lives = [(r[R_TYPE], r[R_LIVE]) for r in hook._records()]
+    assert len(lives) == len(sampler.samples)
+    assert [live if traced is not None else None for (_, live), traced in
+            zip(lives, sampler.samples)] == sampler.samples, [
+        (k, call, live, traced) for k, ((call, live), traced) in enumerate(
+            zip(lives, sampler.samples)) if traced not in (None, live)]
+    STATS['memory checks'] += 1
+    STATS['memory calls compared'] += sum(
+        t is not None for t in sampler.samples)
+    STATS['memory calls left out'] += sampler.samples.count(None)
+
+
+def test_live_memory_equals_tracemalloc():
+    _fuzzer(check_memory, 20261126, MEMORY_EXAMPLES)()
 
 
 @pytest.mark.skipif(ONE is None, reason='FUZZ_PROGRAM=<seed> replays one')
@@ -452,6 +552,7 @@ def test_one_program():
     p = draw_program(ONE)
     print(p.describe())
     check_program(p)
+    check_memory(p)
 
 
 # Link attribution over repeated runs and with the hook entered inside a

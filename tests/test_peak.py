@@ -6,7 +6,6 @@ peak of the same step."""
 import gc
 import io
 import pickle
-import tracemalloc
 import warnings
 
 import chainer
@@ -182,23 +181,6 @@ def test_plot_shows_the_scratch_as_spikes(planted, tmp_path):
 
 # The peak of real steps against tracemalloc's peak
 
-def traced_peak(step):
-    """tracemalloc's own peak while ``step()`` runs (every allocation of
-    NumPy and Python), above what was traced before it: the step's inputs
-    are made beforehand, so what it adds is what the hook should see."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        kept = step()
-        peak = tracemalloc.get_traced_memory()[1] - base
-    finally:
-        tracemalloc.stop()
-    del kept
-    return peak
-
-
 def hooked_peak(step):
     """The hook's memory report of the same step."""
     gc.collect()
@@ -330,7 +312,7 @@ def cnn_inference(model, n):
 def test_peak_against_tracemalloc(make):
     step = make()
     step()  # lazily made state (an LSTM's, BN's) exists before
-    traced = traced_peak(step)
+    traced = memory_oracle.traced_peak(step)
     m = hooked_peak(step)
     # tracemalloc's peak also holds the Python objects of the graph (a
     # few hundred bytes per call), which the hook does not count: 5 %
