@@ -50,12 +50,16 @@ PACKAGE = 'chainer_computational_cost'
 #: Module -> the test files that must catch its bugs (and any
 #: tests/test_mutants_<module>.py that exists).
 TESTS = {
-    'memory': ['test_memory.py', 'test_links.py', 'test_projection.py',
-               'test_presets.py'],
-    'fit': ['test_memory.py'],
+    # Fast files first: with -x a mutant is killed by the first failure.
+    'memory': ['test_scratch.py', 'test_update.py', 'test_peak.py',
+               'test_fit.py', 'test_projection.py', 'test_presets.py',
+               'test_links.py', 'test_extensions.py', 'test_memory.py'],
+    'fit': ['test_fit.py', 'test_peak.py', 'test_memory.py'],
     'mn': ['test_chainermn.py', 'test_network.py'],
     'network': ['test_network.py', 'test_presets.py', 'test_chainermn.py'],
-    'projection': ['test_projection.py', 'test_network.py'],
+    'projection': ['test_projection.py', 'test_network.py',
+                   'test_update.py', 'test_fit.py', 'test_peak.py',
+                   'test_fuzz.py'],
     'aggregation': ['test_aggregation.py', 'test_report.py',
                     'test_links.py', 'test_phase.py', 'test_chainermn.py'],
 }
@@ -248,12 +252,14 @@ def plant(source, path, apply):
 
 
 def describe(source, mutated, path, kind):
-    """``line N: <kind>: old -> new`` for the report."""
+    """``line N:C: <kind>: <the line>`` for the report (C: the column,
+    telling apart two mutants of one line)."""
     tree = ast.parse(source)
     node = _resolve(tree, path)[3]
     line = getattr(node, 'lineno', '?')
     old = source.splitlines()[line - 1].strip() if line != '?' else ''
-    return 'line {}: {}: {}'.format(line, kind, old)
+    return 'line {}:{}: {}: {}'.format(
+        line, getattr(node, 'col_offset', '?'), kind, old)
 
 
 def prepare(tmp):
