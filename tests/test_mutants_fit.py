@@ -1,0 +1,94 @@
+"""fit_batch figures that planted bugs got past (see benchmarks/mutate.py):
+each worked by hand."""
+
+import json
+
+import chainer.functions as F
+import chainer.links as L
+import numpy
+import pytest
+
+from chainer_computational_cost import fit
+from chainer_computational_cost import fit_batch
+
+
+_lin = L.Linear(1, 1, nobias=True)  # W: 4 bytes
+
+
+def _step(n):
+    """At batch n the peak is during LinearGradWeight-1: the loss (4), gW
+    (4) and the copy LinearGradWeight makes of its input gradient, a
+    broadcast (n, 1) view of the loss's: 4n of scratch; 4n + 8 in all
+    (the output of the Linear is not kept: Sum needs only its shape)."""
+    _lin.cleargrads()
+    F.sum(_lin(numpy.ones((n, 1), numpy.float32))).backward()
+
+
+def _cheap_beyond_9(n):
+    """The step, but run at batch 9 whenever asked for more: a run at the
+    answer is off the line (and costs nothing), so fit_batch refuses when
+    it runs it and answers when it does not."""
+    _step(min(n, 9))
+
+
+def test_by_hand():
+    # 4 + 4n + 8 <= 52: n = 10, total 52; 51: n = 9, total 48
+    f = fit_batch(_step, capacity=52, optimizer='sgd', check_answer=False)
+    assert (f['batch_size'], f['peak'], f['total'], f['scratch']) == (
+        10, 48, 52, 40)
+    f = fit_batch(_step, capacity=51, optimizer='sgd', check_answer=False)
+    assert (f['batch_size'], f['total']) == (9, 48)
+
+
+def test_the_answer_is_run_up_to_1_gib_of_peak():
+    # fit.CHECK_LIMIT = 1 << 30 (docstring: 1 GiB), the peak at the answer
+    # included.  4n + 8 = 2**30 at n = 2**28 - 2 = 268435454: capacity
+    # 4 + 2**30 leaves that peak exactly, so the answer is run (and found
+    # off the line by the cheap step)
+    cap = 4 + (1 << 30)
+    with pytest.raises(ValueError, match='at batch 268435454 left the line'):
+        fit_batch(_cheap_beyond_9, capacity=cap, optimizer='sgd')
+    # 4 bytes more: n = 2**28 - 1, peak 2**30 + 4: not run, only batch 9
+    f = fit_batch(_cheap_beyond_9, capacity=cap + 4, optimizer='sgd')
+    assert (f['batch_size'], f['peak'], f['checked']) == (
+        268435455, (1 << 30) + 4, [9])
+    # told to run it: refused again
+    with pytest.raises(ValueError, match='at batch 268435455 left the line'):
+        fit_batch(_cheap_beyond_9, capacity=cap + 4, optimizer='sgd',
+                  check_answer=True)
+
+
+def test_show_fit(capsys):
+    # adam: 2 x 4 bytes of state; 4 + 8 + 4n + 8 <= 10**6 + 7: n = 249996
+    # (4n = 999984), total 1000004.  In KiB with 3 digits: 999984 / 1024
+    # = 976.546875, 1000004 / 1024 = 976.5664, 1000007 / 1024 = 976.5693
+    f = fit_batch(_step, capacity=10 ** 6 + 7, optimizer='adam',
+                  check_answer=False)
+    fit.show_fit(f)
+    assert capsys.readouterr().out == (
+        'largest batch on given with adam: 249996 (peak during '
+        'LinearGradWeight-1)\n'
+        'Memory at batch 249996,Bytes KiB\n'
+        'parameters,0.004\noptimizer state,0.008\nactivations,0.004\n'
+        'gradients,0.004\nscratch,976.547\ntotal,976.566\n'
+        'capacity,976.569\n')
+    # json: the answer on stderr, the document alone on stdout
+    fit.show_fit(f, mode='json', unit=None)
+    out, err = capsys.readouterr()
+    assert err == ('largest batch on given with adam: 249996 (peak during '
+                   'LinearGradWeight-1)\n')
+    assert json.loads(out)['rows'][-2:] == [
+        {'name': 'total', 'bytes': 1000004},
+        {'name': 'capacity', 'bytes': 1000007}]
+    # a margin has its row: 100 bytes, n = (10**6 + 7 - 120) // 4 = 249971
+    f = fit_batch(_step, capacity=10 ** 6 + 7, optimizer='adam', margin=100,
+                  check_answer=False)
+    assert fit.fit_rows(f) == [
+        {'name': 'parameters', 'bytes': 4},
+        {'name': 'optimizer state', 'bytes': 8},
+        {'name': 'activations', 'bytes': 4},
+        {'name': 'gradients', 'bytes': 4},
+        {'name': 'scratch', 'bytes': 4 * 249971},
+        {'name': 'margin', 'bytes': 100},
+        {'name': 'total', 'bytes': 120 + 4 * 249971},
+        {'name': 'capacity', 'bytes': 10 ** 6 + 7}]
