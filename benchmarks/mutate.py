@@ -263,11 +263,15 @@ def describe(source, mutated, path, kind):
 
 
 def prepare(tmp):
-    """A copy of the package and the tests in ``tmp``."""
+    """A copy of the package, the tests and the docs in ``tmp``."""
     shutil.copytree(os.path.join(ROOT, PACKAGE), os.path.join(tmp, PACKAGE),
                     ignore=shutil.ignore_patterns('__pycache__'))
-    shutil.copytree(os.path.join(ROOT, 'tests'), os.path.join(tmp, 'tests'),
-                    ignore=shutil.ignore_patterns('__pycache__'))
+    for name in ('tests', 'docs'):  # tests read docs/*.md
+        if os.path.isdir(os.path.join(ROOT, name)):
+            shutil.copytree(os.path.join(ROOT, name),
+                            os.path.join(tmp, name),
+                            ignore=shutil.ignore_patterns('__pycache__',
+                                                          '_build'))
     for name in ('setup.cfg', 'README.md', 'DETAILS.md'):
         if os.path.exists(os.path.join(ROOT, name)):
             shutil.copy(os.path.join(ROOT, name), tmp)
