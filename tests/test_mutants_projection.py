@@ -1,0 +1,81 @@
+"""project_batch behaviour that planted bugs got past (see
+benchmarks/mutate.py): the batches it runs, worked by hand."""
+
+import chainer.functions as F
+import chainer.links as L
+import numpy
+import pytest
+
+from chainer_computational_cost import project_batch
+from chainer_computational_cost import projection
+from chainer_computational_cost.records import R_FLOPS
+from test_peak import planted  # noqa: F401 (a fixture)
+from test_peak import RELU
+
+
+def _logged(step):
+    """``step`` that notes every batch size it is run at in ``.batches``."""
+    def run(n):
+        run.batches.append(n)
+        step(n)
+    run.batches = []
+    return run
+
+
+def _relu(n):
+    F.relu(numpy.ones((n, 4), numpy.float32))
+
+
+_lin = L.Linear(3, 4, nobias=True)
+
+
+def _mean(n):
+    # Chainer broadcasts nothing at batch 1: the calls differ there
+    _lin.cleargrads()
+    F.sum(F.mean(_lin(numpy.ones((n, 3), numpy.float32)), axis=0)).backward()
+
+
+def test_the_batches_run():
+    # BATCHES 1, 2, 3, then the check at min(CHECK_BATCH = 9, n)
+    run = _logged(_relu)
+    p = project_batch(run, 20)
+    assert (run.batches, p.batch_size) == ([1, 2, 3, 9], 20)
+    assert p.total_report['mwrite'] == 16 * 20  # 4 floats out per sample
+    run = _logged(_relu)
+    project_batch(run, 7)
+    assert run.batches == [1, 2, 3, 7]
+    run = _logged(_relu)
+    project_batch(run, 3)  # on the first runs: no check
+    assert run.batches == [1, 2, 3]
+    # batch 1 off the line: LATER_BATCHES 2, 3, 4 are the line
+    run = _logged(_mean)
+    project_batch(run, 20)
+    assert run.batches == [1, 2, 3, 4, 9]
+    run = _logged(_mean)
+    project_batch(run, 20, check_batch=5)  # the lowest check allowed
+    assert run.batches == [1, 2, 3, 4, 5]
+    with pytest.raises(ValueError, match='check_batch must be None or an '
+                                         'int >= 5, got 4'):
+        project_batch(_relu, 20, check_batch=4)
+
+
+def test_a_bending_scratch_runs_the_top_batches(planted):  # noqa: F811
+    # the uneven scratch of test_peak (4n, 4 more at odd batches) is on no
+    # line through 1, 2, 3 nor 2, 3, 4: TOP_BATCHES 4, 9 and 2*9 - 4 = 14
+    # (9 first: the costs are checked before the memory is drawn)
+    planted(RELU, lambda in_data: 4 * in_data[0].shape[0]
+            + 4 * (in_data[0].shape[0] % 2))
+    run = _logged(_relu)
+    project_batch(run, 20)
+    assert run.batches == [1, 2, 3, 9, 4, 14]
+
+
+def test_measure_counts_a_fused_multiply_add_once():
+    # measure's default fma_1flop=True: LinearFunction at batch 2, 2*4
+    # outputs of 3 multiply-adds: 24 FLOPs; with fma_1flop=False 3
+    # multiplies and 2 adds each: 2*4*5 = 40
+    def run(n):
+        _lin(numpy.ones((n, 3), numpy.float32))
+    records = projection.measure(run, 2)[0]
+    assert records[0][R_FLOPS] == 24
+    assert projection.measure(run, 2, fma_1flop=False)[0][0][R_FLOPS] == 40
