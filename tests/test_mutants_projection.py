@@ -1,6 +1,7 @@
 """project_batch behaviour that planted bugs got past (see
 benchmarks/mutate.py): the batches it runs, worked by hand."""
 
+import chainer
 import chainer.functions as F
 import chainer.links as L
 import numpy
@@ -79,3 +80,53 @@ def test_measure_counts_a_fused_multiply_add_once():
     records = projection.measure(run, 2)[0]
     assert records[0][R_FLOPS] == 24
     assert projection.measure(run, 2, fma_1flop=False)[0][0][R_FLOPS] == 40
+
+
+def test_at_exit_of_batch_1_below_the_lines():
+    # the step keeps its Linear's output (n, 4) alive after it: at exit
+    # 16n of it and gW 48; batch 1 (off the lines through 2, 3, 4) is its
+    # own run: 64; on the lines at 20: 320 + 48
+    kept = []
+
+    def run(n):
+        _lin.cleargrads()
+        h = _lin(numpy.ones((n, 3), numpy.float32))
+        kept[:] = [h]
+        F.sum(F.mean(h, axis=0)).backward()
+    for n, at_exit in ((1, 64), (2, 80), (20, 368)):
+        m = project_batch(run, n).memory_report
+        assert (m['at_exit'], m['at_exit_activations'],
+                m['at_exit_gradients']) == (at_exit, at_exit - 48, 48)
+
+
+def test_params_projected():
+    def run(n):
+        x = numpy.ones((n, 4), numpy.float32)
+        F.dropout(x, 0.1 if n % 2 else 0.2)  # 0.1, 0.2, 0.1: no line
+        F.reshape(x, (4 * n,))  # out_shape (4n,): 80 at 20
+    layers = project_batch(run, 20, check_batch=None).layer_report
+    assert layers['Dropout-1']['params'] == {'ratio': None}
+    assert layers['Reshape-1']['params'] == {'in_shape': (20, 4),
+                                             'out_shape': (80,)}
+
+
+def test_links_differ_at_the_check():
+    class Two(chainer.Chain):
+        def __init__(self):
+            super(Two, self).__init__()
+            with self.init_scope():
+                self.a = L.Linear(3, 4)
+                self.b = L.Linear(3, 4)
+
+        def forward(self, x):
+            return (self.a if len(x) < 5 else self.b)(x)
+
+    model = Two()
+
+    def run(n):
+        model(numpy.ones((n, 3), numpy.float32))
+    # the root and the child called: '/a' at 1, 2, 3, '/b' at the check
+    with pytest.raises(ValueError, match=(
+            r"the links called differ between batch sizes: "
+            r"\['/', '/a'\] at n=1, \['/', '/b'\] at n=9")):
+        project_batch(run, 20)
