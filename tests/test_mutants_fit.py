@@ -3,6 +3,7 @@ each worked by hand."""
 
 import json
 
+import chainer
 import chainer.functions as F
 import chainer.links as L
 import numpy
@@ -92,3 +93,34 @@ def test_show_fit(capsys):
         {'name': 'margin', 'bytes': 100},
         {'name': 'total', 'bytes': 120 + 4 * 249971},
         {'name': 'capacity', 'bytes': 10 ** 6 + 7}]
+
+
+class _Empty(chainer.Link):
+    """A link whose only parameter has no element."""
+
+    def __init__(self):
+        super(_Empty, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.zeros((0,), numpy.float32))
+
+
+def test_a_measured_state_of_1_byte():
+    # MomentumSGD's velocity of an empty parameter: NumPy allocates 1 byte
+    # for an array of no element, so the first update measures 1 byte of
+    # state (the table says 1 x 0 bytes of parameters = 0).  The peak is
+    # during Add-1: exp(x) kept for backward 16n, the two sums and their
+    # sum 4 each: 16n + 12; 0 + 1 + 16n + 12 <= 1000: n = 61, total 989
+    link = _Empty()
+    opt = chainer.optimizers.MomentumSGD()
+    opt.setup(link)
+
+    def step(n):
+        link.cleargrads()
+        x = numpy.ones((n, 4), numpy.float32)
+        (F.sum(F.exp(x)) + F.sum(link.w)).backward()
+        opt.update()
+    f = fit_batch(step, capacity=1000, optimizer='momentumsgd',
+                  check_answer=False)
+    assert (f['batch_size'], f['params'], f['optimizer_state'],
+            f['optimizer_state_from'], f['peak'], f['total']) == (
+        61, 0, 1, 'measured', 16 * 61 + 12, 989)
