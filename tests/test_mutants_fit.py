@@ -124,3 +124,14 @@ def test_a_measured_state_of_1_byte():
     assert (f['batch_size'], f['params'], f['optimizer_state'],
             f['optimizer_state_from'], f['peak'], f['total']) == (
         61, 0, 1, 'measured', 16 * 61 + 12, 989)
+
+
+def test_a_tie_names_the_first_call_at_the_peak():
+    # Exp-1 makes 16n; Reshape-1 is a view of it, no byte more: the peak,
+    # 16n <= 1000 at n = 62 (992), is first reached during Exp-1, as the
+    # hook's memory_report names it
+    def step(n):
+        F.reshape(F.exp(numpy.ones((n, 4), numpy.float32)), (4 * n,))
+    f = fit_batch(step, capacity=1000, optimizer='sgd', check_answer=False)
+    assert (f['batch_size'], f['peak'], f['peak_layer']) == (62, 992,
+                                                             'Exp-1')

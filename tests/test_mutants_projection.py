@@ -1,5 +1,9 @@
 """project_batch behaviour that planted bugs got past (see
-benchmarks/mutate.py): the batches it runs, worked by hand."""
+benchmarks/mutate.py): the batches it runs, worked by hand.
+
+Equivalent mutants (nothing to observe): in ``same``, swapping the
+arguments of the recursive call (``same(b[k], a[k])``): ``same`` is
+symmetric."""
 
 import chainer
 import chainer.functions as F
@@ -9,7 +13,7 @@ import pytest
 
 from chainer_computational_cost import project_batch
 from chainer_computational_cost import projection
-from chainer_computational_cost.records import R_FLOPS
+from chainer_computational_cost.records import R_FLOPS, R_LIVE, R_STATE
 from test_peak import planted  # noqa: F401 (a fixture)
 from test_peak import RELU
 
@@ -130,3 +134,17 @@ def test_links_differ_at_the_check():
             r"the links called differ between batch sizes: "
             r"\['/', '/a'\] at n=1, \['/', '/b'\] at n=9")):
         project_batch(run, 20)
+
+
+def test_records_of_a_batch_that_was_run_keep_the_layout():
+    # records.py: a projection's records have the hook's layout, 17
+    # fields, the optimizer state created last (0: no update here); at
+    # batch 9 (the check run) the live bytes are that run's: LinearFunction
+    # 16*9 = 144, Exp 288 (see test_fit's _exp_step)
+    def run(n):
+        _lin.cleargrads()
+        F.sum(F.exp(_lin(numpy.ones((n, 3), numpy.float32)))).backward()
+    records = project_batch(run, 9)._records()
+    assert [len(r) for r in records] == [R_STATE + 1] * 6
+    assert [r[R_STATE] for r in records] == [0] * 6
+    assert [r[R_LIVE] for r in records[:2]] == [144, 288]
