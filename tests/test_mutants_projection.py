@@ -3,7 +3,10 @@ benchmarks/mutate.py): the batches it runs, worked by hand.
 
 Equivalent mutants (nothing to observe): in ``same``, swapping the
 arguments of the recursive call (``same(b[k], a[k])``): ``same`` is
-symmetric."""
+symmetric; in ``_project_value``, ``first = values[1]``: equal to
+``values[0]`` when all are equal, and otherwise returned only beside
+False, which every caller turns into None (unless the runs gave one
+parameter as a tuple and as a list)."""
 
 import chainer
 import chainer.functions as F
