@@ -1,5 +1,10 @@
 """link_report behaviour that planted bugs got past (see
-benchmarks/mutate.py): worked by hand."""
+benchmarks/mutate.py): worked by hand.
+
+Equivalent mutant: in ``link_report``, ``sorted(full)`` for ``sorted(full
+- set(link_info))``: the paths of ``link_info`` come first either way,
+and ``_preorder`` keeps each path once, in the order of its first
+appearance."""
 
 from chainer_computational_cost.aggregation import link_report
 

@@ -1,5 +1,9 @@
 """fit_batch figures that planted bugs got past (see benchmarks/mutate.py):
-each worked by hand."""
+each worked by hand.
+
+Equivalent mutant: in ``_Memory.largest``, ``range(self.first - 1, 0,
+-2)`` for ``-1``: ``first`` is 1 or 2 (the first batch of BATCHES or
+LATER_BATCHES), so the range is empty or just batch 1 either way."""
 
 import json
 

@@ -6,7 +6,11 @@ arguments of the recursive call (``same(b[k], a[k])``): ``same`` is
 symmetric; in ``_project_value``, ``first = values[1]``: equal to
 ``values[0]`` when all are equal, and otherwise returned only beside
 False, which every caller turns into None (unless the runs gave one
-parameter as a tuple and as a list)."""
+parameter as a tuple and as a list); in ``_project_memory``, leaving
+TOP_BATCHES out of the unbounded attempts (``for sizes in candidates``):
+a scratch on a line through them is then drawn by the bounded attempt
+through the same batches, whose bound of points on a line is that line,
+and nothing is named bounded (test_a_scratch_on_a_line_from_batch_4)."""
 
 import chainer
 import chainer.functions as F
@@ -151,3 +155,37 @@ def test_records_of_a_batch_that_was_run_keep_the_layout():
     assert [len(r) for r in records] == [R_STATE + 1] * 6
     assert [r[R_STATE] for r in records] == [0] * 6
     assert [r[R_LIVE] for r in records[:2]] == [144, 288]
+
+
+def test_batch_1_below_the_lines_has_its_own_links():
+    # the model calls /a at batch 1 and /b beyond: the links differ
+    # between 1, 2, 3, so the lines go through 2, 3, 4; batch 1 is its own
+    # run, links and all
+    class Branch(chainer.Chain):
+        def __init__(self):
+            super(Branch, self).__init__()
+            with self.init_scope():
+                self.a = L.Linear(3, 4)
+                self.b = L.Linear(3, 4)
+
+        def forward(self, x):
+            return (self.a if len(x) == 1 else self.b)(x)
+
+    model = Branch()
+
+    def run(n):
+        model(numpy.ones((n, 3), numpy.float32))
+    assert list(project_batch(run, 1).link_report) == ['/', '/a', 'total']
+    assert list(project_batch(run, 20).link_report) == ['/', '/b', 'total']
+
+
+def test_a_scratch_on_a_line_from_batch_4(planted):  # noqa: F811
+    # scratch max(8n - 16, 8): 8, 8, 8 at 1, 2, 3 (a line: 8), off it at
+    # 9 (56); through 2, 3, 4 (8, 8, 16) no line; through TOP_BATCHES 4,
+    # 9, 14 (16, 56, 96) the line 8n - 16, exact, not a bound: at 20,
+    # 144, beside ReLU's output 16*20 = 320
+    planted(RELU, lambda in_data: max(8 * in_data[0].shape[0] - 16, 8))
+    p = project_batch(_relu, 20)
+    m = p.memory_report
+    assert (m['peak'], m['scratch'], m['activations']) == (464, 144, 320)
+    assert p._memory_state()['bounded'] == []
