@@ -9,8 +9,9 @@ planted, samples ``--per-module`` of them with ``--seed`` (the same
 mutants every time), and for each one writes the mutated module into a
 copy of the package and the tests in a temporary directory (never into
 the working tree), runs the module's test files there (``-x -q``, with
-``PYTHONPATH`` pointing at the copy, ``--timeout`` seconds at most: a
-mutant that hangs counts as caught) and counts the mutant killed when
+``PYTHONPATH`` pointing at the copy, ``--timeout`` seconds at most, or
+twice what the unmutated tests took if more: a mutant that hangs counts
+as caught) and counts the mutant killed when
 the tests fail.  It prints each surviving mutant (line, old -> new) and,
 per module, killed/total, then the overall score.
 
@@ -359,17 +360,21 @@ def main(argv=None):
             # The unmutated module, as ast.unparse writes it, must pass.
             with open(target, 'w') as f:
                 f.write(ast.unparse(ast.parse(source)))
+            start = time.time()
             status, out = run_tests(tmp, files, args.timeout * 3)
             if status != 'survived':
                 print(out[-3000:])
                 sys.exit('{}: the tests fail without a mutant ({})'.format(
                     module, status))
+            # On a loaded machine a mutant is not a hang for being slow:
+            # at least twice what the unmutated tests took.
+            timeout = max(args.timeout, 2 * (time.time() - start))
             killed = 0
             for desc, mutated in chosen:
                 with open(target, 'w') as f:
                     f.write(mutated)
                 start = time.time()
-                status, out = run_tests(tmp, files, args.timeout)
+                status, out = run_tests(tmp, files, timeout)
                 if status != 'survived':
                     killed += 1
                 if status == 'survived' or args.verbose:
