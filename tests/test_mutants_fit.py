@@ -1,9 +1,12 @@
 """fit_batch figures that planted bugs got past (see benchmarks/mutate.py):
 each worked by hand.
 
-Equivalent mutant: in ``_Memory.largest``, ``range(self.first - 1, 0,
+Equivalent mutants: in ``_Memory.largest``, ``range(self.first - 1, 0,
 -2)`` for ``-1``: ``first`` is 1 or 2 (the first batch of BATCHES or
-LATER_BATCHES), so the range is empty or just batch 1 either way."""
+LATER_BATCHES), so the range is empty or just batch 1 either way; in
+``fit_batch``, ``project_batch(run, 2, ...)`` for ``(run, 1, ...)``: fit
+reads only the projection's memory lines, samples and phases, which do
+not depend on the batch it is projected to."""
 
 import json
 

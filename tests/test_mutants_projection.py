@@ -1,8 +1,8 @@
 """project_batch behaviour that planted bugs got past (see
 benchmarks/mutate.py): the batches it runs, worked by hand.
 
-Equivalent mutants (nothing to observe): in ``same``, swapping the
-arguments of the recursive call (``same(b[k], a[k])``): ``same`` is
+Equivalent mutants (nothing to observe): swapping the arguments of a
+call of ``same`` (``same(b[k], a[k])``, ``same(first, v)``): ``same`` is
 symmetric; in ``_project_value``, ``first = values[1]``: equal to
 ``values[0]`` when all are equal, and otherwise returned only beside
 False, which every caller turns into None (unless the runs gave one
