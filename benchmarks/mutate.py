@@ -9,8 +9,9 @@ planted, samples ``--per-module`` of them with ``--seed`` (the same
 mutants every time), and for each one writes the mutated module into a
 copy of the package and the tests in a temporary directory (never into
 the working tree), runs the module's test files there (``-x -q``, with
-``PYTHONPATH`` pointing at the copy, ``--timeout`` seconds at most: a
-mutant that hangs counts as caught) and counts the mutant killed when
+``PYTHONPATH`` pointing at the copy, ``--timeout`` seconds at most, or
+twice what the unmutated tests took if more: a mutant that hangs counts
+as caught) and counts the mutant killed when
 the tests fail.  It prints each surviving mutant (line, old -> new) and,
 per module, killed/total, then the overall score.
 
@@ -50,12 +51,16 @@ PACKAGE = 'chainer_computational_cost'
 #: Module -> the test files that must catch its bugs (and any
 #: tests/test_mutants_<module>.py that exists).
 TESTS = {
-    'memory': ['test_memory.py', 'test_links.py', 'test_projection.py',
-               'test_presets.py'],
-    'fit': ['test_memory.py'],
+    # Fast files first: with -x a mutant is killed by the first failure.
+    'memory': ['test_scratch.py', 'test_update.py', 'test_peak.py',
+               'test_fit.py', 'test_projection.py', 'test_presets.py',
+               'test_links.py', 'test_extensions.py', 'test_memory.py'],
+    'fit': ['test_fit.py', 'test_peak.py', 'test_memory.py'],
     'mn': ['test_chainermn.py', 'test_network.py'],
     'network': ['test_network.py', 'test_presets.py', 'test_chainermn.py'],
-    'projection': ['test_projection.py', 'test_network.py'],
+    'projection': ['test_projection.py', 'test_network.py',
+                   'test_update.py', 'test_fit.py', 'test_peak.py',
+                   'test_fuzz.py'],
     'aggregation': ['test_aggregation.py', 'test_report.py',
                     'test_links.py', 'test_phase.py', 'test_chainermn.py'],
 }
@@ -248,20 +253,26 @@ def plant(source, path, apply):
 
 
 def describe(source, mutated, path, kind):
-    """``line N: <kind>: old -> new`` for the report."""
+    """``line N:C: <kind>: <the line>`` for the report (C: the column,
+    telling apart two mutants of one line)."""
     tree = ast.parse(source)
     node = _resolve(tree, path)[3]
     line = getattr(node, 'lineno', '?')
     old = source.splitlines()[line - 1].strip() if line != '?' else ''
-    return 'line {}: {}: {}'.format(line, kind, old)
+    return 'line {}:{}: {}: {}'.format(
+        line, getattr(node, 'col_offset', '?'), kind, old)
 
 
 def prepare(tmp):
-    """A copy of the package and the tests in ``tmp``."""
+    """A copy of the package, the tests and the docs in ``tmp``."""
     shutil.copytree(os.path.join(ROOT, PACKAGE), os.path.join(tmp, PACKAGE),
                     ignore=shutil.ignore_patterns('__pycache__'))
-    shutil.copytree(os.path.join(ROOT, 'tests'), os.path.join(tmp, 'tests'),
-                    ignore=shutil.ignore_patterns('__pycache__'))
+    for name in ('tests', 'docs'):  # tests read docs/*.md
+        if os.path.isdir(os.path.join(ROOT, name)):
+            shutil.copytree(os.path.join(ROOT, name),
+                            os.path.join(tmp, name),
+                            ignore=shutil.ignore_patterns('__pycache__',
+                                                          '_build'))
     for name in ('setup.cfg', 'README.md', 'DETAILS.md'):
         if os.path.exists(os.path.join(ROOT, name)):
             shutil.copy(os.path.join(ROOT, name), tmp)
@@ -349,17 +360,21 @@ def main(argv=None):
             # The unmutated module, as ast.unparse writes it, must pass.
             with open(target, 'w') as f:
                 f.write(ast.unparse(ast.parse(source)))
+            start = time.time()
             status, out = run_tests(tmp, files, args.timeout * 3)
             if status != 'survived':
                 print(out[-3000:])
                 sys.exit('{}: the tests fail without a mutant ({})'.format(
                     module, status))
+            # On a loaded machine a mutant is not a hang for being slow:
+            # at least twice what the unmutated tests took.
+            timeout = max(args.timeout, 2 * (time.time() - start))
             killed = 0
             for desc, mutated in chosen:
                 with open(target, 'w') as f:
                     f.write(mutated)
                 start = time.time()
-                status, out = run_tests(tmp, files, args.timeout)
+                status, out = run_tests(tmp, files, timeout)
                 if status != 'survived':
                     killed += 1
                 if status == 'survived' or args.verbose:

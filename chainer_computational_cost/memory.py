@@ -76,7 +76,7 @@ CAPACITIES = collections.OrderedDict([
 def _owner(a):
     """The array that owns the buffer of ``a`` (``a`` itself unless it is
     a view)."""
-    base = a.base
+    base = getattr(a, 'base', None)  # bytes, a ctypes array: none
     while base is not None:
         a = base
         base = getattr(a, 'base', None)
