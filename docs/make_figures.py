@@ -65,7 +65,7 @@ def draw_memory():
     path = os.path.join(HERE, 'memory_resnet50.png')
     project_batch(step, 32).plot_memory(
         path, title='ResNet50 training step, batch 32, float32: bytes '
-        'alive after each call', dpi=DPI)
+        'alive during each call (scratch as spikes)', dpi=DPI)
     print('{} ({} bytes)'.format(os.path.relpath(path),
                                  os.path.getsize(path)))
 
