@@ -47,7 +47,7 @@ from test_peak import LSTMLanguageModel  # NOQA: E402
 from test_peak import lstm_training  # NOQA: E402
 from test_peak import small_cnn  # NOQA: E402
 from test_peak import cnn_training  # NOQA: E402
-from test_peak import traced_peak  # NOQA: E402
+from memory_oracle import traced_peak  # NOQA: E402
 from test_peak import TransformerBlock  # NOQA: E402
 from test_peak import transformer_training  # NOQA: E402
 

@@ -12,7 +12,7 @@ import pytest
 from chainer_computational_cost import fit
 from chainer_computational_cost import fit_batch
 from chainer_computational_cost import project_batch
-from test_peak import traced_peak
+from memory_oracle import traced_peak
 
 
 def _exp_step(n):
