@@ -1,6 +1,7 @@
 """What CostMonitor adds to a training: trained with it over trained without.
 
     python benchmarks/extension_overhead.py [--iterations 300] [--rounds 5]
+                                            [--instructions]
 
 Trains a small MLP (784-100-100-10, batch 32, Adam, synthetic data) for
 ``--iterations`` with a LogReport (every 100 iterations), once without and
@@ -12,10 +13,24 @@ alike; each is timed by its own thread's CPU time, less the hand-overs'.
 ``--rounds`` such pairs, the first to start alternating; prints each
 round's times, then the ratio of the sums and the median of the rounds'
 ratios: the issue's goal is <= 1.02.
+
+``--instructions`` counts machine instructions instead, under valgrind's
+callgrind (valgrind must be installed), which a busy machine does not
+move: each training (bare, monitored, and monitored with a stand-in hook
+that records nothing) is run for 100 and for 300 iterations in a
+subprocess; the difference over 200 is the cost of a later iteration,
+the 100-iteration count less the bare one's the monitor's fixed cost
+(its costed iterations).  Where the arrays land in memory changes which
+path OpenBLAS takes, so two runs that differ only in what was allocated
+before read up to about 1 % apart per iteration: the stand-in run shows
+how much of the monitored run's difference is that.
 """
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 import warnings
@@ -103,13 +118,85 @@ def side_by_side(data, iterations, first_monitored, out):
     return times[False], times[True]
 
 
+def _child(mode, iterations):
+    """One training under callgrind (see --instructions)."""
+    warnings.simplefilter('ignore')
+    if mode == 'stand-in':
+        # The monitor's own code with a hook that records nothing.
+        from chainer_computational_cost import extensions as cm
+
+        class StandIn(object):
+            memory = False
+
+            def __init__(self, **kwargs):
+                pass
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                pass
+
+            def _comm_bytes_of(self):
+                return {}
+
+            def _records(self):
+                return []
+        cm.ComputationalCostHook = StandIn
+    rng = np.random.RandomState(0)
+    data = [(rng.rand(784).astype(np.float32), np.int32(rng.randint(10)))
+            for _ in range(1000)]
+    trainer = make_trainer(data, iterations, mode != 'bare',
+                           '/tmp/extension_overhead')
+    trainer.run()
+
+
+def count_instructions(mode, iterations):
+    """Instructions of a whole run of the child (callgrind)."""
+    cmd = ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null',
+           sys.executable, os.path.abspath(__file__), '--child', mode,
+           str(iterations)]
+    env = dict(os.environ, PYTHONHASHSEED='0')
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    except FileNotFoundError:
+        sys.exit('error: --instructions needs valgrind, which is not '
+                 'installed')
+    for line in done.stderr.splitlines():
+        if 'Collected :' in line:
+            return int(line.split()[-1])
+    sys.exit('error: callgrind printed no count:\n' + done.stderr[-2000:])
+
+
+def instructions():
+    """Print the per-iteration and fixed instruction counts."""
+    counts = {}
+    for mode in ('bare', 'monitored', 'stand-in'):
+        counts[mode] = [count_instructions(mode, n) for n in (100, 300)]
+    bare = (counts['bare'][1] - counts['bare'][0]) / 200
+    for mode in ('bare', 'monitored', 'stand-in'):
+        short, long_ = counts[mode]
+        per = (long_ - short) / 200
+        print('{:9}: {:,.0f} instructions per later iteration ({:.4f} of '
+              "bare's); 100 iterations {:,} ({:+,} against bare)".format(
+                  mode, per, per / bare, short,
+                  short - counts['bare'][0]))
+
+
 def main():
     """Run the pairs and print the ratio."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--iterations', type=int, default=300)
     parser.add_argument('--rounds', type=int, default=5)
     parser.add_argument('--out', default='/tmp/extension_overhead')
+    parser.add_argument('--instructions', action='store_true',
+                        help='count instructions under callgrind instead')
+    parser.add_argument('--child', nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        return _child(args.child[0], int(args.child[1]))
+    if args.instructions:
+        return instructions()
     warnings.simplefilter('ignore')
     rng = np.random.RandomState(0)
     data = [(rng.rand(784).astype(np.float32), np.int32(rng.randint(10)))
