@@ -81,6 +81,14 @@ class HandOver(training.Extension):
         self.spent += time.thread_time() - start
 
 
+def synthetic_data():
+    """1000 (784 float32 values, int32 label) examples, the same at each
+    call."""
+    rng = np.random.RandomState(0)
+    return [(rng.rand(784).astype(np.float32), np.int32(rng.randint(10)))
+            for _ in range(1000)]
+
+
 def make_trainer(data, iterations, monitored, out):
     np.random.seed(0)
     model = L.Classifier(MLP())
@@ -143,9 +151,7 @@ def _child(mode, iterations):
             def _records(self):
                 return []
         cm.ComputationalCostHook = StandIn
-    rng = np.random.RandomState(0)
-    data = [(rng.rand(784).astype(np.float32), np.int32(rng.randint(10)))
-            for _ in range(1000)]
+    data = synthetic_data()
     trainer = make_trainer(data, iterations, mode != 'bare',
                            '/tmp/extension_overhead')
     trainer.run()
@@ -198,9 +204,7 @@ def main():
     if args.instructions:
         return instructions()
     warnings.simplefilter('ignore')
-    rng = np.random.RandomState(0)
-    data = [(rng.rand(784).astype(np.float32), np.int32(rng.randint(10)))
-            for _ in range(1000)]
+    data = synthetic_data()
     side_by_side(data, 20, False, args.out)  # warm-up: imports, allocator
     sums = [0.0, 0.0]
     ratios = []

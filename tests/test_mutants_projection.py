@@ -121,18 +121,23 @@ def test_params_projected():
                                              'out_shape': (80,)}
 
 
+class _Branch(chainer.Chain):
+    """Two Linear(3, 4) links: ``a`` for the batch sizes ``takes_a``
+    accepts, ``b`` for the others."""
+
+    def __init__(self, takes_a):
+        super(_Branch, self).__init__()
+        self.takes_a = takes_a
+        with self.init_scope():
+            self.a = L.Linear(3, 4)
+            self.b = L.Linear(3, 4)
+
+    def forward(self, x):
+        return (self.a if self.takes_a(len(x)) else self.b)(x)
+
+
 def test_links_differ_at_the_check():
-    class Two(chainer.Chain):
-        def __init__(self):
-            super(Two, self).__init__()
-            with self.init_scope():
-                self.a = L.Linear(3, 4)
-                self.b = L.Linear(3, 4)
-
-        def forward(self, x):
-            return (self.a if len(x) < 5 else self.b)(x)
-
-    model = Two()
+    model = _Branch(lambda n: n < 5)
 
     def run(n):
         model(numpy.ones((n, 3), numpy.float32))
@@ -161,17 +166,7 @@ def test_batch_1_below_the_lines_has_its_own_links():
     # the model calls /a at batch 1 and /b beyond: the links differ
     # between 1, 2, 3, so the lines go through 2, 3, 4; batch 1 is its own
     # run, links and all
-    class Branch(chainer.Chain):
-        def __init__(self):
-            super(Branch, self).__init__()
-            with self.init_scope():
-                self.a = L.Linear(3, 4)
-                self.b = L.Linear(3, 4)
-
-        def forward(self, x):
-            return (self.a if len(x) == 1 else self.b)(x)
-
-    model = Branch()
+    model = _Branch(lambda n: n == 1)
 
     def run(n):
         model(numpy.ones((n, 3), numpy.float32))
