@@ -327,6 +327,19 @@ class Tracker(object):
         for a in _kept(node):
             take(a, 1, True)
 
+    def inherit(self, old, new):
+        """``new`` takes the place of ``old`` (a state array an optimizer
+        replaced): counted as ``old`` is (the run's if the run made it,
+        else the user's)."""
+        try:
+            base = old.base
+            o = old if base is None else _owner(base)
+            ref = self.seen.get(id(o))
+            counted = ref is not None and ref() is o and ref.nbytes > 0
+        except Exception:  # an array without .base (ChainerX's)
+            return
+        self._take(new, ref.grad if counted else 0, counted)
+
     def _take(self, a, grad, count):
         # Count the buffer of ``a`` (``count``) or mark it as the user's,
         # unless it was met before.
