@@ -11,6 +11,7 @@ import threading
 import warnings
 
 import chainer
+import chainer.functions as F
 import chainer.links as L
 from chainer import optimizer_hooks as H
 from chainer import optimizers as Op
@@ -18,11 +19,13 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import memory
 from chainer_computational_cost import project_batch
 from chainer_computational_cost import ReportWarning
 from chainer_computational_cost import update as update_module
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import update_calculators
+import memory_oracle
 
 
 chainer7 = pytest.mark.chainer7_only
@@ -318,17 +321,26 @@ def test_link_report_carries_the_update():
     with ComputationalCostHook() as cch:
         _step(optimizer, model)
     links = cch.link_report
-    update = {r['link']: 0 for k, r in cch.layer_report.items()
-              if k != 'total' and r['phase'] == 'update'}
-    assert sorted(update) == ['/predictor/a', '/predictor/b']
-    # SGD: 1 FLOP per element: a has 12 + 4, b 8 + 2; each link's row
-    # holds its forward and backward calls and its update
-    fwd_bwd = {p: sum(r['flops'] for k, r in cch.layer_report.items()
-                      if k != 'total' and r['link'] == p
-                      and r['phase'] != 'update')
-               for p in update}
-    assert links['/predictor/a']['flops'] == fwd_bwd['/predictor/a'] + 16
-    assert links['/predictor/b']['flops'] == fwd_bwd['/predictor/b'] + 10
+    update = sorted({r['link'] for k, r in cch.layer_report.items()
+                     if k != 'total' and r['phase'] == 'update'})
+    assert update == ['/predictor/a', '/predictor/b']
+    # X is (4, 3); FLOPs with FMA (DETAILS.md: LinearFunction rows * in *
+    # out + rows * out with the bias, LinearGradWeight in * out * rows,
+    # LinearGradData rows * out * in, the bias gradient a Sum over the
+    # batch (rows - 1) * out; SGD 1 per element).
+    # a (3 -> 4): forward 4*3*4 + 4*4 = 64; backward gW 3*4*4 = 48, gb
+    # 3*4 = 12 (x needs no gradient); update 12 + 4 = 16: 140
+    assert links['/predictor/a']['flops'] == 64 + 48 + 12 + 16
+    # b (4 -> 2): forward 4*4*2 + 4*2 = 40; backward gx 4*2*4 = 32, gW
+    # 4*2*4 = 32, gb 3*2 = 6; update 8 + 2 = 10: 120
+    assert links['/predictor/b']['flops'] == 40 + 32 + 32 + 6 + 10
+    # SGD reads p and g and writes p, 4 bytes each: a moves 16 * 12 = 192
+    # bytes in its update, b 10 * 12 = 120
+    moved = {}
+    for k, r in cch.layer_report.items():
+        if k != 'total' and r['phase'] == 'update':
+            moved[r['link']] = moved.get(r['link'], 0) + r['mrw']
+    assert moved == {'/predictor/a': 192, '/predictor/b': 120}
 
 
 def test_memory_sees_the_state_the_first_update_creates():
@@ -351,6 +363,47 @@ def test_memory_sees_the_state_the_first_update_creates():
     assert first.memory_report['peak_phase'] == 'update'
 
 
+def _smorms3_steps(steps_before, steps_in):
+    """``(created, at_exit_activations, NumPy growth)``: SMORMS3 on
+    ``L.Linear(3, 2)`` (W 6 + b 2 = 8 elements), ``steps_before`` steps
+    before the block and ``steps_in`` inside it; tracemalloc's growth of
+    the NumPy buffers alive over the block, every buffer traced from before
+    the first step."""
+    with memory_oracle.Tracing():
+        model = L.Linear(3, 2)
+        optimizer = Op.SMORMS3().setup(model)
+
+        def step():
+            model.cleargrads()
+            F.sum(model(X)).backward()
+            optimizer.update()
+        for _ in range(steps_before):
+            step()
+        before = sum(memory_oracle.traced_split())
+        with ComputationalCostHook(memory=True) as cch:
+            for _ in range(steps_in):
+                step()
+        growth = sum(memory_oracle.traced_split()) - before
+    return (memory.created(cch._records())[-1],
+            cch.memory_report['at_exit_activations'], growth)
+
+
+def test_smorms3_creates_its_state_once_though_it_replaces_it():
+    # SMORMS3 puts new mem, g and g2 arrays in its state at every update.
+    # Three steps in the block: the first creates the state, 3 * 8 * 4 =
+    # 96 bytes (the gradients replace those the parameters were made with,
+    # NaN-filled: no growth); tracemalloc sees 96 bytes more NumPy memory
+    # after the block, not 3 * 96.
+    created, state, growth = _smorms3_steps(0, 3)
+    assert growth == 96
+    assert created == state == growth
+    # With its state made before the block, a step replaces it: NumPy's
+    # memory does not grow, and no state is created.
+    created, state, growth = _smorms3_steps(1, 1)
+    assert growth == 0
+    assert created == state == 0
+
+
 def test_project_batch_projects_a_step_with_its_update():
     def run(n):
         model = _model()
@@ -359,17 +412,31 @@ def test_project_batch_projects_a_step_with_its_update():
         optimizer.update(model, x, np.zeros(n, np.int32))
 
     projected = project_batch(run, 100)
-    # the update does not depend on the batch: Adam on 8 elements
+    # the update does not depend on the batch: Adam on 8 elements, 10
+    # FLOPs each with FMA; p, g, m, v read (4 * 4 * 8 = 128 B), p, m, v
+    # written (3 * 4 * 8 = 96 B)
     assert _figures(projected.phase_report['update']) == (80, 128, 96)
-    with ComputationalCostHook() as cch:
-        run(100)
-    for phase in ('forward', 'backward', 'update', 'total'):
-        assert _figures(projected.phase_report[phase]) == _figures(
-            cch.phase_report[phase])
-    memory = projected.memory_report
-    with ComputationalCostHook(memory=True) as cch:
-        run(100)
-    assert memory['peak'] == cch.memory_report['peak']
+    # the forward at batch 100 (DETAILS.md): LinearFunction 100*3*2 +
+    # 100*2 = 800 FLOPs, reads x, W and b (300 + 6 + 2) * 4 = 1232 B,
+    # writes y 200 * 4 = 800 B
+    rows = [r for k, r in projected.layer_report.items() if k != 'total']
+    linear = [r for r in rows if r['type'] == 'LinearFunction']
+    assert [_figures(r) for r in linear] == [(800, 1232, 800)]
+    # the backward: gW 3*2*100 = 600 FLOPs, gb (100 - 1) * 2 = 198
+    grads = {r['type']: r['flops'] for r in rows if r['phase'] == 'backward'}
+    assert grads['LinearGradWeight'] == 600
+    assert grads['Sum'] == 198
+    # Memory of the update records, projected to batch 100: alive are what
+    # the Classifier keeps (its y, 100 * 2 * 4 = 800 B; its loss, whose
+    # node keeps the softmax, 800 B; the loss and the accuracy, 4 B each),
+    # the gradients of W and b (8 * 4 = 32 B) and the moments Adam created
+    # up to that record (W's m and v 2 * 24 = 48 B, then b's 2 * 8 = 16
+    # B); scratch 3 x the parameter (step, step * m and its scaled copy):
+    # 3 * 24 = 72 B for W, 3 * 8 = 24 B for b
+    kept = 800 + 800 + 4 + 4
+    update = [(live, scratch) for live, scratch, phase
+              in memory.live_series(projected) if phase == 'update']
+    assert update == [(kept + 32 + 48, 72), (kept + 32 + 48 + 16, 24)]
 
 
 def _real_methods():
