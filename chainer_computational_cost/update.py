@@ -14,7 +14,9 @@ wrappers read the rule, the hook, the parameter and its gradient, and the
 optimizer's target link, never change them, and run no arithmetic.
 
 * ``GradientMethod.update``: the optimizer whose target owns the
-  parameters (each record is in the link that owns its parameter);
+  parameters (each record is in the link that owns its parameter, named
+  as the hook saw it called: under the innermost link of the target that
+  the block called, else under the target);
 * ``UpdateRule.update``: one record per parameter a rule updates (none
   when the rule is disabled, or the parameter or its gradient is missing),
   made when ``update_core`` has returned, before the rule's 'post' hooks;
