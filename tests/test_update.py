@@ -556,6 +556,76 @@ def test_loss_scaling_divides_the_gradient_once_more():
     assert _figures(cch.phase_report['update']) == (16, 96, 64)
 
 
+def _fp32_step(dtype, hooks=(), rule_hook=None, scale=None, **kwargs):
+    """One MomentumSGD step under use_fp32_update() on the model of
+    ``dtype``, with optimizer hooks, a hook on W's rule and a loss scale;
+    the hook that recorded it."""
+    model = _model(dtype)
+    optimizer = Op.MomentumSGD().setup(model)
+    optimizer.use_fp32_update()
+    for hook in hooks:
+        optimizer.add_hook(hook)
+    if rule_hook is not None:
+        model.predictor.W.update_rule.add_hook(rule_hook)
+    if scale is not None:
+        optimizer.loss_scaling(scale=scale)
+    with ComputationalCostHook(**kwargs) as cch:
+        _step(optimizer, model, dtype)
+    return cch
+
+
+def _by_type(cch):
+    out = {}
+    for key, r in cch.layer_report.items():
+        if key != 'total' and r['phase'] == 'update':
+            f = out.get(r['type'], (0, 0, 0))
+            out[r['type']] = tuple(a + b for a, b in zip(f, _figures(r)))
+    return out
+
+
+def test_fp32_update_with_hooks_on_the_optimizer_and_on_a_rule():
+    cch = _fp32_step(np.float16, hooks=[H.WeightDecay(1e-4)],
+                     rule_hook=H.WeightDecay(1e-4))
+    # The optimizer's WeightDecay runs before the rules, on the float16
+    # arrays: 8 multiply-adds, p and g read (2 * 2 * 8 = 32 B), g written
+    # (16 B). The rule's runs on W's float32 master (6 elements): 6
+    # FLOPs, 2 * 4 * 6 = 48 B read, 4 * 6 = 24 written.
+    # MomentumSGD on the masters: 3 FLOPs + 2 casts per element, p, g, v
+    # read 12 B + the float16 gradient 2 + the master 4 = 18 B, p, v
+    # written 8 + the float32 gradient 4 + the float16 parameter 2 = 14 B
+    assert _by_type(cch) == {'WeightDecay': (8 + 6, 32 + 48, 16 + 24),
+                             'MomentumSGDRule': (5 * 8, 18 * 8, 14 * 8)}
+
+
+def test_loss_scaling_under_fp32_update_divides_the_float32_gradient():
+    cch = _fp32_step(np.float16, scale=8.0)
+    # as above, plus g /= scale on the float32 gradient: 1 FLOP, 4 B read
+    # and 4 written per element: 6 FLOPs, 22 B read, 18 B written
+    assert _by_type(cch) == {'MomentumSGDRule': (6 * 8, 22 * 8, 18 * 8)}
+
+
+def test_fp32_update_on_a_float32_model_changes_nothing():
+    cch = _fp32_step(np.float32)
+    # no master copy: MomentumSGD's 3 FLOPs, p, g, v read (12 B), p, v
+    # written (8 B) per element
+    assert _by_type(cch) == {'MomentumSGDRule': (3 * 8, 12 * 8, 8 * 8)}
+    rows = [r for k, r in cch.layer_report.items() if k != 'total'
+            and r['phase'] == 'update']
+    assert [r['params']['fp32_update'] for r in rows] == [False, False]
+
+
+def test_fp32_update_memory_counts_the_master_copy_and_its_state():
+    cch = _fp32_step(np.float16, memory=True)
+    # created at the first update: the float32 master copy and its float32
+    # velocity, 2 * 4 * 8 = 64 B (W's 48, then b's 16)
+    assert memory.created(cch._records())[-1] == 64
+    scratch = [(r[0], r[1]) for r in memory.live_series(cch)
+               if r[2] == 'update']
+    # W (6): the float32 gradient copy 24 B and lr * grad on the master
+    # 24 B: 48; b (2): 8 + 8 = 16
+    assert [s for _, s in scratch] == [48, 16]
+
+
 def test_custom_calculators_for_a_rule_and_an_optimizer_hook():
     class Zero(object):
         """An optimizer hook of its own: called once, not per parameter."""
