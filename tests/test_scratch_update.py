@@ -335,3 +335,24 @@ def test_gradient_noise_draws_float64():
     # (524288) alive together: 1572864
     assert _figure(Op.SGD, np.float32, False, 'GradientNoise',
                    H.GradientNoise(0.01)) == 1572864
+
+
+def test_cupy_figures_from_the_code():
+    # CuPy (no GPU here: the figures are functions of shapes and dtypes):
+    # the rules run one elementwise kernel, none; use_fp32_update keeps
+    # the float32 gradient copy (4 * 4096 = 16384 B) and the float16 cast
+    # of the master beside the old parameter (2 * 4096 = 8192): 24576
+    from chainer_computational_cost.cost_calculators import scratch_of
+    p16 = np.zeros((64, 64), np.float16)
+    p32 = np.zeros((64, 64), np.float32)
+    for make in (Op.SGD, Op.Adam, Op.SMORMS3, Op.RMSpropGraves):
+        rule = make().create_update_rule()
+        assert scratch_of(rule, (p32, p32), backend='cupy') == 0
+        rule.use_fp32_update()
+        assert scratch_of(rule, (p16, p16), backend='cupy') == 24576
+    # Lasso's sign(p), 16384 B; GradientNoise's float64 draw and its
+    # float32 cast, (8 + 4) * 4096 = 49152; WeightDecay's kernel, none
+    assert scratch_of(H.Lasso(1e-4), (p32, p32), backend='cupy') == 16384
+    assert scratch_of(H.GradientNoise(0.1), (p32, p32),
+                      backend='cupy') == 49152
+    assert scratch_of(H.WeightDecay(1e-4), (p32, p32), backend='cupy') == 0
