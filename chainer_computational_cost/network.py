@@ -24,8 +24,10 @@ per call, the full link bandwidth for every step.
 """
 
 import collections
+import json
 import math
 import numbers
+import os
 
 
 class Network(collections.namedtuple(
@@ -97,15 +99,50 @@ NETWORKS['pcie3-x16'] = Network(
     1e-6)
 
 
+def save_network(network, path, **extra):
+    """Write ``network`` (a :class:`Network`) to the JSON file ``path``
+    (``name``, ``title``, ``bandwidth``, ``latency``, then ``extra``: what
+    :mod:`~chainer_computational_cost.netbench` measured); returns it."""
+    doc = collections.OrderedDict(network._asdict())
+    doc.update(extra)
+    with open(path, 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    return network
+
+
+def load_network(path):
+    """The :class:`Network` of a JSON file written by :func:`save_network`
+    (a one-line ValueError names the file and what is missing)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        net = Network(str(doc['name']), str(doc['title']),
+                      float(doc['bandwidth']), float(doc['latency']))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError('{!r} is not a network file (JSON with name, '
+                         'title, bandwidth, latency): {}'.format(path, e))
+    if not (net.bandwidth > 0 and net.latency >= 0 and math.isfinite(
+            net.bandwidth) and math.isfinite(net.latency)):
+        raise ValueError('{!r}: bandwidth must be > 0 and latency >= 0, got '
+                         '{} and {}'.format(path, net.bandwidth, net.latency))
+    return net
+
+
 def resolve_network(network):
-    """The :class:`Network` ``network`` names (a preset name or a Network);
-    a one-line ValueError names the presets otherwise."""
+    """The :class:`Network` ``network`` names (a preset name, a Network,
+    or the path of a JSON file written by :func:`save_network`, such as
+    netbench's); a one-line ValueError names the presets otherwise."""
     if isinstance(network, Network):
         return network
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
-    raise ValueError('unknown network {!r}; the presets are {}'.format(
-        network, ', '.join(repr(n) for n in NETWORKS)))
+    if isinstance(network, str) and network.endswith('.json') and \
+            os.path.isfile(network):
+        return load_network(network)
+    raise ValueError('unknown network {!r}; the presets are {} (or a '
+                     'network file, *.json, from netbench)'.format(
+                         network, ', '.join(repr(n) for n in NETWORKS)))
 
 
 def _log2(n):

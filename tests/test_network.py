@@ -629,3 +629,37 @@ def test_report_splits_gradients_over_links():
                                   overlap='ddp', bucket_bytes=1)
     assert rows[2]['n_buckets'] == 2
     assert rows[1]['n_buckets'] == 1 and rows[1]['t_exposed_comm'] == 0
+
+
+def test_cli_scaling_options(capsys):
+    # The MLP (104 gradient bytes, 2 links) at batch 2: 8 workers on
+    # ib-hdr200, a measured step of 1 ms, DDP buckets of 1 byte (one a
+    # link: 2), no jitter: the step is 1 ms plus what the buckets leave
+    # exposed.
+    status, out, err = _cli(
+        ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+         '--device', 'a100', '--workers', '1,8', '--network', 'ib-hdr200',
+         '--step-time', '0.001', '--overlap', 'ddp', '--bucket-bytes', '1',
+         '--gpus-per-node', '4', '--node-network', 'nvlink-a100',
+         '--jitter', '0', '--mode', 'csv', '--time-unit', 'ms',
+         '--columns', 'workers,t_compute,n_buckets,step_from'], capsys)
+    assert status == 0, err
+    assert out.splitlines() == [
+        'Workers,T compute ms,# Buckets,Step from', '1,1.0,1,step_time',
+        '8,1.0,2,step_time']
+
+
+@pytest.mark.parametrize('extra, message', [
+    (['--overlap', 'ddp'], '--overlap needs --workers and --network'),
+    (['--workers', '1,8', '--network', 'ib-edr', '--bucket-bytes', '5'],
+     "bucket_bytes goes with overlap='ddp' or 'horovod', not 'none'"),
+    (['--workers', '1,8', '--network', 'ib-edr', '--step-time', '-1'],
+     'step_time (seconds) must be a finite number > 0, got -1.0'),
+    (['--workers', '1,8', '--network', 'ib-edr', '--node-network', 'x'],
+     "unknown network 'x'"),
+])
+def test_cli_scaling_option_errors(capsys, extra, message):
+    status, out, err = _cli(['mpi.mn_models:build_mlp', '--shape', '2,3',
+                             '--train', '--device', 'a100'] + extra,
+                            capsys)
+    assert status == 2 and message in err and out == '', err
