@@ -6,7 +6,9 @@ Run under MPI, from the checkout::
         benchmarks/netbench_check.py [--communicator naive] [--rounds 3]
 
 Each round, on every rank: measure the communicator's all-reduce with
-``netbench.measure`` (a Network), record one ChainerMN training step of an
+``netbench.measure`` at the sizes the model all-reduces (its parameter
+arrays above 4 KiB, and 4, 256 and 4096 bytes for the latency: what
+``--sizes`` is for), record one ChainerMN training step of an
 MLP (four Linear layers, 8 parameter arrays, 5.55 MB of float32 gradients)
 with ``ComputationalCostHook(comm=comm)``, predict the gradient all-reduce
 from its records (the ``t_network`` of the backward ``MPI_Allreduce``
@@ -84,8 +86,13 @@ def main():
     comm = chainermn.create_communicator(args.communicator)
     ratios = []
     for r in range(args.rounds):
-        network, _ = netbench.measure(comm)
         model = MLP()
+        # netbench at the sizes this model all-reduces (its parameter
+        # arrays above 4 KiB) and three small ones for the latency
+        sizes = [4, 256, 4096] + sorted(
+            {p.array.nbytes for p in model.params()} - {0} - set(
+                range(4097)))
+        network, _ = netbench.measure(comm, sizes)
         predicted = predicted_allreduce(comm, model, network)
         measured = measured_allreduce(comm, model)
         ratios.append(predicted / measured)

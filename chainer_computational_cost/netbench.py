@@ -14,13 +14,15 @@ mynet.json``.  What is timed is the communicator's own
 the MPI all-reduce and whatever the communicator does around it (the
 ``naive`` one divides by the number of ranks, ``flat`` packs and unpacks),
 so the fitted latency and bandwidth are those a training step sees.  Each
-size is timed ``repeats`` times after ``warmup`` calls, every call started
-together (a barrier before it); a size's time is the median over the calls
-of the slowest rank.  The fit: the ring all-reduce's
-``t(S) = 2(N-1) * a + 2(N-1)/N * S / B``, the small sizes setting the
-latency ``a`` and the large ones the bandwidth ``B`` (see
-:func:`fit_ring`).  A Network measured over N ranks is exact for N; at
-other rank counts the model extrapolates.
+size is timed as a training loop runs its all-reduces, back to back: in
+``repeats`` rounds (after ``warmup``), each started on all ranks together
+(a barrier) and timing a few calls in a row; a size's time is the median
+over the rounds of the slowest rank's time a call.  The fit: the ring
+all-reduce's ``t(S) = 2(N-1) * a + 2(N-1)/N * S / B``, the small sizes
+setting the latency ``a`` and the large ones the bandwidth ``B`` (see
+:func:`fit_ring`): give ``--sizes`` the bytes of your model's parameter
+arrays to fit the regime they run in.  A Network measured over N ranks is
+exact for N; at other rank counts the model extrapolates.
 """
 
 import argparse
@@ -52,23 +54,26 @@ def mean_grad(comm):
     return method if method is not None else comm.allreduce_grad
 
 
-def time_mean_grad(comm, link, repeats=10, warmup=2):
+def time_mean_grad(comm, link, repeats=10, warmup=2, calls=4):
     """Seconds of one gradient all-reduce of ``link`` by ``comm`` (its
-    ``multi_node_mean_grad``): the median over ``repeats`` calls, after
-    ``warmup``, of the slowest rank's time, every call started together
-    (every rank must call it)."""
+    ``multi_node_mean_grad``), as a training loop runs them: back to
+    back.  Each of ``repeats`` rounds (after ``warmup``) starts all ranks
+    together (a barrier) and times ``calls`` calls in a row; a round's
+    time is the slowest rank's over ``calls``, the result the median over
+    the rounds (every rank must call it)."""
     mpi_comm = comm.mpi_comm
     call = mean_grad(comm)
     times = []
     for i in range(warmup + repeats):
         mpi_comm.Barrier()
         start = time.perf_counter()
-        call(link)
-        elapsed = time.perf_counter() - start
+        for _ in range(calls):
+            call(link)
+        elapsed = (time.perf_counter() - start) / calls
         if i >= warmup:
             times.append(elapsed)
-    # Call by call, the slowest rank's time: the all-reduce ends for all
-    # when it ends for the last.
+    # Round by round, the slowest rank's time: the all-reduces end for
+    # all when they end for the last.
     slowest = [max(ts) for ts in zip(*mpi_comm.allgather(times))]
     return statistics.median(slowest)
 
