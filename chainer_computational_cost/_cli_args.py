@@ -253,6 +253,9 @@ def build_parser():
     scaling.add_argument('--node-network', default=None, metavar='NET',
                          help='the interconnect inside a node (default '
                               '--network)')
+    scaling.add_argument('--plot-scaling', default=None, metavar='FILE',
+                         help='efficiency against the workers, a line per '
+                              'overlap mode (needs matplotlib)')
     scaling.add_argument('--jitter', type=float, default=None,
                          metavar='CV',
                          help="coefficient of variation of a worker's "
@@ -292,11 +295,14 @@ def check_scaling(args):
     """Whether the scaling report is asked for (--workers, --network);
     CommandError for an incomplete or wrong request."""
     given = scaling_options(args)
+    if getattr(args, 'plot_scaling', None) is not None:
+        given = dict(given, plot_scaling=True)
     if args.workers is None and args.network is None:
         if given:
             raise CommandError('--{} needs --workers and --network'.format(
                 sorted(given)[0].replace('_', '-')))
         return False
+    given.pop('plot_scaling', None)
     if args.workers is None or args.network is None:
         raise CommandError('--workers and --network go together: e.g. '
                            '--workers 1,8,64 --network ib-hdr200')
@@ -458,7 +464,8 @@ def _require(module, needed_by, extra):
 #: The plot options, as (option, attribute).
 PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
                 ('--plot-summary', 'plot_summary'),
-                ('--plot-memory', 'plot_memory'))
+                ('--plot-memory', 'plot_memory'),
+                ('--plot-scaling', 'plot_scaling'))
 
 
 def _check_packages(args):

@@ -363,6 +363,34 @@ class CostReport(object):
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit, 'Workers')
 
+    def plot_scaling(self, path, workers, device=None, network=None,
+                     peak_flops=None, bandwidth=None, batch_size=None,
+                     grad_bytes=None, overlaps=None, published=None,
+                     title=None, dpi=100, **options):
+        """Write the efficiency against the workers to the file ``path``
+        (PNG, SVG, PDF, EPS or PS, as its extension says; needs
+        matplotlib: the ``[plot]`` extra): one line per mode of
+        ``overlaps`` (a list of ``network.OVERLAPS``; default the
+        ``overlap`` option's, else ``'none'``), and ``published`` points
+        ``(workers, efficiency[, label])``; returns the figure.  The other
+        arguments are :meth:`scaling_report`'s."""
+        plots.plot_format(path)
+        if overlaps is None:
+            overlaps = [options.pop('overlap', 'none')]
+        else:
+            options.pop('overlap', None)
+            overlaps = list(overlaps)
+        workers = net.check_workers(workers)
+        curves = collections.OrderedDict()
+        for mode in overlaps:
+            # buckets are DDP's and Horovod's only
+            kept = {k: v for k, v in options.items() if k != 'bucket_bytes'
+                    or mode in ('ddp', 'horovod')}
+            curves[mode] = self.scaling_report(
+                workers, device, network, peak_flops, bandwidth, batch_size,
+                grad_bytes, overlap=mode, **kept)
+        return plots.plot_scaling(curves, path, published, title, dpi)
+
     def plot_roofline(self, path, device=None, peak_flops=None,
                       bandwidth=None, **kwargs):
         """Write a roofline plot of every layer to the file ``path`` (PNG,

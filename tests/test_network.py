@@ -663,3 +663,47 @@ def test_cli_scaling_option_errors(capsys, extra, message):
                              '--train', '--device', 'a100'] + extra,
                             capsys)
     assert status == 2 and message in err and out == '', err
+
+
+def test_plot_scaling(tmp_path):
+    matplotlib = pytest.importorskip('matplotlib')
+    path = tmp_path / 's.png'
+    fig = _step().plot_scaling(
+        str(path), [1, 2, 8], device='a100', network='ib-edr',
+        overlaps=['none', 'ddp'], bucket_bytes=64,
+        published=[(8, 0.9, 'a run'), (2, 0.95)], title='MLP')
+    ax = fig.axes[0]
+    # two curves of 3 points each, the published points (2 drawn and an
+    # empty legend entry), efficiencies as the report gives them
+    lines = ax.get_lines()
+    assert [list(line.get_xdata()) for line in lines[:2]] == [[1, 2, 8]] * 2
+    rows = _step().scaling_report([1, 2, 8], device='a100',
+                                  network='ib-edr')
+    assert list(lines[0].get_ydata()) == [rows[n]['efficiency']
+                                          for n in (1, 2, 8)]
+    assert [list(line.get_xdata()) for line in lines[2:4]] == [[8], [2]]
+    assert ax.get_title() == 'MLP' and ax.get_xscale() == 'log'
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        'none', 'ddp', 'published']
+    assert matplotlib.image.imread(str(path)).shape[:2] == (450, 700)
+    with pytest.raises(ValueError, match='published points must be'):
+        _step().plot_scaling(str(path), [1, 2], device='a100',
+                             network='ib-edr', published=[(2,)])
+    with pytest.raises(ValueError, match='cannot tell the plot format'):
+        _step().plot_scaling(str(tmp_path / 's.txt'), [1, 2],
+                             device='a100', network='ib-edr')
+
+
+def test_cli_plot_scaling(tmp_path, capsys):
+    pytest.importorskip('matplotlib')
+    path = tmp_path / 'scaling.png'
+    status, out, err = _cli(
+        ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+         '--device', 'a100', '--workers', '1,8', '--network', 'ib-hdr200',
+         '--plot-scaling', str(path)], capsys)
+    assert status == 0, err
+    assert path.stat().st_size > 0
+    status, out, err = _cli(
+        ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+         '--plot-scaling', str(path)], capsys)
+    assert status == 2 and '--plot-scaling needs --workers' in err
