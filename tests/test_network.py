@@ -707,3 +707,21 @@ def test_cli_plot_scaling(tmp_path, capsys):
         ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
          '--plot-scaling', str(path)], capsys)
     assert status == 2 and '--plot-scaling needs --workers' in err
+
+
+def test_gathered_report_passes_the_new_keywords():
+    from chainer_computational_cost import mn
+    model = MLP()
+    parts = []
+    for rank, batch in ((0, 2), (1, 6)):
+        with ComputationalCostHook() as cch:
+            F.sum(model(np.zeros((batch, 3), np.float32))).backward()
+        parts.append(mn.rank_part(rank, cch))
+    g = mn.GatheredReport(parts)
+    rows = g.scaling_report([1, 8], device='a100', network='ib-hdr200',
+                            step_time=1e-3, overlap='chainermn-double-'
+                            'buffering')
+    # rank 1 (batch 6) bounds the run; a 1 ms step hides the 14 us
+    # all-reduce of 104 bytes entirely
+    assert rows[8]['rank'] == 1 and rows[8]['step_from'] == 'step_time'
+    assert rows[8]['t_exposed_comm'] == 0.0 and rows[8]['efficiency'] == 1.0
