@@ -97,3 +97,17 @@ def test_netbench_under_mpiexec(tmp_path, n):
             'ranks'.format(n)
         assert row['bandwidth'] > 0 and row['latency'] >= 0
     assert len({(r['bandwidth'], r['latency']) for r in rows}) == 1
+
+
+def test_cli_accepts_a_network_file(tmp_path, capsys):
+    from chainer_computational_cost.__main__ import main
+    path = str(tmp_path / 'mine.json')
+    network.save_network(network.Network('mine', 'm', 1e9, 1e-6), path)
+    status = main(['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+                   '--device', 'a100', '--workers', '2', '--network', path,
+                   '--mode', 'csv', '--columns', 'workers,t_allreduce',
+                   '--time-unit', 'us'])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    # 104 bytes over 2 ranks: 104/1e9 s + 2 * 1 us = 2.104 us
+    assert out.splitlines() == ['Workers,T allreduce us', '2,2.104']
