@@ -23,6 +23,7 @@ import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import network
 from chainer_computational_cost import plots
 from chainer_computational_cost import projection
 from chainer_computational_cost._cli_args import _joined_values
@@ -30,6 +31,7 @@ from chainer_computational_cost._cli_args import build_parser
 from chainer_computational_cost._cli_args import check_args
 from chainer_computational_cost._cli_args import parse_shape  # NOQA: F401
 from chainer_computational_cost._cli_args import PLOT_OPTIONS
+from chainer_computational_cost._cli_args import scaling_options
 from chainer_computational_cost._cli_models import _failure
 from chainer_computational_cost._cli_models import _is_internal
 from chainer_computational_cost._cli_models import _one_line
@@ -272,7 +274,11 @@ def _write_plots(report, args):
                 bandwidth=args.bandwidth)),
             (args.plot_summary, lambda p: _plot_summary(
                 report, p, args.train)),
-            (args.plot_memory, lambda p: report.plot_memory(p))):
+            (args.plot_memory, lambda p: report.plot_memory(p)),
+            (args.plot_scaling, lambda p: report.plot_scaling(
+                p, args.workers, device=args.device, network=args.network,
+                peak_flops=args.peak_flops, bandwidth=args.bandwidth,
+                overlaps=network.OVERLAPS, **scaling_options(args)))):
         if path is None:
             continue
         try:

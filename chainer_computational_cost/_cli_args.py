@@ -8,6 +8,7 @@ Part of the command line (``__main__``).
 """
 
 import argparse
+import collections
 import importlib
 import math
 import os
@@ -228,9 +229,53 @@ def build_parser():
                          help='worker counts, e.g. 1,8,64,512: shows the '
                               'scaling report instead of the roofline')
     scaling.add_argument('--network', default=None,
-                         help='interconnect: one of {}'.format(
-                             ', '.join(network.NETWORKS)))
+                         help='interconnect: one of {}, or a network file '
+                              '(*.json) from netbench'.format(
+                                  ', '.join(network.NETWORKS)))
+    scaling.add_argument('--step-time', type=float, default=None,
+                         metavar='SECONDS',
+                         help="one worker's measured training step at the "
+                              'batch, spread over the calls (default: '
+                              'the roofline time)')
+    scaling.add_argument('--overlap', default=None,
+                         choices=list(network.OVERLAPS),
+                         help='how the all-reduce meets the backward '
+                              '(default none: after it, as ChainerMN)')
+    scaling.add_argument('--bucket-bytes', type=int, default=None,
+                         metavar='BYTES',
+                         help='with --overlap ddp or horovod: the bucket '
+                              '(fusion buffer) size (default 25 MiB, '
+                              '64 MiB)')
+    scaling.add_argument('--gpus-per-node', type=int, default=None,
+                         metavar='G',
+                         help='workers per node: a hierarchical '
+                              'all-reduce (default 1)')
+    scaling.add_argument('--node-network', default=None, metavar='NET',
+                         help='the interconnect inside a node (default '
+                              '--network)')
+    scaling.add_argument('--plot-scaling', default=None, metavar='FILE',
+                         help='efficiency against the workers, a line per '
+                              'overlap mode (needs matplotlib)')
+    scaling.add_argument('--jitter', type=float, default=None,
+                         metavar='CV',
+                         help="coefficient of variation of a worker's "
+                              'step: the wait for the slowest (default 0)')
     return parser
+
+
+#: The scaling report's options beyond --workers and --network: option
+#: attribute -> scaling_report's keyword.
+SCALING_OPTIONS = collections.OrderedDict([
+    ('step_time', 'step_time'), ('overlap', 'overlap'),
+    ('bucket_bytes', 'bucket_bytes'), ('gpus_per_node', 'gpus_per_node'),
+    ('node_network', 'node_network'), ('jitter', 'jitter')])
+
+
+def scaling_options(args):
+    """The keywords of scaling_report the options give (the ones given
+    only)."""
+    return {k: getattr(args, a) for a, k in SCALING_OPTIONS.items()
+            if getattr(args, a, None) is not None}
 
 
 def parse_workers(text):
@@ -249,8 +294,15 @@ def parse_workers(text):
 def check_scaling(args):
     """Whether the scaling report is asked for (--workers, --network);
     CommandError for an incomplete or wrong request."""
+    given = scaling_options(args)
+    if getattr(args, 'plot_scaling', None) is not None:
+        given = dict(given, plot_scaling=True)
     if args.workers is None and args.network is None:
+        if given:
+            raise CommandError('--{} needs --workers and --network'.format(
+                sorted(given)[0].replace('_', '-')))
         return False
+    given.pop('plot_scaling', None)
     if args.workers is None or args.network is None:
         raise CommandError('--workers and --network go together: e.g. '
                            '--workers 1,8,64 --network ib-hdr200')
@@ -263,6 +315,7 @@ def check_scaling(args):
                                ', '.join(roofline.DEVICES)))
     try:
         network.resolve_network(args.network)
+        network.check_scaling_options(**given)
     except ValueError as e:
         raise CommandError(str(e))
     return True
@@ -411,7 +464,8 @@ def _require(module, needed_by, extra):
 #: The plot options, as (option, attribute).
 PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
                 ('--plot-summary', 'plot_summary'),
-                ('--plot-memory', 'plot_memory'))
+                ('--plot-memory', 'plot_memory'),
+                ('--plot-scaling', 'plot_scaling'))
 
 
 def _check_packages(args):

@@ -18,6 +18,7 @@ import json
 from chainer_computational_cost import fit as fit_module
 from chainer_computational_cost import rendering
 from chainer_computational_cost._cli_args import _ALL_LEVELS
+from chainer_computational_cost._cli_args import scaling_options
 from chainer_computational_cost.fit import FIT_COLUMNS
 from chainer_computational_cost.fit import fit_rows
 
@@ -38,6 +39,7 @@ def _show(report, args, kind, columns, ost):
                                     peak_flops=args.peak_flops,
                                     bandwidth=args.bandwidth, **options)
     elif kind == 'scaling':
+        options.update(scaling_options(args))
         report.show_scaling_report(
             args.workers, device=args.device, network=args.network,
             peak_flops=args.peak_flops, bandwidth=args.bandwidth, **options)

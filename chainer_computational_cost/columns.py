@@ -18,7 +18,8 @@ BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
 MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients', 'scratch')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
-                't_network', 't_allreduce', 't_step', 't_step_overlap')
+                't_network', 't_allreduce', 't_step', 't_step_overlap',
+                't_exposed_comm', 't_jitter')
 #: The phases of a training step, in report order (``update``: what an
 #: optimizer's update does to the parameters).
 PHASES = ('forward', 'backward', 'update')

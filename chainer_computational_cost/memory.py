@@ -64,6 +64,10 @@ CAPACITIES = collections.OrderedDict([
     # after NVIDIA's H100 datasheet; TweakTown, "NVIDIA H100 SXM in the
     # flesh: 4nm Hopper GPU + 80GB HBM3 memory").
     ('h100', 80 * GiB),
+    # Tesla P100 SXM2 and V100 SXM2: 16 GB HBM2 each (the sources of the
+    # roofline presets 'p100' and 'v100').
+    ('p100', 16 * GiB),
+    ('v100', 16 * GiB),
 ])
 # The CPU preset (epyc9654) has no entry: a CPU's memory is the machine's
 # (12 DDR5 channels, anything up to 6 TB a socket; Tom's Hardware, "AMD

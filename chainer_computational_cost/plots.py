@@ -342,3 +342,73 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     fig.tight_layout()
     _save(fig, path, dpi)
     return fig
+
+
+def _published_points(published):
+    """``[(workers, efficiency, label)]`` of ``published`` (pairs or
+    triples), checked."""
+    points = []
+    for p in published or ():
+        try:
+            n, eff = int(p[0]), float(p[1])
+            label = str(p[2]) if len(p) > 2 else None
+        except (TypeError, ValueError, IndexError):
+            raise ValueError('published points must be (workers, '
+                             'efficiency[, label]), got {!r}'.format(p))
+        points.append((n, eff, label))
+    return points
+
+
+def plot_scaling(curves, path, published=None, title=None, dpi=100):
+    """Write the efficiency of a data-parallel step against the number of
+    workers to the file ``path`` (in the format its extension names, as
+    for :func:`plot_roofline`): one line per curve, the workers on a
+    logarithmic axis, and published runs as black points, labelled.
+
+    Args:
+        curves: an ordered mapping label -> scaling report (N -> row with
+            ``efficiency``), e.g. one per overlap mode.
+        path: a file name or a binary file object.
+        published: ``(workers, efficiency[, label])`` points measured in
+            published runs, or None.
+        title (str): the title; default 'Scaling'.
+        dpi (int): resolution of raster images.
+
+    Returns:
+        the matplotlib Figure (already written).
+    """
+    plot_format(path)  # before drawing, as the other plots
+    points = _published_points(published)
+    curves = collections.OrderedDict(
+        (label, rows) for label, rows in curves.items() if rows)
+    if not curves:
+        raise ValueError('no scaling report to plot')
+    fig = _new_figure((7, 4.5))
+    ax = fig.add_subplot(1, 1, 1)
+    colours = _colours(len(curves))
+    for colour, (label, rows) in zip(colours, curves.items()):
+        ns = sorted(rows)
+        ax.plot(ns, [rows[n]['efficiency'] for n in ns], marker='o',
+                markersize=3, color=colour, label=label)
+    for n, eff, label in points:
+        ax.plot([n], [eff], marker='s', markersize=6, color='black',
+                linestyle='none', zorder=3)
+        if label:
+            ax.annotate(label, (n, eff), textcoords='offset points',
+                        xytext=(-6, -12), fontsize=7, ha='right')
+    if points:  # one legend entry for the published points
+        ax.plot([], [], marker='s', color='black', linestyle='none',
+                label='published')
+    xs = [n for rows in curves.values() for n in rows] + [
+        n for n, _, _ in points]
+    if max(xs) > 1:
+        ax.set_xscale('log', base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel('Workers')
+    ax.set_ylabel('Efficiency (step at 1 worker / step at N)')
+    ax.set_title(title or 'Scaling')
+    ax.grid(True, linewidth=0.5, alpha=0.5)
+    ax.legend(loc='lower left', fontsize=8)
+    fig.tight_layout()
+    _save(fig, path, dpi)
+    return fig

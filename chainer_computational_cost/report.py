@@ -303,7 +303,9 @@ class CostReport(object):
 
     def scaling_report(self, workers, device=None, network=None,
                        peak_flops=None, bandwidth=None, batch_size=None,
-                       grad_bytes=None):
+                       grad_bytes=None, step_time=None, overlap='none',
+                       bucket_bytes=None, gpus_per_node=1,
+                       node_network=None, jitter=0.0):
         """Ordered dict N -> one data-parallel training step on N workers
         (see :func:`chainer_computational_cost.network.scaling_report`):
         the records must hold one training step (forward and backward) of
@@ -311,7 +313,10 @@ class CostReport(object):
         over ``network``.  ``batch_size`` (samples per worker) defaults to
         the projection's, else the first dimension of the first input.
         The gradients have their parameters' dtypes unless the run
-        recorded ChainerMN's all-reduce (see the function)."""
+        recorded ChainerMN's all-reduce (see the function).  ``step_time``
+        (seconds of a measured step), ``overlap`` (one of
+        ``network.OVERLAPS``), ``bucket_bytes``, ``gpus_per_node``,
+        ``node_network`` and ``jitter`` are the function's."""
         if network is None:
             raise ValueError('scaling_report needs a network: one of {}'
                              .format(', '.join(repr(n)
@@ -319,6 +324,8 @@ class CostReport(object):
         net.resolve_network(network)
         workers = net.check_workers(workers)  # an iterator is read once
         batch_size = net.check_batch_size(batch_size)
+        net.check_scaling_options(step_time, overlap, bucket_bytes,
+                                  gpus_per_node, node_network, jitter)
         built = self._built()
         rows = self._roofline_rows(device, peak_flops, bandwidth, None)
         if batch_size is None:
@@ -330,22 +337,59 @@ class CostReport(object):
         root = built['link_info'].get('/', ())
         # The parameters' bytes: a third item (not in old pickles).
         param_bytes = root[2] if len(root) > 2 else None
-        return net.scaling_report(built['layers'], rows,
-                                  built['n_params'], workers, network,
-                                  batch_size, grad_bytes, param_bytes)
+        return net.scaling_report(
+            built['layers'], rows, built['n_params'], workers, network,
+            batch_size, grad_bytes, param_bytes, step_time=step_time,
+            overlap=overlap, bucket_bytes=bucket_bytes,
+            gpus_per_node=gpus_per_node, node_network=node_network,
+            jitter=jitter,
+            link_bytes=net.own_param_bytes(built['link_info']))
 
     def show_scaling_report(self, workers, ost=None, mode='csv',
                             device=None, network=None, peak_flops=None,
                             bandwidth=None, batch_size=None,
                             grad_bytes=None, columns=None, n_digits=3,
-                            time_unit='ms', unit='autoaligned'):
-        """Write the scaling report to ``ost`` (see :meth:`show_report`)."""
+                            time_unit='ms', unit='autoaligned',
+                            **options):
+        """Write the scaling report to ``ost`` (see :meth:`show_report`;
+        ``options``: :meth:`scaling_report`'s ``step_time``, ``overlap``,
+        ``bucket_bytes``, ``gpus_per_node``, ``node_network``,
+        ``jitter``)."""
         columns = check_columns(columns or list(net.SCALING_COLUMNS),
                                 net.SCALING_COLUMNS)
         rows = self.scaling_report(workers, device, network, peak_flops,
-                                   bandwidth, batch_size, grad_bytes)
+                                   bandwidth, batch_size, grad_bytes,
+                                   **options)
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit, 'Workers')
+
+    def plot_scaling(self, path, workers, device=None, network=None,
+                     peak_flops=None, bandwidth=None, batch_size=None,
+                     grad_bytes=None, overlaps=None, published=None,
+                     title=None, dpi=100, **options):
+        """Write the efficiency against the workers to the file ``path``
+        (PNG, SVG, PDF, EPS or PS, as its extension says; needs
+        matplotlib: the ``[plot]`` extra): one line per mode of
+        ``overlaps`` (a list of ``network.OVERLAPS``; default the
+        ``overlap`` option's, else ``'none'``), and ``published`` points
+        ``(workers, efficiency[, label])``; returns the figure.  The other
+        arguments are :meth:`scaling_report`'s."""
+        plots.plot_format(path)
+        if overlaps is None:
+            overlaps = [options.pop('overlap', 'none')]
+        else:
+            options.pop('overlap', None)
+            overlaps = list(overlaps)
+        workers = net.check_workers(workers)
+        curves = collections.OrderedDict()
+        for mode in overlaps:
+            # buckets are DDP's and Horovod's only
+            kept = {k: v for k, v in options.items() if k != 'bucket_bytes'
+                    or mode in ('ddp', 'horovod')}
+            curves[mode] = self.scaling_report(
+                workers, device, network, peak_flops, bandwidth, batch_size,
+                grad_bytes, overlap=mode, **kept)
+        return plots.plot_scaling(curves, path, published, title, dpi)
 
     def plot_roofline(self, path, device=None, peak_flops=None,
                       bandwidth=None, **kwargs):

@@ -201,6 +201,30 @@ DEVICES['h100'] = _profile(
     {'fp16': ('fp16 matrix', 989.5e12), 'fp32': ('tf32 matrix', 494.5e12),
      'fp64': ('fp64 matrix', 67e12)})
 
+# NVIDIA Tesla P100 SXM2 (Pascal GP100, NVLink; no tensor cores): 21.2
+# TFLOP/s fp16, 10.6 fp32, 5.3 fp64 (half rate), 16 GB HBM2 at 720 GB/s
+# (hothardware.com, "NVIDIA Unveils Beastly Tesla P100"; tech4gamers.com,
+# "NVIDIA Tesla P100 will be available in two variants": the mezzanine
+# card's column).  The GPU of Goyal et al. 2017 and of Horovod's 2018
+# benchmarks (Pascal).
+DEVICES['p100'] = _profile(
+    'p100', 'NVIDIA Tesla P100 SXM2 16GB', 720e9,
+    {'fp16': 21.2e12, 'fp32': 10.6e12, 'fp64': 5.3e12})
+
+# NVIDIA Tesla V100 SXM2 16GB (Volta GV100): 15.7 TFLOP/s fp32 and 125
+# tensor TFLOP/s (fp16 in, fp32 accumulate; NVIDIA developer blog,
+# "Programming Tensor Cores in CUDA 9": "up to 125 Tensor TFLOPS"; the
+# table of github.com/avensun/deep-learning-benchmark: 15.7 and 125); 900
+# GB/s HBM2 (leiphone.com, GTC 2017 launch: 16 GB HBM2, 900 GB/s).  2560
+# FP64 cores for 5120 FP32 (techrival.com, "NVIDIA Volta Tesla V100
+# Cards Detailed"): fp64 at half rate, 7.8; fp16 outside the tensor cores
+# at twice fp32, 31.4.  float32 matrix ops stay on the FP32 cores (no TF32
+# before Ampere).
+DEVICES['v100'] = _profile(
+    'v100', 'NVIDIA Tesla V100 SXM2 16GB', 900e9,
+    {'fp16': 31.4e12, 'fp32': 15.7e12, 'fp64': 7.85e12},
+    {'fp16': ('fp16 matrix', 125e12)})
+
 # AMD EPYC 9654 (Zen 4, one socket): 96 cores at 2.40 GHz base (TechPowerUp
 # CPU database, quoted by llmperf.net "AMD EPYC 9000 Series"); 12 channels
 # of DDR5-4800, 12 x 4800e6 x 8 B = 460.8 GB/s (tomshardware.fr, "EPYC

@@ -574,7 +574,7 @@ def test_cli_fit_unknown_device(capsys):
         cli('--train', '--fit', 'tpu')
     assert e.value.code == 2
     assert "'tpu' is neither a device (gtx1080ti, a100, a100-40gb, " \
-        "a100-80gb, h100) nor a number of bytes > 0" in \
+        "a100-80gb, h100, p100, v100) nor a number of bytes > 0" in \
         capsys.readouterr().err
 
 

@@ -15,7 +15,9 @@ def test_capacities():
     assert dict(memory.CAPACITIES) == {
         'gtx1080ti': 11 * 1073741824, 'a100': 80 * 1073741824,
         'a100-40gb': 40 * 1073741824, 'a100-80gb': 80 * 1073741824,
-        'h100': 80 * 1073741824}
+        'h100': 80 * 1073741824,
+        # Tesla P100 and V100 SXM2: 16 GB HBM2 each
+        'p100': 16 * 1073741824, 'v100': 16 * 1073741824}
 
 
 # (device, bandwidth B/s, {(class, precision): (label, FLOP/s)})
@@ -47,6 +49,24 @@ DEVICE_FIGURES = [
         ('matrix', 'fp32'): ('tf32 matrix', 494.5e12),
         ('vector', 'fp64'): ('fp64 vector', 34e12),
         ('matrix', 'fp64'): ('fp64 matrix', 67e12)}),
+    # Tesla P100 SXM2: FP16 21.2, FP32 10.6, FP64 5.3 TFLOP/s, no tensor
+    # cores; 720 GB/s.
+    ('p100', 720e9, {
+        ('vector', 'fp16'): ('fp16 vector', 21.2e12),
+        ('matrix', 'fp16'): ('fp16 vector', 21.2e12),
+        ('vector', 'fp32'): ('fp32 vector', 10.6e12),
+        ('matrix', 'fp32'): ('fp32 vector', 10.6e12),
+        ('vector', 'fp64'): ('fp64 vector', 5.3e12),
+        ('matrix', 'fp64'): ('fp64 vector', 5.3e12)}),
+    # Tesla V100 SXM2: FP32 15.7, tensor 125 TFLOP/s; FP16 twice and FP64
+    # half the FP32 rate (31.4, 7.85); 900 GB/s.
+    ('v100', 900e9, {
+        ('vector', 'fp16'): ('fp16 vector', 31.4e12),
+        ('matrix', 'fp16'): ('fp16 matrix', 125e12),
+        ('vector', 'fp32'): ('fp32 vector', 15.7e12),
+        ('matrix', 'fp32'): ('fp32 vector', 15.7e12),
+        ('vector', 'fp64'): ('fp64 vector', 7.85e12),
+        ('matrix', 'fp64'): ('fp64 vector', 7.85e12)}),
     # EPYC 9654: 96 cores x 2.4 GHz x 32 fp32 FLOPs = 7.3728e12 (fp16 the
     # same, fp64 half); 12 x 4800e6 x 8 B = 460.8 GB/s.
     ('epyc9654', 460.8e9, {
@@ -81,10 +101,17 @@ def test_network_presets():
             for n, x in network.NETWORKS.items()} == {
         'ib-edr': (12.5e9, 1e-6), 'ib-hdr200': (25e9, 1e-6),
         'ib-ndr': (50e9, 1e-6), 'eth-25g': (3.125e9, 10e-6),
-        'eth-100g': (12.5e9, 10e-6), 'nvlink-a100': (300e9, 1e-6)}
+        'eth-100g': (12.5e9, 10e-6), 'nvlink-a100': (300e9, 1e-6),
+        # 50 GbE TCP, 25 GbE RoCE (2 us assumed), NVLink 1 80 GB/s one way,
+        # PCIe 3.0 x16: 8e9 * 128/130 * 16 / 8 B/s
+        'eth-50g': (6.25e9, 10e-6), 'roce-25g': (3.125e9, 2e-6),
+        'nvlink-p100': (80e9, 1e-6),
+        'pcie3-x16': (8e9 * 128 / 130 * 16 / 8, 1e-6)}
     assert [x.title for x in network.NETWORKS.values()] == [
         'InfiniBand EDR (100 Gb/s)', 'InfiniBand HDR (200 Gb/s)',
         'InfiniBand NDR (400 Gb/s)', '25 Gigabit Ethernet (TCP)',
-        '100 Gigabit Ethernet (TCP)', 'NVLink 3 (A100, one node)']
+        '100 Gigabit Ethernet (TCP)', 'NVLink 3 (A100, one node)',
+        '50 Gigabit Ethernet (TCP)', '25 Gigabit Ethernet (RoCE)',
+        'NVLink 1 (P100, one node)', 'PCI Express 3.0 x16 (one node)']
     assert [x.name for x in network.NETWORKS.values()] == list(
         network.NETWORKS)
