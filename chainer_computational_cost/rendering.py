@@ -161,12 +161,14 @@ _TITLES = {
     'samples_per_s': 'Samples/s', 'rank': 'Rank',
     'slowest_rank': 'Slowest\nrank',
     'layer': 'Layer', 'batch': 'Batch',
+    'family': 'Family', 'n_flagged': '# Flagged', 'flag': 'Flag',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
                 't_serial': 'T serial', 't_network': 'T network',
                 't_allreduce': 'T allreduce', 't_step': 'T step',
-                't_step_overlap': 'T step\n(overlap)'}
+                't_step_overlap': 'T step\n(overlap)',
+                't_call': 'T call', 't_predicted': 'T predicted'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
                   'activations': 'Activations', 'gradients': 'Gradients',
