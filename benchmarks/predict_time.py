@@ -34,6 +34,7 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.__main__ import MODELS
 from chainer_computational_cost.calibration import Calibration
 from chainer_computational_cost.measure import CLOCKS
+from chainer_computational_cost.measure import step_function
 
 
 class TransformerBlock(chainer.Chain):
@@ -150,21 +151,6 @@ BENCH = {
     'googlenet': (lambda: Image('googlenet', 'loss3_fc'), (1, 4)),
     'mlp': (MLP, (32, 512)),
 }
-
-
-def step_function(model, inputs, loss_of, train, optimizer):
-    """One inference or training step of ``model`` on ``inputs``."""
-    def run():
-        if train:
-            model.cleargrads()
-            with chainer.using_config('train', True):
-                loss_of(model(*inputs)).backward()
-            optimizer.update()
-        else:
-            with chainer.using_config('train', False), \
-                    chainer.no_backprop_mode():
-                model(*inputs)
-    return run
 
 
 def measure(run, repeats, clock):

@@ -369,7 +369,12 @@ PROBES = (_cnn_probe, _cnn_probe, _cnn_probe, _mlp_probe, _attention_probe,
           _lstm_probe)
 
 
-def _run(model, inputs, loss_of, train, optimizer, xp):
+def step_function(model, inputs, loss_of, train, optimizer=None,
+                  xp=numpy):
+    """A function running one step of ``model`` on ``inputs``: inference
+    (``train=False``: test mode, no graph) or a training step (clear the
+    gradients, ``loss_of(model(*inputs)).backward()``, the ``optimizer``'s
+    update), waiting for the device."""
     def run():
         if train:
             model.cleargrads()
@@ -394,7 +399,7 @@ def _measure_probe(model, inputs, loss_of, train, xp):
         optimizer = (chainer.optimizers.MomentumSGD() if numpy.random.rand()
                      < 0.5 else chainer.optimizers.Adam())
         optimizer.setup(model)
-    run = _run(model, inputs, loss_of, train, optimizer, xp)
+    run = step_function(model, inputs, loss_of, train, optimizer, xp)
     run()  # not timed: optimizer state, the allocator's first blocks
     times = []
     layers = None
