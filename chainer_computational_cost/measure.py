@@ -441,10 +441,9 @@ def _fit(samples, gemm):
                 if len(v) >= 2 * len(v[0][0])}
     types = {t: f for t, f in types.items() if f in families}
     rows, gaps, weights = [], [], []
-    for layers, wall, _ in samples:
+    for layers, wall, train in samples:
         if layers:
-            inference = not any(x.get('phase') == 'backward'
-                                for x in layers)
+            inference = not train
             counts = dict.fromkeys(cal.OVERHEADS, 0)
             for x in layers:
                 counts[cal.overhead_kind(x, inference)] += 1
