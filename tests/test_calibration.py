@@ -334,3 +334,44 @@ def test_calibrate_checks_its_arguments():
     with pytest.raises(ValueError, match="clock must be 'wall'"):
         calibrate(seconds=10, clock='sundial')
     assert math.isfinite(measure.copy_bandwidth(numpy, 2 ** 16))
+
+
+# The command line
+
+
+def _cli(*argv):
+    from chainer_computational_cost.__main__ import main
+    out = io.StringIO()
+    return main(list(argv), ost=out), out.getvalue()
+
+
+def test_command_line_predict_time(tmp_path):
+    path = str(tmp_path / 'cal.json')
+    _calibration(types=('Add',)).save(path)
+    status, text = _cli('cli_models:build_tiny', '--shape', '2,3',
+                        '--predict-time', path, '--mode', 'csv',
+                        '--time-unit', 'us')
+    assert status == 0
+    # ReLU of 6 float32: reads and writes 24 bytes; its family has no fit,
+    # so elementwise math stands in, flagged: 1e-5 + 24e-9 + 2 * 24e-9 =
+    # 10.072 us, plus the inference overhead 1 us.  Roofline: 6 FLOPs at
+    # 1e9/s = 6e-3 us against 48 B at 1e10 B/s = 4.8e-3 us.
+    assert text == ('Layer name,Layer type,T predicted us,T roofline us,'
+                    'Flag\n'
+                    'ReLU-1,ReLU,11.072,0.006,uncovered type\n'
+                    'total,,11.072,0.006,\n')
+
+
+def test_command_line_calibration_errors(tmp_path, capsys):
+    status, _ = _cli('cli_models:build_tiny', '--predict-by', 'type')
+    assert status == 2
+    assert '--predict-by needs --predict-time FILE' in capsys.readouterr().err
+    bad = tmp_path / 'bad.json'
+    bad.write_text('[]')
+    status, _ = _cli('cli_models:build_tiny', '--predict-time', str(bad))
+    assert status == 2
+    assert '--predict-time: not a calibration' in capsys.readouterr().err
+    status, _ = _cli('calibrate', '--out', str(tmp_path / 'c.json'),
+                     '--seconds', '3')
+    assert status == 2
+    assert 'seconds must be a number >= 10' in capsys.readouterr().err
