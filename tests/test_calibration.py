@@ -375,3 +375,48 @@ def test_command_line_calibration_errors(tmp_path, capsys):
                      '--seconds', '3')
     assert status == 2
     assert 'seconds must be a number >= 10' in capsys.readouterr().err
+
+
+# CostMonitor
+
+
+def test_cost_monitor_logs_the_predicted_time(tmp_path):
+    import chainer
+    import chainer.links as L
+    from chainer import training
+    from chainer.training import extensions
+    from chainer_computational_cost import CostMonitor
+    path = str(tmp_path / 'cal.json')
+    c = _calibration(types=('Add',))
+    c.save(path)
+    x = numpy.arange(24, dtype=numpy.float32).reshape(8, 3)
+    t = numpy.array([0, 1] * 4, numpy.int32)
+    data = list(zip(x, t))
+
+    def model_and_optimizer():
+        numpy.random.seed(0)
+        model = L.Classifier(L.Linear(3, 2))
+        opt = chainer.optimizers.SGD()
+        opt.setup(model)
+        return model, opt
+
+    model, opt = model_and_optimizer()
+    it = chainer.iterators.SerialIterator(data, 4, shuffle=False)
+    updater = training.StandardUpdater(it, opt)
+    trainer = training.Trainer(updater, (2, 'iteration'),
+                               out=str(tmp_path))
+    trainer.extend(CostMonitor(calibration=path))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()
+    # The same step, costed directly (the monitor's hook counts a
+    # multiply-add as 2 FLOPs).
+    model, opt = model_and_optimizer()
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update(model, x[:4], t[:4])
+    expected = hook.time_report(c)['total']['t_predicted']
+    for entry in log.log:
+        assert entry['cost/predicted_time'] == pytest.approx(expected)
+        assert entry['cost/time'] > 0
+    with pytest.raises(TypeError, match='Calibration or the path'):
+        CostMonitor(calibration=1.5)
