@@ -7,7 +7,7 @@
 Calibrates once (``calibrate(seconds=...)``, or loads ``--calibration``),
 then for each model (none of them is a calibration probe) and two batch
 sizes runs inference and a training step (forward, backward, MomentumSGD's
-update), measures the least wall time of ``--repeats`` runs after one not
+update), measures the median time of ``--repeats`` runs after one not
 timed, and prints it beside the time ``CostReport.time_report`` predicts
 from one hooked run, the relative error and the calls flagged.  Last: the
 median absolute error of inference and of training steps, against the
@@ -154,15 +154,15 @@ BENCH = {
 
 
 def measure(run, repeats, clock):
-    """The least time of ``repeats`` runs on ``clock``, after one not
-    timed."""
+    """The median time of ``repeats`` runs on ``clock``, after one not
+    timed (as the calibration times its probes)."""
     run()
-    best = float('inf')
+    times = []
     for _ in range(repeats):
         start = clock()
         run()
-        best = min(best, clock() - start)
-    return best
+        times.append(clock() - start)
+    return float(np.median(times))
 
 
 def main():
