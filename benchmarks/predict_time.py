@@ -1,7 +1,7 @@
 """Predicted against measured step times, after one calibration.
 
-    python benchmarks/predict_time.py [--seconds 120] [--calibration FILE]
-        [--clock wall|cpu] [--batches 1,4] [--repeats 3] [--save FILE]
+    python benchmarks/predict_time.py [--seconds 150] [--calibration FILE]
+        [--clock cpu|wall] [--batches 1,4] [--repeats 3] [--save FILE]
         [--models resnet50,vgg16,transformer,lstm_lm,googlenet,mlp]
 
 Calibrates once (``calibrate(seconds=...)``, or loads ``--calibration``),
@@ -11,9 +11,11 @@ update), measures the median time of ``--repeats`` runs after one not
 timed, and prints it beside the time ``CostReport.time_report`` predicts
 from one hooked run, the relative error and the calls flagged.  Last: the
 median absolute error of inference and of training steps, against the
-calibration's own cross-validated error.  Timings use ``perf_counter`` on
-one BLAS thread (``one_blas_thread``), or with ``--clock cpu`` the
-process's CPU time, which a loaded machine does not stretch.
+calibration's own cross-validated error.  Timings run on one BLAS thread
+(``one_blas_thread``) and use the process's CPU time (``process_time``),
+which other processes on a shared machine do not stretch, or with
+``--clock wall`` ``perf_counter``.  About 13 minutes on a 2-core
+machine.
 ``--batches`` replaces every model's two batch sizes.
 """
 
@@ -168,7 +170,7 @@ def measure(run, repeats, clock):
 def main():
     """Calibrate, predict, measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--seconds', type=float, default=120)
+    parser.add_argument('--seconds', type=float, default=150)
     parser.add_argument('--calibration', help='load this calibration')
     parser.add_argument('--save', help='save the calibration there')
     parser.add_argument('--models', default=','.join(BENCH))
@@ -176,8 +178,9 @@ def main():
     parser.add_argument('--repeats', type=int, default=3)
     parser.add_argument('--seed', type=int, default=0)
     parser.add_argument('--clock', choices=sorted(CLOCKS),
-                        help='wall (perf_counter, default) or cpu '
-                        '(process_time); a loaded calibration\'s own')
+                        help='cpu (process_time, the default: a shared '
+                        'machine does not stretch it) or wall '
+                        '(perf_counter); a loaded calibration\'s own')
     args = parser.parse_args()
     warnings.simplefilter('ignore')
     np.random.seed(args.seed)
@@ -189,7 +192,7 @@ def main():
                 args.calibration, cal.info.get('clock', 'wall')))
     else:
         cal = calibrate(seconds=args.seconds, seed=args.seed,
-                        clock=args.clock or 'wall')
+                        clock=args.clock or 'cpu')
         if args.save:
             cal.save(args.save)
     clock = CLOCKS[cal.info.get('clock', 'wall')]

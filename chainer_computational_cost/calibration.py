@@ -9,14 +9,17 @@ measured on one device (see :mod:`~chainer_computational_cost.measure`):
   call spends inside its function on the call's features
   (:func:`features`): a constant, the table's time of its matrix product
   (matrix families), the bytes it reads and writes, the im2col buffer it
-  fills (convolutions), its FLOPs (the others);
-* one constant per-call overhead: Chainer's own work around a call
-  (building the graph, ``backward``'s bookkeeping), which a step made of
-  many cheap calls spends most of its time in;
+  fills (convolutions, pooling), its FLOPs (the others), and the bytes of
+  its arrays of :data:`COLD_BYTES` or more (out of cache, or fresh memory
+  touched for the first time);
+* a per-call overhead for each kind of call (:data:`OVERHEADS`):
+  Chainer's own work around a call (type checks, building the graph,
+  ``backward``'s bookkeeping), which a step made of many cheap calls
+  spends most of its time in;
 * its own error, cross-validated on held-out probes.
 
 It predicts the time of each call a report holds (``t_call``, what the
-hook's ``measure_time`` measures; ``t_predicted = t_call + overhead``, what
+hook's ``measure_time`` measures; ``t_predicted``, plus the overhead: what
 the call adds to a step) and sums them per type, link, phase and in total
 (:func:`time_report`).  A call whose type the calibration never ran, or
 whose features lie outside the calibrated range, is predicted all the same
