@@ -422,3 +422,16 @@ def test_cost_monitor_logs_the_predicted_time(tmp_path):
         assert entry['cost/time'] > 0
     with pytest.raises(TypeError, match='Calibration or the path'):
         CostMonitor(calibration=1.5)
+
+
+def test_the_progress_bar_in_a_log_writes_a_line_a_tenth():
+    from chainer_computational_cost.__main__ import _bar
+    out = io.StringIO()  # not a terminal
+    progress = _bar(out)
+    for fraction in (0.0, 0.05, 0.1, 0.15, 1.0):
+        progress(fraction, 'probes')
+    # 0.05 and 0.15 are in tenths already shown.
+    assert out.getvalue().splitlines() == [
+        '[..............................]   0% probes',
+        '[###...........................]  10% probes',
+        '[##############################] 100% probes']
