@@ -31,6 +31,7 @@ the package only, and the reports read it.
 
 import collections
 import datetime
+import functools
 import itertools
 import json
 import math
@@ -98,21 +99,20 @@ OUT_OF_RANGE = 'outside range'
 RANGE_FACTOR = 4.0
 
 
-def _family_of_module(type_name):
-    # Which package of chainer.functions the type's calculator covers.
+@functools.lru_cache(maxsize=None)
+def _calculator_modules():
+    """Function type name -> the module of its built-in calculator (the
+    package of ``chainer.functions`` it covers)."""
     from chainer_computational_cost import cost_calculators
-    by_name = _MODULES.get('map')
-    if by_name is None:
-        by_name = {}
-        for cls, calc in cost_calculators.calculators.items():
-            by_name.setdefault(cls.__name__,
-                               calc.__module__.rsplit('.', 1)[-1])
-        _MODULES['map'] = by_name
-    module = by_name.get(type_name)
+    by_name = {}
+    for cls, calc in cost_calculators.calculators.items():
+        by_name.setdefault(cls.__name__, calc.__module__.rsplit('.', 1)[-1])
+    return by_name
+
+
+def _family_of_module(type_name):
+    module = _calculator_modules().get(type_name)
     return module if module in FAMILIES else None
-
-
-_MODULES = {}
 
 
 def family_of(layer):

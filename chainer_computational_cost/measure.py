@@ -155,7 +155,8 @@ def _blas_name():
             from numpy import __config__ as c
             for key in dir(c):
                 if key.startswith(('blas_opt', 'blas_ilp64_opt')):
-                    return ' '.join(getattr(c, key).get('libraries', []))
+                    libraries = getattr(c, key).get('libraries', [])
+                    return ' '.join(sorted(set(libraries)))
         except Exception:
             pass
     return 'unknown'

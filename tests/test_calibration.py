@@ -435,3 +435,27 @@ def test_the_progress_bar_in_a_log_writes_a_line_a_tenth():
         '[..............................]   0% probes',
         '[###...........................]  10% probes',
         '[##############################] 100% probes']
+
+
+def test_features_by_hand():
+    # Max pooling 3x3 of x (1, 2, 8, 8) into y (1, 2, 4, 4): im2col holds
+    # the output's 32 elements times the 9 of the window, 288 float32 =
+    # 1152 bytes, taken as cold bytes; no array reaches 1 MiB.
+    pool = {'type': 'MaxPoolingND', 'phase': 'forward', 'flops': 288,
+            'mread': 512, 'mwrite': 128, 'params': {'k': 3, 's': 2, 'p': 1},
+            'input_shapes': [(1, 2, 8, 8)], 'output_shapes': [(1, 2, 4, 4)],
+            'dtype': 'float32'}
+    assert cal.features(pool, None) == [1.0, 512.0, 128.0, 288.0, 1152.0]
+    # An elementwise sum of two arrays of 2**18 float32 (1 MiB each) into
+    # a third: all three are cold, 3 MiB.
+    add = dict(_add('Add-1', 2 ** 21, 2 ** 20),
+               input_shapes=[(2 ** 18,), (2 ** 18,)],
+               output_shapes=[(2 ** 18,)])
+    assert cal.features(add, None)[-1] == 3 * 2 ** 20
+    # A linear layer x (5, 7) W (3, 7): the table's time of a 5x3x7
+    # product at 1e9 multiply-adds/s, 105e-9 s.
+    linear = {'type': 'LinearFunction', 'phase': 'forward', 'flops': 105,
+              'mread': 200, 'mwrite': 60, 'input_shapes': [(5, 7), (3, 7)],
+              'output_shapes': [(5, 3)], 'dtype': 'float32'}
+    f = cal.features(linear, _flat_table().time)
+    assert f == pytest.approx([1.0, 105e-9, 260.0, 0.0, 0.0])
