@@ -388,11 +388,12 @@ def _calibrate_command(argv, ost):
     parser.add_argument('--seed', type=int, default=None,
                         help="the probes' random shapes")
     args = parser.parse_args(argv)
-    try:
-        with open(args.out, 'a'):
-            pass
-    except OSError as e:
-        _say('cannot write {}: {}'.format(args.out, e.strerror or e))
+    # Checked before minutes of measuring, without creating the file.
+    directory = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK) \
+            or os.path.isdir(args.out):
+        _say('cannot write {}: not a file in a writable directory'.format(
+            args.out))
         return 2
     started = time.time()
     try:
