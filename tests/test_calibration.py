@@ -461,8 +461,8 @@ def test_features_by_hand():
     assert f == pytest.approx([1.0, 105e-9, 260.0, 0.0, 0.0])
 
 
-def test_calibrate_command_refuses_an_unwritable_file_at_once(tmp_path,
-                                                             capsys):
+def test_calibrate_command_refuses_an_unwritable_file_at_once(
+        tmp_path, capsys):
     status, _ = _cli('calibrate', '--out', str(tmp_path / 'no' / 'c.json'))
     assert status == 2
     assert 'cannot write' in capsys.readouterr().err
