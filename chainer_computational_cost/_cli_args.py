@@ -23,9 +23,11 @@ from chainer_computational_cost import roofline
 from chainer_computational_cost._cli_models import CommandError
 from chainer_computational_cost._cli_models import model_name
 from chainer_computational_cost._cli_models import MODELS
+from chainer_computational_cost.calibration import Calibration
 from chainer_computational_cost.columns import (
     LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, PHASE_COLUMNS, PhaseColumns,
-    ReportColumns, SUMMARY_COLUMNS, SummaryColumns)
+    ReportColumns, SUMMARY_COLUMNS, SummaryColumns, TIME_BY,
+    TIME_REPORT_COLUMNS)
 from chainer_computational_cost.fit import FIT_COLUMNS
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
@@ -221,6 +223,15 @@ def build_parser():
                              help='FLOPs and memory traffic per type')
     plots_group.add_argument('--plot-memory', default=None, metavar='FILE',
                              help='live memory over the calls')
+    reports.add_argument('--predict-time', default=None, metavar='FILE',
+                         help='predicted time of each call from a '
+                              'calibration saved in FILE (see `calibrate '
+                              '--out FILE`), beside the roofline on its '
+                              'measured peak')
+    reports.add_argument('--predict-by', default=None,
+                         choices=TIME_BY,
+                         help='with --predict-time: per layer (default), '
+                              'type, link or phase')
     scaling = parser.add_argument_group(
         'scaling (data-parallel training over N workers, with --train and '
         '--device)')
@@ -322,13 +333,14 @@ def check_scaling(args):
 
 
 #: The reports a run can print, in the order it prints them.
-REPORT_ORDER = ('fit', 'memory', 'roofline', 'scaling', 'links', 'phases',
-                'summary', 'layers')
+REPORT_ORDER = ('fit', 'memory', 'roofline', 'scaling', 'time', 'links',
+                'phases', 'summary', 'layers')
 
 #: Report -> how the user asks for it (in messages).
 REPORT_OPTIONS = {
     'fit': '--fit', 'memory': '--memory', 'roofline': '--device',
-    'scaling': '--workers', 'links': '--links', 'phases': '--phases',
+    'scaling': '--workers', 'time': '--predict-time', 'links': '--links',
+    'phases': '--phases',
     'summary': '--summary', 'layers': 'the layer report'}
 
 # The report kinds: the columns each can show, its default columns (None:
@@ -338,6 +350,7 @@ _KINDS = {
     'roofline': (roofline.ROOFLINE_COLUMNS, roofline.RooflineColumns.DEFAULT,
                  roofline.RooflineColumns.TIMED),
     'scaling': (network.SCALING_COLUMNS, None, None),
+    'time': (TIME_REPORT_COLUMNS, None, None),
     'links': (LINK_COLUMNS, LinkColumns.DEFAULT, None),
     'phases': (PHASE_COLUMNS, PhaseColumns.DEFAULT, None),
     'summary': (SUMMARY_COLUMNS, SummaryColumns.DEFAULT,
@@ -348,7 +361,8 @@ _KINDS = {
 }
 
 #: Reports with a measured time column under --measure-time.
-TIMED_REPORTS = ('roofline', 'links', 'phases', 'summary', 'layers')
+TIMED_REPORTS = ('roofline', 'time', 'links', 'phases', 'summary',
+                 'layers')
 #: Reports whose figures do not depend on how FLOPs are counted.
 FLOP_FREE_REPORTS = ('fit', 'memory')
 
@@ -363,7 +377,9 @@ def report_kinds(args):
     asked = {
         'fit': args.fit is not None, 'memory': args.memory,
         'roofline': device and args.workers is None,
-        'scaling': args.workers is not None, 'links': args.links is not None,
+        'scaling': args.workers is not None,
+        'time': args.predict_time is not None,
+        'links': args.links is not None,
         'phases': args.phases, 'summary': args.summary, 'layers': False}
     kinds = [k for k in REPORT_ORDER if asked[k]]
     return kinds or ['summary' if args.train else 'layers']
@@ -556,7 +572,8 @@ def _check_uses(args, kinds):
         raise _useless('--measure-time', kinds, 'a report with a time '
                        'column: the layer report, --summary, --phases, '
                        '--links or --device')
-    timed = args.measure_time or set(kinds) & {'roofline', 'scaling'}
+    timed = args.measure_time or set(kinds) & {'roofline', 'scaling',
+                                               'time'}
     if args.time_unit is not None and not timed:
         raise _useless('--time-unit', kinds, 'times: --device, --workers '
                        'or --measure-time')
@@ -594,6 +611,20 @@ def _check_output(args, kinds):
     return [columns]
 
 
+def _check_calibration(args):
+    """--predict-time's file, loaded (``args.calibration``); --predict-by
+    needs it."""
+    args.calibration = None
+    if args.predict_time is None:
+        if args.predict_by is not None:
+            raise CommandError('--predict-by needs --predict-time FILE')
+        return
+    try:
+        args.calibration = Calibration.load(args.predict_time)
+    except (OSError, ValueError) as e:
+        raise CommandError('--predict-time: {}'.format(e))
+
+
 def check_args(args):
     """Every check that needs no model: raise CommandError, or return the
     reports to print, as a list of (kind, columns) in print order
@@ -606,6 +637,7 @@ def check_args(args):
     _check_devices(args)
     check_scaling(args)
     _check_training(args)
+    _check_calibration(args)
     kinds = report_kinds(args)
     _check_uses(args, kinds)
     for option, attr in PLOT_OPTIONS:

@@ -43,6 +43,9 @@ def _show(report, args, kind, columns, ost):
         report.show_scaling_report(
             args.workers, device=args.device, network=args.network,
             peak_flops=args.peak_flops, bandwidth=args.bandwidth, **options)
+    elif kind == 'time':
+        report.show_time_report(args.calibration,
+                                by=args.predict_by or 'layer', **options)
     elif kind == 'links':
         depth = None if args.links == _ALL_LEVELS else args.links
         report.show_link_report(depth=depth, **options)

@@ -15,7 +15,11 @@ through ``chainer.reporter`` (so that ``LogReport``, ``PrintReport`` and
 * ``cost/memory_peak`` (``memory=True``): the most bytes alive during the
   step (see ``ComputationalCostHook(memory=True)``);
 * ``cost/comm_bytes`` (ChainerMN): the bytes this rank hands to MPI in
-  the step.
+  the step;
+* ``cost/predicted_time`` and ``cost/time`` (``calibration=``): the
+  seconds a :class:`~chainer_computational_cost.calibration.Calibration`
+  predicts for the step (see ``CostReport.time_report``), beside the
+  measured time of the updater's update.
 
 How it costs: while the trainer runs, the updater's ``update_core`` is
 wrapped.  For the duration of each call, the ``update`` method of each of
@@ -41,6 +45,7 @@ import chainer
 from chainer.training import extension
 from chainer.training import updaters
 
+from chainer_computational_cost import calibration as calib
 from chainer_computational_cost.computational_cost_hook import \
     ComputationalCostHook
 from chainer_computational_cost import memory
@@ -157,6 +162,10 @@ class CostMonitor(extension.Extension):
         comm: a ChainerMN communicator for ``cost/comm_bytes``; by default
             the one of a multi-node optimizer
             (``chainermn.create_multi_node_optimizer``).
+        calibration: a :class:`~chainer_computational_cost.calibration.
+            Calibration` (see :func:`chainer_computational_cost.calibrate`)
+            or the path of its JSON file: also report
+            ``cost/predicted_time`` and the measured ``cost/time``.
 
     Updaters: ``StandardUpdater`` (and subclasses that call
     ``optimizer.update(lossfun, *batch)``), ChainerMN's data-parallel
@@ -189,7 +198,7 @@ class CostMonitor(extension.Extension):
     priority = extension.PRIORITY_WRITER
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
-                 comm=None):
+                 comm=None, calibration=None):
         if device is not None and peak_flops is not None:
             raise ValueError('CostMonitor: give either a device or '
                              'peak_flops, not both')
@@ -209,6 +218,8 @@ class CostMonitor(extension.Extension):
         self._limit = limit
         self._memory = memory
         self._comm = mn.check_comm(comm)
+        self._calibration = None if calibration is None else \
+            calib.load_calibration(calibration)
         self._updater = None
         self._steps = None
 
@@ -313,6 +324,7 @@ class _Steps(object):
         self.limit = monitor._limit
         self.memory = monitor._memory
         self.comm = comm
+        self.calibration = monitor._calibration
         self.rated = monitor._device is not None or \
             monitor._peak_flops is not None
         # key -> [figures, settled]; figures: (flops, memory peak, comm
@@ -390,6 +402,9 @@ class _Steps(object):
                 result = real_update(lossfun, *args, **kwargs)
             try:
                 figures = _step_figures(hook)
+                if self.calibration is not None:  # the predicted seconds
+                    figures += (hook.time_report(self.calibration)[
+                        'total']['t_predicted'],)
             except Exception as e:  # ours: it must not stop the training
                 figures = None
                 _quiet_warning('CostMonitor: a step could not be costed, '
@@ -419,6 +434,9 @@ class _Steps(object):
             out['cost/memory_peak'] = max(c[1] for c in calls)
         if self.comm is not None:
             out['cost/comm_bytes'] = sum(c[2] for c in calls)
+        if self.calibration is not None:
+            out['cost/predicted_time'] = sum(c[3] for c in calls)
+            out['cost/time'] = elapsed
         return out
 
 

@@ -162,13 +162,15 @@ _TITLES = {
     'slowest_rank': 'Slowest\nrank',
     'layer': 'Layer', 'batch': 'Batch',
     'n_buckets': '# Buckets', 'step_from': 'Step from',
+    'family': 'Family', 'n_flagged': '# Flagged', 'flag': 'Flag',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
                 't_serial': 'T serial', 't_network': 'T network',
                 't_allreduce': 'T allreduce', 't_step': 'T step',
                 't_step_overlap': 'T step\n(overlap)',
-                't_exposed_comm': 'T exposed\ncomm', 't_jitter': 'T jitter'}
+                't_exposed_comm': 'T exposed\ncomm', 't_jitter': 'T jitter',
+                't_call': 'T call', 't_predicted': 'T predicted'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
                   'activations': 'Activations', 'gradients': 'Gradients',

@@ -28,6 +28,7 @@ import collections
 import sys
 import warnings
 
+from chainer_computational_cost import calibration as calib
 from chainer_computational_cost import memory
 from chainer_computational_cost import network as net
 from chainer_computational_cost import plots
@@ -38,7 +39,8 @@ from chainer_computational_cost.columns import (  # NOQA: F401
     BYTE_METRICS, LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, MAX_DIGITS,
     MEMORY_BYTES, METRICS, MODES, PERCENTS, PHASE_COLUMNS, PHASES,
     PhaseColumns, PREFIXES, ReportColumns, SCALED, SUMMARY_COLUMNS,
-    SummaryColumns, TIME_COLUMNS, TIME_UNITS, UNITS)
+    SummaryColumns, TIME_COLUMNS, TIME_REPORT_COLUMNS, TIME_UNITS,
+    TimeColumns, UNITS)
 from chainer_computational_cost.records import (  # NOQA: F401
     error_text, format_stack, fresh, FreshDict, is_library_file,
     link_depth, R_DTYPE, R_ERROR, R_FLOPS, R_GRAD, R_LINK, R_LIVE,
@@ -300,6 +302,56 @@ class CostReport(object):
         columns = check_columns(columns, available)
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit)
+
+    # Predicted time: the calibration module computes, this only reads.
+
+    def time_report(self, calibration, by='layer', device=None,
+                    peak_flops=None, bandwidth=None):
+        """Ordered dict name -> the time a calibration predicts, per call
+        (``by='layer'``) or summed per ``'type'``, ``'link'`` or ``'phase'``;
+        last 'total' (see
+        :func:`chainer_computational_cost.calibration.time_report`).
+
+        ``calibration``: a :class:`~chainer_computational_cost.calibration.
+        Calibration` (see :func:`chainer_computational_cost.calibrate`) or
+        the path of its JSON file.  ``t_roofline`` is the bound on
+        ``device`` (or ``peak_flops`` and ``bandwidth``), by default on the
+        calibration's own measured peak and bandwidth.  Calls of a type the
+        calibration never ran or outside its range are flagged.
+        """
+        return FreshDict(self._time_rows(calibration, by, device,
+                                         peak_flops, bandwidth))
+
+    def _time_rows(self, calibration, by, device, peak_flops, bandwidth):
+        found = calib.load_calibration(calibration)
+        layers = self._built()['layers']
+        if device is None and peak_flops is None and bandwidth is None:
+            device = found.device(getattr(self, 'fma_1flop', True))
+        rows = roofline.roofline_report(layers, device, peak_flops,
+                                        bandwidth)
+        return calib.time_report(layers, found, rows, by)
+
+    def show_time_report(self, calibration, ost=None, mode='csv',
+                         by='layer', unit='autoaligned', columns=None,
+                         n_digits=3, time_unit='ms', device=None,
+                         peak_flops=None, bandwidth=None):
+        """Write the predicted times of :meth:`time_report` to ``ost`` (see
+        :meth:`show_report`); by default the columns of
+        ``TimeColumns.DEFAULT`` (per call: ``type`` and ``flag`` too), the
+        measured ``time`` when the run measured it."""
+        rows = self._time_rows(calibration, by, device, peak_flops,
+                               bandwidth)
+        if columns is None:
+            columns = list(TimeColumns.DEFAULT)
+            if by == 'layer':
+                columns = ['name', 'type'] + columns[2:-1] + ['flag']
+            if 'time' not in rows['total']:
+                columns.remove('time')
+        columns = check_columns(columns, TIME_REPORT_COLUMNS)
+        title = {'layer': 'Layer name', 'type': 'Layer type',
+                 'link': 'Link', 'phase': 'Phase'}[by]
+        self._show(ost, lambda: list(rows.values()), columns, mode, unit,
+                   n_digits, time_unit, title)
 
     def scaling_report(self, workers, device=None, network=None,
                        peak_flops=None, bandwidth=None, batch_size=None,
