@@ -505,3 +505,46 @@ def test_cli_margin_needs_fit(capsys):
     assert _cli(capsys, '--margin', 'cuda') == (
         2, '', "error: --margin needs --fit: it is the memory the fit's "
         "answer keeps free\n")
+
+
+# Answers below the lines' batches, below 9, at the capacity exactly
+
+def test_below_the_lines_at_the_capacity_exactly():
+    # _mean_step's lines go through 2, 3, 4; batch 1 from its own run:
+    # 48 + 68 = 116 bytes, so 116 fits batch 1 exactly, 115 nothing
+    f = fit_batch(_mean_step, capacity=116, optimizer='sgd')
+    assert (f['batch_size'], f['total'], f['free'], f['checked']) == (
+        1, 116, 0, [])
+    with pytest.raises(ValueError, match='batch 1 does not fit the '
+                       'capacity 115 bytes'):
+        fit_batch(_mean_step, capacity=115, optimizer='sgd')
+
+
+@pytest.mark.parametrize('n', [3, 4, 5, 8])
+def test_answers_below_9(n):
+    # 100 + 32n bytes exactly: the check run is the answer itself (batch
+    # 9 would not fit), none when the answer was one of the runs 1, 2, 3
+    f = fit_batch(_exp_step, capacity=100 + 32 * n, optimizer='sgd')
+    assert (f['batch_size'], f['total'], f['free']) == (n, 100 + 32 * n, 0)
+    assert f['checked'] == ([] if n <= 3 else [n])
+    assert f['next_total'] == 100 + 32 * (n + 1)
+
+
+EXP = chainer.functions.math.exponential.Exp
+
+
+def test_a_custom_scratch_that_shrinks_with_the_batch(monkeypatch):
+    # Exp allocates 600 - 8n bytes inside itself (less as the batch
+    # grows): during Exp-1, 32n alive (y and exp(y)) + 600 - 8n; during
+    # LinearGradWeight-1, 32n + 52 (see _exp_step); with W's 48 bytes:
+    # 648 + 24n <= 1000 up to n = 14 (984 bytes), 100 + 32n up to 28
+    from chainer_computational_cost import cost_calculators
+
+    def scratch(func, in_data, out_shapes=None, backend=None):
+        return 600 - 8 * in_data[0].shape[0]
+    monkeypatch.setitem(cost_calculators.scratches, EXP, scratch)
+    f = fit_batch(_exp_step, capacity=1000, optimizer='sgd')
+    assert (f['batch_size'], f['total'], f['peak_layer'], f['scratch'],
+            f['checked']) == (14, 984, 'Exp-1', 600 - 8 * 14, [9, 14])
+    # one more: 648 + 24 * 15 = 1008
+    assert f['next_total'] == 1008
