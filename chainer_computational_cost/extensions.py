@@ -33,11 +33,10 @@ costed run's as they come; a call that does other work at the same shapes
 array) gets the FLOPs of its forward call by call from the first call
 that differs, as the hook counts them, and those of its backward pass and
 update from a hook entered when its forward returns; no memory peak nor
-communication bytes for it.  A step's figures are the sum over the calls it
-makes.  The
-first iteration does one-off work (ChainerMN broadcasts the parameters in
-place of the all-reduce and the update), so the keys of the first
-iteration are costed once more the next time they are seen.  Nothing
+communication bytes for it.  A step's figures are the sum over the calls
+it makes.  The first iteration does one-off work (ChainerMN broadcasts the
+parameters in place of the all-reduce and the update), so the keys of the
+first iteration are costed once more the next time they are seen.  Nothing
 outside ``update_core`` is costed: an ``Evaluator``'s forward passes are
 not.
 """
@@ -77,7 +76,8 @@ _APPLY_CODE = chainer.FunctionNode.apply.__code__
 _getframe = sys._getframe
 
 #: Function class -> its built-in calculator (or None), the nearest base
-#: class's when it has none of its own (as the hook resolves them).
+#: class's when it has none of its own: as the hook resolves them, less
+#: custom calculators, which a CostMonitor's hooks never have.
 _CALCULATORS = {}
 
 
@@ -542,7 +542,8 @@ class _Steps(object):
         def forward(*a, **k):
             loss = lossfun(*a, **k)  # inside ``seen`` (_forward)
             if seen.diverged or seen.matched != len(reference):
-                hook = ComputationalCostHook(fma_1flop=False)
+                # comm: the FLOPs of an all-reduce are the update's
+                hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
                 hook.__enter__()
                 late.append(hook)
             return loss
