@@ -540,7 +540,8 @@ class _Steps(object):
         late = []
 
         def forward(*a, **k):
-            loss = lossfun(*a, **k)  # inside ``seen`` (_forward)
+            with seen:
+                loss = lossfun(*a, **k)
             if seen.diverged or seen.matched != len(reference):
                 # comm: the FLOPs of an all-reduce are the update's
                 hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
@@ -548,7 +549,7 @@ class _Steps(object):
                 late.append(hook)
             return loss
         try:
-            result = real_update(_forward(forward, seen), *args, **kwargs)
+            result = real_update(forward, *args, **kwargs)
         finally:
             if late:
                 late[0].__exit__(*sys.exc_info())
