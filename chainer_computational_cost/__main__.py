@@ -254,7 +254,8 @@ def _fit(run, args):
     --fit's device or capacity, or CommandError."""
     where = 'device' if isinstance(args.fit, str) else 'capacity'
     try:
-        return fit_batch(run, optimizer=args.optimizer, **{where: args.fit})
+        return fit_batch(run, optimizer=args.optimizer, margin=args.margin,
+                         **{where: args.fit})
     except ValueError as e:
         raise CommandError('--fit: {}'.format(e))
 

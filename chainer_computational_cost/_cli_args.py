@@ -28,6 +28,7 @@ from chainer_computational_cost.columns import (
     LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, PHASE_COLUMNS, PhaseColumns,
     ReportColumns, SUMMARY_COLUMNS, SummaryColumns, TIME_BY,
     TIME_REPORT_COLUMNS)
+from chainer_computational_cost import fit
 from chainer_computational_cost.fit import FIT_COLUMNS
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
@@ -202,10 +203,16 @@ def build_parser():
     reports.add_argument('--fit', type=parse_fit, default=None,
                          metavar='DEVICE',
                          help='with --train: the largest batch whose '
-                              'training step fits DEVICE ({}) or a '
+                              'training step fits DEVICE (a GPU: {}) or a '
                               'number of bytes (before any other '
-                              'report)'.format(
-                                  ', '.join(memory.CAPACITIES)))
+                              'report)'.format(', '.join(fit.gpu_presets())))
+    reports.add_argument('--margin', type=parse_margin, default=None,
+                         metavar='MARGIN',
+                         help="with --fit: memory kept free, in bytes (an "
+                              "integer), a fraction of the capacity in "
+                              "[0, 1) or 'cuda' (the CUDA context and the "
+                              "memory pool's slack); default 'cuda' on a "
+                              "DEVICE, 0 with bytes")
     # None: not given (refused without --train); 'adam' once checked.
     reports.add_argument('--optimizer', type=str.lower, default=None,
                          choices=list(memory.OPTIMIZERS),
@@ -549,6 +556,9 @@ def _check_training(args):
     if args.fit is not None and not args.train:
         raise CommandError('--fit needs --train: it sizes the batch of a '
                            'training step')
+    if args.margin is not None and args.fit is None:
+        raise CommandError("--margin needs --fit: it is the memory the "
+                           "fit's answer keeps free")
     if args.optimizer is not None and not args.train:
         raise CommandError('--optimizer needs --train (and applies to '
                            '--fit): a forward pass updates nothing')
@@ -652,6 +662,10 @@ def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
     number of bytes."""
     if text.lower() in memory.CAPACITIES:
+        try:  # a CPU preset has none: fit_batch's own words
+            fit.preset_capacity(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
         return text.lower()
     try:
         value = float(text)
@@ -660,8 +674,29 @@ def parse_fit(text):
     if value is None or not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
-            '0'.format(text, ', '.join(memory.CAPACITIES)))
+            '0'.format(text, ', '.join(fit.gpu_presets())))
     return int(value)
+
+
+def parse_margin(text):
+    """--margin's value, as fit_batch takes it: 'cuda' (any case), bytes
+    (an integer) or a fraction of the capacity (a decimal in [0, 1))."""
+    if text.lower() == 'cuda':
+        return 'cuda'
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        value = value if 0 <= value < 1 else math.nan
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(
+            "must be bytes (an integer >= 0), a fraction of the capacity "
+            "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
+                text))
+    return value
 
 
 def _joined_values(parser, argv):

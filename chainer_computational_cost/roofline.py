@@ -189,6 +189,17 @@ DEVICES['a100'] = _profile(
     {'fp16': ('fp16 matrix', 312e12), 'fp32': ('tf32 matrix', 156e12),
      'fp64': ('fp64 matrix', 19.5e12)})
 
+# NVIDIA A100 SXM4 40GB: the launch board, the 80GB's FLOPs on HBM2 at
+# 2.4 Gb/s a pin instead of HBM2e at 3.2: 1555 GB/s (glennklockwood.com/
+# garden/processors/A100, "A100 40G SXM4: 1.555 TB/s"; TechPowerUp GPU
+# database, "NVIDIA A100 SXM4 40 GB": 1,555 GB/s).
+DEVICES['a100-40gb'] = DEVICES['a100']._replace(
+    name='a100-40gb', title='NVIDIA A100 SXM4 40GB', bandwidth=1555e9)
+
+# 'a100', the same board by the name of its memory, as the capacity presets
+# (memory.CAPACITIES) name it: one name for every entry point.
+DEVICES['a100-80gb'] = DEVICES['a100']._replace(name='a100-80gb')
+
 # NVIDIA H100 SXM5 80GB.  H100 datasheet figures (copied by HPC Tech,
 # archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html): FP64 34, FP64
 # tensor 67, FP32 67 TFLOP/s; TF32 tensor 989 and FP16 tensor 1979 TFLOP/s

@@ -1126,7 +1126,7 @@ def test_fit_with_project():
     fitted = run(*TINY_TRAIN, *FIT_1000)
     assert fitted[0] == 0
     assert run(*TINY_TRAIN, *FIT_1000, '--project') == fitted
-    assert fitted[1].startswith('largest batch on given with sgd: 18 ')
+    assert fitted[1].startswith('largest batch in 1000 bytes with sgd: 18 ')
 
 
 def test_fit_with_scaling():
@@ -1177,7 +1177,7 @@ def test_fit_of_a_step_off_the_line_is_an_answer():
     status, text = run('cli_models:build_centered', '--shape', '4,3',
                        '--unit', 'raw', '--train', '--fit', '1e7')
     assert status == 0
-    assert text.startswith('largest batch on given with adam: ')
+    assert text.startswith('largest batch in 10000000 bytes with adam: ')
     rows = dict(line.strip('|').split('|') for line in
                 text.splitlines()[3:])
     assert int(rows['total']) <= 10 ** 7 == int(rows['capacity'])
@@ -1186,9 +1186,9 @@ def test_fit_of_a_step_off_the_line_is_an_answer():
 def test_fit_value_errors_are_one_line(capsys):
     err = error_of(capsys, *TINY_TRAIN, '--fit', '10')
     # batch 1: activations 24 + 4 = 28, the loss's scratch 29: 57
-    assert err == ('error: --fit: batch 1 does not fit given: it needs 57 '
-                   'bytes, given has 10 (parameters 0, optimizer state 0, '
-                   'peak 57 during SoftmaxCrossEntropy-1: activations 28, '
+    assert err == ('error: --fit: batch 1 does not fit the capacity 10 '
+                   'bytes: it needs 57 bytes (parameters 0, optimizer state '
+                   '0, peak 57 during SoftmaxCrossEntropy-1: activations 28, '
                    'gradients 0, scratch 29); no batch fits')
 
 
@@ -1257,7 +1257,7 @@ def test_json_of_the_fit_holds_the_answer(capsys):
     assert status == 0
     doc = json.loads(text)
     assert (doc['batch_size'], doc['device'], doc['capacity'],
-            doc['optimizer']) == (18, 'given', 1000, 'sgd')
+            doc['optimizer']) == (18, None, 1000, 'sgd')
     assert doc['peak_layer'] == 'SoftmaxCrossEntropy-1'
     # the table's rows: total 53*18 + 4 = 958 bytes
     assert {r['name']: r['bytes'] for r in doc['rows']}['total'] == 958
