@@ -158,7 +158,7 @@ def test_a_cpu_preset_has_no_capacity():
         "device 'EPYC9654' is a CPU preset: its memory is the machine's, "
         "which no preset knows; give it in bytes (capacity=, or --fit "
         "BYTES), or a GPU preset: gtx1080ti, a100, a100-40gb, a100-80gb, "
-        "h100")
+        "h100, p100, v100")
     with pytest.raises(ValueError, match="device 'tpu' has no memory "
                        "capacity preset; presets: gtx1080ti, a100, "):
         fit_batch(_exp_step, device='tpu')
