@@ -1346,13 +1346,21 @@ def test_ctrl_c_is_one_line(tmp_path):
     started = tmp_path / 'started'
     p = _command('cli_models:build_slow', '--shape', '2,3',
                  CLI_STARTED=str(started))
-    deadline = time.monotonic() + 60
-    while not started.exists() and p.poll() is None \
-            and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert started.exists(), p.communicate()
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and p.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), p.communicate()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        # A failure, a timeout or an interrupted test run must not leave
+        # the endless model running (it also stops by itself, see
+        # cli_models.SLOW_LIMIT).
+        if p.poll() is None:
+            p.kill()
+            p.wait()
     assert (p.returncode, out, err) == (130, b'', b'interrupted\n')
 
 
