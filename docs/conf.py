@@ -22,6 +22,9 @@ extensions = [
     # The docstrings' Args: and Returns: sections (Google style).
     'sphinx.ext.napoleon',
     'sphinxarg.ext',
+    # MathJax copied into the site (the [docs] extra installs it): the
+    # per-function formulas render offline, with no script from a CDN.
+    'sphinx-mathjax-offline',
 ]
 
 source_suffix = {'.md': 'markdown'}
@@ -38,6 +41,17 @@ autodoc_typehints = 'none'
 
 html_theme = 'furo'
 html_title = 'chainer_computational_cost'
+# Code and its output told apart (docs/_static/manual.css); the sidebar's
+# title broken only after an underscore (_templates/sidebar/brand.html).
+html_static_path = ['_static']
+html_css_files = ['manual.css']
+templates_path = ['_templates']
+# Options are typed as written: no en dash for '--', no curly quotes.
+smartquotes = False
+
+#: The MyST comment before a block that shows what the code before it
+#: prints (tests/test_docs.py reads the same comments).
+OUTPUT_MARKER = '<!-- output'
 
 PACKAGE = 'chainer_computational_cost.'
 
@@ -73,6 +87,25 @@ def _resolve_short_name(app, env, node, contnode):
                                node['reftype'], found[0], node, contnode)
 
 
+def _mark_outputs(app, doctree):
+    """Give the class ``output`` to each block or table that a page marks
+    as output (``<!-- output -->`` right before it), so that the style
+    sheet shows it apart from code, labelled."""
+    from docutils import nodes
+    for raw in list(doctree.findall(nodes.raw)):
+        if not raw.astext().strip().split('\n')[-1].startswith(
+                OUTPUT_MARKER):
+            continue
+        parent = raw.parent
+        index = parent.index(raw)
+        if index + 1 < len(parent):
+            block = parent[index + 1]
+            if isinstance(block, (nodes.literal_block, nodes.table)):
+                block['classes'].append('output')
+
+
 def setup(app):
-    """Register the short-name resolver (see _resolve_short_name)."""
+    """Register the short-name resolver (see _resolve_short_name) and the
+    output blocks' class (see _mark_outputs)."""
     app.connect('missing-reference', _resolve_short_name)
+    app.connect('doctree-read', _mark_outputs)

@@ -8,16 +8,27 @@ A page marks its blocks with MyST comments on the lines right before them:
   Every other Python block runs in a fresh namespace, so a block that
   lacks an import fails.
 - ``<!-- output -->`` before a fenced block or a markdown table: what the
-  Python block before it prints (several such parts follow on, in order).
+  Python or shell block before it prints (several such parts follow on,
+  in order), as a terminal shows it (a shell block's stdout and stderr
+  together; the erase codes of Chainer's PrintReport left out).
   A line ``...`` (or a table row of ``...`` cells) stands for any number
   of lines; every other line must be printed exactly, figures included.
   A warning is shown as ``<Category>: <message>`` where it is given.
   A block that prints must show it.
+- ``<!-- output: figures vary -->``: the same, for output whose figures
+  change from run to run (measured times): every number may differ, the
+  rest must be printed exactly.
+- A ``sh`` block without a marker is run by bash, in a directory of the
+  page's own where the venv's ``python`` comes first on the PATH, after
+  the page's ``<!-- file: NAME -->`` blocks above it are written there
+  (a ``python`` block so marked is a file the reader saves, not run).
 - ``<!-- run: mpiexec -n 2 -->`` before a ``py`` block: the test writes it
   to a file and runs it under the venv's mpiexec; its outputs are marked
   ``<!-- output: rank R -->`` with what rank R prints.
 - ``<!-- not run: <reason> -->`` before a block of commands (``sh``): the
   tests cannot run it, and say why.
+
+The site built from these pages is checked by tests/test_site.py.
 """
 
 import contextlib
@@ -26,6 +37,7 @@ import inspect
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
 import warnings
@@ -55,6 +67,10 @@ class Block(object):
         self.code = code
         self.markers = markers
         self.outputs = []  # (marker, lines)
+        files = [m[len('file: '):] for m in markers
+                 if m.startswith('file: ')]
+        #: The name a reader saves this block under (None: not a file).
+        self.file = files[0] if files else None
 
     def __repr__(self):
         return '{}:{} ({})'.format(self.page, self.line, self.lang)
@@ -92,7 +108,10 @@ def parse(page):
                 block = Block(page, i + 1, fence.group(2), '\n'.join(body),
                               markers)
                 blocks.append(block)
-                if block.lang in ('python', 'py'):
+                # (a command not run is not what an output shows: the
+                # MPI pages show how to run the script above it)
+                if block.lang in ('python', 'py') and not block.file or \
+                        block.lang == 'sh' and not block.markers:
                     last_code = block
             i = end + 1
             continue
@@ -112,8 +131,10 @@ def all_blocks():
     return [b for page in PAGES for b in parse(page)]
 
 
-def python_blocks():
-    return [b for b in all_blocks() if b.lang == 'python']
+def python_blocks(pages=PAGES):
+    """The Python blocks that run (not the files a reader saves)."""
+    return [b for page in pages for b in parse(page)
+            if b.lang == 'python' and b.file is None]
 
 
 def matches(pattern, actual):
@@ -133,12 +154,23 @@ def matches(pattern, actual):
     return match(0, 0)
 
 
+#: The marker of output whose figures change from run to run.
+VARYING = 'output: figures vary'
+NUMBER = re.compile(r'[-+]?\d+(\.\d+)?(e[-+]?\d+)?')
+
+
 def _expected(block, marker='output'):
     lines = []
     for m, part in block.outputs:
-        if m == marker:
+        if m == marker or (marker == 'output' and m == VARYING):
             lines += part
     return lines
+
+
+def _without_figures(lines):
+    """Lines with every number as '#' and runs of spaces as one (a
+    column's width follows its figures)."""
+    return [' '.join(NUMBER.sub('#', line).split()) for line in lines]
 
 
 def _check_printed(block, printed):
@@ -148,15 +180,19 @@ def _check_printed(block, printed):
             block, printed))
     assert any(line.strip() not in ('', '...') for line in expected) or \
         not expected, '{!r}: an output of only "..."'.format(block)
-    assert matches(expected, printed.split('\n')[:-1]), (
+    actual = printed.split('\n')[:-1]
+    if any(m == VARYING for m, _ in block.outputs):
+        expected, actual = _without_figures(expected), \
+            _without_figures(actual)
+    assert matches(expected, actual), (
         '{!r} printed\n{}\nbut the page shows\n{}'.format(
             block, printed, '\n'.join(expected)))
 
 
-def _namespaces():
+def _namespaces(pages=PAGES):
     """Each Python block with the namespace it runs in."""
     namespace = None
-    for block in python_blocks():
+    for block in python_blocks(pages):
         if 'continues' not in block.markers or namespace is None:
             assert 'continues' not in block.markers, (
                 '{!r} continues, but no block comes before it'.format(block))
@@ -175,22 +211,77 @@ def _run(block, namespace):
         warnings.showwarning = show
         exec(compile(block.code, '{}:{}'.format(block.page, block.line),
                      'exec'), namespace)
-    return out.getvalue()
+    return _as_on_a_terminal(out.getvalue())
+
+
+def _as_on_a_terminal(text):
+    """``text`` as a terminal shows it: Chainer's PrintReport writes an
+    erase code (ESC [J) before each line, which a terminal does not
+    show."""
+    return text.replace('\033[J', '')
+
+
+def _pages_with(lang):
+    return [page for page in PAGES
+            if any(b.lang == lang for b in parse(page))]
 
 
 # The pages show what Chainer 7.8.1 prints (Chainer 6 names some classes
-# differently: MaxPooling2D for MaxPoolingND).
+# differently: MaxPooling2D for MaxPoolingND).  A page a test: the pages
+# run in parallel under pytest-xdist.
 @pytest.mark.slow
 @pytest.mark.chainer7_only
+@pytest.mark.parametrize('page', _pages_with('python'))
 def test_every_python_example_prints_what_its_page_shows(tmp_path,
-                                                         monkeypatch):
+                                                         monkeypatch, page):
     # Examples that write files write them here.
     monkeypatch.chdir(tmp_path)
-    ran = 0
-    for block, namespace in _namespaces():
+    for block, namespace in _namespaces([page]):
         _check_printed(block, _run(block, namespace))
-        ran += 1
-    assert ran >= 15
+
+
+def test_the_pages_have_python_examples():
+    assert len(python_blocks()) >= 15
+
+
+def _shell_blocks(page):
+    """The page's blocks that shell examples need, in order: the files
+    to save and the commands to run."""
+    return [b for b in parse(page)
+            if b.file is not None or (b.lang == 'sh' and not b.markers)]
+
+
+def _run_shell(block, cwd):
+    """What ``block``'s commands print, stdout and stderr together, run
+    by bash in ``cwd`` with the venv first on the PATH; the commands and
+    whatever they started are killed if the test fails or times out."""
+    env = dict(os.environ, PYTHONPATH=ROOT, COLUMNS='80',
+               PATH=os.path.dirname(sys.executable) + os.pathsep
+               + os.environ.get('PATH', ''))
+    env.pop('PYTHONUNBUFFERED', None)
+    proc = subprocess.Popen(['bash', '-c', block.code], cwd=str(cwd),
+                            env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT,
+                            universal_newlines=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=600)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.chainer7_only
+@pytest.mark.parametrize('page', [p for p in PAGES if any(
+    b.lang == 'sh' for b in _shell_blocks(p))])
+def test_every_shell_example_prints_what_its_page_shows(tmp_path, page):
+    for block in _shell_blocks(page):
+        if block.file is not None:
+            (tmp_path / block.file).write_text(block.code + '\n')
+        else:
+            _check_printed(block, _run_shell(block, tmp_path))
 
 
 def _mpi_blocks():
@@ -230,14 +321,18 @@ def test_mpi_example_prints_what_its_page_shows(tmp_path, block):
 def test_every_block_is_run_or_says_why_not():
     for block in all_blocks():
         if block.lang == 'python':
-            assert not block.markers or block.markers == ['continues'], block
+            assert block.markers in ([], ['continues']) or \
+                block.file is not None and len(block.markers) == 1, block
         elif block.lang == 'py':
             assert block.markers == ['run: mpiexec -n 2'], block
-        elif block.lang in ('sh', 'console', 'bash'):
-            assert len(block.markers) == 1 and \
+        elif block.lang == 'sh':
+            # run, or not run with a reason
+            assert not block.markers or len(block.markers) == 1 and \
                 block.markers[0].startswith('not run: '), (
                     '{!r}: commands the tests do not run need '
                     '<!-- not run: reason -->'.format(block))
+        elif block.lang in ('console', 'bash'):
+            assert False, '{!r}: write commands as sh blocks'.format(block)
         else:
             # text (signatures, error lines) and the Sphinx directives
             assert block.lang == 'text' or block.lang.startswith('{'), block
