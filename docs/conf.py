@@ -104,8 +104,25 @@ def _mark_outputs(app, doctree):
                 block['classes'].append('output')
 
 
+def _one_bar_notation(app, doctree):
+    """Write the element count of an array as |x| in every formula.
+
+    The calculators' docstrings escape the bars (``$\\|x\\|$``) so that
+    a markdown table keeps its cells; in a table the escape is removed
+    before the formula is read, in prose it reaches MathJax, which draws a
+    norm (double bars).  One notation: single bars everywhere.
+    """
+    from docutils import nodes
+    for node in list(doctree.findall(
+            lambda n: isinstance(n, (nodes.math, nodes.math_block)))):
+        text = node.astext()
+        if '\\|' in text:
+            node.replace(node[0], nodes.Text(text.replace('\\|', '|')))
+
+
 def setup(app):
     """Register the short-name resolver (see _resolve_short_name) and the
     output blocks' class (see _mark_outputs)."""
     app.connect('missing-reference', _resolve_short_name)
     app.connect('doctree-read', _mark_outputs)
+    app.connect('doctree-read', _one_bar_notation)

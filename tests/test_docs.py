@@ -31,16 +31,14 @@ A page marks its blocks with MyST comments on the lines right before them:
 The site built from these pages is checked by tests/test_site.py.
 """
 
-import contextlib
 import importlib
 import inspect
-import io
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -189,31 +187,6 @@ def _check_printed(block, printed):
             block, printed, '\n'.join(expected)))
 
 
-def _namespaces(pages=PAGES):
-    """Each Python block with the namespace it runs in."""
-    namespace = None
-    for block in python_blocks(pages):
-        if 'continues' not in block.markers or namespace is None:
-            assert 'continues' not in block.markers, (
-                '{!r} continues, but no block comes before it'.format(block))
-            namespace = {'__name__': '__docs__'}
-        yield block, namespace
-
-
-def _run(block, namespace):
-    out = io.StringIO()
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        out.write('{}: {}\n'.format(category.__name__, message))
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        # ReportWarning is a UserWarning: each is shown, once per hook
-        warnings.simplefilter('always', UserWarning)
-        warnings.showwarning = show
-        exec(compile(block.code, '{}:{}'.format(block.page, block.line),
-                     'exec'), namespace)
-    return _as_on_a_terminal(out.getvalue())
-
-
 def _as_on_a_terminal(text):
     """``text`` as a terminal shows it: Chainer's PrintReport writes an
     erase code (ESC [J) before each line, which a terminal does not
@@ -232,12 +205,60 @@ def _pages_with(lang):
 @pytest.mark.slow
 @pytest.mark.chainer7_only
 @pytest.mark.parametrize('page', _pages_with('python'))
-def test_every_python_example_prints_what_its_page_shows(tmp_path,
-                                                         monkeypatch, page):
-    # Examples that write files write them here.
-    monkeypatch.chdir(tmp_path)
-    for block, namespace in _namespaces([page]):
-        _check_printed(block, _run(block, namespace))
+def test_every_python_example_prints_what_its_page_shows(tmp_path, page):
+    blocks = python_blocks([page])
+    printed = _run_page(blocks, tmp_path)
+    assert len(printed) == len(blocks)
+    for block, text in zip(blocks, printed):
+        _check_printed(block, text)
+
+
+#: Runs a page's Python blocks as a script would (its own process, the
+#: real stdout: what Chainer's PrintReport writes to by default), a block
+#: that does not continue in a fresh namespace; a line of SEPARATOR after
+#: each block's output.
+DRIVER = '''
+import json, sys, warnings
+
+def show(message, category, filename, lineno, file=None, line=None):
+    sys.stdout.write('{}: {}\\n'.format(category.__name__, message))
+
+# ReportWarning is a UserWarning: each is shown, once per hook
+warnings.simplefilter('always', UserWarning)
+warnings.showwarning = show
+namespace = None
+for name, code, continues in json.load(sys.stdin):
+    if not continues or namespace is None:
+        namespace = {'__name__': '__docs__'}
+    exec(compile(code, name, 'exec'), namespace)
+    sys.stdout.write(%r)
+    sys.stdout.flush()
+'''
+SEPARATOR = '\x00 end of block\n'
+
+
+def _run_page(blocks, cwd):
+    """What each of ``blocks`` prints, run in order by one Python process
+    in ``cwd`` (the files examples write go there)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep
+               + os.environ.get('PYTHONPATH', ''))
+    env.pop('PYTHONUNBUFFERED', None)
+    script = json.dumps([('{}:{}'.format(b.page, b.line), b.code,
+                          'continues' in b.markers) for b in blocks])
+    proc = subprocess.Popen(
+        [sys.executable, '-c', DRIVER % SEPARATOR], cwd=str(cwd), env=env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, universal_newlines=True,
+        start_new_session=True)
+    try:
+        out, err = proc.communicate(script, timeout=900)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err[-3000:]
+    return [_as_on_a_terminal(part)
+            for part in out.split(SEPARATOR)[:-1]]
 
 
 def test_the_pages_have_python_examples():
@@ -269,7 +290,16 @@ def _run_shell(block, cwd):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    return out
+    # A command that runs 10 s writes progress lines to a log; on a
+    # terminal, where the reader runs it, that is a status line erased as
+    # it ends.
+    return ''.join(line for line in out.splitlines(True)
+                   if not PROGRESS.match(line))
+
+
+#: A progress line of the command line in a log (_cli_progress.py).
+PROGRESS = re.compile(r'^.*: (\d+ calls so far, \d+ s|done, \d+ calls in '
+                      r'\d+\.\d s)$')
 
 
 @pytest.mark.slow
@@ -361,15 +391,15 @@ def test_the_matcher():
     assert not matches(['|1|2.0|'], ['|1|2.01|'])
 
 
-def test_a_block_without_its_import_fails():
+def test_a_block_without_its_import_fails(tmp_path):
     # The quick start's block without `import numpy as np`: np is
     # undefined in a fresh namespace.
     block = [b for b in parse('docs/custom.md') if b.lang == 'python'][0]
     assert 'import numpy as np\n' in block.code
     broken = Block(block.page, block.line, 'python',
                    block.code.replace('import numpy as np\n', ''), [])
-    with pytest.raises(NameError, match="'np'"):
-        _run(broken, {'__name__': '__docs__'})
+    with pytest.raises(AssertionError, match="NameError: name 'np'"):
+        _run_page([broken], tmp_path)
 
 
 # The API reference

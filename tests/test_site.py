@@ -73,6 +73,9 @@ def test_math_renders_offline(site):
         assert '\\(' not in MATH.sub('', html), os.path.basename(page)
         if MATH.search(html):
             with_math += 1
+            # one notation for the element count: |x|, never a norm ||x||
+            assert not [m.group(0) for m in MATH.finditer(html)
+                        if '\\|' in m.group(0)], os.path.basename(page)
             src, = re.findall(r'<script[^>]* src="([^"]*mathjax[^"]*)"',
                               html)
             assert os.path.isfile(os.path.join(site, src)), src
