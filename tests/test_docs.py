@@ -237,26 +237,46 @@ for name, code, continues in json.load(sys.stdin):
 SEPARATOR = '\x00 end of block\n'
 
 
+def _example_env(**env):
+    """The environment of an example's process: the checkout importable,
+    Python's output buffered as in a terminal session (unbuffered, print
+    writes its text and its newline apart, and mpiexec's rank prefix can
+    land in the middle of a line)."""
+    environ = dict(os.environ, PYTHONPATH=ROOT + os.pathsep
+                   + os.environ.get('PYTHONPATH', ''), **env)
+    environ.pop('PYTHONUNBUFFERED', None)
+    return environ
+
+
+def _communicate(argv, cwd, env, stdin=None, stderr=subprocess.PIPE,
+                 timeout=900):
+    """(status, stdout, stderr) of ``argv``, run in a session of its own:
+    whatever it started (mpiexec's ranks, a command of a shell block) is
+    killed with it when the test fails, times out or is interrupted."""
+    proc = subprocess.Popen(
+        argv, cwd=str(cwd), env=env, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=stderr, universal_newlines=True,
+        start_new_session=True)
+    try:
+        out, err = proc.communicate(stdin, timeout=timeout)
+    finally:
+        # (only while the leader is not reaped: its id is then still the
+        # session's, never another process's)
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, out, err
+
+
 def _run_page(blocks, cwd):
     """What each of ``blocks`` prints, run in order by one Python process
     in ``cwd`` (the files examples write go there)."""
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep
-               + os.environ.get('PYTHONPATH', ''))
-    env.pop('PYTHONUNBUFFERED', None)
     script = json.dumps([('{}:{}'.format(b.page, b.line), b.code,
                           'continues' in b.markers) for b in blocks])
-    proc = subprocess.Popen(
-        [sys.executable, '-c', DRIVER % SEPARATOR], cwd=str(cwd), env=env,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, universal_newlines=True,
-        start_new_session=True)
-    try:
-        out, err = proc.communicate(script, timeout=900)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0, err[-3000:]
+    status, out, err = _communicate(
+        [sys.executable, '-c', DRIVER % SEPARATOR], cwd, _example_env(),
+        stdin=script)
+    assert status == 0, err[-3000:]
     return [_as_on_a_terminal(part)
             for part in out.split(SEPARATOR)[:-1]]
 
@@ -276,20 +296,10 @@ def _run_shell(block, cwd):
     """What ``block``'s commands print, stdout and stderr together, run
     by bash in ``cwd`` with the venv first on the PATH; the commands and
     whatever they started are killed if the test fails or times out."""
-    env = dict(os.environ, PYTHONPATH=ROOT, COLUMNS='80',
-               PATH=os.path.dirname(sys.executable) + os.pathsep
-               + os.environ.get('PATH', ''))
-    env.pop('PYTHONUNBUFFERED', None)
-    proc = subprocess.Popen(['bash', '-c', block.code], cwd=str(cwd),
-                            env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT,
-                            universal_newlines=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=600)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    env = _example_env(COLUMNS='80', PATH=os.path.dirname(sys.executable)
+                       + os.pathsep + os.environ.get('PATH', ''))
+    _, out, _ = _communicate(['bash', '-c', block.code], cwd, env,
+                             stderr=subprocess.STDOUT)
     # A command that runs 10 s writes progress lines to a log; on a
     # terminal, where the reader runs it, that is a status line erased as
     # it ends.
@@ -327,20 +337,14 @@ def test_mpi_example_prints_what_its_page_shows(tmp_path, block):
         pytest.skip('no mpiexec beside ' + sys.executable)
     script = tmp_path / 'example.py'
     script.write_text(block.code)
-    env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1',
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH',
-                                                             ''))
-    # Unbuffered, print writes its text and its newline apart, and
-    # mpiexec's rank prefix can then land in the middle of a line.
-    env.pop('PYTHONUNBUFFERED', None)
-    proc = subprocess.run(
+    env = _example_env(OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1')
+    status, out, err = _communicate(
         [MPIEXEC, '-prepend-rank', '-n', '2', sys.executable, str(script)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        timeout=300, universal_newlines=True, cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stderr[-3000:]
+        tmp_path, env, timeout=300)
+    assert status == 0, err[-3000:]
     for rank in (0, 1):
         prefix = '[{}] '.format(rank)
-        printed = [line[len(prefix):] for line in proc.stdout.splitlines()
+        printed = [line[len(prefix):] for line in out.splitlines()
                    if line.startswith(prefix)]
         expected = _expected(block, 'output: rank {}'.format(rank))
         assert expected and matches(expected, printed), (
