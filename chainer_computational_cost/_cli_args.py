@@ -143,7 +143,8 @@ def build_parser():
                     'Chainer model, per layer, per type, per link or per '
                     'phase, and the least time it needs on a device.')
     parser.add_argument(
-        'model', help='one of {} (any case) or package.module:factory'.format(
+        'model', metavar='MODEL',
+        help='one of {} (any case) or package.module:factory'.format(
             ', '.join(sorted(MODELS))))
     parser.add_argument('--shape', type=parse_shape, default=(1, 3, 224, 224),
                         help='input shape, comma separated, the batch size '

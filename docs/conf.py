@@ -87,21 +87,35 @@ def _resolve_short_name(app, env, node, contnode):
                                node['reftype'], found[0], node, contnode)
 
 
+#: The MyST comment before a block the reader saves as a file.
+FILE_MARKER = '<!-- file: '
+
+
 def _mark_outputs(app, doctree):
     """Give the class ``output`` to each block or table that a page marks
     as output (``<!-- output -->`` right before it), so that the style
-    sheet shows it apart from code, labelled."""
+    sheet shows it apart from code, labelled; give a block the reader
+    saves as a file (``<!-- file: NAME -->``) NAME as its caption."""
     from docutils import nodes
     for raw in list(doctree.findall(nodes.raw)):
-        if not raw.astext().strip().split('\n')[-1].startswith(
-                OUTPUT_MARKER):
-            continue
+        marker = raw.astext().strip().split('\n')[-1]
         parent = raw.parent
         index = parent.index(raw)
-        if index + 1 < len(parent):
-            block = parent[index + 1]
-            if isinstance(block, (nodes.literal_block, nodes.table)):
-                block['classes'].append('output')
+        if index + 1 == len(parent):
+            continue
+        block = parent[index + 1]
+        if marker.startswith(OUTPUT_MARKER) and isinstance(
+                block, (nodes.literal_block, nodes.table)):
+            block['classes'].append('output')
+        elif marker.startswith(FILE_MARKER) and isinstance(
+                block, nodes.literal_block):
+            name = marker[len(FILE_MARKER):-len('-->')].strip()
+            wrapper = nodes.container('', literal_block=True,
+                                      classes=['literal-block-wrapper'])
+            parent.replace(block, wrapper)
+            wrapper += nodes.caption('', '', nodes.Text(name))
+            wrapper += block
+            doctree.set_id(wrapper)  # a caption's permalink needs one
 
 
 def _one_bar_notation(app, doctree):

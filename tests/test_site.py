@@ -151,3 +151,10 @@ def test_figures_are_sharp_on_a_laptop(name):
     # twice the ~700 pixels the page's column shows them at
     width, height = _png_size(os.path.join(DOCS, name))
     assert width >= 1300, (width, height)
+
+
+def test_a_file_to_save_is_captioned_with_its_name(site):
+    # the command line guide's models.py, which its shell examples import
+    html = _read(os.path.join(site, 'cli.html'))
+    assert re.search(r'<div class="code-block-caption"><span '
+                     r'class="caption-text">models.py</span>', html)
