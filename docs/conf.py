@@ -52,6 +52,8 @@ smartquotes = False
 #: The MyST comment before a block that shows what the code before it
 #: prints (tests/test_docs.py reads the same comments).
 OUTPUT_MARKER = '<!-- output'
+#: The MyST comment before a block the reader saves as a file.
+FILE_MARKER = '<!-- file: '
 
 PACKAGE = 'chainer_computational_cost.'
 
@@ -85,10 +87,6 @@ def _resolve_short_name(app, env, node, contnode):
         return None
     return domain.resolve_xref(env, node['refdoc'], app.builder,
                                node['reftype'], found[0], node, contnode)
-
-
-#: The MyST comment before a block the reader saves as a file.
-FILE_MARKER = '<!-- file: '
 
 
 def _mark_outputs(app, doctree):
@@ -135,8 +133,9 @@ def _one_bar_notation(app, doctree):
 
 
 def setup(app):
-    """Register the short-name resolver (see _resolve_short_name) and the
-    output blocks' class (see _mark_outputs)."""
+    """Register the short-name resolver (see _resolve_short_name), the
+    marking of output and file blocks (_mark_outputs) and the one notation
+    of the formulas (_one_bar_notation)."""
     app.connect('missing-reference', _resolve_short_name)
     app.connect('doctree-read', _mark_outputs)
     app.connect('doctree-read', _one_bar_notation)
