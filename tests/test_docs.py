@@ -36,11 +36,12 @@ import inspect
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 
 import pytest
+
+from processes import communicate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, 'docs')
@@ -248,32 +249,12 @@ def _example_env(**env):
     return environ
 
 
-def _communicate(argv, cwd, env, stdin=None, stderr=subprocess.PIPE,
-                 timeout=900):
-    """(status, stdout, stderr) of ``argv``, run in a session of its own:
-    whatever it started (mpiexec's ranks, a command of a shell block) is
-    killed with it when the test fails, times out or is interrupted."""
-    proc = subprocess.Popen(
-        argv, cwd=str(cwd), env=env, stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=stderr, universal_newlines=True,
-        start_new_session=True)
-    try:
-        out, err = proc.communicate(stdin, timeout=timeout)
-    finally:
-        # (only while the leader is not reaped: its id is then still the
-        # session's, never another process's)
-        if proc.returncode is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    return proc.returncode, out, err
-
-
 def _run_page(blocks, cwd):
     """What each of ``blocks`` prints, run in order by one Python process
     in ``cwd`` (the files examples write go there)."""
     script = json.dumps([('{}:{}'.format(b.page, b.line), b.code,
                           'continues' in b.markers) for b in blocks])
-    status, out, err = _communicate(
+    status, out, err = communicate(
         [sys.executable, '-c', DRIVER % SEPARATOR], cwd, _example_env(),
         stdin=script)
     assert status == 0, err[-3000:]
@@ -298,8 +279,8 @@ def _run_shell(block, cwd):
     whatever they started are killed if the test fails or times out."""
     env = _example_env(COLUMNS='80', PATH=os.path.dirname(sys.executable)
                        + os.pathsep + os.environ.get('PATH', ''))
-    _, out, _ = _communicate(['bash', '-c', block.code], cwd, env,
-                             stderr=subprocess.STDOUT)
+    _, out, _ = communicate(['bash', '-c', block.code], cwd, env,
+                            stderr=subprocess.STDOUT)
     # A command that runs 10 s writes progress lines to a log; on a
     # terminal, where the reader runs it, that is a status line erased as
     # it ends.
@@ -338,7 +319,7 @@ def test_mpi_example_prints_what_its_page_shows(tmp_path, block):
     script = tmp_path / 'example.py'
     script.write_text(block.code)
     env = _example_env(OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1')
-    status, out, err = _communicate(
+    status, out, err = communicate(
         [MPIEXEC, '-prepend-rank', '-n', '2', sys.executable, str(script)],
         tmp_path, env, timeout=300)
     assert status == 0, err[-3000:]
