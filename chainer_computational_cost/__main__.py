@@ -212,9 +212,10 @@ def _run(args, kinds):
     # or (for sizes left as None) at the first call: both must see it, or
     # float16 input meets float32 weights.
     with chainer.using_config('dtype', dtype):
-        model = load_model(args.model)
-        call = _model_call(model, args, dtype)
         progress = make_progress()
+        with progress.building('building the model'):
+            model = load_model(args.model)
+        call = _model_call(model, args, dtype)
         if args.project:
             report = _projected(call, args, inputs, dtype, progress)
             # The fit takes the projection's runs: no more runs.

@@ -14,6 +14,7 @@ import math
 import os
 import sys
 import tempfile
+import textwrap
 
 from chainer_computational_cost import memory
 from chainer_computational_cost import network
@@ -29,6 +30,7 @@ from chainer_computational_cost.columns import (
     ReportColumns, SUMMARY_COLUMNS, SummaryColumns, TIME_BY,
     TIME_REPORT_COLUMNS)
 from chainer_computational_cost import fit
+from chainer_computational_cost.columns import PREFIXES
 from chainer_computational_cost.fit import FIT_COLUMNS
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
@@ -100,6 +102,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, 'error: {} (see --help)\n'.format(message))
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, wrapped to the terminal as usual, but never inside
+    an option's name ('--peak-' / 'flops')."""
+
+    def _split_lines(self, text, width):
+        return textwrap.wrap(' '.join(text.split()), width,
+                             break_on_hyphens=False)
+
+    def _fill_text(self, text, width, indent):
+        return textwrap.fill(' '.join(text.split()), width,
+                             initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
+
+
 #: The value of a --links given without a depth: every level (not a str,
 #: which argparse would pass through parse_depth).
 _ALL_LEVELS = -1
@@ -116,14 +132,23 @@ def _prog():
 
 def build_parser():
     """The argument parser of the command line."""
+    # allow_abbrev=False: '--shap' is a mistake, not '--shape' (a
+    # prefix that names an option today may name two tomorrow).  Group
+    # titles are short (a heading in the help and in the manual's
+    # reference); what they need to say goes in their description, which
+    # argparse wraps to the terminal.
     parser = _Parser(
-        prog=_prog(),
+        prog=_prog(), allow_abbrev=False, formatter_class=_HelpFormatter,
+        # every option's [--name VALUE] would be twenty lines: the options
+        # are listed below it anyway
+        usage='%(prog)s MODEL [options]',
         description='Estimate the theoretical cost (FLOPs, memory read and '
                     'write) of one forward pass or training step of a '
                     'Chainer model, per layer, per type, per link or per '
                     'phase, and the least time it needs on a device.')
     parser.add_argument(
-        'model', help='one of {} (any case) or package.module:factory'.format(
+        'model', metavar='MODEL',
+        help='one of {} (any case) or package.module:factory'.format(
             ', '.join(sorted(MODELS))))
     parser.add_argument('--shape', type=parse_shape, default=(1, 3, 224, 224),
                         help='input shape, comma separated, the batch size '
@@ -135,15 +160,17 @@ def build_parser():
     # Values of --unit, --mode, --n-digits and --time-unit are checked by
     # the report's own checks (check_args), so that the command line and
     # the API accept the same values.
-    parser.add_argument('--unit', default='autoaligned',
+    # None: not given (see _output_defaults: json's default differs).
+    parser.add_argument('--unit', default=None,
                         help='raw, K, M, G, T, autoaligned or auto, any '
                              'case (default autoaligned: one prefix per '
-                             'column)')
+                             'column; with --mode json, raw)')
     parser.add_argument('--mode', default='md',
                         help='csv, md, table (needs texttable) or json '
                              '(default md)')
-    parser.add_argument('--n-digits', type=int, default=3,
-                        help='decimals, 0 to 10 (default 3)')
+    parser.add_argument('--n-digits', type=int, default=None,
+                        help='decimals, 0 to 10 (default 3; with --mode '
+                             'json and no --unit, no rounding)')
     parser.add_argument('--columns', default=None,
                         help='comma-separated columns (default: the '
                              "report's default set)")
@@ -174,9 +201,10 @@ def build_parser():
                         help='unit of time columns: s, ms or us (default us '
                              'in the roofline report, ms otherwise)')
     reports = parser.add_argument_group(
-        'reports (every one given is printed: --fit, --memory, then the '
-        'others in the order listed here; without any, the layer report, '
-        'or with --train the summary by phase)')
+        'reports',
+        'Every report given is printed: --fit, --memory, then the others '
+        'in the order listed here. Without any, the layer report (with '
+        '--train, the summary by phase).')
     reports.add_argument('--device', default=None,
                          help='roofline report on a preset device: {} (any '
                               'case)'.format(', '.join(roofline.DEVICES)))
@@ -220,7 +248,8 @@ def build_parser():
                               'step runs and whose state --fit counts '
                               '(default adam)')
     plots_group = parser.add_argument_group(
-        'plots (format by extension: {}; need matplotlib)'.format(
+        'plots', 'Written to FILE, in the format of its extension ({}); '
+        'they need matplotlib.'.format(
             ', '.join('.' + f for f in plots.FORMATS)))
     plots_group.add_argument('--plot-roofline', default=None,
                              metavar='FILE',
@@ -240,8 +269,8 @@ def build_parser():
                          help='with --predict-time: per layer (default), '
                               'type, link or phase')
     scaling = parser.add_argument_group(
-        'scaling (data-parallel training over N workers, with --train and '
-        '--device)')
+        'scaling', 'Data-parallel training over N workers (with --train '
+        'and --device).')
     scaling.add_argument('--workers', type=parse_workers, default=None,
                          metavar='N,N,...',
                          help='worker counts, e.g. 1,8,64,512: shows the '
@@ -447,13 +476,44 @@ def _probe_writable(path, directory):
 #: Option attribute -> (option, the report's check of its value, which
 #: returns the value in its canonical spelling).
 _VALUE_CHECKS = {
-    'unit': ('--unit', rendering.check_unit),
+    'unit': ('--unit', lambda value, option: _check_unit(value)),
     'mode': ('--mode', rendering.check_mode),
     # The help says 0 to 10: 11 is refused, not read as 10.
     'n_digits': ('--n-digits', lambda value, option: rendering.check_n_digits(
         value, option, above=False)),
     'time_unit': ('--time-unit', rendering.check_time_unit),
 }
+
+
+#: The values --unit takes (raw numbers are 'raw': a command line cannot
+#: type the API's None).
+UNITS = ('raw',) + tuple(PREFIXES[1:]) + ('autoaligned', 'auto')
+
+
+def _check_unit(value):
+    """--unit's value as the API takes it (None: raw), or a ValueError
+    naming the values a command line can type."""
+    if value.lower() in rendering.RAW_UNITS:  # 'none' as the API's None
+        return 'raw'
+    unit = rendering._choice(value, UNITS, '--unit', ' (any case)')
+    # 'raw' kept as text until _output_defaults: it differs from not given
+    return unit if unit == 'raw' else rendering.check_unit(unit, '--unit')
+
+
+def _output_defaults(args):
+    """The defaults of --unit, --n-digits and --time-unit: a script
+    reading --mode json wants exact figures in base units (bytes, FLOPs,
+    seconds), a person reading a table wants them scaled and rounded.  An
+    option given is kept."""
+    exact = args.mode == 'json' and args.unit is None
+    if args.unit is None:
+        args.unit = None if exact else 'autoaligned'
+    elif args.unit == 'raw':
+        args.unit = None
+    if args.n_digits is None and not exact:  # (json's None: no rounding)
+        args.n_digits = 3
+    if exact and args.time_unit is None:
+        args.time_unit = 's'
 
 
 def _check_values(args):
@@ -650,6 +710,7 @@ def check_args(args):
     _check_calibration(args)
     kinds = report_kinds(args)
     _check_uses(args, kinds)
+    _output_defaults(args)
     for option, attr in PLOT_OPTIONS:
         path = getattr(args, attr)
         if path is not None:

@@ -321,24 +321,31 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     at_between = ys.index(between)
     marks = [(xs[at], largest / scale, 'peak {} {} {}'.format(
         _si(largest, 'B', 1024), 'during' if series[at][1] else 'after',
-        figures.get('peak_layer')), 'tab:red', 6)]
+        figures.get('peak_layer')), 'tab:red')]
     if series[at][1]:  # else the same point
         marks.append((xs[at_between], between, 'between calls {} after {}'
                       .format(_si(between * scale, 'B', 1024),
                               figures.get('peak_between_calls_layer')),
-                      'tab:gray', -12))
-    for x, y, text, colour, side in marks:
+                      'tab:gray'))
+    # The labels go in a band above every curve (the y axis reaches 1.4
+    # times the peak), one row each, with an arrow to their point: a label
+    # beside its point could land under the curve around it.
+    for row, (x, y, text, colour) in enumerate(marks):
         ax.plot([x], [y], marker='o', markersize=6, color=colour, zorder=3)
-        ax.annotate(text, (x, y), textcoords='offset points',
-                    xytext=(-10, side), fontsize=8,
-                    ha='right' if x > len(series) / 2 else 'left')
+        ax.annotate(text, (x, y), xytext=(x, 0.95 - 0.09 * row),
+                    textcoords=ax.get_xaxis_transform(), fontsize=8,
+                    va='top', ha='right' if x > len(series) / 2 else 'left',
+                    arrowprops=dict(arrowstyle='-', color=colour,
+                                    linewidth=0.8))
     ax.set_xlim(0.5, len(series) + 0.5)
-    ax.set_ylim(0, largest / scale * 1.15 or 1)
+    ax.set_ylim(0, largest / scale * 1.4 or 1)
     ax.set_xlabel('Function call')
     ax.set_ylabel('Live ' + ((prefix + 'iB') if prefix else 'B'))
     ax.set_title(title or 'Live memory')
     ax.grid(True, axis='y', linewidth=0.5, alpha=0.5)
-    ax.legend(loc='upper left', fontsize=8)
+    # Below the axes: inside, it would cover part of the curve or a label.
+    ax.legend(loc='upper center', bbox_to_anchor=(0.5, -0.15), ncol=5,
+              fontsize=8, frameon=False)
     fig.tight_layout()
     _save(fig, path, dpi)
     return fig

@@ -198,6 +198,8 @@ def _header(column, prefix, time_unit, name_title):
 
 
 def _round(value, n_digits):
+    if n_digits is None:  # json's n_digits=None: the figure as it is
+        return value
     value = round(value, n_digits)
     if n_digits == 0:
         value = int(value)
@@ -439,7 +441,10 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
     """Render report rows as text in ``mode``; arguments are validated."""
     mode = check_mode(mode)
     unit = check_unit(unit)
-    n_digits = check_n_digits(n_digits)
+    # In json, None is no rounding (a script wants the figures as they
+    # are); a text table has a width, so None is MAX_DIGITS there.
+    if mode != 'json' or n_digits is not None:
+        n_digits = check_n_digits(n_digits)
     time_unit = check_time_unit(time_unit)
     if mode == 'json':
         return render_json(rows, columns, unit, n_digits, time_unit)

@@ -197,7 +197,8 @@ class CostReport(object):
                 column) or ``'auto'`` (a prefix per cell); any case.
             columns (list): names from ``ReportColumns`` or
                 :data:`LAYER_COLUMNS`.
-            n_digits (int): decimals, 0 to 10 (None means 10).
+            n_digits (int): decimals, 0 to 10 (None: 10, but no rounding
+                in json).
             time_unit (str): ``'s'``, ``'ms'`` or ``'us'`` for ``time``.
         """
         columns = check_columns(columns, LAYER_COLUMNS)

@@ -260,8 +260,9 @@ def test_parse_shape_rejects(bad):
 def test_bad_unit_exits(capsys):
     # checked before the model is built (build_raising would raise)
     err = error_of(capsys, 'cli_models:build_raising', '--unit', 'X')
+    # (not the API's 'or None': no command line can type None)
     assert err == ("error: --unit must be one of 'raw', 'K', 'M', 'G', 'T', "
-                   "'autoaligned', 'auto' (any case) or None, got 'X'")
+                   "'autoaligned', 'auto' (any case), got 'X'")
 
 
 def test_bad_dtype_exits_before_building(capsys):
@@ -1346,13 +1347,21 @@ def test_ctrl_c_is_one_line(tmp_path):
     started = tmp_path / 'started'
     p = _command('cli_models:build_slow', '--shape', '2,3',
                  CLI_STARTED=str(started))
-    deadline = time.monotonic() + 60
-    while not started.exists() and p.poll() is None \
-            and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert started.exists(), p.communicate()
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and p.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), p.communicate()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        # A failure, a timeout or an interrupted test run must not leave
+        # the endless model running (it also stops by itself, see
+        # cli_models.SLOW_LIMIT).
+        if p.poll() is None:
+            p.kill()
+            p.wait()
     assert (p.returncode, out, err) == (130, b'', b'interrupted\n')
 
 
@@ -1480,3 +1489,66 @@ def test_fit_shows_progress_on_a_terminal(monkeypatch, capsys):
     assert status == 0
     assert '\rfit: batch 1 (run 1): ' in err
     assert '\rfit: batch 3 (run 3): ' in err
+
+
+# Scripts and people: exact json, no abbreviations, help that fits
+
+def test_json_without_unit_is_exact():
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--mode', 'json', '--device', 'gtx1080ti')
+    assert status == 0
+    doc = json.loads(text)
+    assert doc['units'] == {'flops': 'FLOPs', 'mrw': 'B', 't_compute': 's',
+                            't_memory': 's', 't_roofline': 's'}
+    conv = doc['rows'][0]
+    # 4 outputs * 6*6 positions * 3*3*3 multiply-adds = 3888 FLOPs over
+    # 1792 bytes (test_links_md_indents_by_depth's row), on 10.6e12 FLOP/s:
+    # not rounded to 3 decimals (2.17) nor to 10 (4e-10 s)
+    assert (conv['flops'], conv['mrw']) == (3888, 1792)
+    assert conv['intensity'] == 3888 / 1792
+    assert conv['t_compute'] == 3888 / 10.6e12
+
+
+def test_json_with_unit_is_scaled_and_rounded():
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--mode', 'json', '--unit', 'K', '--columns',
+                       'name,flops')
+    assert status == 0
+    # 3888 / 1000 to 3 decimals
+    assert json.loads(text)['rows'][0] == {
+        'name': 'Convolution2DFunction-1', 'flops': 3.888}
+
+
+def test_option_prefixes_are_not_options(capsys):
+    # argparse would take --shap for --shape
+    with pytest.raises(SystemExit) as e:
+        main(['cli_models:build_tiny', '--shap', '2,3'])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == ('error: unrecognized arguments: '
+                                       '--shap 2,3 (see --help)\n')
+
+
+def test_help_fits_the_terminal(monkeypatch, capsys):
+    monkeypatch.setenv('COLUMNS', '60')
+    with pytest.raises(SystemExit):
+        main(['--help'])
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 60
+    # short group titles; the explanation is wrapped text below them
+    assert {'reports:', 'plots:', 'scaling:'} <= set(lines)
+    # never broken inside an option's name
+    assert not [line for line in lines if line.rstrip().endswith('-')]
+
+
+def test_progress_says_what_it_does_at_once(monkeypatch, capsys):
+    from chainer_computational_cost import __main__ as cli
+    # An interval no run reaches: only the lines drawn as each step
+    # starts are shown.
+    monkeypatch.setattr(cli.Progress, 'INTERVAL', 1e9)
+    err = FakeTerminal()
+    monkeypatch.setattr(sys, 'stderr', err)
+    status, _ = run(*TINY_TRAIN, *FIT_1000)
+    assert status == 0
+    assert err.getvalue().startswith('\rbuilding the model')
+    assert '\rfit: batch 1 (run 1)' in err.getvalue()
+    assert 'calls so far' not in err.getvalue()
