@@ -1,0 +1,138 @@
+"""Scratch figures of activation, math, array, noise and evaluation
+functions against tracemalloc, call by call on NumPy (issue 34), with the
+probe and tolerances of ``test_scratch.py`` (Python objects ``PY`` either
+way, NumPy's ufunc buffers named where a path casts or broadcasts).  Each
+figure is derived by hand in a comment from Chainer's code path."""
+
+import chainer
+import chainer.functions as F
+import numpy as np
+import pytest
+
+from chainer_computational_cost import cost_calculators as cc
+from test_scratch import _backward
+from test_scratch import buffers
+from test_scratch import check
+from test_scratch import probe
+
+
+@pytest.fixture
+def rng():
+    return np.random.RandomState(0)
+
+
+def _mixed(rng, *shape, dtype=np.float32):
+    return chainer.Variable((rng.rand(*shape) - 0.5).astype(dtype))
+
+
+# Activations
+
+def test_prelu_and_its_gradient(rng):
+    x, W = _mixed(rng, 64, 32), chainer.Variable(rng.rand(32).astype('f'))
+    calls = probe(lambda: _backward(F.prelu(x, W)))
+    # |x| = 64*32 = 2048 elements: the mask (2048 bytes) and W broadcast
+    # by numpy.where (2048 floats = 8192): 10240.  where walks W's
+    # broadcast view in buffers: 2 buffers.
+    check(calls, 'PReLUFunction', 10240, buffers(2, 2048))
+    # the mask cond >= 0 (2048), x*gy and where(...) (8192 each) before
+    # gx: 18432, gx (8192) and gW (128) after: 18432 - 128 = 18304; then
+    # mask, where(mask, 1, W) and gx: 2048 + 8192 above the outputs, the
+    # larger: 10240 (18304 - 8192 = 10112 < 10240)
+    check(calls, 'PReLUFunctionGrad', 10240, buffers(2, 2048))
+
+
+def test_swish_and_its_gradient(rng):
+    x, beta = _mixed(rng, 64, 32), chainer.Variable(rng.rand(32).astype('f'))
+    calls = probe(lambda: _backward(F.swish(x, beta)))
+    # |x| = 2048 floats = 8192 bytes: beta*x, bx*0.5, tanh (3 * 8192)
+    # before y: 2 * 8192 = 16384 above it
+    check(calls, 'Swish', 16384, buffers(1, 2048))
+    # sig, y, by, gx and gy*y, x-y, their product: 7 * 8192 = 57344, less
+    # gx and g_beta (32 floats = 128): 57344 - 8192 - 128 = 49024.  The
+    # sum over axis 0 is a buffered reduction: 1 buffer.
+    check(calls, 'SwishGrad', 49024, buffers(2, 2048))
+
+
+def test_swish_gradient_elided_at_256_kib(rng):
+    x = _mixed(rng, 256, 256)
+    beta = chainer.Variable(rng.rand(256).astype('f'))
+    calls = probe(lambda: _backward(F.swish(x, beta)))
+    # |x| = 65536 floats = 262144 bytes (256 KiB): gy*y receives its
+    # product with x-y, 6 arrays alive: 6*262144 - 262144 (gx) - 1024
+    # (g_beta, 256 floats) = 1309696
+    check(calls, 'SwishGrad', 1309696, buffers(2, 65536))
+
+
+def test_softplus_and_its_gradient(rng):
+    x = _mixed(rng, 64, 32)
+    calls = probe(lambda: _backward(F.softplus(x)))
+    # bx, fmax(bx, 0) and two of fabs/negation/exp/log1p: 4 * 8192, less
+    # the output: 24576
+    check(calls, 'Softplus', 24576)
+    # two arrays of 8192 bytes at each step, one of them the output: 8192
+    check(calls, 'SoftplusGrad', 8192)
+
+
+def test_crelu_makes_minus_x(rng):
+    x = _mixed(rng, 64, 32)
+    calls = probe(lambda: F.crelu(x, axis=1))
+    # -x: 2048 floats = 8192.  maximum writes into the strided halves of
+    # y: 2 buffers.
+    check(calls, 'CReLU', 8192, buffers(2, 2048))
+
+
+def test_hard_sigmoid_and_its_gradient(rng):
+    x = _mixed(rng, 64, 32)
+    calls = probe(lambda: _backward(F.hard_sigmoid(x)))
+    # x*0.2 and +0.5 (8192 each), then clip's result: 8192 above it
+    check(calls, 'HardSigmoid', 8192)
+    # masks 3 * 2048 = 6144; the mask and mask*gy 2048 + 8192 = 10240;
+    # mask*gy and its product with 0.2: 16384; less gx: 16384 - 8192.
+    # mask * gy casts the mask: 1 buffer.
+    check(calls, 'HardSigmoidGrad', 8192, buffers(1, 2048))
+
+
+def test_hard_sigmoid_gradient_elided(rng):
+    x = _mixed(rng, 512, 512)
+    calls = probe(lambda: _backward(F.hard_sigmoid(x)))
+    # n = 262144 elements: the masks (262144 bytes each) elide their
+    # conjunction, 2n = 524288; the conjunction and mask*gy n + 4n =
+    # 1310720; *0.2 in place: 1310720 - 1048576 (gx) = 262144
+    check(calls, 'HardSigmoidGrad', 262144, buffers(1, 262144))
+
+
+def test_rrelu_draws_its_slopes_in_float64(rng):
+    for dtype, expected in ((np.float32, 10240), (np.float16, 12288)):
+        x = _mixed(rng, 64, 32, dtype=dtype)
+        with chainer.using_config('train', True):
+            calls = probe(lambda: _backward(F.rrelu(x)))
+        # float32: draws 2048*8 = 16384 and r 8192: 24576; then r, mask
+        # 2048, x*r and y: 3*8192 + 2048 = 26624; less r and y (16384):
+        # 10240.  float16: draws 16384 + r 4096 = 20480 (3*4096 + 2048 =
+        # 14336 after), less r and y (8192): 12288
+        check(calls, 'RReLU', expected)
+        # the mask y >= 0 and gy*r: 2048 + 2048 * itemsize
+        check(calls, '_RReLUGrad', 2048 * (1 + np.dtype(dtype).itemsize))
+    with chainer.using_config('train', False):
+        x = _mixed(rng, 64, 32)
+        calls = probe(lambda: F.rrelu(x))
+    # test mode: r = full(...) kept, then mask and x*r: 2048 + 8192
+    check(calls, 'RReLU', 10240)
+
+
+def test_activation_cupy_figures(rng):
+    x, beta = _mixed(rng, 64, 32), chainer.Variable(rng.rand(32).astype('f'))
+    with chainer.using_config('train', True):
+        r = F.rrelu(x).creator
+    node = cc.function_object(F.prelu(x, beta).creator)
+    # PReLU: elementwise kernels, none
+    assert cc.scratch_of(node, (x.array, beta.array), backend='cupy') == 0
+    # CReLU: -x, 8192 bytes, on either backend
+    crelu = F.crelu(x).creator
+    assert cc.scratch_of(crelu, (x.array,), backend='cupy') == 8192
+    # RReLU in training: float64 draws 16384 beside r (8192), less r and
+    # y: 8192
+    with chainer.using_config('train', True):
+        assert cc.scratch_of(r, (x.array,), backend='cupy') == 8192
+    with chainer.using_config('train', False):
+        assert cc.scratch_of(r, (x.array,), backend='cupy') == 0
