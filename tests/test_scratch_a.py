@@ -136,3 +136,43 @@ def test_activation_cupy_figures(rng):
         assert cc.scratch_of(r, (x.array,), backend='cupy') == 8192
     with chainer.using_config('train', False):
         assert cc.scratch_of(r, (x.array,), backend='cupy') == 0
+
+
+# erf and erfc
+
+def _scipy():
+    try:
+        import scipy  # NOQA
+        return True
+    except ImportError:
+        return False
+
+
+@pytest.mark.skipif(_scipy(), reason='the path without SciPy')
+@pytest.mark.filterwarnings('ignore::chainer.warnings.PerformanceWarning')
+def test_erf_without_scipy_makes_python_floats(rng):
+    for dtype, expected in ((np.float32, 68000), (np.float64, 64000)):
+        x = chainer.Variable(rng.rand(1000).astype(dtype))
+        F.erf(x)  # Chainer picks its path (and warns) at the first call
+        calls = probe(lambda: (F.erf(x), F.erfc(x)))
+        # numpy.vectorize(math.erf): x as an object array, 1000 pointers
+        # and 1000 Python floats (8 + 24 bytes each), the results the
+        # same, then their float64 array: 1000 * (32 + 32 + 8) = 72000;
+        # less the output: float32 (cast after the object arrays are
+        # freed, 4000) 68000, float64 (the array itself, 8000) 64000
+        check(calls, 'Erf', expected)
+        check(calls, 'Erfc', expected)
+
+
+def test_erf_with_scipy_and_on_cupy(rng, monkeypatch):
+    from chainer.functions.math import erf
+    x16 = rng.rand(1000).astype(np.float16)
+    x32 = x16.astype(np.float32)
+    node = erf.Erf()
+    # SciPy's erf has float32 and float64 loops: float16 is computed into
+    # a float32 array (4000 bytes) and cast; none for float32
+    monkeypatch.setattr(erf, '_erf_cpu', np.exp)
+    assert cc.scratch_of(node, (x16,)) == 4000
+    assert cc.scratch_of(node, (x32,)) == 0
+    # CuPy: one elementwise kernel
+    assert cc.scratch_of(node, (x32,), backend='cupy') == 0

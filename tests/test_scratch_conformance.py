@@ -37,6 +37,7 @@ import sys
 import tracemalloc
 
 import chainer
+import chainer.functions as F
 import numpy as np
 import pytest
 from hypothesis import given
@@ -47,12 +48,14 @@ from hypothesis import strategies as st
 
 from chainer_computational_cost import cost_calculators as cc
 from property_cases import B
+from property_cases import Case
 from property_cases import CASES
 from property_cases import CHAINER_MAJOR
 from property_cases import Direct
 from property_cases import Draw
 from property_cases import _materialize
 from property_cases import R
+from property_cases import Spec
 
 
 #: Bytes the batch inputs of a case are scaled to (repeated along their
@@ -284,12 +287,25 @@ def _verdict(measured, figure, allowance, bound):
     return None
 
 
+def _without_scipy(target, fn):
+    """A case running ``fn`` on a float32 batch: for the functions whose
+    case needs SciPy while Chainer's CPU path does not (it falls back to
+    ``numpy.vectorize``)."""
+    def build(d, n):
+        return Spec(fn, [B(d.u(n, 4, 4))])
+    return Case(target + '-without-scipy', target, build, None, {})
+
+
+#: Cases run beside ``property_cases.CASES``.
+MORE_CASES = [_without_scipy('Erf', F.erf), _without_scipy('Erfc', F.erfc)]
+
+
 def conformance():
     """``(uncovered, types, not_run)``: per uncovered type its worst call
     ``(kind, measured, figure, gap)``, every type met, and the cases that
     cannot run here (cuDNN only)."""
     uncovered, types, not_run = {}, set(), []
-    for c in CASES:
+    for c in CASES + MORE_CASES:
         if c.requires is not None and str(CHAINER_MAJOR) != c.requires:
             continue
         calls = _measure(c)
@@ -309,6 +325,8 @@ def conformance():
 
 # Chainer 7's resize_images asks NumPy for the deprecated numpy.float
 @pytest.mark.filterwarnings('ignore:`np.float` is a deprecated alias')
+# erf and erfc without SciPy (Chainer's warning)
+@pytest.mark.filterwarnings('ignore::chainer.warnings.PerformanceWarning')
 def test_every_type_with_scratch_is_covered():
     uncovered, types, not_run = conformance()
     print('\nnot run here (cuDNN only): {}'.format(', '.join(not_run)))

@@ -17,6 +17,7 @@ Conventions shared by every calculator of this module:
 """
 
 import collections.abc
+import importlib.util
 import numbers
 
 import chainer
@@ -117,6 +118,7 @@ import numpy
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import doc_flops_cells
 from chainer_computational_cost.cost_calculators import doc_times
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
@@ -1491,3 +1493,51 @@ def calc_coo_mat_mul_grad_sp(func: CooMatMulGradSP, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     mread = _reads([a, b, func.sp_row, func.sp_col])
     return (dot_flops(z, k, fma), mread, z, params)
+
+
+# Scratch (see cost_calculators.scratch_of)
+
+#: Bytes of one Python float object (``sys.getsizeof(1.0)``) as the
+#: allocator is asked for it, and of the pointer an object array holds.
+PY_FLOAT = 24
+PY_POINTER = 8
+
+
+def _nbytes(x):
+    return x.size * x.dtype.itemsize
+
+
+def _without_scipy(module, cached):
+    """Whether Chainer's CPU forward of ``module`` (erf, erfc) runs
+    ``numpy.vectorize`` of the ``math`` function: the choice it cached, or
+    whether SciPy can be imported when it has not chosen yet."""
+    chosen = getattr(module, cached, None)
+    if chosen is not None:
+        return isinstance(chosen, numpy.vectorize)
+    return importlib.util.find_spec('scipy') is None
+
+
+def scratch_erf(func: (Erf, Erfc), in_data, **kwargs):
+    r"""Python floats without SciPy; SciPy's float32 result for float16.
+
+    NumPy without SciPy (Chainer warns): `numpy.vectorize(math.erf)` makes
+    an object array of the inputs and one of the results, each a pointer
+    (8 bytes) and a Python float (24 bytes) per element, then their
+    float64 array: $72 \|x\|$ bytes, less the output (the float64 array
+    itself, or its cast to x's dtype made after the object arrays are
+    freed): $(72 - s) \|x\|$ bytes for an itemsize $s$. With SciPy
+    (`scipy.special.erf`, loops for float32 and float64 only): none,
+    float16 x is computed in float32 and cast, $4 \|x\|$ bytes. Which
+    path runs is what Chainer cached at its first call, or whether SciPy
+    can be imported.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    module = importlib.import_module(type(func).__module__)
+    cached = '_erf_cpu' if isinstance(func, Erf) else '_erfc_cpu'
+    if _without_scipy(module, cached):
+        return (3 * PY_POINTER + 2 * PY_FLOAT - x.dtype.itemsize) * x.size
+    return 4 * x.size if x.dtype.itemsize < 4 else 0
