@@ -572,18 +572,16 @@ def scratch_log_softmax_grad(func: LogSoftmaxGrad, in_data, **kwargs):
     NumPy (and CuPy without cuDNN): `gy - exp(y) * gy.sum(axis,
     keepdims=True)`: the row sums ($R$), $e^y$ and the product
     ($\|y\|$ each) alive together before the output: $\|y\| + R$ elements
-    above it ($\|y\|$ when $y$ takes 256 KiB or more: the product is then
-    written into $e^y$, temporary elision).
+    above it, at any size (NumPy's temporary elision never writes into
+    $e^y$ here: the sums are broadcast, and it only reuses a temporary
+    whose partner has its shape or is a scalar).
 
     CuPy with cuDNN: none.
     """
     if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
         return 0
     y = in_data[0]
-    nbytes = y.size * y.dtype.itemsize
-    if elides(nbytes):
-        return nbytes
-    return nbytes + _rows_of(func, y) * y.dtype.itemsize
+    return (y.size + _rows_of(func, y)) * y.dtype.itemsize
 
 
 def _masked_update_bound(x):
