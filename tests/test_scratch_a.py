@@ -176,3 +176,81 @@ def test_erf_with_scipy_and_on_cupy(rng, monkeypatch):
     assert cc.scratch_of(node, (x32,)) == 0
     # CuPy: one elementwise kernel
     assert cc.scratch_of(node, (x32,), backend='cupy') == 0
+
+
+# Math
+
+def _pos(rng, *shape):
+    return chainer.Variable(rng.rand(*shape).astype(np.float32) + 0.5)
+
+
+def test_div_gradient_with_a_broadcast_divisor(rng):
+    x0, x1 = _pos(rng, 64, 32), _pos(rng, 32)
+    calls = probe(lambda: _backward(F.sum(x0 / x1, axis=0)))
+    # 64*32 floats = 8192 bytes: gx0 = gy / x1 (8192, kept), -gx0 and its
+    # product with x0 (24576), then the product and its quotient by x1
+    # (24576); gx1 summed to (32,): 128 bytes. Outputs gx0 and the sum:
+    # 24576 - 8320 = 16256.  (x1 broadcast: 1 buffer; the sum over axis
+    # 0 a buffered reduction: 1 more)
+    check(calls, 'DivGrad', 16256, buffers(2, 2048))
+
+
+def test_div_from_constant_and_pow_gradients(rng):
+    x = _pos(rng, 64, 32)
+    calls = probe(lambda: (_backward(2.0 / x), _backward(x ** 3.0)))
+    # -2 * gy and x ** 2 (8192 each), then their quotient: 24576 - 8192
+    check(calls, 'DivFromConstantGrad', 16384)
+    # x ** 2 (8192), 3 * it (16384 with it), * gy: 16384 - 8192
+    check(calls, 'PowVarConstGrad', 8192)
+
+
+def test_minimum_and_arctan2_gradients(rng):
+    x1, x2 = _pos(rng, 64, 32), _pos(rng, 64, 32)
+    calls = probe(lambda: (_backward(F.minimum(x1, x2)),
+                           _backward(F.arctan2(x1, x2))))
+    # the mask x1 <= x2 (2048 bytes) beside gy * it (8192); then the
+    # other mask beside the first product and the second:
+    # 8192 + 2048 + 8192 - 16384 (both outputs) = 2048.  gy * mask casts
+    # the mask: 1 buffer.
+    check(calls, 'MinimumGrad', 2048, buffers(1, 2048))
+    # x1**2, x2**2, their sum (24576); sqnorm kept: x2/sqnorm, *gy
+    # (24576); beside sqnorm and gx1, -x1 and its quotient by sqnorm,
+    # then the quotient and its product with gy: 32768; less gx1 and
+    # gx2: 16384
+    check(calls, 'Arctan2Grad', 16384)
+
+
+def test_batch_l2_norm_squared_log_sum_exp_and_argmax(rng):
+    x = _pos(rng, 64, 32)
+    calls = probe(lambda: (_backward(F.batch_l2_norm_squared(x)),
+                           F.logsumexp(x, axis=1), F.argmax(x, axis=0),
+                           F.argmin(x, axis=1)))
+    # x * x: 8192 bytes (its row sums are the output)
+    check(calls, 'BatchL2NormSquared', 8192, buffers(1, 2048))
+    # 2 * x beside its product with the broadcast gy: 8192
+    check(calls, 'BatchL2NormSquaredGrad', 8192, buffers(1, 2048))
+    # x - max (8192), the maxima, sums, their log, log + max (64 floats,
+    # 256 bytes each): 8192 + 4 * 256, less the output: 8960.  The row
+    # reductions are buffered: 1 buffer.
+    check(calls, 'LogSumExp', 8960, buffers(1, 2048))
+    # axis 0 moved last is not contiguous: a copy (8192) and 32 int64
+    # indexes (256), less the int32 output (128): 8320
+    check(calls, 'ArgMax', 8320)
+    # axis 1 is last: no copy; 64 int64 (512) and the output (256) alive
+    # together: 768 - 256 = 512
+    check(calls, 'ArgMin', 512)
+
+
+def test_math_cupy_figures(rng):
+    x0, x1 = _pos(rng, 64, 32), _pos(rng, 32)
+    y = x0 / x1
+    y.grad = np.ones((64, 32), 'f')
+    y.backward(enable_double_backprop=True)
+    node = x1.grad_var.creator
+    gy = np.ones((64, 32), 'f')
+    # one kernel writes both full-size gradients; x1's (64*32 floats =
+    # 8192 bytes) is summed to (32,) and freed
+    assert cc.scratch_of(node, (x0.array, x1.array, gy),
+                         backend='cupy') == 8192
+    # NumPy: 16256 (see test_div_gradient_with_a_broadcast_divisor)
+    assert cc.scratch_of(node, (x0.array, x1.array, gy)) == 16256
