@@ -1670,6 +1670,17 @@ def _cupy_summed(gy, *inputs):
                if tuple(x.shape) != tuple(full))
 
 
+def _kernel_on_cupy(in_data, kwargs, path):
+    """Scratch of a function that is one elementwise kernel on CuPy (none)
+    and on NumPy the expression ``path(run, *inputs)`` giving its output:
+    the peak above that output."""
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    run = _Run()
+    out = path(run, *(_given(a) for a in in_data))
+    return run.peak - out.nbytes
+
+
 def scratch_div_from_constant_grad(func: DivFromConstantGrad, in_data,
                                    **kwargs):
     r"""$-c\,g_y$ and $x^2$ before their quotient.
@@ -1680,14 +1691,10 @@ def scratch_div_from_constant_grad(func: DivFromConstantGrad, in_data,
 
     CuPy: none (one elementwise kernel).
     """
-    if kwargs.get('backend', 'numpy') == 'cupy':
-        return 0
-    x, gy = (_given(a) for a in in_data)
-    run = _Run()
     value = _given(getattr(func, 'value', None))
-    out = run.op(run.op(run.neg(value) if value.shape else value, gy),
-                 run.call(x), False)
-    return run.peak - out.nbytes
+    return _kernel_on_cupy(in_data, kwargs, lambda run, x, gy: run.op(
+        run.op(run.neg(value) if value.shape else value, gy), run.call(x),
+        False))
 
 
 def scratch_pow_var_const_grad(func: PowVarConstGrad, in_data, **kwargs):
@@ -1699,13 +1706,9 @@ def scratch_pow_var_const_grad(func: PowVarConstGrad, in_data, **kwargs):
 
     CuPy: none (one elementwise kernel).
     """
-    if kwargs.get('backend', 'numpy') == 'cupy':
-        return 0
-    x, gy = (_given(a) for a in in_data)
-    run = _Run()
     value = _given(getattr(func, 'value', None))
-    out = run.op(run.op(value, run.call(x, _given(func.val_1))), gy)
-    return run.peak - out.nbytes
+    return _kernel_on_cupy(in_data, kwargs, lambda run, x, gy: run.op(
+        run.op(value, run.call(x, _given(func.val_1))), gy))
 
 
 def scratch_pow_var_var_grad(func: PowVarVarGrad, in_data, **kwargs):
