@@ -254,3 +254,26 @@ def test_math_cupy_figures(rng):
                          backend='cupy') == 8192
     # NumPy: 16256 (see test_div_gradient_with_a_broadcast_divisor)
     assert cc.scratch_of(node, (x0.array, x1.array, gy)) == 16256
+
+
+# Noise
+
+def test_zoneout(rng):
+    h, x = _mixed(rng, 64, 32), _mixed(rng, 64, 32)
+    calls = probe(lambda: F.zoneout(h, x, 0.5))
+    # n = 2048: draws 8n and flag_x n (18432); flags, the ones (6144);
+    # then the flags (4096), h*flag_h, x*flag_x and their sum (3 * 8192):
+    # 28672, less the flags and y (12288): 16384.  Each product casts its
+    # mask: 2 buffers.
+    check(calls, 'Zoneout', 16384, buffers(2, 2048))
+
+
+def test_simplified_dropconnect_draws_a_mask_per_sample(rng):
+    x, W = _mixed(rng, 64, 32), _mixed(rng, 16, 32)
+    with chainer.using_config('train', True):
+        calls = probe(lambda: F.simplified_dropconnect(x, W, ratio=0.5))
+    # mask (64, 16, 32): M = 32768; float64 draws 8M and the mask M:
+    # 294912; then W * scale (2048), the masked W (4M = 131072) beside
+    # the mask; y 64*16 floats = 4096.  Less the mask and y: 294912 -
+    # 36864 = 258048.  The product with the bool mask casts it: 1 buffer.
+    check(calls, 'SimplifiedDropconnect', 258048, buffers(1, 32768))
