@@ -277,3 +277,40 @@ def test_simplified_dropconnect_draws_a_mask_per_sample(rng):
     # the mask; y 64*16 floats = 4096.  Less the mask and y: 294912 -
     # 36864 = 258048.  The product with the bool mask casts it: 1 buffer.
     check(calls, 'SimplifiedDropconnect', 258048, buffers(1, 32768))
+
+
+# Evaluation
+
+def test_accuracy(rng):
+    y = rng.rand(64, 10).astype(np.float32)
+    t = rng.randint(0, 10, 64).astype(np.int32)
+    y4 = rng.rand(8, 10, 4, 4).astype(np.float32)
+    t4 = rng.randint(0, 10, (8, 4, 4)).astype(np.int32)
+    calls = probe(lambda: F.accuracy(y, t))
+    # 64 int64 indexes (512) and pred == t (64): 576
+    check(calls, 'Accuracy', 576)
+    calls = probe(lambda: F.accuracy(y, t, ignore_label=-1))
+    # the mask (64), the indexes and where's int64 pred (2 * 512), then
+    # pred == t beside pred: 64 + 1024 = 1088
+    check(calls, 'Accuracy', 1088)
+    calls = probe(lambda: F.accuracy(y4, t4))
+    # axis 1 moved last is strided: a copy of y (8*10*16 floats = 5120)
+    # beside 128 int64 indexes (1024): 6144
+    check(calls, 'Accuracy', 6144)
+
+
+def test_binary_accuracy_and_r2_score(rng):
+    y = rng.rand(64, 32).astype(np.float32) - 0.5
+    t = rng.randint(0, 2, (64, 32)).astype(np.int32)
+    calls = probe(lambda: F.binary_accuracy(y, t))
+    # y >= 0 and t != -1, then c == t beside c: 2 * 2048 bytes.  c == t
+    # casts c to int32 and the sums of booleans are buffered: 2 buffers.
+    check(calls, 'BinaryAccuracy', 4096, buffers(2, 2048, 8))
+    pred, true = _mixed(rng, 64, 32), _mixed(rng, 64, 32)
+    calls = probe(lambda: F.r2_score(pred, true))
+    # pred - true and its square (2 * 8192) beside SS_res (32 floats =
+    # 128): 16512, less the output: one float (4) 16508, or 32 (128)
+    # 16384.  The sums over axis 0 are buffered: 1 buffer.
+    check(calls, 'R2_score', 16508, buffers(1, 2048))
+    calls = probe(lambda: F.r2_score(pred, true, multioutput='raw_values'))
+    check(calls, 'R2_score', 16384, buffers(1, 2048))

@@ -115,6 +115,7 @@ from chainer.functions.math.trigonometric import SinGrad
 from chainer.functions.math.trigonometric import Tan
 import numpy
 
+from chainer_computational_cost.cost_calculators import argmax_copy
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import doc_flops_cells
 from chainer_computational_cost.cost_calculators import doc_times
@@ -1857,14 +1858,5 @@ def scratch_arg_max(func: (ArgMax, ArgMin), in_data, **kwargs):
         else 1
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 8 * rows
-    strides = strides_of(x)
-    if func.axis is None:
-        order = list(range(x.ndim))
-    else:
-        axis = func.axis % x.ndim
-        order = [k for k in range(x.ndim) if k != axis] + [axis]
-    shape = [x.shape[k] for k in order]
-    moved = reshape_view(shape, [strides[k] for k in order], (prod(shape),))
-    copy = 0 if moved is not None and (
-        prod(shape) <= 1 or moved[0] == x.dtype.itemsize) else _nbytes(x)
+    copy = argmax_copy(x, func.axis)
     return max(copy + 8 * rows, 12 * rows) - 4 * rows
