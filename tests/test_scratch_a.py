@@ -314,3 +314,42 @@ def test_binary_accuracy_and_r2_score(rng):
     check(calls, 'R2_score', 16508, buffers(1, 2048))
     calls = probe(lambda: F.r2_score(pred, true, multioutput='raw_values'))
     check(calls, 'R2_score', 16384, buffers(1, 2048))
+
+
+# Array
+
+def test_select_item_and_assign_make_python_ints(rng):
+    x = chainer.Variable(rng.rand(1000, 4).astype(np.float32))
+    t = rng.randint(0, 4, 1000).astype(np.int32)
+    calls = probe(lambda: _backward(F.select_item(x, t)))
+    # range(1000) as an index: a list of 1000 pointers (8000), ints for
+    # 257..999 (743 * 28 = 20804) and their intp array (8000): 36804
+    check(calls, 'SelectItem', 36804)
+    # the same and the values gy copied (1000 floats = 4000): 40804
+    check(calls, 'Assign', 40804)
+
+
+def test_im2col_pads_a_copy(rng):
+    x = _mixed(rng, 2, 3, 10, 12)
+    calls = probe(lambda: F.im2col(x, 3, pad=1))
+    # numpy.pad: 2*3*(10+2)*(12+2) floats = 4032 bytes
+    check(calls, 'Im2Col', 4032)
+
+
+@pytest.mark.filterwarnings('ignore:`np.float` is a deprecated alias')
+def test_resize_images_and_its_gradient(rng):
+    x = _mixed(rng, 2, 3, 8, 8)
+    calls = probe(lambda: _backward(F.resize_images(x, (16, 16))))
+    # N = 6 images, 16x16 out: indexes and weights (8 + 4) * (16 + 16) =
+    # 384; one panel of all 16 rows (_infer_lines: 2**17 // (6 * (64 //
+    # 16 + 4 * 16)) = 321 >= 16), 256 pixels: vcol, ucol (2 * 2 * 256 *
+    # 8 = 8192), wcol (4 * 256 * 4 = 4096); the gathered panel 4 * 6 *
+    # 256 floats = 24576: 37248
+    check(calls, 'ResizeImages', 37248, buffers(1, 6144))
+    # kept: 384 + 12288 (indexes and weights of P = 256 pixels) + gy *
+    # wcol (4 * 6 * 256 * 4 = 24576) + offsets (6 * 8 = 48) = 37296; the
+    # per-image indexes (32 * 6 * 256 = 49152), bincount's float64 weights
+    # (49152) and result (8 * 384 = 3072): 138672, less the output (384
+    # floats = 1536): 137136.  gy * wcol and offsets + indexes broadcast
+    # their operands in buffered loops (6144 elements): 2 int64 buffers.
+    check(calls, 'ResizeImagesGrad', 137136, buffers(2, 6144, 8))

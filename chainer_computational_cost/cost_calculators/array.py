@@ -76,6 +76,7 @@ from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import im2col_bytes
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reads_out_shapes
@@ -1451,3 +1452,121 @@ def calc_where(func: Where, in_data, **kwargs):
     else:
         cond_reads = size_of(cond)
     return (n, cond_reads + size_of(x) + size_of(y), n, {})
+
+
+# Scratch (see cost_calculators.scratch_of)
+
+#: Bytes of a Python int object above 256 (``sys.getsizeof(257)``), and of
+#: a list's pointer to it; -5..256 are cached by CPython, never made.
+PY_INT = 28
+PY_POINTER = 8
+
+
+def _range_index(n):
+    """Bytes NumPy allocates to index with ``range(n)``: the list of its
+    items (a pointer and, above 256, an int object each) and the intp
+    array made from it, alive together."""
+    return (PY_POINTER + 8) * n + PY_INT * max(0, n - 257)
+
+
+def scratch_select_item(func: SelectItem, in_data, **kwargs):
+    r"""The Python ints and index arrays of `x[range(n), t]`.
+
+    NumPy: indexing with `range(t.size)` makes the list of its $n$ items
+    (an 8-byte pointer each and, for the items above 256, a 28-byte int)
+    and their intp array ($8n$): $16n + 28 \max(0, n - 257)$ bytes, CPython
+    and NumPy 1.x.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _range_index(in_data[1].size)
+
+
+def scratch_assign(func: Assign, in_data, **kwargs):
+    r"""The Python ints and index arrays of `gx[range(n), t] = gy`.
+
+    NumPy: as SelectItem's indexing (the list of the range's items, their
+    intp array), and the values `gy` copied for the assignment ($\|g_y\|$
+    elements): $16n + 28 \max(0, n - 257)$ bytes plus $\|g_y\|$ elements.
+
+    CuPy: none (one elementwise kernel writes into the zeros).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy = in_data[0]
+    return _range_index(func.t.size) + gy.size * gy.dtype.itemsize
+
+
+def scratch_im2col(func: Im2Col, in_data, **kwargs):
+    r"""im2col's padded copy of x.
+
+    NumPy: `numpy.pad` by $p$ before and $p + s - 1$ after each spatial
+    axis, alive while the columns (the output) are filled.
+
+    CuPy: none (a kernel reads x in place).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    padded, _ = im2col_bytes(
+        x.shape, (func.kh, func.kw), (func.sy, func.sx), (func.ph, func.pw),
+        x.dtype.itemsize, func.cover_all, (func.dy, func.dx))
+    return padded
+
+
+def _resize_indices(func, shape, itemsize):
+    """Bytes of resize_images' row and column indexes (intp) and weights
+    (``itemsize``), alive through the call."""
+    return (8 + itemsize) * (func.out_H + func.out_W)
+
+
+def scratch_resize_images(func: ResizeImages, in_data, **kwargs):
+    r"""Each panel of gathered pixels.
+
+    NumPy: the indexes and weights ($(8 + s)(H_o + W_o)$ bytes, $s$ the
+    itemsize), the panel's indexes and weights ($l W_o (32 + 4s)$ bytes
+    for a panel of $l$ output rows, Chainer's `_infer_lines`), then
+    `x[:, :, vcol, ucol]` gathers $4 N l W_o$ elements ($N$ = batch x
+    channels, reshaped for `einsum` in place).
+
+    CuPy: the indexes and weights (one kernel interpolates).
+    """
+    from chainer.functions.array import resize_images
+    x = in_data[0]
+    s = x.dtype.itemsize
+    small = _resize_indices(func, x.shape, s)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return small
+    b, c, h, w = x.shape
+    lines = min(func.out_H, resize_images._infer_lines(
+        b, c, h, w, func.out_H, func.out_W, 2, 2))
+    cols = lines * func.out_W
+    return small + cols * (32 + 4 * s) + 4 * b * c * cols * s
+
+
+def scratch_resize_images_grad(func: ResizeImagesGrad, in_data, **kwargs):
+    r"""The weighted gradients, their flat indexes and bincount's float64.
+
+    NumPy: the indexes and weights ($(8 + s)(H_o + W_o)$), each output
+    pixel's 4 source rows and columns and weights ($P (32 + 4s)$, $P = H_o
+    W_o$), `gy * wcol` ($4 N P$ elements, $N$ = batch x channels), the 4 P
+    pixel indexes ($32P$) then their offsets per image ($32 N P$, intp),
+    `bincount`'s float64 copy of the weights (unless float64) and its
+    float64 result ($8 N H W$), cast to the output.
+
+    CuPy: the indexes and weights (a kernel adds into the zeroed output).
+    """
+    gy = in_data[0]
+    s = gy.dtype.itemsize
+    small = _resize_indices(func, gy.shape, s)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return small
+    b, c, h, w = func.input_shape
+    n, p, out = b * c, func.out_H * func.out_W, b * c * h * w
+    kept = small + p * (32 + 4 * s) + 4 * n * p * s + 8 * n
+    flat = max(kept + 32 * p + 32 * n * p,
+               kept + 32 * n * p + (32 * n * p if s != 8 else 0) + 8 * out,
+               kept + 32 * n * p + 8 * out + (out * s if s != 8 else 0))
+    return flat - out * s
