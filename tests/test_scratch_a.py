@@ -12,6 +12,7 @@ import pytest
 from chainer_computational_cost import cost_calculators as cc
 from test_scratch import _backward
 from test_scratch import buffers
+from test_scratch import PY
 from test_scratch import check
 from test_scratch import probe
 
@@ -353,3 +354,42 @@ def test_resize_images_and_its_gradient(rng):
     # floats = 1536): 137136.  gy * wcol and offsets + indexes broadcast
     # their operands in buffered loops (6144 elements): 2 int64 buffers.
     check(calls, 'ResizeImagesGrad', 137136, buffers(2, 6144, 8))
+
+
+def test_linear_interpolate_cumprod_and_fft(rng):
+    p, x, y = _mixed(rng, 64, 32), _mixed(rng, 64, 32), _mixed(rng, 64, 32)
+    calls = probe(lambda: F.linear_interpolate(p, x, y))
+    # p*x, 1-p and its product with y (3 * 8192), then the sum beside p*x
+    # and that product: 24576 - 8192 (the output)
+    check(calls, 'LinearInterpolate', 16384)
+    calls = probe(lambda: _backward(F.cumprod(x, axis=1)))
+    # the running value: x without axis 1, 64 floats = 256.  Each in-place
+    # step on a strided column is buffered: 2 buffers of 64.
+    check(calls, 'Cumprodsum', 256, buffers(2, 64))
+    calls = probe(lambda: F.fft((x, y)))
+    # n = 2048: imag * 1j and real + it (complex64, 16384 each: below 256
+    # KiB, not elided); numpy.fft's complex128 copy (32768) beside x,
+    # then the two float32 parts (8192 each): 16384 + 32768 + 16384 =
+    # 65536, less the outputs: 49152
+    check(calls, 'FFT', 49152)
+
+
+def test_inverse_and_determinant_in_float64(rng):
+    x = chainer.Variable(rng.rand(100, 3, 3).astype(np.float32) + np.eye(
+        3, dtype=np.float32))
+    a = chainer.Variable(rng.rand(64, 64).astype(np.float32) + 64 * np.eye(
+        64, dtype=np.float32))
+    calls = probe(lambda: (F.batch_det(x), F.batch_inv(x), F.inv(a)))
+    # 900 elements: the float64 copy (7200) and 100 float64 determinants
+    # (800) with getrf's 3x3 float64 buffer and 3 pivots (72 + 12): 8084,
+    # less the float32 output (400): 7684
+    check(calls, 'BatchDet', 7684)
+    # the float64 copy and inverse (2 * 7200) with gesv's two 3x3 float64
+    # buffers and pivots (144 + 12): 14556, less the output (3600): 10956
+    check(calls, 'BatchInv', 10956)
+    # 4096 elements: 2 * 32768 + gesv's 2 * 32768 + 256 = 131328, less
+    # the output (16384): 114944.  NumPy's linalg allocates gesv's buffers
+    # with malloc, which tracemalloc does not see: it measures 65792 less.
+    (measured, figure), = calls['Inv']
+    assert figure == 114944
+    assert abs(measured - (114944 - 65792)) <= PY, measured

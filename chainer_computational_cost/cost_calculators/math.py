@@ -1860,3 +1860,109 @@ def scratch_arg_max(func: (ArgMax, ArgMin), in_data, **kwargs):
         return 8 * rows
     copy = argmax_copy(x, func.axis)
     return max(copy + 8 * rows, 12 * rows) - 4 * rows
+
+
+def scratch_linear_interpolate(func: LinearInterpolate, in_data, **kwargs):
+    r"""p x and (1 - p) y before their sum.
+
+    NumPy: `p * x + (1 - p) * y`: `p * x`, `1 - p` and its product with y
+    (written into `1 - p` from 256 KiB on, as the sum into `p * x`).
+
+    CuPy: none (one elementwise kernel).
+    """
+    return _kernel_on_cupy(in_data, kwargs, lambda run, p, x, y: run.op(
+        run.op(p, x), run.op(run.op(_Value(None, 0), p, False), y)))
+
+
+def scratch_cumprodsum(func: Cumprodsum, in_data, **kwargs):
+    r"""The running value, one slice across the axis.
+
+    NumPy and CuPy: `cum` has the shape of `xadd` without `axis`,
+    updated in place slice by slice into the output.
+    """
+    xadd = in_data[1]
+    axis = func.axis % xadd.ndim
+    return (xadd.size // max(xadd.shape[axis], 1)) * xadd.dtype.itemsize
+
+
+def scratch_fft(func: FFT, in_data, **kwargs):
+    r"""The complex input and NumPy's complex128 transform.
+
+    NumPy: `real + imag * 1j` (complex64 for real inputs up to float32,
+    complex128 for float64; the sum a second complex array below 256 KiB),
+    then `numpy.fft` copies it into a complex128 array that it transforms
+    in place; the real and imaginary parts are cast to the outputs (views
+    of the transform for float64, which then stays alive as their base).
+
+    CuPy: the complex input and cuFFT's result in its precision, whose
+    parts are the outputs (cuFFT's work area, chosen by cuFFT, is not
+    counted).
+    """
+    real = in_data[0]
+    n, s = real.size, real.dtype.itemsize
+    cx = n * (16 if s == 8 else 8)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return cx
+    first = cx if elides(cx) else 2 * cx
+    if s == 8:
+        return max(first, cx + 16 * n) - 16 * n
+    return max(first, cx + 16 * n + 2 * s * n) - 2 * s * n
+
+
+def _lapack(x, outputs, work):
+    """Bytes ``numpy.linalg``'s gufunc on the matrices ``x`` adds: float32
+    is computed in float64 (a float64 copy of x beside the float64 result
+    of ``outputs`` elements, then that result cast back), and LAPACK works
+    on ``work`` float64 copies of one n x n matrix with n int32 pivots."""
+    n = x.shape[-1]
+    lapack = 8 * work * n * n + 4 * n
+    s = x.dtype.itemsize
+    if s == 8:
+        return lapack
+    return max(8 * x.size + 8 * outputs + lapack,
+               (8 + s) * outputs) - s * outputs
+
+
+def _cublas_batched(x, with_output):
+    """Bytes Chainer's cuBLAS batched LU path allocates beside its output:
+    the copy of the matrices factorized in place, the pivots (int32), the
+    status per matrix and the arrays of matrix pointers (int64)."""
+    shape = x.shape if x.ndim == 3 else (1,) + tuple(x.shape)
+    batch, n = shape[0], shape[1]
+    return (x.size * x.dtype.itemsize + 4 * n * batch + 4 * batch
+            + 8 * batch * (2 if with_output else 1))
+
+
+def scratch_inv(func: (Inv, BatchInv), in_data, **kwargs):
+    r"""numpy.linalg's float64 copy and result of float32 matrices.
+
+    NumPy: `numpy.linalg.inv` computes float32 in float64: a float64 copy
+    of x and the float64 inverse ($8 \|x\|$ bytes each), then the cast to
+    the output: $(16 - s) \|x\|$ bytes above it for an itemsize $s < 8$;
+    while it runs, LAPACK's `gesv` solves one matrix at a time in two
+    float64 n x n buffers with n int32 pivots.
+
+    CuPy: Chainer's `_inv_gpu`: a copy of x factorized in place, the
+    pivots and status (int32) and two arrays of matrix pointers (int64).
+    """
+    x = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _cublas_batched(x, True)
+    return _lapack(x, x.size, 2)
+
+
+def scratch_batch_det(func: BatchDet, in_data, **kwargs):
+    r"""numpy.linalg's float64 copy of float32 matrices.
+
+    NumPy: `numpy.linalg.det` computes float32 in float64: a float64 copy
+    of x ($8 \|x\|$ bytes) beside the float64 determinants, then their
+    cast to the output; while it runs, LAPACK's `getrf` factorizes one
+    matrix at a time in a float64 n x n buffer with n int32 pivots.
+
+    CuPy: `cupy.linalg.det`'s LU factorization of a copy of x, the pivots
+    and status per matrix.
+    """
+    x = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _cublas_batched(x, False)
+    return _lapack(x, len(x), 1)
