@@ -393,3 +393,30 @@ def test_inverse_and_determinant_in_float64(rng):
     (measured, figure), = calls['Inv']
     assert figure == 114944
     assert abs(measured - (114944 - 65792)) <= PY, measured
+
+
+def test_get_item_grad_scatter_add_and_as_strided_grad(rng):
+    x = _mixed(rng, 64, 32)
+    mask = np.arange(2048).reshape(64, 32) % 2 == 0
+    calls = probe(lambda: (_backward(F.get_item(x, mask)),
+                           _backward(F.get_item(x, (slice(None),
+                                                    slice(0, 16))))))
+    # numpy.add.at's iteration state (ADD_AT, 8192) and nonzero's two intp
+    # arrays of the 1024 selected elements (2 * 8192): 24576; with basic
+    # slices only the state: 8192
+    assert [f for _, f in calls['GetItemGrad']] == [24576, 8192]
+    for measured, figure in calls['GetItemGrad']:
+        assert abs(measured - figure) <= PY, (measured, figure)
+    a, b = _mixed(rng, 64, 32), _mixed(rng, 1024)
+    calls = probe(lambda: F.scatter_add(a, mask, b))
+    # y[mask] for the shape check: 1024 floats (4096) and the index
+    # arrays (16384); then add.at: 8192 + 16384 = 24576, the larger
+    check(calls, 'ScatterAdd', 24576)
+    w = _mixed(rng, 64, 8)
+    calls = probe(lambda: _backward(F.as_strided(w, (64, 6, 3), (8, 1, 1))))
+    # windows of 3 every element: gy.sum(()) copies gy (64*18 floats =
+    # 4608); the span 63*8 + 5 + 2 + 1 = 512 elements: arange (int32,
+    # 2048) beside the zeroed storage (the output's base); the windows
+    # overlap: add.at's state (8192) and two buffers converting the 1152
+    # int32 indexes to intp (2 * 1152 * 8 = 18432): 4608 + 2048 + 26624
+    check(calls, 'AsStridedGrad', 33280)

@@ -1570,3 +1570,130 @@ def scratch_resize_images_grad(func: ResizeImagesGrad, in_data, **kwargs):
                kept + 32 * n * p + (32 * n * p if s != 8 else 0) + 8 * out,
                kept + 32 * n * p + 8 * out + (out * s if s != 8 else 0))
     return flat - out * s
+
+
+#: Bytes ``numpy.add.at`` allocates for its iteration whatever the sizes
+#: (8136 measured with NumPy 1.23).
+ADD_AT = 8192
+
+
+def _add_at(count, index_itemsize):
+    """Bytes ``numpy.add.at`` allocates with ``count`` indexes of an integer
+    of ``index_itemsize`` bytes: its fixed iteration state, and two
+    buffers of up to 8192 intp indexes when it must convert them (NumPy's
+    buffered casting, measured 16 bytes per index up to 8192)."""
+    convert = 0 if index_itemsize == 8 else 16 * min(8192, count)
+    return ADD_AT + convert
+
+
+def scratch_as_strided_grad(func: AsStridedGrad, in_data, **kwargs):
+    r"""gy summed over its broadcast axes, the flat indexes and the counts.
+
+    NumPy (and CuPy, whose `scatter_add` takes the indexes as they are):
+    `gy.sum(...)` over the axes of stride 0 (a new array even over none),
+    the zeroed storage of the input's span (the output is a view of it),
+    `arange` over that span in an integer of gy's itemsize; where the
+    output's elements may overlap, `numpy.add.at` adds through those
+    indexes (see `_add_at`); where the input's may, a second zeroed
+    storage of counts, `ones(1)` and another `numpy.add.at`.
+
+    CuPy: the same arrays (`scatter_add` takes the indexes as they are).
+    """
+    from chainer.functions.array import as_strided
+    gy = in_data[0]
+    geometry, s = func.input_geometry, gy.dtype.itemsize
+    if 0 in geometry.shape or 0 in gy.shape:
+        return 0
+    keep = [i for i in range(gy.ndim)
+            if func.shape[i] != 1 and func.strides[i] != 0]
+    out_shape = [func.shape[i] for i in keep]
+    out_strides = [func.strides[i] for i in keep]
+    inp = [i for i in range(geometry.ndim) if geometry.shape[i] != 1]
+    inp_shape = [geometry.shape[i] for i in inp]
+    inp_strides = [geometry.strides[i] for i in inp]
+    low = min(as_strided._min_index(inp_shape, inp_strides,
+                                    geometry.storage_offset),
+              as_strided._min_index(out_shape, out_strides,
+                                    func.storage_offset))
+    high = max(as_strided._max_index(inp_shape, inp_strides,
+                                     geometry.storage_offset),
+               as_strided._max_index(out_shape, out_strides,
+                                     func.storage_offset))
+    # the zeroed storage of the span is the output's base; arange over it
+    # (an integer of gy's itemsize) is scratch, of the same size
+    storage = (high - low + 1) * s
+    cupy = kwargs.get('backend', 'numpy') == 'cupy'
+    adds = [0]
+    if as_strided._maybe_overlapping_memory(out_shape, out_strides):
+        adds.append(0 if cupy else _add_at(prod(out_shape), s))
+    if as_strided._maybe_overlapping_memory(inp_shape, inp_strides):
+        adds.append(storage + 8 + (0 if cupy else _add_at(
+            prod(inp_shape), s)))
+    return prod(out_shape) * s + storage + max(adds)
+
+
+def _advanced(index):
+    return isinstance(index, (numpy.ndarray, list)) or (
+        hasattr(index, 'shape') and not isinstance(index, numbers.Integral))
+
+
+def _mask_indexes(slices, result_shape):
+    """Bytes of the intp index arrays NumPy makes of the boolean masks in
+    ``slices`` (``nonzero``: one array per mask axis of the selected
+    count). The count is read from ``result_shape`` (the indexed array's
+    shape) when the mask is the only advanced index and no Ellipsis comes
+    before it; otherwise every element counts as selected (a bound)."""
+    slices = slices if isinstance(slices, tuple) else (slices,)
+    advanced = [s for s in slices if _advanced(s)]
+    total, axis = 0, 0
+    for s in slices:
+        if s is Ellipsis:
+            axis = None
+        if _advanced(s) and getattr(s, 'dtype', None) == numpy.bool_:
+            count = s.size
+            if len(advanced) == 1 and axis is not None \
+                    and axis < len(result_shape):
+                count = result_shape[axis]
+            total += 8 * s.ndim * count
+        if axis is not None and not isinstance(s, numbers.Integral):
+            axis += 1
+    return total
+
+
+def scratch_get_item_grad(func: GetItemGrad, in_data, **kwargs):
+    r"""numpy.add.at's iteration state and the index arrays of a mask.
+
+    NumPy: `numpy.add.at(gx, slices, gy)` into the zeroed output: its
+    iteration state (`ADD_AT`) and, for a boolean mask, `nonzero`'s intp
+    index arrays (one per mask axis, of the selected count: 8 bytes per
+    axis per element of $g_y$ along the mask's axis). (Integer indexes of
+    another dtype are converted in buffers: not counted.)
+
+    CuPy: `scatter_add` makes the same index arrays of a mask.
+    """
+    gy = in_data[0]
+    masks = _mask_indexes(func.slices, gy.shape)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return masks
+    return ADD_AT + masks
+
+
+def scratch_scatter_add(func: ScatterAdd, in_data, **kwargs):
+    r"""The shape check's copy of `y[slices]`, then numpy.add.at.
+
+    NumPy: `y = a.copy()` (the output), `y[slices].shape` is checked on a
+    copy when the index is advanced ($\|b\|$ elements, with the index
+    arrays of a mask), then `numpy.add.at(y, slices, b)`: its iteration
+    state and a mask's index arrays.
+
+    CuPy: the same copy and index arrays (`scatter_add`).
+    """
+    b = in_data[1]
+    slices = func.slices if isinstance(func.slices, tuple) \
+        else (func.slices,)
+    masks = _mask_indexes(slices, b.shape)
+    check = b.size * b.dtype.itemsize + masks \
+        if any(_advanced(s) for s in slices) else 0
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return max(check, masks)
+    return max(check, ADD_AT + masks)
