@@ -420,3 +420,19 @@ def test_get_item_grad_scatter_add_and_as_strided_grad(rng):
     # overlap: add.at's state (8192) and two buffers converting the 1152
     # int32 indexes to intp (2 * 1152 * 8 = 18432): 4608 + 2048 + 26624
     check(calls, 'AsStridedGrad', 33280)
+
+
+def test_spatial_transformer_sampler(rng):
+    x = rng.rand(100, 3, 4, 4).astype(np.float32)
+    grid = rng.rand(100, 2, 16, 1).astype(np.float32) * 2 - 1
+    calls = probe(lambda: F.spatial_transformer_sampler(x, grid))
+    # G = 100*16 = 1600 points, C = 3: padded x 100*3*6*6 floats = 43200;
+    # u, v and their clips 4 * 6400 = 25600; int32 corners 4 * 6400 =
+    # 25600: 94400 kept.  Gathering the fourth neighbourhood: the cast
+    # weights (25600), three gathered (3 * 19200), the fourth's pieces and
+    # their concatenation (2 * 19200) and 100 * (128 + 144 + 8) = 28000
+    # bytes of objects: 149600; less y (19200, made of the first): 130400
+    # (the float64 weights: 76800; the sums: 25600 + 5 * 19200 - 19200 =
+    # 102400).  94400 + 130400 = 224800.  The weighted products broadcast
+    # w[:, :, None]: 1 buffer.
+    check(calls, 'SpatialTransformerSampler', 224800, buffers(1, 4800))

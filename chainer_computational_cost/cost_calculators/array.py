@@ -82,6 +82,7 @@ from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reads_out_shapes
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
+from chainer_computational_cost.cost_calculators import uses_cudnn
 
 
 # Private helpers: pure functions of numbers, shapes and index objects.
@@ -1461,6 +1462,11 @@ def calc_where(func: Where, in_data, **kwargs):
 PY_INT = 28
 PY_POINTER = 8
 
+#: Bytes of the Python object of a 2-d NumPy array (its data apart), and of
+#: a 3-d view (``sys.getsizeof``, NumPy 1.23).
+PY_ARRAY = 128
+PY_VIEW = 144
+
 
 def _range_index(n):
     """Bytes NumPy allocates to index with ``range(n)``: the list of its
@@ -1697,3 +1703,37 @@ def scratch_scatter_add(func: ScatterAdd, in_data, **kwargs):
     if kwargs.get('backend', 'numpy') == 'cupy':
         return max(check, masks)
     return max(check, ADD_AT + masks)
+
+
+def scratch_spatial_transformer_sampler(func: SpatialTransformerSampler,
+                                        in_data, **kwargs):
+    r"""The padded image, the coordinates, indexes, weights and the four
+    gathered neighbourhoods.
+
+    NumPy (and CuPy without cuDNN), for $G$ grid points (batch x out_H x
+    out_W) of itemsize $s$ and $C$ channels of itemsize $s_x$: the padded
+    x, the rescaled and clipped coordinates ($4 G s$), the int32 corner
+    indexes ($16 G$), then the four weights in float64 (an int32 minus a
+    float: $32 G$, each cast to x's dtype after all four exist) and, once
+    cast ($4 G s_x$), the four gathered neighbourhoods ($4 G C s_x$) beside
+    y and each weighted term: the larger stage above the output. Each
+    neighbourhood is gathered image by image into a list and concatenated:
+    the list holds, per image, its array and an `expand_dims` view (Python
+    objects of `PY_ARRAY` and `PY_VIEW` bytes and a pointer) beside the
+    three gathered before it.
+
+    CuPy with cuDNN: the grid transposed to channels last, $2 G s$.
+    """
+    x, grid = in_data
+    b, c, h, w = x.shape
+    g = b * prod(grid.shape[2:])
+    s, sx = grid.dtype.itemsize, x.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        return 2 * g * s
+    padded = b * c * (h + 2) * (w + 2) * sx
+    kept = padded + 4 * g * s + 16 * g
+    gathered = g * c * sx
+    pieces = b * (PY_ARRAY + PY_VIEW + PY_POINTER)
+    return kept + max(32 * g + 4 * g * sx,
+                      4 * g * sx + 4 * gathered + pieces,
+                      4 * g * sx + 5 * gathered)
