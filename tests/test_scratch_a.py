@@ -432,7 +432,22 @@ def test_spatial_transformer_sampler(rng):
     # weights (25600), three gathered (3 * 19200), the fourth's pieces and
     # their concatenation (2 * 19200) and 100 * (128 + 144 + 8) = 28000
     # bytes of objects: 149600; less y (19200, made of the first): 130400
-    # (the float64 weights: 76800; the sums: 25600 + 5 * 19200 - 19200 =
-    # 102400).  94400 + 130400 = 224800.  The weighted products broadcast
+    # (the float64 weights: 76800; the sums, four gathered, y and a
+    # weighted term: 25600 + 6 * 19200 - 19200 = 121600).  94400 + 130400
+    # = 224800.  The weighted products broadcast
     # w[:, :, None]: 1 buffer.
     check(calls, 'SpatialTransformerSampler', 224800, buffers(1, 4800))
+
+
+def test_classification_summary(rng):
+    y = rng.rand(1000, 10).astype(np.float32)
+    t = rng.randint(0, 10, 1000).astype(np.int32)
+    calls = probe(lambda: (F.classification_summary(y, t, label_num=10),
+                           F.classification_summary(y, t.astype(np.int64),
+                                                    label_num=10)))
+    # n = 1000: the mask (1000), pred int64 (8000), true int32 (4000),
+    # tp_mask int32 (4000) and bincount's intp copy of it (8000): 25000;
+    # int64 labels are first cast to int32: 4000 more
+    assert [f for _, f in calls['ClassificationSummary']] == [25000, 29000]
+    for measured, figure in calls['ClassificationSummary']:
+        assert abs(measured - figure) <= PY, (measured, figure)

@@ -22,6 +22,7 @@ from chainer.functions.evaluation.binary_accuracy import BinaryAccuracy
 from chainer.functions.evaluation.classification_summary import \
     ClassificationSummary
 from chainer.functions.evaluation.r2_score import R2_score
+import numpy
 
 from chainer_computational_cost.cost_calculators import argmax_copy
 from chainer_computational_cost.cost_calculators import elements
@@ -214,3 +215,26 @@ def scratch_r2_score(func: R2_score, in_data, **kwargs):
     r = prod(pred.shape[1:])
     out = s if func.multioutput == 'uniform_average' else r * s
     return max(2 * e + r * s, 4 * r * s + r) - out
+
+
+def scratch_classification_summary(func: ClassificationSummary, in_data,
+                                   **kwargs):
+    r"""The label arrays of the three bincounts and their intp copies.
+
+    NumPy, for $n = \|t\|$ labels: `t` cast to int32 (a copy unless it is
+    int32), the mask `t == ignore` ($n$ bytes), argmax's copy of y (see
+    Accuracy) and int64 indexes, `pred` (int64) and `true` (int32) by
+    `where`, then `pred == true` and `tp_mask` (int32); each `bincount`
+    of int32 labels first converts them to intp ($8n$). At most the cast,
+    the mask, `pred`, `true`, `tp_mask` and bincount's copy: $25n$ bytes
+    (or argmax's stage, if larger); the outputs are per label.
+
+    CuPy: the same arrays without argmax's copy and bincount's
+    conversions.
+    """
+    y, t = in_data
+    n = t.size
+    cast = 0 if t.dtype == numpy.int32 else 4 * n
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return cast + 17 * n
+    return cast + max(9 * n + argmax_copy(y, 1), 25 * n)
