@@ -11,6 +11,10 @@ figure for the call (0 for a type without a scratch function).  Where the
 case's function takes Variables, it also runs backward from gradients of
 ones and, where Chainer can, a second backward through the first one's
 gradients, so gradient types (and theirs) are met at the same scale.
+Functions that loop in Python over the batch are scaled less (``SLOW``);
+erf and erfc, whose cases need SciPy, also run on Chainer's path without
+it (``MORE_CASES``); cuDNN- and MPI-only cases cannot run here and are
+printed as such.
 
 A call is *covered* when its figure is what tracemalloc measured, allowing
 what ``test_scratch.py`` documents and no more:
@@ -19,15 +23,18 @@ what ``test_scratch.py`` documents and no more:
 * above the figure, NumPy's ufunc buffers, at most three of ``min(8192,
   n)`` elements of the widest dtype among the call's arrays (``n`` its
   largest array), the most ``docs/memory.md`` says a casting or strided
-  ufunc takes;
+  ufunc takes; and, for the types of ``ROW_VIEWS``, the Python views of
+  an input's rows that ``get_array_module(*x)`` makes, as an alternative
+  peak (they are alive before the call allocates anything);
 * below, nothing but ``PY``, except for a function whose scratch
   docstring says its figure is a bound (the count of a mask's selected
   elements depends on the values): its figure may exceed the measure.
 
-The test prints what is not covered, by type, ``type measured modelled``
-(the worst call of each) and fails when a type there has more than
-:data:`LIMIT` bytes of scratch, measured or modelled: such a type's
-figure is wrong where it matters.  ``docs/memory.md`` keeps the list.
+The test prints what is not covered, by type, ``type kind measured
+modelled`` (kind ``under`` or ``over``; the worst call of each) and fails
+when a type there has more than :data:`LIMIT` bytes of scratch, measured
+or modelled: such a type's figure is wrong where it matters.
+``docs/memory.md`` keeps the list.
 """
 
 import gc
@@ -343,6 +350,8 @@ def conformance():
     return uncovered, types, not_run
 
 
+# about 40 s of CPU (two to three minutes on the shared 2-core machine)
+@pytest.mark.slow
 # Chainer 7's resize_images asks NumPy for the deprecated numpy.float
 @pytest.mark.filterwarnings('ignore:`np.float` is a deprecated alias')
 # erf and erfc without SciPy (Chainer's warning)
