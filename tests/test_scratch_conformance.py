@@ -13,8 +13,8 @@ ones and, where Chainer can, a second backward through the first one's
 gradients, so gradient types (and theirs) are met at the same scale.
 Functions that loop in Python over the batch are scaled less (``SLOW``);
 erf and erfc, whose cases need SciPy, also run on Chainer's path without
-it (``MORE_CASES``); cuDNN- and MPI-only cases cannot run here and are
-printed as such.
+it (``MORE_CASES``); cuDNN-, SciPy- and MPI-only cases cannot run here
+and are printed as such.
 
 A call is *covered* when its figure is what tracemalloc measured, allowing
 what ``test_scratch.py`` documents and no more:
@@ -330,7 +330,7 @@ MORE_CASES = [_without_scipy('Erf', F.erf), _without_scipy('Erfc', F.erfc)]
 def conformance():
     """``(uncovered, types, not_run)``: per uncovered type its worst call
     ``(kind, measured, figure, gap)``, every type met, and the cases that
-    cannot run here (cuDNN only)."""
+    cannot run here (cuDNN, SciPy or MPI only)."""
     uncovered, types, not_run = {}, set(), []
     for c in CASES + MORE_CASES:
         if c.requires is not None and str(CHAINER_MAJOR) != c.requires:
@@ -358,7 +358,8 @@ def conformance():
 @pytest.mark.filterwarnings('ignore::chainer.warnings.PerformanceWarning')
 def test_every_type_with_scratch_is_covered():
     uncovered, types, not_run = conformance()
-    print('\nnot run here (cuDNN only): {}'.format(', '.join(not_run)))
+    print('\nnot run here (cuDNN, SciPy or MPI only): {}'.format(
+        ', '.join(not_run)))
     print('scratch not covered ({} of {} types met):'.format(
         len(uncovered), len(types)))
     print('{:40s} {:>5s} {:>10s} {:>10s}'.format(
