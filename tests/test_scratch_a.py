@@ -451,3 +451,29 @@ def test_classification_summary(rng):
     assert [f for _, f in calls['ClassificationSummary']] == [25000, 29000]
     for measured, figure in calls['ClassificationSummary']:
         assert abs(measured - figure) <= PY, (measured, figure)
+
+
+# ChainerMN (from its code: the nodes need MPI to run)
+
+def test_chainermn_float16_copies_and_send_buffers():
+    pytest.importorskip('chainermn')
+    import property_cases_chainermn as mn
+    h = np.zeros(100, np.float16)
+    f = np.zeros(100, np.float32)
+    gather = mn._collective('AllGather', 3)
+    # float16: x as float32 (400) and the float32 receive buffer of 3 *
+    # 100 (1200) are alive when the float16 outputs (600) are cast: 2200,
+    # less them: 1600; float32: the buffer is the outputs' base, none
+    assert cc.scratch_of(gather, (h,), [(100,)] * 3) == 1600
+    assert cc.scratch_of(gather, (f,), [(100,)] * 3) == 0
+    alltoall = mn._collective('AllToAll', 2)
+    # the inputs concatenated for Alltoallv: 200 floats = 800; float16:
+    # the float32 copies (800), their concatenation (800) and the receive
+    # buffer (800): 2400, less the float16 outputs (400): 2000
+    assert cc.scratch_of(alltoall, (f, f), [(100,)] * 2) == 800
+    assert cc.scratch_of(alltoall, (h, h), [(100,)] * 2) == 2000
+    # Send casts float16 to float32 (400); Recv's input is a delegate
+    assert cc.scratch_of(mn._p2p('Send'), (h, np.zeros(0, 'f')),
+                         [(0,)]) == 400
+    assert cc.scratch_of(mn._p2p('Recv'), (np.zeros(0, 'f'),),
+                         [(100,)]) == 0
