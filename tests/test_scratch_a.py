@@ -477,3 +477,31 @@ def test_chainermn_float16_copies_and_send_buffers():
                          [(0,)]) == 400
     assert cc.scratch_of(mn._p2p('Recv'), (np.zeros(0, 'f'),),
                          [(100,)]) == 0
+
+
+def test_gradients_below_the_elision_threshold(rng):
+    x = _pos(rng, 64, 32)
+    calls = probe(lambda: (_backward(F.absolute(x)), _backward(2.0 ** x)))
+    # sign(x) and its product with gy, 8192 bytes each (below 256 KiB,
+    # not elided): 8192 above the output
+    check(calls, 'AbsoluteGrad', 8192)
+    # log(2) * y and its product with gy: 8192
+    check(calls, 'PowConstVarGrad', 8192)
+
+
+def test_float16_mean_and_gaussian(rng):
+    x = rng.rand(4, 8192).astype(np.float16)
+    calls = probe(lambda: F.mean(x, axis=0))
+    # NumPy sums float16 in float32: 8192 * 4 = 32768 beside the float16
+    # output.  The reduction casts its float16 input: 2 buffers.
+    check(calls, 'Mean', 32768, buffers(2, 8192))
+    mean, ln_var = _mixed(rng, 64, 32, dtype=np.float16), _mixed(
+        rng, 64, 32, dtype=np.float16)
+    calls = probe(lambda: F.gaussian(mean, ln_var))
+    # 2048 float64 draws (16384) and their float16 cast eps (4096):
+    # 20480, less eps, noise and y (3 * 4096): 8192
+    check(calls, 'Gaussian', 8192)
+    mean, ln_var = _mixed(rng, 64, 32), _mixed(rng, 64, 32)
+    calls = probe(lambda: F.gaussian(mean, ln_var))
+    # float32: draws and eps 16384 + 8192 = 24576, what the call leaves
+    check(calls, 'Gaussian', 0)

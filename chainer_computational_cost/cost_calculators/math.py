@@ -1966,3 +1966,46 @@ def scratch_batch_det(func: BatchDet, in_data, **kwargs):
     if kwargs.get('backend', 'numpy') == 'cupy':
         return _cublas_batched(x, False)
     return _lapack(x, len(x), 1)
+
+
+def scratch_absolute_grad(func: AbsoluteGrad, in_data, **kwargs):
+    r"""sign(x) before its product with gy.
+
+    NumPy: `sign(x) * gy`: $\|x\|$ elements above the output below 256
+    KiB (from there the product is written into `sign(x)`).
+
+    CuPy: none (one elementwise kernel).
+    """
+    x = _given(func.x)
+    return _kernel_on_cupy(in_data, kwargs,
+                           lambda run, gy: run.op(run.call(x), gy))
+
+
+def scratch_pow_const_var_grad(func: PowConstVarGrad, in_data, **kwargs):
+    r"""log(c) y before its product with gy.
+
+    NumPy: `log(c) * y * gy`: $\|y\|$ elements above the output below 256
+    KiB (from there the product is written into `log(c) * y`).
+
+    CuPy: none (one elementwise kernel).
+    """
+    return _kernel_on_cupy(in_data, kwargs, lambda run, y, gy: run.op(
+        run.op(_Value(None, 0), y), gy))
+
+
+def scratch_mean(func: Mean, in_data, **kwargs):
+    r"""NumPy's float32 sums of a float16 mean.
+
+    NumPy: `x.mean(axis)` of float16 sums and divides in float32 ($4R$
+    bytes for $R$ outputs) and casts to float16; none for other dtypes
+    (the reduction writes the output).
+
+    CuPy: none (a reduction kernel accumulates in float32).
+    """
+    x = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy' or x.dtype != numpy.float16:
+        return 0
+    axis = func.axis
+    rows = 1 if axis is None else prod(reduced_shape(x.shape, axis,
+                                                     func.keepdims))
+    return 4 * rows

@@ -274,3 +274,24 @@ def scratch_simplified_dropconnect(func: SimplifiedDropconnect, in_data,
     y = len(x) * W.shape[0] * s
     return max(draws + mask, mask + copy + W.size * s + mask * s,
                mask + copy + mask * s + y) - mask - y
+
+
+def scratch_gaussian(func: Gaussian, in_data, **kwargs):
+    r"""The float64 draws beside their cast (in float16 and float32).
+
+    NumPy: `numpy.random.standard_normal` draws $\|x\|$ float64 values,
+    cast to the node's `eps` (kept) unless the input is float64 (counted
+    whenever the node holds `eps`: given noise cannot be told apart, an
+    upper bound then); then `exp(ln_var * 0.5) * eps` (kept as `noise`)
+    and `mean + noise`: three arrays of $\|x\|$ elements at most, all left
+    alive. Above them: $8\|x\|$ + the cast, less $3\|x\|$ elements.
+
+    CuPy: none above what the call leaves (float32 draws for float16 are
+    as large as eps and the empty noise together).
+    """
+    mean = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    n, e = mean.size, mean.size * mean.dtype.itemsize
+    draws = 8 * n + (e if mean.dtype.itemsize != 8 else 0)
+    return max(draws, 3 * e) - 3 * e
