@@ -25,9 +25,11 @@ what ``test_scratch.py`` documents and no more:
 * above the figure, NumPy's ufunc buffers, at most three of ``min(8192,
   n)`` elements of the widest dtype among the call's arrays (``n`` its
   largest array), the most ``docs/memory.md`` says a casting or strided
-  ufunc takes; and, for the types of ``ROW_VIEWS``, the Python views of
-  an input's rows that ``get_array_module(*x)`` makes, as an alternative
-  peak (they are alive before the call allocates anything);
+  ufunc takes, or, where more, two of float64 (a cast to float64 or to
+  intp indexes: ``fit.NUMPY_BUFFERS`` for 8192); and, for the types of
+  ``ROW_VIEWS``, the Python views of an input's rows that
+  ``get_array_module(*x)`` makes, as an alternative peak (they are alive
+  before the call allocates anything);
 * below, nothing but ``PY``, except for a function whose scratch
   docstring says its figure is a bound (the count of a mask's selected
   elements depends on the values): its figure may exceed the measure.
@@ -56,6 +58,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from chainer_computational_cost import cost_calculators as cc
+from chainer_computational_cost.fit import NUMPY_BUFFERS
 from property_cases import B
 from property_cases import Case
 from property_cases import CASES
@@ -170,8 +173,15 @@ class _Probe(chainer.FunctionHook):
             views = len(rows) * (sys.getsizeof(rows[0]) + 16) \
                 - (current - start)
         self.calls.append(
-            (name, peak - current, figure, 3 * min(BUFSIZE, n) * itemsize,
+            (name, peak - current, figure, _buffers(n, itemsize),
              _is_bound(node), views))
+
+
+def _buffers(n, itemsize):
+    """NumPy's ufunc buffers allowed for a call whose largest array has
+    ``n`` elements and whose widest dtype ``itemsize`` bytes."""
+    chunk = min(BUFSIZE, n)
+    return max(3 * chunk * itemsize, NUMPY_BUFFERS * chunk // BUFSIZE)
 
 
 def _is_bound(node):
