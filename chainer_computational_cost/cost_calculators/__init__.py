@@ -367,6 +367,24 @@ def tensordot_copies(a, a_axes, b, b_axes):
     return total
 
 
+def argmax_copy(x, axis):
+    """Bytes of the copy ``numpy.argmax(x, axis)`` (or argmin) makes of
+    ``x`` before reducing: ``axis`` is moved last (all of x is raveled for
+    None) and the result copied unless it is C-contiguous."""
+    ndim = len(x.shape)
+    order = list(range(ndim))
+    if axis is not None:
+        axis %= ndim
+        order = [k for k in order if k != axis] + [axis]
+    shape = [x.shape[k] for k in order]
+    strides = strides_of(x)
+    flat = reshape_view(shape, [strides[k] for k in order], (prod(shape),))
+    if flat is not None and (prod(shape) <= 1
+                             or flat[0] == x.dtype.itemsize):
+        return 0
+    return prod(x.shape) * x.dtype.itemsize
+
+
 def im2col_bytes(shape, ksize, stride, pad, itemsize, cover_all=False,
                  dilate=1):
     """``(padded, col)``: the bytes of the padded copy of an image of

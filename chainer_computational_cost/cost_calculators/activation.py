@@ -29,6 +29,7 @@ Conventions shared by this module:
   (what a straightforward implementation does), not as cuDNN's kernel.
 """
 
+import chainer
 from chainer.functions.activation.clipped_relu import ClippedReLU
 from chainer.functions.activation.clipped_relu import ClippedReLUGrad2
 from chainer.functions.activation.clipped_relu import ClippedReLUGrad3
@@ -571,18 +572,16 @@ def scratch_log_softmax_grad(func: LogSoftmaxGrad, in_data, **kwargs):
     NumPy (and CuPy without cuDNN): `gy - exp(y) * gy.sum(axis,
     keepdims=True)`: the row sums ($R$), $e^y$ and the product
     ($\|y\|$ each) alive together before the output: $\|y\| + R$ elements
-    above it ($\|y\|$ when $y$ takes 256 KiB or more: the product is then
-    written into $e^y$, temporary elision).
+    above it, at any size (NumPy's temporary elision never writes into
+    $e^y$ here: the sums are broadcast, and it only reuses a temporary
+    whose partner has its shape or is a scalar).
 
     CuPy with cuDNN: none.
     """
     if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
         return 0
     y = in_data[0]
-    nbytes = y.size * y.dtype.itemsize
-    if elides(nbytes):
-        return nbytes
-    return nbytes + _rows_of(func, y) * y.dtype.itemsize
+    return (y.size + _rows_of(func, y)) * y.dtype.itemsize
 
 
 def _masked_update_bound(x):
@@ -697,3 +696,180 @@ def scratch_tanh_grad(func: TanhGrad, in_data, **kwargs):
         return 0
     y = in_data[0]
     return y.size * y.dtype.itemsize
+
+
+def _nbytes(x):
+    return x.size * x.dtype.itemsize
+
+
+def scratch_prelu(func: (PReLUFunction, PReLUFunctionGrad), in_data,
+                  **kwargs):
+    r"""A boolean mask and the slopes broadcast to the input's shape.
+
+    NumPy: the forward masks `y = x.copy()` with
+    `numpy.ma.masked_greater_equal` (the mask `x >= 0`, $\|x\|$ bytes, is
+    copied into the masked array's own mask, the first freed), then
+    `masked *= W` makes `numpy.where(mask, 1, W)`, the slopes broadcast
+    to $\|x\|$ elements: $\|x\|$ bytes plus $\|x\|$ elements above the
+    output. The gradient makes the mask `cond >= 0`, `x * gy` and
+    `numpy.where(mask, 0, x * gy)` (summed into $g_W$) before $g_x$, then
+    masks $g_x$ the same way: at most the mask and two arrays of
+    $\|x\|$ elements before $g_x$ exists, the mask and one with it, the
+    same $\|x\|$ bytes plus $\|x\|$ elements above the outputs either way.
+
+    CuPy: none (elementwise kernels; the gradient's masked product is
+    reused as $g_x$).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    return x.size + _nbytes(x)
+
+
+def scratch_swish(func: Swish, in_data, **kwargs):
+    r"""beta x, then the sigmoid's two temporaries.
+
+    NumPy: `x * sigmoid(beta * x)` with the sigmoid written as
+    `tanh(bx * 0.5) * 0.5 + 0.5`: `beta * x`, `bx * 0.5` and its `tanh`
+    alive together, $3 \|x\|$ elements before the output exists (NumPy's
+    temporary elision never applies to `tanh`): $2 \|x\|$ elements above
+    it.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return 2 * _nbytes(in_data[0])
+
+
+def scratch_swish_grad(func: SwishGrad, in_data, **kwargs):
+    r"""The sigmoid, y, beta y and the temporaries of both gradients.
+
+    NumPy: `sig`, `y = x * sig` and `by = beta * y` stay alive to the
+    end; $g_x$ = `gy * (by + sig * (1 - by))` takes two temporaries; then
+    `gy * y * (x - y)` (the full-size $g_\beta$ before its sum) takes
+    three beside $g_x$: $7 \|x\|$ elements alive at once, $6 \|x\|$ when
+    an array of $\|x\|$ elements takes 256 KiB or more (`gy * y` then
+    receives the product: temporary elision). Above the outputs ($g_x$
+    and the summed $g_\beta$): $6 \|x\|$ (or $5 \|x\|$) elements minus
+    $\|g_\beta\|$.
+
+    CuPy: one kernel writes $g_x$ and the full-size $g_\beta$ before its
+    sum: $\|x\|$ elements.
+    """
+    x, beta = in_data[0], in_data[1]
+    e = _nbytes(x)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return e
+    return (5 if elides(e) else 6) * e - _nbytes(beta)
+
+
+def scratch_softplus(func: Softplus, in_data, **kwargs):
+    r"""beta x and the three terms of the stable log(1 + exp(beta x)).
+
+    NumPy: `(fmax(bx, 0) + log1p(exp(-fabs(bx)))) * beta_inv`: `bx`,
+    `fmax(bx, 0)` and two more arrays of $\|x\|$ elements alive at each
+    step (`fabs` and its negation, then `exp`, then `log1p`; the
+    ufunc calls are never elided): $4 \|x\|$ elements, $3 \|x\|$ above
+    the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return 3 * _nbytes(in_data[0])
+
+
+def scratch_softplus_grad(func: SoftplusGrad, in_data, **kwargs):
+    r"""Two temporaries at a time of `(1 - 1 / (1 + exp(beta x))) gy`.
+
+    NumPy: each step's result is made while the previous one is alive
+    (`1 / t` and `1 - t` cannot write into their temporary right operand):
+    $2 \|x\|$ elements at the peak, $\|x\|$ above the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _nbytes(in_data[0])
+
+
+def scratch_crelu(func: CReLU, in_data, **kwargs):
+    r"""-x.
+
+    NumPy and CuPy: the two halves are written into the output with
+    `maximum(0, x, out=...)` and `maximum(0, -x, out=...)`: `-x`,
+    $\|x\|$ elements.
+    """
+    return _nbytes(in_data[0])
+
+
+def scratch_hard_sigmoid(func: HardSigmoid, in_data, **kwargs):
+    r"""0.2 x and 0.2 x + 0.5 before the clip.
+
+    NumPy: `clip(x * 0.2 + 0.5, 0, 1)`: two arrays of $\|x\|$ elements at
+    a time (the sum is written into `x * 0.2` from 256 KiB on, elision;
+    `clip` makes a new array either way): $\|x\|$ above the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _nbytes(in_data[0])
+
+
+def scratch_hard_sigmoid_grad(func: HardSigmoidGrad, in_data, **kwargs):
+    r"""Two boolean masks, their conjunction and the masked gradient.
+
+    NumPy: `((-2.5 < x) & (x < 2.5)) * gy * 0.2`: the masks ($\|x\|$ bytes
+    each, a third for their conjunction below 256 KiB), then the
+    conjunction with `mask * gy` ($\|x\|$ bytes and elements), then that
+    product with its scaled copy below 256 KiB: the largest of these above
+    the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy = in_data[0]
+    n, e = gy.size, _nbytes(gy)
+    masks = 2 * n if elides(n) else 3 * n
+    return max(masks, n + e, e if elides(e) else 2 * e) - e
+
+
+def scratch_rrelu(func: RReLU, in_data, **kwargs):
+    r"""The slopes' float64 draws, the mask and x times the slopes (in
+    training, an upper bound when the slopes were given).
+
+    NumPy: in training, `numpy.random.uniform` draws $\|x\|$ float64
+    values, cast to the node's slopes (kept) unless x is float64 (counted
+    whenever `chainer.config.train` is on: the node keeps its slopes
+    either way, so given slopes cannot be told apart); then `where(x >= 0,
+    x, x * r)`: the mask ($\|x\|$ bytes) and `x * r` ($\|x\|$ elements)
+    beside the output. Above the output and the slopes: the larger of the
+    two steps.
+
+    CuPy: in training, the float64 draws beside their cast, less the
+    output (none for float64 x).
+    """
+    x = in_data[0]
+    e = _nbytes(x)
+    draws = 8 * x.size if chainer.config.train else 0
+    cast = e if draws and x.dtype.itemsize != 8 else 0
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return max(0, draws - e) if cast else 0
+    return max(draws + cast, 3 * e + x.size) - 2 * e
+
+
+def scratch_rrelu_grad(func: _RReLUGrad, in_data, **kwargs):
+    r"""The mask y >= 0 and gy times the slopes.
+
+    NumPy: `where(y >= 0, gy, gy * r)`: $\|g_y\|$ bytes and elements above
+    the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy = in_data[0]
+    return gy.size + _nbytes(gy)

@@ -76,11 +76,13 @@ from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import im2col_bytes
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reads_out_shapes
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
+from chainer_computational_cost.cost_calculators import uses_cudnn
 
 
 # Private helpers: pure functions of numbers, shapes and index objects.
@@ -1451,3 +1453,287 @@ def calc_where(func: Where, in_data, **kwargs):
     else:
         cond_reads = size_of(cond)
     return (n, cond_reads + size_of(x) + size_of(y), n, {})
+
+
+# Scratch (see cost_calculators.scratch_of)
+
+#: Bytes of a Python int object above 256 (``sys.getsizeof(257)``), and of
+#: a list's pointer to it; -5..256 are cached by CPython, never made.
+PY_INT = 28
+PY_POINTER = 8
+
+#: Bytes of the Python object of a 2-d NumPy array (its data apart), and of
+#: a 3-d view (``sys.getsizeof``, NumPy 1.23).
+PY_ARRAY = 128
+PY_VIEW = 144
+
+
+def _range_index(n):
+    """Bytes NumPy allocates to index with ``range(n)``: the list of its
+    items (a pointer and, above 256, an int object each) and the intp
+    array made from it, alive together."""
+    return (PY_POINTER + 8) * n + PY_INT * max(0, n - 257)
+
+
+def scratch_select_item(func: SelectItem, in_data, **kwargs):
+    r"""The Python ints and index arrays of `x[range(n), t]`.
+
+    NumPy: indexing with `range(t.size)` makes the list of its $n$ items
+    (an 8-byte pointer each and, for the items above 256, a 28-byte int)
+    and their intp array ($8n$): $16n + 28 \max(0, n - 257)$ bytes, CPython
+    and NumPy 1.x.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _range_index(in_data[1].size)
+
+
+def scratch_assign(func: Assign, in_data, **kwargs):
+    r"""The Python ints and index arrays of `gx[range(n), t] = gy`.
+
+    NumPy: as SelectItem's indexing (the list of the range's items, their
+    intp array), and the values `gy` copied for the assignment ($\|g_y\|$
+    elements): $16n + 28 \max(0, n - 257)$ bytes plus $\|g_y\|$ elements.
+
+    CuPy: none (one elementwise kernel writes into the zeros).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gy = in_data[0]
+    return _range_index(func.t.size) + gy.size * gy.dtype.itemsize
+
+
+def scratch_im2col(func: Im2Col, in_data, **kwargs):
+    r"""im2col's padded copy of x.
+
+    NumPy: `numpy.pad` by $p$ before and $p + s - 1$ after each spatial
+    axis, alive while the columns (the output) are filled.
+
+    CuPy: none (a kernel reads x in place).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    padded, _ = im2col_bytes(
+        x.shape, (func.kh, func.kw), (func.sy, func.sx), (func.ph, func.pw),
+        x.dtype.itemsize, func.cover_all, (func.dy, func.dx))
+    return padded
+
+
+def _resize_indices(func, shape, itemsize):
+    """Bytes of resize_images' row and column indexes (intp) and weights
+    (``itemsize``), alive through the call."""
+    return (8 + itemsize) * (func.out_H + func.out_W)
+
+
+def scratch_resize_images(func: ResizeImages, in_data, **kwargs):
+    r"""Each panel of gathered pixels.
+
+    NumPy: the indexes and weights ($(8 + s)(H_o + W_o)$ bytes, $s$ the
+    itemsize), the panel's indexes and weights ($l W_o (32 + 4s)$ bytes
+    for a panel of $l$ output rows, Chainer's `_infer_lines`), then
+    `x[:, :, vcol, ucol]` gathers $4 N l W_o$ elements ($N$ = batch x
+    channels, reshaped for `einsum` in place).
+
+    CuPy: the indexes and weights (one kernel interpolates).
+    """
+    from chainer.functions.array import resize_images
+    x = in_data[0]
+    s = x.dtype.itemsize
+    small = _resize_indices(func, x.shape, s)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return small
+    b, c, h, w = x.shape
+    lines = min(func.out_H, resize_images._infer_lines(
+        b, c, h, w, func.out_H, func.out_W, 2, 2))
+    cols = lines * func.out_W
+    return small + cols * (32 + 4 * s) + 4 * b * c * cols * s
+
+
+def scratch_resize_images_grad(func: ResizeImagesGrad, in_data, **kwargs):
+    r"""The weighted gradients, their flat indexes and bincount's float64.
+
+    NumPy: the indexes and weights ($(8 + s)(H_o + W_o)$), each output
+    pixel's 4 source rows and columns and weights ($P (32 + 4s)$, $P = H_o
+    W_o$), `gy * wcol` ($4 N P$ elements, $N$ = batch x channels), the 4 P
+    pixel indexes ($32P$) then their offsets per image ($32 N P$, intp),
+    `bincount`'s float64 copy of the weights (unless float64) and its
+    float64 result ($8 N H W$), cast to the output.
+
+    CuPy: the indexes and weights (a kernel adds into the zeroed output).
+    """
+    gy = in_data[0]
+    s = gy.dtype.itemsize
+    small = _resize_indices(func, gy.shape, s)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return small
+    b, c, h, w = func.input_shape
+    n, p, out = b * c, func.out_H * func.out_W, b * c * h * w
+    kept = small + p * (32 + 4 * s) + 4 * n * p * s + 8 * n
+    flat = max(kept + 32 * p + 32 * n * p,
+               kept + 32 * n * p + (32 * n * p if s != 8 else 0) + 8 * out,
+               kept + 32 * n * p + 8 * out + (out * s if s != 8 else 0))
+    return flat - out * s
+
+
+#: Bytes ``numpy.add.at`` allocates for its iteration whatever the sizes
+#: (8136 measured with NumPy 1.23).
+ADD_AT = 8192
+
+
+def _add_at(count, index_itemsize):
+    """Bytes ``numpy.add.at`` allocates with ``count`` indexes of an integer
+    of ``index_itemsize`` bytes: its fixed iteration state, and two
+    buffers of up to 8192 intp indexes when it must convert them (NumPy's
+    buffered casting, measured 16 bytes per index up to 8192)."""
+    convert = 0 if index_itemsize == 8 else 16 * min(8192, count)
+    return ADD_AT + convert
+
+
+def scratch_as_strided_grad(func: AsStridedGrad, in_data, **kwargs):
+    r"""gy summed over its broadcast axes, the flat indexes and the counts.
+
+    NumPy (and CuPy, whose `scatter_add` takes the indexes as they are):
+    `gy.sum(...)` over the axes of stride 0 (a new array even over none),
+    the zeroed storage of the input's span (the output is a view of it),
+    `arange` over that span in an integer of gy's itemsize; where the
+    output's elements may overlap, `numpy.add.at` adds through those
+    indexes (see `_add_at`); where the input's may, a second zeroed
+    storage of counts, `ones(1)` and another `numpy.add.at`.
+
+    CuPy: the same arrays (`scatter_add` takes the indexes as they are).
+    """
+    from chainer.functions.array import as_strided
+    gy = in_data[0]
+    geometry, s = func.input_geometry, gy.dtype.itemsize
+    if 0 in geometry.shape or 0 in gy.shape:
+        return 0
+    keep = [i for i in range(gy.ndim)
+            if func.shape[i] != 1 and func.strides[i] != 0]
+    out_shape = [func.shape[i] for i in keep]
+    out_strides = [func.strides[i] for i in keep]
+    inp = [i for i in range(geometry.ndim) if geometry.shape[i] != 1]
+    inp_shape = [geometry.shape[i] for i in inp]
+    inp_strides = [geometry.strides[i] for i in inp]
+    low = min(as_strided._min_index(inp_shape, inp_strides,
+                                    geometry.storage_offset),
+              as_strided._min_index(out_shape, out_strides,
+                                    func.storage_offset))
+    high = max(as_strided._max_index(inp_shape, inp_strides,
+                                     geometry.storage_offset),
+               as_strided._max_index(out_shape, out_strides,
+                                     func.storage_offset))
+    # the zeroed storage of the span is the output's base; arange over it
+    # (an integer of gy's itemsize) is scratch, of the same size
+    storage = (high - low + 1) * s
+    cupy = kwargs.get('backend', 'numpy') == 'cupy'
+    adds = [0]
+    if as_strided._maybe_overlapping_memory(out_shape, out_strides):
+        adds.append(0 if cupy else _add_at(prod(out_shape), s))
+    if as_strided._maybe_overlapping_memory(inp_shape, inp_strides):
+        adds.append(storage + 8 + (0 if cupy else _add_at(
+            prod(inp_shape), s)))
+    return prod(out_shape) * s + storage + max(adds)
+
+
+def _advanced(index):
+    return isinstance(index, (numpy.ndarray, list)) or (
+        hasattr(index, 'shape') and not isinstance(index, numbers.Integral))
+
+
+def _mask_indexes(slices, result_shape):
+    """Bytes of the intp index arrays NumPy makes of the boolean masks in
+    ``slices`` (``nonzero``: one array per mask axis of the selected
+    count). The count is read from ``result_shape`` (the indexed array's
+    shape) when the mask is the only advanced index and no Ellipsis comes
+    before it; otherwise every element counts as selected (a bound)."""
+    slices = slices if isinstance(slices, tuple) else (slices,)
+    advanced = [s for s in slices if _advanced(s)]
+    total, axis = 0, 0
+    for s in slices:
+        if s is Ellipsis:
+            axis = None
+        if _advanced(s) and getattr(s, 'dtype', None) == numpy.bool_:
+            count = s.size
+            if len(advanced) == 1 and axis is not None \
+                    and axis < len(result_shape):
+                count = result_shape[axis]
+            total += 8 * s.ndim * count
+        if axis is not None and not isinstance(s, numbers.Integral):
+            axis += 1
+    return total
+
+
+def scratch_get_item_grad(func: GetItemGrad, in_data, **kwargs):
+    r"""numpy.add.at's iteration state and the index arrays of a mask.
+
+    NumPy: `numpy.add.at(gx, slices, gy)` into the zeroed output: its
+    iteration state (`ADD_AT`) and, for a boolean mask, `nonzero`'s intp
+    index arrays (one per mask axis, of the selected count: 8 bytes per
+    axis per element of $g_y$ along the mask's axis). (Integer indexes of
+    another dtype are converted in buffers: not counted.)
+
+    CuPy: `scatter_add` makes the same index arrays of a mask.
+    """
+    gy = in_data[0]
+    masks = _mask_indexes(func.slices, gy.shape)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return masks
+    return ADD_AT + masks
+
+
+def scratch_scatter_add(func: ScatterAdd, in_data, **kwargs):
+    r"""The shape check's copy of `y[slices]`, then numpy.add.at.
+
+    NumPy: `y = a.copy()` (the output), `y[slices].shape` is checked on a
+    copy when the index is advanced ($\|b\|$ elements, with the index
+    arrays of a mask), then `numpy.add.at(y, slices, b)`: its iteration
+    state and a mask's index arrays.
+
+    CuPy: the same copy and index arrays (`scatter_add`).
+    """
+    b = in_data[1]
+    slices = func.slices if isinstance(func.slices, tuple) \
+        else (func.slices,)
+    masks = _mask_indexes(slices, b.shape)
+    check = b.size * b.dtype.itemsize + masks \
+        if any(_advanced(s) for s in slices) else 0
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return max(check, masks)
+    return max(check, ADD_AT + masks)
+
+
+def scratch_spatial_transformer_sampler(func: SpatialTransformerSampler,
+                                        in_data, **kwargs):
+    r"""The padded image, the coordinates, indexes, weights and the four
+    gathered neighbourhoods.
+
+    NumPy (and CuPy without cuDNN), for $G$ grid points (batch x out_H x
+    out_W) of itemsize $s$ and $C$ channels of itemsize $s_x$: the padded
+    x, the rescaled and clipped coordinates ($4 G s$), the int32 corner
+    indexes ($16 G$), then the four weights in float64 (an int32 minus a
+    float: $32 G$, each cast to x's dtype after all four exist) and, once
+    cast ($4 G s_x$), the four gathered neighbourhoods ($4 G C s_x$) beside
+    y and each weighted term: the larger stage above the output. Each
+    neighbourhood is gathered image by image into a list and concatenated:
+    the list holds, per image, its array and an `expand_dims` view (Python
+    objects of `PY_ARRAY` and `PY_VIEW` bytes and a pointer) beside the
+    three gathered before it.
+
+    CuPy with cuDNN: the grid transposed to channels last, $2 G s$.
+    """
+    x, grid = in_data
+    b, c, h, w = x.shape
+    g = b * prod(grid.shape[2:])
+    s, sx = grid.dtype.itemsize, x.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        return 2 * g * s
+    padded = b * c * (h + 2) * (w + 2) * sx
+    kept = padded + 4 * g * s + 16 * g
+    gathered = g * c * sx
+    pieces = b * (PY_ARRAY + PY_VIEW + PY_POINTER)
+    return kept + max(32 * g + 4 * g * sx,
+                      4 * g * sx + 4 * gathered + pieces,
+                      4 * g * sx + 5 * gathered)

@@ -22,10 +22,14 @@ from chainer.functions.evaluation.binary_accuracy import BinaryAccuracy
 from chainer.functions.evaluation.classification_summary import \
     ClassificationSummary
 from chainer.functions.evaluation.r2_score import R2_score
+import numpy
 
+from chainer_computational_cost.cost_calculators import argmax_copy
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import strides_of
 
 
 def calc_accuracy(func: Accuracy, in_data, **kwargs):
@@ -153,3 +157,84 @@ def calc_r2_score(func: R2_score, in_data, **kwargs):
         mwrite = 1
     return (flops, size_of(pred) + size_of(true), mwrite,
             {'multioutput': func.multioutput})
+
+
+# Scratch (see cost_calculators.scratch_of)
+
+def scratch_accuracy(func: Accuracy, in_data, **kwargs):
+    r"""argmax's copy and int64 indexes, the comparison with t.
+
+    NumPy: `y.argmax(axis=1)` (a copy of y unless axis 1 moved last is
+    C-contiguous, and $R = \|t\|$ int64 indexes), then `pred == t` ($R$
+    bytes) for the mean. With `ignore_label`, the mask `t == ignore`
+    ($R$ bytes) first and `where(mask, ignore, argmax)` ($R$ int64) beside
+    the indexes. The output is one scalar.
+
+    CuPy: the same without argmax's copy (a reduction kernel reads y in
+    place).
+    """
+    y, t = in_data
+    r = t.size
+    copy = argmax_copy(y, 1) if kwargs.get('backend', 'numpy') != 'cupy' \
+        else 0
+    if func.ignore_label is None:
+        return max(copy + 8 * r, 9 * r)
+    return max(r + copy + 8 * r, 17 * r)
+
+
+def _ravel_copy(x):
+    """Bytes ``x.ravel()`` copies (0 when it is a view)."""
+    if reshape_view(x.shape, strides_of(x), (x.size,)) is not None:
+        return 0
+    return x.size * x.dtype.itemsize
+
+
+def scratch_binary_accuracy(func: BinaryAccuracy, in_data, **kwargs):
+    r"""The two boolean arrays of the count.
+
+    NumPy and CuPy: `y.ravel()` and `t.ravel()` (copies of strided
+    arrays), `y >= 0` and `t != -1` ($\|y\|$ bytes each), then `c == t`
+    beside `c`: $2 \|y\|$ bytes and the copies.
+    """
+    y, t = in_data
+    return _ravel_copy(y) + _ravel_copy(t) + 2 * y.size
+
+
+def scratch_r2_score(func: R2_score, in_data, **kwargs):
+    r"""The squared residuals and deviations, then the per-output arrays.
+
+    NumPy and CuPy: `(pred - true) ** 2` (two arrays of $\|x\|$ elements)
+    summed over the batch ($R$ per-output elements kept), then `true -
+    mean` and its square beside it; then `SS_tot == 0` ($R$ bytes), `SS_res
+    / SS_tot`, `1 - ...` and `where(...)` ($R$ elements each): the larger
+    of $2\|x\| + R$ and $4R$ elements plus $R$ bytes, less the output.
+    """
+    pred = in_data[0]
+    s = pred.dtype.itemsize
+    e = pred.size * s
+    r = prod(pred.shape[1:])
+    out = s if func.multioutput == 'uniform_average' else r * s
+    return max(2 * e + r * s, 4 * r * s + r) - out
+
+
+def scratch_classification_summary(func: ClassificationSummary, in_data,
+                                   **kwargs):
+    r"""The label arrays of the three bincounts and their intp copies.
+
+    NumPy, for $n = \|t\|$ labels: `t` cast to int32 (a copy unless it is
+    int32), the mask `t == ignore` ($n$ bytes), argmax's copy of y (see
+    Accuracy) and int64 indexes, `pred` (int64) and `true` (int32) by
+    `where`, then `pred == true` and `tp_mask` (int32); each `bincount`
+    of int32 labels first converts them to intp ($8n$). At most the cast,
+    the mask, `pred`, `true`, `tp_mask` and bincount's copy: $25n$ bytes
+    (or argmax's stage, if larger); the outputs are per label.
+
+    CuPy: the same arrays without argmax's copy and bincount's
+    conversions.
+    """
+    y, t = in_data
+    n = t.size
+    cast = 0 if t.dtype == numpy.int32 else 4 * n
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return cast + 17 * n
+    return cast + max(9 * n + argmax_copy(y, 1), 25 * n)

@@ -17,6 +17,7 @@ Conventions shared by every calculator of this module:
 """
 
 import collections.abc
+import importlib.util
 import numbers
 
 import chainer
@@ -114,9 +115,11 @@ from chainer.functions.math.trigonometric import SinGrad
 from chainer.functions.math.trigonometric import Tan
 import numpy
 
+from chainer_computational_cost.cost_calculators import argmax_copy
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import doc_flops_cells
 from chainer_computational_cost.cost_calculators import doc_times
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
@@ -124,8 +127,10 @@ from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import product_convention
 from chainer_computational_cost.cost_calculators import reduced_shape
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import resolve_table
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -1491,3 +1496,516 @@ def calc_coo_mat_mul_grad_sp(func: CooMatMulGradSP, in_data, **kwargs):
     fma = kwargs.get('fma_1flop', False)
     mread = _reads([a, b, func.sp_row, func.sp_col])
     return (dot_flops(z, k, fma), mread, z, params)
+
+
+# Scratch (see cost_calculators.scratch_of)
+
+#: Bytes of one Python float object (``sys.getsizeof(1.0)``) as the
+#: allocator is asked for it, and of the pointer an object array holds.
+PY_FLOAT = 24
+PY_POINTER = 8
+
+
+def _nbytes(x):
+    return x.size * x.dtype.itemsize
+
+
+def _without_scipy(module, cached):
+    """Whether Chainer's CPU forward of ``module`` (erf, erfc) runs
+    ``numpy.vectorize`` of the ``math`` function: the choice it cached, or
+    whether SciPy can be imported when it has not chosen yet."""
+    chosen = getattr(module, cached, None)
+    if chosen is not None:
+        return isinstance(chosen, numpy.vectorize)
+    return importlib.util.find_spec('scipy') is None
+
+
+def scratch_erf(func: (Erf, Erfc), in_data, **kwargs):
+    r"""Python floats without SciPy; SciPy's float32 result for float16.
+
+    NumPy without SciPy (Chainer warns): `numpy.vectorize(math.erf)` makes
+    an object array of the inputs and one of the results, each a pointer
+    (8 bytes) and a Python float (24 bytes) per element, then their
+    float64 array: $72 \|x\|$ bytes, less the output (the float64 array
+    itself, or its cast to x's dtype made after the object arrays are
+    freed): $(72 - s) \|x\|$ bytes for an itemsize $s$. With SciPy
+    (`scipy.special.erf`, loops for float32 and float64 only): none,
+    float16 x is computed in float32 and cast, $4 \|x\|$ bytes. Which
+    path runs is what Chainer cached at its first call, or whether SciPy
+    can be imported.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x = in_data[0]
+    module = importlib.import_module(type(func).__module__)
+    cached = '_erf_cpu' if isinstance(func, Erf) else '_erfc_cpu'
+    if _without_scipy(module, cached):
+        return (3 * PY_POINTER + 2 * PY_FLOAT - x.dtype.itemsize) * x.size
+    return 4 * x.size if x.dtype.itemsize < 4 else 0
+
+
+class _Value(object):
+    """An array of a NumPy expression (``shape`` None: a scalar): its
+    bytes, and whether it is a temporary (NumPy may reuse it)."""
+
+    def __init__(self, shape, itemsize, nbytes=0, temp=False):
+        self.shape = None if shape is None else tuple(shape)
+        self.itemsize = itemsize
+        self.nbytes = nbytes
+        self.temp = temp
+
+
+def _given(x):
+    """An input array (or a scalar) of the expression."""
+    if getattr(x, 'shape', None) is None or (
+            numpy.ndim(x) == 0 and not isinstance(x, numpy.ndarray)):
+        return _Value(None, 0)
+    return _Value(x.shape, x.dtype.itemsize)
+
+
+class _Run(object):
+    """The bytes alive along a NumPy code path: each operation allocates
+    its result (freeing its temporary operands after), and ``peak`` is the
+    most alive at once. A binary operator writes into a temporary operand
+    instead (NumPy's temporary elision, :func:`elides`) when the temporary
+    has the result's shape and dtype, takes 256 KiB or more and its partner
+    is a scalar, a 0-d array or of the same shape (NumPy never elides
+    beside a broadcast), the left operand or either of a commutative
+    operation; ufunc calls and ``**`` are never elided."""
+
+    def __init__(self):
+        self.live = self.peak = 0
+
+    def new(self, nbytes):
+        self.live += nbytes
+        self.peak = max(self.peak, self.live)
+
+    def free(self, *values):
+        for v in values:
+            if v.temp:
+                self.live -= v.nbytes
+                v.temp = False
+
+    def _reusable(self, t, other, shape, itemsize):
+        return (t.temp and t.shape == shape and t.itemsize == itemsize
+                and elides(t.nbytes)
+                and (other.shape is None or other.shape in ((), shape)))
+
+    def op(self, a, b, commutative=True, itemsize=None):
+        """``a <op> b`` (a Python operator)."""
+        shapes = [v.shape for v in (a, b) if v.shape is not None]
+        shape = broadcast_shape(*shapes)
+        itemsize = itemsize or max(a.itemsize, b.itemsize)
+        for t, other in ((a, b), (b, a)) if commutative else ((a, b),):
+            if self._reusable(t, other, shape, itemsize):
+                self.free(other)
+                return t
+        return self.call(a, b, shape=shape, itemsize=itemsize)
+
+    def neg(self, a):
+        """``-a`` (a unary operator: elided on a large temporary)."""
+        if a.temp and elides(a.nbytes):
+            return a
+        return self.call(a)
+
+    def call(self, *args, **kwargs):
+        """A ufunc call (or ``**``) on ``args``: always a new array, of
+        ``shape`` and ``itemsize`` if given, else the broadcast of the
+        arguments in the widest dtype."""
+        shape = kwargs.get('shape')
+        if shape is None:
+            shape = broadcast_shape(
+                *[v.shape for v in args if v.shape is not None])
+        itemsize = kwargs.get('itemsize') or max(v.itemsize for v in args)
+        nbytes = prod(shape) * itemsize
+        self.new(nbytes)
+        self.free(*args)
+        return _Value(shape, itemsize, nbytes, True)
+
+    def keep(self, v):
+        """``v`` bound to a name: alive until :meth:`drop`."""
+        v.temp = False
+        return v
+
+    def drop(self, *values):
+        for v in values:
+            self.live -= v.nbytes
+            v.nbytes = 0
+
+    def sum_to(self, v, shape):
+        """``chainer.utils.sum_to(v, shape)``: ``v`` itself, or a new sum
+        (``v`` stays alive, bound to a name)."""
+        if v.shape == tuple(shape):
+            return v
+        return self.keep(self.call(v, shape=shape))
+
+
+def scratch_div_grad(func: DivGrad, in_data, **kwargs):
+    r"""$g_y / x_1$, then $-g_{x_0} x_0 / x_1$ with its temporaries.
+
+    NumPy: `gx0 = gy / x1`, `gx1 = -gx0 * x0 / x1` (each step a new array
+    unless NumPy writes into its temporary operand, see
+    `_Run`), each summed to its input's shape where that input was
+    broadcast: the peak along the path above the outputs.
+
+    CuPy: one kernel writes both full-size gradients; a broadcast input's
+    sum is made beside them: the full-size arrays that are not outputs.
+    """
+    x0, x1, gy = (_given(a) for a in in_data)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _cupy_summed(gy, in_data[0], in_data[1])
+    run = _Run()
+    gx0 = run.keep(run.op(gy, x1, False))
+    gx1 = run.keep(run.op(run.op(run.neg(gx0), x0), x1, False))
+    outs = [run.sum_to(gx0, x0.shape), run.sum_to(gx1, x1.shape)]
+    return run.peak - sum(v.nbytes for v in outs)
+
+
+def _cupy_summed(gy, *inputs):
+    """Bytes of the full-size gradients a CuPy kernel writes that are then
+    summed to a broadcast input's shape (freed after the sum)."""
+    full = gy.shape
+    return sum(prod(full) * gy.itemsize for x in inputs
+               if tuple(x.shape) != tuple(full))
+
+
+def _kernel_on_cupy(in_data, kwargs, path):
+    """Scratch of a function that is one elementwise kernel on CuPy (none)
+    and on NumPy the expression ``path(run, *inputs)`` giving its output:
+    the peak above that output."""
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    run = _Run()
+    out = path(run, *(_given(a) for a in in_data))
+    return run.peak - out.nbytes
+
+
+def scratch_div_from_constant_grad(func: DivFromConstantGrad, in_data,
+                                   **kwargs):
+    r"""$-c\,g_y$ and $x^2$ before their quotient.
+
+    NumPy: `-value * gy / x ** 2`: two arrays of $\|x\|$ elements, the
+    quotient a third below 256 KiB (else written into the first): $\|x\|$
+    or $2 \|x\|$ elements above the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    value = _given(getattr(func, 'value', None))
+    return _kernel_on_cupy(in_data, kwargs, lambda run, x, gy: run.op(
+        run.op(run.neg(value) if value.shape else value, gy), run.call(x),
+        False))
+
+
+def scratch_pow_var_const_grad(func: PowVarConstGrad, in_data, **kwargs):
+    r"""$x^{c-1}$ and its products with c and gy.
+
+    NumPy: `c * x ** (c - 1) * gy`: the power (a new array), then each
+    product a new array below 256 KiB (else written into the power):
+    $\|x\|$ elements or none above the output.
+
+    CuPy: none (one elementwise kernel).
+    """
+    value = _given(getattr(func, 'value', None))
+    return _kernel_on_cupy(in_data, kwargs, lambda run, x, gy: run.op(
+        run.op(value, run.call(x, _given(func.val_1))), gy))
+
+
+def scratch_pow_var_var_grad(func: PowVarVarGrad, in_data, **kwargs):
+    r"""The two gradients' powers, logarithms and products.
+
+    NumPy: `sum_to(x1 * x0 ** (x1 - 1) * gy, x0.shape)`, then
+    `sum_to(log(x0) * y * gy, x1.shape)`: each step a new array unless
+    NumPy writes into its temporary operand; the full-size gradients of a
+    broadcast input freed after their sums.
+
+    CuPy: one kernel writes both full-size gradients; a broadcast input's
+    sum is made beside them.
+    """
+    x0, x1, gy = (_given(a) for a in in_data)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _cupy_summed(gy, in_data[0], in_data[1])
+    run = _Run()
+    y = _given(func.y)
+    g0 = run.keep(run.op(run.op(x1, run.call(x0, run.op(
+        x1, _Value(None, 0), False))), gy))
+    s0 = run.sum_to(g0, x0.shape)
+    g1 = run.keep(run.op(run.op(run.call(x0), y), gy))
+    s1 = run.sum_to(g1, x1.shape)
+    return run.peak - s0.nbytes - s1.nbytes
+
+
+def scratch_maximum_grad(func: MaximumGrad, in_data, **kwargs):
+    r"""The full-size gradient of a broadcast input, before its sum.
+
+    NumPy: `where(cond, gy, 0)` and `where(cond, 0, gy)` ($\|g_y\|$
+    elements each), each summed to its input's shape where that input was
+    broadcast (the full-size one then freed).
+
+    CuPy: the same (one kernel writes both).
+    """
+    gy = _given(in_data[0])
+    run = _Run()
+    full = [run.keep(run.call(gy)), run.keep(run.call(gy))]
+    shapes = (func.x1_shape, func.x2_shape)
+    outs = [run.sum_to(g, s) for g, s in zip(full, shapes)]
+    return run.peak - sum(v.nbytes for v in outs)
+
+
+def scratch_minimum_grad(func: MinimumGrad, in_data, **kwargs):
+    r"""Each comparison's mask and the full-size gradient of a broadcast
+    input.
+
+    NumPy: `gy * (x1 <= x2)` and `gy * (x1 > x2)`: a boolean mask of the
+    broadcast shape beside each product, each product summed to its
+    input's shape where that input was broadcast.
+
+    CuPy: kernels write the full-size gradients: those of a broadcast
+    input, summed.
+    """
+    gy = _given(in_data[0])
+    x1, x2 = _given(func.x1), _given(func.x2)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _cupy_summed(gy, func.x1, func.x2)
+    run = _Run()
+    g1 = run.keep(run.op(gy, run.call(x1, x2, itemsize=1)))
+    g2 = run.keep(run.op(gy, run.call(x1, x2, itemsize=1)))
+    outs = [run.sum_to(g1, x1.shape), run.sum_to(g2, x2.shape)]
+    return run.peak - sum(v.nbytes for v in outs)
+
+
+def scratch_arctan2_grad(func: Arctan2Grad, in_data, **kwargs):
+    r"""x1² + x2² and the temporaries of both quotients.
+
+    NumPy: `sqnorm = x1 ** 2 + x2 ** 2` (kept to the end), then `x2 /
+    sqnorm * gy` and `-x1 / sqnorm * gy`, each step a new array unless
+    NumPy writes into its temporary operand.
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x1, x2, gy = (_given(a) for a in in_data)
+    run = _Run()
+    sq = run.keep(run.op(run.call(x1), run.call(x2)))
+    g1 = run.keep(run.op(run.op(x2, sq, False), gy))
+    g2 = run.keep(run.op(run.op(run.neg(x1), sq, False), gy))
+    return run.peak - g1.nbytes - g2.nbytes
+
+
+def scratch_batch_l2_norm_squared(func: BatchL2NormSquared, in_data,
+                                  **kwargs):
+    r"""x squared before its row sums (and a copy of a strided x).
+
+    NumPy: `x.reshape(len(x), -1)` (a copy unless the axes merge), `x *
+    x`, $\|x\|$ elements, summed per row.
+
+    CuPy: none (one reduction kernel; a strided x is copied by the
+    reshape).
+    """
+    x = in_data[0]
+    shape = (len(x), prod(x.shape[1:]))
+    copy = 0 if reshape_view(x.shape, strides_of(x), shape) is not None \
+        else _nbytes(x)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return copy
+    return copy + _nbytes(x)
+
+
+def scratch_batch_l2_norm_squared_grad(func: BatchL2NormSquaredGrad,
+                                       in_data, **kwargs):
+    r"""2 x before its product with the broadcast gy.
+
+    NumPy: `2 * x * gy0`: $\|x\|$ elements beside the output (the product
+    with a broadcast gy is never elided).
+
+    CuPy: none (one elementwise kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _nbytes(in_data[0])
+
+
+def scratch_log_sum_exp(func: LogSumExp, in_data, **kwargs):
+    r"""x - max, exponentiated in place, and three row arrays.
+
+    NumPy (and CuPy): the maxima ($R$ elements, $R = \|y\|$), `x - m`
+    ($\|x\|$), its sums, their log and the log plus the maxima (the sum
+    written into the log from 256 KiB on): $\|x\| + 3R$ (or $2R$)
+    elements above the output.
+    """
+    x = in_data[0]
+    s = x.dtype.itemsize
+    rows = prod(reduced_shape(x.shape, func.axis)) * s
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _nbytes(x) + 3 * rows
+    return _nbytes(x) + (2 if elides(rows) else 3) * rows
+
+
+def scratch_arg_max(func: (ArgMax, ArgMin), in_data, **kwargs):
+    r"""The transposed copy NumPy reduces and its int64 indexes.
+
+    NumPy: `argmax(x, axis)` moves `axis` last and copies x unless that is
+    C-contiguous (always for a strided x), then writes int64 indexes ($R$
+    of them, $R = \|y\|$), cast to the int32 output: the copy and the
+    indexes, or the indexes and the output, above the output.
+
+    CuPy: the int64 indexes beside the output.
+    """
+    x = in_data[0]
+    rows = prod(reduced_shape(x.shape, func.axis)) if func.axis is not None \
+        else 1
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 8 * rows
+    copy = argmax_copy(x, func.axis)
+    return max(copy + 8 * rows, 12 * rows) - 4 * rows
+
+
+def scratch_linear_interpolate(func: LinearInterpolate, in_data, **kwargs):
+    r"""p x and (1 - p) y before their sum.
+
+    NumPy: `p * x + (1 - p) * y`: `p * x`, `1 - p` and its product with y
+    (written into `1 - p` from 256 KiB on, as the sum into `p * x`).
+
+    CuPy: none (one elementwise kernel).
+    """
+    return _kernel_on_cupy(in_data, kwargs, lambda run, p, x, y: run.op(
+        run.op(p, x), run.op(run.op(_Value(None, 0), p, False), y)))
+
+
+def scratch_cumprodsum(func: Cumprodsum, in_data, **kwargs):
+    r"""The running value, one slice across the axis.
+
+    NumPy and CuPy: `cum` has the shape of `xadd` without `axis`,
+    updated in place slice by slice into the output.
+    """
+    xadd = in_data[1]
+    axis = func.axis % xadd.ndim
+    return (xadd.size // max(xadd.shape[axis], 1)) * xadd.dtype.itemsize
+
+
+def scratch_fft(func: FFT, in_data, **kwargs):
+    r"""The complex input and NumPy's complex128 transform.
+
+    NumPy: `real + imag * 1j` (complex64 for real inputs up to float32,
+    complex128 for float64; the sum a second complex array below 256 KiB),
+    then `numpy.fft` copies it into a complex128 array that it transforms
+    in place; the real and imaginary parts are cast to the outputs (views
+    of the transform for float64, which then stays alive as their base).
+
+    CuPy: the complex input and cuFFT's result in its precision, whose
+    parts are the outputs (cuFFT's work area, chosen by cuFFT, is not
+    counted).
+    """
+    real = in_data[0]
+    n, s = real.size, real.dtype.itemsize
+    cx = n * (16 if s == 8 else 8)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return cx
+    first = cx if elides(cx) else 2 * cx
+    if s == 8:
+        return max(first, cx + 16 * n) - 16 * n
+    return max(first, cx + 16 * n + 2 * s * n) - 2 * s * n
+
+
+def _lapack(x, outputs, work):
+    """Bytes ``numpy.linalg``'s gufunc on the matrices ``x`` adds: float32
+    is computed in float64 (a float64 copy of x beside the float64 result
+    of ``outputs`` elements, then that result cast back), and LAPACK works
+    on ``work`` float64 copies of one n x n matrix with n int32 pivots."""
+    n = x.shape[-1]
+    lapack = 8 * work * n * n + 4 * n
+    s = x.dtype.itemsize
+    if s == 8:
+        return lapack
+    return max(8 * x.size + 8 * outputs + lapack,
+               (8 + s) * outputs) - s * outputs
+
+
+def _cublas_batched(x, with_output):
+    """Bytes Chainer's cuBLAS batched LU path allocates beside its output:
+    the copy of the matrices factorized in place, the pivots (int32), the
+    status per matrix and the arrays of matrix pointers (int64)."""
+    shape = x.shape if x.ndim == 3 else (1,) + tuple(x.shape)
+    batch, n = shape[0], shape[1]
+    return (x.size * x.dtype.itemsize + 4 * n * batch + 4 * batch
+            + 8 * batch * (2 if with_output else 1))
+
+
+def scratch_inv(func: (Inv, BatchInv), in_data, **kwargs):
+    r"""numpy.linalg's float64 copy and result of float32 matrices.
+
+    NumPy: `numpy.linalg.inv` computes float32 in float64: a float64 copy
+    of x and the float64 inverse ($8 \|x\|$ bytes each), then the cast to
+    the output: $(16 - s) \|x\|$ bytes above it for an itemsize $s < 8$;
+    while it runs, LAPACK's `gesv` solves one matrix at a time in two
+    float64 n x n buffers with n int32 pivots.
+
+    CuPy: Chainer's `_inv_gpu`: a copy of x factorized in place, the
+    pivots and status (int32) and two arrays of matrix pointers (int64).
+    """
+    x = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _cublas_batched(x, True)
+    return _lapack(x, x.size, 2)
+
+
+def scratch_batch_det(func: BatchDet, in_data, **kwargs):
+    r"""numpy.linalg's float64 copy of float32 matrices.
+
+    NumPy: `numpy.linalg.det` computes float32 in float64: a float64 copy
+    of x ($8 \|x\|$ bytes) beside the float64 determinants, then their
+    cast to the output; while it runs, LAPACK's `getrf` factorizes one
+    matrix at a time in a float64 n x n buffer with n int32 pivots.
+
+    CuPy: `cupy.linalg.det`'s LU factorization of a copy of x, the pivots
+    and status per matrix.
+    """
+    x = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return _cublas_batched(x, False)
+    return _lapack(x, len(x), 1)
+
+
+def scratch_absolute_grad(func: AbsoluteGrad, in_data, **kwargs):
+    r"""sign(x) before its product with gy.
+
+    NumPy: `sign(x) * gy`: $\|x\|$ elements above the output below 256
+    KiB (from there the product is written into `sign(x)`).
+
+    CuPy: none (one elementwise kernel).
+    """
+    x = _given(func.x)
+    return _kernel_on_cupy(in_data, kwargs,
+                           lambda run, gy: run.op(run.call(x), gy))
+
+
+def scratch_pow_const_var_grad(func: PowConstVarGrad, in_data, **kwargs):
+    r"""log(c) y before its product with gy.
+
+    NumPy: `log(c) * y * gy`: $\|y\|$ elements above the output below 256
+    KiB (from there the product is written into `log(c) * y`).
+
+    CuPy: none (one elementwise kernel).
+    """
+    return _kernel_on_cupy(in_data, kwargs, lambda run, y, gy: run.op(
+        run.op(_Value(None, 0), y), gy))
+
+
+def scratch_mean(func: Mean, in_data, **kwargs):
+    r"""NumPy's float32 sums of a float16 mean.
+
+    NumPy: `x.mean(axis)` of float16 sums and divides in float32 ($4R$
+    bytes for $R$ outputs) and casts to float16; none for other dtypes
+    (the reduction writes the output).
+
+    CuPy: none (a reduction kernel accumulates in float32).
+    """
+    x = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy' or x.dtype != numpy.float16:
+        return 0
+    axis = func.axis
+    rows = 1 if axis is None else prod(reduced_shape(x.shape, axis,
+                                                     func.keepdims))
+    return 4 * rows

@@ -37,8 +37,11 @@ import numpy
 from chainer_computational_cost.cost_calculators import broadcast_shape
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
 
@@ -224,3 +227,71 @@ def calc_zoneout(func: Zoneout, in_data, **kwargs):
     flag = _random_array(getattr(func, 'flag_x', None), x.size, _BOOL)
     return (y_size, size_of(h) + size_of(x) + flag, y_size,
             {'ratio': float(func.zoneout_ratio)})
+
+
+def scratch_zoneout(func: Zoneout, in_data, **kwargs):
+    r"""The draws, the second flags, and the two masked products.
+
+    NumPy: `numpy.random.rand(*x.shape)` ($\|x\|$ float64) compared into
+    `flag_x` ($\|x\|$ bytes, kept), `ones_like(flag_x) ^ flag_x` into
+    `flag_h` (kept; the ones are a third array below 256 KiB), then `h *
+    flag_h + x * flag_x`: two products ($\|x\|$ elements each) and their
+    sum (written into the first from 256 KiB on). Above the flags and the
+    output: the largest of these steps.
+
+    CuPy: the same path (float64 draws, no temporary elision).
+    """
+    x = in_data[1]
+    n, e = x.size, x.size * x.dtype.itemsize
+    cupy = kwargs.get('backend', 'numpy') == 'cupy'
+    ones = n if cupy or not elides(n) else 0
+    total = e if cupy or not elides(e) else 0
+    return max(9 * n, 2 * n + ones, 2 * n + 2 * e + total) - 2 * n - e
+
+
+def scratch_simplified_dropconnect(func: SimplifiedDropconnect, in_data,
+                                   **kwargs):
+    r"""The mask's draws and W scaled and masked for every sample.
+
+    NumPy: unless a mask was given (the hook cannot tell once the node
+    holds one: counted, an upper bound then), `numpy.random.rand` draws
+    $M$ float64 values ($M$ the mask's elements: batch x out x in with a
+    mask per sample, else out x in) compared into the boolean mask (kept);
+    a strided x is copied by `reshape(len(x), -1)`; `W * scale` ($\|W\|$
+    elements) and its product with the mask ($M$ elements) before
+    `einsum` writes y. Above the mask and y: the largest step.
+
+    CuPy: the same with float32 draws.
+    """
+    x, W = in_data[0], in_data[1]
+    s = W.dtype.itemsize
+    mask = prod(func.mask.shape) if getattr(func, 'mask', None) is not None \
+        else (len(x) if func.use_batchwise_mask else 1) * W.size
+    draws = (4 if kwargs.get('backend', 'numpy') == 'cupy' else 8) * mask
+    flat = (len(x), prod(x.shape[1:]))
+    copy = 0 if reshape_view(x.shape, strides_of(x), flat) is not None \
+        else x.size * x.dtype.itemsize
+    y = len(x) * W.shape[0] * s
+    return max(draws + mask, mask + copy + W.size * s + mask * s,
+               mask + copy + mask * s + y) - mask - y
+
+
+def scratch_gaussian(func: Gaussian, in_data, **kwargs):
+    r"""The float64 draws beside their cast (in float16 and float32).
+
+    NumPy: `numpy.random.standard_normal` draws $\|x\|$ float64 values,
+    cast to the node's `eps` (kept) unless the input is float64 (counted
+    whenever the node holds `eps`: given noise cannot be told apart, an
+    upper bound then); then `exp(ln_var * 0.5) * eps` (kept as `noise`)
+    and `mean + noise`: three arrays of $\|x\|$ elements at most, all left
+    alive. Above them: $8\|x\|$ + the cast, less $3\|x\|$ elements.
+
+    CuPy: none above what the call leaves (float32 draws for float16 are
+    as large as eps and the empty noise together).
+    """
+    mean = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    n, e = mean.size, mean.size * mean.dtype.itemsize
+    draws = 8 * n + (e if mean.dtype.itemsize != 8 else 0)
+    return max(draws, 3 * e) - 3 * e
