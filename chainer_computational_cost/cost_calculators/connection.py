@@ -543,6 +543,34 @@ def calc_bilinear(func: BilinearFunction, in_data, **kwargs):
     return (flops, total_size(in_data), n_out, {'linear': linear})
 
 
+def _bilinear_dims(in_data):
+    e1, e2, W = in_data[:3]
+    n = e1.shape[0]
+    return (n, e1.size // n if n else 0, e2.size // n if n else 0,
+            W.shape[2])
+
+
+def scratch_bilinear(func: BilinearFunction, in_data, **kwargs):
+    r"""The outer products $e^1_{ij} e^2_{ik}$, and the linear terms' products.
+
+    NumPy and CuPy: `einsum('ij,ik->ijk')` makes the $NJK$ outer products
+    (C-ordered, so `tensordot` with $W$ reshapes them in place; a $W$ whose
+    axes do not merge is copied, as `tensordot` does) alive while the
+    product $y$ is made. With $V^1$, $V^2$, $b$: `e1.dot(V1)` and then
+    `e2.dot(V2)` ($NL$ each, one at a time) are added into $y$. Peak above
+    $y$: $\max(NJK, NL)$ elements, in the dtype of $e^1 e^2$.
+    """
+    e1, e2, W = in_data[:3]
+    n, j, k, n_l = _bilinear_dims(in_data)
+    isz = numpy.result_type(e1.dtype, e2.dtype).itemsize
+    outer = n * j * k * isz
+    copies = tensordot_copies(((n, j, k), c_strides((n, j, k), isz), isz),
+                              (1, 2), (W.shape, strides_of(W),
+                                       W.dtype.itemsize), (0, 1))
+    linear = n * n_l * isz if len(in_data) == 6 else 0
+    return max(outer + copies, linear)
+
+
 def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
     r"""LocalConvolution2DFunction
 
@@ -908,6 +936,31 @@ def calc_bilinear_grad(func: BilinearFunctionGrad, in_data, **kwargs):
                   + n_l * max(0, n - 1))
         mwrite += in_data[3].size + in_data[4].size + n_l
     return (flops, total_size(in_data), mwrite, {'linear': linear})
+
+
+def scratch_bilinear_grad(func: BilinearFunctionGrad, in_data, **kwargs):
+    r"""The outer products, then $g_y W$ alive to the end.
+
+    NumPy and CuPy: `einsum('ij,ik->jki')` makes the $NJK$ outer products,
+    freed once `dot` has made $g_W$; `tensordot(gy, W, axes=(1, 2))` makes
+    $(g_y W)_{ijk}$ ($NJK$, $W$ reshaped in place unless its axes do not
+    merge: then a copy), alive until the call returns while the einsums
+    make $g_{e^1}$ and $g_{e^2}$. With the linear terms, `gy.dot(V1.T)`
+    ($NJ$) and then `gy.dot(V2.T)` ($NK$) are added into them. Peak above
+    the gradients: $NJK + \max(NJ, NK)$ elements with the linear terms,
+    $NJK$ without.
+    """
+    e1, e2, W = in_data[:3]
+    gy = in_data[-1]
+    n, j, k, n_l = _bilinear_dims(in_data)
+    isz = numpy.result_type(gy.dtype, W.dtype).itemsize
+    gy_w = n * j * k * isz
+    copies = tensordot_copies((gy.shape, strides_of(gy), gy.dtype.itemsize),
+                              (1,), (W.shape, strides_of(W),
+                                     W.dtype.itemsize), (2,))
+    linear = max(n * j, n * k) * isz if len(in_data) == 6 else 0
+    outer = n * j * k * numpy.result_type(e1.dtype, e2.dtype).itemsize
+    return max(outer, gy_w + copies, gy_w + linear)
 
 
 def calc_embed_id_grad(func: EmbedIDGrad, in_data, **kwargs):

@@ -30,6 +30,8 @@ Conventions shared by the calculators of this module:
   data; a scalar constant counts one element of the data's dtype.
 """
 
+import numpy
+
 from chainer.functions.loss.absolute_error import AbsoluteError
 from chainer.functions.loss.contrastive import Contrastive
 from chainer.functions.loss.cross_covariance import CrossCovariance
@@ -53,6 +55,7 @@ from chainer.functions.loss.triplet import Triplet
 
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import Peak
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
@@ -406,6 +409,43 @@ def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
     return (flops, size_of(x) + size_of(t) + elements(1, x), out, params)
 
 
+def _numpy(kwargs):
+    """Whether a scratch function is asked about NumPy's path (NumPy's
+    temporary elision applies) rather than CuPy's."""
+    return kwargs.get('backend', 'numpy') == 'numpy'
+
+
+def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
+                                  **kwargs):
+    r"""The temporaries of the stable cross entropy expression.
+
+    NumPy: `x >= 0` (bool), `t - (x >= 0)` (t's dtype), its product with
+    x (in the dtype x and t promote to: float64 for float32 x and int32
+    labels, $P$ bytes per element), `abs(x)`, its negation, `exp` and
+    `log1p` (x's dtype, $X$ bytes per element, two alive at a time beside
+    the product), the difference, the masking and the negation (each a new
+    array of $P$ bytes per element below 256 KiB, written in place from 256
+    KiB on: temporary elision). With $n = \|x\|$ the peak above the kept
+    ignore mask is $n \max(P + 2X, 2P + X)$ bytes (float32 x, int32 t:
+    $16n$ from 256 KiB, $20n$ below); for `reduce='no'` the cast copy
+    (the output) is made while the loss is alive. The mask stays on the
+    node (not scratch).
+
+    CuPy: the same expression, a new array for every operation.
+    """
+    x, t = in_data
+    e = _numpy(kwargs)
+    n = x.size
+    xs, ts = n * x.dtype.itemsize, n * t.dtype.itemsize
+    ps = n * numpy.result_type(x.dtype, t.dtype).itemsize
+    p = Peak().alloc(n).alloc(ts).free(n).alloc(ps).free(ts)
+    p.alloc(xs).op(xs, xs, e).alloc(xs).free(xs).alloc(xs).free(xs)
+    p.op(ps, ps, e).free(xs).op(ps, ps, e).op(ps, ps, e)
+    if func.reduce == 'mean':
+        return p.peak
+    return p.alloc(xs).peak - xs
+
+
 def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
                                **kwargs):
     r"""SoftmaxCrossEntropy
@@ -641,6 +681,42 @@ def calc_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad, in_data,
              + elements(1, x))
     return (8 * n + int(mean), mread, elements(n, x),
             {'reduce': func.reduce})
+
+
+def scratch_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad,
+                                       in_data, **kwargs):
+    r"""The sigmoid of x, and the temporaries of the gradient's expression.
+
+    NumPy: $y = \sigma(x)$ as `Sigmoid` makes it ($x / 2$ and its tanh
+    alive together), alive to the end; then `gy * ignore_mask` ($g_y$'s
+    dtype), `y - t` (float64 for float32 x and int32 labels) and their
+    product (written into `y - t` from 256 KiB on), for `reduce='mean'`
+    `numpy.divide` by the count (a new array), and the cast copy, the
+    output. With $n = \|x\|$, float32 x and gy and int32 labels: $16n$
+    bytes above the output from 256 KiB ($20n$ with y, minus y's $4n$
+    freed at the end), more below.
+
+    CuPy: y from one kernel (or cuDNN's activation, no workspace), then
+    the same expression, a new array for every operation.
+    """
+    x, gy = in_data
+    e = _numpy(kwargs)
+    n = x.size
+    xs = n * x.dtype.itemsize
+    p = Peak()
+    if e:
+        p.alloc(xs, xs).free(xs).op(xs, xs).op(xs, xs)
+    else:
+        p.alloc(xs)
+    t_dtype = getattr(getattr(func, 't', None), 'dtype', numpy.int32)
+    ds = numpy.result_type(x.dtype, t_dtype)
+    prod_dtype = numpy.result_type(gy.dtype, ds)
+    d, ps = n * ds.itemsize, n * prod_dtype.itemsize
+    p.alloc(n * gy.dtype.itemsize, d).op(d, ps, e and ds == prod_dtype)
+    p.free(n * gy.dtype.itemsize)
+    if func.reduce == 'mean':
+        p.alloc(ps).free(ps)  # numpy.divide: never in place
+    return p.alloc(xs).free(ps).peak - xs
 
 
 def calc_softmax_cross_entropy_grad(

@@ -1,0 +1,78 @@
+"""Scratch figures of the connection, normalization, pooling, RNN and loss
+functions that ``tests/test_scratch.py`` does not cover, against
+tracemalloc, call by call, on NumPy (the same probe and allowances: see
+that module's docstring).  Each figure is derived by hand in a comment.
+"""
+
+import chainer.functions as F
+import numpy as np
+import pytest
+
+from test_scratch import _backward
+from test_scratch import _var
+from test_scratch import buffers
+from test_scratch import check
+from test_scratch import probe
+
+
+@pytest.fixture
+def rng():
+    return np.random.RandomState(0)
+
+
+def _labels(rng, shape, lo=0, hi=2):
+    return rng.randint(lo, hi, shape).astype(np.int32)
+
+
+# Connection
+
+def test_bilinear_and_its_gradient(rng):
+    e1, e2, W = _var(rng, 64, 32), _var(rng, 64, 32), _var(rng, 32, 32, 16)
+    V1, V2, b = _var(rng, 32, 16), _var(rng, 32, 16), _var(rng, 16)
+    calls = probe(lambda: _backward(F.bilinear(e1, e2, W, V1, V2, b)))
+    # the outer products (N, J, K) = 64*32*32 floats = 262144 bytes;
+    # e1.dot(V1) is N*L = 64*16 floats = 4096: max(262144, 4096)
+    check(calls, 'BilinearFunction', 262144)
+    # outer products (J, K, N), 262144, freed; gy W (N, J, K), 262144,
+    # alive while gy.dot(V1.T) (N*J = 2048 floats = 8192) is added into
+    # ge1: 262144 + 8192 = 270336
+    check(calls, 'BilinearFunctionGrad', 270336)
+    calls = probe(lambda: _backward(F.bilinear(e1, e2, W)))
+    # without the linear terms: 262144 for both
+    check(calls, 'BilinearFunction', 262144)
+    check(calls, 'BilinearFunctionGrad', 262144)
+
+
+# Losses
+
+def test_sigmoid_cross_entropy_and_its_gradient(rng):
+    x, t = _var(rng, 256, 256), _labels(rng, (256, 256))
+    calls = probe(lambda: F.sigmoid_cross_entropy(x, t).backward())
+    # n = 65536: x >= 0 (n bytes) and t - (x >= 0) (4n), then x * that
+    # in float64 (8n) with it; abs(x) (4n, negated in place: 256 KiB),
+    # exp and log1p (4n each, two alive with the product): 8n + 4n + 4n
+    # = 16n = 1048576 (the differences are written into the float64
+    # product)
+    check(calls, 'SigmoidCrossEntropy', 1048576)
+    # y = sigmoid(x) (4n), gy * mask (4n), y - t (float64, 8n, the
+    # product written into it), numpy.divide's new array (8n): 4n + 8n
+    # + 8n = 20n, of which y (4n) is freed at the end; the output 4n is
+    # what stays: 20n - 4n = 16n = 1048576
+    check(calls, 'SigmoidCrossEntropyGrad', 1048576)
+
+
+def test_sigmoid_cross_entropy_below_256_kib(rng):
+    x, t = _var(rng, 64, 64), _labels(rng, (64, 64), -1, 2)
+    calls = probe(lambda: _backward(
+        F.sigmoid_cross_entropy(x, t, reduce='no')))
+    # n = 4096, nothing elided: the product (8n) and log1p (4n) alive
+    # when the difference (8n) is made: 20n; then the cast copy (the
+    # output, 4n, what stays) beside the loss: 8n + 4n.  20n - 4n = 16n
+    # = 65536.  x * (t - (x >= 0)) casts both operands to float64: 2
+    # buffers of 4096 doubles.
+    check(calls, 'SigmoidCrossEntropy', 65536, buffers(2, 4096, 8))
+    # y (4n), gy * mask (4n), y - t (8n), the product (8n): 24n; then
+    # the cast copy (the output, 4n) beside the product, y freed at the
+    # end: 24n - 4n = 20n = 81920.  The float32 operands cast to float64
+    # in the product: 2 buffers of 4096 doubles.
+    check(calls, 'SigmoidCrossEntropyGrad', 81920, buffers(2, 4096, 8))
