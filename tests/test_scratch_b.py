@@ -76,3 +76,60 @@ def test_sigmoid_cross_entropy_below_256_kib(rng):
     # end: 24n - 4n = 20n = 81920.  The float32 operands cast to float64
     # in the product: 2 buffers of 4096 doubles.
     check(calls, 'SigmoidCrossEntropyGrad', 81920, buffers(2, 4096, 8))
+
+
+# Normalization
+
+def test_group_normalization_and_its_gradients(rng):
+    x, gamma, beta = _var(rng, 16, 16, 16, 16), _var(rng, 16), _var(rng, 16)
+    calls = probe(lambda: _backward(F.group_normalization(x, 4, gamma, beta)))
+    # |x| = 65536 floats = 262144 bytes: x - mean and its square alive
+    # together, the first becomes y: 262144.  The means over the rows are
+    # buffered reductions: 1 buffer.
+    check(calls, 'GroupNormalization', 262144, buffers(1, 65536))
+    # gy * x_hat before its sum: 262144 (1 buffer for the sum)
+    check(calls, '_ScaleShiftGrad', 262144, buffers(1, 65536))
+    # gx_hat - avg and x_hat * avg2 (2 * 262144), the difference written
+    # into the first (256 KiB), alive with gx: 262144 above gx
+    check(calls, '_XHatGrad', 262144, buffers(1, 65536))
+
+
+def test_group_normalization_casts_and_small_arrays(rng):
+    x = _var(rng, 16, 16, 16, 16, dtype=np.float16)
+    gamma, beta = _var(rng, 16), _var(rng, 16)
+    calls = probe(lambda: F.group_normalization(x, 4, gamma, beta))
+    # float16 x, float32 gamma: x - mean in float32 (I = 4*65536 =
+    # 262144) and its square, then the float16 copy y (O = 131072):
+    # max(2I, I + O) - O = 393216 (1 buffer of the reductions)
+    check(calls, 'GroupNormalization', 393216, buffers(1, 65536))
+    x, gamma, beta = _var(rng, 4, 8, 8, 8), _var(rng, 8), _var(rng, 8)
+    calls = probe(lambda: _backward(F.group_normalization(x, 4, gamma, beta)))
+    # |x| = 2048 floats = 8192 bytes, below 256 KiB: the difference is a
+    # new array, 2 * 8192 = 16384 above gx
+    check(calls, '_XHatGrad', 16384, buffers(1, 2048))
+
+
+def test_batch_renormalization(rng):
+    x, gamma, beta = _var(rng, 256, 256), _var(rng, 256), _var(rng, 256)
+    mean, var = np.zeros(256, np.float32), np.ones(256, np.float32)
+    calls = probe(lambda: F.batch_renormalization(
+        x, gamma, beta, 2.0, 1.0, running_mean=mean, running_var=var))
+    # x_hat and x_hat * r + d are kept; gamma * x_hat_renorm (65536
+    # floats = 262144) alive while astype copies y, beside the mean,
+    # variance, running deviation and d (4 * 256 floats = 4096): 266240
+    check(calls, 'BatchRenormalizationFunction', 266240)
+
+
+def test_local_response_normalization_and_its_gradient(rng):
+    for shape, grad in (((16, 16, 16, 16), 3), ((4, 8, 8, 8), 4)):
+        x = _var(rng, *shape)
+        X = x.size * 4
+        calls = probe(lambda: _backward(F.local_response_normalization(x)))
+        # x**2 and its window sums: 2X (65536 floats: X = 262144; 2048
+        # floats: X = 8192)
+        check(calls, 'LocalResponseNormalization', 2 * X)
+        # summand, its sums, gy * scale and 2 alpha beta x (times the
+        # sums in place from 256 KiB on): 4X, gx written into gy * scale:
+        # 3X above it; below 256 KiB one more product and a new
+        # difference: 5X - X = 4X
+        check(calls, 'LocalResponseNormalizationGrad', grad * X)

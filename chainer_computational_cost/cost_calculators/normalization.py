@@ -76,6 +76,7 @@ from chainer.functions.normalization.local_response_normalization import \
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import uses_cudnn
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
@@ -297,6 +298,27 @@ def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
     return (flops, mread, mwrite, params)
 
 
+def scratch_batch_renormalization(func: BatchRenormalizationFunction,
+                                  in_data, **kwargs):
+    r"""$\gamma \hat{x}_{renorm}$ before the cast that makes y.
+
+    NumPy: `x.var` makes the squared deviations ($\|x\|$, freed before
+    what follows); $\hat{x}$ and $\hat{x} r + d$ are kept on the function
+    for its backward (not scratch); `gamma * x_hat_renorm` ($\|x\|$
+    elements, $\beta$ added in place) is alive while `astype(x.dtype)`
+    copies it into y, beside the per-channel mean, variance, running
+    deviation and $d$ ($C = \|\gamma\|$ each). Peak above what the call
+    leaves: $\|x\| + 4C$ elements in the dtype x and $\gamma$ promote to.
+
+    CuPy: none (one elementwise kernel writes $\hat{x}$, $\hat{x} r + d$
+    and y; the squared deviations of `x.var` take less than they do).
+    """
+    x, gamma = in_data[:2]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _interm_bytes(x, gamma) + 4 * _interm_bytes(gamma, x)
+
+
 def _dbn_shape(x, groups):
     """(groups, channels per group, columns) of DBN's ``(g, C, m)`` view."""
     c = x.shape[1]
@@ -413,6 +435,33 @@ def calc_group_normalization(func: GroupNormalization, in_data, **kwargs):
             {'groups': int(func.groups), 'eps': _float(func.eps)})
 
 
+def scratch_group_normalization(func: GroupNormalization, in_data,
+                                **kwargs):
+    r"""The squared deviations, and y before a cast.
+
+    NumPy: $\hat{x} = x - \mu$ ($\|x\|$ elements in the dtype x and
+    $\gamma$ promote to, $I$ bytes) and its square, alive together while
+    the variance is taken; $\hat{x}$ is then scaled in place into y,
+    copied by `astype` when x's dtype differs (the output: $\|x\|$ in x's
+    dtype). Peak above the output: $I$ ($\max(2I, I + O) - O$ with a cast
+    to an output of $O$ bytes). The per-group mean and inverse deviation
+    are kept on the node.
+
+    CuPy: with cuDNN (`use_cudnn` `'auto'`/`'always'`) the zeroed dummy
+    $\beta$ of $N G$ elements (cuDNN's batch normalization takes no
+    workspace); without, the squared deviations as NumPy's path.
+    """
+    x, gamma = in_data[:2]
+    inter = _interm_bytes(x, gamma)
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        rows = x.shape[0] * func.groups
+        return rows * numpy.promote_types(x.dtype, gamma.dtype).itemsize
+    out = x.size * x.dtype.itemsize
+    if inter == out:
+        return inter
+    return max(2 * inter, inter + out) - out
+
+
 def calc_layer_normalization(func: LayerNormalization, in_data, **kwargs):
     r"""LayerNormalization
 
@@ -493,6 +542,23 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
     params = {'n': int(func.n), 'k': _int_if_integral(func.k),
               'alpha': _float(func.alpha), 'beta': _float(func.beta)}
     return (flops, size_of(x) + elements(3, x), n, params)
+
+
+def scratch_local_response_normalization(func: LocalResponseNormalization,
+                                         in_data, **kwargs):
+    r"""$x^2$ and the window sums.
+
+    NumPy: `square(x)` and its copy summed over the window in place
+    ($2 \|x\|$), alive to the end beside $k + \alpha \Sigma$ and its power
+    (kept on the node for the backward, not scratch) and y: $2 \|x\|$
+    elements above what the call leaves.
+
+    CuPy: none ($x^2$ becomes y in place).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    return 2 * x.size * x.dtype.itemsize
 
 
 def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
@@ -797,6 +863,19 @@ def calc_group_norm_scale_shift_grad(func: _ScaleShiftGrad, in_data,
     return (flops, total_size(in_data), mwrite, {})
 
 
+def scratch_group_norm_scale_shift_grad(func: _ScaleShiftGrad, in_data,
+                                        **kwargs):
+    r"""The product $g_y \hat{x}$ summed into $g_\gamma$.
+
+    NumPy: `(gy * x_hat).sum(axis=(0, 2))` makes $\|g_y\|$ elements before
+    the sum. CuPy: none (one reduction kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x_hat, _, gy = in_data
+    return gy.size * numpy.promote_types(x_hat.dtype, gy.dtype).itemsize
+
+
 def calc_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
     r"""_XHatGrad
 
@@ -827,6 +906,28 @@ def calc_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
              + (2 if fma else 3) * n + n)
     mread = size_of(gx_hat) * 2 + elements(rows, gx_hat)
     return (flops, mread, elements(n, gx_hat), {})
+
+
+def scratch_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
+    r"""The products and differences of the standardization's gradient.
+
+    NumPy: with $X$ the bytes of $g_{\hat{x}}$: `gx_hat * x_hat` ($X$,
+    freed after its mean), then `gx_hat - avg` and `x_hat * avg2` ($2X$),
+    their difference (written into the first from 256 KiB on, else a new
+    $X$), alive while the output $g_x$ is made. Peak above the output:
+    $X$ from 256 KiB, $2X$ below.
+
+    CuPy: with cuDNN, the per-group $g_\gamma$ and $g_\beta$ cuDNN's
+    backward returns ($2 N G$ elements); without, the same expression, a
+    new array for every operation ($2X$).
+    """
+    gx_hat = in_data[1]
+    big = gx_hat.size * gx_hat.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        if uses_cudnn() and func.dummy_gamma is not None:
+            return 2 * gx_hat.shape[0] * func.mean.dtype.itemsize
+        return 2 * big
+    return big if elides(big) else 2 * big
 
 
 def calc_group_norm_mul_inv_std(func: _MulInvStd, in_data, **kwargs):
@@ -908,3 +1009,23 @@ def calc_local_response_normalization_grad(
     params = {'n': int(func.n), 'k': _int_if_integral(func.k),
               'alpha': _float(func.alpha), 'beta': _float(func.beta)}
     return (flops, mread, elements(n, x), params)
+
+
+def scratch_local_response_normalization_grad(
+        func: LocalResponseNormalizationGrad, in_data, **kwargs):
+    r"""The summand, its window sums and the terms of $g_x$.
+
+    NumPy: with $X = \|x\|$ elements, `y * gy / unit_scale` ($X$, the
+    division in place from 256 KiB on) and its copy summed over the
+    window ($X$), then `gy * scale` and `2 alpha beta x` times the sums
+    ($2X$, the product in place from 256 KiB on, else one more $X$) before
+    their difference (written into `gy * scale` from 256 KiB on): peak
+    $4X$ from 256 KiB, $5X$ below, of which $g_x$ stays: $3X$ or $4X$.
+
+    CuPy: the summand ($X$; the window sums are written into $g_x$).
+    """
+    x = in_data[0]
+    big = x.size * x.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return big
+    return (3 if elides(big) else 4) * big
