@@ -133,3 +133,59 @@ def test_local_response_normalization_and_its_gradient(rng):
         # 3X above it; below 256 KiB one more product and a new
         # difference: 5X - X = 4X
         check(calls, 'LocalResponseNormalizationGrad', grad * X)
+
+
+# Pooling
+
+def test_unpooling_2d_and_its_gradient(rng):
+    x = _var(rng, 16, 16, 16, 16)
+    calls = probe(lambda: _backward(F.unpooling_2d(x, 3, 2, 1)))
+    # out 2*15 + 3 - 2 + 1 - 2 = 30 (cover_all); |x| = 65536 floats =
+    # 262144 bytes; tile: 3*262144 = 786432 with G = 9*262144 = 2359296;
+    # image 256*(30+2+2-1)^2 floats = 1115136
+    # max(786432 + 2359296 - 1115136, 2359296) = 2359296.  col2im adds 9
+    # strided slices: 3 buffers.
+    check(calls, 'Unpooling2D', 2359296, buffers(3, 65536))
+    # gy (16, 16, 30, 30): windows (30 + 2 - 3 + 2 - 1) // 2 + 1 = 16;
+    # padded 256*33*33 floats = 1115136, columns 256*9*256 floats =
+    # 2359296, gx 262144: max(1115136 + 2359296 - 262144, 2359296)
+    check(calls, 'Unpooling2DGrad', 3212288)
+    calls = probe(lambda: _backward(F.unpooling_2d(x, 2, 2, cover_all=False)))
+    # k = s = 2, no padding, out 32 = 2*16: the integer-scale path, y
+    # copied from a strided view and gx summed from a view of gy: none
+    # (the sum is a buffered reduction: 1 buffer)
+    check(calls, 'Unpooling2D', 0)
+    check(calls, 'Unpooling2DGrad', 0, buffers(1, 65536))
+
+
+def test_unpooling_nd_and_its_gradient(rng):
+    x = _var(rng, 4, 8, 8, 8, 8)
+    calls = probe(lambda: _backward(F.unpooling_nd(x, 2, 2, cover_all=False)))
+    # |x| = 16384 floats = 65536; tile: 131072, then 262144 with it
+    # (393216), then 524288 with that (786432); G = 524288; image
+    # 32*17^3 floats = 628864: max(786432 - 628864, 524288) = 524288
+    # (col2im's strided adds: 3 buffers)
+    check(calls, 'UnpoolingND', 524288, buffers(3, 16384))
+    # gy (4, 8, 16, 16, 16) padded 32*17^3 floats = 628864, columns
+    # 32*8*8^3 floats = 524288, gx 65536:
+    # max(628864 + 524288 - 65536, 524288) = 1087616
+    check(calls, 'UnpoolingNDGrad', 1087616)
+
+
+def test_upsampling_2d_and_its_gradient(rng):
+    x = _var(rng, 16, 16, 16, 16)
+
+    def step():
+        y, indexes = F.max_pooling_2d(x, 2, 2, cover_all=False,
+                                      return_indices=True)
+        _backward(F.upsampling_2d(y, indexes, 2, 2, outsize=(16, 16)))
+    calls = probe(step)
+    # zeros of y 65536 floats = 262144, padded 256*17*17 floats = 295936,
+    # columns 256*4*8*8 floats = 262144 (all three alive), the reshaped
+    # copy (262144), an int64 arange of 16384 (131072), image 295936:
+    # max(262144 + 295936 + 262144, 2*262144, 262144 + 131072,
+    # 262144 + 295936) - 295936 = 524288
+    check(calls, 'Upsampling2D', 524288)
+    # padded gy 295936 and columns 262144, then the copy 262144, then the
+    # arange 131072 and gx 65536: max(558080, 524288, 458752) - 65536
+    check(calls, 'Upsampling2DGrad', 492544)
