@@ -299,13 +299,14 @@ def test_softmax_cross_entropy_and_its_gradient(rng):
     t = rng.randint(0, 1000, 64).astype(np.int32)
     calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
     # log_y (64000 floats = 256000) beside the cached softmax; labels:
-    # mask 64, masked labels 64*4, arange 64*8, gathered 64*4 = 1088
-    # max(2*256 (logsumexp rows), 256000 + 1088) = 257088
-    check(calls, 'SoftmaxCrossEntropy', 257088)
-    # mask, masked labels, one arange, gathered and decremented values:
-    # 64*(1 + 4 + 8 + 4) + 64*4 = 1344.  gx *= t_valid casts the mask:
-    # 1 buffer of 64000 elements.
-    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 1344,
+    # mask 64, masked labels 64*4, arange 64*8, fancy indexing's int64
+    # copies of the int32 labels 64*16, gathered 64*4 = 2112
+    # max(2*256 (logsumexp rows), 256000 + 2112) = 258112
+    check(calls, 'SoftmaxCrossEntropy', 258112)
+    # mask, masked labels, one arange, the int64 copies, the decremented
+    # values: 64*(1 + 4 + 8 + 16 + 4) = 2112.  gx *= t_valid casts the
+    # mask: 1 buffer of 64000 elements.
+    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 2112,
           buffers(1, 64000))
 
 

@@ -189,3 +189,111 @@ def test_upsampling_2d_and_its_gradient(rng):
     # padded gy 295936 and columns 262144, then the copy 262144, then the
     # arange 131072 and gx 65536: max(558080, 524288, 458752) - 65536
     check(calls, 'Upsampling2DGrad', 492544)
+
+
+# Losses without labels, and hinge
+
+def test_pairwise_losses(rng):
+    x0, x1 = _var(rng, 256, 256), _var(rng, 256, 256)
+    # |x0| = 65536 floats = 262144 bytes
+    calls = probe(lambda: _backward(F.squared_error(x0, x1)))
+    # x0 - x1 alive while diff * diff makes y: 262144
+    check(calls, 'SquaredError', 262144)
+    calls = probe(lambda: F.mean_squared_error(x0, x1))
+    # the raveled difference before dot: 262144
+    check(calls, 'MeanSquaredError', 262144)
+    calls = probe(lambda: F.mean_absolute_error(x0, x1))
+    # abs of the difference (the difference is kept): 262144
+    check(calls, 'MeanAbsoluteError', 262144)
+    calls = probe(lambda: F.huber_loss(x0, x1, 0.5, reduce='no'))
+    # the linear part beside the squared part (y): 262144
+    check(calls, 'HuberLoss', 262144)
+    calls = probe(lambda: F.huber_loss(x0, x1, 0.5))
+    # both parts summed along axis 1 into y: 2 * 262144 (1 buffer)
+    check(calls, 'HuberLoss', 524288, buffers(1, 65536))
+    calls = probe(lambda: F.contrastive(x0, x1, _labels(rng, 256)))
+    # x0 - x1 and its square: 2 * 262144 (the sum: 1 buffer)
+    check(calls, 'Contrastive', 524288, buffers(1, 65536))
+
+
+@pytest.mark.chainer7_only
+def test_mean_absolute_error_float16_in_float32(rng):
+    x0, x1 = (_var(rng, 256, 256, dtype=np.float16) for _ in range(2))
+    calls = probe(lambda: F.mean_absolute_error(x0, x1))
+    # the float32 copy of the difference and its abs: 2 * 4*65536
+    check(calls, 'MeanAbsoluteError', 524288)
+
+
+def test_triplet_elides_from_256_kib(rng):
+    for n, figure in ((256, 2 * 262144), (16, 3 * 16384)):
+        a, p, m = (_var(rng, n, 256) for _ in range(3))
+        calls = probe(lambda: F.triplet(a, p, m))
+        # n = 256: (a - p) squared in place (262144 bytes), (a - m)
+        # likewise, the difference in place: 2 * 262144; n = 16 (16384
+        # bytes): a new array for each: 3 * 16384
+        check(calls, 'Triplet', figure)
+
+
+def test_cross_covariance(rng):
+    y, z = _var(rng, 256, 128), _var(rng, 256, 128)
+    calls = probe(lambda: F.cross_covariance(y, z))
+    # centred y and z (2 * 131072) and the covariance 128*128 floats
+    # (65536) before vdot: 327680
+    check(calls, 'CrossCovariance', 327680)
+
+
+def test_hinge(rng):
+    x, t = _var(rng, 256, 256), _labels(rng, 256, 0, 256)
+    calls = probe(lambda: F.hinge(x, t))
+    # the copy, 1 + copy, their max (kept): 3 * 262144 - 262144
+    check(calls, 'Hinge', 524288)
+    calls = probe(lambda: F.hinge(x, t, reduce='no'))
+    # as above, then numpy.array copies the loss into y (both kept):
+    # 3 * 262144 - 2 * 262144
+    check(calls, 'Hinge', 262144)
+
+
+def test_negative_sampling_and_its_gradient(rng):
+    x, W = _var(rng, 256, 128), _var(rng, 100, 128)
+    t = _labels(rng, 256, 0, 100)
+    draws = np.random.RandomState(1)
+
+    def sampler(shape):
+        return draws.randint(0, 100, shape).astype(np.int32)
+    calls = probe(lambda: F.negative_sampling(x, t, W, sampler, 5).backward())
+    # N = 256, S = 6, D = 128: W[samples] and its masked copy (2 *
+    # 256*6*128 floats = 1572864), x's masked copy (256*128 floats =
+    # 131072), w x (256*6 floats = 6144): 1710080
+    check(calls, 'NegativeSamplingFunction', 1710080)
+    # an int64 arange of 256 and its masked copy (4096), then per sample
+    # 6 rows of W (3072), 128-element ig * ix (512) and 3 6-element
+    # products (72): 7752
+    check(calls, 'NegativeSamplingFunctionGrad', 7752)
+
+
+def test_softmax_cross_entropy_with_more_axes(rng):
+    x = _var(rng, 4, 16, 32, 32)
+    t = _labels(rng, (4, 32, 32), 0, 16)
+    calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
+    # X = 65536 floats = 262144, T = 4096 labels: log_y (X) beside the
+    # kept softmax, the class axis moved first and reshaped (a copy, X),
+    # mask T, masked labels 4T, arange 8T, fancy indexing's int64 copies
+    # 16T, gathered 4T: X + X + 33T = 659456
+    check(calls, 'SoftmaxCrossEntropy', 659456)
+    # mask T, masked labels 4T, two index arrays 16T, the int64 copies
+    # 16T and the decremented values 4T: 41T = 167936
+    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 167936)
+
+
+@pytest.mark.chainer7_only
+def test_softmax_cross_entropy_soft_targets(rng):
+    x = _var(rng, 256, 256)
+    t = rng.rand(256, 256).astype(np.float32)
+    t /= t.sum(axis=1, keepdims=True)
+    calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
+    # X = 262144: log_y and t * log_y beside the kept softmax: 2X (the
+    # sum over axis 1: 1 buffer)
+    check(calls, 'SoftmaxCrossEntropy', 524288, buffers(1, 65536))
+    # the softmax's copy (X, freed once y - t is made), the mask (65536
+    # bools) and the masked targets (X): 589824
+    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 589824)
