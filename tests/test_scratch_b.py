@@ -297,3 +297,34 @@ def test_softmax_cross_entropy_soft_targets(rng):
     # the softmax's copy (X, freed once y - t is made), the mask (65536
     # bools) and the masked targets (X): 589824
     check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 589824)
+
+
+# RNN cells
+
+@pytest.mark.chainer7_only
+def test_slstm_and_its_gradient(rng):
+    for n, forward in ((64, 8), (256, 7)):
+        c1, c2 = _var(rng, n, 256), _var(rng, n, 256)
+        x1, x2 = _var(rng, n, 1024), _var(rng, n, 1024)
+        U = n * 256 * 4  # 65536 or 262144 bytes
+        calls = probe(lambda: F.sum(F.slstm(c1, c2, x1, x2)[1]).backward())
+        # six gates and the output gate's sum and temporaries (9U), the
+        # products of c and their sums: 10U, 9U from 256 KiB (elided
+        # sums); c and h stay: 8U or 7U
+        check(calls, 'SLSTM', forward * U)
+        # gx1, gx2 (8U), seven gates and tanh(c) (8U), g_c (U) and an
+        # expression's three temporaries: 20U, less the 10U of gradients
+        check(calls, 'SLSTMGrad', 10 * U)
+
+
+@pytest.mark.chainer7_only
+def test_tree_lstm(rng):
+    for n, children, figure in ((64, 2, 2), (256, 2, 1), (64, 1, 1)):
+        cs = [_var(rng, n, 256) for _ in range(children)]
+        x = _var(rng, n, (3 + children) * 256)
+        U = n * 256 * 4  # 65536 or 262144 bytes
+        calls = probe(lambda: F.tree_lstm(*(cs + [x])))
+        # a*i, the running sum, the next product and the new sum (4U),
+        # then c, tanh(c) and h (3U): 2U above c and h; one child or
+        # 256 KiB (the sum written in place): 3U, so U
+        check(calls, 'TreeLSTM', figure * U)
