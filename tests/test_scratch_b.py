@@ -328,3 +328,27 @@ def test_tree_lstm(rng):
         # then c, tanh(c) and h (3U): 2U above c and h; one child or
         # 256 KiB (the sum written in place): 3U, so U
         check(calls, 'TreeLSTM', figure * U)
+
+
+def test_decorrelated_batch_normalization_and_its_gradient(rng):
+    for shape, copy in (((64, 16, 8, 8), 262144), ((1, 16, 64, 64), 0)):
+        x = _var(rng, *shape)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            calls = probe(lambda: _backward(
+                F.decorrelated_batch_normalization(x, groups=2)))
+        # X = 65536 floats = 262144; x - mean alive while the whitened
+        # arrays are made: X, plus 4 matrices of 2*8*8 floats (2048)
+        check(calls, 'DecorrelatedBatchNormalization', 264192)
+        # gy regrouped (a copy at batch 64, none at batch 1), its
+        # projection, R, R^T V^-1/2 and gx: 3X + copy above gx, plus 8
+        # matrices (4096): 1052672 or 790528
+        check(calls, 'DecorrelatedBatchNormalizationGrad',
+              3 * 262144 + copy + 4096)
+    x = _var(rng, 64, 16, 8, 8)
+    mean, projection = _var(rng, 2, 8), _var(rng, 2, 8, 8)
+    calls = probe(lambda: F.fixed_decorrelated_batch_normalization(
+        x, mean, projection, groups=2))
+    # the regrouped copy and x - mean, then x - mean beside y: X above y
+    # (subtracting the expanded mean walks strided views: 1 buffer)
+    check(calls, 'FixedDecorrelatedBatchNormalization', 262144,
+          buffers(1, 65536))

@@ -78,7 +78,9 @@ from chainer_computational_cost.cost_calculators import uses_cudnn
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -382,6 +384,35 @@ def calc_decorrelated_batch_normalization(
     return (flops, mread, mwrite, params)
 
 
+def _dbn_copy(x, groups):
+    """Bytes of the copy `x.transpose((1, 0, ...)).reshape(g, C, m)` makes
+    (0 where the axes merge in place, e.g. at batch 1)."""
+    order = (1, 0) + tuple(range(2, x.ndim))
+    strides = strides_of(x)
+    shape = [x.shape[a] for a in order]
+    c = x.shape[1]
+    view = reshape_view(shape, [strides[a] for a in order],
+                        (groups, c // groups, x.size // c if c else 0))
+    return 0 if view is not None else x.size * x.dtype.itemsize
+
+
+def scratch_decorrelated_batch_normalization(
+        func: DecorrelatedBatchNormalization, in_data, **kwargs):
+    r"""The centred groups, alive until the whitened output is made.
+
+    NumPy and CuPy: x with the channel axis first reshaped into $(g, C,
+    m)$ (a copy, $\|x\|$, except where the axes merge, at batch 1), then
+    $x - \mu$ ($\|x\|$), alive while `matmul` makes the whitened
+    $\hat{y}_{PCA}$ (kept on the node) and $\hat{y}$ (the output): $\|x\|$
+    elements above them, plus the $g C \times C$ matrices (covariance,
+    eigenvectors, whitening).
+    """
+    x, = in_data
+    g = func.groups
+    c = x.shape[1] // g
+    return x.size * x.dtype.itemsize + 4 * g * c * c * x.dtype.itemsize
+
+
 def calc_fixed_decorrelated_batch_normalization(
         func: FixedDecorrelatedBatchNormalization, in_data, **kwargs):
     r"""FixedDecorrelatedBatchNormalization
@@ -407,6 +438,18 @@ def calc_fixed_decorrelated_batch_normalization(
     flops = n + dot_flops(n, c, fma)
     return (flops, total_size(in_data), n,
             {'groups': int(func.groups)})
+
+
+def scratch_fixed_decorrelated_batch_normalization(
+        func: FixedDecorrelatedBatchNormalization, in_data, **kwargs):
+    r"""x regrouped and centred before the projection.
+
+    NumPy and CuPy: the reshaped copy of x (none where the axes merge)
+    and $x - \mu$, then $x - \mu$ beside the output: $\|x\|$ elements above
+    it.
+    """
+    x = in_data[0]
+    return x.size * x.dtype.itemsize
 
 
 def calc_group_normalization(func: GroupNormalization, in_data, **kwargs):
@@ -772,6 +815,25 @@ def calc_decorrelated_batch_normalization_grad(
              + _saved(getattr(func, 'eigvectors', None), gcc, gy)
              + _saved(getattr(func, 'y_hat_pca', None), n, gy))
     return (flops, mread, elements(n, gy), {'groups': int(func.groups)})
+
+
+def scratch_decorrelated_batch_normalization_grad(
+        func: DecorrelatedBatchNormalizationGrad, in_data, **kwargs):
+    r"""$g_y$ regrouped and its projections, alive to the end.
+
+    NumPy and CuPy: with $X = \|g_y\|$ elements: $g_y$ with the channel axis
+    first reshaped into $(g, C, m)$ (a copy, $X$, none where the axes
+    merge), its projection on the eigenvectors ($X$), $R$ ($X$, from two
+    $X$ temporaries), $R^T V^{-1/2}$ ($X$) and $g_x$ ($X$): $5X$, of which
+    $g_x$ stays: $4X$ ($3X$ without the copy), plus the $g C \times C$
+    matrices.
+    """
+    gy, = in_data
+    g = func.groups
+    c = gy.shape[1] // g
+    isz = gy.dtype.itemsize
+    return (3 * gy.size * isz + _dbn_copy(gy, g)
+            + 8 * g * c * c * isz)
 
 
 def calc_fixed_decorrelated_batch_normalization_grad(
