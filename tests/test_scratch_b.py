@@ -352,3 +352,22 @@ def test_decorrelated_batch_normalization_and_its_gradient(rng):
     # (subtracting the expanded mean walks strided views: 1 buffer)
     check(calls, 'FixedDecorrelatedBatchNormalization', 262144,
           buffers(1, 65536))
+
+
+def test_embed_id_and_shift(rng):
+    W = _var(rng, 1000, 128)
+    x = rng.randint(0, 1000, 512).astype(np.int32)
+    calls = probe(lambda: F.embed_id(x, W))
+    # W[x] with int32 labels: their int64 copy, 8*512 = 4096
+    check(calls, 'EmbedIDFunction', 4096)
+    x[::7] = -1
+    calls = probe(lambda: F.embed_id(x, W, ignore_label=-1))
+    # the mask (512 bytes) and the gathered rows 512*128 floats =
+    # 262144 beside y (where's loop casts the scalar 0 and broadcasts
+    # the mask: 1 buffer): 262656
+    check(calls, 'EmbedIDFunction', 262656, buffers(1, 65536))
+    x = _var(rng, 4, 16, 16, 16)
+    calls = probe(lambda: _backward(F.shift(x, ksize=3)))
+    # padded by 1 on each side: 4*16*18*18 floats = 82944 (the
+    # gradient is a Shift too)
+    check(calls, 'Shift', 82944)

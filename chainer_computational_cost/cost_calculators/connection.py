@@ -633,6 +633,27 @@ def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     return (flops, mread, elements(x.size * dim, W), params)
 
 
+def scratch_embed_id(func: EmbedIDFunction, in_data, **kwargs):
+    r"""The gathered rows before the ignored ones are zeroed; index copies.
+
+    NumPy: `W[x]` with labels that are not int64 first copies them to
+    int64 ($8 \|x\|$ bytes, freed once the rows are gathered). With an
+    `ignore_label`: the mask (bool), `where(mask, 0, x)` (x's dtype), its
+    int64 copy and the gathered rows ($\|x\| D$ elements), then
+    `where(mask[..., None], 0, rows)` makes y beside the rows: $\|x\| D$
+    elements + $\|x\|$ bytes above y.
+
+    CuPy: none without `ignore_label` (`take` needs no copy); with it, the
+    gathered rows and the mask as NumPy's.
+    """
+    x, W = in_data
+    copy = 0 if x.dtype == numpy.intp else 8 * x.size
+    if func.ignore_label is None:
+        return 0 if kwargs.get('backend', 'numpy') == 'cupy' else copy
+    rows = x.size * W.shape[1] * W.dtype.itemsize
+    return x.size + rows
+
+
 def calc_shift(func: Shift, in_data, **kwargs):
     r"""Shift
 
@@ -653,6 +674,22 @@ def calc_shift(func: Shift, in_data, **kwargs):
     params = {'k': compact((func.kh, func.kw)),
               'd': compact((func.dy, func.dx))}
     return (0, x.size, x.size, params)
+
+
+def scratch_shift(func: Shift, in_data, **kwargs):
+    r"""The padded copy of x the shifted groups are sliced from.
+
+    NumPy: `numpy.pad` by $k_h / 2 \cdot \|d_y\|$ and $k_w / 2 \cdot
+    \|d_x\|$ on each side, alive while `concatenate` makes y. CuPy: none
+    (one kernel writes y).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    b, c, h, w = x.shape
+    py = func.kh // 2 * abs(func.dy)
+    px = func.kw // 2 * abs(func.dx)
+    return b * c * (h + 2 * py) * (w + 2 * px) * x.dtype.itemsize
 
 
 def _conv_grad_w_cost(x, gy, ksize, stride, pad, dilate, groups, fma):
