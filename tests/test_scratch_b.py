@@ -4,6 +4,7 @@ tracemalloc, call by call, on NumPy (the same probe and allowances: see
 that module's docstring).  Each figure is derived by hand in a comment.
 """
 
+import chainer
 import chainer.functions as F
 import numpy as np
 import pytest
@@ -67,15 +68,16 @@ def test_sigmoid_cross_entropy_below_256_kib(rng):
         F.sigmoid_cross_entropy(x, t, reduce='no')))
     # n = 4096, nothing elided: the product (8n) and log1p (4n) alive
     # when the difference (8n) is made: 20n; then the cast copy (the
-    # output, 4n, what stays) beside the loss: 8n + 4n.  20n - 4n = 16n
-    # = 65536.  x * (t - (x >= 0)) casts both operands to float64: 2
-    # buffers of 4096 doubles.
-    check(calls, 'SigmoidCrossEntropy', 65536, buffers(2, 4096, 8))
-    # y (4n), gy * mask (4n), y - t (8n), the product (8n): 24n; then
-    # the cast copy (the output, 4n) beside the product, y freed at the
-    # end: 24n - 4n = 20n = 81920.  The float32 operands cast to float64
-    # in the product: 2 buffers of 4096 doubles.
-    check(calls, 'SigmoidCrossEntropyGrad', 81920, buffers(2, 4096, 8))
+    # output, 4n, what stays) beside the loss: 8n + 4n.  Before that,
+    # x * (t - (x >= 0)) casts both operands to float64 in buffers of
+    # min(8192, n) = 4096 doubles (2 * 8n) beside t - (x >= 0) (4n) and
+    # the product (8n): 28n.  28n - 4n = 24n = 98304
+    check(calls, 'SigmoidCrossEntropy', 98304)
+    # y (4n), gy * mask (4n), y - t (8n) with the buffers casting y and
+    # t to float64 (2 * 4096 doubles = 16n): 32n; then the product (8n):
+    # 24n; the cast copy (the output, 4n) beside the product, y freed at
+    # the end: 32n - 4n = 28n = 114688
+    check(calls, 'SigmoidCrossEntropyGrad', 114688)
 
 
 # Normalization
@@ -90,8 +92,9 @@ def test_group_normalization_and_its_gradients(rng):
     # gy * x_hat before its sum: 262144 (1 buffer for the sum)
     check(calls, '_ScaleShiftGrad', 262144, buffers(1, 65536))
     # gx_hat - avg and x_hat * avg2 (2 * 262144), the difference written
-    # into the first (256 KiB), alive with gx: 262144 above gx
-    check(calls, '_XHatGrad', 262144, buffers(1, 65536))
+    # into the first (256 KiB), alive with gx beside the two row means
+    # (2 * 64 rows * 4 = 512): 262656 above gx
+    check(calls, '_XHatGrad', 262656, buffers(1, 65536))
 
 
 def test_group_normalization_casts_and_small_arrays(rng):
@@ -105,8 +108,8 @@ def test_group_normalization_casts_and_small_arrays(rng):
     x, gamma, beta = _var(rng, 4, 8, 8, 8), _var(rng, 8), _var(rng, 8)
     calls = probe(lambda: _backward(F.group_normalization(x, 4, gamma, beta)))
     # |x| = 2048 floats = 8192 bytes, below 256 KiB: the difference is a
-    # new array, 2 * 8192 = 16384 above gx
-    check(calls, '_XHatGrad', 16384, buffers(1, 2048))
+    # new array, 2 * 8192 + two row means of 16 floats = 16512 above gx
+    check(calls, '_XHatGrad', 16512, buffers(1, 2048))
 
 
 def test_batch_renormalization(rng):
@@ -212,8 +215,9 @@ def test_pairwise_losses(rng):
     # both parts summed along axis 1 into y: 2 * 262144 (1 buffer)
     check(calls, 'HuberLoss', 524288, buffers(1, 65536))
     calls = probe(lambda: F.contrastive(x0, x1, _labels(rng, 256)))
-    # x0 - x1 and its square: 2 * 262144 (the sum: 1 buffer)
-    check(calls, 'Contrastive', 524288, buffers(1, 65536))
+    # x0 - x1, its square and the 256 sums (1024): 525312 (the sum: 1
+    # buffer)
+    check(calls, 'Contrastive', 525312, buffers(1, 65536))
 
 
 @pytest.mark.chainer7_only
@@ -225,12 +229,13 @@ def test_mean_absolute_error_float16_in_float32(rng):
 
 
 def test_triplet_elides_from_256_kib(rng):
-    for n, figure in ((256, 2 * 262144), (16, 3 * 16384)):
+    for n, figure in ((256, 2 * 262144 - 1024), (16, 3 * 16384 - 64)):
         a, p, m = (_var(rng, n, 256) for _ in range(3))
         calls = probe(lambda: F.triplet(a, p, m))
         # n = 256: (a - p) squared in place (262144 bytes), (a - m)
         # likewise, the difference in place: 2 * 262144; n = 16 (16384
-        # bytes): a new array for each: 3 * 16384
+        # bytes): a new array for each: 3 * 16384; the hinge kept on the
+        # node (n floats) is made after the peak: less 4n
         check(calls, 'Triplet', figure)
 
 
@@ -371,3 +376,71 @@ def test_embed_id_and_shift(rng):
     # padded by 1 on each side: 4*16*18*18 floats = 82944 (the
     # gradient is a Shift too)
     check(calls, 'Shift', 82944)
+
+
+# Paths met by the conformance test's inputs
+
+def test_convolution_2d_grad_w_copies_a_gappy_gy(rng):
+    x, W = _var(rng, 16384, 1, 1, 1), _var(rng, 2, 1, 3, 1)
+    y = F.convolution_2d(x, W, stride=(2, 1), pad=1)
+    # gy (16384, 2, 1, 3) as a transposed view: neither C- nor
+    # F-contiguous, an axis of 1: Chainer copies it C-contiguous first
+    # (16384*6 floats = 393216, alive throughout)
+    y.grad = rng.rand(16384, 3, 2).astype(np.float32).transpose(
+        0, 2, 1)[:, :, None, :]
+    calls = probe(lambda: y.backward())
+    # padded x 16384*4*3 floats = 786432, columns 16384*9 floats =
+    # 589824; tensordot copies gy (393216: (2, 3N) does not merge) and
+    # the columns (589824), gW 24 bytes:
+    # 393216 + max(786432 + 589824, 589824 + 983040 + 24) - 24 = 1966080
+    check(calls, 'Convolution2DGradW', 1966080)
+
+
+@pytest.mark.chainer7_only
+def test_max_pooling_with_indexes_in_double_backward(rng):
+    x = _var(rng, 16, 16, 16, 16)
+    y = F.max_pooling_2d(x, 2, 2, cover_all=False)
+    gy = chainer.Variable(np.ones(y.shape, np.float32))
+    gx, = chainer.grad([y], [x], [gy], enable_double_backprop=True)
+    calls = probe(lambda: _backward(gx))
+    # ggx padded 256*17*17 floats = 295936 and its columns 256*4*64
+    # floats = 262144, their copy with the window last (262144), an int64
+    # arange of 16384 (131072) and the gathered 16384 floats (65536):
+    # max(558080, 524288, 458752) - 65536 = 492544
+    check(calls, 'MaxPoolingNDWithIndexes', 492544)
+
+
+def test_local_convolution_2d_keeps_two_window_copies(rng):
+    x, W = _var(rng, 4096, 2, 4, 4), _var(rng, 3, 3, 3, 2, 2, 2)
+    calls = probe(lambda: F.local_convolution_2d(x, W))
+    # each window's (4096, 8) copy is 131072 bytes; the previous one is
+    # still referenced when the next is made: 262144; the product is
+    # 4096*3 floats = 49152: max(2*131072, 131072 + 49152) = 262144
+    check(calls, 'LocalConvolution2DFunction', 262144)
+
+
+def test_normalize_and_layer_normalization_row_arrays(rng):
+    x = _var(rng, 256, 256)
+    calls = probe(lambda: F.normalize(x))
+    # the 256 norms beside y: 1024 (the squares are freed before y; the
+    # sum and the division broadcast: 1 buffer)
+    check(calls, 'NormalizeL2', 1024, buffers(1, 65536))
+    x, gamma, beta = _var(rng, 24576, 4), _var(rng, 4), _var(rng, 4)
+    calls = probe(lambda: F.layer_normalization(x, gamma, beta))
+    # X = 393216, R = 24576 floats = 98304: max(2X + 4R, 3X + 2R) =
+    # 1376256 (the row means: 1 buffer)
+    check(calls, 'LayerNormalization', 1376256, buffers(1, 98304))
+
+
+def test_softmax_cross_entropy_fancy_index_buffers(rng):
+    x = _var(rng, 16384, 4)
+    t = _labels(rng, 16384, 0, 4)
+    calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
+    # X = 262144, T = 16384: log_y beside the kept softmax (2X), the
+    # mask, masked labels, arange and gathered values 17T = 278528 and
+    # the fancy index's two int64 buffers of 8192 (131072):
+    # 2X + 409600 - X = 671744
+    check(calls, 'SoftmaxCrossEntropy', 671744)
+    # mask, masked labels, decremented values (9T), arange (8T) and the
+    # two buffers: 278528 + 131072 = 409600
+    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 409600)

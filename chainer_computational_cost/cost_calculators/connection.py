@@ -601,6 +601,32 @@ def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
     return (flops, total_size((x, W, b)), n_out, params)
 
 
+def scratch_local_conv2d(func: LocalConvolution2DFunction, in_data,
+                         **kwargs):
+    r"""Each window's flattened copy of x and its product with W.
+
+    NumPy and CuPy: for each output position, `reshape(x[..., rows,
+    cols], (-1, F))` ($N F$ elements, $F = c_{in} k_h k_w$; a copy unless
+    the window's axes merge) and `dot` with W's slice ($N c_{out}$, freed
+    once written into y). The previous window's copy is still referenced
+    when the next is made: two copies alive from the second position on.
+    Peak above y: $\max(2 N F, N F + N c_{out})$ elements ($N F + N
+    c_{out}$ for a single position).
+    """
+    x, W = in_data[:2]
+    n = x.shape[0]
+    kh, kw = W.shape[4:6]
+    features = W.shape[3] * kh * kw
+    isz = x.dtype.itemsize
+    window = (n, x.shape[1], kh, kw)
+    view = reshape_view(window, strides_of(x), (n, features))
+    copy = n * features * isz if view is None else dot_copies(
+        (n, features), view, isz)
+    product = n * W.shape[0] * numpy.result_type(x.dtype, W.dtype).itemsize
+    twice = 2 * copy if W.shape[1] * W.shape[2] > 1 else 0
+    return max(twice, copy + product)
+
+
 def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     r"""EmbedIDFunction
 
@@ -744,7 +770,9 @@ def scratch_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
     $(c_{out}, N h_{out} w_{out})$ matrix and the columns a $(N h_{out}
     w_{out}, c_{in} k_h k_w)$ one: each a copy ($\|g_y\|$, $C$) unless
     $N = 1$; then writes $g_W$ (the output). Peak above what the call leaves
-    ($g_W$): $\max(P + C - \|g_W\|, C + \text{copies})$ elements.
+    ($g_W$): $\max(P + C - \|g_W\|, C + \text{copies})$ elements; a $g_y$
+    neither C- nor F-contiguous with an axis of size 1 is first copied
+    C-contiguous (`numpy.ascontiguousarray`, $\|g_y\|$ more throughout).
     `groups` > 1: the columns reshaped to $(G, c_{in} k_h k_w / G, N
     h_{out} w_{out})$ (a copy that replaces them unless $N = 1$) and $g_y$
     to $(G, c_{out} / G, N h_{out} w_{out})$ (a copy unless its axes
@@ -804,12 +832,17 @@ def _conv_grad_w_scratch(func, x, gy, ksize, stride, pad, dilate, backend):
         return max(padded + col, col + copy,
                    (copy or col) + _grouped_copy(gy, func.groups)
                    + prod_bytes + cast) - out
+    gy_operand, contig = _operand(gy), 0
+    if backend == 'numpy' and 1 in gy.shape and not _contiguous(gy):
+        # Chainer copies such a gy with numpy.ascontiguousarray first
+        contig = gy.size * gy.dtype.itemsize
+        gy_operand = _col_operand(gy.shape, gy.dtype.itemsize)
     copy = tensordot_copies(
-        _operand(gy), (0,) + tuple(range(2, nd + 2)),
+        gy_operand, (0,) + tuple(range(2, nd + 2)),
         _col_operand(col_shape, isz),
         (0,) + tuple(range(nd + 2, 2 * nd + 2)))
-    return max(padded + col, col + copy + prod_bytes,
-               col + prod_bytes + cast) - out
+    return contig + max(padded + col, col + copy + prod_bytes,
+                        col + prod_bytes + cast) - out
 
 
 def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):

@@ -302,12 +302,30 @@ def calc_contrastive(func: Contrastive, in_data, **kwargs):
 
 
 def scratch_contrastive(func: Contrastive, in_data, **kwargs):
-    r"""The difference and its square before the sum over axis 1.
+    r"""The difference and its square, then the per-sample terms.
 
-    NumPy and CuPy: `x0 - x1` and `diff ** 2` ($2 \|x_0\|$ elements; the
-    per-sample distances that follow take $N$ elements each).
+    NumPy: `x0 - x1` (alive to the end) and `diff ** 2` ($2 \|x_0\|$
+    elements) before the sum over axis 1 ($R = N$ elements); then the
+    distance, margin and clipped distance ($R$ each) and the loss's terms
+    in the dtype the labels and x promote to (float64 for int32 labels:
+    `y * dist_sq`, `1 - y`, the products and sums, a new array each below
+    256 KiB), the last copied into y for `reduce='no'`. Peak: $\max(2
+    \|x_0\| + R, \|x_0\| + \ldots)$ above y.
+
+    CuPy: the same arrays, a new one for every operation.
     """
-    return 2 * _bytes(in_data[0])
+    x0, _, y = in_data
+    e = _numpy(kwargs)
+    big, n = _bytes(x0), x0.shape[0]
+    rows = n * x0.dtype.itemsize
+    f = n * numpy.result_type(y.dtype, x0.dtype).itemsize
+    p = Peak().alloc(big, big, rows).free(big)
+    p.alloc(rows, rows, rows).free(rows)
+    p.alloc(f, n * y.dtype.itemsize, f).free(n * y.dtype.itemsize)
+    p.op(f, f, e).op(f, f, e).free(f).op(f, f, e)
+    if func.reduce == 'mean':
+        return p.peak
+    return p.alloc(rows).peak - rows
 
 
 def calc_triplet(func: Triplet, in_data, **kwargs):
@@ -347,12 +365,17 @@ def scratch_triplet(func: Triplet, in_data, **kwargs):
     NumPy: $(a - p)^2$ and $(a - n)^2$ (each squared in place from 256 KiB
     on) and their difference (written into the first from 256 KiB on):
     $2 \|a\|$ elements from 256 KiB, $3 \|a\|$ below. CuPy: a new array
-    for every operation: $3 \|a\|$.
+    for every operation: $3 \|a\|$. The per-sample hinge (kept on the
+    node) and y for `reduce='no'` ($N$ elements each) come after the peak:
+    less that.
     """
     x = _bytes(in_data[0])
     e = _numpy(kwargs)
     p = Peak().alloc(x).op(x, x, e).alloc(x).op(x, x, e).op(x, x, e)
-    return p.peak
+    # the hinge kept on the node and, for reduce='no', y (N each) are
+    # made after the peak
+    rows = in_data[0].shape[0] * in_data[0].dtype.itemsize
+    return p.peak - rows * (2 if func.reduce == 'no' else 1)
 
 
 def _covariance_flops(n_centred, n, m, k, half_squared_sum, fma):
@@ -526,6 +549,14 @@ def _numpy(kwargs):
     return kwargs.get('backend', 'numpy') == 'numpy'
 
 
+def _cast_buffers(n, dtypes, result):
+    """Bytes of the buffers a NumPy ufunc over ``n`` elements takes to cast
+    its operands of ``dtypes`` to ``result``: one of ``min(8192, n)``
+    elements (NumPy's buffer size) per operand cast."""
+    casts = sum(1 for dtype in dtypes if numpy.dtype(dtype) != result)
+    return casts * min(numpy.getbufsize(), n) * result.itemsize
+
+
 def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
                                   **kwargs):
     r"""The temporaries of the stable cross entropy expression.
@@ -540,7 +571,9 @@ def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
     ignore mask is $n \max(P + 2X, 2P + X)$ bytes (float32 x, int32 t:
     $16n$ from 256 KiB, $20n$ below); for `reduce='no'` the cast copy
     (the output) is made while the loss is alive. The mask stays on the
-    node (not scratch).
+    node (not scratch). The product casts x and the labels to its dtype
+    in NumPy's buffered loop: a buffer of $\min(8192, n)$ elements each,
+    alive beside it.
 
     CuPy: the same expression, a new array for every operation.
     """
@@ -548,8 +581,10 @@ def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
     e = _numpy(kwargs)
     n = x.size
     xs, ts = n * x.dtype.itemsize, n * t.dtype.itemsize
-    ps = n * numpy.result_type(x.dtype, t.dtype).itemsize
-    p = Peak().alloc(n).alloc(ts).free(n).alloc(ps).free(ts)
+    pdtype = numpy.result_type(x.dtype, t.dtype)
+    ps = n * pdtype.itemsize
+    cast = _cast_buffers(n, (x.dtype, t.dtype), pdtype) if e else 0
+    p = Peak().alloc(n).alloc(ts).free(n).alloc(ps, cast).free(ts, cast)
     p.alloc(xs).op(xs, xs, e).alloc(xs).free(xs).alloc(xs).free(xs)
     p.op(ps, ps, e).free(xs).op(ps, ps, e).op(ps, ps, e)
     if func.reduce == 'mean':
@@ -637,10 +672,13 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
 
 
 def _fancy_index(t):
-    """Bytes NumPy's fancy indexing with the labels ``t`` as one index
-    array takes beyond the gathered values: int64 copies when the labels
-    are not int64 (measured: 16 bytes per label)."""
-    return 0 if t.dtype == numpy.intp else 16 * t.size
+    """Bytes NumPy's fancy indexing with the labels ``t`` and an int64
+    ``arange`` takes beyond the gathered values: when the labels are not
+    int64 its buffered iterator casts both index arrays, a buffer of
+    ``min(8192, |t|)`` int64 each (measured)."""
+    if t.dtype == numpy.intp:
+        return 0
+    return 16 * min(numpy.getbufsize(), t.size)
 
 
 def _softmax_rows(x):
@@ -664,7 +702,8 @@ def scratch_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     than 2 axes has `log_y` with the class axis moved first reshaped, a
     copy ($\|x\|$, none at batch 1, where the axes merge); then the label
     mask (bool), the masked labels, an int64 `arange`, the int64 copies
-    fancy indexing makes of int32 labels ($16 \|t\|$ bytes) and the
+    fancy indexing makes of int32 labels ($16 \min(8192, \|t\|)$ bytes:
+    two buffers of its iterator) and the
     gathered log-probabilities. Peak above what the call leaves: $\|x\|$
     (+ the copy) + the label arrays, and at least $\|x\| + 2R$ without
     `cache_score`. Soft targets: `log_y` and `t * log_y` ($2 \|x\|$), or
@@ -711,7 +750,8 @@ def scratch_softmax_cross_entropy_grad(
     (or recomputed: `logsumexp`'s $\|x\|$ and $2R$ before it), then the
     label mask (bool) and the masked labels, the int64 index arrays (an
     `arange` for 2-d x, two for more axes) and fancy indexing's int64 copies
-    of int32 labels ($16 \|t\|$ bytes) with the values it decrements
+    of int32 labels ($16 \min(8192, \|t\|)$ bytes) with the values it
+    decrements
     ($\|t\|$ in x's dtype); with `class_weight`, for 2-d x, a second
     `arange` for gathering the weights. Soft targets: the mask and the
     masked targets ($\|t\|$ bools and $\|t\|$ elements) beside the copy
@@ -896,7 +936,8 @@ def scratch_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad,
     `numpy.divide` by the count (a new array), and the cast copy, the
     output. With $n = \|x\|$, float32 x and gy and int32 labels: $16n$
     bytes above the output from 256 KiB ($20n$ with y, minus y's $4n$
-    freed at the end), more below.
+    freed at the end), more below. `y - t` casts both operands to float64
+    in NumPy's buffered loop (a buffer of $\min(8192, n)$ elements each).
 
     CuPy: y from one kernel (or cuDNN's activation, no workspace), then
     the same expression, a new array for every operation.
@@ -914,7 +955,9 @@ def scratch_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad,
     ds = numpy.result_type(x.dtype, t_dtype)
     prod_dtype = numpy.result_type(gy.dtype, ds)
     d, ps = n * ds.itemsize, n * prod_dtype.itemsize
-    p.alloc(n * gy.dtype.itemsize, d).op(d, ps, e and ds == prod_dtype)
+    cast = _cast_buffers(n, (x.dtype, t_dtype), ds) if e else 0
+    p.alloc(n * gy.dtype.itemsize, d, cast).free(cast)
+    p.op(d, ps, e and ds == prod_dtype)
     p.free(n * gy.dtype.itemsize)
     if func.reduce == 'mean':
         p.alloc(ps).free(ps)  # numpy.divide: never in place

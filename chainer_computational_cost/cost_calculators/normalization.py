@@ -540,15 +540,18 @@ def scratch_layer_normalization(func: LayerNormalization, in_data,
                                 **kwargs):
     r"""x - mean, its square, x-hat and the scaled x-hat.
 
-    NumPy and CuPy (the same `xp` code): `_compute` makes $x - \mu$, its
-    square and $\hat{x}$ (the square is freed on return), then $\hat{x}
-    \gamma$ and $+ \beta$ (the output): $4 \|x\|$ elements at the peak, $3
-    \|x\|$ above the output, plus the per-row statistics ($B$ elements
-    each, a few of them).
+    NumPy and CuPy (the same `xp` code), with $X = \|x\|$ and $R$ = the
+    rows ($B$ elements): `_compute` makes $\mu$, $x - \mu$, its square,
+    the variance, $\sigma$, $1 / \sigma$ and $\hat{x}$ ($3X + 4R$; the
+    square, $\mu$ and $\sigma$ are freed on return), then $\hat{x} \gamma$
+    and $+ \beta$ (the output) beside $x - \mu$, $\hat{x}$ and two rows
+    ($4X + 2R$). Peak above the output: $\max(2X + 4R, 3X + 2R)$.
     """
     x = in_data[0]
-    rows = x.shape[0] if x.ndim else 1
-    return (3 * x.size + 4 * rows) * x.dtype.itemsize
+    isz = x.dtype.itemsize
+    big = x.size * isz
+    rows = (x.shape[0] if x.ndim else 1) * isz
+    return max(2 * big + 4 * rows, 3 * big + 2 * rows)
 
 
 def calc_local_response_normalization(func: LocalResponseNormalization,
@@ -636,6 +639,21 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     flops = dot_flops(slices, length, fma) + 2 * slices + n
     axis = axes[0] if len(axes) == 1 else axes
     return (flops, size_of(x), n, {'axis': axis})
+
+
+def scratch_normalize_l2(func: NormalizeL2, in_data, **kwargs):
+    r"""The squares, then the norms beside y.
+
+    NumPy and CuPy: `square(x)` ($\|x\|$) and its sums over `axis` ($R$
+    elements, one per norm), the square root and $+ \epsilon$ ($R$ each),
+    then `x / norm` (y) beside the norms: $R$ elements above y (the
+    squares are freed before y is made).
+    """
+    x, = in_data
+    axis = func.axis
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    reduced = prod([x.shape[a] for a in axes])
+    return (x.size // reduced if reduced else 0) * x.dtype.itemsize
 
 
 # Gradient nodes, applied while backward() runs.  They read the gradients
@@ -973,11 +991,13 @@ def calc_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
 def scratch_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
     r"""The products and differences of the standardization's gradient.
 
-    NumPy: with $X$ the bytes of $g_{\hat{x}}$: `gx_hat * x_hat` ($X$,
-    freed after its mean), then `gx_hat - avg` and `x_hat * avg2` ($2X$),
-    their difference (written into the first from 256 KiB on, else a new
-    $X$), alive while the output $g_x$ is made. Peak above the output:
-    $X$ from 256 KiB, $2X$ below.
+    NumPy: with $X$ the bytes of $g_{\hat{x}}$ and $R$ those of one value
+    per row ($N G$ rows): the two row means ($2R$, alive to the end),
+    `gx_hat * x_hat` ($X$, freed after its mean), then `gx_hat - avg` and
+    `x_hat * avg2` ($2X$), their difference (written into the first from
+    256 KiB on, else a new $X$), alive while the output $g_x$ is made.
+    Peak above the output: $2R + X$ from 256 KiB, $2R + 2X$ below (a group
+    of one element per row makes $R = X$).
 
     CuPy: with cuDNN, the per-group $g_\gamma$ and $g_\beta$ cuDNN's
     backward returns ($2 N G$ elements); without, the same expression, a
@@ -989,7 +1009,8 @@ def scratch_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
         if uses_cudnn() and func.dummy_gamma is not None:
             return 2 * gx_hat.shape[0] * func.mean.dtype.itemsize
         return 2 * big
-    return big if elides(big) else 2 * big
+    rows = 2 * gx_hat.shape[0] * gx_hat.dtype.itemsize
+    return rows + (big if elides(big) else 2 * big)
 
 
 def calc_group_norm_mul_inv_std(func: _MulInvStd, in_data, **kwargs):

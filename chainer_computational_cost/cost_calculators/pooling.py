@@ -556,7 +556,8 @@ def _upsampling_columns(shape, ksize, stride, pad, isz, cover_all):
             for d, k, s, p in zip(shape[2:], ksize, stride, pad)]
     cshape = tuple(shape[:2]) + tuple(ksize) + tuple(outs)
     strides = c_strides(cshape, isz)
-    order = (0, 1, 4, 5, 2, 3)
+    nd = len(ksize)
+    order = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
     view = reshape_view([cshape[a] for a in order],
                         [strides[a] for a in order],
                         (col // isz // prod(ksize), prod(ksize)))
@@ -1214,19 +1215,50 @@ def scratch_upsampling_2d_grad(func: Upsampling2DGrad, in_data, **kwargs):
     of int64 indexes ($4 \|g_x\|$ bytes).
     """
     gy, = in_data
-    isz = gy.dtype.itemsize
     ksize, stride, pad = _pool2d_window(func)
-    padded, col, copy = _upsampling_columns(gy.shape, ksize, stride, pad,
-                                            isz, func.cover_all)
-    n_x = col // isz // prod(ksize)
     if kwargs.get('backend', 'numpy') == 'cupy':
+        _, col, _ = _upsampling_columns(gy.shape, ksize, stride, pad,
+                                        gy.dtype.itemsize, func.cover_all)
+        n_x = col // gy.dtype.itemsize // prod(ksize)
         indexes = getattr(func, 'indexes', None)
         cast = 4 * n_x if getattr(indexes, 'dtype', None) != numpy.int32 \
             else 0
         return col + cast
-    gx = n_x * isz
-    kept = copy or col
-    return max(padded + col, col + copy, kept + 8 * n_x + gx) - gx
+    return _gather_columns_scratch(gy, ksize, stride, pad, func.cover_all)
+
+
+def _gather_columns_scratch(x, ksize, stride, pad, cover_all):
+    """Bytes above the output of im2col's padded copy and columns of
+    ``x``, reshaped with the window last and gathered at int64 positions
+    (an ``arange`` of the output's size beside them)."""
+    isz = x.dtype.itemsize
+    padded, col, copy = _upsampling_columns(x.shape, ksize, stride, pad,
+                                            isz, cover_all)
+    n_out = col // isz // prod(ksize)
+    out = n_out * isz
+    return max(padded + col, col + copy,
+               (copy or col) + 8 * n_out + out) - out
+
+
+def scratch_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes,
+                                        in_data, **kwargs):
+    r"""im2col's padded copy and columns of x, gathered at the argmax.
+
+    NumPy: `im2col_nd_cpu` pads x ($P$) and makes the columns ($G$
+    elements), reshaped with the window last (a copy, $G$, unless the
+    axes merge), then an int64 `arange` of $\|y\|$ and the values gathered
+    at the kept indexes (y): $\max(P + G, 2G, G + 8 \|y\| \text{ bytes} +
+    \|y\|) - \|y\|$.
+
+    CuPy: none (a kernel writes y; with cuDNN the pooling is recomputed,
+    no workspace).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    pool = func.func
+    return _gather_columns_scratch(x, tuple(pool.ksize), tuple(pool.stride),
+                                   tuple(pool.pad), pool.cover_all)
 
 
 def calc_roi_pooling_2d_grad(func: ROIPooling2DGrad, in_data, **kwargs):
