@@ -662,8 +662,9 @@ def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
 def scratch_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     r"""The gathered rows before the ignored ones are zeroed; index copies.
 
-    NumPy: `W[x]` with labels that are not int64 first copies them to
-    int64 ($8 \|x\|$ bytes, freed once the rows are gathered). With an
+    NumPy: `W[x]` with labels that are not int64 casts them to int64 in
+    its iterator's buffer ($8 \min(8192, \|x\|)$ bytes, freed once the
+    rows are gathered). With an
     `ignore_label`: the mask (bool), `where(mask, 0, x)` (x's dtype), its
     int64 copy and the gathered rows ($\|x\| D$ elements), then
     `where(mask[..., None], 0, rows)` makes y beside the rows: $\|x\| D$
@@ -673,7 +674,10 @@ def scratch_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     gathered rows and the mask as NumPy's.
     """
     x, W = in_data
-    copy = 0 if x.dtype == numpy.intp else 8 * x.size
+    # NumPy's indexing iterator casts the labels in buffers of 8192
+    copy = 8 * min(numpy.getbufsize(), x.size)
+    if x.dtype == numpy.intp:
+        copy = 0
     if func.ignore_label is None:
         return 0 if kwargs.get('backend', 'numpy') == 'cupy' else copy
     rows = x.size * W.shape[1] * W.dtype.itemsize
