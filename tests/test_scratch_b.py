@@ -9,6 +9,7 @@ import chainer.functions as F
 import numpy as np
 import pytest
 
+from chainer_computational_cost import cost_calculators as cc
 from test_scratch import _backward
 from test_scratch import _var
 from test_scratch import buffers
@@ -444,3 +445,30 @@ def test_softmax_cross_entropy_fancy_index_buffers(rng):
     # mask, masked labels, decremented values (9T), arange (8T) and the
     # two buffers: 278528 + 131072 = 409600
     check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 409600)
+
+
+# CuPy figures (by the code paths, no GPU needed)
+
+def test_cupy_figures_of_these_modules(rng):
+    x, gamma, beta = _var(rng, 2, 8, 4, 4), _var(rng, 8), _var(rng, 8)
+    gn = F.group_normalization(x, 4, gamma, beta).creator
+    lrn = F.local_response_normalization(x)
+    lrn_grad = chainer.grad([lrn], [x], [chainer.Variable(
+        np.ones(lrn.shape, np.float32))], enable_double_backprop=True)[0]
+    unpool = F.unpooling_2d(x, 3, 2, 1).creator
+    inputs = (x.array, gamma.array, beta.array)
+    with chainer.using_config('use_cudnn', 'always'):
+        # cuDNN's group normalization: the zeroed dummy beta, N G = 8
+        # floats = 32
+        assert cc.scratch_of(gn, inputs, backend='cupy') == 32
+    with chainer.using_config('use_cudnn', 'never'):
+        # x - mean and its square: |x| = 256 floats = 1024
+        assert cc.scratch_of(gn, inputs, backend='cupy') == 1024
+    # x**2 becomes y in place: none; the gradient's summand: 1024
+    assert cc.scratch_of(lrn.creator, (x.array,), backend='cupy') == 0
+    node = lrn_grad.creator
+    assert type(node).__name__ == 'LocalResponseNormalizationGrad'
+    assert cc.scratch_of(node, [i.data for i in node.inputs],
+                         backend='cupy') == 1024
+    # CuPy's tile: the columns 9 * 1024 = 9216 (col2im_gpu writes y)
+    assert cc.scratch_of(unpool, (x.array,), backend='cupy') == 9216
