@@ -664,7 +664,8 @@ def scratch_embed_id(func: EmbedIDFunction, in_data, **kwargs):
 
     NumPy: `W[x]` with labels that are not int64 casts them to int64 in
     its iterator's buffer ($8 \min(8192, \|x\|)$ bytes, freed once the
-    rows are gathered). With an
+    rows are gathered), counted as $8 \|x\|$: an upper bound from 8192
+    labels on that keeps the figure a line in the batch size. With an
     `ignore_label`: the mask (bool), `where(mask, 0, x)` (x's dtype), its
     int64 copy and the gathered rows ($\|x\| D$ elements), then
     `where(mask[..., None], 0, rows)` makes y beside the rows: $\|x\| D$
@@ -674,10 +675,9 @@ def scratch_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     gathered rows and the mask as NumPy's.
     """
     x, W = in_data
-    # NumPy's indexing iterator casts the labels in buffers of 8192
-    copy = 8 * min(numpy.getbufsize(), x.size)
-    if x.dtype == numpy.intp:
-        copy = 0
+    # NumPy's indexing iterator casts the labels in a buffer of at most
+    # 8192: counted as all of them, a bound that stays a line in the batch
+    copy = 0 if x.dtype == numpy.intp else 8 * x.size
     if func.ignore_label is None:
         return 0 if kwargs.get('backend', 'numpy') == 'cupy' else copy
     rows = x.size * W.shape[1] * W.dtype.itemsize

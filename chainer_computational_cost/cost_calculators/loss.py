@@ -549,14 +549,6 @@ def _numpy(kwargs):
     return kwargs.get('backend', 'numpy') == 'numpy'
 
 
-def _cast_buffers(n, dtypes, result):
-    """Bytes of the buffers a NumPy ufunc over ``n`` elements takes to cast
-    its operands of ``dtypes`` to ``result``: one of ``min(8192, n)``
-    elements (NumPy's buffer size) per operand cast."""
-    casts = sum(1 for dtype in dtypes if numpy.dtype(dtype) != result)
-    return casts * min(numpy.getbufsize(), n) * result.itemsize
-
-
 def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
                                   **kwargs):
     r"""The temporaries of the stable cross entropy expression.
@@ -571,9 +563,9 @@ def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
     ignore mask is $n \max(P + 2X, 2P + X)$ bytes (float32 x, int32 t:
     $16n$ from 256 KiB, $20n$ below); for `reduce='no'` the cast copy
     (the output) is made while the loss is alive. The mask stays on the
-    node (not scratch). The product casts x and the labels to its dtype
-    in NumPy's buffered loop: a buffer of $\min(8192, n)$ elements each,
-    alive beside it.
+    node (not scratch). The buffers in which the product casts x and the
+    labels to float64 ($\min(8192, n)$ elements each) are not counted
+    (NumPy's ufunc buffers, see docs/memory.md).
 
     CuPy: the same expression, a new array for every operation.
     """
@@ -581,10 +573,8 @@ def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
     e = _numpy(kwargs)
     n = x.size
     xs, ts = n * x.dtype.itemsize, n * t.dtype.itemsize
-    pdtype = numpy.result_type(x.dtype, t.dtype)
-    ps = n * pdtype.itemsize
-    cast = _cast_buffers(n, (x.dtype, t.dtype), pdtype) if e else 0
-    p = Peak().alloc(n).alloc(ts).free(n).alloc(ps, cast).free(ts, cast)
+    ps = n * numpy.result_type(x.dtype, t.dtype).itemsize
+    p = Peak().alloc(n).alloc(ts).free(n).alloc(ps).free(ts)
     p.alloc(xs).op(xs, xs, e).alloc(xs).free(xs).alloc(xs).free(xs)
     p.op(ps, ps, e).free(xs).op(ps, ps, e).op(ps, ps, e)
     if func.reduce == 'mean':
@@ -675,10 +665,12 @@ def _fancy_index(t):
     """Bytes NumPy's fancy indexing with the labels ``t`` and an int64
     ``arange`` takes beyond the gathered values: when the labels are not
     int64 its buffered iterator casts both index arrays, a buffer of
-    ``min(8192, |t|)`` int64 each (measured)."""
+    ``min(8192, |t|)`` int64 each (measured), counted as ``|t|`` each: an
+    upper bound from 8192 labels on, that keeps the figure a line in the
+    batch size (the projection draws lines)."""
     if t.dtype == numpy.intp:
         return 0
-    return 16 * min(numpy.getbufsize(), t.size)
+    return 16 * t.size
 
 
 def _softmax_rows(x):
@@ -702,8 +694,9 @@ def scratch_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     than 2 axes has `log_y` with the class axis moved first reshaped, a
     copy ($\|x\|$, none at batch 1, where the axes merge); then the label
     mask (bool), the masked labels, an int64 `arange`, the int64 copies
-    fancy indexing makes of int32 labels ($16 \min(8192, \|t\|)$ bytes:
-    two buffers of its iterator) and the
+    fancy indexing makes of int32 labels (two buffers of its iterator, of
+    $\min(8192, \|t\|)$ int64 each, counted as $16 \|t\|$ bytes: an upper
+    bound from 8192 labels on, a line in the batch size) and the
     gathered log-probabilities. Peak above what the call leaves: $\|x\|$
     (+ the copy) + the label arrays, and at least $\|x\| + 2R$ without
     `cache_score`. Soft targets: `log_y` and `t * log_y` ($2 \|x\|$), or
@@ -750,8 +743,8 @@ def scratch_softmax_cross_entropy_grad(
     (or recomputed: `logsumexp`'s $\|x\|$ and $2R$ before it), then the
     label mask (bool) and the masked labels, the int64 index arrays (an
     `arange` for 2-d x, two for more axes) and fancy indexing's int64 copies
-    of int32 labels ($16 \min(8192, \|t\|)$ bytes) with the values it
-    decrements
+    of int32 labels ($16 \|t\|$ bytes, a bound as in the forward) with
+    the values it decrements
     ($\|t\|$ in x's dtype); with `class_weight`, for 2-d x, a second
     `arange` for gathering the weights. Soft targets: the mask and the
     masked targets ($\|t\|$ bools and $\|t\|$ elements) beside the copy
@@ -936,8 +929,8 @@ def scratch_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad,
     `numpy.divide` by the count (a new array), and the cast copy, the
     output. With $n = \|x\|$, float32 x and gy and int32 labels: $16n$
     bytes above the output from 256 KiB ($20n$ with y, minus y's $4n$
-    freed at the end), more below. `y - t` casts both operands to float64
-    in NumPy's buffered loop (a buffer of $\min(8192, n)$ elements each).
+    freed at the end), more below. The buffers in which `y - t` casts both
+    operands to float64 ($\min(8192, n)$ elements each) are not counted.
 
     CuPy: y from one kernel (or cuDNN's activation, no workspace), then
     the same expression, a new array for every operation.
@@ -955,9 +948,7 @@ def scratch_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad,
     ds = numpy.result_type(x.dtype, t_dtype)
     prod_dtype = numpy.result_type(gy.dtype, ds)
     d, ps = n * ds.itemsize, n * prod_dtype.itemsize
-    cast = _cast_buffers(n, (x.dtype, t_dtype), ds) if e else 0
-    p.alloc(n * gy.dtype.itemsize, d, cast).free(cast)
-    p.op(d, ps, e and ds == prod_dtype)
+    p.alloc(n * gy.dtype.itemsize, d).op(d, ps, e and ds == prod_dtype)
     p.free(n * gy.dtype.itemsize)
     if func.reduce == 'mean':
         p.alloc(ps).free(ps)  # numpy.divide: never in place
