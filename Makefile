@@ -1,8 +1,14 @@
 # Set-up and everyday commands. Everything installs into ./.venv (Chainer
 # 7.8.1) and ./.venv6 (Chainer 6.7.0), so a fresh clone needs only Python 3.11.
-#   make report   the VGG16 report (the main job)
-#   make test     flake8, DETAILS.md freshness, the test suite on Chainer 7.8.1
-#                 and on Chainer 6.7.0
+#   make report     the VGG16 report (the main job)
+#   make test-fast  the edit loop: the tests on Chainer 7.8.1 but the slow ones
+#                   (full-size models, fuzzing, properties, mutants, the
+#                   site's build: tests/conftest.py)
+#   make test       flake8, DETAILS.md freshness, every test on Chainer
+#                   7.8.1, the fast ones on Chainer 6.7.0
+#   make test-all   CI's run: as make test, with every test on Chainer 6.7.0
+#                   too
+# The tests run in parallel, one process per core (pytest-xdist).
 #   make docs     the manual (docs/, Sphinx) into docs/_build/html, warnings
 #                 as errors
 PYTHON ?= python3.11
@@ -11,7 +17,8 @@ VENV6 ?= .venv6
 PY = $(VENV)/bin/python
 PY6 = $(VENV6)/bin/python
 
-.PHONY: setup report test lint details test7 test6 bench docs
+.PHONY: setup report test test-fast test-all lint details test7 test6 \
+	test6-all bench docs
 
 # Chainer cannot be imported on Python 3.12+ (it imports numpy.distutils):
 # stop with one line before a venv is half made with the wrong Python.
@@ -63,13 +70,23 @@ lint: $(VENV)/.installed
 details: $(VENV)/.installed
 	$(PY) make_details_md.py --check
 
+PYTEST = -m pytest -q -n auto
+
 test7: $(VENV)/.installed
-	$(PY) -m pytest -q
+	$(PY) $(PYTEST)
 
 test6: $(VENV6)/.installed
-	$(PY6) -m pytest -q -m 'not chainer7_only'
+	$(PY6) $(PYTEST) -m 'not chainer7_only and not slow'
+
+test6-all: $(VENV6)/.installed
+	$(PY6) $(PYTEST) -m 'not chainer7_only'
 
 test: lint details test7 test6
+
+test-fast: $(VENV)/.installed
+	$(PY) $(PYTEST) -m 'not slow'
+
+test-all: lint details test7 test6-all
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/overhead.py

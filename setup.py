@@ -38,11 +38,14 @@ setup(
         'table': ['texttable>=1.4.0'],
         'plot': ['matplotlib'],
         'mpi': ['mpich', 'mpi4py'],
+        # pytest-xdist: make test runs the tests on every core
         'test': ['texttable>=1.4.0', 'matplotlib', 'pytest', 'hypothesis',
-                 'flake8'],
+                 'flake8', 'pytest-xdist'],
         # make docs: the Sphinx site of docs/ (MyST Markdown pages, the
-        # command line's reference from its argparse parser)
-        'docs': ['sphinx>=7', 'myst-parser>=3', 'furo', 'sphinx-argparse'],
+        # command line's reference from its argparse parser, MathJax
+        # copied into the site so that it works offline)
+        'docs': ['sphinx>=7', 'myst-parser>=3', 'furo', 'sphinx-argparse',
+                 'sphinx-mathjax-offline'],
     },
     classifiers=[
         'Programming Language :: Python :: 3',

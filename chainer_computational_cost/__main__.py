@@ -17,12 +17,14 @@ in ``_cli_args.py``, the progress shown during the run in
 import collections
 import os
 import sys
+import time
 
 import chainer
 import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import network
 from chainer_computational_cost import plots
 from chainer_computational_cost import projection
 from chainer_computational_cost._cli_args import _joined_values
@@ -30,6 +32,7 @@ from chainer_computational_cost._cli_args import build_parser
 from chainer_computational_cost._cli_args import check_args
 from chainer_computational_cost._cli_args import parse_shape  # NOQA: F401
 from chainer_computational_cost._cli_args import PLOT_OPTIONS
+from chainer_computational_cost._cli_args import scaling_options
 from chainer_computational_cost._cli_models import _failure
 from chainer_computational_cost._cli_models import _is_internal
 from chainer_computational_cost._cli_models import _one_line
@@ -209,9 +212,10 @@ def _run(args, kinds):
     # or (for sizes left as None) at the first call: both must see it, or
     # float16 input meets float32 weights.
     with chainer.using_config('dtype', dtype):
-        model = load_model(args.model)
-        call = _model_call(model, args, dtype)
         progress = make_progress()
+        with progress.building('building the model'):
+            model = load_model(args.model)
+        call = _model_call(model, args, dtype)
         if args.project:
             report = _projected(call, args, inputs, dtype, progress)
             # The fit takes the projection's runs: no more runs.
@@ -251,7 +255,8 @@ def _fit(run, args):
     --fit's device or capacity, or CommandError."""
     where = 'device' if isinstance(args.fit, str) else 'capacity'
     try:
-        return fit_batch(run, optimizer=args.optimizer, **{where: args.fit})
+        return fit_batch(run, optimizer=args.optimizer, margin=args.margin,
+                         **{where: args.fit})
     except ValueError as e:
         raise CommandError('--fit: {}'.format(e))
 
@@ -272,7 +277,11 @@ def _write_plots(report, args):
                 bandwidth=args.bandwidth)),
             (args.plot_summary, lambda p: _plot_summary(
                 report, p, args.train)),
-            (args.plot_memory, lambda p: report.plot_memory(p))):
+            (args.plot_memory, lambda p: report.plot_memory(p)),
+            (args.plot_scaling, lambda p: report.plot_scaling(
+                p, args.workers, device=args.device, network=args.network,
+                peak_flops=args.peak_flops, bandwidth=args.bandwidth,
+                overlaps=network.OVERLAPS, **scaling_options(args)))):
         if path is None:
             continue
         try:
@@ -353,13 +362,86 @@ def main(argv=None, ost=None):
     status 141.
     """
     try:
-        parser = build_parser()
         argv = sys.argv[1:] if argv is None else list(argv)
+        if argv[:1] == ['calibrate']:
+            return _calibrate_command(argv[1:], sys.stdout if ost is None
+                                      else ost)
+        parser = build_parser()
         args = parser.parse_args(_joined_values(parser, argv))
         return _main(args, sys.stdout if ost is None else ost)
     except KeyboardInterrupt:
         _say('interrupted')
         return INTERRUPTED_STATUS
+
+
+def _calibrate_command(argv, ost):
+    """``calibrate --out FILE [--seconds S] [--clock wall|cpu] [--seed
+    N]``: measure this machine and save the calibration, with a progress
+    bar on stderr; its summary on ``ost``."""
+    import argparse
+    from chainer_computational_cost import calibrate
+    parser = argparse.ArgumentParser(
+        prog='python -m chainer_computational_cost calibrate',
+        description='Measure this machine (matrix products and random '
+                    'probe networks on NumPy) and save a calibration for '
+                    '--predict-time and CostReport.time_report.')
+    parser.add_argument('--out', required=True, metavar='FILE',
+                        help='the JSON file to write')
+    parser.add_argument('--seconds', type=float, default=120,
+                        help='the budget (default 120, at least 10)')
+    parser.add_argument('--clock', choices=('wall', 'cpu'), default='wall',
+                        help='wall (perf_counter, default) or cpu '
+                             '(process time: for a machine other busy '
+                             'processes share; one BLAS thread)')
+    parser.add_argument('--seed', type=int, default=None,
+                        help="the probes' random shapes")
+    args = parser.parse_args(argv)
+    # Checked before minutes of measuring, without creating the file.
+    directory = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(directory) or not os.access(directory, os.W_OK) \
+            or os.path.isdir(args.out):
+        _say('cannot write {}: not a file in a writable directory'.format(
+            args.out))
+        return 2
+    started = time.time()
+    try:
+        found = calibrate(seconds=args.seconds, clock=args.clock,
+                          seed=args.seed, progress=_bar(sys.stderr))
+    except ValueError as e:
+        _say(str(e))
+        return 2
+    found.save(args.out)
+    error = found.error
+    ost.write('calibrated {} in {:.0f} s: {} probe runs, held-out error '
+              '{} (inference), {} (training); saved to {}\n'.format(
+                  found.info.get('device'), time.time() - started,
+                  error.get('n_probes'), _percent(error.get('inference')),
+                  _percent(error.get('training')), args.out))
+    return 0
+
+
+def _percent(x):
+    return 'n/a' if x is None else '{:.0%}'.format(x)
+
+
+def _bar(stream):
+    """A progress function drawing ``[####......]  40% text``: in place
+    on a terminal, else a line each tenth."""
+    tty = getattr(stream, 'isatty', lambda: False)()
+    shown = [-1]
+
+    def progress(fraction, text):
+        filled = int(round(30 * fraction))
+        line = '[{}{}] {:3.0f}% {}'.format('#' * filled, '.' * (30 - filled),
+                                           100 * fraction, text)
+        if tty:
+            stream.write('\r' + line.ljust(70)[:70] +
+                         ('\n' if fraction >= 1 else ''))
+        elif int(10 * fraction) > shown[0]:
+            shown[0] = int(10 * fraction)
+            stream.write(line + '\n')
+        stream.flush()
+    return progress
 
 
 def console():

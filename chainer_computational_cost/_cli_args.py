@@ -8,11 +8,13 @@ Part of the command line (``__main__``).
 """
 
 import argparse
+import collections
 import importlib
 import math
 import os
 import sys
 import tempfile
+import textwrap
 
 from chainer_computational_cost import memory
 from chainer_computational_cost import network
@@ -22,9 +24,13 @@ from chainer_computational_cost import roofline
 from chainer_computational_cost._cli_models import CommandError
 from chainer_computational_cost._cli_models import model_name
 from chainer_computational_cost._cli_models import MODELS
+from chainer_computational_cost.calibration import Calibration
 from chainer_computational_cost.columns import (
     LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, PHASE_COLUMNS, PhaseColumns,
-    ReportColumns, SUMMARY_COLUMNS, SummaryColumns)
+    ReportColumns, SUMMARY_COLUMNS, SummaryColumns, TIME_BY,
+    TIME_REPORT_COLUMNS)
+from chainer_computational_cost import fit
+from chainer_computational_cost.columns import PREFIXES
 from chainer_computational_cost.fit import FIT_COLUMNS
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
@@ -96,6 +102,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, 'error: {} (see --help)\n'.format(message))
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, wrapped to the terminal as usual, but never inside
+    an option's name ('--peak-' / 'flops')."""
+
+    def _split_lines(self, text, width):
+        return textwrap.wrap(' '.join(text.split()), width,
+                             break_on_hyphens=False)
+
+    def _fill_text(self, text, width, indent):
+        return textwrap.fill(' '.join(text.split()), width,
+                             initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False)
+
+
 #: The value of a --links given without a depth: every level (not a str,
 #: which argparse would pass through parse_depth).
 _ALL_LEVELS = -1
@@ -112,14 +132,23 @@ def _prog():
 
 def build_parser():
     """The argument parser of the command line."""
+    # allow_abbrev=False: '--shap' is a mistake, not '--shape' (a
+    # prefix that names an option today may name two tomorrow).  Group
+    # titles are short (a heading in the help and in the manual's
+    # reference); what they need to say goes in their description, which
+    # argparse wraps to the terminal.
     parser = _Parser(
-        prog=_prog(),
+        prog=_prog(), allow_abbrev=False, formatter_class=_HelpFormatter,
+        # every option's [--name VALUE] would be twenty lines: the options
+        # are listed below it anyway
+        usage='%(prog)s MODEL [options]',
         description='Estimate the theoretical cost (FLOPs, memory read and '
                     'write) of one forward pass or training step of a '
                     'Chainer model, per layer, per type, per link or per '
                     'phase, and the least time it needs on a device.')
     parser.add_argument(
-        'model', help='one of {} (any case) or package.module:factory'.format(
+        'model', metavar='MODEL',
+        help='one of {} (any case) or package.module:factory'.format(
             ', '.join(sorted(MODELS))))
     parser.add_argument('--shape', type=parse_shape, default=(1, 3, 224, 224),
                         help='input shape, comma separated, the batch size '
@@ -131,15 +160,17 @@ def build_parser():
     # Values of --unit, --mode, --n-digits and --time-unit are checked by
     # the report's own checks (check_args), so that the command line and
     # the API accept the same values.
-    parser.add_argument('--unit', default='autoaligned',
+    # None: not given (see _output_defaults: json's default differs).
+    parser.add_argument('--unit', default=None,
                         help='raw, K, M, G, T, autoaligned or auto, any '
                              'case (default autoaligned: one prefix per '
-                             'column)')
+                             'column; with --mode json, raw)')
     parser.add_argument('--mode', default='md',
                         help='csv, md, table (needs texttable) or json '
                              '(default md)')
-    parser.add_argument('--n-digits', type=int, default=3,
-                        help='decimals, 0 to 10 (default 3)')
+    parser.add_argument('--n-digits', type=int, default=None,
+                        help='decimals, 0 to 10 (default 3; with --mode '
+                             'json and no --unit, no rounding)')
     parser.add_argument('--columns', default=None,
                         help='comma-separated columns (default: the '
                              "report's default set)")
@@ -170,9 +201,10 @@ def build_parser():
                         help='unit of time columns: s, ms or us (default us '
                              'in the roofline report, ms otherwise)')
     reports = parser.add_argument_group(
-        'reports (every one given is printed: --fit, --memory, then the '
-        'others in the order listed here; without any, the layer report, '
-        'or with --train the summary by phase)')
+        'reports',
+        'Every report given is printed: --fit, --memory, then the others '
+        'in the order listed here. Without any, the layer report (with '
+        '--train, the summary by phase).')
     reports.add_argument('--device', default=None,
                          help='roofline report on a preset device: {} (any '
                               'case)'.format(', '.join(roofline.DEVICES)))
@@ -199,10 +231,16 @@ def build_parser():
     reports.add_argument('--fit', type=parse_fit, default=None,
                          metavar='DEVICE',
                          help='with --train: the largest batch whose '
-                              'training step fits DEVICE ({}) or a '
+                              'training step fits DEVICE (a GPU: {}) or a '
                               'number of bytes (before any other '
-                              'report)'.format(
-                                  ', '.join(memory.CAPACITIES)))
+                              'report)'.format(', '.join(fit.gpu_presets())))
+    reports.add_argument('--margin', type=parse_margin, default=None,
+                         metavar='MARGIN',
+                         help="with --fit: memory kept free, in bytes (an "
+                              "integer), a fraction of the capacity in "
+                              "[0, 1) or 'cuda' (the CUDA context and the "
+                              "memory pool's slack); default 'cuda' on a "
+                              "DEVICE, 0 with bytes")
     # None: not given (refused without --train); 'adam' once checked.
     reports.add_argument('--optimizer', type=str.lower, default=None,
                          choices=list(memory.OPTIMIZERS),
@@ -210,7 +248,8 @@ def build_parser():
                               'step runs and whose state --fit counts '
                               '(default adam)')
     plots_group = parser.add_argument_group(
-        'plots (format by extension: {}; need matplotlib)'.format(
+        'plots', 'Written to FILE, in the format of its extension ({}); '
+        'they need matplotlib.'.format(
             ', '.join('.' + f for f in plots.FORMATS)))
     plots_group.add_argument('--plot-roofline', default=None,
                              metavar='FILE',
@@ -220,17 +259,70 @@ def build_parser():
                              help='FLOPs and memory traffic per type')
     plots_group.add_argument('--plot-memory', default=None, metavar='FILE',
                              help='live memory over the calls')
+    reports.add_argument('--predict-time', default=None, metavar='FILE',
+                         help='predicted time of each call from a '
+                              'calibration saved in FILE (see `calibrate '
+                              '--out FILE`), beside the roofline on its '
+                              'measured peak')
+    reports.add_argument('--predict-by', default=None,
+                         choices=TIME_BY,
+                         help='with --predict-time: per layer (default), '
+                              'type, link or phase')
     scaling = parser.add_argument_group(
-        'scaling (data-parallel training over N workers, with --train and '
-        '--device)')
+        'scaling', 'Data-parallel training over N workers (with --train '
+        'and --device).')
     scaling.add_argument('--workers', type=parse_workers, default=None,
                          metavar='N,N,...',
                          help='worker counts, e.g. 1,8,64,512: shows the '
                               'scaling report instead of the roofline')
     scaling.add_argument('--network', default=None,
-                         help='interconnect: one of {}'.format(
-                             ', '.join(network.NETWORKS)))
+                         help='interconnect: one of {}, or a network file '
+                              '(*.json) from netbench'.format(
+                                  ', '.join(network.NETWORKS)))
+    scaling.add_argument('--step-time', type=float, default=None,
+                         metavar='SECONDS',
+                         help="one worker's measured training step at the "
+                              'batch, spread over the calls (default: '
+                              'the roofline time)')
+    scaling.add_argument('--overlap', default=None,
+                         choices=list(network.OVERLAPS),
+                         help='how the all-reduce meets the backward '
+                              '(default none: after it, as ChainerMN)')
+    scaling.add_argument('--bucket-bytes', type=int, default=None,
+                         metavar='BYTES',
+                         help='with --overlap ddp or horovod: the bucket '
+                              '(fusion buffer) size (default 25 MiB, '
+                              '64 MiB)')
+    scaling.add_argument('--gpus-per-node', type=int, default=None,
+                         metavar='G',
+                         help='workers per node: a hierarchical '
+                              'all-reduce (default 1)')
+    scaling.add_argument('--node-network', default=None, metavar='NET',
+                         help='the interconnect inside a node (default '
+                              '--network)')
+    scaling.add_argument('--plot-scaling', default=None, metavar='FILE',
+                         help='efficiency against the workers, a line per '
+                              'overlap mode (needs matplotlib)')
+    scaling.add_argument('--jitter', type=float, default=None,
+                         metavar='CV',
+                         help="coefficient of variation of a worker's "
+                              'step: the wait for the slowest (default 0)')
     return parser
+
+
+#: The scaling report's options beyond --workers and --network: option
+#: attribute -> scaling_report's keyword.
+SCALING_OPTIONS = collections.OrderedDict([
+    ('step_time', 'step_time'), ('overlap', 'overlap'),
+    ('bucket_bytes', 'bucket_bytes'), ('gpus_per_node', 'gpus_per_node'),
+    ('node_network', 'node_network'), ('jitter', 'jitter')])
+
+
+def scaling_options(args):
+    """The keywords of scaling_report the options give (the ones given
+    only)."""
+    return {k: getattr(args, a) for a, k in SCALING_OPTIONS.items()
+            if getattr(args, a, None) is not None}
 
 
 def parse_workers(text):
@@ -249,8 +341,15 @@ def parse_workers(text):
 def check_scaling(args):
     """Whether the scaling report is asked for (--workers, --network);
     CommandError for an incomplete or wrong request."""
+    given = scaling_options(args)
+    if getattr(args, 'plot_scaling', None) is not None:
+        given = dict(given, plot_scaling=True)
     if args.workers is None and args.network is None:
+        if given:
+            raise CommandError('--{} needs --workers and --network'.format(
+                sorted(given)[0].replace('_', '-')))
         return False
+    given.pop('plot_scaling', None)
     if args.workers is None or args.network is None:
         raise CommandError('--workers and --network go together: e.g. '
                            '--workers 1,8,64 --network ib-hdr200')
@@ -263,19 +362,21 @@ def check_scaling(args):
                                ', '.join(roofline.DEVICES)))
     try:
         network.resolve_network(args.network)
+        network.check_scaling_options(**given)
     except ValueError as e:
         raise CommandError(str(e))
     return True
 
 
 #: The reports a run can print, in the order it prints them.
-REPORT_ORDER = ('fit', 'memory', 'roofline', 'scaling', 'links', 'phases',
-                'summary', 'layers')
+REPORT_ORDER = ('fit', 'memory', 'roofline', 'scaling', 'time', 'links',
+                'phases', 'summary', 'layers')
 
 #: Report -> how the user asks for it (in messages).
 REPORT_OPTIONS = {
     'fit': '--fit', 'memory': '--memory', 'roofline': '--device',
-    'scaling': '--workers', 'links': '--links', 'phases': '--phases',
+    'scaling': '--workers', 'time': '--predict-time', 'links': '--links',
+    'phases': '--phases',
     'summary': '--summary', 'layers': 'the layer report'}
 
 # The report kinds: the columns each can show, its default columns (None:
@@ -285,6 +386,7 @@ _KINDS = {
     'roofline': (roofline.ROOFLINE_COLUMNS, roofline.RooflineColumns.DEFAULT,
                  roofline.RooflineColumns.TIMED),
     'scaling': (network.SCALING_COLUMNS, None, None),
+    'time': (TIME_REPORT_COLUMNS, None, None),
     'links': (LINK_COLUMNS, LinkColumns.DEFAULT, None),
     'phases': (PHASE_COLUMNS, PhaseColumns.DEFAULT, None),
     'summary': (SUMMARY_COLUMNS, SummaryColumns.DEFAULT,
@@ -295,7 +397,8 @@ _KINDS = {
 }
 
 #: Reports with a measured time column under --measure-time.
-TIMED_REPORTS = ('roofline', 'links', 'phases', 'summary', 'layers')
+TIMED_REPORTS = ('roofline', 'time', 'links', 'phases', 'summary',
+                 'layers')
 #: Reports whose figures do not depend on how FLOPs are counted.
 FLOP_FREE_REPORTS = ('fit', 'memory')
 
@@ -310,7 +413,9 @@ def report_kinds(args):
     asked = {
         'fit': args.fit is not None, 'memory': args.memory,
         'roofline': device and args.workers is None,
-        'scaling': args.workers is not None, 'links': args.links is not None,
+        'scaling': args.workers is not None,
+        'time': args.predict_time is not None,
+        'links': args.links is not None,
         'phases': args.phases, 'summary': args.summary, 'layers': False}
     kinds = [k for k in REPORT_ORDER if asked[k]]
     return kinds or ['summary' if args.train else 'layers']
@@ -371,13 +476,44 @@ def _probe_writable(path, directory):
 #: Option attribute -> (option, the report's check of its value, which
 #: returns the value in its canonical spelling).
 _VALUE_CHECKS = {
-    'unit': ('--unit', rendering.check_unit),
+    'unit': ('--unit', lambda value, option: _check_unit(value)),
     'mode': ('--mode', rendering.check_mode),
     # The help says 0 to 10: 11 is refused, not read as 10.
     'n_digits': ('--n-digits', lambda value, option: rendering.check_n_digits(
         value, option, above=False)),
     'time_unit': ('--time-unit', rendering.check_time_unit),
 }
+
+
+#: The values --unit takes (raw numbers are 'raw': a command line cannot
+#: type the API's None).
+UNITS = ('raw',) + tuple(PREFIXES[1:]) + ('autoaligned', 'auto')
+
+
+def _check_unit(value):
+    """--unit's value as the API takes it (None: raw), or a ValueError
+    naming the values a command line can type."""
+    if value.lower() in rendering.RAW_UNITS:  # 'none' as the API's None
+        return 'raw'
+    unit = rendering._choice(value, UNITS, '--unit', ' (any case)')
+    # 'raw' kept as text until _output_defaults: it differs from not given
+    return unit if unit == 'raw' else rendering.check_unit(unit, '--unit')
+
+
+def _output_defaults(args):
+    """The defaults of --unit, --n-digits and --time-unit: a script
+    reading --mode json wants exact figures in base units (bytes, FLOPs,
+    seconds), a person reading a table wants them scaled and rounded.  An
+    option given is kept."""
+    exact = args.mode == 'json' and args.unit is None
+    if args.unit is None:
+        args.unit = None if exact else 'autoaligned'
+    elif args.unit == 'raw':
+        args.unit = None
+    if args.n_digits is None and not exact:  # (json's None: no rounding)
+        args.n_digits = 3
+    if exact and args.time_unit is None:
+        args.time_unit = 's'
 
 
 def _check_values(args):
@@ -411,7 +547,8 @@ def _require(module, needed_by, extra):
 #: The plot options, as (option, attribute).
 PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
                 ('--plot-summary', 'plot_summary'),
-                ('--plot-memory', 'plot_memory'))
+                ('--plot-memory', 'plot_memory'),
+                ('--plot-scaling', 'plot_scaling'))
 
 
 def _check_packages(args):
@@ -479,6 +616,9 @@ def _check_training(args):
     if args.fit is not None and not args.train:
         raise CommandError('--fit needs --train: it sizes the batch of a '
                            'training step')
+    if args.margin is not None and args.fit is None:
+        raise CommandError("--margin needs --fit: it is the memory the "
+                           "fit's answer keeps free")
     if args.optimizer is not None and not args.train:
         raise CommandError('--optimizer needs --train (and applies to '
                            '--fit): a forward pass updates nothing')
@@ -502,7 +642,8 @@ def _check_uses(args, kinds):
         raise _useless('--measure-time', kinds, 'a report with a time '
                        'column: the layer report, --summary, --phases, '
                        '--links or --device')
-    timed = args.measure_time or set(kinds) & {'roofline', 'scaling'}
+    timed = args.measure_time or set(kinds) & {'roofline', 'scaling',
+                                               'time'}
     if args.time_unit is not None and not timed:
         raise _useless('--time-unit', kinds, 'times: --device, --workers '
                        'or --measure-time')
@@ -540,6 +681,20 @@ def _check_output(args, kinds):
     return [columns]
 
 
+def _check_calibration(args):
+    """--predict-time's file, loaded (``args.calibration``); --predict-by
+    needs it."""
+    args.calibration = None
+    if args.predict_time is None:
+        if args.predict_by is not None:
+            raise CommandError('--predict-by needs --predict-time FILE')
+        return
+    try:
+        args.calibration = Calibration.load(args.predict_time)
+    except (OSError, ValueError) as e:
+        raise CommandError('--predict-time: {}'.format(e))
+
+
 def check_args(args):
     """Every check that needs no model: raise CommandError, or return the
     reports to print, as a list of (kind, columns) in print order
@@ -552,8 +707,10 @@ def check_args(args):
     _check_devices(args)
     check_scaling(args)
     _check_training(args)
+    _check_calibration(args)
     kinds = report_kinds(args)
     _check_uses(args, kinds)
+    _output_defaults(args)
     for option, attr in PLOT_OPTIONS:
         path = getattr(args, attr)
         if path is not None:
@@ -566,6 +723,10 @@ def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
     number of bytes."""
     if text.lower() in memory.CAPACITIES:
+        try:  # a CPU preset has none: fit_batch's own words
+            fit.preset_capacity(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
         return text.lower()
     try:
         value = float(text)
@@ -574,8 +735,29 @@ def parse_fit(text):
     if value is None or not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
-            '0'.format(text, ', '.join(memory.CAPACITIES)))
+            '0'.format(text, ', '.join(fit.gpu_presets())))
     return int(value)
+
+
+def parse_margin(text):
+    """--margin's value, as fit_batch takes it: 'cuda' (any case), bytes
+    (an integer) or a fraction of the capacity (a decimal in [0, 1))."""
+    if text.lower() == 'cuda':
+        return 'cuda'
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        value = value if 0 <= value < 1 else math.nan
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(
+            "must be bytes (an integer >= 0), a fraction of the capacity "
+            "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
+                text))
+    return value
 
 
 def _joined_values(parser, argv):

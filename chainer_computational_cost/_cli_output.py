@@ -18,6 +18,7 @@ import json
 from chainer_computational_cost import fit as fit_module
 from chainer_computational_cost import rendering
 from chainer_computational_cost._cli_args import _ALL_LEVELS
+from chainer_computational_cost._cli_args import scaling_options
 from chainer_computational_cost.fit import FIT_COLUMNS
 from chainer_computational_cost.fit import fit_rows
 
@@ -38,9 +39,13 @@ def _show(report, args, kind, columns, ost):
                                     peak_flops=args.peak_flops,
                                     bandwidth=args.bandwidth, **options)
     elif kind == 'scaling':
+        options.update(scaling_options(args))
         report.show_scaling_report(
             args.workers, device=args.device, network=args.network,
             peak_flops=args.peak_flops, bandwidth=args.bandwidth, **options)
+    elif kind == 'time':
+        report.show_time_report(args.calibration,
+                                by=args.predict_by or 'layer', **options)
     elif kind == 'links':
         depth = None if args.links == _ALL_LEVELS else args.links
         report.show_link_report(depth=depth, **options)

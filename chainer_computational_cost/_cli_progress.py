@@ -43,7 +43,9 @@ class Progress(_Counting):
     """A status line on stderr while the model runs, when stderr is a
     terminal: which run it is and how many Chainer calls so far.
 
-    It is rewritten in place (``\r``) at most every :attr:`INTERVAL`
+    The run's label is shown as the run starts (a command that takes
+    seconds says what it does from its first second), then rewritten in
+    place (``\r``) with the count at most every :attr:`INTERVAL`
     seconds, and erased before anything else is written to ``sys.stdout``
     or ``sys.stderr`` during the run (the model's own prints, warnings),
     so it never ends up inside other output; it is erased at the end.
@@ -84,17 +86,22 @@ class Progress(_Counting):
         they write."""
         self.label = label
         self.calls = 0
-        # The first line waits an interval: a quick run shows nothing.
         self._next = _clock() + self.INTERVAL
         saved = sys.stdout, sys.stderr
         sys.stdout = _ClearingStream(sys.stdout, self)
         sys.stderr = _ClearingStream(sys.stderr, self)
+        self._draw(label)
         try:
             with self:
                 yield
         finally:
             sys.stdout, sys.stderr = saved
             self.clear()
+
+    def building(self, label):
+        """Show ``label`` while the block (the model's construction)
+        runs."""
+        return self.running(label)
 
 
 class _ClearingStream(object):
@@ -156,6 +163,11 @@ class LogProgress(_Counting):
         if self._logging:
             _write(self.stream, '{}: done, {} calls in {:.1f} s\n'.format(
                 self.label, self.calls, _clock() - self._start))
+
+    def building(self, label):
+        """Nothing: a log gets lines once the command has run for a
+        while, and the construction of a model is not a run."""
+        return contextlib.nullcontext()
 
 
 def make_progress(stream=None):

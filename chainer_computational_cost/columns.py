@@ -18,7 +18,8 @@ BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
 MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients', 'scratch')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
-                't_network', 't_allreduce', 't_step', 't_step_overlap')
+                't_network', 't_allreduce', 't_step', 't_step_overlap',
+                't_exposed_comm', 't_jitter', 't_call', 't_predicted')
 #: The phases of a training step, in report order (``update``: what an
 #: optimizer's update does to the parameters).
 PHASES = ('forward', 'backward', 'update')
@@ -64,6 +65,22 @@ LINK_COLUMNS = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS + \
     PERCENTS + ('time', 'comm_bytes')
 PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',
                                                              'comm_bytes')
+
+
+class TimeColumns(object):
+    """Predefined column sets for ``show_time_report`` (a calibration's
+    predicted times)."""
+
+    DEFAULT = ['name', 'n_layers', 't_predicted', 't_roofline', 'time',
+               'n_flagged']
+    #: DEFAULT, the time inside the calls and the flag of each call.
+    ALL = ['name', 'type', 'phase', 'link', 'family', 'n_layers', 't_call',
+           't_predicted', 't_roofline', 'time', 'n_flagged', 'flag']
+
+
+#: Columns a time report can show; its groupings (``by``).
+TIME_REPORT_COLUMNS = tuple(TimeColumns.ALL)
+TIME_BY = ('layer', 'type', 'link', 'phase')
 
 #: The output formats of every ``show_*`` method (``mode``).
 MODES = ('csv', 'md', 'table', 'json')

@@ -1032,7 +1032,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             # the rule's temporaries (Adam's: 3 x the parameter on NumPy),
             # and the state it created
             live = self._live()[:2] + (
-                self._scratch(obj, in_data, shapes, None) if in_data else 0,
+                self._scratch(obj, in_data, shapes, None, kwargs)
+                if in_data else 0,
                 follower.tracker.now()[0] - before)
         self._flat_records.extend(
             (type_name, flops, mread, mwrite, params, len(in_data), shapes,
@@ -1053,12 +1054,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         live, grad = follower.tracker.now()
         return live + grad, grad, 0, 0
 
-    def _scratch(self, function, in_data, shapes, outputs):
+    def _scratch(self, function, in_data, shapes, outputs, kwargs=None):
         """Bytes the call of ``function`` allocated and freed inside
         itself (see cost_calculators.scratch_of), on the backend of its
         first input array; a scratch function that fails counts 0, with a
         warning at exit (raised with ``strict=True``), as a calculator that
-        fails: it never breaks the user's run."""
+        fails: it never breaks the user's run.  ``kwargs``: an update
+        record's keywords (``timing``, ``fp32_grad``, ...)."""
         backend = 'numpy'
         for x in in_data:
             if x is not None:
@@ -1067,7 +1069,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 break
         out_shapes = None if outputs is None else shapes[len(in_data):]
         try:
-            return scratch_of(function, in_data, out_shapes, backend)
+            return scratch_of(function, in_data, out_shapes, backend,
+                              **(kwargs or {}))
         except Exception as e:
             if self._strict:
                 raise

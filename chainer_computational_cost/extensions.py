@@ -15,7 +15,11 @@ through ``chainer.reporter`` (so that ``LogReport``, ``PrintReport`` and
 * ``cost/memory_peak`` (``memory=True``): the most bytes alive during the
   step (see ``ComputationalCostHook(memory=True)``);
 * ``cost/comm_bytes`` (ChainerMN): the bytes this rank hands to MPI in
-  the step.
+  the step;
+* ``cost/predicted_time`` and ``cost/time`` (``calibration=``): the
+  seconds a :class:`~chainer_computational_cost.calibration.Calibration`
+  predicts for the step (see ``CostReport.time_report``), beside the
+  measured time of the updater's update.
 
 How it costs: while the trainer runs, the updater's ``update_core`` is
 wrapped.  For the duration of each call, the ``update`` method of each of
@@ -25,15 +29,24 @@ does with the converted batch) is keyed by the shapes and dtypes of its
 arguments, and run inside a
 :class:`~chainer_computational_cost.ComputationalCostHook` the first time
 its key is seen.  The figures of that run stand for every later call with
-the same key; a step's figures are the sum over the calls it makes.  The
-first iteration does one-off work (ChainerMN broadcasts the parameters in
-place of the all-reduce and the update), so the keys of the first
-iteration are costed once more the next time they are seen.  Nothing
+the same key that makes the same function calls: the forward pass of
+every call (its loss function) runs under a light function hook that
+compares each function call's class, input shapes and dtype with the
+costed run's as they come; a call that does other work at the same shapes
+(an LSTM whose batch shrinks as sequences end, with the lengths as an
+array) gets the FLOPs of its forward call by call from the first call
+that differs, as the hook counts them, and those of its backward pass and
+update from a hook entered when its forward returns; no memory peak nor
+communication bytes for it.  A step's figures are the sum over the calls
+it makes.  The first iteration does one-off work (ChainerMN broadcasts the
+parameters in place of the all-reduce and the update), so the keys of the
+first iteration are costed once more the next time they are seen.  Nothing
 outside ``update_core`` is costed: an ``Evaluator``'s forward passes are
 not.
 """
 
 import collections
+import sys
 import time
 import warnings
 
@@ -41,8 +54,12 @@ import chainer
 from chainer.training import extension
 from chainer.training import updaters
 
+from chainer_computational_cost import calibration as calib
 from chainer_computational_cost.computational_cost_hook import \
     ComputationalCostHook
+from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import skips_out_shapes
+from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import memory
 from chainer_computational_cost import mn
 from chainer_computational_cost.records import R_FLOPS
@@ -59,6 +76,105 @@ _UNSUPPORTED = (
 
 _MISSING = object()
 _clock = time.perf_counter
+_ADAPTER = chainer.function.FunctionAdapter
+_APPLY_CODE = chainer.FunctionNode.apply.__code__
+_getframe = sys._getframe
+
+#: Function class -> its built-in calculator (or None), the nearest base
+#: class's when it has none of its own: as the hook resolves them, less
+#: custom calculators, which a CostMonitor's hooks never have.
+_CALCULATORS = {}
+
+
+def _calculator(cls):
+    try:
+        return _CALCULATORS[cls]
+    except KeyError:
+        pass
+    found = next((calculators[c] for c in cls.__mro__ if c in calculators),
+                 None)
+    _CALCULATORS[cls] = found
+    return found
+
+
+def _call_flops(function, in_data, caller):
+    """The FLOPs (a multiply-add as 2) the hook records for one call of
+    ``function`` on ``in_data`` made from the frame ``caller``: the same
+    built-in calculator, given what the hook gives it; 0 where the hook
+    records an ignored call or an error."""
+    if type(function) is _ADAPTER:
+        function = function.function
+    calc = _calculator(type(function))
+    if calc is None:
+        return 0
+    try:
+        if calc in skips_out_shapes:
+            result = calc(function, in_data, fma_1flop=False)
+        else:
+            outputs = (caller.f_locals.get('outputs')
+                       if caller.f_code is _APPLY_CODE else None)
+            result = calc(function, in_data, fma_1flop=False,
+                          out_shapes=None if type(outputs) is not tuple
+                          else tuple([getattr(y, 'shape', None)
+                                      for y in outputs]))
+        return int(validate_cost(result, calc, type(function).__name__)[0])
+    except Exception:
+        return 0
+
+
+def _forward(lossfun, seen):
+    """``lossfun`` run inside the function hook ``seen``: the forward pass
+    only (the backward's calls follow from its graph)."""
+    def forward(*args, **kwargs):
+        with seen:
+            return lossfun(*args, **kwargs)
+    return forward
+
+
+class _Calls(chainer.FunctionHook):
+    """What the forward pass of an ``optimizer.update`` call applies,
+    cheaply: each function call's class, input shapes and dtype, compared
+    as they come with the calls of the step that was costed for the same
+    arguments.  From the first call that differs on (or throughout, with
+    no reference: a costed step), each call's FLOPs are computed as the
+    hook does, so that a step that does other work than the costed one is
+    still costed exactly (see CostMonitor).  Not during the backward pass,
+    whose calls follow from the forward's graph: a hook there would cost
+    every node of the backward pass too (Chainer calls each hook twice a
+    node)."""
+
+    name = 'CostMonitorCalls'
+
+    def __init__(self, reference):
+        # reference: the costed step's calls (a list), or None to record
+        # this step's calls and the FLOPs of each.
+        self.reference = reference
+        self.matched = 0
+        self.diverged = reference is None
+        self.flops = 0
+        self.calls = [] if reference is None else None
+        self.each = [] if reference is None else None
+
+    def forward_postprocess(self, function, in_data):
+        # Once per function call of every monitored step: kept short.
+        try:
+            call = (type(function), tuple([x.shape for x in in_data]),
+                    in_data[0].dtype if in_data else None)
+        except AttributeError:
+            call = (type(function), tuple([getattr(x, 'shape', None)
+                                           for x in in_data]), None)
+        if not self.diverged:
+            i = self.matched
+            reference = self.reference
+            if i < len(reference) and reference[i] == call:
+                self.matched = i + 1
+                return
+            self.diverged = True
+        flops = _call_flops(function, in_data, _getframe(1))
+        self.flops += flops
+        if self.calls is not None:
+            self.calls.append(call)
+            self.each.append(flops)
 
 
 def _signature(value):
@@ -153,10 +269,16 @@ class CostMonitor(extension.Extension):
             (>= 1; default 16).  An iteration with a signature beyond the
             limit reports no ``cost/flops`` (nor the keys derived from it),
             with a ReportWarning the first time.
-        memory (bool): also report ``cost/memory_peak`` (bytes).
+        memory (bool): also report ``cost/memory_peak`` (bytes); not for
+            a step that does other work than the costed step of its
+            argument shapes (see the module's documentation).
         comm: a ChainerMN communicator for ``cost/comm_bytes``; by default
             the one of a multi-node optimizer
             (``chainermn.create_multi_node_optimizer``).
+        calibration: a :class:`~chainer_computational_cost.calibration.
+            Calibration` (see :func:`chainer_computational_cost.calibrate`)
+            or the path of its JSON file: also report
+            ``cost/predicted_time`` and the measured ``cost/time``.
 
     Updaters: ``StandardUpdater`` (and subclasses that call
     ``optimizer.update(lossfun, *batch)``), ChainerMN's data-parallel
@@ -189,7 +311,7 @@ class CostMonitor(extension.Extension):
     priority = extension.PRIORITY_WRITER
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
-                 comm=None):
+                 comm=None, calibration=None):
         if device is not None and peak_flops is not None:
             raise ValueError('CostMonitor: give either a device or '
                              'peak_flops, not both')
@@ -209,6 +331,8 @@ class CostMonitor(extension.Extension):
         self._limit = limit
         self._memory = memory
         self._comm = mn.check_comm(comm)
+        self._calibration = None if calibration is None else \
+            calib.load_calibration(calibration)
         self._updater = None
         self._steps = None
 
@@ -313,6 +437,7 @@ class _Steps(object):
         self.limit = monitor._limit
         self.memory = monitor._memory
         self.comm = comm
+        self.calibration = monitor._calibration
         self.rated = monitor._device is not None or \
             monitor._peak_flops is not None
         # key -> [figures, settled]; figures: (flops, memory peak, comm
@@ -367,8 +492,12 @@ class _Steps(object):
                    _signature(kwargs) if kwargs else None)
             entry = costs.get(key)
             if entry is not None and entry[1]:
-                calls.append(entry[0])
-                return real_update(lossfun, *args, **kwargs)
+                if entry[0] is None or lossfun is None:
+                    # not costed again; or an update alone: the same work
+                    calls.append(entry[0])
+                    return real_update(lossfun, *args, **kwargs)
+                return self.verify(entry, real_update, lossfun, args,
+                                   kwargs)
             if entry is None and len(costs) >= self.limit:
                 calls.append(None)
                 if 'limit' not in self.warned:
@@ -386,19 +515,78 @@ class _Steps(object):
                     'itself): only its update is costed'.format(name))
             hook = ComputationalCostHook(
                 fma_1flop=False, comm=self.comm, memory=self.memory)
+            seen = _Calls(None)
             with hook:
-                result = real_update(lossfun, *args, **kwargs)
+                result = real_update(
+                    None if lossfun is None else _forward(lossfun, seen),
+                    *args, **kwargs)
             try:
                 figures = _step_figures(hook)
+                if self.calibration is not None:  # the predicted seconds
+                    figures += (hook.time_report(self.calibration)[
+                        'total']['t_predicted'],)
             except Exception as e:  # ours: it must not stop the training
                 figures = None
                 _quiet_warning('CostMonitor: a step could not be costed, '
                                'its shapes are not costed again: {}: {}'
                                .format(type(e).__name__, e))
-            costs[key] = [figures, figures is None or self.iteration > 0]
+            # The reference of later steps: the forward's calls and the
+            # FLOPs of the calls before each.
+            before = [0]
+            for flops in seen.each:
+                before.append(before[-1] + flops)
+            costs[key] = [figures, figures is None or self.iteration > 0,
+                          seen.calls, before]
             calls.append(figures)
             return result
         return update
+
+    def verify(self, entry, real_update, lossfun, args, kwargs):
+        """``real_update`` of arguments whose key has the costed ``entry``,
+        its forward's calls compared with the costed one's as they come:
+        the cached figures when they are the same; else (other work at the
+        same shapes) the FLOPs of the forward's calls (the costed step's up
+        to the first that differs, then each call's own) and of the
+        backward and update, run inside a hook entered when the forward
+        returns; no memory peak nor communication, which only a run
+        hooked throughout knows."""
+        figures, _, reference, before = entry
+        seen = _Calls(reference)
+        late = []
+
+        def forward(*a, **k):
+            with seen:
+                loss = lossfun(*a, **k)
+            if seen.diverged or seen.matched != len(reference):
+                # comm: the FLOPs of an all-reduce are the update's
+                hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
+                hook.__enter__()
+                late.append(hook)
+            return loss
+        try:
+            result = real_update(forward, *args, **kwargs)
+        finally:
+            if late:
+                late[0].__exit__(*sys.exc_info())
+        if not late:
+            self.calls.append(figures)
+            return result
+        if 'differs' not in self.warned:
+            self.warned.add('differs')
+            _quiet_warning(
+                'CostMonitor: a step did other work than the costed step '
+                'with the same argument shapes (its function calls differ '
+                'from call {} on): its FLOPs are counted call by call; '
+                'cost/memory_peak and cost/comm_bytes are not reported for '
+                'such steps'.format(seen.matched + 1))
+        try:
+            rest = _step_figures(late[0])[0]
+        except Exception:  # ours: it must not stop the training
+            self.calls.append(None)
+            return result
+        self.calls.append((before[seen.matched] + seen.flops + rest, None,
+                           None))
+        return result
 
     def figures(self, elapsed):
         """The observation of an iteration that took ``elapsed`` s."""
@@ -415,10 +603,13 @@ class _Steps(object):
             out['cost/flops_per_second'] = fps = flops / elapsed
             if self.peak is not None:
                 out['cost/mfu'] = fps / self.peak
-        if self.memory:
+        if self.memory and all(c[1] is not None for c in calls):
             out['cost/memory_peak'] = max(c[1] for c in calls)
-        if self.comm is not None:
+        if self.comm is not None and all(c[2] is not None for c in calls):
             out['cost/comm_bytes'] = sum(c[2] for c in calls)
+        if self.calibration is not None:
+            out['cost/predicted_time'] = sum(c[3] for c in calls)
+            out['cost/time'] = elapsed
         return out
 
 

@@ -48,8 +48,31 @@ NUMPY_BUFFERS = 2 * 8192 * 8
 CHECK_LIMIT = 1 << 30
 
 
+def gpu_presets():
+    """The names of the device presets with a memory capacity (the GPUs)."""
+    return [k for k, v in CAPACITIES.items() if v is not None]
+
+
+def preset_capacity(device):
+    """Bytes of memory of the device preset ``device`` (any case), or a
+    ValueError naming the presets that have one (a CPU preset has none)."""
+    key = device.lower() if isinstance(device, str) else device
+    allowed = ', '.join(gpu_presets())
+    if CAPACITIES.get(key, 0) is None:
+        raise ValueError(
+            'device {!r} is a CPU preset: its memory is the machine\'s, '
+            'which no preset knows; give it in bytes (capacity=, or '
+            '--fit BYTES), or a GPU preset: {}'.format(device, allowed))
+    if key not in CAPACITIES:
+        raise ValueError('device {!r} has no memory capacity preset; '
+                         'presets: {}; or give the capacity in bytes '
+                         '(capacity=, or --fit BYTES)'.format(
+                             device, allowed))
+    return CAPACITIES[key]
+
+
 def _capacity(device, capacity):
-    """(name, bytes) of the memory to fill."""
+    """(device name or None, bytes) of the memory to fill."""
     if device is not None and capacity is not None:
         raise ValueError('give either device or capacity, not both')
     if capacity is not None:
@@ -58,16 +81,18 @@ def _capacity(device, capacity):
                 capacity == float('inf'):
             raise ValueError('capacity must be a number of bytes > 0, got '
                              '{!r}'.format(capacity))
-        return 'given', int(capacity)
+        return None, int(capacity)
     if device is None:
         raise ValueError('give a device ({}) or a capacity in bytes'.format(
-            ', '.join(CAPACITIES)))
-    key = device.lower() if isinstance(device, str) else device
-    if key not in CAPACITIES:
-        raise ValueError('device {!r} has no memory capacity preset; '
-                         'presets: {}; or give capacity= in bytes'.format(
-                             device, ', '.join(CAPACITIES)))
-    return key, CAPACITIES[key]
+            ', '.join(gpu_presets())))
+    return device.lower(), preset_capacity(device)
+
+
+def _where(device, cap):
+    """The memory to fill, in words: the device, or the bare capacity."""
+    if device is None:
+        return 'the capacity {} bytes'.format(cap)
+    return '{} ({} bytes)'.format(device, cap)
 
 
 def _optimizer(optimizer):
@@ -86,12 +111,16 @@ def _margin(margin, cap):
         # what is left beyond the context, once the pool may hold 10 %
         # more than the peak
         return cap - int(max(cap - CUDA_CONTEXT, 0) / (1 + POOL_SLACK))
-    if isinstance(margin, bool) or not isinstance(margin, numbers.Real) \
-            or not margin >= 0 or margin == float('inf'):
+    if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
         raise ValueError(_MARGIN_ALLOWED.format(margin))
     if isinstance(margin, numbers.Integral):
+        if margin < 0:
+            raise ValueError(_MARGIN_ALLOWED.format(margin))
         return int(margin)
-    return int(math.ceil(margin * cap if margin < 1 else margin))
+    # a float is a fraction: 1.0 would leave nothing, 100.0 is no fraction
+    if not 0 <= margin < 1:
+        raise ValueError(_MARGIN_ALLOWED.format(margin))
+    return int(math.ceil(margin * cap))
 
 
 _MARGIN_ALLOWED = ("margin must be bytes (an int >= 0), a fraction of the "
@@ -182,7 +211,7 @@ class _Memory(object):
         self.samples[n] = (names, figures, created)
 
 
-def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
+def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
               check_answer=None):
     """The largest batch size whose training step fits a device's memory,
     from runs of ``run`` at batch sizes 1, 2 and 3 (``project_batch``),
@@ -195,8 +224,10 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
     the optimizer's update (records of phase ``'update'``: its state and
     temporaries are then in the peak); else it is the table
     :data:`OPTIMIZERS` (SGD none, MomentumSGD one copy of the parameters,
-    Adam two).  The CUDA context and the memory pool are left out unless
-    ``margin`` counts them.
+    Adam two).  On a device preset (a GPU) the margin is by default
+    ``'cuda'``: the CUDA context and the memory pool's slack, which a GPU
+    takes beside the arrays; the answer says so (``margin=0`` leaves them
+    out).  With ``capacity`` the default margin is 0.
 
     The answer is checked: the step is run once at ``min(9, answer)``
     (unless that batch was run already), and once at the answer itself
@@ -211,23 +242,29 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
         run: a callable ``run(n)`` doing one training step at batch ``n``
             (clear the gradients first: ``model.cleargrads()``), or the
             result of ``project_batch`` of one.
-        device (str): a preset of :data:`CAPACITIES`.
+        device (str): a GPU preset of :data:`CAPACITIES` (the names of
+            ``roofline.DEVICES``; the CPU preset has no capacity: give
+            ``capacity`` there).
         optimizer (str): ``'sgd'``, ``'momentumsgd'`` or ``'adam'``.
         capacity: the memory in bytes, instead of a device.
         margin: bytes kept free for what the tool cannot see: an int of
             bytes, a float in [0, 1) for that fraction of the capacity, or
             ``'cuda'``: :data:`CUDA_CONTEXT` (768 MiB) plus room for the
             memory pool to hold :data:`POOL_SLACK` (10 %) more than the
-            rest.  Default 0.
-        check_answer: run the step at the answer to check it: None (when
-            affordable, see above), True or False.
+            rest.  Default (None): ``'cuda'`` with a ``device``, 0 with a
+            ``capacity``.
+        check_answer (bool or None): run the step at the answer to check
+            it: None (when affordable, see above), True or False.
 
     Returns:
-        OrderedDict: ``device``, ``capacity``, ``optimizer``,
+        OrderedDict: ``device`` (None with a ``capacity``), ``capacity``,
+        ``optimizer``,
         ``batch_size`` (the largest that fits), and at that batch
         ``params``, ``optimizer_state``, ``activations``, ``gradients``,
         ``scratch`` (the split of the peak), ``peak``, ``peak_layer``,
-        ``margin``, ``total`` (all of them), ``free``; ``next_total``: the
+        ``margin`` (bytes), ``total`` (all of them), ``free``;
+        ``margin_asked``: ``margin`` as given, its default filled in
+        (``'cuda'``, bytes or a fraction); ``next_total``: the
         total at one batch more; ``optimizer_state_from`` (``'table'`` or
         ``'measured'``); ``checked``: the batches run to check the answer;
         ``counted`` and ``left_out``: what the total holds and what it
@@ -239,9 +276,14 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
             grows with the batch.
     """
     name, cap = _capacity(device, capacity)
+    where = _where(name, cap)
     key = _optimizer(optimizer)
+    if margin is None:  # a GPU's answer leaves room for CUDA
+        margin = 0 if name is None else 'cuda'
+    if isinstance(margin, str):
+        margin = margin.lower()
     reserve = _margin(margin, cap)
-    if check_answer not in (None, True, False):
+    if check_answer is not None and not isinstance(check_answer, bool):
         raise ValueError('check_answer must be None, True or False, got '
                          '{!r}'.format(check_answer))
     if isinstance(run, projection.Projection):
@@ -275,10 +317,10 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
     def refuse_batch_1():
         peak = step.at(1) or step.at(step.first)
         raise ValueError(
-            'batch 1 does not fit {}: it needs {} bytes, {} has {} '
+            'batch 1 does not fit {}: it needs {} bytes '
             '(parameters {}, optimizer state {}, peak {} during {}: '
             'activations {}, gradients {}, scratch {}{}); no batch fits'
-            .format(name, fixed + peak[0], name, cap, params, opt_state,
+            .format(where, fixed + peak[0], params, opt_state,
                     peak[0], peak[1], peak[2] - peak[3], peak[3], peak[4],
                     ', margin {}'.format(reserve) if reserve else ''))
     if n < 1:
@@ -297,15 +339,15 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=0,
     total = fixed + peak
     if total > cap:  # the lines said it fits: never answer it then
         raise ValueError('fit_batch cannot answer: batch {} needs {} bytes '
-                         'on {} ({}), more than the lines told'.format(
-                             n, total, name, cap))
+                         'of {}, more than the lines told'.format(
+                             n, total, where))
     return collections.OrderedDict([
         ('device', name), ('capacity', cap), ('optimizer', key),
         ('batch_size', n), ('params', params),
         ('optimizer_state', opt_state), ('activations', live - grad),
         ('gradients', grad), ('scratch', scratch), ('peak', peak),
         ('peak_layer', layer), ('margin', reserve),
-        ('total', total), ('free', cap - total),
+        ('total', total), ('free', cap - total), ('margin_asked', margin),
         ('next_total', fixed + step.at(n + 1)[0]),
         ('optimizer_state_from', 'measured' if measured else 'table'),
         ('optimizer_state_table', table),
@@ -338,7 +380,10 @@ def _counted(measured, updates, key, opt_state, table, reserve, margin,
                    'bounded by a line above its runs'.format(
                        ', '.join(bounded)))
     if reserve:
-        out.append('a margin of {} bytes ({!r})'.format(reserve, margin))
+        out.append('a margin of {} bytes ({!r}{})'.format(
+            reserve, margin, ': the CUDA context, fit.CUDA_CONTEXT, and '
+            'the memory pool, fit.POOL_SLACK of the rest'
+            if margin == 'cuda' else ''))
     return out
 
 
@@ -374,11 +419,25 @@ def fit_rows(fit):
 
 
 def answer(fit):
-    """The sentence of a fit_batch result: the largest batch and the call
-    during which its peak happens."""
-    return 'largest batch on {} with {}: {} (peak during {})'.format(
-        fit['device'], fit['optimizer'], fit['batch_size'],
-        fit['peak_layer'])
+    """The sentence of a fit_batch result: the largest batch, the call
+    during which its peak happens, and the margin kept (on a GPU preset,
+    whether the CUDA context and the memory pool are in it)."""
+    where = ('on ' + fit['device'] if fit['device'] is not None
+             else 'in {} bytes'.format(fit['capacity']))
+    asked = fit.get('margin_asked', fit['margin'])
+    if asked == 'cuda':
+        kept = ("; margin 'cuda': {} bytes kept for the CUDA context and "
+                'the memory pool'.format(fit['margin']))
+    elif fit['margin']:
+        kept = '; margin {!r}: {} bytes kept'.format(asked, fit['margin'])
+    elif fit['device'] is not None:
+        kept = ('; margin {!r}: nothing kept for the CUDA context and the '
+                'memory pool'.format(asked))
+    else:
+        kept = ''
+    return 'largest batch {} with {}: {} (peak during {}{})'.format(
+        where, fit['optimizer'], fit['batch_size'], fit['peak_layer'],
+        kept)
 
 
 def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,

@@ -43,9 +43,12 @@ OPTIMIZERS = collections.OrderedDict(
 
 GiB = 1 << 30
 
-#: Memory capacity of the device presets, bytes.  A GPU's "GB" of memory
-#: is binary (11 GB is 11 * 2**30 bytes); part of it is never the user's
-#: (see docs/memory.md, "Will it fit": what is left out).
+#: Memory capacity of the device presets, bytes, under the names of
+#: ``roofline.DEVICES`` (one registry: every preset is in both, and a new
+#: one adds a line to each).  A GPU's "GB" of memory is binary (11 GB is
+#: 11 * 2**30 bytes); part of it is never the user's (see docs/memory.md,
+#: "Will it fit": what is left out).  None: a CPU, whose memory is the
+#: machine's, not the processor's.
 CAPACITIES = collections.OrderedDict([
     # GeForce GTX 1080 Ti: 11 GB GDDR5X on a 352-bit bus, one chip fewer
     # than the TITAN X Pascal's 12 (TechPowerUp's review of the ASUS GTX
@@ -64,11 +67,15 @@ CAPACITIES = collections.OrderedDict([
     # after NVIDIA's H100 datasheet; TweakTown, "NVIDIA H100 SXM in the
     # flesh: 4nm Hopper GPU + 80GB HBM3 memory").
     ('h100', 80 * GiB),
+    # Tesla P100 SXM2 and V100 SXM2: 16 GB HBM2 each (the sources of the
+    # roofline presets 'p100' and 'v100').
+    ('p100', 16 * GiB),
+    ('v100', 16 * GiB),
+    # A CPU's memory is the machine's (12 DDR5 channels, anything up to
+    # 6 TB a socket; Tom's Hardware, "AMD Confirms Twelve DDR5 Memory
+    # Channels For Zen 4 EPYC CPUs"): fit_batch asks for capacity= there.
+    ('epyc9654', None),
 ])
-# The CPU preset (epyc9654) has no entry: a CPU's memory is the machine's
-# (12 DDR5 channels, anything up to 6 TB a socket; Tom's Hardware, "AMD
-# Confirms Twelve DDR5 Memory Channels For Zen 4 EPYC CPUs"), so
-# fit_batch asks for capacity= there.
 
 
 # Following live memory (the hook's side)
@@ -326,6 +333,19 @@ class Tracker(object):
                         take(a, 1, True)
         for a in _kept(node):
             take(a, 1, True)
+
+    def inherit(self, old, new):
+        """``new`` takes the place of ``old`` (a state array an optimizer
+        replaced): counted as ``old`` is (the run's if the run made it,
+        else the user's)."""
+        try:
+            base = old.base
+            o = old if base is None else _owner(base)
+            ref = self.seen.get(id(o))
+            counted = ref is not None and ref() is o and ref.nbytes > 0
+        except Exception:  # an array without .base (ChainerX's)
+            return
+        self._take(new, ref.grad if counted else 0, counted)
 
     def _take(self, a, grad, count):
         # Count the buffer of ``a`` (``count``) or mark it as the user's,

@@ -466,11 +466,12 @@ class GatheredReport(report.CostReport):
 
     def scaling_report(self, workers, device=None, network=None,
                        peak_flops=None, bandwidth=None, batch_size=None,
-                       grad_bytes=None):
-        """The scaling report (see :meth:`.CostReport.scaling_report`) of
-        the rank whose step takes longest on the device (the first one on
-        a tie): data-parallel workers wait for the slowest; each row gets
-        that ``rank``."""
+                       grad_bytes=None, **options):
+        """The scaling report (see :meth:`.CostReport.scaling_report`,
+        whose ``step_time``, ``overlap``, ... ``options`` are) of the rank
+        whose step takes longest on the device (the first one on a tie):
+        data-parallel workers wait for the slowest; each row gets that
+        ``rank``."""
         workers = net.check_workers(workers)
         times = collections.OrderedDict()
         for r, snap in self._snapshots.items():
@@ -480,7 +481,7 @@ class GatheredReport(report.CostReport):
         r = max(times, key=lambda r: times[r])
         rows = self._snapshots[r].scaling_report(
             workers, device, network, peak_flops, bandwidth, batch_size,
-            grad_bytes)
+            grad_bytes, **options)
         for row in rows.values():
             row['rank'] = r
         return rows

@@ -24,8 +24,10 @@ per call, the full link bandwidth for every step.
 """
 
 import collections
+import json
 import math
 import numbers
+import os
 
 
 class Network(collections.namedtuple(
@@ -70,16 +72,77 @@ for _name, _gbps in (('eth-25g', 25), ('eth-100g', 100)):
 NETWORKS['nvlink-a100'] = Network(
     'nvlink-a100', 'NVLink 3 (A100, one node)', 300e9, 1e-6)
 
+# The interconnects of the published runs the scaling report is checked
+# against (tests/test_published_scaling.py).  Goyal et al. 2017 ("Accurate,
+# Large Minibatch SGD", arXiv 1706.02677, section 5): 50 Gbit Ethernet
+# between servers, TCP (10 us as the other TCP presets).
+NETWORKS['eth-50g'] = Network('eth-50g', '50 Gigabit Ethernet (TCP)',
+                              50e9 / 8, 10e-6)
+# Horovod's benchmark page: servers "connected by RoCE-capable 25 Gbit/s
+# network" (horovod docs/benchmarks, 512-GPU benchmark).  RDMA skips the
+# kernel's TCP path; no published MPI latency over RoCE was found, so 2 us
+# (InfiniBand's 1 us and an Ethernet switch's hop) is an assumption.
+NETWORKS['roce-25g'] = Network('roce-25g', '25 Gigabit Ethernet (RoCE)',
+                               25e9 / 8, 2e-6)
+# NVLink 1 inside a P100 server: four links, 80 GB/s a direction in all,
+# 160 GB/s both ways (teckknow.com, "NVIDIA Unveils the Tesla P100 HPC
+# Board"; hothardware.com: 160 GB/s bidirectional).  Latency as NVLink 3's
+# (assumed).
+NETWORKS['nvlink-p100'] = Network(
+    'nvlink-p100', 'NVLink 1 (P100, one node)', 80e9, 1e-6)
+# PCI Express 3.0 x16 between the GPUs of a server without NVLink: 8 GT/s a
+# lane, 128b/130b encoding, 16 lanes: 8e9 * 128/130 * 16 / 8 = 15.75 GB/s
+# a direction (the PCIe 3.0 base specification's rate and encoding).
+# Latency 1 us, assumed as NVLink's.
+NETWORKS['pcie3-x16'] = Network(
+    'pcie3-x16', 'PCI Express 3.0 x16 (one node)', 8e9 * 128 / 130 * 16 / 8,
+    1e-6)
+
+
+def save_network(network, path, **extra):
+    """Write ``network`` (a :class:`Network`) to the JSON file ``path``
+    (``name``, ``title``, ``bandwidth``, ``latency``, then ``extra``: what
+    :mod:`~chainer_computational_cost.netbench` measured); returns it."""
+    doc = collections.OrderedDict(network._asdict())
+    doc.update(extra)
+    with open(path, 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    return network
+
+
+def load_network(path):
+    """The :class:`Network` of a JSON file written by :func:`save_network`
+    (a one-line ValueError names the file and what is missing)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        net = Network(str(doc['name']), str(doc['title']),
+                      float(doc['bandwidth']), float(doc['latency']))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError('{!r} is not a network file (JSON with name, '
+                         'title, bandwidth, latency): {}'.format(path, e))
+    if not (net.bandwidth > 0 and net.latency >= 0 and math.isfinite(
+            net.bandwidth) and math.isfinite(net.latency)):
+        raise ValueError('{!r}: bandwidth must be > 0 and latency >= 0, got '
+                         '{} and {}'.format(path, net.bandwidth, net.latency))
+    return net
+
 
 def resolve_network(network):
-    """The :class:`Network` ``network`` names (a preset name or a Network);
-    a one-line ValueError names the presets otherwise."""
+    """The :class:`Network` ``network`` names (a preset name, a Network,
+    or the path of a JSON file written by :func:`save_network`, such as
+    netbench's); a one-line ValueError names the presets otherwise."""
     if isinstance(network, Network):
         return network
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
-    raise ValueError('unknown network {!r}; the presets are {}'.format(
-        network, ', '.join(repr(n) for n in NETWORKS)))
+    if isinstance(network, str) and network.endswith('.json') and \
+            os.path.isfile(network):
+        return load_network(network)
+    raise ValueError('unknown network {!r}; the presets are {} (or a '
+                     'network file, *.json, from netbench)'.format(
+                         network, ', '.join(repr(n) for n in NETWORKS)))
 
 
 def _log2(n):
@@ -132,10 +195,30 @@ def add_t_network(rows, layers, network):
     return rows
 
 
-#: Columns of a scaling report.
+#: Columns of a scaling report: the first nine are the report's since it
+#: began (without the new arguments their figures are unchanged).
 SCALING_COLUMNS = ('workers', 'comm_bytes', 't_compute', 't_allreduce',
                    't_step', 't_step_overlap', 'efficiency',
-                   'efficiency_overlap', 'samples_per_s')
+                   'efficiency_overlap', 'samples_per_s', 't_exposed_comm',
+                   'n_buckets', 't_jitter', 'step_from')
+
+#: How the gradient all-reduce meets the backward pass (``overlap=``).
+OVERLAPS = ('none', 'chainermn-double-buffering', 'ddp', 'horovod')
+
+# PyTorch DistributedDataParallel: bucket_cap_mb=25, in MiB (c10d's
+# reducer.hpp: kDefaultBucketBytesCap = 25 * 1024 * 1024), and a first
+# bucket of 1 MiB (kDefaultFirstBucketBytes = 1024 * 1024), so that the
+# all-reduce starts early; pytorch.org, "DistributedDataParallel" (1.7.0:
+# bucket_cap_mb=25).
+DDP_BUCKET_BYTES = 25 * 1024 ** 2
+DDP_FIRST_BUCKET_BYTES = 1024 ** 2
+# Horovod's Tensor Fusion: "Default fusion buffer size is 64 MB"
+# (horovod docs/tensor-fusion.rst; parameter_manager.cc turns the MB into
+# bytes as x * 1024 * 1024), and the background thread's cycle of 5 ms
+# (HOROVOD_CYCLE_TIME, milliseconds; parameter_manager.cc's first tuning
+# point and the value the issue's prototype used).
+HOROVOD_FUSION_BYTES = 64 * 1024 ** 2
+HOROVOD_CYCLE_TIME = 5e-3
 
 
 def check_workers(workers):
@@ -175,22 +258,222 @@ def check_batch_size(batch_size):
     return int(batch_size)
 
 
+def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
+                   node_network=None):
+    """Seconds of one all-reduce of ``nbytes`` over ``n_workers``.
+
+    With ``gpus_per_node`` 1 (or every worker in one node), one ring over
+    all of them (:func:`collective_time`), on ``network``, or on
+    ``node_network`` inside one node.  Otherwise hierarchical, as
+    ChainerMN's ``hierarchical`` communicator and NCCL's rings across
+    nodes do: a reduce inside each node, a ring all-reduce between the
+    ``M = ceil(N / gpus_per_node)`` nodes on ``network`` (one port a node),
+    a broadcast inside each node.  The reduce and the broadcast inside a
+    node of ``g`` GPUs are pipelined chains, as NCCL runs them: ``S/B_node
+    + (g-1) * a_node`` each.  ``node_network`` defaults to ``network``."""
+    net = resolve_network(network)
+    node = net if node_network is None else resolve_network(node_network)
+    n, g = int(n_workers), int(gpus_per_node)
+    if n <= 1:
+        return 0.0
+    if g <= 1:
+        return collective_time('MPI_Allreduce', nbytes, n, net)
+    if n <= g:
+        return collective_time('MPI_Allreduce', nbytes, n, node)
+    nodes = -(-n // g)
+    inside = nbytes / node.bandwidth + (g - 1) * node.latency
+    return 2 * inside + collective_time('MPI_Allreduce', nbytes, nodes, net)
+
+
+def expected_max_normal(n):
+    """E[max of ``n`` independent standard normals] (0 at ``n = 1``), by
+    the trapezoid rule on ``x * n * phi(x) * Phi(x)**(n-1)`` over [-9, 9]
+    (steps of 1e-3: good to about 1e-6)."""
+    n = int(n)
+    if n <= 1:
+        return 0.0
+    h = 1e-3
+    total = 0.0
+    for k in range(-9000, 9001):
+        x = k * h
+        phi = math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        cdf = 0.5 * (1 + math.erf(x / math.sqrt(2)))
+        total += x * n * phi * cdf ** (n - 1)
+    return total * h
+
+
+def _positive_float(name, value, allow_zero=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+            not math.isfinite(value) or value < 0 or (
+                value == 0 and not allow_zero):
+        raise ValueError('{} must be a finite number {} 0, got {!r}'.format(
+            name, '>=' if allow_zero else '>', value))
+    return float(value)
+
+
+def _positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(
+            value, numbers.Integral) or value < 1:
+        raise ValueError('{} must be an int >= 1, got {!r}'.format(
+            name, value))
+    return int(value)
+
+
+def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
+                          gpus_per_node=1, node_network=None, jitter=0.0):
+    """The checked scaling options as a dict (one-line ValueError naming
+    the argument and what it allows otherwise)."""
+    if overlap not in OVERLAPS:
+        raise ValueError('overlap must be one of {}, got {!r}'.format(
+            ', '.join(repr(o) for o in OVERLAPS), overlap))
+    if step_time is not None:
+        step_time = _positive_float('step_time (seconds)', step_time)
+    if bucket_bytes is not None:
+        if overlap not in ('ddp', 'horovod'):
+            raise ValueError("bucket_bytes goes with overlap='ddp' or "
+                             "'horovod', not {!r}".format(overlap))
+        bucket_bytes = _positive_int('bucket_bytes', bucket_bytes)
+    gpus_per_node = _positive_int('gpus_per_node', gpus_per_node)
+    if node_network is not None:
+        node_network = resolve_network(node_network)
+    jitter = _positive_float('jitter', jitter, allow_zero=True)
+    return dict(step_time=step_time, overlap=overlap,
+                bucket_bytes=bucket_bytes, gpus_per_node=gpus_per_node,
+                node_network=node_network, jitter=jitter)
+
+
+def own_param_bytes(link_info):
+    """Link path -> the bytes of the parameters the link holds itself (its
+    own, not its children's), from a link report's ``(n_calls, n_params,
+    param_bytes)`` entries; links without parameter bytes are left out."""
+    total = {p: e[2] for p, e in link_info.items() if len(e) > 2}
+    own = dict(total)
+    for path, nbytes in total.items():
+        if path != '/':
+            parent = path.rsplit('/', 1)[0] or '/'
+            if parent in own:
+                own[parent] -= nbytes
+    return {p: b for p, b in own.items() if b > 0}
+
+
+def _gradients(backward, times, t_start, grad_bytes, link_bytes):
+    """``[(ready time, bytes)]`` of the gradients, in the order they become
+    ready: a link's gradients when the last backward record of that link
+    ends (its gradients are complete then); all of them at the end of the
+    backward when the records name no link.  Their bytes are the links'
+    parameter bytes scaled to ``grad_bytes``."""
+    end = t_start
+    last = {}
+    for x, t in zip(backward, times):
+        end += t
+        if x.get('link') is not None:
+            last[x['link']] = end
+    t_end = end
+    if not link_bytes or not grad_bytes:
+        return [(t_end, grad_bytes)]
+    scale = grad_bytes / float(sum(link_bytes.values()))
+    out = [(last.get(path, t_end), nbytes * scale)
+           for path, nbytes in link_bytes.items()]
+    out.sort(key=lambda g: g[0])
+    return out
+
+
+def _buckets(grads, cap, first_cap):
+    """DDP's buckets: gradients in ready order, a bucket closed once it
+    holds ``cap`` bytes (the first one ``first_cap``); ``[(ready, bytes)]``.
+    """
+    out, size, ready, limit = [], 0.0, 0.0, first_cap
+    for t, nbytes in grads:
+        size += nbytes
+        ready = max(ready, t)
+        if size >= limit:
+            out.append((ready, size))
+            size, limit = 0.0, cap
+    if size:
+        out.append((ready, size))
+    return out
+
+
+def _ddp_end(grads, cap, t_ar):
+    """(end of the last all-reduce, number of buckets) for DDP."""
+    end = 0.0
+    buckets = _buckets(grads, cap, min(cap, DDP_FIRST_BUCKET_BYTES))
+    for ready, nbytes in buckets:
+        end = max(end, ready) + t_ar(nbytes)
+    return end, len(buckets)
+
+
+def _horovod_end(grads, threshold, cycle, t_start, t_ar):
+    """(end of the last all-reduce, number of fused all-reduces) for
+    Horovod: every ``cycle`` seconds from ``t_start`` (the backward's
+    start) its background thread takes the gradients ready by then and
+    all-reduces them fused into messages of at most ``threshold`` bytes
+    (a larger gradient alone), one after the other; the next cycle starts
+    ``cycle`` after this one's start, or when its all-reduces end."""
+    pending = list(grads)
+    s, end, count = t_start, t_start, 0
+    while pending:
+        ready = [g for g in pending if g[0] <= s]
+        if not ready:
+            s += cycle * max(1, math.ceil((pending[0][0] - s) / cycle))
+            continue
+        pending = pending[len(ready):]
+        messages, size = [], 0.0
+        for _, nbytes in ready:
+            if size and size + nbytes > threshold:
+                messages.append(size)
+                size = 0.0
+            size += nbytes
+        messages.append(size)
+        end = s
+        for nbytes in messages:
+            end += t_ar(nbytes)
+        count += len(messages)
+        s = max(s + cycle, end)
+    return end, count
+
+
 def scaling_report(layers, roofline_rows, n_params, workers, network,
-                   batch_size, grad_bytes=None, param_bytes=None):
+                   batch_size, grad_bytes=None, param_bytes=None,
+                   step_time=None, overlap='none', bucket_bytes=None,
+                   gpus_per_node=1, node_network=None, jitter=0.0,
+                   link_bytes=None):
     """Ordered dict N -> the time of one data-parallel training step on
     ``N`` workers (weak scaling: ``batch_size`` samples per worker).
 
     ``layers`` are the layer dicts of one training step on one worker and
     ``roofline_rows`` their roofline report on the worker's device.  Each
     row has ``workers``; ``comm_bytes``, the gradient bytes each worker
-    all-reduces; ``t_compute``, the step's roofline time without
-    communication; ``t_allreduce``, one ring all-reduce of those bytes
-    over ``N`` workers; ``t_step = t_compute + t_allreduce`` (no overlap)
-    and ``t_step_overlap = t_forward + max(t_backward, t_allreduce)`` (the
-    all-reduce hidden behind the backward pass as far as it goes);
-    ``efficiency`` and ``efficiency_overlap``, the step time at 1 worker
-    over the one at N; ``samples_per_s = N * batch_size / t_step`` (None
-    without a batch size).
+    all-reduces; ``t_compute``, the step without communication (the
+    roofline time, or ``step_time``); ``t_allreduce``, one all-reduce of
+    those bytes over ``N`` workers (see :func:`allreduce_time`);
+    ``t_step``, the step under ``overlap`` with the stragglers' wait;
+    ``t_step_overlap = t_forward + max(t_backward, t_allreduce)`` (the
+    all-reduce hidden behind the backward pass as far as it goes: a bound
+    no framework reaches); ``efficiency = t_compute / t_step`` and
+    ``efficiency_overlap``, the step at 1 worker over the one at N;
+    ``samples_per_s = N * batch_size / t_step`` (None without a batch
+    size); ``t_exposed_comm``, the communication the compute does not
+    hide; ``n_buckets``, the all-reduces a step makes; ``t_jitter``, the
+    wait for the slowest worker; ``step_from``, ``'roofline'`` or
+    ``'step_time'``.
+
+    * ``step_time``: seconds of one worker's measured step at
+      ``batch_size``; spread over the calls in proportion to their
+      measured times (when every call has one) or their roofline times.
+    * ``overlap``: ``'none'`` (the all-reduce after the backward, as
+      ChainerMN's multi-node optimizer does: ``t_step = t_compute +
+      t_allreduce``); ``'chainermn-double-buffering'`` (the all-reduce of
+      step k runs during step k+1: ``max(t_compute, t_allreduce)``);
+      ``'ddp'`` (buckets of ``bucket_bytes``, default 25 MiB, the first
+      1 MiB, all-reduced as their gradients are ready); ``'horovod'``
+      (fused all-reduces of up to ``bucket_bytes``, default 64 MiB, every
+      5 ms cycle).  A gradient is ready when the last backward record of
+      its link ends; the update waits for the last all-reduce.
+    * ``gpus_per_node``, ``node_network``: the hierarchical all-reduce.
+    * ``jitter``: the coefficient of variation of a worker's compute time;
+      every step waits for the slowest of N, on average
+      ``jitter * t_compute * E[max of N standard normals]``.
 
     The gradient bytes are, first found: ``grad_bytes``; the bytes of the
     gradient all-reduces recorded in the backward pass (a run with
@@ -200,11 +483,14 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     of the parameters of the links called: each gradient has its
     parameter's dtype, as ChainerMN's ``pure_nccl`` communicator sends it
     when ``chainer.config.dtype`` is the model's; else ``n_params`` times
-    4 (float32).
+    4 (float32).  ``link_bytes`` (link path -> its own parameter bytes)
+    splits them over the links for the buckets.
     """
     net = resolve_network(network)
     workers = check_workers(workers)
     batch_size = check_batch_size(batch_size)
+    opts = check_scaling_options(step_time, overlap, bucket_bytes,
+                                 gpus_per_node, node_network, jitter)
     local = [x for x in layers if not x['type'].startswith('MPI_')]
     if not any(x.get('phase') == 'backward' for x in local):
         raise ValueError('scaling_report needs a training step: no backward '
@@ -227,24 +513,63 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
             grad_bytes, numbers.Integral) or grad_bytes < 0:
         raise ValueError('grad_bytes must be an int >= 0, got {!r}'.format(
             grad_bytes))
-    t_forward = sum(roofline_rows[x['name']]['t_roofline'] for x in local
-                    if x.get('phase') != 'backward')
-    t_backward = sum(roofline_rows[x['name']]['t_roofline'] for x in local
-                     if x.get('phase') == 'backward')
+    times = [roofline_rows[x['name']]['t_roofline'] for x in local]
+    if opts['step_time'] is not None:
+        measured = [roofline_rows[x['name']].get('time') for x in local]
+        if all(t is not None for t in measured) and sum(measured) > 0:
+            times = measured
+        scale = opts['step_time'] / sum(times) if sum(times) else 0.0
+        times = [t * scale for t in times]
+    phases = [x.get('phase') for x in local]
+    t_forward = sum(t for t, p in zip(times, phases) if p != 'backward')
+    t_backward = sum(t for t, p in zip(times, phases) if p == 'backward')
+    t_update = sum(t for t, p in zip(times, phases) if p == 'update')
+    t_before = t_forward - t_update  # the forward pass itself
     t_compute = t_forward + t_backward
+    if opts['step_time'] is not None:
+        t_compute = opts['step_time']  # the sum, without rounding
+    grads = _gradients([x for x in local if x.get('phase') == 'backward'],
+                       [t for t, p in zip(times, phases) if p == 'backward'],
+                       t_before, grad_bytes, link_bytes)
     report = collections.OrderedDict()
     for n in workers:
-        t_ar = collective_time('MPI_Allreduce', grad_bytes, n, net)
-        t_step = t_compute + t_ar
-        t_overlap = t_forward + max(t_backward, t_ar)
+        def t_ar(nbytes, n=n):
+            return allreduce_time(nbytes, n, net, opts['gpus_per_node'],
+                                  opts['node_network'])
+        t_all = t_ar(grad_bytes)
+        t_overlap = t_forward + max(t_backward, t_all)
+        mode = opts['overlap']
+        n_buckets = 1
+        if n <= 1:
+            exposed = 0.0
+        elif mode == 'none':
+            exposed = t_all
+        elif mode == 'chainermn-double-buffering':
+            exposed = max(0.0, t_all - t_compute)
+        else:
+            if mode == 'ddp':
+                end, n_buckets = _ddp_end(
+                    grads, opts['bucket_bytes'] or DDP_BUCKET_BYTES, t_ar)
+            else:
+                end, n_buckets = _horovod_end(
+                    grads, opts['bucket_bytes'] or HOROVOD_FUSION_BYTES,
+                    HOROVOD_CYCLE_TIME, t_before, t_ar)
+            exposed = max(0.0, end - (t_before + t_backward))
+        t_jitter = opts['jitter'] * t_compute * expected_max_normal(n) \
+            if opts['jitter'] else 0.0
+        t_step = t_compute + exposed + t_jitter
         # At one worker the all-reduce costs 0: the step is t_compute.
         report[n] = collections.OrderedDict([
             ('workers', n), ('comm_bytes', int(grad_bytes)),
-            ('t_compute', t_compute), ('t_allreduce', t_ar),
+            ('t_compute', t_compute), ('t_allreduce', t_all),
             ('t_step', t_step), ('t_step_overlap', t_overlap),
             ('efficiency', t_compute / t_step if t_step else 1.0),
             ('efficiency_overlap',
              t_compute / t_overlap if t_overlap else 1.0),
             ('samples_per_s',
-             n * batch_size / t_step if t_step and batch_size else None)])
+             n * batch_size / t_step if t_step and batch_size else None),
+            ('t_exposed_comm', exposed), ('n_buckets', n_buckets),
+            ('t_jitter', t_jitter),
+            ('step_from', 'roofline' if opts['step_time'] is None
+             else 'step_time')])
     return report

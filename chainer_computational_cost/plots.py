@@ -321,24 +321,101 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     at_between = ys.index(between)
     marks = [(xs[at], largest / scale, 'peak {} {} {}'.format(
         _si(largest, 'B', 1024), 'during' if series[at][1] else 'after',
-        figures.get('peak_layer')), 'tab:red', 6)]
+        figures.get('peak_layer')), 'tab:red')]
     if series[at][1]:  # else the same point
         marks.append((xs[at_between], between, 'between calls {} after {}'
                       .format(_si(between * scale, 'B', 1024),
                               figures.get('peak_between_calls_layer')),
-                      'tab:gray', -12))
-    for x, y, text, colour, side in marks:
+                      'tab:gray'))
+    # The labels go in a band above every curve (the y axis reaches 1.4
+    # times the peak), one row each, with an arrow to their point: a label
+    # beside its point could land under the curve around it.
+    for row, (x, y, text, colour) in enumerate(marks):
         ax.plot([x], [y], marker='o', markersize=6, color=colour, zorder=3)
-        ax.annotate(text, (x, y), textcoords='offset points',
-                    xytext=(-10, side), fontsize=8,
-                    ha='right' if x > len(series) / 2 else 'left')
+        ax.annotate(text, (x, y), xytext=(x, 0.95 - 0.09 * row),
+                    textcoords=ax.get_xaxis_transform(), fontsize=8,
+                    va='top', ha='right' if x > len(series) / 2 else 'left',
+                    arrowprops=dict(arrowstyle='-', color=colour,
+                                    linewidth=0.8))
     ax.set_xlim(0.5, len(series) + 0.5)
-    ax.set_ylim(0, largest / scale * 1.15 or 1)
+    ax.set_ylim(0, largest / scale * 1.4 or 1)
     ax.set_xlabel('Function call')
     ax.set_ylabel('Live ' + ((prefix + 'iB') if prefix else 'B'))
     ax.set_title(title or 'Live memory')
     ax.grid(True, axis='y', linewidth=0.5, alpha=0.5)
-    ax.legend(loc='upper left', fontsize=8)
+    # Below the axes: inside, it would cover part of the curve or a label.
+    ax.legend(loc='upper center', bbox_to_anchor=(0.5, -0.15), ncol=5,
+              fontsize=8, frameon=False)
+    fig.tight_layout()
+    _save(fig, path, dpi)
+    return fig
+
+
+def _published_points(published):
+    """``[(workers, efficiency, label)]`` of ``published`` (pairs or
+    triples), checked."""
+    points = []
+    for p in published or ():
+        try:
+            n, eff = int(p[0]), float(p[1])
+            label = str(p[2]) if len(p) > 2 else None
+        except (TypeError, ValueError, IndexError):
+            raise ValueError('published points must be (workers, '
+                             'efficiency[, label]), got {!r}'.format(p))
+        points.append((n, eff, label))
+    return points
+
+
+def plot_scaling(curves, path, published=None, title=None, dpi=100):
+    """Write the efficiency of a data-parallel step against the number of
+    workers to the file ``path`` (in the format its extension names, as
+    for :func:`plot_roofline`): one line per curve, the workers on a
+    logarithmic axis, and published runs as black points, labelled.
+
+    Args:
+        curves: an ordered mapping label -> scaling report (N -> row with
+            ``efficiency``), e.g. one per overlap mode.
+        path: a file name or a binary file object.
+        published: ``(workers, efficiency[, label])`` points measured in
+            published runs, or None.
+        title (str): the title; default 'Scaling'.
+        dpi (int): resolution of raster images.
+
+    Returns:
+        the matplotlib Figure (already written).
+    """
+    plot_format(path)  # before drawing, as the other plots
+    points = _published_points(published)
+    curves = collections.OrderedDict(
+        (label, rows) for label, rows in curves.items() if rows)
+    if not curves:
+        raise ValueError('no scaling report to plot')
+    fig = _new_figure((7, 4.5))
+    ax = fig.add_subplot(1, 1, 1)
+    colours = _colours(len(curves))
+    for colour, (label, rows) in zip(colours, curves.items()):
+        ns = sorted(rows)
+        ax.plot(ns, [rows[n]['efficiency'] for n in ns], marker='o',
+                markersize=3, color=colour, label=label)
+    for n, eff, label in points:
+        ax.plot([n], [eff], marker='s', markersize=6, color='black',
+                linestyle='none', zorder=3)
+        if label:
+            ax.annotate(label, (n, eff), textcoords='offset points',
+                        xytext=(-6, -12), fontsize=7, ha='right')
+    if points:  # one legend entry for the published points
+        ax.plot([], [], marker='s', color='black', linestyle='none',
+                label='published')
+    xs = [n for rows in curves.values() for n in rows] + [
+        n for n, _, _ in points]
+    if max(xs) > 1:
+        ax.set_xscale('log', base=2)
+    ax.set_ylim(0, 1.05)
+    ax.set_xlabel('Workers')
+    ax.set_ylabel('Efficiency (step at 1 worker / step at N)')
+    ax.set_title(title or 'Scaling')
+    ax.grid(True, linewidth=0.5, alpha=0.5)
+    ax.legend(loc='lower left', fontsize=8)
     fig.tight_layout()
     _save(fig, path, dpi)
     return fig

@@ -161,12 +161,16 @@ _TITLES = {
     'samples_per_s': 'Samples/s', 'rank': 'Rank',
     'slowest_rank': 'Slowest\nrank',
     'layer': 'Layer', 'batch': 'Batch',
+    'n_buckets': '# Buckets', 'step_from': 'Step from',
+    'family': 'Family', 'n_flagged': '# Flagged', 'flag': 'Flag',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
                 't_serial': 'T serial', 't_network': 'T network',
                 't_allreduce': 'T allreduce', 't_step': 'T step',
-                't_step_overlap': 'T step\n(overlap)'}
+                't_step_overlap': 'T step\n(overlap)',
+                't_exposed_comm': 'T exposed\ncomm', 't_jitter': 'T jitter',
+                't_call': 'T call', 't_predicted': 'T predicted'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
                   'activations': 'Activations', 'gradients': 'Gradients',
@@ -194,6 +198,8 @@ def _header(column, prefix, time_unit, name_title):
 
 
 def _round(value, n_digits):
+    if n_digits is None:  # json's n_digits=None: the figure as it is
+        return value
     value = round(value, n_digits)
     if n_digits == 0:
         value = int(value)
@@ -435,7 +441,10 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
     """Render report rows as text in ``mode``; arguments are validated."""
     mode = check_mode(mode)
     unit = check_unit(unit)
-    n_digits = check_n_digits(n_digits)
+    # In json, None is no rounding (a script wants the figures as they
+    # are); a text table has a width, so None is MAX_DIGITS there.
+    if mode != 'json' or n_digits is not None:
+        n_digits = check_n_digits(n_digits)
     time_unit = check_time_unit(time_unit)
     if mode == 'json':
         return render_json(rows, columns, unit, n_digits, time_unit)

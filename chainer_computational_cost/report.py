@@ -28,6 +28,7 @@ import collections
 import sys
 import warnings
 
+from chainer_computational_cost import calibration as calib
 from chainer_computational_cost import memory
 from chainer_computational_cost import network as net
 from chainer_computational_cost import plots
@@ -38,7 +39,8 @@ from chainer_computational_cost.columns import (  # NOQA: F401
     BYTE_METRICS, LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, MAX_DIGITS,
     MEMORY_BYTES, METRICS, MODES, PERCENTS, PHASE_COLUMNS, PHASES,
     PhaseColumns, PREFIXES, ReportColumns, SCALED, SUMMARY_COLUMNS,
-    SummaryColumns, TIME_COLUMNS, TIME_UNITS, UNITS)
+    SummaryColumns, TIME_COLUMNS, TIME_REPORT_COLUMNS, TIME_UNITS,
+    TimeColumns, UNITS)
 from chainer_computational_cost.records import (  # NOQA: F401
     error_text, format_stack, fresh, FreshDict, is_library_file,
     link_depth, R_DTYPE, R_ERROR, R_FLOPS, R_GRAD, R_LINK, R_LIVE,
@@ -195,7 +197,8 @@ class CostReport(object):
                 column) or ``'auto'`` (a prefix per cell); any case.
             columns (list): names from ``ReportColumns`` or
                 :data:`LAYER_COLUMNS`.
-            n_digits (int): decimals, 0 to 10 (None means 10).
+            n_digits (int): decimals, 0 to 10 (None: 10, but no rounding
+                in json).
             time_unit (str): ``'s'``, ``'ms'`` or ``'us'`` for ``time``.
         """
         columns = check_columns(columns, LAYER_COLUMNS)
@@ -301,9 +304,61 @@ class CostReport(object):
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit)
 
+    # Predicted time: the calibration module computes, this only reads.
+
+    def time_report(self, calibration, by='layer', device=None,
+                    peak_flops=None, bandwidth=None):
+        """Ordered dict name -> the time a calibration predicts, per call
+        (``by='layer'``) or summed per ``'type'``, ``'link'`` or ``'phase'``;
+        last 'total' (see
+        :func:`chainer_computational_cost.calibration.time_report`).
+
+        ``calibration``: a :class:`~chainer_computational_cost.calibration.
+        Calibration` (see :func:`chainer_computational_cost.calibrate`) or
+        the path of its JSON file.  ``t_roofline`` is the bound on
+        ``device`` (or ``peak_flops`` and ``bandwidth``), by default on the
+        calibration's own measured peak and bandwidth.  Calls of a type the
+        calibration never ran or outside its range are flagged.
+        """
+        return FreshDict(self._time_rows(calibration, by, device,
+                                         peak_flops, bandwidth))
+
+    def _time_rows(self, calibration, by, device, peak_flops, bandwidth):
+        found = calib.load_calibration(calibration)
+        layers = self._built()['layers']
+        if device is None and peak_flops is None and bandwidth is None:
+            device = found.device(getattr(self, 'fma_1flop', True))
+        rows = roofline.roofline_report(layers, device, peak_flops,
+                                        bandwidth)
+        return calib.time_report(layers, found, rows, by)
+
+    def show_time_report(self, calibration, ost=None, mode='csv',
+                         by='layer', unit='autoaligned', columns=None,
+                         n_digits=3, time_unit='ms', device=None,
+                         peak_flops=None, bandwidth=None):
+        """Write the predicted times of :meth:`time_report` to ``ost`` (see
+        :meth:`show_report`); by default the columns of
+        ``TimeColumns.DEFAULT`` (per call: ``type`` and ``flag`` too), the
+        measured ``time`` when the run measured it."""
+        rows = self._time_rows(calibration, by, device, peak_flops,
+                               bandwidth)
+        if columns is None:
+            columns = list(TimeColumns.DEFAULT)
+            if by == 'layer':
+                columns = ['name', 'type'] + columns[2:-1] + ['flag']
+            if 'time' not in rows['total']:
+                columns.remove('time')
+        columns = check_columns(columns, TIME_REPORT_COLUMNS)
+        title = {'layer': 'Layer name', 'type': 'Layer type',
+                 'link': 'Link', 'phase': 'Phase'}[by]
+        self._show(ost, lambda: list(rows.values()), columns, mode, unit,
+                   n_digits, time_unit, title)
+
     def scaling_report(self, workers, device=None, network=None,
                        peak_flops=None, bandwidth=None, batch_size=None,
-                       grad_bytes=None):
+                       grad_bytes=None, step_time=None, overlap='none',
+                       bucket_bytes=None, gpus_per_node=1,
+                       node_network=None, jitter=0.0):
         """Ordered dict N -> one data-parallel training step on N workers
         (see :func:`chainer_computational_cost.network.scaling_report`):
         the records must hold one training step (forward and backward) of
@@ -311,7 +366,10 @@ class CostReport(object):
         over ``network``.  ``batch_size`` (samples per worker) defaults to
         the projection's, else the first dimension of the first input.
         The gradients have their parameters' dtypes unless the run
-        recorded ChainerMN's all-reduce (see the function)."""
+        recorded ChainerMN's all-reduce (see the function).  ``step_time``
+        (seconds of a measured step), ``overlap`` (one of
+        ``network.OVERLAPS``), ``bucket_bytes``, ``gpus_per_node``,
+        ``node_network`` and ``jitter`` are the function's."""
         if network is None:
             raise ValueError('scaling_report needs a network: one of {}'
                              .format(', '.join(repr(n)
@@ -319,6 +377,8 @@ class CostReport(object):
         net.resolve_network(network)
         workers = net.check_workers(workers)  # an iterator is read once
         batch_size = net.check_batch_size(batch_size)
+        net.check_scaling_options(step_time, overlap, bucket_bytes,
+                                  gpus_per_node, node_network, jitter)
         built = self._built()
         rows = self._roofline_rows(device, peak_flops, bandwidth, None)
         if batch_size is None:
@@ -330,22 +390,59 @@ class CostReport(object):
         root = built['link_info'].get('/', ())
         # The parameters' bytes: a third item (not in old pickles).
         param_bytes = root[2] if len(root) > 2 else None
-        return net.scaling_report(built['layers'], rows,
-                                  built['n_params'], workers, network,
-                                  batch_size, grad_bytes, param_bytes)
+        return net.scaling_report(
+            built['layers'], rows, built['n_params'], workers, network,
+            batch_size, grad_bytes, param_bytes, step_time=step_time,
+            overlap=overlap, bucket_bytes=bucket_bytes,
+            gpus_per_node=gpus_per_node, node_network=node_network,
+            jitter=jitter,
+            link_bytes=net.own_param_bytes(built['link_info']))
 
     def show_scaling_report(self, workers, ost=None, mode='csv',
                             device=None, network=None, peak_flops=None,
                             bandwidth=None, batch_size=None,
                             grad_bytes=None, columns=None, n_digits=3,
-                            time_unit='ms', unit='autoaligned'):
-        """Write the scaling report to ``ost`` (see :meth:`show_report`)."""
+                            time_unit='ms', unit='autoaligned',
+                            **options):
+        """Write the scaling report to ``ost`` (see :meth:`show_report`;
+        ``options``: :meth:`scaling_report`'s ``step_time``, ``overlap``,
+        ``bucket_bytes``, ``gpus_per_node``, ``node_network``,
+        ``jitter``)."""
         columns = check_columns(columns or list(net.SCALING_COLUMNS),
                                 net.SCALING_COLUMNS)
         rows = self.scaling_report(workers, device, network, peak_flops,
-                                   bandwidth, batch_size, grad_bytes)
+                                   bandwidth, batch_size, grad_bytes,
+                                   **options)
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit, 'Workers')
+
+    def plot_scaling(self, path, workers, device=None, network=None,
+                     peak_flops=None, bandwidth=None, batch_size=None,
+                     grad_bytes=None, overlaps=None, published=None,
+                     title=None, dpi=100, **options):
+        """Write the efficiency against the workers to the file ``path``
+        (PNG, SVG, PDF, EPS or PS, as its extension says; needs
+        matplotlib: the ``[plot]`` extra): one line per mode of
+        ``overlaps`` (a list of ``network.OVERLAPS``; default the
+        ``overlap`` option's, else ``'none'``), and ``published`` points
+        ``(workers, efficiency[, label])``; returns the figure.  The other
+        arguments are :meth:`scaling_report`'s."""
+        plots.plot_format(path)
+        if overlaps is None:
+            overlaps = [options.pop('overlap', 'none')]
+        else:
+            options.pop('overlap', None)
+            overlaps = list(overlaps)
+        workers = net.check_workers(workers)
+        curves = collections.OrderedDict()
+        for mode in overlaps:
+            # buckets are DDP's and Horovod's only
+            kept = {k: v for k, v in options.items() if k != 'bucket_bytes'
+                    or mode in ('ddp', 'horovod')}
+            curves[mode] = self.scaling_report(
+                workers, device, network, peak_flops, bandwidth, batch_size,
+                grad_bytes, overlap=mode, **kept)
+        return plots.plot_scaling(curves, path, published, title, dpi)
 
     def plot_roofline(self, path, device=None, peak_flops=None,
                       bandwidth=None, **kwargs):

@@ -189,6 +189,17 @@ DEVICES['a100'] = _profile(
     {'fp16': ('fp16 matrix', 312e12), 'fp32': ('tf32 matrix', 156e12),
      'fp64': ('fp64 matrix', 19.5e12)})
 
+# NVIDIA A100 SXM4 40GB: the launch board, the 80GB's FLOPs on HBM2 at
+# 2.4 Gb/s a pin instead of HBM2e at 3.2: 1555 GB/s (glennklockwood.com/
+# garden/processors/A100, "A100 40G SXM4: 1.555 TB/s"; TechPowerUp GPU
+# database, "NVIDIA A100 SXM4 40 GB": 1,555 GB/s).
+DEVICES['a100-40gb'] = DEVICES['a100']._replace(
+    name='a100-40gb', title='NVIDIA A100 SXM4 40GB', bandwidth=1555e9)
+
+# 'a100', the same board by the name of its memory, as the capacity presets
+# (memory.CAPACITIES) name it: one name for every entry point.
+DEVICES['a100-80gb'] = DEVICES['a100']._replace(name='a100-80gb')
+
 # NVIDIA H100 SXM5 80GB.  H100 datasheet figures (copied by HPC Tech,
 # archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html): FP64 34, FP64
 # tensor 67, FP32 67 TFLOP/s; TF32 tensor 989 and FP16 tensor 1979 TFLOP/s
@@ -200,6 +211,30 @@ DEVICES['h100'] = _profile(
     {'fp16': 133.8e12, 'fp32': 67e12, 'fp64': 34e12},
     {'fp16': ('fp16 matrix', 989.5e12), 'fp32': ('tf32 matrix', 494.5e12),
      'fp64': ('fp64 matrix', 67e12)})
+
+# NVIDIA Tesla P100 SXM2 (Pascal GP100, NVLink; no tensor cores): 21.2
+# TFLOP/s fp16, 10.6 fp32, 5.3 fp64 (half rate), 16 GB HBM2 at 720 GB/s
+# (hothardware.com, "NVIDIA Unveils Beastly Tesla P100"; tech4gamers.com,
+# "NVIDIA Tesla P100 will be available in two variants": the mezzanine
+# card's column).  The GPU of Goyal et al. 2017 and of Horovod's 2018
+# benchmarks (Pascal).
+DEVICES['p100'] = _profile(
+    'p100', 'NVIDIA Tesla P100 SXM2 16GB', 720e9,
+    {'fp16': 21.2e12, 'fp32': 10.6e12, 'fp64': 5.3e12})
+
+# NVIDIA Tesla V100 SXM2 16GB (Volta GV100): 15.7 TFLOP/s fp32 and 125
+# tensor TFLOP/s (fp16 in, fp32 accumulate; NVIDIA developer blog,
+# "Programming Tensor Cores in CUDA 9": "up to 125 Tensor TFLOPS"; the
+# table of github.com/avensun/deep-learning-benchmark: 15.7 and 125); 900
+# GB/s HBM2 (leiphone.com, GTC 2017 launch: 16 GB HBM2, 900 GB/s).  2560
+# FP64 cores for 5120 FP32 (techrival.com, "NVIDIA Volta Tesla V100
+# Cards Detailed"): fp64 at half rate, 7.8; fp16 outside the tensor cores
+# at twice fp32, 31.4.  float32 matrix ops stay on the FP32 cores (no TF32
+# before Ampere).
+DEVICES['v100'] = _profile(
+    'v100', 'NVIDIA Tesla V100 SXM2 16GB', 900e9,
+    {'fp16': 31.4e12, 'fp32': 15.7e12, 'fp64': 7.85e12},
+    {'fp16': ('fp16 matrix', 125e12)})
 
 # AMD EPYC 9654 (Zen 4, one socket): 96 cores at 2.40 GHz base (TechPowerUp
 # CPU database, quoted by llmperf.net "AMD EPYC 9000 Series"); 12 channels

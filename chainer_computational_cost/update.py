@@ -14,7 +14,9 @@ wrappers read the rule, the hook, the parameter and its gradient, and the
 optimizer's target link, never change them, and run no arithmetic.
 
 * ``GradientMethod.update``: the optimizer whose target owns the
-  parameters (each record is in the link that owns its parameter);
+  parameters (each record is in the link that owns its parameter, named
+  as the hook saw it called: under the innermost link of the target that
+  the block called, else under the target);
 * ``UpdateRule.update``: one record per parameter a rule updates (none
   when the rule is disabled, or the parameter or its gradient is missing),
   made when ``update_core`` has returned, before the rule's 'post' hooks;
@@ -49,8 +51,9 @@ _users = [0]
 
 class _Thread(threading.local):
     """What one thread's updates are in: its active hooks, the optimizers
-    updating (``[optimizer, {id(param): link path} or None]``), the rules
-    updating (see _rule_update) and the timings of the hooks running."""
+    updating (``[optimizer, owner chains or None, {id(hook): paths}]``, see
+    _paths), the rules updating (see _rule_update) and the timings of the
+    hooks running."""
 
     def __init__(self):
         self.hooks = []
@@ -91,22 +94,75 @@ def stop(hook):
                     setattr(cls, name, _REAL[key])
 
 
-def _link_paths(link):
-    """``{id(parameter): path of the link that owns it}`` under ``link``
-    (paths as the hook names links: '/' for ``link``, '/a/b' below)."""
-    return {id(p): name.rpartition('/')[0] or '/'
-            for name, p in link.namedparams()}
+def _chains(target):
+    """``{id(parameter): ((link, path), ...)}``: for each parameter under
+    ``target``, the links from ``target`` down to the one that owns it,
+    with their paths under ``target`` ('/' for it, '/a/b' below; the first
+    path met for a shared link or parameter)."""
+    chains = {}
+    stack = [(target, '/', ())]
+    while stack:
+        link, path, chain = stack.pop()
+        chain += ((link, path),)
+        for name in link._params:
+            chains.setdefault(id(link.__dict__[name]), chain)
+        prefix = '' if path == '/' else path
+        stack.extend((child, prefix + '/' + child.name, chain)
+                     for child in reversed(list(link.children())))
+    return chains
 
 
-def _owner(param):
-    """The link path of ``param`` in the innermost optimizer updating that
-    knows it ('/' if none does: a parameter updated by hand)."""
-    for entry in reversed(_thread.optimizers):
-        paths = entry[1]
-        if paths is None:
+def _known_links(hook):
+    """``{id(link): path}`` of the links ``hook`` saw called in its block
+    (its link observer measures each one after its call)."""
+    observer = getattr(hook, '_link_observer', None)
+    known = {}
+    if observer is not None:
+        for path, link_id in list(observer.param_sizes):
+            known.setdefault(link_id, path)
+    return known
+
+
+def _path_in(chain, known):
+    """The path of the last link of ``chain`` as the hook names it: below
+    the innermost link of the chain it saw called (a Classifier calling the
+    optimizer's target ``predictor`` names it '/predictor'), else its path
+    under the optimizer's target."""
+    owner_path = chain[-1][1]
+    for link, path in reversed(chain):
+        base = known.get(id(link))
+        if base is None:
+            continue
+        rest = owner_path[len(path):] if path != '/' else (
+            '' if owner_path == '/' else owner_path)
+        if not rest:
+            return base
+        return rest if base == '/' else base + rest
+    return owner_path
+
+
+def _paths(entry, hook):
+    """``{id(parameter): link path}`` under the target of the optimizer of
+    ``entry`` (see _Thread) as ``hook`` names links, made once per update
+    and hook."""
+    by_hook = entry[2]
+    paths = by_hook.get(id(hook))
+    if paths is None:
+        if entry[1] is None:
             target = getattr(entry[0], 'target', None)
-            paths = entry[1] = {} if target is None else _link_paths(target)
-        path = paths.get(id(param))
+            entry[1] = {} if target is None else _chains(target)
+        known = _known_links(hook)
+        paths = by_hook[id(hook)] = {
+            key: _path_in(chain, known) for key, chain in entry[1].items()}
+    return paths
+
+
+def _owner(param, hook):
+    """The link path of ``param`` (as ``hook`` names links) in the
+    innermost optimizer updating that knows it ('/' if none does: a
+    parameter updated by hand)."""
+    for entry in reversed(_thread.optimizers):
+        path = _paths(entry, hook).get(id(param))
         if path is not None:
             return path
     return '/'
@@ -123,23 +179,25 @@ def _arrays(param):
 
 
 def _rule_arrays(rule):
-    """The arrays a rule holds for its parameter: its state's and its
-    float32 master copy's."""
-    found = [a for a in (rule.state or {}).values()
-             if getattr(a, 'nbytes', None) is not None]
+    """The arrays a rule holds for its parameter: ``{key: array}`` of its
+    state's and of its float32 master copy (key None)."""
+    found = {k: a for k, a in (rule.state or {}).items()
+             if getattr(a, 'nbytes', None) is not None}
     master = getattr(rule, '_fp32_param', None)
     if master is not None and master.array is not None:
-        found.append(master.array)
+        found[None] = master.array
     return found
 
 
-def _emit(obj, param, link, frame, kwargs, new_arrays=(), timed=False):
+def _emit(obj, param, owner, frame, kwargs, new_arrays=(), timed=False):
+    """Hand every active hook the record of ``obj`` on ``param``, in the
+    link ``owner`` (the parameter whose owner it names)."""
     in_data = _arrays(param)
     if in_data is None:
         return
     for hook in list(_thread.hooks):
-        hook._record_update(obj, in_data, link, frame, kwargs, new_arrays,
-                            timed)
+        hook._record_update(obj, in_data, _owner(owner, hook), frame, kwargs,
+                            new_arrays, timed)
 
 
 def _start_clocks(obj, param):
@@ -163,12 +221,23 @@ def _emit_rule(entry):
     entry[3] = True
     new = ()
     if before is not None:
-        new = [a for a in _rule_arrays(rule)
-               if not any(a is b for b in before)]
+        after = _rule_arrays(rule)
+        new = [a for k, a in after.items() if k not in before]
+        # A state array the rule replaced (SMORMS3 makes new ones at every
+        # update) is not new state: it counts as the one it replaces did
+        # (the run's, or the user's when the state existed before).
+        for k, a in after.items():
+            old = before.get(k)
+            if old is not None and old is not a:
+                for hook in _thread.hooks:
+                    if hook.memory:
+                        hook._memory.tracker.inherit(old, a)
+        # The old arrays die now, before the record reads what is alive.
+        entry[4] = before = old = after = None
     kwargs = {}
     if param._loss_scale is not None:
         kwargs['loss_scaled'] = True
-    _emit(rule, param, _owner(param), frame, kwargs, new, timed)
+    _emit(rule, param, param, frame, kwargs, new, timed)
 
 
 # The wrappers.  A thread with no active hook goes to the real method at
@@ -178,7 +247,7 @@ def _gm_update(self, lossfun=None, *args, **kwds):
     if not _thread.hooks:
         return _real_gm_update(self, lossfun, *args, **kwds)
     optimizers = _thread.optimizers
-    optimizers.append([self, None])
+    optimizers.append([self, None, {}])
     try:
         return _real_gm_update(self, lossfun, *args, **kwds)
     finally:
@@ -189,11 +258,12 @@ def _rule_update(self, param):
     hooks = _thread.hooks
     if not hooks or not self.enabled:
         return _real_rule_update(self, param)
-    # With memory followed, the arrays the rule holds before: those it
-    # creates (its state at the first update) are the run's.
-    before = (_rule_arrays(self) if any(h.memory for h in hooks)
-              else None)
-    entry = [self, param, sys._getframe(1), False, before, False]
+    # With memory followed, the arrays the rule holds before (only in the
+    # entry, see _emit_rule): those it creates (its state at the first
+    # update) are the run's.
+    entry = [self, param, sys._getframe(1), False,
+             _rule_arrays(self) if any(h.memory for h in hooks) else None,
+             False]
     rules = _thread.rules
     rules.append(entry)
     try:
@@ -234,12 +304,15 @@ def _call_hook(self, hook, args):
             rules[-1][0] is args[0]):
         return _real_call_hook(self, hook, args)
     # A hook of the rule updating: on the parameter it updates (a float32
-    # master copy's arrays under use_fp32_update).
+    # master copy's arrays under use_fp32_update, whose gradient is the
+    # rule's temporary copy, alive during the hook: ``fp32_grad``).
     timed = _start_clocks(hook, args[1])
     result = _real_call_hook(self, hook, args)
     entry = rules[-1]
-    _emit(hook, args[1], _owner(entry[1]), entry[2],
-          {'timing': _timing(hook)}, timed=timed)
+    kwargs = {'timing': _timing(hook)}
+    if args[1] is not entry[1]:
+        kwargs['fp32_grad'] = True
+    _emit(hook, args[1], entry[1], entry[2], kwargs, timed=timed)
     return result
 
 
@@ -249,10 +322,13 @@ def _opt_call_hook(self, hook):
         target = self.target
         frame = sys._getframe(1)
         kwargs = {'timing': _timing(hook)}
-        paths = _link_paths(target)
+        entry = [self, None, {}]
+        if _thread.optimizers and _thread.optimizers[-1][0] is self:
+            entry = _thread.optimizers[-1]
         each = getattr(hook, 'call_for_each_param', False)
         updated = [(param, _arrays(param)) for param in target.params()]
         for h in list(_thread.hooks):
+            paths = _paths(entry, h)
             if not each and h._update_calculator(type(hook)) is None:
                 # A hook of the optimizer's own that no calculator knows
                 # (GradientClipping has one): one record, ignored.

@@ -22,6 +22,9 @@ extensions = [
     # The docstrings' Args: and Returns: sections (Google style).
     'sphinx.ext.napoleon',
     'sphinxarg.ext',
+    # MathJax copied into the site (the [docs] extra installs it): the
+    # per-function formulas render offline, with no script from a CDN.
+    'sphinx-mathjax-offline',
 ]
 
 source_suffix = {'.md': 'markdown'}
@@ -38,6 +41,19 @@ autodoc_typehints = 'none'
 
 html_theme = 'furo'
 html_title = 'chainer_computational_cost'
+# Code and its output told apart (docs/_static/manual.css); the sidebar's
+# title broken only after an underscore (_templates/sidebar/brand.html).
+html_static_path = ['_static']
+html_css_files = ['manual.css']
+templates_path = ['_templates']
+# Options are typed as written: no en dash for '--', no curly quotes.
+smartquotes = False
+
+#: The MyST comment before a block that shows what the code before it
+#: prints (tests/test_docs.py reads the same comments).
+OUTPUT_MARKER = '<!-- output'
+#: The MyST comment before a block the reader saves as a file.
+FILE_MARKER = '<!-- file: '
 
 PACKAGE = 'chainer_computational_cost.'
 
@@ -73,6 +89,53 @@ def _resolve_short_name(app, env, node, contnode):
                                node['reftype'], found[0], node, contnode)
 
 
+def _mark_outputs(app, doctree):
+    """Give the class ``output`` to each block or table that a page marks
+    as output (``<!-- output -->`` right before it), so that the style
+    sheet shows it apart from code, labelled; give a block the reader
+    saves as a file (``<!-- file: NAME -->``) NAME as its caption."""
+    from docutils import nodes
+    for raw in list(doctree.findall(nodes.raw)):
+        marker = raw.astext().strip().split('\n')[-1]
+        parent = raw.parent
+        index = parent.index(raw)
+        if index + 1 == len(parent):
+            continue
+        block = parent[index + 1]
+        if marker.startswith(OUTPUT_MARKER) and isinstance(
+                block, (nodes.literal_block, nodes.table)):
+            block['classes'].append('output')
+        elif marker.startswith(FILE_MARKER) and isinstance(
+                block, nodes.literal_block):
+            name = marker[len(FILE_MARKER):-len('-->')].strip()
+            wrapper = nodes.container('', literal_block=True,
+                                      classes=['literal-block-wrapper'])
+            parent.replace(block, wrapper)
+            wrapper += nodes.caption('', '', nodes.Text(name))
+            wrapper += block
+            doctree.set_id(wrapper)  # a caption's permalink needs one
+
+
+def _one_bar_notation(app, doctree):
+    """Write the element count of an array as |x| in every formula.
+
+    The calculators' docstrings escape the bars (``$\\|x\\|$``) so that
+    a markdown table keeps its cells; in a table the escape is removed
+    before the formula is read, in prose it reaches MathJax, which draws a
+    norm (double bars).  One notation: single bars everywhere.
+    """
+    from docutils import nodes
+    for node in list(doctree.findall(
+            lambda n: isinstance(n, (nodes.math, nodes.math_block)))):
+        text = node.astext()
+        if '\\|' in text:
+            node.replace(node[0], nodes.Text(text.replace('\\|', '|')))
+
+
 def setup(app):
-    """Register the short-name resolver (see _resolve_short_name)."""
+    """Register the short-name resolver (see _resolve_short_name), the
+    marking of output and file blocks (_mark_outputs) and the one notation
+    of the formulas (_one_bar_notation)."""
     app.connect('missing-reference', _resolve_short_name)
+    app.connect('doctree-read', _mark_outputs)
+    app.connect('doctree-read', _one_bar_notation)

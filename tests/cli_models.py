@@ -139,14 +139,26 @@ def build_centered():
     return Centered()
 
 
+#: Seconds after which build_slow's model gives up on its own: a test
+#: that dies before its Ctrl-C (killed, timed out) leaves no process
+#: running for long.
+SLOW_LIMIT = 120
+
+
 def build_slow():
-    """A model that never ends: it creates the file named by $CLI_STARTED
-    once running, then calls ReLU until stopped (Ctrl-C tests)."""
+    """A model that runs until stopped (Ctrl-C tests): it creates the file
+    named by $CLI_STARTED once running, then calls ReLU until interrupted,
+    until its parent (the test) is gone, or for SLOW_LIMIT seconds."""
     import time
+
+    parent = os.getppid()
 
     def forward(x):
         open(os.environ['CLI_STARTED'], 'w').close()
-        while True:
+        deadline = time.monotonic() + SLOW_LIMIT
+        while time.monotonic() < deadline and os.getppid() == parent:
             x = F.relu(x)
             time.sleep(0.01)
+        raise SystemExit('build_slow: not interrupted within {} s, or its '
+                         'parent is gone'.format(SLOW_LIMIT))
     return forward

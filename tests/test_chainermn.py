@@ -9,7 +9,6 @@ equal the spy's total on every rank.
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -17,6 +16,7 @@ import pytest
 import chainer
 
 from chainer_computational_cost import ComputationalCostHook
+from processes import communicate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -44,15 +44,15 @@ def launch(tmp_path, n, script, *args):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get(
         'PYTHONPATH', ''), OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1',
         MN_OUT=str(tmp_path))
-    proc = subprocess.run(
+    # (the ranks killed with mpiexec on a timeout)
+    status, out, err = communicate(
         [MPIEXEC, '-n', str(n), sys.executable,
-         os.path.join(HERE, 'mpi', script)] + list(args),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        timeout=150, universal_newlines=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+         os.path.join(HERE, 'mpi', script)] + list(args), env=env,
+        timeout=150)
+    assert status == 0, err[-3000:]
     rows = [json.loads(line) for path in sorted(tmp_path.glob('*.jsonl'))
             for line in path.read_text().splitlines()]
-    assert len(rows) == n * len(args), proc.stdout
+    assert len(rows) == n * len(args), out
     return sorted(rows, key=lambda r: (r['dtype'], r['rank']))
 
 

@@ -260,8 +260,9 @@ def test_parse_shape_rejects(bad):
 def test_bad_unit_exits(capsys):
     # checked before the model is built (build_raising would raise)
     err = error_of(capsys, 'cli_models:build_raising', '--unit', 'X')
+    # (not the API's 'or None': no command line can type None)
     assert err == ("error: --unit must be one of 'raw', 'K', 'M', 'G', 'T', "
-                   "'autoaligned', 'auto' (any case) or None, got 'X'")
+                   "'autoaligned', 'auto' (any case), got 'X'")
 
 
 def test_bad_dtype_exits_before_building(capsys):
@@ -294,16 +295,16 @@ LINEAR_TRAIN_SUMMARY = (
     'backward,LinearGradWeight,1,24,80,24,104\n'
     'backward,Sum,1,6,32,8,40\n'
     # --optimizer adam (the default) on W (6) and b (2), 8 elements:
-    # 11 * 8 = 88 FLOPs; reads p, g, m, v: 4 * 4 * 8 = 128 B; writes p,
+    # 10 * 8 = 80 FLOPs; reads p, g, m, v: 4 * 4 * 8 = 128 B; writes p,
     # m, v: 3 * 4 * 8 = 96 B
-    'update,AdamRule,2,88,128,96,224\n'
-    ',total,7,211,428,196,624\n')
+    'update,AdamRule,2,80,128,96,224\n'
+    ',total,7,203,428,196,624\n')
 LINEAR_TRAIN_PHASES = (
     'Phase,# Layers,FLOPs,MemRead B,MemWrite B,MemR+W B\n'
     'forward,2,72,132,36,168\n'
     'backward,3,51,168,64,232\n'
-    'update,2,88,128,96,224\n'
-    'total,7,211,428,196,624\n')
+    'update,2,80,128,96,224\n'
+    'total,7,203,428,196,624\n')
 
 
 def test_train_prints_the_summary_by_phase():
@@ -559,8 +560,8 @@ def test_json_of_the_training_summary():
         ('forward', 'SoftmaxCrossEntropy', 40),
         ('backward', '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 21),
         ('backward', 'LinearGradWeight', 24), ('backward', 'Sum', 6),
-        ('update', 'AdamRule', 88),  # 11 FLOPs x 8 parameters
-        (None, 'total', 211)]
+        ('update', 'AdamRule', 80),  # 10 FLOPs x 8 parameters
+        (None, 'total', 203)]
 
 
 def test_json_roofline_times_in_seconds():
@@ -778,8 +779,8 @@ def test_plot_summary_of_a_training_step(tmp_path, monkeypatch):
         ('forward', 'SoftmaxCrossEntropy', 40),
         ('backward', '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 21),
         ('backward', 'LinearGradWeight', 24), ('backward', 'Sum', 6),
-        ('update', 'AdamRule', 88),  # 11 FLOPs x 8 parameters
-        (None, 'total', 211)]
+        ('update', 'AdamRule', 80),  # 10 FLOPs x 8 parameters
+        (None, 'total', 203)]
 
 
 @pytest.mark.parametrize('option', ['--plot-summary', '--plot-roofline'])
@@ -1127,7 +1128,7 @@ def test_fit_with_project():
     assert fitted[0] == 0
     assert run(*TINY_TRAIN, *FIT_1000, '--project') == fitted
     # 69n + 4 <= 1000 (test_memory.test_cli_fit)
-    assert fitted[1].startswith('largest batch on given with sgd: 14 ')
+    assert fitted[1].startswith('largest batch in 1000 bytes with sgd: 14 ')
 
 
 def test_fit_with_scaling():
@@ -1178,7 +1179,7 @@ def test_fit_of_a_step_off_the_line_is_an_answer():
     status, text = run('cli_models:build_centered', '--shape', '4,3',
                        '--unit', 'raw', '--train', '--fit', '1e7')
     assert status == 0
-    assert text.startswith('largest batch on given with adam: ')
+    assert text.startswith('largest batch in 10000000 bytes with adam: ')
     rows = dict(line.strip('|').split('|') for line in
                 text.splitlines()[3:])
     assert int(rows['total']) <= 10 ** 7 == int(rows['capacity'])
@@ -1188,9 +1189,9 @@ def test_fit_value_errors_are_one_line(capsys):
     err = error_of(capsys, *TINY_TRAIN, '--fit', '10')
     # batch 1: activations 24 + 4 = 28, the loss's scratch 45 (29 + 16
     # for fancy indexing's int64 buffers of the int32 label): 73
-    assert err == ('error: --fit: batch 1 does not fit given: it needs 73 '
-                   'bytes, given has 10 (parameters 0, optimizer state 0, '
-                   'peak 73 during SoftmaxCrossEntropy-1: activations 28, '
+    assert err == ('error: --fit: batch 1 does not fit the capacity 10 '
+                   'bytes: it needs 73 bytes (parameters 0, optimizer state '
+                   '0, peak 73 during SoftmaxCrossEntropy-1: activations 28, '
                    'gradients 0, scratch 45); no batch fits')
 
 
@@ -1259,7 +1260,7 @@ def test_json_of_the_fit_holds_the_answer(capsys):
     assert status == 0
     doc = json.loads(text)
     assert (doc['batch_size'], doc['device'], doc['capacity'],
-            doc['optimizer']) == (14, 'given', 1000, 'sgd')
+            doc['optimizer']) == (14, None, 1000, 'sgd')
     assert doc['peak_layer'] == 'SoftmaxCrossEntropy-1'
     # the table's rows: total 69*14 + 4 = 970 bytes
     assert {r['name']: r['bytes'] for r in doc['rows']}['total'] == 970
@@ -1348,13 +1349,21 @@ def test_ctrl_c_is_one_line(tmp_path):
     started = tmp_path / 'started'
     p = _command('cli_models:build_slow', '--shape', '2,3',
                  CLI_STARTED=str(started))
-    deadline = time.monotonic() + 60
-    while not started.exists() and p.poll() is None \
-            and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert started.exists(), p.communicate()
-    p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists() and p.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert started.exists(), p.communicate()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        # A failure, a timeout or an interrupted test run must not leave
+        # the endless model running (it also stops by itself, see
+        # cli_models.SLOW_LIMIT).
+        if p.poll() is None:
+            p.kill()
+            p.wait()
     assert (p.returncode, out, err) == (130, b'', b'interrupted\n')
 
 
@@ -1482,3 +1491,66 @@ def test_fit_shows_progress_on_a_terminal(monkeypatch, capsys):
     assert status == 0
     assert '\rfit: batch 1 (run 1): ' in err
     assert '\rfit: batch 3 (run 3): ' in err
+
+
+# Scripts and people: exact json, no abbreviations, help that fits
+
+def test_json_without_unit_is_exact():
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--mode', 'json', '--device', 'gtx1080ti')
+    assert status == 0
+    doc = json.loads(text)
+    assert doc['units'] == {'flops': 'FLOPs', 'mrw': 'B', 't_compute': 's',
+                            't_memory': 's', 't_roofline': 's'}
+    conv = doc['rows'][0]
+    # 4 outputs * 6*6 positions * 3*3*3 multiply-adds = 3888 FLOPs over
+    # 1792 bytes (test_links_md_indents_by_depth's row), on 10.6e12 FLOP/s:
+    # not rounded to 3 decimals (2.17) nor to 10 (4e-10 s)
+    assert (conv['flops'], conv['mrw']) == (3888, 1792)
+    assert conv['intensity'] == 3888 / 1792
+    assert conv['t_compute'] == 3888 / 10.6e12
+
+
+def test_json_with_unit_is_scaled_and_rounded():
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--mode', 'json', '--unit', 'K', '--columns',
+                       'name,flops')
+    assert status == 0
+    # 3888 / 1000 to 3 decimals
+    assert json.loads(text)['rows'][0] == {
+        'name': 'Convolution2DFunction-1', 'flops': 3.888}
+
+
+def test_option_prefixes_are_not_options(capsys):
+    # argparse would take --shap for --shape
+    with pytest.raises(SystemExit) as e:
+        main(['cli_models:build_tiny', '--shap', '2,3'])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == ('error: unrecognized arguments: '
+                                       '--shap 2,3 (see --help)\n')
+
+
+def test_help_fits_the_terminal(monkeypatch, capsys):
+    monkeypatch.setenv('COLUMNS', '60')
+    with pytest.raises(SystemExit):
+        main(['--help'])
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 60
+    # short group titles; the explanation is wrapped text below them
+    assert {'reports:', 'plots:', 'scaling:'} <= set(lines)
+    # never broken inside an option's name
+    assert not [line for line in lines if line.rstrip().endswith('-')]
+
+
+def test_progress_says_what_it_does_at_once(monkeypatch, capsys):
+    from chainer_computational_cost import __main__ as cli
+    # An interval no run reaches: only the lines drawn as each step
+    # starts are shown.
+    monkeypatch.setattr(cli.Progress, 'INTERVAL', 1e9)
+    err = FakeTerminal()
+    monkeypatch.setattr(sys, 'stderr', err)
+    status, _ = run(*TINY_TRAIN, *FIT_1000)
+    assert status == 0
+    assert err.getvalue().startswith('\rbuilding the model')
+    assert '\rfit: batch 1 (run 1)' in err.getvalue()
+    assert 'calls so far' not in err.getvalue()

@@ -8,29 +8,40 @@ A page marks its blocks with MyST comments on the lines right before them:
   Every other Python block runs in a fresh namespace, so a block that
   lacks an import fails.
 - ``<!-- output -->`` before a fenced block or a markdown table: what the
-  Python block before it prints (several such parts follow on, in order).
+  Python or shell block before it prints (several such parts follow on,
+  in order), as a terminal shows it (a shell block's stdout and stderr
+  together; the erase codes of Chainer's PrintReport left out).
   A line ``...`` (or a table row of ``...`` cells) stands for any number
   of lines; every other line must be printed exactly, figures included.
   A warning is shown as ``<Category>: <message>`` where it is given.
   A block that prints must show it.
+- ``<!-- output: figures vary -->``: the same, for output whose figures
+  change from run to run (measured times): every number may differ, the
+  rest must be printed exactly.
+- A ``sh`` block without a marker is run by bash, in a directory of the
+  page's own where the venv's ``python`` comes first on the PATH, after
+  the page's ``<!-- file: NAME -->`` blocks above it are written there
+  (a ``python`` block so marked is a file the reader saves, not run).
 - ``<!-- run: mpiexec -n 2 -->`` before a ``py`` block: the test writes it
   to a file and runs it under the venv's mpiexec; its outputs are marked
   ``<!-- output: rank R -->`` with what rank R prints.
 - ``<!-- not run: <reason> -->`` before a block of commands (``sh``): the
   tests cannot run it, and say why.
+
+The site built from these pages is checked by tests/test_site.py.
 """
 
-import contextlib
 import importlib
 import inspect
-import io
+import json
 import os
 import re
 import subprocess
 import sys
-import warnings
 
 import pytest
+
+from processes import communicate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = os.path.join(ROOT, 'docs')
@@ -55,6 +66,10 @@ class Block(object):
         self.code = code
         self.markers = markers
         self.outputs = []  # (marker, lines)
+        files = [m[len('file: '):] for m in markers
+                 if m.startswith('file: ')]
+        #: The name a reader saves this block under (None: not a file).
+        self.file = files[0] if files else None
 
     def __repr__(self):
         return '{}:{} ({})'.format(self.page, self.line, self.lang)
@@ -92,7 +107,10 @@ def parse(page):
                 block = Block(page, i + 1, fence.group(2), '\n'.join(body),
                               markers)
                 blocks.append(block)
-                if block.lang in ('python', 'py'):
+                # (a command not run is not what an output shows: the
+                # MPI pages show how to run the script above it)
+                if block.lang in ('python', 'py') and not block.file or \
+                        block.lang == 'sh' and not block.markers:
                     last_code = block
             i = end + 1
             continue
@@ -112,8 +130,10 @@ def all_blocks():
     return [b for page in PAGES for b in parse(page)]
 
 
-def python_blocks():
-    return [b for b in all_blocks() if b.lang == 'python']
+def python_blocks(pages=PAGES):
+    """The Python blocks that run (not the files a reader saves)."""
+    return [b for page in pages for b in parse(page)
+            if b.lang == 'python' and b.file is None]
 
 
 def matches(pattern, actual):
@@ -133,12 +153,23 @@ def matches(pattern, actual):
     return match(0, 0)
 
 
+#: The marker of output whose figures change from run to run.
+VARYING = 'output: figures vary'
+NUMBER = re.compile(r'[-+]?\d+(\.\d+)?(e[-+]?\d+)?')
+
+
 def _expected(block, marker='output'):
     lines = []
     for m, part in block.outputs:
-        if m == marker:
+        if m == marker or (marker == 'output' and m == VARYING):
             lines += part
     return lines
+
+
+def _without_figures(lines):
+    """Lines with every number as '#' and runs of spaces as one (a
+    column's width follows its figures)."""
+    return [' '.join(NUMBER.sub('#', line).split()) for line in lines]
 
 
 def _check_printed(block, printed):
@@ -148,49 +179,130 @@ def _check_printed(block, printed):
             block, printed))
     assert any(line.strip() not in ('', '...') for line in expected) or \
         not expected, '{!r}: an output of only "..."'.format(block)
-    assert matches(expected, printed.split('\n')[:-1]), (
+    actual = printed.split('\n')[:-1]
+    if any(m == VARYING for m, _ in block.outputs):
+        expected, actual = _without_figures(expected), \
+            _without_figures(actual)
+    assert matches(expected, actual), (
         '{!r} printed\n{}\nbut the page shows\n{}'.format(
             block, printed, '\n'.join(expected)))
 
 
-def _namespaces():
-    """Each Python block with the namespace it runs in."""
-    namespace = None
-    for block in python_blocks():
-        if 'continues' not in block.markers or namespace is None:
-            assert 'continues' not in block.markers, (
-                '{!r} continues, but no block comes before it'.format(block))
-            namespace = {'__name__': '__docs__'}
-        yield block, namespace
+def _as_on_a_terminal(text):
+    """``text`` as a terminal shows it: Chainer's PrintReport writes an
+    erase code (ESC [J) before each line, which a terminal does not
+    show."""
+    return text.replace('\033[J', '')
 
 
-def _run(block, namespace):
-    out = io.StringIO()
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        out.write('{}: {}\n'.format(category.__name__, message))
-    with contextlib.redirect_stdout(out), warnings.catch_warnings():
-        # ReportWarning is a UserWarning: each is shown, once per hook
-        warnings.simplefilter('always', UserWarning)
-        warnings.showwarning = show
-        exec(compile(block.code, '{}:{}'.format(block.page, block.line),
-                     'exec'), namespace)
-    return out.getvalue()
+def _pages_with(lang):
+    return [page for page in PAGES
+            if any(b.lang == lang for b in parse(page))]
 
 
 # The pages show what Chainer 7.8.1 prints (Chainer 6 names some classes
-# differently: MaxPooling2D for MaxPoolingND).
+# differently: MaxPooling2D for MaxPoolingND).  A page a test: the pages
+# run in parallel under pytest-xdist.
 @pytest.mark.slow
 @pytest.mark.chainer7_only
-def test_every_python_example_prints_what_its_page_shows(tmp_path,
-                                                         monkeypatch):
-    # Examples that write files write them here.
-    monkeypatch.chdir(tmp_path)
-    ran = 0
-    for block, namespace in _namespaces():
-        _check_printed(block, _run(block, namespace))
-        ran += 1
-    assert ran >= 15
+@pytest.mark.parametrize('page', _pages_with('python'))
+def test_every_python_example_prints_what_its_page_shows(tmp_path, page):
+    blocks = python_blocks([page])
+    printed = _run_page(blocks, tmp_path)
+    assert len(printed) == len(blocks)
+    for block, text in zip(blocks, printed):
+        _check_printed(block, text)
+
+
+#: Runs a page's Python blocks as a script would (its own process, the
+#: real stdout: what Chainer's PrintReport writes to by default), a block
+#: that does not continue in a fresh namespace; a line of SEPARATOR after
+#: each block's output.
+DRIVER = '''
+import json, sys, warnings
+
+def show(message, category, filename, lineno, file=None, line=None):
+    sys.stdout.write('{}: {}\\n'.format(category.__name__, message))
+
+# ReportWarning is a UserWarning: each is shown, once per hook
+warnings.simplefilter('always', UserWarning)
+warnings.showwarning = show
+namespace = None
+for name, code, continues in json.load(sys.stdin):
+    if not continues or namespace is None:
+        namespace = {'__name__': '__docs__'}
+    exec(compile(code, name, 'exec'), namespace)
+    sys.stdout.write(%r)
+    sys.stdout.flush()
+'''
+SEPARATOR = '\x00 end of block\n'
+
+
+def _example_env(**env):
+    """The environment of an example's process: the checkout importable,
+    Python's output buffered as in a terminal session (unbuffered, print
+    writes its text and its newline apart, and mpiexec's rank prefix can
+    land in the middle of a line)."""
+    environ = dict(os.environ, PYTHONPATH=ROOT + os.pathsep
+                   + os.environ.get('PYTHONPATH', ''), **env)
+    environ.pop('PYTHONUNBUFFERED', None)
+    return environ
+
+
+def _run_page(blocks, cwd):
+    """What each of ``blocks`` prints, run in order by one Python process
+    in ``cwd`` (the files examples write go there)."""
+    script = json.dumps([('{}:{}'.format(b.page, b.line), b.code,
+                          'continues' in b.markers) for b in blocks])
+    status, out, err = communicate(
+        [sys.executable, '-c', DRIVER % SEPARATOR], cwd, _example_env(),
+        stdin=script)
+    assert status == 0, err[-3000:]
+    return [_as_on_a_terminal(part)
+            for part in out.split(SEPARATOR)[:-1]]
+
+
+def test_the_pages_have_python_examples():
+    assert len(python_blocks()) >= 15
+
+
+def _shell_blocks(page):
+    """The page's blocks that shell examples need, in order: the files
+    to save and the commands to run."""
+    return [b for b in parse(page)
+            if b.file is not None or (b.lang == 'sh' and not b.markers)]
+
+
+def _run_shell(block, cwd):
+    """What ``block``'s commands print, stdout and stderr together, run
+    by bash in ``cwd`` with the venv first on the PATH; the commands and
+    whatever they started are killed if the test fails or times out."""
+    env = _example_env(COLUMNS='80', PATH=os.path.dirname(sys.executable)
+                       + os.pathsep + os.environ.get('PATH', ''))
+    _, out, _ = communicate(['bash', '-c', block.code], cwd, env,
+                            stderr=subprocess.STDOUT)
+    # A command that runs 10 s writes progress lines to a log; on a
+    # terminal, where the reader runs it, that is a status line erased as
+    # it ends.
+    return ''.join(line for line in out.splitlines(True)
+                   if not PROGRESS.match(line))
+
+
+#: A progress line of the command line in a log (_cli_progress.py).
+PROGRESS = re.compile(r'^.*: (\d+ calls so far, \d+ s|done, \d+ calls in '
+                      r'\d+\.\d s)$')
+
+
+@pytest.mark.slow
+@pytest.mark.chainer7_only
+@pytest.mark.parametrize('page', [p for p in PAGES if any(
+    b.lang == 'sh' for b in _shell_blocks(p))])
+def test_every_shell_example_prints_what_its_page_shows(tmp_path, page):
+    for block in _shell_blocks(page):
+        if block.file is not None:
+            (tmp_path / block.file).write_text(block.code + '\n')
+        else:
+            _check_printed(block, _run_shell(block, tmp_path))
 
 
 def _mpi_blocks():
@@ -206,20 +318,14 @@ def test_mpi_example_prints_what_its_page_shows(tmp_path, block):
         pytest.skip('no mpiexec beside ' + sys.executable)
     script = tmp_path / 'example.py'
     script.write_text(block.code)
-    env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1',
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH',
-                                                             ''))
-    # Unbuffered, print writes its text and its newline apart, and
-    # mpiexec's rank prefix can then land in the middle of a line.
-    env.pop('PYTHONUNBUFFERED', None)
-    proc = subprocess.run(
+    env = _example_env(OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1')
+    status, out, err = communicate(
         [MPIEXEC, '-prepend-rank', '-n', '2', sys.executable, str(script)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        timeout=300, universal_newlines=True, cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stderr[-3000:]
+        tmp_path, env, timeout=300)
+    assert status == 0, err[-3000:]
     for rank in (0, 1):
         prefix = '[{}] '.format(rank)
-        printed = [line[len(prefix):] for line in proc.stdout.splitlines()
+        printed = [line[len(prefix):] for line in out.splitlines()
                    if line.startswith(prefix)]
         expected = _expected(block, 'output: rank {}'.format(rank))
         assert expected and matches(expected, printed), (
@@ -230,14 +336,18 @@ def test_mpi_example_prints_what_its_page_shows(tmp_path, block):
 def test_every_block_is_run_or_says_why_not():
     for block in all_blocks():
         if block.lang == 'python':
-            assert not block.markers or block.markers == ['continues'], block
+            assert block.markers in ([], ['continues']) or \
+                block.file is not None and len(block.markers) == 1, block
         elif block.lang == 'py':
             assert block.markers == ['run: mpiexec -n 2'], block
-        elif block.lang in ('sh', 'console', 'bash'):
-            assert len(block.markers) == 1 and \
+        elif block.lang == 'sh':
+            # run, or not run with a reason
+            assert not block.markers or len(block.markers) == 1 and \
                 block.markers[0].startswith('not run: '), (
                     '{!r}: commands the tests do not run need '
                     '<!-- not run: reason -->'.format(block))
+        elif block.lang in ('console', 'bash'):
+            assert False, '{!r}: write commands as sh blocks'.format(block)
         else:
             # text (signatures, error lines) and the Sphinx directives
             assert block.lang == 'text' or block.lang.startswith('{'), block
@@ -266,15 +376,15 @@ def test_the_matcher():
     assert not matches(['|1|2.0|'], ['|1|2.01|'])
 
 
-def test_a_block_without_its_import_fails():
+def test_a_block_without_its_import_fails(tmp_path):
     # The quick start's block without `import numpy as np`: np is
     # undefined in a fresh namespace.
     block = [b for b in parse('docs/custom.md') if b.lang == 'python'][0]
     assert 'import numpy as np\n' in block.code
     broken = Block(block.page, block.line, 'python',
                    block.code.replace('import numpy as np\n', ''), [])
-    with pytest.raises(NameError, match="'np'"):
-        _run(broken, {'__name__': '__docs__'})
+    with pytest.raises(AssertionError, match="NameError: name 'np'"):
+        _run_page([broken], tmp_path)
 
 
 # The API reference

@@ -16,6 +16,7 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import CostMonitor
 from chainer_computational_cost import extensions as cm_extensions
 from chainer_computational_cost import ReportWarning
+from memory_oracle import traced_peak
 
 BATCH = 64
 VOCAB = 20
@@ -93,30 +94,81 @@ def one_update_cost(length):
     return hook.total_report['flops']
 
 
-def test_every_log_entry_has_the_cost_of_its_step(tmp_path):
+class SumLinear(chainer.Chain):
+    """x (batch, time, 4) -> the sum of a Linear(4, 2, nobias) of each
+    time step: a cost a hand formula gives."""
+
+    def __init__(self):
+        super(SumLinear, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 2, nobias=True)
+
+    def forward(self, x):
+        batch, time, _ = x.shape
+        loss = F.sum(self.lin(F.reshape(x, (batch * time, 4))))
+        chainer.report({'loss': loss}, self)
+        return loss
+
+
+def sum_linear_flops(rows):
+    """The FLOPs of one SGD step of SumLinear on ``rows`` = batch * time
+    rows, a multiply-add as 2 (DETAILS.md): LinearFunction rows * out *
+    (2 in - 1) = 14 rows; Sum |y| - |loss| = 2 rows - 1; BroadcastTo and
+    Reshape 0; LinearGradWeight out * in * (2 rows - 1) = 16 rows - 8 (no
+    gradient for x, an input); SGDRule 2 |W| = 16: 32 rows + 7."""
+    return 32 * rows + 7
+
+
+def sum_linear_trainer(tmp_path, data, n_iter, monitor):
+    """(trainer, model, optimizer): SumLinear trained with SGD on
+    ``data`` in batches of BATCH, in order, ``monitor`` extended."""
+    model = SumLinear()
+    opt = chainer.optimizers.SGD()
+    opt.setup(model)
+    it = chainer.iterators.SerialIterator(data, BATCH, shuffle=False)
+    trainer = training.Trainer(
+        training.StandardUpdater(it, opt, converter=padded, loss_func=model),
+        (n_iter, 'iteration'), out=str(tmp_path))
+    trainer.extend(monitor)
+    return trainer, model, opt
+
+
+def test_every_log_entry_has_the_cost_of_its_step(tmp_path, monkeypatch):
     # 1024 samples of batch 64: 16 iterations an epoch; iteration 1 and 17
     # get the short batch (length 5), every other one length 10.
-    n_iter = 40
-    trainer, log, _, _ = make_trainer(CostMonitor(device='a100'), n_iter,
-                                      out=str(tmp_path))
+    rng = numpy.random.RandomState(0)
+    data = [rng.rand(5 if i < BATCH else 10, 4).astype(numpy.float32)
+            for i in range(1024)]
+    trainer, model, _ = sum_linear_trainer(tmp_path, data, 40,
+                                           CostMonitor(device='a100'))
+    valid = chainer.iterators.SerialIterator(
+        data[:2 * BATCH], BATCH, repeat=False, shuffle=False)
+    trainer.extend(extensions.Evaluator(valid, model, converter=padded,
+                                        eval_func=model),
+                   trigger=(5, 'iteration'))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    # Every update_core takes 0.25 s by the monitor's clock.
+    ticks = iter(range(10 ** 6))
+    monkeypatch.setattr(cm_extensions, '_clock', lambda: next(ticks) / 4)
     trainer.run()
-    short, long_ = one_update_cost(5), one_update_cost(10)
-    assert short < long_
     entries = log.log
-    assert len(entries) == n_iter
+    assert len(entries) == 40
     # The Evaluator's validation keys are in every fifth entry, and its
     # forward passes are not in cost/flops.
     assert 'validation/main/loss' in entries[4]
     for entry in entries:
         i = entry['iteration']
-        expected = short if i in (1, 17, 33) else long_
+        # 64 * 5 = 320 rows: 10247 FLOPs; 64 * 10 = 640: 20487
+        expected = 10247 if i in (1, 17, 33) else 20487
+        assert expected == sum_linear_flops(
+            BATCH * (5 if i in (1, 17, 33) else 10))
         assert entry['cost/flops'] == expected, i
-        assert entry['cost/flops_per_second'] > 0
-        assert entry['cost/mfu'] == pytest.approx(
-            entry['cost/flops_per_second'] / A100_FP32_PEAK, rel=1e-12)
-        # samples/s and FLOP/s are over the same time.
-        assert entry['cost/samples_per_second'] == pytest.approx(
-            entry['cost/flops_per_second'] * BATCH / expected, rel=1e-12)
+        assert entry['cost/flops_per_second'] == expected * 4
+        # over the A100's float32 (TF32) peak, 156e12
+        assert entry['cost/mfu'] == pytest.approx(expected * 4 / 156e12,
+                                                  rel=1e-12)
+        assert entry['cost/samples_per_second'] == 64 * 4
         assert 'cost/memory_peak' not in entry
         assert 'cost/comm_bytes' not in entry
 
@@ -163,22 +215,28 @@ def test_training_is_unchanged_by_the_monitor(tmp_path):
         numpy.testing.assert_array_equal(value, params[1][name], name)
 
 
-def test_memory_peak_is_the_hooks(tmp_path):
-    trainer, log, _, _ = make_trainer(CostMonitor(memory=True), 3,
-                                      evaluate=False, out=str(tmp_path))
+def test_memory_peak_against_tracemalloc(tmp_path):
+    # SumLinear on 64 x 1000 rows with SGD: the gradient of the sum, a
+    # broadcast view, is copied by LinearGradWeight (64000 x 2 float32,
+    # 512000 bytes): arrays of hundreds of KiB, against which the Python
+    # objects of the graph are a few KiB
+    data = [numpy.ones((1000, 4), numpy.float32)] * (3 * BATCH)
+    trainer, model, opt = sum_linear_trainer(tmp_path, data, 3,
+                                             CostMonitor(memory=True))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
     trainer.run()
-    model = L.Classifier(SeqModel())
-    opt = chainer.optimizers.Adam()
-    opt.setup(model)
-    x = numpy.zeros((BATCH, 10), numpy.int32)
-    t = numpy.zeros(BATCH, numpy.int32)
-    with ComputationalCostHook(memory=True) as hook:
-        opt.update(model, x, t)
-    peak = hook.memory_report['peak']
-    # The forward alone keeps (64*10*8 embedded + 64*10*8 mixed + ...)
-    # float32 values alive: well over 64*10*8*4 = 20480 bytes.
-    assert peak > 20480
-    assert [e['cost/memory_peak'] for e in log.log[1:]] == [peak, peak]
+    # The oracle: tracemalloc's peak of the same step (the batch made
+    # before), never less than the arrays the hook counts; above them by
+    # what it does not count, the same at any size: the Python objects of
+    # the graph and the loss's initial gradient (39440 bytes more at 1000
+    # rows, 39024 at 4000 when measured), at most 64 KiB
+    x = padded(data[:BATCH])
+    opt.update(model, x)
+    traced = traced_peak(lambda: opt.update(model, x))
+    peaks = [e['cost/memory_peak'] for e in log.log]
+    assert peaks[0] == peaks[1] == peaks[2]
+    assert 512000 <= peaks[0] <= traced <= peaks[0] + 65536, (peaks, traced)
 
 
 def test_peak_flops_instead_of_a_device(tmp_path):
@@ -424,3 +482,211 @@ def test_a_new_dtype_is_a_new_key(tmp_path, monkeypatch):
     # iteration's key costed a second time).
     assert len(runs) == 3
     assert {e['cost/flops'] for e in log.log} == {one_update_cost(10)}
+
+
+# Steps that do other work at the same argument shapes (issue 34): a
+# variable-length LSTM whose converter passes the lengths as an array, so
+# that the batch shrinks as sequences end while every argument keeps its
+# shape.  Expectations: the hook run afresh on each step of a replay.
+
+class VarLengthLSTM(chainer.Chain):
+    """(x (batch, time, 3), lengths (batch,), t (batch, time)) -> the
+    summed loss of the steps each sequence has (longest first)."""
+
+    def __init__(self):
+        super(VarLengthLSTM, self).__init__()
+        with self.init_scope():
+            self.lstm = L.LSTM(3, 5)
+            self.out = L.Linear(5, 2)
+
+    def forward(self, x, lengths, t):
+        self.lstm.reset_state()
+        loss = 0
+        for step in range(x.shape[1]):
+            batch = int((lengths > step).sum())
+            if batch == 0:
+                break
+            h = self.lstm(x[:batch, step])
+            loss += F.softmax_cross_entropy(self.out(h), t[:batch, step])
+        return loss
+
+
+#: Lengths of the sequences, three a batch: a first batch that runs every
+#: step, then batches with the same padded shapes and less work.
+LENGTHS = [4, 4, 4, 4, 2, 1, 3, 3, 1, 4, 1, 1]
+TIME = 4
+
+
+def var_sequences(lengths=LENGTHS):
+    rng = numpy.random.RandomState(0)
+    return [(rng.rand(n, 3).astype(numpy.float32),
+             rng.randint(0, 2, n).astype(numpy.int32)) for n in lengths]
+
+
+def pad_sorted(batch, device=None):
+    """Padded to TIME steps, longest first, with the lengths as an array."""
+    batch = sorted(batch, key=lambda e: -len(e[0]))
+    x = numpy.zeros((len(batch), TIME, 3), numpy.float32)
+    t = numpy.zeros((len(batch), TIME), numpy.int32)
+    for i, (xi, ti) in enumerate(batch):
+        x[i, :len(xi)] = xi
+        t[i, :len(ti)] = ti
+    return x, numpy.array([len(e[0]) for e in batch], numpy.int32), t
+
+
+def _replayed_flops(models, batches):
+    """The hook's total (fma_1flop=False) of each step of a replay: every
+    optimizer.update run afresh inside a new hook, nothing cached."""
+    flops = []
+    for batch in batches:
+        total = 0
+        for model, opt in models:
+            with ComputationalCostHook(fma_1flop=False) as hook:
+                opt.update(model, *batch)
+            total += hook.total_report['flops']
+        flops.append(total)
+    return flops
+
+
+def _batches(data, batch_size, n_iter, repeat=True):
+    it = chainer.iterators.SerialIterator(data, batch_size, repeat=repeat,
+                                          shuffle=False)
+    return [pad_sorted(it.next()) for _ in range(n_iter)]
+
+
+def _lstm_trainer(tmp_path, monitor, data, n_iter, repeat=True,
+                  log_first=False):
+    numpy.random.seed(3)
+    model = VarLengthLSTM()
+    opt = chainer.optimizers.Adam()
+    opt.setup(model)
+    replay = (VarLengthLSTM(), chainer.optimizers.Adam())
+    replay[0].copyparams(model)
+    replay[1].setup(replay[0])
+    it = chainer.iterators.SerialIterator(data, 3, repeat=repeat,
+                                          shuffle=False)
+    trainer = training.Trainer(
+        training.StandardUpdater(it, opt, converter=pad_sorted,
+                                 loss_func=model),
+        (n_iter, 'iteration'), out=str(tmp_path))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    if log_first:  # the log extended before the monitor
+        trainer.extend(log)
+    trainer.extend(monitor)
+    if not log_first:
+        trainer.extend(log)
+    return trainer, log, [replay]
+
+
+def test_a_step_with_other_work_at_the_same_shapes_is_costed(tmp_path):
+    # issue 34: cost/flops was the first step's for every step of these
+    # shapes (2.69x over on the issue's model)
+    n_iter = 8
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(),
+                                         var_sequences(), n_iter)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        trainer.run()
+    expected = _replayed_flops(replay, _batches(var_sequences(), 3, n_iter))
+    assert len(set(expected)) == 4  # four batches of other work
+    assert [e['cost/flops'] for e in log.log] == expected
+    # Once.  The reference is iteration 2's step (the first iteration's
+    # key is costed again), lengths 4, 2, 1; iteration 3's, 3, 3, 1, runs
+    # its first time step on 3 rows (5 calls: upward, LSTM, out, loss,
+    # the sum) and its second on 2 (9 calls: upward, the split of h,
+    # lateral, Add, LSTM, Concat, out, loss, Add) as it does; its third
+    # runs 2 rows, not 1: call 15 differs.
+    assert [str(w.message) for w in caught if issubclass(
+        w.category, ReportWarning)] == [
+        'CostMonitor: a step did other work than the costed step with the '
+        'same argument shapes (its function calls differ from call 15 on): '
+        'its FLOPs are counted call by call; cost/memory_peak and '
+        'cost/comm_bytes are not reported for such steps']
+
+
+def test_a_step_with_other_work_has_no_memory_peak(tmp_path):
+    trainer, log, _ = _lstm_trainer(tmp_path, CostMonitor(memory=True),
+                                    var_sequences(), 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    # iterations 1 and 2 costed (batches 1 and 2: the first iteration's
+    # key again), 3 to 5 other work than batch 2's, 6 batch 2 again: the
+    # costed step's calls, its peak
+    peaks = ['cost/memory_peak' in e for e in log.log]
+    assert peaks == [True, True, False, False, False, True]
+    assert log.log[5]['cost/memory_peak'] == log.log[1]['cost/memory_peak']
+    assert all('cost/flops' in e for e in log.log)
+
+
+def test_the_short_last_batch_of_an_epoch(tmp_path):
+    # 11 sequences, batches of 3: the last batch of the epoch has 2
+    data = var_sequences(LENGTHS[:11])
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(), data, 4,
+                                         repeat=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    batches = _batches(data, 3, 4, repeat=False)
+    assert [len(b[1]) for b in batches] == [3, 3, 3, 2]
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(replay,
+                                                                 batches)
+    # samples/s of each step over its own batch: the same time unit
+    assert [round(e['cost/samples_per_second'] /
+                  e['cost/flops_per_second'] * e['cost/flops'], 9)
+            for e in log.log] == [3, 3, 3, 2]
+
+
+def test_a_log_extended_before_the_monitor_gets_each_steps_cost(tmp_path):
+    n_iter = 6
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(),
+                                         var_sequences(), n_iter,
+                                         log_first=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(
+        replay, _batches(var_sequences(), 3, n_iter))
+
+
+def test_two_optimizers_of_two_different_models(tmp_path):
+    # the LSTM on the sequences and an MLP on their lengths, each with its
+    # own optimizer and loss, in one update_core
+    class MLP(chainer.Chain):
+        def __init__(self):
+            super(MLP, self).__init__()
+            with self.init_scope():
+                self.l1 = L.Linear(1, 7)
+                self.l2 = L.Linear(7, 1)
+
+        def forward(self, x, lengths, t):
+            y = self.l2(F.tanh(self.l1(lengths[:, None].astype('f'))))
+            return F.mean_squared_error(y, x[:, :1, 0])
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            batch = self.converter(self.get_iterator('main').next())
+            for name in ('lstm', 'mlp'):
+                opt = self.get_optimizer(name)
+                opt.update(opt.target, *batch)
+
+    numpy.random.seed(4)
+    models = {'lstm': VarLengthLSTM(), 'mlp': MLP()}
+    opts, replay = {}, []
+    for name, model in sorted(models.items()):
+        opts[name] = chainer.optimizers.MomentumSGD()
+        opts[name].setup(model)
+        copy = type(model)()
+        copy.copyparams(model)
+        replay.append((copy, chainer.optimizers.MomentumSGD().setup(copy)))
+    it = chainer.iterators.SerialIterator(var_sequences(), 3, shuffle=False)
+    trainer = training.Trainer(Two(it, opts, converter=pad_sorted),
+                               (6, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(
+        replay, _batches(var_sequences(), 3, 6))

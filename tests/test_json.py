@@ -303,3 +303,12 @@ def test_numpy_numbers_in_params_stay_numbers():
     # np.bool_ is no number: its text, as csv shows it
     assert doc['rows'][0]['params'] == {'a': 3, 'b': 0.5, 'c': '-Infinity',
                                         'd': 'True'}
+
+
+def test_json_n_digits_none_is_not_rounded():
+    # 1024 B / 3 s, exact: rounding to 10 decimals would give
+    # 341.3333333333
+    doc = json.loads(rendering.render([{'name': 'a', 'bandwidth': 1024 / 3}],
+                                      ['name', 'bandwidth'], 'json', None,
+                                      None))
+    assert doc['rows'][0]['bandwidth'] == 1024 / 3

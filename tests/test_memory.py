@@ -486,20 +486,21 @@ def test_fit_batch_by_hand(optimizer, capacity, batch, total):
 
 
 def test_fit_batch_device_and_errors():
-    fit = fit_batch(_linear_step, device='gtx1080ti', optimizer='adam')
+    fit = fit_batch(_linear_step, device='gtx1080ti', optimizer='adam',
+                    margin=0)
     # 11 * 2**30 - 144 >= 16n + 52: n = (11811160064 - 196) // 16
     assert fit['capacity'] == 11811160064
     assert fit['batch_size'] == 738197491
     # device names in any case, as everywhere
-    assert fit_batch(_linear_step, device='GTX1080Ti',
-                     optimizer='Adam')['batch_size'] == 738197491
-    with pytest.raises(ValueError, match='batch 1 does not fit given: it '
-                                         'needs 212 bytes, given has 150'):
+    assert fit_batch(_linear_step, device='GTX1080Ti', optimizer='Adam',
+                     margin=0)['batch_size'] == 738197491
+    with pytest.raises(ValueError, match='batch 1 does not fit the capacity '
+                                         '150 bytes: it needs 212 bytes'):
         fit_batch(_linear_step, capacity=150)  # 144 + 68 > 150
     with pytest.raises(ValueError, match='optimizer must be one of sgd, '
                                          'momentumsgd, adam'):
         fit_batch(_linear_step, capacity=1000, optimizer='rmsprop')
-    with pytest.raises(ValueError, match='no memory capacity preset'):
+    with pytest.raises(ValueError, match="'epyc9654' is a CPU preset"):
         fit_batch(_linear_step, device='epyc9654')
     with pytest.raises(ValueError, match='capacity must be a number'):
         fit_batch(_linear_step, capacity=-1)
@@ -556,14 +557,14 @@ def test_cli_fit(capsys):
         'total,970\n'
         'capacity,1000\n'))
     assert capsys.readouterr().err == (
-        'largest batch on given with sgd: 14 (peak during '
+        'largest batch in 1000 bytes with sgd: 14 (peak during '
         'SoftmaxCrossEntropy-1)\n')
 
 
 @pytest.mark.parametrize('argv, message', [
     (['--fit', 'h100'], '--fit needs --train'),
-    (['--train', '--fit', '10'], '--fit: batch 1 does not fit given: it '
-                                 'needs 73 bytes, given has 10'),
+    (['--train', '--fit', '10'], '--fit: batch 1 does not fit the '
+                                 'capacity 10 bytes: it needs 73 bytes'),
 ])
 def test_cli_fit_errors(argv, message, capsys):
     assert cli(*argv) == (2, '')
@@ -575,7 +576,7 @@ def test_cli_fit_unknown_device(capsys):
         cli('--train', '--fit', 'tpu')
     assert e.value.code == 2
     assert "'tpu' is neither a device (gtx1080ti, a100, a100-40gb, " \
-        "a100-80gb, h100) nor a number of bytes > 0" in \
+        "a100-80gb, h100, p100, v100) nor a number of bytes > 0" in \
         capsys.readouterr().err
 
 

@@ -74,7 +74,7 @@ def test_show_fit(capsys):
                   check_answer=False)
     fit.show_fit(f)
     assert capsys.readouterr().out == (
-        'largest batch on given with adam: 249996 (peak during '
+        'largest batch in 1000007 bytes with adam: 249996 (peak during '
         'LinearGradWeight-1)\n'
         'Memory at batch 249996,Bytes KiB\n'
         'parameters,0.004\noptimizer state,0.008\nactivations,0.004\n'
@@ -83,8 +83,8 @@ def test_show_fit(capsys):
     # json: the answer on stderr, the document alone on stdout
     fit.show_fit(f, mode='json', unit=None)
     out, err = capsys.readouterr()
-    assert err == ('largest batch on given with adam: 249996 (peak during '
-                   'LinearGradWeight-1)\n')
+    assert err == ('largest batch in 1000007 bytes with adam: 249996 (peak '
+                   'during LinearGradWeight-1)\n')
     assert json.loads(out)['rows'][-2:] == [
         {'name': 'total', 'bytes': 1000004},
         {'name': 'capacity', 'bytes': 1000007}]

@@ -411,3 +411,317 @@ def test_scaling_function_checks_its_own_arguments():
     # a generator of workers, read once
     assert list(network.scaling_report(layers, rows, 26, iter([1, 2]),
                                        NET, 3)) == [1, 2]
+
+
+# How it really scales: step_time, overlap modes, buckets, hierarchy,
+# jitter (issue 35).
+
+NET_MS = network.Network('ms', 'ms', 1e9, 1e-4)  # 1 GB/s, 0.1 ms
+
+
+def _bucketed_step():
+    """Forward 3 ms; backward: link /b 4 ms then link /a 2 ms; update
+    1 ms.  Link /a holds 6e6 gradient bytes, /b 4e6: 1e7 in all."""
+    layers = [
+        {'name': 'F', 'type': 'LinearFunction', 'phase': 'forward',
+         'link': '/a'},
+        {'name': 'B1', 'type': 'LinearGradWeight', 'phase': 'backward',
+         'link': '/b'},
+        {'name': 'B2', 'type': 'LinearGradWeight', 'phase': 'backward',
+         'link': '/a'},
+        {'name': 'U', 'type': 'SGDRule', 'phase': 'update', 'link': '/a'},
+    ]
+    rows = {'F': {'t_roofline': 3e-3}, 'B1': {'t_roofline': 4e-3},
+            'B2': {'t_roofline': 2e-3}, 'U': {'t_roofline': 1e-3}}
+    return layers, rows
+
+
+def _modes(overlap, n=2, **kwargs):
+    layers, rows = _bucketed_step()
+    kwargs.setdefault('link_bytes', {'/a': 6 * 10 ** 6, '/b': 4 * 10 ** 6})
+    return network.scaling_report(
+        layers, rows, None, [1, n], NET_MS, 8, grad_bytes=10 ** 7,
+        overlap=overlap, **kwargs)[n]
+
+
+# t_compute = 3 + 4 + 2 + 1 = 10 ms.  Over 2 workers an all-reduce of S
+# bytes takes 2*1/2 * S/1e9 + 2 * 0.1 ms = S/1e9 s + 0.2 ms; all 1e7
+# bytes: 10.2 ms.
+@pytest.mark.parametrize('overlap, kwargs, exposed, n_buckets', [
+    # after the backward: all of it
+    ('none', {}, 10.2e-3, 1),
+    # during the next step (10 ms of compute): 10.2 - 10 = 0.2 ms
+    ('chainermn-double-buffering', {}, 0.2e-3, 1),
+    # /b ready at 3 + 4 = 7 ms, /a at 9 ms.  Buckets of 4e6 (the first
+    # capped at 1 MiB): [/b] closes at 4e6 >= 1 MiB, [/a] at 6e6 >= 4e6.
+    # /b: 7 -> 7 + 4.2 = 11.2 ms; /a: max(9, 11.2) + 6.2 = 17.4 ms;
+    # the backward ends at 9 ms: 8.4 ms exposed.
+    ('ddp', {'bucket_bytes': 4 * 10 ** 6}, 8.4e-3, 2),
+    # Default 25 MiB buckets, the first 1 MiB: /b (4e6 >= 1 MiB) alone,
+    # then /a: the same two all-reduces.
+    ('ddp', {}, 8.4e-3, 2),
+    # Horovod: cycles every 5 ms from the backward's start (3 ms).  At
+    # 3 ms nothing is ready; at 8 ms /b is: 8 + 4.2 = 12.2 ms; the next
+    # cycle at max(8 + 5, 12.2) = 13 ms takes /a (6e6 > 5e6: alone):
+    # 13 + 6.2 = 19.2 ms; 19.2 - 9 = 10.2 ms exposed.
+    ('horovod', {'bucket_bytes': 5 * 10 ** 6}, 10.2e-3, 2),
+    # 64 MiB would fuse both, but they are ready in different cycles.
+    ('horovod', {}, 10.2e-3, 2),
+    # /b holds 8e6 bytes, /a 2e6: /b from 8 ms to 8 + 8.2 = 16.2 ms, past
+    # the next cycle (13 ms): that cycle starts when it ends, 16.2 + 2.2
+    # = 18.4 ms; 9.4 ms exposed.
+    ('horovod', {'link_bytes': {'/a': 2e6, '/b': 8e6}}, 9.4e-3, 2),
+])
+def test_overlap_modes_by_hand(overlap, kwargs, exposed, n_buckets):
+    row = _modes(overlap, **kwargs)
+    assert row['t_exposed_comm'] == pytest.approx(exposed, rel=1e-9)
+    assert row['n_buckets'] == n_buckets
+    assert row['t_compute'] == pytest.approx(10e-3, rel=1e-12)
+    assert row['t_step'] == pytest.approx(10e-3 + exposed, rel=1e-9)
+    assert row['efficiency'] == pytest.approx(
+        10e-3 / (10e-3 + exposed), rel=1e-9)
+    # samples/s: 2 workers * 8 samples / t_step
+    assert row['samples_per_s'] == pytest.approx(
+        16 / (10e-3 + exposed), rel=1e-9)
+    # the old columns keep their meaning: one all-reduce of all 1e7
+    # bytes, and the perfect-overlap bound 4 + max(6, 10.2) = 14.2 ms
+    assert row['t_allreduce'] == pytest.approx(10.2e-3, rel=1e-12)
+    assert row['t_step_overlap'] == pytest.approx(14.2e-3, rel=1e-12)
+    assert row['step_from'] == 'roofline' and row['t_jitter'] == 0.0
+
+
+def test_ddp_buckets_fill_in_ready_order():
+    # Three links ready at 7, 8 and 9 ms (backward records of 4, 1 and
+    # 1 ms), 2e6 bytes each, buckets of 3e6 (the first 1 MiB): [c]
+    # (2e6 >= 1 MiB) at 7 ms, then [b, a] (4e6 >= 3e6) at 9 ms.
+    layers = [
+        {'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+        {'name': 'C', 'type': 'X', 'phase': 'backward', 'link': '/c'},
+        {'name': 'B', 'type': 'X', 'phase': 'backward', 'link': '/b'},
+        {'name': 'A', 'type': 'X', 'phase': 'backward', 'link': '/a'}]
+    rows = {'F': {'t_roofline': 3e-3}, 'C': {'t_roofline': 4e-3},
+            'B': {'t_roofline': 1e-3}, 'A': {'t_roofline': 1e-3}}
+    row = network.scaling_report(
+        layers, rows, None, [2], NET_MS, 1, grad_bytes=6 * 10 ** 6,
+        overlap='ddp', bucket_bytes=3 * 10 ** 6,
+        link_bytes={'/a': 2e6, '/b': 2e6, '/c': 2e6})[2]
+    # [c]: 7 + 2 + 0.2 = 9.2 ms; [b, a]: max(9, 9.2) + 4 + 0.2 = 13.4 ms;
+    # the backward ends at 9 ms: 4.4 ms exposed.
+    assert row['n_buckets'] == 2
+    assert row['t_exposed_comm'] == pytest.approx(4.4e-3, rel=1e-9)
+
+
+def test_step_time_is_spread_over_the_calls():
+    # step_time 20 ms over roofline shares 3:4:2:1: every call doubles;
+    # without overlap the all-reduce (10.2 ms) follows a 20 ms step.
+    row = _modes('none', step_time=0.02)
+    assert row['t_compute'] == pytest.approx(0.02, rel=1e-12)
+    assert row['efficiency'] == pytest.approx(20 / 30.2, rel=1e-9)
+    assert row['step_from'] == 'step_time'
+    # DDP: /b ready at 6 + 8 = 14 ms, /a at 18 ms: /b ends 18.2 ms, /a
+    # max(18, 18.2) + 6.2 = 24.4 ms; the backward ends at 18: 6.4 ms.
+    row = _modes('ddp', step_time=0.02)
+    assert row['t_exposed_comm'] == pytest.approx(6.4e-3, rel=1e-9)
+
+
+def test_step_time_follows_measured_times():
+    # Every call measured 1 s: step_time 20 ms is 5 ms a call.  /b ready
+    # at 10 ms, /a at 15 ms; DDP: /b 10 + 4.2 = 14.2 ms, /a max(15, 14.2)
+    # + 6.2 = 21.2 ms; 6.2 ms after the backward.
+    layers, rows = _bucketed_step()
+    for r in rows.values():
+        r['time'] = 1.0
+    row = network.scaling_report(
+        layers, rows, None, [2], NET_MS, 8, grad_bytes=10 ** 7,
+        step_time=0.02, overlap='ddp',
+        link_bytes={'/a': 6e6, '/b': 4e6})[2]
+    assert row['t_exposed_comm'] == pytest.approx(6.2e-3, rel=1e-9)
+
+
+def test_hierarchical_allreduce_by_hand():
+    inter = network.Network('i', 'i', 1e9, 1e-6)
+    node = network.Network('n', 'n', 1e10, 1e-7)
+    # 8 workers, 4 a node: reduce and broadcast inside a node, each
+    # 1e6/1e10 + 3 * 1e-7 = 1.003e-4 s; a ring over 2 nodes:
+    # 2*1/2 * 1e6/1e9 + 2 * 1e-6 = 1.002e-3 s; 1.2026e-3 s in all.
+    assert network.allreduce_time(10 ** 6, 8, inter, 4, node) == \
+        pytest.approx(1.2026e-3, rel=1e-12)
+    # 3 workers in one node: a ring on the node's network,
+    # 2*2/3 * 1e-4 + 4 * 1e-7 s
+    assert network.allreduce_time(10 ** 6, 3, inter, 4, node) == \
+        pytest.approx(4 / 3 * 1e-4 + 4e-7, rel=1e-12)
+    # one GPU a node: the flat ring, 2*7/8 * 1e-3 + 14e-6
+    assert network.allreduce_time(10 ** 6, 8, inter) == \
+        pytest.approx(1.764e-3, rel=1e-12)
+    # 9 workers, 4 a node: 3 nodes (the last one partly filled)
+    # 2 * 1.003e-4 + 2*2/3 * 1e-3 + 4e-6
+    assert network.allreduce_time(10 ** 6, 9, inter, 4, node) == \
+        pytest.approx(2.006e-4 + 4 / 3 * 1e-3 + 4e-6, rel=1e-12)
+    row = _modes('none', n=8, gpus_per_node=4, node_network=node,
+                 link_bytes=None)
+    # the report's t_allreduce: 1e7 bytes, the same formula:
+    # 2 * (1e7/1e10 + 3e-7) + (2*1/2 * 1e7/1e9 + 2 * 1e-4)
+    assert row['t_allreduce'] == pytest.approx(
+        2 * (1e-3 + 3e-7) + 1e-2 + 2e-4, rel=1e-12)
+
+
+def test_expected_maximum_of_normals():
+    # closed forms: E[max of 2] = 1/sqrt(pi), E[max of 3] =
+    # 3/(2 sqrt(pi)) (order statistics of the standard normal)
+    import math
+    assert network.expected_max_normal(1) == 0.0
+    assert network.expected_max_normal(2) == pytest.approx(
+        1 / math.sqrt(math.pi), abs=1e-6)
+    assert network.expected_max_normal(3) == pytest.approx(
+        3 / (2 * math.sqrt(math.pi)), abs=1e-6)
+    # jitter 0.1 on a 10 ms step over 2 workers: 0.1 * 10 ms / sqrt(pi)
+    row = _modes('chainermn-double-buffering', jitter=0.1)
+    assert row['t_jitter'] == pytest.approx(1e-3 / math.sqrt(math.pi),
+                                            rel=1e-5)
+    assert row['t_step'] == pytest.approx(
+        10e-3 + 0.2e-3 + row['t_jitter'], rel=1e-12)
+
+
+def test_own_parameter_bytes_of_links():
+    # '/': 100 bytes in all, '/a' 100 of which '/a/b' holds 60
+    info = {'/': (1, 25, 100), '/a': (1, 25, 100), '/a/b': (1, 15, 60)}
+    assert network.own_param_bytes(info) == {'/a': 40, '/a/b': 60}
+    # old two-item entries carry no bytes
+    assert network.own_param_bytes({'/': (1, 26)}) == {}
+
+
+def test_new_arguments_at_their_defaults_change_nothing():
+    layers, rows = _worked_step()
+    old = network.scaling_report(layers, rows, 26, [1, 2, 4], NET, 3)
+    new = network.scaling_report(
+        layers, rows, 26, [1, 2, 4], NET, 3, step_time=None,
+        overlap='none', bucket_bytes=None, gpus_per_node=1,
+        node_network=None, jitter=0.0)
+    assert old == new
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    ({'overlap': 'nccl'}, "overlap must be one of 'none', "
+     "'chainermn-double-buffering', 'ddp', 'horovod', got 'nccl'$"),
+    ({'bucket_bytes': 10}, "bucket_bytes goes with overlap='ddp' or "
+     "'horovod', not 'none'$"),
+    ({'overlap': 'ddp', 'bucket_bytes': 0},
+     'bucket_bytes must be an int >= 1, got 0$'),
+    ({'step_time': 0}, r'step_time \(seconds\) must be a finite number '
+     '> 0, got 0$'),
+    ({'step_time': float('nan')}, 'got nan$'),
+    ({'step_time': '1'}, "got '1'$"),
+    ({'gpus_per_node': 0}, 'gpus_per_node must be an int >= 1, got 0$'),
+    ({'gpus_per_node': 2.0}, 'got 2.0$'),
+    ({'jitter': -0.1}, 'jitter must be a finite number >= 0, got -0.1$'),
+    ({'node_network': 'ib-xdr'}, "unknown network 'ib-xdr'"),
+])
+def test_new_arguments_are_checked(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        _step().scaling_report([1, 8], device='a100', network='ib-edr',
+                               **kwargs)
+
+
+def test_report_splits_gradients_over_links():
+    # The MLP: l1 holds 64 bytes of float32 parameters, l2 40.  With
+    # buckets of 1 byte every link is its own bucket: 2 all-reduces.
+    rows = _step().scaling_report([1, 2], device='a100', network='ib-edr',
+                                  overlap='ddp', bucket_bytes=1)
+    assert rows[2]['n_buckets'] == 2
+    assert rows[1]['n_buckets'] == 1 and rows[1]['t_exposed_comm'] == 0
+
+
+def test_cli_scaling_options(capsys):
+    # The MLP (104 gradient bytes, 2 links) at batch 2: 8 workers on
+    # ib-hdr200, a measured step of 1 ms, DDP buckets of 1 byte (one a
+    # link: 2), no jitter: the step is 1 ms plus what the buckets leave
+    # exposed.
+    status, out, err = _cli(
+        ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+         '--device', 'a100', '--workers', '1,8', '--network', 'ib-hdr200',
+         '--step-time', '0.001', '--overlap', 'ddp', '--bucket-bytes', '1',
+         '--gpus-per-node', '4', '--node-network', 'nvlink-a100',
+         '--jitter', '0', '--mode', 'csv', '--time-unit', 'ms',
+         '--columns', 'workers,t_compute,n_buckets,step_from'], capsys)
+    assert status == 0, err
+    assert out.splitlines() == [
+        'Workers,T compute ms,# Buckets,Step from', '1,1.0,1,step_time',
+        '8,1.0,2,step_time']
+
+
+@pytest.mark.parametrize('extra, message', [
+    (['--overlap', 'ddp'], '--overlap needs --workers and --network'),
+    (['--workers', '1,8', '--network', 'ib-edr', '--bucket-bytes', '5'],
+     "bucket_bytes goes with overlap='ddp' or 'horovod', not 'none'"),
+    (['--workers', '1,8', '--network', 'ib-edr', '--step-time', '-1'],
+     'step_time (seconds) must be a finite number > 0, got -1.0'),
+    (['--workers', '1,8', '--network', 'ib-edr', '--node-network', 'x'],
+     "unknown network 'x'"),
+])
+def test_cli_scaling_option_errors(capsys, extra, message):
+    status, out, err = _cli(['mpi.mn_models:build_mlp', '--shape', '2,3',
+                             '--train', '--device', 'a100'] + extra,
+                            capsys)
+    assert status == 2 and message in err and out == '', err
+
+
+def test_plot_scaling(tmp_path):
+    matplotlib = pytest.importorskip('matplotlib')
+    path = tmp_path / 's.png'
+    fig = _step().plot_scaling(
+        str(path), [1, 2, 8], device='a100', network='ib-edr',
+        overlaps=['none', 'ddp'], bucket_bytes=64,
+        published=[(8, 0.9, 'a run'), (2, 0.95)], title='MLP')
+    ax = fig.axes[0]
+    # two curves of 3 points each, the published points (2 drawn and an
+    # empty legend entry), efficiencies as the report gives them
+    lines = ax.get_lines()
+    assert [list(line.get_xdata()) for line in lines[:2]] == [[1, 2, 8]] * 2
+    rows = _step().scaling_report([1, 2, 8], device='a100',
+                                  network='ib-edr')
+    assert list(lines[0].get_ydata()) == [rows[n]['efficiency']
+                                          for n in (1, 2, 8)]
+    assert [list(line.get_xdata()) for line in lines[2:4]] == [[8], [2]]
+    assert ax.get_title() == 'MLP' and ax.get_xscale() == 'log'
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        'none', 'ddp', 'published']
+    assert matplotlib.image.imread(str(path)).shape[:2] == (450, 700)
+    with pytest.raises(ValueError, match='published points must be'):
+        _step().plot_scaling(str(path), [1, 2], device='a100',
+                             network='ib-edr', published=[(2,)])
+    with pytest.raises(ValueError, match='cannot tell the plot format'):
+        _step().plot_scaling(str(tmp_path / 's.txt'), [1, 2],
+                             device='a100', network='ib-edr')
+
+
+def test_cli_plot_scaling(tmp_path, capsys):
+    pytest.importorskip('matplotlib')
+    path = tmp_path / 'scaling.png'
+    status, out, err = _cli(
+        ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+         '--device', 'a100', '--workers', '1,8', '--network', 'ib-hdr200',
+         '--plot-scaling', str(path)], capsys)
+    assert status == 0, err
+    assert path.stat().st_size > 0
+    status, out, err = _cli(
+        ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+         '--plot-scaling', str(path)], capsys)
+    assert status == 2 and '--plot-scaling needs --workers' in err
+
+
+def test_gathered_report_passes_the_new_keywords():
+    from chainer_computational_cost import mn
+    model = MLP()
+    parts = []
+    for rank, batch in ((0, 2), (1, 6)):
+        with ComputationalCostHook() as cch:
+            F.sum(model(np.zeros((batch, 3), np.float32))).backward()
+        parts.append(mn.rank_part(rank, cch))
+    g = mn.GatheredReport(parts)
+    rows = g.scaling_report([1, 8], device='a100', network='ib-hdr200',
+                            step_time=1e-3, overlap='chainermn-double-'
+                            'buffering')
+    # rank 1 (batch 6) bounds the run; a 1 ms step hides the 14 us
+    # all-reduce of 104 bytes entirely
+    assert rows[8]['rank'] == 1 and rows[8]['step_from'] == 'step_time'
+    assert rows[8]['t_exposed_comm'] == 0.0 and rows[8]['efficiency'] == 1.0

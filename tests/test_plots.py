@@ -268,3 +268,26 @@ def test_unknown_extension_is_refused_before_drawing(name, tmp_path,
             draw()
         assert str(e.value) == message
     assert not (tmp_path / name).exists()
+
+
+def test_memory_labels_are_above_every_curve(tmp_path):
+    # Two calls of 8 elements of float32, the first with scratch: the
+    # labels of both marks must sit where no line or spike is drawn.
+    pytest.importorskip('matplotlib')
+    series = [(64, 200, 'forward'), (96, 0, 'forward'), (32, 0, 'backward')]
+    figures = {'peak_layer': 'ReLU-1', 'peak_between_calls_layer': 'Exp-1'}
+    fig = plots.plot_memory(series, figures, str(tmp_path / 'm.png'), dpi=50)
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    to_data = ax.transData.inverted()
+    # the highest drawn point: live 64 + scratch 200 at call 1
+    assert [t.get_text() for t in ax.texts] == [
+        'peak 264 B during ReLU-1', 'between calls 96 B after Exp-1']
+    from matplotlib.text import Text
+    for text in ax.texts:
+        box = Text.get_window_extent(text, renderer)  # the arrow left out
+        (_, bottom), = to_data.transform([(box.x0, box.y0)])
+        assert bottom > 264, text.get_text()
+    # the legend is outside the axes
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert legend.y1 < ax.get_window_extent(renderer).y0

@@ -11,6 +11,7 @@ import threading
 import warnings
 
 import chainer
+import chainer.functions as F
 import chainer.links as L
 from chainer import optimizer_hooks as H
 from chainer import optimizers as Op
@@ -18,11 +19,13 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import memory
 from chainer_computational_cost import project_batch
 from chainer_computational_cost import ReportWarning
 from chainer_computational_cost import update as update_module
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import update_calculators
+import memory_oracle
 
 
 chainer7 = pytest.mark.chainer7_only
@@ -67,25 +70,28 @@ OPTIMIZERS = [
     ('NesterovAG', Op.NesterovAG, 4 * 8, 7 * 8, 3 * 4 * 8, 2 * 4 * 8),
     ('CorrectedMomentumSGD', Op.CorrectedMomentumSGD, 2 * 8, 4 * 8,
      3 * 4 * 8, 2 * 4 * 8),
-    # 28 bytes per element: p, g, m, v read, p, m, v written
-    ('Adam', Op.Adam, 11 * 8, 15 * 8, 4 * 4 * 8, 3 * 4 * 8),
+    # 28 bytes per element: p, g, m, v read, p, m, v written; FLOPs with
+    # FMA: m 2, v 2 (g*g - v and v + (1 - beta2)(...) both fused), p 6
+    ('Adam', Op.Adam, 10 * 8, 15 * 8, 4 * 4 * 8, 3 * 4 * 8),
     pytest.param('AdamW', lambda: Op.AdamW(weight_decay_rate=0.01),
-                 11 * 8, 15 * 8, 4 * 4 * 8, 3 * 4 * 8, marks=chainer7),
+                 10 * 8, 15 * 8, 4 * 4 * 8, 3 * 4 * 8, marks=chainer7),
     # + max(vhat, v): 1 FLOP, vhat read and written
-    pytest.param('AMSGrad', Op.__dict__.get('AMSGrad'), 12 * 8, 16 * 8,
+    pytest.param('AMSGrad', Op.__dict__.get('AMSGrad'), 11 * 8, 16 * 8,
                  5 * 4 * 8, 4 * 4 * 8, marks=chainer7),
     # + the clip of the step: a min and a max
-    pytest.param('AdaBound', Op.__dict__.get('AdaBound'), 13 * 8, 17 * 8,
+    pytest.param('AdaBound', Op.__dict__.get('AdaBound'), 12 * 8, 17 * 8,
                  4 * 4 * 8, 3 * 4 * 8, marks=chainer7),
-    pytest.param('AMSBound', Op.__dict__.get('AMSBound'), 14 * 8, 18 * 8,
+    pytest.param('AMSBound', Op.__dict__.get('AMSBound'), 13 * 8, 18 * 8,
                  5 * 4 * 8, 4 * 4 * 8, marks=chainer7),
     ('AdaGrad', Op.AdaGrad, 6 * 8, 7 * 8, 3 * 4 * 8, 2 * 4 * 8),
-    ('AdaDelta', Op.AdaDelta, 12 * 8, 14 * 8, 4 * 4 * 8, 3 * 4 * 8),
+    # each mean square 2 FMAs (4 FLOPs without), dx 5, p 1: 10 (14)
+    ('AdaDelta', Op.AdaDelta, 10 * 8, 14 * 8, 4 * 4 * 8, 3 * 4 * 8),
     ('RMSprop', Op.RMSprop, 8 * 8, 9 * 8, 3 * 4 * 8, 2 * 4 * 8),
     ('RMSpropGraves', Op.RMSpropGraves, 12 * 8, 16 * 8, 5 * 4 * 8,
      4 * 4 * 8),
     ('SMORMS3', Op.SMORMS3, 19 * 8, 22 * 8, 5 * 4 * 8, 4 * 4 * 8),
-    ('MSVAG', Op.MSVAG, 18 * 8, 23 * 8, 4 * 4 * 8, 3 * 4 * 8),
+    # m 2, v 2, mt, vt, mt2 1 each, s 2, factor 4, p 4: 17 (23 without)
+    ('MSVAG', Op.MSVAG, 17 * 8, 23 * 8, 4 * 4 * 8, 3 * 4 * 8),
 ]
 
 
@@ -235,12 +241,12 @@ def test_fp32_update_of_float16_parameters():
     with ComputationalCostHook() as cch:
         _step(optimizer, model, np.float16)
     row = cch.phase_report['update']
-    # per element: Adam on the float32 master (11 FLOPs, 4 * 4 bytes read,
+    # per element: Adam on the float32 master (10 FLOPs, 4 * 4 bytes read,
     # 3 * 4 written) and two casts (1 FLOP each): the float16 gradient to
     # float32 (read 2, write 4), the master back to float16 (read 4,
-    # write 2): 13 FLOPs, 16 + 2 + 4 = 22 bytes read, 12 + 4 + 2 = 18
+    # write 2): 12 FLOPs, 16 + 2 + 4 = 22 bytes read, 12 + 4 + 2 = 18
     # written, for 8 elements
-    assert _figures(row) == (13 * 8, 22 * 8, 18 * 8)
+    assert _figures(row) == (12 * 8, 22 * 8, 18 * 8)
     layers = [r for k, r in cch.layer_report.items() if k != 'total'
               and r['phase'] == 'update']
     assert layers[0]['params']['fp32_update'] is True
@@ -263,7 +269,7 @@ def test_a_disabled_rule_is_not_recorded():
         _step(optimizer, model)
     row = cch.phase_report['update']
     # W alone: 11 * 6 FLOPs, 16 * 6 bytes read, 12 * 6 written
-    assert (row['n_layers'],) + _figures(row) == (1, 66, 96, 72)
+    assert (row['n_layers'],) + _figures(row) == (1, 60, 96, 72)
 
 
 def test_hooks_at_pre_and_post_timing_on_the_optimizer_and_on_a_rule():
@@ -315,17 +321,26 @@ def test_link_report_carries_the_update():
     with ComputationalCostHook() as cch:
         _step(optimizer, model)
     links = cch.link_report
-    update = {r['link']: 0 for k, r in cch.layer_report.items()
-              if k != 'total' and r['phase'] == 'update'}
-    assert sorted(update) == ['/predictor/a', '/predictor/b']
-    # SGD: 1 FLOP per element: a has 12 + 4, b 8 + 2; each link's row
-    # holds its forward and backward calls and its update
-    fwd_bwd = {p: sum(r['flops'] for k, r in cch.layer_report.items()
-                      if k != 'total' and r['link'] == p
-                      and r['phase'] != 'update')
-               for p in update}
-    assert links['/predictor/a']['flops'] == fwd_bwd['/predictor/a'] + 16
-    assert links['/predictor/b']['flops'] == fwd_bwd['/predictor/b'] + 10
+    update = sorted({r['link'] for k, r in cch.layer_report.items()
+                     if k != 'total' and r['phase'] == 'update'})
+    assert update == ['/predictor/a', '/predictor/b']
+    # X is (4, 3); FLOPs with FMA (DETAILS.md: LinearFunction rows * in *
+    # out + rows * out with the bias, LinearGradWeight in * out * rows,
+    # LinearGradData rows * out * in, the bias gradient a Sum over the
+    # batch (rows - 1) * out; SGD 1 per element).
+    # a (3 -> 4): forward 4*3*4 + 4*4 = 64; backward gW 3*4*4 = 48, gb
+    # 3*4 = 12 (x needs no gradient); update 12 + 4 = 16: 140
+    assert links['/predictor/a']['flops'] == 64 + 48 + 12 + 16
+    # b (4 -> 2): forward 4*4*2 + 4*2 = 40; backward gx 4*2*4 = 32, gW
+    # 4*2*4 = 32, gb 3*2 = 6; update 8 + 2 = 10: 120
+    assert links['/predictor/b']['flops'] == 40 + 32 + 32 + 6 + 10
+    # SGD reads p and g and writes p, 4 bytes each: a moves 16 * 12 = 192
+    # bytes in its update, b 10 * 12 = 120
+    moved = {}
+    for k, r in cch.layer_report.items():
+        if k != 'total' and r['phase'] == 'update':
+            moved[r['link']] = moved.get(r['link'], 0) + r['mrw']
+    assert moved == {'/predictor/a': 192, '/predictor/b': 120}
 
 
 def test_memory_sees_the_state_the_first_update_creates():
@@ -348,6 +363,47 @@ def test_memory_sees_the_state_the_first_update_creates():
     assert first.memory_report['peak_phase'] == 'update'
 
 
+def _smorms3_steps(steps_before, steps_in):
+    """``(created, at_exit_activations, NumPy growth)``: SMORMS3 on
+    ``L.Linear(3, 2)`` (W 6 + b 2 = 8 elements), ``steps_before`` steps
+    before the block and ``steps_in`` inside it; tracemalloc's growth of
+    the NumPy buffers alive over the block, every buffer traced from before
+    the first step."""
+    with memory_oracle.Tracing():
+        model = L.Linear(3, 2)
+        optimizer = Op.SMORMS3().setup(model)
+
+        def step():
+            model.cleargrads()
+            F.sum(model(X)).backward()
+            optimizer.update()
+        for _ in range(steps_before):
+            step()
+        before = sum(memory_oracle.traced_split())
+        with ComputationalCostHook(memory=True) as cch:
+            for _ in range(steps_in):
+                step()
+        growth = sum(memory_oracle.traced_split()) - before
+    return (memory.created(cch._records())[-1],
+            cch.memory_report['at_exit_activations'], growth)
+
+
+def test_smorms3_creates_its_state_once_though_it_replaces_it():
+    # SMORMS3 puts new mem, g and g2 arrays in its state at every update.
+    # Three steps in the block: the first creates the state, 3 * 8 * 4 =
+    # 96 bytes (the gradients replace those the parameters were made with,
+    # NaN-filled: no growth); tracemalloc sees 96 bytes more NumPy memory
+    # after the block, not 3 * 96.
+    created, state, growth = _smorms3_steps(0, 3)
+    assert growth == 96
+    assert created == state == growth
+    # With its state made before the block, a step replaces it: NumPy's
+    # memory does not grow, and no state is created.
+    created, state, growth = _smorms3_steps(1, 1)
+    assert growth == 0
+    assert created == state == 0
+
+
 def test_project_batch_projects_a_step_with_its_update():
     def run(n):
         model = _model()
@@ -356,17 +412,31 @@ def test_project_batch_projects_a_step_with_its_update():
         optimizer.update(model, x, np.zeros(n, np.int32))
 
     projected = project_batch(run, 100)
-    # the update does not depend on the batch: Adam on 8 elements
-    assert _figures(projected.phase_report['update']) == (88, 128, 96)
-    with ComputationalCostHook() as cch:
-        run(100)
-    for phase in ('forward', 'backward', 'update', 'total'):
-        assert _figures(projected.phase_report[phase]) == _figures(
-            cch.phase_report[phase])
-    memory = projected.memory_report
-    with ComputationalCostHook(memory=True) as cch:
-        run(100)
-    assert memory['peak'] == cch.memory_report['peak']
+    # the update does not depend on the batch: Adam on 8 elements, 10
+    # FLOPs each with FMA; p, g, m, v read (4 * 4 * 8 = 128 B), p, m, v
+    # written (3 * 4 * 8 = 96 B)
+    assert _figures(projected.phase_report['update']) == (80, 128, 96)
+    # the forward at batch 100 (DETAILS.md): LinearFunction 100*3*2 +
+    # 100*2 = 800 FLOPs, reads x, W and b (300 + 6 + 2) * 4 = 1232 B,
+    # writes y 200 * 4 = 800 B
+    rows = [r for k, r in projected.layer_report.items() if k != 'total']
+    linear = [r for r in rows if r['type'] == 'LinearFunction']
+    assert [_figures(r) for r in linear] == [(800, 1232, 800)]
+    # the backward: gW 3*2*100 = 600 FLOPs, gb (100 - 1) * 2 = 198
+    grads = {r['type']: r['flops'] for r in rows if r['phase'] == 'backward'}
+    assert grads['LinearGradWeight'] == 600
+    assert grads['Sum'] == 198
+    # Memory of the update records, projected to batch 100: alive are what
+    # the Classifier keeps (its y, 100 * 2 * 4 = 800 B; its loss, whose
+    # node keeps the softmax, 800 B; the loss and the accuracy, 4 B each),
+    # the gradients of W and b (8 * 4 = 32 B) and the moments Adam created
+    # up to that record (W's m and v 2 * 24 = 48 B, then b's 2 * 8 = 16
+    # B); scratch 3 x the parameter (step, step * m and its scaled copy):
+    # 3 * 24 = 72 B for W, 3 * 8 = 24 B for b
+    kept = 800 + 800 + 4 + 4
+    update = [(live, scratch) for live, scratch, phase
+              in memory.live_series(projected) if phase == 'update']
+    assert update == [(kept + 32 + 48, 72), (kept + 32 + 48 + 16, 24)]
 
 
 def _real_methods():
@@ -484,6 +554,76 @@ def test_loss_scaling_divides_the_gradient_once_more():
     # SGD (1 FLOP, 8 + 4 bytes read... per element) and g /= scale: 1 FLOP,
     # g read and written: 2 FLOPs, 3 * 4 read, 2 * 4 written per element
     assert _figures(cch.phase_report['update']) == (16, 96, 64)
+
+
+def _fp32_step(dtype, hooks=(), rule_hook=None, scale=None, **kwargs):
+    """One MomentumSGD step under use_fp32_update() on the model of
+    ``dtype``, with optimizer hooks, a hook on W's rule and a loss scale;
+    the hook that recorded it."""
+    model = _model(dtype)
+    optimizer = Op.MomentumSGD().setup(model)
+    optimizer.use_fp32_update()
+    for hook in hooks:
+        optimizer.add_hook(hook)
+    if rule_hook is not None:
+        model.predictor.W.update_rule.add_hook(rule_hook)
+    if scale is not None:
+        optimizer.loss_scaling(scale=scale)
+    with ComputationalCostHook(**kwargs) as cch:
+        _step(optimizer, model, dtype)
+    return cch
+
+
+def _by_type(cch):
+    out = {}
+    for key, r in cch.layer_report.items():
+        if key != 'total' and r['phase'] == 'update':
+            f = out.get(r['type'], (0, 0, 0))
+            out[r['type']] = tuple(a + b for a, b in zip(f, _figures(r)))
+    return out
+
+
+def test_fp32_update_with_hooks_on_the_optimizer_and_on_a_rule():
+    cch = _fp32_step(np.float16, hooks=[H.WeightDecay(1e-4)],
+                     rule_hook=H.WeightDecay(1e-4))
+    # The optimizer's WeightDecay runs before the rules, on the float16
+    # arrays: 8 multiply-adds, p and g read (2 * 2 * 8 = 32 B), g written
+    # (16 B). The rule's runs on W's float32 master (6 elements): 6
+    # FLOPs, 2 * 4 * 6 = 48 B read, 4 * 6 = 24 written.
+    # MomentumSGD on the masters: 3 FLOPs + 2 casts per element, p, g, v
+    # read 12 B + the float16 gradient 2 + the master 4 = 18 B, p, v
+    # written 8 + the float32 gradient 4 + the float16 parameter 2 = 14 B
+    assert _by_type(cch) == {'WeightDecay': (8 + 6, 32 + 48, 16 + 24),
+                             'MomentumSGDRule': (5 * 8, 18 * 8, 14 * 8)}
+
+
+def test_loss_scaling_under_fp32_update_divides_the_float32_gradient():
+    cch = _fp32_step(np.float16, scale=8.0)
+    # as above, plus g /= scale on the float32 gradient: 1 FLOP, 4 B read
+    # and 4 written per element: 6 FLOPs, 22 B read, 18 B written
+    assert _by_type(cch) == {'MomentumSGDRule': (6 * 8, 22 * 8, 18 * 8)}
+
+
+def test_fp32_update_on_a_float32_model_changes_nothing():
+    cch = _fp32_step(np.float32)
+    # no master copy: MomentumSGD's 3 FLOPs, p, g, v read (12 B), p, v
+    # written (8 B) per element
+    assert _by_type(cch) == {'MomentumSGDRule': (3 * 8, 12 * 8, 8 * 8)}
+    rows = [r for k, r in cch.layer_report.items() if k != 'total'
+            and r['phase'] == 'update']
+    assert [r['params']['fp32_update'] for r in rows] == [False, False]
+
+
+def test_fp32_update_memory_counts_the_master_copy_and_its_state():
+    cch = _fp32_step(np.float16, memory=True)
+    # created at the first update: the float32 master copy and its float32
+    # velocity, 2 * 4 * 8 = 64 B (W's 48, then b's 16)
+    assert memory.created(cch._records())[-1] == 64
+    scratch = [(r[0], r[1]) for r in memory.live_series(cch)
+               if r[2] == 'update']
+    # W (6): the float32 gradient copy 24 B and lr * grad on the master
+    # 24 B: 48; b (2): 8 + 8 = 16
+    assert [s for _, s in scratch] == [48, 16]
 
 
 def test_custom_calculators_for_a_rule_and_an_optimizer_hook():

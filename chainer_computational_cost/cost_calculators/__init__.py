@@ -191,7 +191,7 @@ scratches = {}
 BACKENDS = ('numpy', 'cupy')
 
 
-def scratch_of(node, in_data, out_shapes=None, backend='numpy'):
+def scratch_of(node, in_data, out_shapes=None, backend='numpy', **kwargs):
     """Bytes one call of ``node`` allocates and frees inside itself
     (im2col's columns, masks, temporaries, cuDNN's workspace): memory that
     is never an output, yet counts towards the peak while the call runs.
@@ -208,7 +208,9 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy'):
     ``backend`` (``'numpy'`` or ``'cupy'``) and returns an int of bytes.
     Its docstring (first line a summary, then Markdown saying what each
     backend allocates) goes into DETAILS.md under the calculator's entry.
-    A function type without one has no scratch counted (0).
+    A function type without one has no scratch counted (0).  ``kwargs``
+    go to the scratch function too (an update record's: ``timing``,
+    ``fp32_grad``, see ``cost_calculators.optimizer``).
     """
     func = function_object(node)
     cls = type(func)
@@ -220,7 +222,8 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy'):
                 break
         else:
             return 0
-    nbytes = scratch(func, in_data, out_shapes=out_shapes, backend=backend)
+    nbytes = scratch(func, in_data, out_shapes=out_shapes, backend=backend,
+                     **kwargs)
     if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral) \
             or nbytes < 0:
         raise ValueError('scratch function {} for {} returned {!r}; a '

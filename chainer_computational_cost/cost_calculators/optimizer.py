@@ -11,13 +11,17 @@ among the function calculators.
 The cost model is the one of every calculator: a straightforward
 implementation reads each array once and writes each array it changes once,
 in its own dtype, and computes the rule's formula per element, one FLOP per
-operation (a square root, a division, a min or a max are one each), a
-multiplication feeding an addition being one FLOP with FMA
-(``fma_1flop=True``) and two without.  The formula counted is the one
-Chainer's fused CUDA kernel writes (the CPU code computes the same values
-in more passes); scalars derived from the hyperparameters and the step
-count (a bias correction, AdaBound's bounds, $1 - \beta$) are computed once
-per parameter and not counted.
+operation (a square root, a division, a min or a max are one each).  FMA,
+the same rule for every rule and hook: a multiplication whose product goes
+straight into one addition or subtraction ($a b + c$, $c - a b$, $a b -
+c$, $g^2 - v$ as well as $h + g^2$) is fused with it, one FLOP with
+``fma_1flop=True`` and two without; an addition fuses at most one product
+(in $a b + c d$ the other product stays a multiplication), and a product
+that is used twice ($\hat m^2$ in MSVAG) is computed once, not fused.
+The formula counted is the one Chainer's fused CUDA kernel writes (the
+CPU code computes the same values in more passes); scalars derived from
+the hyperparameters and the step count (a bias correction, AdaBound's
+bounds, $1 - \beta$) are computed once per parameter and not counted.
 
 Notation: $n$ is the number of elements of the parameter $p$ (its
 gradient $g$ has the same); every optimizer state $s$ has the parameter's
@@ -55,8 +59,11 @@ from chainer.optimizers.sgd import SGDRule
 from chainer.optimizers.smorms3 import SMORMS3Rule
 import numpy
 
+from chainer_computational_cost.cost_calculators import c_strides
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
+from chainer_computational_cost.cost_calculators import strides_of
 
 
 _FLOAT16 = numpy.dtype(numpy.float16)
@@ -202,9 +209,9 @@ def calc_adam(rule: AdamRule, in_data, **kwargs):
     + \lambda p\right)$$
 
     Per element: $m$ a subtraction and a multiply-add (2 FLOPs with FMA, 3
-    without), $v$ a square, a subtraction and a multiply-add (3, 4), $p$ a
-    square root, an addition, a multiplication, a division and two
-    multiply-adds (6, 8): 11 FLOPs with FMA, 15 without. The weight decay
+    without), $v$ two multiply-adds, $g^2 - v$ then the update (2, 4), $p$
+    a square root, an addition, a multiplication, a division and two
+    multiply-adds (6, 8): 10 FLOPs with FMA, 15 without. The weight decay
     term $\lambda p$ is counted whatever `weight_decay_rate` (Chainer's
     kernel computes it). States: $m$, $v$.
 
@@ -220,7 +227,7 @@ def calc_adam(rule: AdamRule, in_data, **kwargs):
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs (FMA) | $(11 + [amsgrad] + 2 [adabound]) n$ |
+    | FLOPs (FMA) | $(10 + [amsgrad] + 2 [adabound]) n$ |
     | FLOPs (no FMA) | $(15 + [amsgrad] + 2 [adabound]) n$ |
     | mread | $\|p\| + \|g\| + \|m\| + \|v\| + [amsgrad] \|\hat v\|$ |
     | mwrite | $\|p\| + \|m\| + \|v\| + [amsgrad] \|\hat v\|$ |
@@ -229,7 +236,7 @@ def calc_adam(rule: AdamRule, in_data, **kwargs):
     hp = rule.hyperparam
     extra = int(bool(hp.amsgrad)) + 2 * int(bool(hp.adabound))
     states = 3 if hp.amsgrad else 2
-    return _rule_cost(rule, in_data, kwargs, (11 + extra, 15 + extra),
+    return _rule_cost(rule, in_data, kwargs, (10 + extra, 15 + extra),
                       states, states)
 
 
@@ -262,20 +269,21 @@ def calc_ada_delta(rule: AdaDeltaRule, in_data, **kwargs):
     $$s_\Delta \leftarrow s_\Delta + (1 - \rho)(\Delta^2 - s_\Delta), \quad
     p \leftarrow p - \Delta$$
 
-    Per element: each mean square a square, a subtraction and a
-    multiply-add (3 FLOPs with FMA, 4 without); $\Delta$ two additions, a
-    division, a square root and a multiplication (5); $p$ a subtraction.
+    Per element: each mean square two multiply-adds, the square minus the
+    mean then the update (2 FLOPs with FMA, 4 without); $\Delta$ two
+    additions, a division, a square root and a multiplication (5); $p$ a
+    subtraction.
     States: $s_g$ (`msg`), $s_\Delta$ (`msdx`). Optimizer: ``AdaDelta``.
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs (FMA) | $12 n$ |
+    | FLOPs (FMA) | $10 n$ |
     | FLOPs (no FMA) | $14 n$ |
     | mread | $\|p\| + \|g\| + \|s_g\| + \|s_\Delta\|$ |
     | mwrite | $\|p\| + \|s_g\| + \|s_\Delta\|$ |
     | params | `rho`, `eps`, `fp32_update` |
     """
-    return _rule_cost(rule, in_data, kwargs, (12, 14), 2, 2)
+    return _rule_cost(rule, in_data, kwargs, (10, 14), 2, 2)
 
 
 def calc_rmsprop(rule: RMSpropRule, in_data, **kwargs):
@@ -365,7 +373,7 @@ def calc_msvag(rule: MSVAGRule, in_data, **kwargs):
     f = \mathrm{clip}\left(\frac{\hat m^2}{\hat m^2 + \rho s}, 0, 1\right),
     \quad p \leftarrow p - \eta (\eta_{lr} \hat m f + \lambda p)$$
 
-    Per element: $m$ 2 FLOPs with FMA (3 without), $v$ 3 (4), $\hat m$,
+    Per element: $m$ 2 FLOPs with FMA (3 without), $v$ 2 (4), $\hat m$,
     $\hat v$ and $\hat m^2$ one each, $s$ 2, $f$ a multiply-add, a division,
     a max and a min (4, 5), $p$ two multiplications and two multiply-adds
     (4, 6); $\rho$ and $\beta^t$ are scalars. The weight decay term is
@@ -374,13 +382,13 @@ def calc_msvag(rule: MSVAGRule, in_data, **kwargs):
 
     | Item | Value |
     |:-----|:------|
-    | FLOPs (FMA) | $18 n$ |
+    | FLOPs (FMA) | $17 n$ |
     | FLOPs (no FMA) | $23 n$ |
     | mread | $\|p\| + \|g\| + \|m\| + \|v\|$ |
     | mwrite | $\|p\| + \|m\| + \|v\|$ |
     | params | `lr`, `beta`, `eta`, `weight_decay_rate`, `fp32_update` |
     """
-    return _rule_cost(rule, in_data, kwargs, (18, 23), 2, 2)
+    return _rule_cost(rule, in_data, kwargs, (17, 23), 2, 2)
 
 
 # Optimizer hooks: called per parameter (``call_for_each_param``, on the
@@ -558,57 +566,295 @@ OPTIMIZER_HOOKS = (WeightDecay, Lasso, GradientClipping,
                    GradientHardClipping, GradientNoise, GradientLARS)
 
 
-# Scratch of the updates (issue 28): the temporaries an update rule's
-# update_core_cpu makes for one parameter, from Chainer 7.8.1's code;
-# CuPy runs one elementwise kernel (none).  Rules without one here count
-# none.
+# Scratch of the updates: the temporaries of one parameter's update, from
+# Chainer 7.8.1's code (UpdateRule.update and each rule's update_core_cpu,
+# each hook's __call__), beyond what is alive after it.  On CuPy every rule
+# and most hooks run one ElementwiseKernel, which makes no temporary.
 
-def _param_bytes(in_data, kwargs):
-    """Bytes of the parameter (first of ``in_data``) on NumPy, 0 on CuPy."""
-    if kwargs.get('backend', 'numpy') == 'cupy':
-        return 0
-    return in_data[0].nbytes
+def _numpy(kwargs):
+    return kwargs.get('backend', 'numpy') != 'cupy'
 
 
-def scratch_sgd(rule: SGDRule, in_data, **kwargs):
-    r"""`lr * grad`.
-
-    NumPy: `param -= lr * grad` makes the product first: $\|p\|$.
-
-    CuPy: one elementwise kernel: none.
-    """
-    return _param_bytes(in_data, kwargs)
+def _fp32_master(rule, p):
+    """Whether ``rule`` updates a float32 master copy of ``p``."""
+    return bool(getattr(rule, '_use_fp32_update', False)) and \
+        p.dtype == _FLOAT16
 
 
-def scratch_momentum_sgd(rule: MomentumSGDRule, in_data, **kwargs):
-    r"""`lr * grad`.
+def _update_scratch(rule, in_data, kwargs, core):
+    r"""Scratch of one parameter's update by ``rule``: ``core(P, elide)``
+    the temporaries of its ``update_core_cpu`` with $P$ the bytes of one
+    array of the parameter's shape in the dtype it computes in, ``elide``
+    whether NumPy reuses temporaries of $P$ bytes (``elides``).
 
-    NumPy: `v -= lr * grad` makes the product first: $\|p\|$ (`v` is
-    scaled and added in place).
-
-    CuPy: one elementwise kernel: none.
-    """
-    return _param_bytes(in_data, kwargs)
-
-
-def scratch_adam(rule: AdamRule, in_data, **kwargs):
-    r"""The step and its products: $3\|p\|$.
-
-    NumPy, with $P$ the parameter's bytes in the intermediate dtype
-    (float32 for a float16 parameter, whose gradient is then cast, a copy
-    of $P$ alive through the update): `grad - m` and its scaled copy
-    ($2P$), `grad * grad - v` and its scaled copy ($2P$), then `step =
-    alpha_t / (sqrt(v) + eps)` ($P$) alive while `step * m` and its scaled
-    copy are made: $3P$, the most at any moment. A `weight_decay_rate`
-    other than 0 scales the parameter too (`a * param`): $4P$.
-
-    CuPy: one elementwise kernel: none.
-    """
-    if kwargs.get('backend', 'numpy') == 'cupy':
-        return 0
+    Under ``use_fp32_update()`` (float16 parameter) ``UpdateRule.update``
+    adds the float32 copy of the gradient, alive throughout, and at the end
+    the parameter cast back to float16 beside the old array: $4n +
+    \max(core, 2n)$ on NumPy, $4n + 2n$ on CuPy."""
     p = in_data[0]
-    size = 4 if p.dtype == numpy.float16 else p.dtype.itemsize
-    big = p.size * size
-    cast = big if p.dtype == numpy.float16 else 0
-    decay = getattr(rule.hyperparam, 'weight_decay_rate', 0)
-    return cast + (4 if decay else 3) * big
+    n = p.size
+    if _fp32_master(rule, p):
+        big = 4 * n
+        inner = core(big, elides(big)) if _numpy(kwargs) else 0
+        return big + max(inner, 2 * n)
+    if not _numpy(kwargs):
+        return 0
+    nbytes = n * p.dtype.itemsize
+    return core(nbytes, elides(nbytes))
+
+
+_FP32_DOC = r"""
+
+    `use_fp32_update()` on a float16 parameter adds, on both backends, the
+    float32 copy of the gradient ($4n$ bytes, alive through the update and
+    the rule's hooks) and, at the end, the float16 cast of the master copy
+    beside the old parameter array ($2n$): $4n + \max(S, 2n)$ with $S$ the
+    figure above for the float32 master ($6n$ on CuPy)."""
+
+
+def _doc(text):
+    """A scratch function's docstring, the float32 master's paragraph
+    appended."""
+    def wrap(f):
+        f.__doc__ = text + _FP32_DOC
+        return f
+    return wrap
+
+
+def _one(size, elide):
+    return size
+
+
+def _two_or_three(size, elide):
+    return (2 if elide else 3) * size
+
+
+@_doc(r"""`lr * grad`: $\|p\|$ on NumPy, none on CuPy.
+
+    NumPy: `param -= lr * grad` makes the product first. CuPy: one
+    elementwise kernel.""")
+def scratch_sgd(rule: SGDRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs, _one)
+
+
+@_doc(r"""`lr * grad`: $\|p\|$ on NumPy, none on CuPy.
+
+    NumPy: `v -= lr * grad` makes the product first (`v` is scaled and
+    `param` added to in place). CuPy: one elementwise kernel.""")
+def scratch_momentum_sgd(rule: MomentumSGDRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs, _one)
+
+
+@_doc(r"""One product at a time: $\|p\|$ on NumPy, none on CuPy.
+
+    NumPy: `lr * grad`, then `momentum * momentum * v`, then `(1 +
+    momentum) * lr * grad`, each freed before the next. CuPy: one
+    elementwise kernel.""")
+def scratch_nesterov_ag(rule: NesterovAGRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs, _one)
+
+
+@_doc(r"""`lr * v`: $\|p\|$ on NumPy, none on CuPy.
+
+    CuPy: one elementwise kernel.""")
+def scratch_corrected_momentum_sgd(rule: CorrectedMomentumSGDRule, in_data,
+                                   **kwargs):
+    return _update_scratch(rule, in_data, kwargs, _one)
+
+
+@_doc(r"""The step's temporaries: $2\|p\|$ (3 below 256 KiB) on NumPy,
+    none on CuPy.
+
+    NumPy: `grad * grad` ($\|p\|$), then `lr * grad` alive while
+    `sqrt(h)` and `+ eps` are made; from 256 KiB NumPy's temporary elision
+    writes `+ eps` and the division into their operand ($2\|p\|$), below it
+    each is a new array ($3\|p\|$). CuPy: one elementwise kernel.""")
+def scratch_ada_grad(rule: AdaGradRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs, _two_or_three)
+
+
+@_doc(r"""`dx` and one more temporary: $2\|p\|$ (3 below 256 KiB) on
+    NumPy, none on CuPy.
+
+    NumPy: `dx = sqrt((msdx + eps) / (msg + eps)) * grad` is alive to the
+    end; `(1 - rho) * dx * dx` beside it is one temporary with NumPy's
+    temporary elision (from 256 KiB), two below it. CuPy: one elementwise
+    kernel.""")
+def scratch_ada_delta(rule: AdaDeltaRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs, _two_or_three)
+
+
+@_doc(r"""`denom` and the step: $2\|p\|$ (3 below 256 KiB) on NumPy,
+    none on CuPy.
+
+    NumPy: `denom = sqrt(ms) + eps` (or `sqrt(ms + eps)`) alive while `lr *
+    grad / denom` is made: one temporary with NumPy's temporary elision
+    (from 256 KiB), two below it. CuPy: one elementwise kernel.""")
+def scratch_rmsprop(rule: RMSpropRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs, _two_or_three)
+
+
+@_doc(r"""`lr * grad`, `n - g * g` and its root: $3\|p\|$ on NumPy, none
+    on CuPy.
+
+    NumPy: `lr * grad / sqrt(n - g * g + eps)` holds `lr * grad`, `g * g`
+    and `n - g * g` (then the root in place of `g * g`) at once. CuPy: one
+    elementwise kernel.""")
+def scratch_rmsprop_graves(rule: RMSpropGravesRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs, lambda size, e: 3 * size)
+
+
+@_doc(r"""New state arrays beside the old ones: $6\|p\|$ (7 below 256 KiB)
+    on NumPy, none on CuPy.
+
+    NumPy: the rule makes new `g`, `g2` and `mem` arrays and puts them in
+    its state at the end, so the old `g` and `g2` are alive beside the new
+    ones; with `r = 1 / (mem + 1)` and `x` alive, `grad * min(x, lr)` and
+    `sqrt(g2)` (then `+ eps` into it) make $6\|p\|$ above what is alive
+    after the update; below 256 KiB `+ eps` and the division are new
+    arrays too ($7\|p\|$). CuPy: one elementwise kernel updating the state
+    in place.""")
+def scratch_smorms3(rule: SMORMS3Rule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs,
+                           lambda size, elide: (6 if elide else 7) * size)
+
+
+@_doc(r"""`mt`, `vt`, `mt ** 2`, `s`, the factor and the step: $7\|p\|$ (8
+    below 256 KiB) on NumPy, none on CuPy.
+
+    NumPy: `mt`, `vt`, `mt2`, `s` and `factor` are alive to the end; the
+    last line adds `lr * mt * factor` and `weight_decay_rate * param`
+    ($7\|p\|$ with NumPy's temporary elision from 256 KiB; below it `* factor`
+    and the sum are new arrays, $8\|p\|$). The NaN mask of `factor` ($n$
+    bytes) is below that. CuPy: one elementwise kernel.""")
+def scratch_msvag(rule: MSVAGRule, in_data, **kwargs):
+    return _update_scratch(rule, in_data, kwargs,
+                           lambda size, elide: (7 if elide else 8) * size)
+
+
+@_doc(r"""The step and its products: $3P$ ($4P$ to $5P$ with a
+    weight decay, $+2P$ for a float16 parameter) on NumPy, none on CuPy.
+
+    NumPy, with $P$ the bytes of the parameter's shape in the dtype the
+    rule computes in (float32 for a float16 parameter): `step =
+    alpha_t / (sqrt(vhat) + eps)` alive while `step * m` and its scaled
+    copy are made: $3P$, the most at any moment. A `weight_decay_rate`
+    other than 0 makes `x[...] = a * x + b * y`: `a * param` (in the
+    parameter's dtype) more, and below 256 KiB the sum too ($P$). A float16
+    parameter without `use_fp32_update()` adds the float32 copy of the
+    gradient and of `v` (`vhat.astype(float32)`), $2P$, alive throughout.
+    NumPy's casting buffers of the in-place updates of float16 arrays by
+    float32 ones are not counted (see docs/memory.md). CuPy: one
+    elementwise kernel (its `_dummy` array is empty).""")
+def scratch_adam(rule: AdamRule, in_data, **kwargs):
+    p = in_data[0]
+    half = p.dtype == _FLOAT16 and not _fp32_master(rule, p)
+
+    def core(size, elide):
+        if half:  # computes in float32; `size` is the float16 bytes
+            size *= 2
+            elide = elides(size)
+        total = 3 * size
+        if getattr(rule.hyperparam, 'weight_decay_rate', 0):
+            # `a * param` in the dtype of the array updated (the float16
+            # parameter, or a float32 master copy)
+            total += (_nbytes(p) if half else size) + (0 if elide else size)
+        return total + (2 * size if half else 0)
+    return _update_scratch(rule, in_data, kwargs, core)
+
+
+# The hooks: on the arrays they are given (a float32 master copy's under
+# use_fp32_update, whose gradient copy they then see alive: ``fp32_grad``).
+
+def _hook_scratch(in_data, kwargs, numpy_bytes, cupy_bytes=0):
+    """A hook's scratch: its own temporaries on the backend, plus the
+    float32 gradient copy alive while a rule's hook runs on a float32
+    master copy (``fp32_grad``)."""
+    own = numpy_bytes if _numpy(kwargs) else cupy_bytes
+    if kwargs.get('fp32_grad', False):
+        g = in_data[1]
+        own += g.size * g.dtype.itemsize
+    return own
+
+
+def _nbytes(a):
+    return a.size * a.dtype.itemsize
+
+
+_HOOK_FP32_DOC = r"""
+
+    On a rule under `use_fp32_update()` the hook runs on the float32 master
+    copy while the rule's float32 copy of the gradient is alive: that copy
+    ($\|g\|$) is added."""
+
+
+def _hook_doc(text):
+    def wrap(f):
+        f.__doc__ = text + _HOOK_FP32_DOC
+        return f
+    return wrap
+
+
+@_hook_doc(r"""`rate * p`: $\|p\|$ on NumPy, none on CuPy.
+
+    CuPy: one elementwise kernel.""")
+def scratch_weight_decay(hook: WeightDecay, in_data, **kwargs):
+    return _hook_scratch(in_data, kwargs, _nbytes(in_data[0]))
+
+
+@_hook_doc(r"""`sign(p)` and `rate * sign`: $2\|p\|$ on NumPy, $\|p\|$ on
+    CuPy.
+
+    CuPy: `sign(p)`, then one elementwise kernel.""")
+def scratch_lasso(hook: Lasso, in_data, **kwargs):
+    p = _nbytes(in_data[0])
+    return _hook_scratch(in_data, kwargs, 2 * p, p)
+
+
+@_hook_doc(r"""The noise, drawn in float64 then cast: $(8 + s) n$ bytes for
+    an itemsize $s$, on both backends.
+
+    The default `exponential_decay_noise` draws `xp.random.normal(0, std,
+    shape)` (float64) and casts it to the gradient's dtype; the float64
+    draw is freed once the cast exists. A custom `noise_func` is counted
+    the same.""")
+def scratch_gradient_noise(hook: GradientNoise, in_data, **kwargs):
+    g = in_data[1]
+    noise = g.size * (8 + g.dtype.itemsize)
+    return _hook_scratch(in_data, kwargs, noise, noise)
+
+
+def _ravel_copy(a):
+    """Bytes ``a.ravel()`` copies: none for a contiguous array."""
+    return 0 if c_strides(a.shape, a.dtype.itemsize) == strides_of(a) or \
+        a.size <= 1 else _nbytes(a)
+
+
+@_hook_doc(r"""`weight_decay * p`: $\|p\|$ on NumPy (whatever
+    `weight_decay`), none on CuPy.
+
+    NumPy: the two norms (`linalg.norm`, a dot product of the raveled
+    array with itself) make no array for contiguous ones (a copy each of a
+    non-contiguous one, not at once); `g += weight_decay * p` makes the
+    product. CuPy: one elementwise kernel after the norms.""")
+def scratch_gradient_lars(hook: GradientLARS, in_data, **kwargs):
+    p, g = in_data
+    return _hook_scratch(
+        in_data, kwargs, max(_nbytes(p), _ravel_copy(p), _ravel_copy(g)))
+
+
+@_hook_doc(r"""None for a contiguous gradient.
+
+    Both backends: the norm is a dot product of each raveled gradient with
+    itself (a copy of a non-contiguous one), the scaling in place.""")
+def scratch_gradient_clipping(hook: GradientClipping, in_data, **kwargs):
+    g = in_data[1]
+    return _hook_scratch(in_data, kwargs, _ravel_copy(g), _ravel_copy(g))
+
+
+@_hook_doc(r"""None.
+
+    Both backends: `clip(grad, lower, upper, out=grad)` in place.""")
+def scratch_gradient_hard_clipping(hook: GradientHardClipping, in_data,
+                                   **kwargs):
+    return _hook_scratch(in_data, kwargs, 0)

@@ -1,0 +1,573 @@
+"""From cost to the time a call will take: a :class:`Calibration`.
+
+A calibration holds what :func:`chainer_computational_cost.calibrate`
+measured on one device (see :mod:`~chainer_computational_cost.measure`):
+
+* a table of matrix-product times over a grid of shapes ``(M, N, K)``
+  (the BLAS's speed depends on the shape far more than on the FLOPs);
+* one linear fit per function *family* (:data:`FAMILIES`) of the time a
+  call spends inside its function on the call's features
+  (:func:`features`): a constant, the table's time of its matrix product
+  (matrix families), the bytes it reads and writes, the im2col buffer it
+  fills (convolutions, pooling), its FLOPs (the others), and the bytes of
+  its arrays of :data:`COLD_BYTES` or more (out of cache, or fresh memory
+  touched for the first time);
+* a per-call overhead for each kind of call (:data:`OVERHEADS`):
+  Chainer's own work around a call (type checks, building the graph,
+  ``backward``'s bookkeeping), which a step made of many cheap calls
+  spends most of its time in;
+* its own error, cross-validated on held-out probes.
+
+It predicts the time of each call a report holds (``t_call``, what the
+hook's ``measure_time`` measures; ``t_predicted``, plus the overhead: what
+the call adds to a step) and sums them per type, link, phase and in total
+(:func:`time_report`).  A call whose type the calibration never ran, or
+whose features lie outside the calibrated range, is predicted all the same
+but *flagged* (``flag``), never silently extrapolated.
+
+This module is pure (no measurement, no device): it imports the bottom of
+the package only, and the reports read it.
+"""
+
+import collections
+import datetime
+import functools
+import itertools
+import json
+import math
+
+from chainer_computational_cost import roofline
+from chainer_computational_cost.aggregation import _ancestors
+from chainer_computational_cost.columns import PHASES
+from chainer_computational_cost.columns import TIME_BY
+
+#: The JSON format's version (a file of another one is refused).
+FORMAT = 1
+
+#: Function types whose time is a matrix product's (forward and gradient
+#: functions): convolutions, which also fill an im2col buffer, and the
+#: plain products.
+CONVOLUTION_TYPES = frozenset([
+    'Convolution2DFunction', 'Convolution2DGradW',
+    'Deconvolution2DFunction'])
+MATMUL_TYPES = frozenset([
+    'LinearFunction', 'LinearGradData', 'LinearGradWeight', 'MatMul',
+    'BatchMatMul'])
+
+#: Family -> what it holds.  Other types belong to the family named after
+#: the package of ``chainer.functions`` their calculator covers.
+FAMILIES = collections.OrderedDict([
+    ('convolution', '2-D convolutions and their gradients (im2col + GEMM)'),
+    ('matmul', 'linear layers, matmul, batch matmul and their gradients'),
+    ('activation', 'activations and their gradients'),
+    ('array', 'reshapes, transposes, concatenations, indexing'),
+    ('connection', 'embeddings (EmbedID) and other connections'),
+    ('loss', 'losses and their gradients'),
+    ('math', 'elementwise arithmetic and reductions'),
+    ('noise', 'dropout'),
+    ('normalization', 'batch, layer and local response normalizations'),
+    ('pooling', 'max and average pooling and their gradients'),
+    ('rnn', 'LSTM and other recurrent cells'),
+    ('update', 'update rules and optimizer hooks (the update phase)'),
+])
+
+#: The features of each kind of family, in the fit's order.
+MATRIX_FEATURES = ('const', 'gemm', 'bytes', 'col', 'cold')
+OTHER_FEATURES = ('const', 'mread', 'mwrite', 'flops', 'cold')
+
+#: The kinds of call with their own overhead: forward calls in inference
+#: (no graph kept) and in training, backward calls, updates.
+OVERHEADS = ('inference', 'forward', 'backward', 'update')
+
+
+def overhead_kind(layer, inference):
+    """Which overhead of :data:`OVERHEADS` a call pays (``inference``: the
+    run has no backward pass)."""
+    phase = layer.get('phase') or 'forward'
+    if phase == 'forward':
+        return 'inference' if inference else 'forward'
+    return phase if phase in OVERHEADS else 'backward'
+
+
+#: Flags of a prediction.
+UNCOVERED = 'uncovered type'
+OUT_OF_RANGE = 'outside range'
+
+#: A feature more than this factor above the largest the calibration ran
+#: puts the call outside the range (a smaller call is mostly the fit's
+#: constant, which the calibration measured).
+RANGE_FACTOR = 4.0
+
+
+@functools.lru_cache(maxsize=None)
+def _calculator_modules():
+    """Function type name -> the module of its built-in calculator (the
+    package of ``chainer.functions`` it covers)."""
+    from chainer_computational_cost import cost_calculators
+    by_name = {}
+    for cls, calc in cost_calculators.calculators.items():
+        by_name.setdefault(cls.__name__, calc.__module__.rsplit('.', 1)[-1])
+    return by_name
+
+
+def _family_of_module(type_name):
+    module = _calculator_modules().get(type_name)
+    return module if module in FAMILIES else None
+
+
+def family_of(layer):
+    """The family (a key of :data:`FAMILIES`) of a layer dict, or None when
+    the type belongs to none."""
+    if layer.get('phase') == 'update':
+        return 'update'
+    t = layer['type']
+    if t in CONVOLUTION_TYPES:
+        return 'convolution'
+    if t in MATMUL_TYPES:
+        return 'matmul'
+    return _family_of_module(t)
+
+
+def _prod(shape):
+    out = 1
+    for d in shape:
+        out *= d
+    return out
+
+
+def _itemsize(layer):
+    return {'float16': 2, 'float64': 8}.get(layer.get('dtype'), 4)
+
+
+def gemm_shape(layer):
+    """``(batch, M, N, K, col_elements)`` of the matrix products a call of
+    a matrix family runs (``col_elements``: the im2col buffer it fills or
+    reads, convolutions only), from its shapes; None when they do not
+    say."""
+    t = layer['type']
+    ins = layer.get('input_shapes') or []
+    outs = layer.get('output_shapes') or []
+    try:
+        if t == 'Convolution2DFunction':
+            x, w, y = ins[0], ins[1], outs[0]
+            m, k, n = y[0] * y[2] * y[3], w[1] * w[2] * w[3], w[0]
+            return 1, m, n, k, x[0] * x[1] * w[2] * w[3] * y[2] * y[3]
+        if t == 'Convolution2DGradW':
+            x, gy, gw = ins[0], ins[1], outs[0]
+            k = gy[0] * gy[2] * gy[3]
+            return 1, gw[0], gw[1] * gw[2] * gw[3], k, \
+                x[0] * x[1] * gw[2] * gw[3] * gy[2] * gy[3]
+        if t == 'Deconvolution2DFunction':
+            x, w = ins[0], ins[1]
+            n = x[0] * x[2] * x[3]
+            return 1, w[1] * w[2] * w[3], n, w[0], w[1] * w[2] * w[3] * n
+        if t == 'LinearFunction':
+            x, w = ins[0], ins[1]
+            return 1, _prod(x) // w[1], w[0], w[1], 0
+        if t == 'LinearGradData':
+            w, gy = ins[0], ins[1]
+            return 1, _prod(gy) // w[0], w[1], w[0], 0
+        if t == 'LinearGradWeight':
+            x, gy = ins[0], ins[1]
+            return 1, gy[-1], x[-1], _prod(gy) // gy[-1], 0
+        if t in ('MatMul', 'BatchMatMul'):
+            a, y = ins[0], outs[0]
+            m, n = (y[-2], y[-1]) if len(y) >= 2 else (1, y[-1])
+            batch = _prod(y[:-2])
+            return batch, m, n, _prod(a) // max(batch * m, 1), 0
+    except (IndexError, TypeError, ZeroDivisionError):
+        return None
+    return None
+
+
+def _pool_col(layer):
+    # Chainer's CPU pooling goes through an im2col buffer too: the smaller
+    # of the input and the output times the window.
+    k = (layer.get('params') or {}).get('k')
+    if k is None:
+        return 0
+    window = _prod(k) if isinstance(k, (tuple, list)) else k * k
+    ins = layer.get('input_shapes') or [()]
+    outs = layer.get('output_shapes') or [()]
+    return min(_prod(ins[0] or ()), _prod(outs[0] or ())) * window
+
+
+def _cold(layer):
+    """Bytes of the call's arrays of :data:`COLD_BYTES` or more: memory out
+    of cache, or freshly allocated and touched for the first time."""
+    size = _itemsize(layer)
+    total = 0
+    for shape in (layer.get('input_shapes') or []) + \
+            (layer.get('output_shapes') or []):
+        n = _prod(shape or ()) * size
+        if n >= COLD_BYTES:
+            total += n
+    return total
+
+
+#: An array of this size or more is taken as out of cache (a core's L2
+#: here is 1 MiB; glibc maps allocations of 128 KiB to 32 MiB afresh).
+COLD_BYTES = 2 ** 20
+
+
+def features(layer, gemm_time):
+    """The fit's features of a layer dict (``flops, mread, mwrite`` in
+    FLOPs and bytes, ``type``, shapes, ``dtype``, ``phase``), in the order
+    of its family's features (:data:`MATRIX_FEATURES` or
+    :data:`OTHER_FEATURES`); ``gemm_time(M, N, K)`` is the table's time of
+    one product.  None for a matrix type whose shapes do not say."""
+    family = family_of(layer)
+    cold = float(_cold(layer))
+    if family in ('convolution', 'matmul'):
+        shape = gemm_shape(layer)
+        if shape is None:
+            return None
+        batch, m, n, k, col = shape
+        return [1.0, batch * gemm_time(m, n, k),
+                float(layer['mread'] + layer['mwrite']),
+                float(col * _itemsize(layer)), cold]
+    if family == 'pooling':
+        cold += _pool_col(layer) * _itemsize(layer)
+    return [1.0, float(layer['mread']), float(layer['mwrite']),
+            float(layer['flops']), cold]
+
+
+class GemmTable(object):
+    """Times of ``(M, K) x (K, N)`` products measured over a grid of
+    dimensions, interpolated linearly in the logarithms of the dimensions
+    and of the speed (FLOP/s), which varies slowly with the shape.  A
+    dimension beyond the grid takes the speed at the grid's edge (and the
+    call's other features then decide whether it is out of range)."""
+
+    def __init__(self, dims, speed):
+        self.dims = [int(d) for d in dims]
+        # speed[i][j][k]: M*N*K / seconds at dims[i], dims[j], dims[k].
+        self.speed = speed
+        self._logs = [math.log(d) for d in self.dims]
+
+    def _position(self, d):
+        logs = self._logs
+        x = math.log(max(d, 1))
+        if x <= logs[0]:
+            return 0, 0.0
+        if x >= logs[-1]:
+            return len(logs) - 2, 1.0
+        for i in range(len(logs) - 1):
+            if x <= logs[i + 1]:
+                return i, (x - logs[i]) / (logs[i + 1] - logs[i])
+        raise AssertionError('unreachable')
+
+    def time(self, m, n, k):
+        """Seconds of one ``(m, k) x (k, n)`` product (0 when empty)."""
+        if m * n * k == 0:
+            return 0.0
+        pos = [self._position(d) for d in (m, n, k)]
+        log_speed = 0.0
+        for corner in itertools.product((0, 1), repeat=3):
+            w = 1.0
+            idx = []
+            for (i, f), c in zip(pos, corner):
+                w *= f if c else 1.0 - f
+                idx.append(i + c)
+            if w:
+                log_speed += w * math.log(
+                    self.speed[idx[0]][idx[1]][idx[2]])
+        return m * n * k / math.exp(log_speed)
+
+    def peak(self):
+        """The highest speed of the table (multiply-adds per second)."""
+        return max(s for a in self.speed for b in a for s in b)
+
+
+def nnls(rows, targets, weights):
+    """Non-negative least squares, exactly, for a handful of features:
+    every subset of the features is solved by least squares and the best
+    all-non-negative solution kept.  ``rows``: feature lists; residuals
+    are weighted by ``weights``."""
+    import numpy
+    a = numpy.asarray(rows, dtype=float) * numpy.asarray(weights)[:, None]
+    b = numpy.asarray(targets, dtype=float) * numpy.asarray(weights)
+    n = a.shape[1]
+    # Scale the columns: bytes and FLOPs are 1e9 times a constant.
+    scale = numpy.abs(a).max(axis=0)
+    scale[scale == 0] = 1.0
+    a = a / scale
+    best, best_res = numpy.zeros(n), float(b @ b)
+    for size in range(1, n + 1):
+        for subset in itertools.combinations(range(n), size):
+            cols = list(subset)
+            sol = numpy.linalg.lstsq(a[:, cols], b, rcond=None)[0]
+            if (sol < 0).any():
+                continue
+            full = numpy.zeros(n)
+            full[cols] = sol
+            r = a @ full - b
+            res = float(r @ r)
+            if res < best_res * (1 - 1e-12):
+                best, best_res = full, res
+    return [float(c) for c in best / scale]
+
+
+#: Below this many seconds a call's miss counts as absolute rather than
+#: relative: a step's time is in its large calls.
+FLOOR = 1e-4
+WEIGHT_POWER = 0.25
+TRIM = False
+
+
+def fit_family(samples):
+    """``{'coef', 'low', 'high', 'n'}`` of one family from ``samples``,
+    pairs ``(features, seconds)``: a fit of the relative error (each call
+    weighs the same whatever its time), refitted once without the calls
+    the first fit misses by more than three times the median miss (a
+    context switch in a timing)."""
+    rows = [f for f, _ in samples]
+    times = [max(t, 1e-9) for _, t in samples]
+    weights = [(t + FLOOR) ** -WEIGHT_POWER for t in times]
+    coef = nnls(rows, times, weights)
+    misses = [abs(_dot(coef, f) - t) / t for f, t in zip(rows, times)]
+    cut = 3 * sorted(misses)[len(misses) // 2] + 0.05
+    kept = [i for i, m in enumerate(misses) if m <= cut]
+    if TRIM and len(kept) >= len(coef) and len(kept) < len(rows):
+        coef = nnls([rows[i] for i in kept], [times[i] for i in kept],
+                    [weights[i] for i in kept])
+    n = len(rows[0])
+    low = [min((f[j] for f in rows if f[j] > 0), default=0.0)
+           for j in range(n)]
+    high = [max(f[j] for f in rows) for j in range(n)]
+    return {'coef': coef, 'low': low, 'high': high, 'n': len(rows)}
+
+
+def _dot(coef, f):
+    return sum(c * x for c, x in zip(coef, f))
+
+
+class Calibration(object):
+    """What :func:`chainer_computational_cost.calibrate` measured on one
+    device, and the time it predicts for each call of a report.
+
+    Attributes:
+        gemm (GemmTable): matrix-product times over a grid of shapes.
+        families (dict): family -> ``{'coef', 'low', 'high', 'n'}``: the
+            fit's coefficients (seconds per feature, see :func:`features`)
+            and the range of each feature it was fitted on, and the number
+            of calls.
+        types (dict): function type -> family, every type the calibration
+            ran (the others are flagged ``'uncovered type'``).
+        overhead (dict): seconds of Chainer's own work per call, outside
+            the calls' timed part (type checks, the graph), per kind of
+            call (:data:`OVERHEADS`).
+        error (dict): the median absolute relative error of predicted step
+            times on held-out probes, ``{'inference': ..., 'training':
+            ..., 'n_probes': ...}`` (fractions; None when too few probes).
+        info (dict): versions of Chainer, NumPy or CuPy and the BLAS, the
+            device, the date, the budget, the array module (``xp``).
+        bandwidth (float): a large copy's bytes per second, measured.
+    """
+
+    def __init__(self, gemm, families, types, overhead, error=None,
+                 info=None, bandwidth=None):
+        self.gemm = gemm
+        self.families = dict(families)
+        self.types = dict(types)
+        self.overhead = {k: float(overhead[k]) for k in OVERHEADS}
+        self.error = dict(error or {})
+        self.info = dict(info or {})
+        self.bandwidth = bandwidth
+
+    def __repr__(self):
+        return '<Calibration of {} ({}), {} families, {} types>'.format(
+            self.info.get('device', '?'), self.info.get('date', '?'),
+            len(self.families), len(self.types))
+
+    # Prediction
+
+    def predict(self, layer):
+        """``(t_call, flag)`` for a layer dict: the seconds the call spends
+        inside its function, and None or why the prediction is not
+        backed by the calibration (:data:`UNCOVERED`,
+        :data:`OUT_OF_RANGE`)."""
+        family = family_of(layer)
+        flag = None
+        if layer['type'] not in self.types:
+            flag = UNCOVERED
+        fit = self.families.get(family)
+        f = features(layer, self.gemm.time) if fit is not None else None
+        if f is None:
+            # No fit for the family: the closest thing, elementwise math.
+            fit = self.families.get('math')
+            if fit is None:
+                return None, UNCOVERED
+            f = features(dict(layer, type='Add', phase='forward'),
+                         self.gemm.time)
+            flag = UNCOVERED
+        t = max(_dot(fit['coef'], f), 0.0)
+        if flag is None:
+            for x, hi in zip(f[1:], fit['high'][1:]):
+                if x > hi * RANGE_FACTOR:
+                    flag = OUT_OF_RANGE
+                    break
+        return t, flag
+
+    def device(self, fma_1flop=True):
+        """The roofline's :class:`~chainer_computational_cost.roofline.
+        Device` of this calibration: the table's fastest matrix product as
+        every peak (twice that with ``fma_1flop=False``, when a multiply-add
+        counts as two FLOPs) and the measured copy bandwidth."""
+        peak = self.gemm.peak() * (1 if fma_1flop else 2)
+        peaks = {(u, p): ('calibrated', peak) for u in roofline.UNITS
+                 for p in roofline.PRECISIONS.values()}
+        return roofline.Device('calibrated', self.info.get('device'),
+                               self.bandwidth or 1e10, peaks)
+
+    # JSON
+
+    def to_dict(self):
+        """The calibration as plain data (what :meth:`save` writes)."""
+        return collections.OrderedDict([
+            ('format', FORMAT), ('info', self.info), ('error', self.error),
+            ('overhead', self.overhead), ('bandwidth', self.bandwidth),
+            ('gemm', {'dims': self.gemm.dims, 'speed': self.gemm.speed}),
+            ('families', self.families), ('types', self.types)])
+
+    @classmethod
+    def from_dict(cls, data):
+        """A calibration from :meth:`to_dict`'s data (ValueError when it
+        is not one)."""
+        if not isinstance(data, dict) or data.get('format') != FORMAT:
+            raise ValueError(
+                'not a calibration of format {} (see '
+                'chainer_computational_cost.calibrate): {!r}'.format(
+                    FORMAT, str(data)[:80]))
+        try:
+            gemm = GemmTable(data['gemm']['dims'], data['gemm']['speed'])
+            return cls(gemm, data['families'], data['types'],
+                       data['overhead'], data.get('error'),
+                       data.get('info'), data.get('bandwidth'))
+        except (KeyError, TypeError) as e:
+            raise ValueError('a malformed calibration: {!r}'.format(e))
+
+    def save(self, path):
+        """Write the calibration to the JSON file ``path``."""
+        with open(path, 'w', encoding='utf-8') as f:
+            json.dump(self.to_dict(), f, indent=1)
+            f.write('\n')
+
+    @classmethod
+    def load(cls, path):
+        """The calibration saved in the JSON file ``path``."""
+        with open(path, encoding='utf-8') as f:
+            try:
+                data = json.load(f)
+            except ValueError as e:
+                raise ValueError('{} is not a calibration (JSON): {}'.format(
+                    path, e))
+        return cls.from_dict(data)
+
+
+def load_calibration(calibration):
+    """A :class:`Calibration`, given one or the path of its JSON file."""
+    if isinstance(calibration, Calibration):
+        return calibration
+    if isinstance(calibration, str):
+        return Calibration.load(calibration)
+    raise TypeError('calibration must be a Calibration or the path of its '
+                    'JSON file, got {!r}'.format(calibration))
+
+
+def info_now(**extra):
+    """The date (UTC, ISO 8601) and ``extra``, for :attr:`Calibration.info`
+    (kept here so that every calibration names its date one way)."""
+    out = collections.OrderedDict(
+        date=datetime.datetime.now(datetime.timezone.utc).strftime(
+            '%Y-%m-%dT%H:%M:%SZ'))
+    out.update(extra)
+    return out
+
+
+def time_report(layers, calibration, roofline_rows=None, by='layer'):
+    """Ordered dict name -> predicted time, one row per call (``by='layer'``)
+    or summed per ``'type'``, ``'link'`` (every level of the tree) or
+    ``'phase'``; last 'total'.
+
+    ``layers``: layer dicts; ``roofline_rows``: the roofline report of the
+    same layers (name -> row with ``t_roofline``) or None.  A call's row
+    has ``name, type, phase, link, family``, ``t_call`` (seconds inside the
+    call), ``t_predicted = t_call + calibration.overhead``, ``t_roofline``
+    when given, ``time`` when the run measured it, and ``flag`` (None, or
+    why the prediction is not backed, see :meth:`Calibration.predict`).
+    Grouped rows sum ``t_call``, ``t_predicted``, ``t_roofline`` and
+    ``time`` (when every call of the group has one), count ``n_layers`` and
+    ``n_flagged``.
+    """
+    if by not in TIME_BY:
+        raise ValueError('by must be one of {}, got {!r}'.format(
+            ', '.join(repr(b) for b in TIME_BY), by))
+    overhead = calibration.overhead
+    inference = not any(x.get('phase') == 'backward' for x in layers)
+    rows = []
+    for layer in layers:
+        t_call, flag = calibration.predict(layer)
+        row = collections.OrderedDict([
+            ('name', layer['name']), ('type', layer['type']),
+            ('phase', layer.get('phase')), ('link', layer.get('link')),
+            ('family', family_of(layer)), ('n_layers', 1),
+            ('n_flagged', 1 if flag else 0), ('t_call', t_call),
+            ('t_predicted', t_call + overhead[
+                overhead_kind(layer, inference)])])
+        if roofline_rows is not None:
+            row['t_roofline'] = roofline_rows[layer['name']]['t_roofline']
+        if layer.get('time') is not None:
+            row['time'] = layer['time']
+        row['flag'] = flag
+        rows.append(row)
+    keys = {'layer': lambda r: [r['name']],
+            'type': lambda r: [r['type']],
+            'phase': lambda r: [r['phase'] or 'forward'],
+            'link': lambda r: _ancestors(r['link'] or '/')}[by]
+    report = collections.OrderedDict()
+    if by == 'phase':
+        for p in PHASES:
+            if any((r['phase'] or 'forward') == p for r in rows):
+                report[p] = _group(p)
+    for r in rows:
+        for key in keys(r):
+            if by == 'layer':
+                report[key] = r
+            else:
+                _add(report.setdefault(key, _group(key)), r)
+    if by == 'link':
+        report = collections.OrderedDict(
+            (k, report[k]) for k in sorted(report))
+    if by != 'layer':
+        for group in report.values():
+            _finish(group)
+    total = _group('total')
+    for r in rows:
+        _add(total, r)
+    report['total'] = _finish(total)
+    return report
+
+
+def _group(name):
+    return collections.OrderedDict([
+        ('name', name), ('n_layers', 0), ('n_flagged', 0), ('t_call', 0.0),
+        ('t_predicted', 0.0)])
+
+
+def _add(group, row):
+    for k in ('n_layers', 'n_flagged', 't_call', 't_predicted'):
+        group[k] += row[k]
+    if 't_roofline' in row:
+        group['t_roofline'] = group.get('t_roofline', 0.0) + \
+            row['t_roofline']
+    if 'time' in row:
+        group['time'] = group.get('time', 0.0) + row['time']
+        group['n_timed'] = group.get('n_timed', 0) + 1
+
+
+def _finish(group):
+    # A measured time only when every call of the group has one.
+    if group.pop('n_timed', 0) != group['n_layers']:
+        group.pop('time', None)
+    return group

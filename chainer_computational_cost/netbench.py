@@ -1,0 +1,218 @@
+"""Measure the user's own network: the all-reduce a ChainerMN communicator
+runs, timed at several sizes, fitted to the ring model of
+:mod:`~chainer_computational_cost.network`, saved as a
+:class:`~chainer_computational_cost.network.Network`.
+
+Under MPI (every rank runs it)::
+
+    mpiexec -n 4 python -m chainer_computational_cost.netbench \\
+        --communicator naive --output mynet.json
+
+then ``scaling_report(..., network='mynet.json')`` or ``--network
+mynet.json``.  What is timed is the communicator's own
+``multi_node_mean_grad`` on a model of one float32 parameter of each size:
+the MPI all-reduce and whatever the communicator does around it (the
+``naive`` one divides by the number of ranks, ``flat`` packs and unpacks),
+so the fitted latency and bandwidth are those a training step sees.  Each
+size is timed as a training loop runs its all-reduces, back to back: in
+``repeats`` rounds (after ``warmup``), each started on all ranks together
+(a barrier) and timing a few calls in a row; a size's time is the median
+over the rounds of the slowest rank's time a call.  The fit: the ring
+all-reduce's ``t(S) = 2(N-1) * a + 2(N-1)/N * S / B``, the small sizes
+setting the latency ``a`` and the large ones the bandwidth ``B`` (see
+:func:`fit_ring`): give ``--sizes`` the bytes of your model's parameter
+arrays to fit the regime they run in.  A Network measured over N ranks is
+exact for N; at other rank counts the model extrapolates.
+"""
+
+import argparse
+import statistics
+import sys
+import time
+
+from chainer_computational_cost import network as net
+
+#: Bytes timed by default: 4 B to 16 MiB.
+DEFAULT_SIZES = (4, 256, 4096, 65536, 262144, 1048576, 4194304, 16777216)
+
+
+def _one_param_link(nbytes):
+    import chainer
+    import numpy as np
+    link = chainer.Link()
+    n = max(1, int(nbytes) // 4)
+    with link.init_scope():
+        link.p = chainer.Parameter(np.zeros(n, np.float32))
+    link.p.grad = np.ones(n, np.float32)
+    return link
+
+
+def mean_grad(comm):
+    """The communicator's gradient all-reduce (Chainer 7's
+    ``multi_node_mean_grad``, Chainer 6's ``allreduce_grad``)."""
+    method = getattr(comm, 'multi_node_mean_grad', None)
+    return method if method is not None else comm.allreduce_grad
+
+
+def time_mean_grad(comm, link, repeats=10, warmup=2, calls=4):
+    """Seconds of one gradient all-reduce of ``link`` by ``comm`` (its
+    ``multi_node_mean_grad``), as a training loop runs them: back to
+    back.  Each of ``repeats`` rounds (after ``warmup``) starts all ranks
+    together (a barrier) and times ``calls`` calls in a row; a round's
+    time is the slowest rank's over ``calls``, the result the median over
+    the rounds (every rank must call it)."""
+    mpi_comm = comm.mpi_comm
+    call = mean_grad(comm)
+    times = []
+    for i in range(warmup + repeats):
+        mpi_comm.Barrier()
+        start = time.perf_counter()
+        for _ in range(calls):
+            call(link)
+        elapsed = (time.perf_counter() - start) / calls
+        if i >= warmup:
+            times.append(elapsed)
+    # Round by round, the slowest rank's time: the all-reduces end for
+    # all when they end for the last.
+    slowest = [max(ts) for ts in zip(*mpi_comm.allgather(times))]
+    return statistics.median(slowest)
+
+
+def time_allreduce(comm, nbytes, repeats=10, warmup=2):
+    """Seconds of one ``comm.multi_node_mean_grad`` of ``nbytes`` of
+    float32 gradients (see :func:`time_mean_grad`)."""
+    return time_mean_grad(comm, _one_param_link(nbytes), repeats, warmup)
+
+
+#: Sizes up to this many bytes set the latency of the fit.
+SMALL_BYTES = 4096
+
+
+def fit_ring(sizes, seconds, n_ranks):
+    """``(latency, bandwidth)`` of the ring all-reduce model
+    ``t = 2(N-1) * a + 2(N-1)/N * S / B`` fitted to ``seconds`` at
+    ``sizes`` (bytes) over ``n_ranks`` >= 2 ranks.
+
+    Two regimes, as a machine shows them (cache-resident messages move
+    faster than the megabytes of a model's gradients): the latency comes
+    from the small sizes (up to :data:`SMALL_BYTES`, else the smallest),
+    the bandwidth from the larger half of the sizes, by least squares on
+    the time left after the latency (unweighted: the largest sizes, those
+    of real gradients, count most); the two are refined in turn until
+    they settle.  A latency below 0 is 0."""
+    n = int(n_ranks)
+    if n < 2:
+        raise ValueError('an all-reduce needs 2 ranks or more, got {}'
+                         .format(n))
+    if len(sizes) != len(seconds) or len(sizes) < 2:
+        raise ValueError('fit_ring needs two sizes or more, each with its '
+                         'time')
+    pairs = sorted(zip(sizes, seconds))
+    small = [p for p in pairs if p[0] <= SMALL_BYTES] or pairs[:1]
+    large = pairs[len(pairs) // 2:]
+    steps = 2.0 * (n - 1)
+    latency, inv_b = 0.0, None
+    for _ in range(50):
+        xs = [steps / n * s for s, _ in large]
+        ys = [t - steps * latency for _, t in large]
+        inv_b = sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs)
+        if inv_b <= 0:
+            raise ValueError('the times do not grow with the size: no '
+                             'bandwidth to fit (times {})'.format(
+                                 list(seconds)))
+        left = statistics.median(t - steps / n * s * inv_b
+                                 for s, t in small)
+        latency = max(0.0, left / steps)
+    return latency, 1.0 / inv_b
+
+
+def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
+    """Measure ``comm``'s all-reduce (every rank must call it): returns
+    ``(network, rows)``, a fitted
+    :class:`~chainer_computational_cost.network.Network` and one row per
+    size (``bytes``, ``seconds`` measured, ``model`` seconds)."""
+    n = comm.size
+    seconds = [time_allreduce(comm, s, repeats, warmup) for s in sizes]
+    latency, bandwidth = fit_ring(list(sizes), seconds, n)
+    kind = type(comm).__name__
+    network = net.Network(
+        name or 'netbench-{}'.format(n),
+        'measured: {} over {} ranks'.format(kind, n), bandwidth, latency)
+    rows = [{'bytes': s, 'seconds': t,
+             'model': net.collective_time('MPI_Allreduce', s, n, network)}
+            for s, t in zip(sizes, seconds)]
+    return network, rows
+
+
+def _parse_sizes(text):
+    units = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
+    out = []
+    for part in text.split(','):
+        part = part.strip().upper()
+        try:
+            scale = units.get(part[-1:], 1)
+            out.append(int(part[:-1] if part[-1:] in units else part) *
+                       scale)
+        except ValueError:
+            out = []
+            break
+    if len(out) < 2 or min(out) < 4:
+        raise argparse.ArgumentTypeError(
+            'must be two sizes or more in bytes >= 4, comma-separated '
+            '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
+    return out
+
+
+def main(argv=None):
+    """The command: measure, print the fit on rank 0, save it there."""
+    parser = argparse.ArgumentParser(
+        prog='python -m chainer_computational_cost.netbench',
+        description='Measure the all-reduce of a ChainerMN communicator '
+                    'under mpiexec and save it as a network file.')
+    parser.add_argument('--communicator', default='naive',
+                        help='chainermn.create_communicator name (default '
+                             'naive)')
+    parser.add_argument('--sizes', type=_parse_sizes, default=None,
+                        help='bytes to time, e.g. 4,1K,64K,1M,16M')
+    parser.add_argument('--repeats', type=int, default=10,
+                        help='timed calls per size (default 10)')
+    parser.add_argument('--output', default='network.json',
+                        help='the network file to write (default '
+                             'network.json)')
+    parser.add_argument('--name', default=None,
+                        help="the network's name (default netbench-N)")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error('--repeats must be >= 1')
+    import chainermn
+    comm = chainermn.create_communicator(args.communicator)
+    if comm.size < 2:
+        sys.stderr.write('netbench needs 2 ranks or more: mpiexec -n N '
+                         'python -m chainer_computational_cost.netbench\n')
+        return 2
+    try:
+        network, rows = measure(comm, args.sizes or DEFAULT_SIZES,
+                                args.repeats, name=args.name)
+    except ValueError as e:  # the times do not follow the sizes
+        if comm.rank == 0:
+            sys.stderr.write('netbench: {}\n'.format(e))
+        return 2
+    if comm.rank == 0:
+        print('{:>10}  {:>12}  {:>12}'.format(
+            'bytes', 'measured us', 'model us'))
+        for r in rows:
+            print('{:>10}  {:>12.1f}  {:>12.1f}'.format(
+                r['bytes'], r['seconds'] * 1e6, r['model'] * 1e6))
+        print('latency {:.2f} us, bandwidth {:.3f} GB/s ({} ranks, {}); '
+              'saved to {}'.format(network.latency * 1e6,
+                                   network.bandwidth / 1e9, comm.size,
+                                   args.communicator, args.output))
+        net.save_network(network, args.output, n_ranks=comm.size,
+                         communicator=args.communicator,
+                         sizes=[r['bytes'] for r in rows],
+                         seconds=[r['seconds'] for r in rows])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
