@@ -460,28 +460,28 @@ def _cli(capsys, *argv):
 
 
 def test_cli_margin(capsys):
-    # the one-ReLU model's step: 53n + 4 bytes (tests/test_memory.py's
-    # test_cli_fit); 0.1 of 1000 kept: 53n + 4 <= 900 up to n = 16
+    # the one-ReLU model's step: 69n + 4 bytes (tests/test_memory.py's
+    # test_cli_fit); 0.1 of 1000 kept: 69n + 4 <= 900 up to n = 12
     status, out, err = _cli(capsys, '--fit', '1000', '--margin', '0.1')
     assert status == 0
-    assert err == ('largest batch in 1000 bytes with sgd: 16 (peak during '
+    assert err == ('largest batch in 1000 bytes with sgd: 12 (peak during '
                    'SoftmaxCrossEntropy-1; margin 0.1: 100 bytes kept)\n')
     assert 'margin,100\n' in out
-    # bytes: 53n + 4 <= 1000 - 47 up to n = 17
+    # bytes: 69n + 4 <= 1000 - 47 up to n = 13
     assert _cli(capsys, '--fit', '1000', '--margin', '47')[2].startswith(
-        'largest batch in 1000 bytes with sgd: 17 ')
+        'largest batch in 1000 bytes with sgd: 13 ')
 
 
 def test_cli_gpu_answer_says_its_margin(capsys):
-    # (11811160064 - 1805838523 - 4) // 53 = 188779651
+    # (11811160064 - 1805838523 - 4) // 69 = 145004659
     status, out, err = _cli(capsys, '--fit', 'gtx1080ti')
     assert status == 0
-    assert err == ("largest batch on gtx1080ti with sgd: 188779651 (peak "
+    assert err == ("largest batch on gtx1080ti with sgd: 145004659 (peak "
                    "during SoftmaxCrossEntropy-1; margin 'cuda': 1805838523 "
                    "bytes kept for the CUDA context and the memory pool)\n")
-    # --margin 0: (11811160064 - 4) // 53 = 222852076
+    # --margin 0: (11811160064 - 4) // 69 = 171176232
     status, out, err = _cli(capsys, '--fit', 'gtx1080ti', '--margin', '0')
-    assert err.startswith('largest batch on gtx1080ti with sgd: 222852076 ')
+    assert err.startswith('largest batch on gtx1080ti with sgd: 171176232 ')
     assert err.endswith('margin 0: nothing kept for the CUDA context and '
                         'the memory pool)\n')
 

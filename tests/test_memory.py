@@ -544,26 +544,27 @@ def test_cli_fit(capsys):
     # at batch n: the ReLU's output 12n, the loss 4 and the softmax the
     # loss keeps for its backward 12n: 24n + 4, and during the loss its
     # scratch (loss.py): log_y 12n, the label mask n, the masked labels
-    # 4n, an int64 arange 8n and the gathered values 4n: 29n; 53n + 4 <=
-    # 1000 for n <= 18; csv output is CSV only: the answer is on stderr
+    # 4n, an int64 arange 8n, fancy indexing's two int64 buffers for the
+    # int32 labels 16n and the gathered values 4n: 45n; 69n + 4 <= 1000
+    # for n <= 14; csv output is CSV only: the answer is on stderr
     assert cli('--train', '--fit', '1000', '--optimizer', 'SGD') == (0, (
-        'Memory at batch 18,Bytes B\n'
+        'Memory at batch 14,Bytes B\n'
         'parameters,0\n'
         'optimizer state,0\n'
-        'activations,436\n'
+        'activations,340\n'
         'gradients,0\n'
-        'scratch,522\n'
-        'total,958\n'
+        'scratch,630\n'
+        'total,970\n'
         'capacity,1000\n'))
     assert capsys.readouterr().err == (
-        'largest batch in 1000 bytes with sgd: 18 (peak during '
+        'largest batch in 1000 bytes with sgd: 14 (peak during '
         'SoftmaxCrossEntropy-1)\n')
 
 
 @pytest.mark.parametrize('argv, message', [
     (['--fit', 'h100'], '--fit needs --train'),
     (['--train', '--fit', '10'], '--fit: batch 1 does not fit the '
-                                 'capacity 10 bytes: it needs 57 bytes'),
+                                 'capacity 10 bytes: it needs 73 bytes'),
 ])
 def test_cli_fit_errors(argv, message, capsys):
     assert cli(*argv) == (2, '')

@@ -240,10 +240,12 @@ def test_fixed_batch_normalization_and_its_gradient(rng):
 def test_layer_normalization(rng):
     x, gamma, beta = _var(rng, 256, 128), _var(rng, 128), _var(rng, 128)
     calls = probe(lambda: F.layer_normalization(x, gamma, beta))
-    # x - mu, its square, x_hat (3 * 32768 floats), then x_hat*gamma and
-    # the output: 3 * 131072 = 393216, plus 4 row arrays of 256 floats
-    # (4096): 397312.  The row means are buffered reductions (1 buffer).
-    check(calls, 'LayerNormalization', 397312, buffers(1, 32768))
+    # X = 32768 floats = 131072, R = 256 floats = 1024: mu, x - mu, its
+    # square, var, std, 1/std and x_hat (3X + 4R), then x_hat*gamma and
+    # the output beside x - mu, x_hat and two rows (4X + 2R): above the
+    # output max(2X + 4R, 3X + 2R) = 395264.  The row means are buffered
+    # reductions (1 buffer).
+    check(calls, 'LayerNormalization', 395264, buffers(1, 32768))
 
 
 # Activations
@@ -300,13 +302,14 @@ def test_softmax_cross_entropy_and_its_gradient(rng):
     t = rng.randint(0, 1000, 64).astype(np.int32)
     calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
     # log_y (64000 floats = 256000) beside the cached softmax; labels:
-    # mask 64, masked labels 64*4, arange 64*8, gathered 64*4 = 1088
-    # max(2*256 (logsumexp rows), 256000 + 1088) = 257088
-    check(calls, 'SoftmaxCrossEntropy', 257088)
-    # mask, masked labels, one arange, gathered and decremented values:
-    # 64*(1 + 4 + 8 + 4) + 64*4 = 1344.  gx *= t_valid casts the mask:
-    # 1 buffer of 64000 elements.
-    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 1344,
+    # mask 64, masked labels 64*4, arange 64*8, fancy indexing's int64
+    # copies of the int32 labels 64*16, gathered 64*4 = 2112
+    # max(2*256 (logsumexp rows), 256000 + 2112) = 258112
+    check(calls, 'SoftmaxCrossEntropy', 258112)
+    # mask, masked labels, one arange, the int64 copies, the decremented
+    # values: 64*(1 + 4 + 8 + 16 + 4) = 2112.  gx *= t_valid casts the
+    # mask: 1 buffer of 64000 elements.
+    check(calls, '_SoftmaxCrossEntropyGrad_NoDoubleBackprop', 2112,
           buffers(1, 64000))
 
 

@@ -402,6 +402,35 @@ def im2col_bytes(shape, ksize, stride, pad, itemsize, cover_all=False,
     return padded * itemsize, nc * prod(ksize) * prod(outs) * itemsize
 
 
+class Peak(object):
+    """The highest total of a sequence of allocations and frees, in bytes:
+    how a scratch function follows a code path's temporaries in order
+    (``alloc`` when NumPy makes an array, ``free`` when its last reference
+    goes).  ``peak`` is the highest ``now`` met."""
+
+    def __init__(self):
+        self.now = self.peak = 0
+
+    def alloc(self, *nbytes):
+        self.now += sum(nbytes)
+        if self.now > self.peak:
+            self.peak = self.now
+        return self
+
+    def free(self, *nbytes):
+        self.now -= sum(nbytes)
+        return self
+
+    def op(self, a, out, elide=True):
+        """A binary operation on a temporary of ``a`` bytes giving ``out``
+        bytes, the temporary freed after: NumPy writes into the temporary
+        when it is large enough and of the result's size (see
+        :func:`elides`)."""
+        if elide and a == out and elides(a):
+            return self
+        return self.alloc(out).free(a)
+
+
 #: Built-in calculators that never read ``out_shapes``: every registered
 #: one but those marked with :func:`reads_out_shapes` (set by discovery).
 skips_out_shapes = set()

@@ -543,6 +543,34 @@ def calc_bilinear(func: BilinearFunction, in_data, **kwargs):
     return (flops, total_size(in_data), n_out, {'linear': linear})
 
 
+def _bilinear_dims(in_data):
+    e1, e2, W = in_data[:3]
+    n = e1.shape[0]
+    return (n, e1.size // n if n else 0, e2.size // n if n else 0,
+            W.shape[2])
+
+
+def scratch_bilinear(func: BilinearFunction, in_data, **kwargs):
+    r"""The outer products $e^1_{ij} e^2_{ik}$, and the linear terms' products.
+
+    NumPy and CuPy: `einsum('ij,ik->ijk')` makes the $NJK$ outer products
+    (C-ordered, so `tensordot` with $W$ reshapes them in place; a $W$ whose
+    axes do not merge is copied, as `tensordot` does) alive while the
+    product $y$ is made. With $V^1$, $V^2$, $b$: `e1.dot(V1)` and then
+    `e2.dot(V2)` ($NL$ each, one at a time) are added into $y$. Peak above
+    $y$: $\max(NJK, NL)$ elements, in the dtype of $e^1 e^2$.
+    """
+    e1, e2, W = in_data[:3]
+    n, j, k, n_l = _bilinear_dims(in_data)
+    isz = numpy.result_type(e1.dtype, e2.dtype).itemsize
+    outer = n * j * k * isz
+    copies = tensordot_copies(((n, j, k), c_strides((n, j, k), isz), isz),
+                              (1, 2), (W.shape, strides_of(W),
+                                       W.dtype.itemsize), (0, 1))
+    linear = n * n_l * isz if len(in_data) == 6 else 0
+    return max(outer + copies, linear)
+
+
 def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
     r"""LocalConvolution2DFunction
 
@@ -571,6 +599,32 @@ def calc_local_conv2d(func: LocalConvolution2DFunction, in_data, **kwargs):
     params = {'k': compact(W.shape[4:]), 's': compact((func.sy, func.sx)),
               'nobias': not has_bias}
     return (flops, total_size((x, W, b)), n_out, params)
+
+
+def scratch_local_conv2d(func: LocalConvolution2DFunction, in_data,
+                         **kwargs):
+    r"""Each window's flattened copy of x and its product with W.
+
+    NumPy and CuPy: for each output position, `reshape(x[..., rows,
+    cols], (-1, F))` ($N F$ elements, $F = c_{in} k_h k_w$; a copy unless
+    the window's axes merge) and `dot` with W's slice ($N c_{out}$, freed
+    once written into y). The previous window's copy is still referenced
+    when the next is made: two copies alive from the second position on.
+    Peak above y: $\max(2 N F, N F + N c_{out})$ elements ($N F + N
+    c_{out}$ for a single position).
+    """
+    x, W = in_data[:2]
+    n = x.shape[0]
+    kh, kw = W.shape[4:6]
+    features = W.shape[3] * kh * kw
+    isz = x.dtype.itemsize
+    window = (n, x.shape[1], kh, kw)
+    view = reshape_view(window, strides_of(x), (n, features))
+    copy = n * features * isz if view is None else dot_copies(
+        (n, features), view, isz)
+    product = n * W.shape[0] * numpy.result_type(x.dtype, W.dtype).itemsize
+    twice = 2 * copy if W.shape[1] * W.shape[2] > 1 else 0
+    return max(twice, copy + product)
 
 
 def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
@@ -605,6 +659,31 @@ def calc_embed_id(func: EmbedIDFunction, in_data, **kwargs):
     return (flops, mread, elements(x.size * dim, W), params)
 
 
+def scratch_embed_id(func: EmbedIDFunction, in_data, **kwargs):
+    r"""The gathered rows before the ignored ones are zeroed; index copies.
+
+    NumPy: `W[x]` with labels that are not int64 casts them to int64 in
+    its iterator's buffer ($8 \min(8192, \|x\|)$ bytes, freed once the
+    rows are gathered), counted as $8 \|x\|$: an upper bound from 8192
+    labels on that keeps the figure a line in the batch size. With an
+    `ignore_label`: the mask (bool), `where(mask, 0, x)` (x's dtype), its
+    int64 copy and the gathered rows ($\|x\| D$ elements), then
+    `where(mask[..., None], 0, rows)` makes y beside the rows: $\|x\| D$
+    elements + $\|x\|$ bytes above y.
+
+    CuPy: none without `ignore_label` (`take` needs no copy); with it, the
+    gathered rows and the mask as NumPy's.
+    """
+    x, W = in_data
+    # NumPy's indexing iterator casts the labels in a buffer of at most
+    # 8192: counted as all of them, a bound that stays a line in the batch
+    copy = 0 if x.dtype == numpy.intp else 8 * x.size
+    if func.ignore_label is None:
+        return 0 if kwargs.get('backend', 'numpy') == 'cupy' else copy
+    rows = x.size * W.shape[1] * W.dtype.itemsize
+    return x.size + rows
+
+
 def calc_shift(func: Shift, in_data, **kwargs):
     r"""Shift
 
@@ -625,6 +704,22 @@ def calc_shift(func: Shift, in_data, **kwargs):
     params = {'k': compact((func.kh, func.kw)),
               'd': compact((func.dy, func.dx))}
     return (0, x.size, x.size, params)
+
+
+def scratch_shift(func: Shift, in_data, **kwargs):
+    r"""The padded copy of x the shifted groups are sliced from.
+
+    NumPy: `numpy.pad` by $k_h / 2 \cdot \|d_y\|$ and $k_w / 2 \cdot
+    \|d_x\|$ on each side, alive while `concatenate` makes y. CuPy: none
+    (one kernel writes y).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    b, c, h, w = x.shape
+    py = func.kh // 2 * abs(func.dy)
+    px = func.kw // 2 * abs(func.dx)
+    return b * c * (h + 2 * py) * (w + 2 * px) * x.dtype.itemsize
 
 
 def _conv_grad_w_cost(x, gy, ksize, stride, pad, dilate, groups, fma):
@@ -679,7 +774,9 @@ def scratch_conv2d_grad_w(func: Convolution2DGradW, in_data, **kwargs):
     $(c_{out}, N h_{out} w_{out})$ matrix and the columns a $(N h_{out}
     w_{out}, c_{in} k_h k_w)$ one: each a copy ($\|g_y\|$, $C$) unless
     $N = 1$; then writes $g_W$ (the output). Peak above what the call leaves
-    ($g_W$): $\max(P + C - \|g_W\|, C + \text{copies})$ elements.
+    ($g_W$): $\max(P + C - \|g_W\|, C + \text{copies})$ elements; a $g_y$
+    neither C- nor F-contiguous with an axis of size 1 is first copied
+    C-contiguous (`numpy.ascontiguousarray`, $\|g_y\|$ more throughout).
     `groups` > 1: the columns reshaped to $(G, c_{in} k_h k_w / G, N
     h_{out} w_{out})$ (a copy that replaces them unless $N = 1$) and $g_y$
     to $(G, c_{out} / G, N h_{out} w_{out})$ (a copy unless its axes
@@ -739,12 +836,17 @@ def _conv_grad_w_scratch(func, x, gy, ksize, stride, pad, dilate, backend):
         return max(padded + col, col + copy,
                    (copy or col) + _grouped_copy(gy, func.groups)
                    + prod_bytes + cast) - out
+    gy_operand, contig = _operand(gy), 0
+    if backend == 'numpy' and 1 in gy.shape and not _contiguous(gy):
+        # Chainer copies such a gy with numpy.ascontiguousarray first
+        contig = gy.size * gy.dtype.itemsize
+        gy_operand = _col_operand(gy.shape, gy.dtype.itemsize)
     copy = tensordot_copies(
-        _operand(gy), (0,) + tuple(range(2, nd + 2)),
+        gy_operand, (0,) + tuple(range(2, nd + 2)),
         _col_operand(col_shape, isz),
         (0,) + tuple(range(nd + 2, 2 * nd + 2)))
-    return max(padded + col, col + copy + prod_bytes,
-               col + prod_bytes + cast) - out
+    return contig + max(padded + col, col + copy + prod_bytes,
+                        col + prod_bytes + cast) - out
 
 
 def calc_conv_nd_grad_w(func: ConvolutionNDGradW, in_data, **kwargs):
@@ -908,6 +1010,31 @@ def calc_bilinear_grad(func: BilinearFunctionGrad, in_data, **kwargs):
                   + n_l * max(0, n - 1))
         mwrite += in_data[3].size + in_data[4].size + n_l
     return (flops, total_size(in_data), mwrite, {'linear': linear})
+
+
+def scratch_bilinear_grad(func: BilinearFunctionGrad, in_data, **kwargs):
+    r"""The outer products, then $g_y W$ alive to the end.
+
+    NumPy and CuPy: `einsum('ij,ik->jki')` makes the $NJK$ outer products,
+    freed once `dot` has made $g_W$; `tensordot(gy, W, axes=(1, 2))` makes
+    $(g_y W)_{ijk}$ ($NJK$, $W$ reshaped in place unless its axes do not
+    merge: then a copy), alive until the call returns while the einsums
+    make $g_{e^1}$ and $g_{e^2}$. With the linear terms, `gy.dot(V1.T)`
+    ($NJ$) and then `gy.dot(V2.T)` ($NK$) are added into them. Peak above
+    the gradients: $NJK + \max(NJ, NK)$ elements with the linear terms,
+    $NJK$ without.
+    """
+    e1, e2, W = in_data[:3]
+    gy = in_data[-1]
+    n, j, k, n_l = _bilinear_dims(in_data)
+    isz = numpy.result_type(gy.dtype, W.dtype).itemsize
+    gy_w = n * j * k * isz
+    copies = tensordot_copies((gy.shape, strides_of(gy), gy.dtype.itemsize),
+                              (1,), (W.shape, strides_of(W),
+                                     W.dtype.itemsize), (2,))
+    linear = max(n * j, n * k) * isz if len(in_data) == 6 else 0
+    outer = n * j * k * numpy.result_type(e1.dtype, e2.dtype).itemsize
+    return max(outer, gy_w + copies, gy_w + linear)
 
 
 def calc_embed_id_grad(func: EmbedIDGrad, in_data, **kwargs):

@@ -30,6 +30,9 @@ Conventions shared by the calculators of this module:
   data; a scalar constant counts one element of the data's dtype.
 """
 
+import numpy
+
+from chainer.functions.loss import mean_absolute_error
 from chainer.functions.loss.absolute_error import AbsoluteError
 from chainer.functions.loss.contrastive import Contrastive
 from chainer.functions.loss.cross_covariance import CrossCovariance
@@ -51,10 +54,17 @@ from chainer.functions.loss.softmax_cross_entropy import SoftmaxCrossEntropy
 from chainer.functions.loss.squared_error import SquaredError
 from chainer.functions.loss.triplet import Triplet
 
+from chainer_computational_cost.cost_calculators import c_strides
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import Peak
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import uses_cudnn
+
+
+#: Whether MeanAbsoluteError computes float16 in float32 (Chainer 7).
+_MAE_FLOAT32 = hasattr(mean_absolute_error, '_get_intermediate_dtype')
 
 
 def _sum_flops(n, n_out=1):
@@ -90,6 +100,11 @@ def _pair_cost(x0, x1, flops_per_element):
     """Cost of an element-wise loss of two same-shaped inputs."""
     n = x0.size
     return (flops_per_element * n, size_of(x0) + size_of(x1), n, {})
+
+
+def _bytes(x):
+    """Bytes of an array."""
+    return x.size * x.dtype.itemsize
 
 
 def calc_absolute_error(func: AbsoluteError, in_data, **kwargs):
@@ -128,6 +143,15 @@ def calc_squared_error(func: SquaredError, in_data, **kwargs):
     return _pair_cost(x0, x1, 2)
 
 
+def scratch_squared_error(func: SquaredError, in_data, **kwargs):
+    r"""The difference $x_0 - x_1$ before it is squared into y.
+
+    NumPy and CuPy: `x0 - x1` ($\|x_0\|$ elements) alive while `diff *
+    diff` makes y.
+    """
+    return _bytes(in_data[0])
+
+
 def calc_mean_squared_error(func: MeanSquaredError, in_data, **kwargs):
     r"""MeanSquaredError
 
@@ -151,6 +175,15 @@ def calc_mean_squared_error(func: MeanSquaredError, in_data, **kwargs):
     return (flops, size_of(x0) + size_of(x1), 1, {})
 
 
+def scratch_mean_squared_error(func: MeanSquaredError, in_data, **kwargs):
+    r"""The difference $x_0 - x_1$, dotted with itself.
+
+    NumPy and CuPy: `(x0 - x1).ravel()` ($\|x_0\|$ elements) before `dot`
+    makes the scalar.
+    """
+    return _bytes(in_data[0])
+
+
 def calc_mean_absolute_error(func: MeanAbsoluteError, in_data, **kwargs):
     r"""MeanAbsoluteError
 
@@ -170,6 +203,20 @@ def calc_mean_absolute_error(func: MeanAbsoluteError, in_data, **kwargs):
     n = x0.size
     flops = 2 * n + _sum_flops(n) + 1
     return (flops, size_of(x0) + size_of(x1), 1, {})
+
+
+def scratch_mean_absolute_error(func: MeanAbsoluteError, in_data,
+                                **kwargs):
+    r"""`abs` of the difference (kept on the node) before its sum.
+
+    NumPy and CuPy: `abs(diff)` ($\|x_0\|$ elements); float16 differences
+    are first copied to float32 (Chainer 7), so $2 \|x_0\|$ float32
+    elements. The difference itself is kept on the node.
+    """
+    x0 = in_data[0]
+    if x0.dtype == numpy.float16 and _MAE_FLOAT32:
+        return 2 * 4 * x0.size
+    return _bytes(x0)
 
 
 def calc_huber_loss(func: HuberLoss, in_data, **kwargs):
@@ -207,6 +254,19 @@ def calc_huber_loss(func: HuberLoss, in_data, **kwargs):
     return (flops, size_of(x) + size_of(t) + elements(1, x), out, params)
 
 
+def scratch_huber_loss(func: HuberLoss, in_data, **kwargs):
+    r"""The linear part $\|x - t\|$ beside the squared part (y).
+
+    NumPy and CuPy: `x0 - x1` ($\|x\|$ elements) lives beside the squared
+    part, which becomes y in place; with `reduce='sum_along_second_axis'`
+    both are summed into y: $2 \|x\|$.
+    """
+    x = in_data[0]
+    if func.reduce == 'sum_along_second_axis':
+        return 2 * _bytes(x)
+    return _bytes(x)
+
+
 def calc_contrastive(func: Contrastive, in_data, **kwargs):
     r"""Contrastive
 
@@ -241,6 +301,33 @@ def calc_contrastive(func: Contrastive, in_data, **kwargs):
     return (flops, mread, out, params)
 
 
+def scratch_contrastive(func: Contrastive, in_data, **kwargs):
+    r"""The difference and its square, then the per-sample terms.
+
+    NumPy: `x0 - x1` (alive to the end) and `diff ** 2` ($2 \|x_0\|$
+    elements) before the sum over axis 1 ($R = N$ elements); then the
+    distance, margin and clipped distance ($R$ each) and the loss's terms
+    in the dtype the labels and x promote to (float64 for int32 labels:
+    `y * dist_sq`, `1 - y`, the products and sums, a new array each below
+    256 KiB), the last copied into y for `reduce='no'`. Peak: $\max(2
+    \|x_0\| + R, \|x_0\| + \ldots)$ above y.
+
+    CuPy: the same arrays, a new one for every operation.
+    """
+    x0, _, y = in_data
+    e = _numpy(kwargs)
+    big, n = _bytes(x0), x0.shape[0]
+    rows = n * x0.dtype.itemsize
+    f = n * numpy.result_type(y.dtype, x0.dtype).itemsize
+    p = Peak().alloc(big, big, rows).free(big)
+    p.alloc(rows, rows, rows).free(rows)
+    p.alloc(f, n * y.dtype.itemsize, f).free(n * y.dtype.itemsize)
+    p.op(f, f, e).op(f, f, e).free(f).op(f, f, e)
+    if func.reduce == 'mean':
+        return p.peak
+    return p.alloc(rows).peak - rows
+
+
 def calc_triplet(func: Triplet, in_data, **kwargs):
     r"""Triplet
 
@@ -270,6 +357,25 @@ def calc_triplet(func: Triplet, in_data, **kwargs):
              + elements(1, anchor))
     params = {'margin': float(func.margin), 'reduce': func.reduce}
     return (flops, mread, out, params)
+
+
+def scratch_triplet(func: Triplet, in_data, **kwargs):
+    r"""The two squared differences, subtracted.
+
+    NumPy: $(a - p)^2$ and $(a - n)^2$ (each squared in place from 256 KiB
+    on) and their difference (written into the first from 256 KiB on):
+    $2 \|a\|$ elements from 256 KiB, $3 \|a\|$ below. CuPy: a new array
+    for every operation: $3 \|a\|$. The per-sample hinge (kept on the
+    node) and y for `reduce='no'` ($N$ elements each) come after the peak:
+    less that.
+    """
+    x = _bytes(in_data[0])
+    e = _numpy(kwargs)
+    p = Peak().alloc(x).op(x, x, e).alloc(x).op(x, x, e).op(x, x, e)
+    # the hinge kept on the node and, for reduce='no', y (N each) are
+    # made after the peak
+    rows = in_data[0].shape[0] * in_data[0].dtype.itemsize
+    return p.peak - rows * (2 if func.reduce == 'no' else 1)
 
 
 def _covariance_flops(n_centred, n, m, k, half_squared_sum, fma):
@@ -310,6 +416,23 @@ def calc_cross_covariance(func: CrossCovariance, in_data, **kwargs):
     flops = _covariance_flops(y.size + z.size, n, m, k, half, fma)
     return (flops, size_of(y) + size_of(z), 1 if half else m * k,
             {'reduce': func.reduce})
+
+
+def scratch_cross_covariance(func: CrossCovariance, in_data, **kwargs):
+    r"""The centred y and z, and the covariance before its sum.
+
+    NumPy and CuPy: `y - mean` and `z - mean` ($\|y\| + \|z\|$ elements)
+    alive while `dot` makes the covariance ($M_y M_z$ elements, $M =
+    \|\cdot\| / N$), which is the output for `reduce='no'` and summed into
+    the scalar for `'half_squared_sum'`.
+    """
+    y, z = in_data
+    centred = _bytes(y) + _bytes(z)
+    if func.reduce == 'no':
+        return centred
+    n = len(y)
+    cov = (y.size // n) * (z.size // n) if n else 0
+    return centred + cov * numpy.result_type(y.dtype, z.dtype).itemsize
 
 
 def calc_decov(func: DeCov, in_data, **kwargs):
@@ -372,6 +495,20 @@ def calc_hinge(func: Hinge, in_data, **kwargs):
     return (flops + red_flops, size_of(x) + size_of(t), out, params)
 
 
+def scratch_hinge(func: Hinge, in_data, **kwargs):
+    r"""The copy of x and `1 + copy` before the max that is kept.
+
+    NumPy: `numpy.copy(x)` (its elements at the labels negated), `1 +`
+    it and `numpy.maximum(0, ...)` ($3 \|x\|$), of which the last is kept
+    on the function for the backward: $2 \|x\|$ above what the call
+    leaves. With `reduce='no'` `numpy.array` copies the loss into y
+    ($\|x\|$, made when the first two are freed): $\|x\|$. CuPy: the same
+    arrays (`x.copy()`, `1 +`, the max).
+    """
+    x = _bytes(in_data[0])
+    return x if func.reduce == 'no' else 2 * x
+
+
 def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
                                **kwargs):
     r"""SigmoidCrossEntropy
@@ -404,6 +541,45 @@ def calc_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
         out = 1
     params = {'normalize': bool(func.normalize), 'reduce': func.reduce}
     return (flops, size_of(x) + size_of(t) + elements(1, x), out, params)
+
+
+def _numpy(kwargs):
+    """Whether a scratch function is asked about NumPy's path (NumPy's
+    temporary elision applies) rather than CuPy's."""
+    return kwargs.get('backend', 'numpy') == 'numpy'
+
+
+def scratch_sigmoid_cross_entropy(func: SigmoidCrossEntropy, in_data,
+                                  **kwargs):
+    r"""The temporaries of the stable cross entropy expression.
+
+    NumPy: `x >= 0` (bool), `t - (x >= 0)` (t's dtype), its product with
+    x (in the dtype x and t promote to: float64 for float32 x and int32
+    labels, $P$ bytes per element), `abs(x)`, its negation, `exp` and
+    `log1p` (x's dtype, $X$ bytes per element, two alive at a time beside
+    the product), the difference, the masking and the negation (each a new
+    array of $P$ bytes per element below 256 KiB, written in place from 256
+    KiB on: temporary elision). With $n = \|x\|$ the peak above the kept
+    ignore mask is $n \max(P + 2X, 2P + X)$ bytes (float32 x, int32 t:
+    $16n$ from 256 KiB, $20n$ below); for `reduce='no'` the cast copy
+    (the output) is made while the loss is alive. The mask stays on the
+    node (not scratch). The buffers in which the product casts x and the
+    labels to float64 ($\min(8192, n)$ elements each) are not counted
+    (NumPy's ufunc buffers, see docs/memory.md).
+
+    CuPy: the same expression, a new array for every operation.
+    """
+    x, t = in_data
+    e = _numpy(kwargs)
+    n = x.size
+    xs, ts = n * x.dtype.itemsize, n * t.dtype.itemsize
+    ps = n * numpy.result_type(x.dtype, t.dtype).itemsize
+    p = Peak().alloc(n).alloc(ts).free(n).alloc(ps).free(ts)
+    p.alloc(xs).op(xs, xs, e).alloc(xs).free(xs).alloc(xs).free(xs)
+    p.op(ps, ps, e).free(xs).op(ps, ps, e).op(ps, ps, e)
+    if func.reduce == 'mean':
+        return p.peak
+    return p.alloc(xs).peak - xs
 
 
 def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
@@ -485,11 +661,26 @@ def calc_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     return (flops, mread, 1 if mean else m, params)
 
 
-def _label_temps(t, itemsize, n_index):
-    """Bytes of the per-label temporaries of softmax cross entropy's NumPy
-    path: the valid mask (bool), the masked labels, ``n_index`` int64
-    index arrays, and ``itemsize``-byte values gathered at the labels."""
-    return t.size * (1 + t.dtype.itemsize + 8 * n_index + itemsize)
+def _fancy_index(t):
+    """Bytes NumPy's fancy indexing with the labels ``t`` and an int64
+    ``arange`` takes beyond the gathered values: when the labels are not
+    int64 its buffered iterator casts both index arrays, a buffer of
+    ``min(8192, |t|)`` int64 each (measured), counted as ``|t|`` each: an
+    upper bound from 8192 labels on, that keeps the figure a line in the
+    batch size (the projection draws lines)."""
+    if t.dtype == numpy.intp:
+        return 0
+    return 16 * t.size
+
+
+def _softmax_rows(x):
+    """Bytes of one of logsumexp's row arrays (the max, the sums)."""
+    return x.size // x.shape[1] * x.dtype.itemsize if x.shape[1] else 0
+
+
+def _soft_target(func, x, t):
+    return bool(getattr(func, 'soft_target', False)) or (
+        x.ndim == t.ndim and x.shape == t.shape)
 
 
 def scratch_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
@@ -501,11 +692,17 @@ def scratch_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     through the call, beside `self.y = exp(log_y)` ($\|x\|$, kept on the
     node for the backward when `cache_score`, so not scratch); x of more
     than 2 axes has `log_y` with the class axis moved first reshaped, a
-    copy ($\|x\|$); then the label mask (bool), the masked labels, an int64
-    `arange` and the gathered log-probabilities ($\|t\|$ each). Peak above
-    what the call leaves: $\|x\|$ (+ $\|x\|$ for more than 2 axes) + the
-    label arrays, and at least $\|x\| + 2R$ without `cache_score`. Soft
-    targets are counted the same way (an estimate).
+    copy ($\|x\|$, none at batch 1, where the axes merge); then the label
+    mask (bool), the masked labels, an int64 `arange`, the int64 copies
+    fancy indexing makes of int32 labels (two buffers of its iterator, of
+    $\min(8192, \|t\|)$ int64 each, counted as $16 \|t\|$ bytes: an upper
+    bound from 8192 labels on, a line in the batch size) and the
+    gathered log-probabilities. Peak above what the call leaves: $\|x\|$
+    (+ the copy) + the label arrays, and at least $\|x\| + 2R$ without
+    `cache_score`. Soft targets: `log_y` and `t * log_y` ($2 \|x\|$), or
+    for `'kl-divergence'` `t + eps` and its log beside `log_y` ($3
+    \|x\|$, the differences and products written in place from 256 KiB
+    on).
 
     CuPy: `log_y` ($\|x\|$; cuDNN's softmax takes no workspace; without
     cuDNN `logsumexp` adds $2R$ when nothing is cached), then one reduction
@@ -514,15 +711,67 @@ def scratch_softmax_cross_entropy(func: SoftmaxCrossEntropy, in_data,
     x, t = in_data
     isz = x.dtype.itemsize
     big = x.size * isz
-    rows = x.size // x.shape[1] * isz if x.shape[1] else 0
+    rows = _softmax_rows(x)
     cached = bool(func.cache_score)
     if kwargs.get('backend', 'numpy') == 'cupy':
         return big if cached or uses_cudnn() else big + 2 * rows
-    copy = big if x.ndim > 2 else 0
     after = big if cached else 0
-    during = 2 * big if cached else big
-    return max(big + 2 * rows - after,
-               during + copy + _label_temps(t, isz, 1) - after)
+    p = Peak().alloc(big, 2 * rows).free(big, rows).alloc(big).free(rows)
+    if cached:
+        p.alloc(big)
+    if _soft_target(func, x, t):
+        if getattr(func, 'soft_target_loss', None) == 'kl-divergence':
+            p.alloc(big, big).free(big).op(big, big).op(big, big)
+        else:
+            p.alloc(big)
+        return p.peak - after
+    shape = x.shape[1:2] + x.shape[:1] + x.shape[2:]
+    strides = c_strides(x.shape, isz)
+    strides = strides[1:2] + strides[:1] + strides[2:]
+    if x.ndim > 2 and reshape_view(shape, strides,
+                                   (shape[0], x.size // shape[0])) is None:
+        p.alloc(big)
+    labels = t.size * (1 + t.dtype.itemsize + 8 + isz) + _fancy_index(t)
+    return p.alloc(labels).peak - after
+
+
+def scratch_softmax_cross_entropy_grad(
+        func: _SoftmaxCrossEntropyGrad_NoDoubleBackprop, in_data, **kwargs):
+    r"""Per-label arrays (the softmax copy is the output).
+
+    NumPy (integer labels): the cached softmax is copied into the output
+    (or recomputed: `logsumexp`'s $\|x\|$ and $2R$ before it), then the
+    label mask (bool) and the masked labels, the int64 index arrays (an
+    `arange` for 2-d x, two for more axes) and fancy indexing's int64 copies
+    of int32 labels ($16 \|t\|$ bytes, a bound as in the forward) with
+    the values it decrements
+    ($\|t\|$ in x's dtype); with `class_weight`, for 2-d x, a second
+    `arange` for gathering the weights. Soft targets: the mask and the
+    masked targets ($\|t\|$ bools and $\|t\|$ elements) beside the copy
+    of the softmax that the difference replaces.
+
+    CuPy: one elementwise kernel on the cached softmax: none; without a
+    cached one, `log_softmax` ($\|x\|$, the output of this call's own
+    softmax; $2R$ more without cuDNN).
+    """
+    x, t = in_data[:2]
+    isz = x.dtype.itemsize
+    cached = func.y is not None
+    rows = _softmax_rows(x) if x.ndim > 1 else 0
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        if cached:
+            return 0
+        return x.size * isz + (0 if uses_cudnn() else 2 * rows)
+    if _soft_target(func, x, t):
+        # y's copy (or log softmax) is freed once gx = y - t is made
+        labels = t.size * (1 + t.dtype.itemsize) + x.size * isz
+    else:
+        index = 8 * t.size if x.ndim == 2 else 16 * t.size
+        if x.ndim == 2 and func.class_weight is not None:
+            index += 8 * t.size
+        labels = (t.size * (1 + t.dtype.itemsize + isz) + index
+                  + _fancy_index(t))
+    return labels if cached else max(labels, 2 * rows)
 
 
 def calc_connectionist_temporal_classification(
@@ -607,6 +856,32 @@ def calc_negative_sampling(func: NegativeSamplingFunction, in_data,
     return (flops, mread, out, params)
 
 
+def scratch_negative_sampling(func: NegativeSamplingFunction, in_data,
+                              **kwargs):
+    r"""The gathered rows of W, their masked copies and $w x$.
+
+    NumPy: with $N$ samples, $S$ = `sample_size + 1` and $D$ = `x.shape[1]`:
+    `W[samples]` ($NSD$ elements), `x[mask]` and `w[mask]` (copies, $ND +
+    NSD$ for $N'$ valid labels, counted as all $N$: an upper bound when
+    labels are ignored) and `einsum`'s $w x$ ($NS$), before the copies
+    are freed: $2NSD + ND + NS$ elements. The samples and the mask are
+    kept on the node. float16 inputs are computed in float32 (Chainer's
+    mixed precision helper copies x and W: $\|x\| + \|W\|$ float32
+    elements more).
+
+    CuPy: the per-sample losses ($NS$; $w x$ is kept on the node).
+    """
+    x, t, W = in_data
+    n, d = x.shape
+    s = func.sample_size + 1
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return n * s * x.dtype.itemsize
+    isz, cast = x.dtype.itemsize, 0
+    if x.dtype == numpy.float16:
+        isz, cast = 4, 4 * (x.size + W.size)
+    return (2 * n * s * d + n * d + n * s) * isz + cast
+
+
 # Gradient nodes, applied while backward() runs: they read the incoming
 # gradient, the inputs they need and what the forward pass kept for them
 # (cached scores, labels, samples), and write the gradients.
@@ -641,6 +916,43 @@ def calc_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad, in_data,
              + elements(1, x))
     return (8 * n + int(mean), mread, elements(n, x),
             {'reduce': func.reduce})
+
+
+def scratch_sigmoid_cross_entropy_grad(func: SigmoidCrossEntropyGrad,
+                                       in_data, **kwargs):
+    r"""The sigmoid of x, and the temporaries of the gradient's expression.
+
+    NumPy: $y = \sigma(x)$ as `Sigmoid` makes it ($x / 2$ and its tanh
+    alive together), alive to the end; then `gy * ignore_mask` ($g_y$'s
+    dtype), `y - t` (float64 for float32 x and int32 labels) and their
+    product (written into `y - t` from 256 KiB on), for `reduce='mean'`
+    `numpy.divide` by the count (a new array), and the cast copy, the
+    output. With $n = \|x\|$, float32 x and gy and int32 labels: $16n$
+    bytes above the output from 256 KiB ($20n$ with y, minus y's $4n$
+    freed at the end), more below. The buffers in which `y - t` casts both
+    operands to float64 ($\min(8192, n)$ elements each) are not counted.
+
+    CuPy: y from one kernel (or cuDNN's activation, no workspace), then
+    the same expression, a new array for every operation.
+    """
+    x, gy = in_data
+    e = _numpy(kwargs)
+    n = x.size
+    xs = n * x.dtype.itemsize
+    p = Peak()
+    if e:
+        p.alloc(xs, xs).free(xs).op(xs, xs).op(xs, xs)
+    else:
+        p.alloc(xs)
+    t_dtype = getattr(getattr(func, 't', None), 'dtype', numpy.int32)
+    ds = numpy.result_type(x.dtype, t_dtype)
+    prod_dtype = numpy.result_type(gy.dtype, ds)
+    d, ps = n * ds.itemsize, n * prod_dtype.itemsize
+    p.alloc(n * gy.dtype.itemsize, d).op(d, ps, e and ds == prod_dtype)
+    p.free(n * gy.dtype.itemsize)
+    if func.reduce == 'mean':
+        p.alloc(ps).free(ps)  # numpy.divide: never in place
+    return p.alloc(xs).free(ps).peak - xs
 
 
 def calc_softmax_cross_entropy_grad(
@@ -700,32 +1012,6 @@ def calc_softmax_cross_entropy_grad(
     return (flops, mread, elements(n, x), params)
 
 
-def scratch_softmax_cross_entropy_grad(
-        func: _SoftmaxCrossEntropyGrad_NoDoubleBackprop, in_data, **kwargs):
-    r"""Per-label arrays (the softmax copy is the output).
-
-    NumPy (integer labels): the cached softmax is copied into the output
-    (or recomputed: `logsumexp`'s $\|x\|$ and $2R$ before it), then the
-    label mask (bool), the masked labels and the int64 index arrays (one
-    for 2-d x, three for more axes) with the values gathered and
-    decremented at the labels ($2 \|t\|$ in x's dtype).
-
-    CuPy: one elementwise kernel on the cached softmax: none; without a
-    cached one, `log_softmax` ($\|x\|$, the output of this call's own
-    softmax; $2R$ more without cuDNN).
-    """
-    x, t = in_data[:2]
-    isz = x.dtype.itemsize
-    cached = func.y is not None
-    rows = x.size // x.shape[1] * isz if x.ndim > 1 and x.shape[1] else 0
-    if kwargs.get('backend', 'numpy') == 'cupy':
-        if cached:
-            return 0
-        return x.size * isz + (0 if uses_cudnn() else 2 * rows)
-    labels = _label_temps(t, isz, 1 if x.ndim == 2 else 3) + t.size * isz
-    return labels if cached else max(labels, 2 * rows)
-
-
 def calc_negative_sampling_grad(func: NegativeSamplingFunctionGrad, in_data,
                                 **kwargs):
     r"""NegativeSamplingFunctionGrad
@@ -770,3 +1056,23 @@ def calc_negative_sampling_grad(func: NegativeSamplingFunctionGrad, in_data,
                 else elements(n_batch, mask)))
     params = {'sample_size': int(func.sample_size), 'reduce': func.reduce}
     return (flops, mread, size_of(x) + size_of(W), params)
+
+
+def scratch_negative_sampling_grad(func: NegativeSamplingFunctionGrad,
+                                   in_data, **kwargs):
+    r"""One sample's rows of W and products, in a Python loop.
+
+    NumPy: the indexes of the valid samples (an int64 `arange` of $N$ and
+    its masked copy, $16 N$ bytes at most), then each sample gathers its
+    $S$ rows of W ($SD$ elements) and makes $S$-element products and the
+    $D$-element `ig * ix` (freed before the next sample): $SD + D + 3S$
+    elements more. CuPy: $g$ ($NS$
+    elements) beside $g_x$ and $g_W$.
+    """
+    x, W = in_data[:2]
+    n, d = x.shape
+    s = func.sample_size + 1
+    isz = x.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return n * s * isz
+    return (s * d + d + 3 * s) * isz + 16 * n

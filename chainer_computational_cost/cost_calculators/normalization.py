@@ -76,8 +76,11 @@ from chainer.functions.normalization.local_response_normalization import \
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import uses_cudnn
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import prod
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import total_size
 
 
@@ -297,6 +300,27 @@ def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
     return (flops, mread, mwrite, params)
 
 
+def scratch_batch_renormalization(func: BatchRenormalizationFunction,
+                                  in_data, **kwargs):
+    r"""$\gamma \hat{x}_{renorm}$ before the cast that makes y.
+
+    NumPy: `x.var` makes the squared deviations ($\|x\|$, freed before
+    what follows); $\hat{x}$ and $\hat{x} r + d$ are kept on the function
+    for its backward (not scratch); `gamma * x_hat_renorm` ($\|x\|$
+    elements, $\beta$ added in place) is alive while `astype(x.dtype)`
+    copies it into y, beside the per-channel mean, variance, running
+    deviation and $d$ ($C = \|\gamma\|$ each). Peak above what the call
+    leaves: $\|x\| + 4C$ elements in the dtype x and $\gamma$ promote to.
+
+    CuPy: none (one elementwise kernel writes $\hat{x}$, $\hat{x} r + d$
+    and y; the squared deviations of `x.var` take less than they do).
+    """
+    x, gamma = in_data[:2]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _interm_bytes(x, gamma) + 4 * _interm_bytes(gamma, x)
+
+
 def _dbn_shape(x, groups):
     """(groups, channels per group, columns) of DBN's ``(g, C, m)`` view."""
     c = x.shape[1]
@@ -360,6 +384,35 @@ def calc_decorrelated_batch_normalization(
     return (flops, mread, mwrite, params)
 
 
+def _dbn_copy(x, groups):
+    """Bytes of the copy `x.transpose((1, 0, ...)).reshape(g, C, m)` makes
+    (0 where the axes merge in place, e.g. at batch 1)."""
+    order = (1, 0) + tuple(range(2, x.ndim))
+    strides = strides_of(x)
+    shape = [x.shape[a] for a in order]
+    c = x.shape[1]
+    view = reshape_view(shape, [strides[a] for a in order],
+                        (groups, c // groups, x.size // c if c else 0))
+    return 0 if view is not None else x.size * x.dtype.itemsize
+
+
+def scratch_decorrelated_batch_normalization(
+        func: DecorrelatedBatchNormalization, in_data, **kwargs):
+    r"""The centred groups, alive until the whitened output is made.
+
+    NumPy and CuPy: x with the channel axis first reshaped into $(g, C,
+    m)$ (a copy, $\|x\|$, except where the axes merge, at batch 1), then
+    $x - \mu$ ($\|x\|$), alive while `matmul` makes the whitened
+    $\hat{y}_{PCA}$ (kept on the node) and $\hat{y}$ (the output): $\|x\|$
+    elements above them, plus the $g C \times C$ matrices (covariance,
+    eigenvectors, whitening).
+    """
+    x, = in_data
+    g = func.groups
+    c = x.shape[1] // g
+    return x.size * x.dtype.itemsize + 4 * g * c * c * x.dtype.itemsize
+
+
 def calc_fixed_decorrelated_batch_normalization(
         func: FixedDecorrelatedBatchNormalization, in_data, **kwargs):
     r"""FixedDecorrelatedBatchNormalization
@@ -387,6 +440,18 @@ def calc_fixed_decorrelated_batch_normalization(
             {'groups': int(func.groups)})
 
 
+def scratch_fixed_decorrelated_batch_normalization(
+        func: FixedDecorrelatedBatchNormalization, in_data, **kwargs):
+    r"""x regrouped and centred before the projection.
+
+    NumPy and CuPy: the reshaped copy of x (none where the axes merge)
+    and $x - \mu$, then $x - \mu$ beside the output: $\|x\|$ elements above
+    it.
+    """
+    x = in_data[0]
+    return x.size * x.dtype.itemsize
+
+
 def calc_group_normalization(func: GroupNormalization, in_data, **kwargs):
     r"""GroupNormalization
 
@@ -411,6 +476,33 @@ def calc_group_normalization(func: GroupNormalization, in_data, **kwargs):
     flops = _standardize_flops(x.size, rows, fma)
     return (flops, total_size(in_data), elements(x.size, x),
             {'groups': int(func.groups), 'eps': _float(func.eps)})
+
+
+def scratch_group_normalization(func: GroupNormalization, in_data,
+                                **kwargs):
+    r"""The squared deviations, and y before a cast.
+
+    NumPy: $\hat{x} = x - \mu$ ($\|x\|$ elements in the dtype x and
+    $\gamma$ promote to, $I$ bytes) and its square, alive together while
+    the variance is taken; $\hat{x}$ is then scaled in place into y,
+    copied by `astype` when x's dtype differs (the output: $\|x\|$ in x's
+    dtype). Peak above the output: $I$ ($\max(2I, I + O) - O$ with a cast
+    to an output of $O$ bytes). The per-group mean and inverse deviation
+    are kept on the node.
+
+    CuPy: with cuDNN (`use_cudnn` `'auto'`/`'always'`) the zeroed dummy
+    $\beta$ of $N G$ elements (cuDNN's batch normalization takes no
+    workspace); without, the squared deviations as NumPy's path.
+    """
+    x, gamma = in_data[:2]
+    inter = _interm_bytes(x, gamma)
+    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
+        rows = x.shape[0] * func.groups
+        return rows * numpy.promote_types(x.dtype, gamma.dtype).itemsize
+    out = x.size * x.dtype.itemsize
+    if inter == out:
+        return inter
+    return max(2 * inter, inter + out) - out
 
 
 def calc_layer_normalization(func: LayerNormalization, in_data, **kwargs):
@@ -448,15 +540,18 @@ def scratch_layer_normalization(func: LayerNormalization, in_data,
                                 **kwargs):
     r"""x - mean, its square, x-hat and the scaled x-hat.
 
-    NumPy and CuPy (the same `xp` code): `_compute` makes $x - \mu$, its
-    square and $\hat{x}$ (the square is freed on return), then $\hat{x}
-    \gamma$ and $+ \beta$ (the output): $4 \|x\|$ elements at the peak, $3
-    \|x\|$ above the output, plus the per-row statistics ($B$ elements
-    each, a few of them).
+    NumPy and CuPy (the same `xp` code), with $X = \|x\|$ and $R$ = the
+    rows ($B$ elements): `_compute` makes $\mu$, $x - \mu$, its square,
+    the variance, $\sigma$, $1 / \sigma$ and $\hat{x}$ ($3X + 4R$; the
+    square, $\mu$ and $\sigma$ are freed on return), then $\hat{x} \gamma$
+    and $+ \beta$ (the output) beside $x - \mu$, $\hat{x}$ and two rows
+    ($4X + 2R$). Peak above the output: $\max(2X + 4R, 3X + 2R)$.
     """
     x = in_data[0]
-    rows = x.shape[0] if x.ndim else 1
-    return (3 * x.size + 4 * rows) * x.dtype.itemsize
+    isz = x.dtype.itemsize
+    big = x.size * isz
+    rows = (x.shape[0] if x.ndim else 1) * isz
+    return max(2 * big + 4 * rows, 3 * big + 2 * rows)
 
 
 def calc_local_response_normalization(func: LocalResponseNormalization,
@@ -495,6 +590,23 @@ def calc_local_response_normalization(func: LocalResponseNormalization,
     return (flops, size_of(x) + elements(3, x), n, params)
 
 
+def scratch_local_response_normalization(func: LocalResponseNormalization,
+                                         in_data, **kwargs):
+    r"""$x^2$ and the window sums.
+
+    NumPy: `square(x)` and its copy summed over the window in place
+    ($2 \|x\|$), alive to the end beside $k + \alpha \Sigma$ and its power
+    (kept on the node for the backward, not scratch) and y: $2 \|x\|$
+    elements above what the call leaves.
+
+    CuPy: none ($x^2$ becomes y in place).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    return 2 * x.size * x.dtype.itemsize
+
+
 def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     r"""NormalizeL2
 
@@ -527,6 +639,21 @@ def calc_normalize_l2(func: NormalizeL2, in_data, **kwargs):
     flops = dot_flops(slices, length, fma) + 2 * slices + n
     axis = axes[0] if len(axes) == 1 else axes
     return (flops, size_of(x), n, {'axis': axis})
+
+
+def scratch_normalize_l2(func: NormalizeL2, in_data, **kwargs):
+    r"""The squares, then the norms beside y.
+
+    NumPy and CuPy: `square(x)` ($\|x\|$) and its sums over `axis` ($R$
+    elements, one per norm), the square root and $+ \epsilon$ ($R$ each),
+    then `x / norm` (y) beside the norms: $R$ elements above y (the
+    squares are freed before y is made).
+    """
+    x, = in_data
+    axis = func.axis
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    reduced = prod([x.shape[a] for a in axes])
+    return (x.size // reduced if reduced else 0) * x.dtype.itemsize
 
 
 # Gradient nodes, applied while backward() runs.  They read the gradients
@@ -708,6 +835,25 @@ def calc_decorrelated_batch_normalization_grad(
     return (flops, mread, elements(n, gy), {'groups': int(func.groups)})
 
 
+def scratch_decorrelated_batch_normalization_grad(
+        func: DecorrelatedBatchNormalizationGrad, in_data, **kwargs):
+    r"""$g_y$ regrouped and its projections, alive to the end.
+
+    NumPy and CuPy: with $X = \|g_y\|$ elements: $g_y$ with the channel axis
+    first reshaped into $(g, C, m)$ (a copy, $X$, none where the axes
+    merge), its projection on the eigenvectors ($X$), $R$ ($X$, from two
+    $X$ temporaries), $R^T V^{-1/2}$ ($X$) and $g_x$ ($X$): $5X$, of which
+    $g_x$ stays: $4X$ ($3X$ without the copy), plus the $g C \times C$
+    matrices.
+    """
+    gy, = in_data
+    g = func.groups
+    c = gy.shape[1] // g
+    isz = gy.dtype.itemsize
+    return (3 * gy.size * isz + _dbn_copy(gy, g)
+            + 8 * g * c * c * isz)
+
+
 def calc_fixed_decorrelated_batch_normalization_grad(
         func: FixedDecorrelatedBatchNormalizationGrad, in_data, **kwargs):
     r"""FixedDecorrelatedBatchNormalizationGrad
@@ -797,6 +943,19 @@ def calc_group_norm_scale_shift_grad(func: _ScaleShiftGrad, in_data,
     return (flops, total_size(in_data), mwrite, {})
 
 
+def scratch_group_norm_scale_shift_grad(func: _ScaleShiftGrad, in_data,
+                                        **kwargs):
+    r"""The product $g_y \hat{x}$ summed into $g_\gamma$.
+
+    NumPy: `(gy * x_hat).sum(axis=(0, 2))` makes $\|g_y\|$ elements before
+    the sum. CuPy: none (one reduction kernel).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x_hat, _, gy = in_data
+    return gy.size * numpy.promote_types(x_hat.dtype, gy.dtype).itemsize
+
+
 def calc_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
     r"""_XHatGrad
 
@@ -827,6 +986,31 @@ def calc_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
              + (2 if fma else 3) * n + n)
     mread = size_of(gx_hat) * 2 + elements(rows, gx_hat)
     return (flops, mread, elements(n, gx_hat), {})
+
+
+def scratch_group_norm_x_hat_grad(func: _XHatGrad, in_data, **kwargs):
+    r"""The products and differences of the standardization's gradient.
+
+    NumPy: with $X$ the bytes of $g_{\hat{x}}$ and $R$ those of one value
+    per row ($N G$ rows): the two row means ($2R$, alive to the end),
+    `gx_hat * x_hat` ($X$, freed after its mean), then `gx_hat - avg` and
+    `x_hat * avg2` ($2X$), their difference (written into the first from
+    256 KiB on, else a new $X$), alive while the output $g_x$ is made.
+    Peak above the output: $2R + X$ from 256 KiB, $2R + 2X$ below (a group
+    of one element per row makes $R = X$).
+
+    CuPy: with cuDNN, the per-group $g_\gamma$ and $g_\beta$ cuDNN's
+    backward returns ($2 N G$ elements); without, the same expression, a
+    new array for every operation ($2X$).
+    """
+    gx_hat = in_data[1]
+    big = gx_hat.size * gx_hat.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        if uses_cudnn() and func.dummy_gamma is not None:
+            return 2 * gx_hat.shape[0] * func.mean.dtype.itemsize
+        return 2 * big
+    rows = 2 * gx_hat.shape[0] * gx_hat.dtype.itemsize
+    return rows + (big if elides(big) else 2 * big)
 
 
 def calc_group_norm_mul_inv_std(func: _MulInvStd, in_data, **kwargs):
@@ -908,3 +1092,23 @@ def calc_local_response_normalization_grad(
     params = {'n': int(func.n), 'k': _int_if_integral(func.k),
               'alpha': _float(func.alpha), 'beta': _float(func.beta)}
     return (flops, mread, elements(n, x), params)
+
+
+def scratch_local_response_normalization_grad(
+        func: LocalResponseNormalizationGrad, in_data, **kwargs):
+    r"""The summand, its window sums and the terms of $g_x$.
+
+    NumPy: with $X = \|x\|$ elements, `y * gy / unit_scale` ($X$, the
+    division in place from 256 KiB on) and its copy summed over the
+    window ($X$), then `gy * scale` and `2 alpha beta x` times the sums
+    ($2X$, the product in place from 256 KiB on, else one more $X$) before
+    their difference (written into `gy * scale` from 256 KiB on): peak
+    $4X$ from 256 KiB, $5X$ below, of which $g_x$ stays: $3X$ or $4X$.
+
+    CuPy: the summand ($X$; the window sums are written into $g_x$).
+    """
+    x = in_data[0]
+    big = x.size * x.dtype.itemsize
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return big
+    return (3 if elides(big) else 4) * big

@@ -48,6 +48,7 @@ from chainer.functions.pooling.unpooling_nd import UnpoolingNDGrad
 from chainer.functions.pooling.upsampling_2d import Upsampling2D
 from chainer.functions.pooling.upsampling_2d import Upsampling2DGrad
 
+from chainer_computational_cost.cost_calculators import c_strides
 from chainer_computational_cost.cost_calculators import compact
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
@@ -57,6 +58,7 @@ from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import im2col_bytes
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reads_out_shapes
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
@@ -442,6 +444,74 @@ def calc_unpooling_nd(func: UnpoolingND, in_data, **kwargs):
                         func.cover_all, outs)
 
 
+def _unpool_int_scale(func, x):
+    """Whether Unpooling2D takes its integer-scale path (a strided view
+    copied into y) for ``x``: Chainer's own condition."""
+    h, w = x.shape[2:]
+    if h == func.ph or w == func.pw:
+        return False
+    return (func.outh % (h - func.ph) == 0 and func.outw % (w - func.pw) == 0
+            and func.outh // (h - func.ph) == func.kh
+            and func.outw // (w - func.pw) == func.kw
+            and func.ph % 2 == 0 and func.pw % 2 == 0
+            and func.sx == func.kh and func.sy == func.kw)
+
+
+def _nd_window(func):
+    """An N-d pooling or unpooling's window, stride and padding (tuples)."""
+    return tuple(func.ksize), tuple(func.stride), tuple(func.pad)
+
+
+def _unpool_outs(x, ksize, stride, pad, cover_all, outs):
+    """The output's spatial sizes of an unpooling (given or derived)."""
+    if outs is None:
+        outs = (None,) * (x.ndim - 2)
+    return _unpooled_dims(x.shape, ksize, stride, pad, cover_all, outs)
+
+
+def scratch_unpooling_2d(func: Unpooling2D, in_data, **kwargs):
+    r"""numpy.tile's columns of x, folded into a padded image.
+
+    NumPy: as AveragePooling2DGrad's path with x for $g_y$: `numpy.tile`
+    makes $k_h \|x\|$ then $G = k_h k_w \|x\|$ elements, `col2im_cpu` adds
+    them into a zeroed padded image $I$ whose centre is y: $\max(k_h \|x\|
+    + G - I, G)$ elements. Windows that tile the output exactly ($k = s$,
+    even padding, the output $k$ times the input) take the integer-scale
+    path instead: y is copied from a strided view of x, none.
+
+    CuPy: `tile`'s columns ($G$); `col2im_gpu` writes y directly. None on
+    the integer-scale path.
+    """
+    x, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    outs = _unpool_outs(x, ksize, stride, pad, func.cover_all,
+                        (func.outh, func.outw))
+    if func.outh is not None and func.outw is not None \
+            and _unpool_int_scale(func, x):
+        return 0
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return x.size * x.dtype.itemsize * prod(ksize)
+    return _tile_col2im_scratch(x, x.shape[:2] + outs, ksize, stride, pad)
+
+
+def scratch_unpooling_nd(func: UnpoolingND, in_data, **kwargs):
+    r"""numpy.tile's columns of x, folded into a padded image.
+
+    NumPy: as Unpooling2D's along every axis: `numpy.tile` repeats x along
+    each window axis in turn, `col2im_nd_cpu` adds the columns $G =
+    \prod_a k_a \|x\|$ into a zeroed padded image $I$ (y is its centre):
+    $\max(\text{tile's peak} - I, G)$ elements.
+
+    CuPy: `tile`'s columns ($G$).
+    """
+    x, = in_data
+    ksize, stride, pad = _nd_window(func)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return x.size * x.dtype.itemsize * prod(ksize)
+    outs = _unpool_outs(x, ksize, stride, pad, func.cover_all, func.outs)
+    return _tile_col2im_scratch(x, x.shape[:2] + outs, ksize, stride, pad)
+
+
 def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
     r"""Upsampling2D
 
@@ -474,6 +544,54 @@ def calc_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
     mread = size_of(x) + size_of(func.indexes)
     return (flops, mread, planes * prod(dims),
             _unpool_params(ksize, stride, pad, dims, func.cover_all))
+
+
+def _upsampling_columns(shape, ksize, stride, pad, isz, cover_all):
+    """``(padded, col, copy)``: bytes of im2col's padded copy and columns
+    of an array of ``shape``, and of the copy that reshaping the columns
+    with the window last, ``(-1, k_h k_w)``, makes (0 when the axes
+    merge in place)."""
+    padded, col = im2col_bytes(shape, ksize, stride, pad, isz, cover_all)
+    outs = [conv_out_size(d, k, s, p, cover_all=cover_all)
+            for d, k, s, p in zip(shape[2:], ksize, stride, pad)]
+    cshape = tuple(shape[:2]) + tuple(ksize) + tuple(outs)
+    strides = c_strides(cshape, isz)
+    nd = len(ksize)
+    order = (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    view = reshape_view([cshape[a] for a in order],
+                        [strides[a] for a in order],
+                        (col // isz // prod(ksize), prod(ksize)))
+    return padded, col, 0 if view is not None else col
+
+
+def scratch_upsampling_2d(func: Upsampling2D, in_data, **kwargs):
+    r"""A zeroed y, its columns, their reshaped copy, folded back.
+
+    NumPy: `numpy.zeros` of y's shape ($Y$) is padded and turned into
+    columns by `im2col_cpu` ($P$, $G = N C k_h k_w h_x w_x$ elements),
+    then reshaped with the window last ($G$ again, a copy), x is written
+    at the positions (an int64 `arange` of $\|x\|$), and `col2im_cpu` adds
+    the columns into a zeroed padded image $I$ whose centre is y: peak
+    $\max(Y + P + G, 2G, G + 8\|x\| \text{ bytes}, G + I) - I$.
+
+    CuPy: `im2col_gpu`'s columns ($G$) beside the zeroed y, then beside
+    y: $G$.
+    """
+    x, = in_data
+    isz = x.dtype.itemsize
+    ksize, stride, pad = _pool2d_window(func)
+    outs = _unpool_outs(x, ksize, stride, pad, func.cover_all,
+                        (func.outh, func.outw))
+    y_shape = x.shape[:2] + outs
+    zeros = prod(y_shape) * isz
+    padded, col, copy = _upsampling_columns(y_shape, ksize, stride, pad,
+                                            isz, func.cover_all)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return col
+    image = prod(x.shape[:2]) * prod(
+        [d + 2 * p + s - 1 for d, p, s in zip(outs, pad, stride)]) * isz
+    return max(zeros + padded + col, col + copy, (copy or col) + 8 * x.size,
+               (copy or col) + image) - image
 
 
 def _roi_grid(x, func):
@@ -1003,6 +1121,60 @@ def calc_unpooling_nd_grad(func: UnpoolingNDGrad, in_data, **kwargs):
                              tuple(func.pad), func.cover_all)
 
 
+def _im2col_sum_scratch(gy, ksize, stride, pad, cover_all, gx_bytes,
+                        backend):
+    """Bytes above g_x of im2col's padded copy and columns of ``gy``,
+    summed over the window axes into g_x (unpooling's gradient)."""
+    padded, col = im2col_bytes(gy.shape, ksize, stride, pad,
+                               gy.dtype.itemsize, cover_all)
+    if backend == 'cupy':
+        return col  # im2col_gpu pads nothing
+    return max(padded + col - gx_bytes, col)
+
+
+def scratch_unpooling_2d_grad(func: Unpooling2DGrad, in_data, **kwargs):
+    r"""im2col's padded copy and columns of gy, summed into $g_x$.
+
+    NumPy: `im2col_cpu` pads gy ($P$) and makes the columns $G = N C k_h
+    k_w h_x w_x$ elements; `sum(axis=(2, 3))` makes $g_x$: $\max(P + G -
+    \|g_x\|, G)$. On the integer-scale path, a view of gy summed into
+    $g_x$: none (with padding, $g_x$ is copied into a zeroed array, the
+    output: $\|g_x\|$ before the padding).
+
+    CuPy: the columns $G$ (`im2col_gpu` pads nothing); the integer-scale
+    path as NumPy's.
+    """
+    gy, = in_data
+    isz = gy.dtype.itemsize
+    if func._use_int_scale_forward:
+        b, c, h, w = gy.shape
+        if func.ph > 0 or func.pw > 0:
+            return b * c * (h // func.kh) * (w // func.kw) * isz
+        return 0
+    ksize, stride, pad = _pool2d_window(func)
+    gx = prod(gy.shape[:2]) * prod(
+        conv_out_size(d, k, s, p, cover_all=func.cover_all)
+        for d, k, s, p in zip(gy.shape[2:], ksize, stride, pad)) * isz
+    return _im2col_sum_scratch(gy, ksize, stride, pad, func.cover_all, gx,
+                               kwargs.get('backend', 'numpy'))
+
+
+def scratch_unpooling_nd_grad(func: UnpoolingNDGrad, in_data, **kwargs):
+    r"""im2col's padded copy and columns of gy, summed into $g_x$.
+
+    NumPy: as Unpooling2DGrad's for any number of axes (`im2col_nd_cpu`):
+    $\max(P + G - \|g_x\|, G)$. CuPy: the columns $G$.
+    """
+    gy, = in_data
+    ksize, stride, pad = _nd_window(func)
+    gx = prod(gy.shape[:2]) * prod(
+        conv_out_size(d, k, s, p, cover_all=func.cover_all)
+        for d, k, s, p in zip(gy.shape[2:], ksize, stride, pad)
+    ) * gy.dtype.itemsize
+    return _im2col_sum_scratch(gy, ksize, stride, pad, func.cover_all, gx,
+                               kwargs.get('backend', 'numpy'))
+
+
 def calc_upsampling_2d_grad(func: Upsampling2DGrad, in_data, **kwargs):
     r"""Upsampling2DGrad
 
@@ -1028,6 +1200,65 @@ def calc_upsampling_2d_grad(func: Upsampling2DGrad, in_data, **kwargs):
                             tuple(int(d) for d in gy.shape[2:]),
                             func.cover_all)
     return (0, mread, indexes.size, params)
+
+
+def scratch_upsampling_2d_grad(func: Upsampling2DGrad, in_data, **kwargs):
+    r"""im2col's padded copy and columns of gy, gathered at the indexes.
+
+    NumPy: `im2col_cpu` pads gy ($P$) and makes the columns ($G = N C k_h
+    k_w h_x w_x$ elements), reshaped with the window last (a copy, $G$),
+    then an int64 `arange` of $\|g_x\|$ and the gathered values, the
+    output: $\max(P + G, 2G, G + 8 \|g_x\| \text{ bytes} + \|g_x\|) -
+    \|g_x\|$.
+
+    CuPy: the columns $G$ (`im2col_gpu` pads nothing) and the int32 copy
+    of int64 indexes ($4 \|g_x\|$ bytes).
+    """
+    gy, = in_data
+    ksize, stride, pad = _pool2d_window(func)
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        _, col, _ = _upsampling_columns(gy.shape, ksize, stride, pad,
+                                        gy.dtype.itemsize, func.cover_all)
+        n_x = col // gy.dtype.itemsize // prod(ksize)
+        indexes = getattr(func, 'indexes', None)
+        cast = 4 * n_x if getattr(indexes, 'dtype', None) != numpy.int32 \
+            else 0
+        return col + cast
+    return _gather_columns_scratch(gy, ksize, stride, pad, func.cover_all)
+
+
+def _gather_columns_scratch(x, ksize, stride, pad, cover_all):
+    """Bytes above the output of im2col's padded copy and columns of
+    ``x``, reshaped with the window last and gathered at int64 positions
+    (an ``arange`` of the output's size beside them)."""
+    isz = x.dtype.itemsize
+    padded, col, copy = _upsampling_columns(x.shape, ksize, stride, pad,
+                                            isz, cover_all)
+    n_out = col // isz // prod(ksize)
+    out = n_out * isz
+    return max(padded + col, col + copy,
+               (copy or col) + 8 * n_out + out) - out
+
+
+def scratch_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes,
+                                        in_data, **kwargs):
+    r"""im2col's padded copy and columns of x, gathered at the argmax.
+
+    NumPy: `im2col_nd_cpu` pads x ($P$) and makes the columns ($G$
+    elements), reshaped with the window last (a copy, $G$, unless the
+    axes merge), then an int64 `arange` of $\|y\|$ and the values gathered
+    at the kept indexes (y): $\max(P + G, 2G, G + 8 \|y\| \text{ bytes} +
+    \|y\|) - \|y\|$.
+
+    CuPy: none (a kernel writes y; with cuDNN the pooling is recomputed,
+    no workspace).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    x, = in_data
+    pool = func.func
+    return _gather_columns_scratch(x, tuple(pool.ksize), tuple(pool.stride),
+                                   tuple(pool.pad), pool.cover_all)
 
 
 def calc_roi_pooling_2d_grad(func: ROIPooling2DGrad, in_data, **kwargs):

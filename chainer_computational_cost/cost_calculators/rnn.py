@@ -146,6 +146,25 @@ def calc_slstm(
                            kwargs.get('fma_1flop', False), {})
 
 
+def scratch_slstm(
+        func: 'chainer.functions.rnn.slstm.SLSTM', in_data, **kwargs):
+    r"""The six activated gates, the output gate and the cell's products.
+
+    NumPy: with $U = \|c_1\|$ elements, tanh and sigmoids of $a_k, i_k,
+    f_k$ ($6U$), the sigmoid of $o_1 + o_2$ (the sum and two of the
+    sigmoid's temporaries: $9U$ at most), then the four products of $c$
+    and their sums, and `tanh(c)` for $h$: peak $10U$, of which $c$ and $h$
+    stay: $8U$. From 256 KiB ($U$ elements) the sums and $h$ are written
+    into temporaries (elision): $9U$, so $7U$.
+
+    CuPy: none (one elementwise kernel writes $c$ and $h$).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    gate = in_data[0].size * in_data[2].dtype.itemsize
+    return (7 if elides(gate) else 8) * gate
+
+
 def calc_tree_lstm(
         func: 'chainer.functions.rnn.tree_lstm.TreeLSTM', in_data,
         **kwargs):
@@ -171,6 +190,27 @@ def calc_tree_lstm(
     n_ary = len(in_data) - 1
     return _lstm_cell_cost(in_data[0].size, in_data, 1, n_ary, 1,
                            kwargs.get('fma_1flop', False), {'n_ary': n_ary})
+
+
+def scratch_tree_lstm(
+        func: 'chainer.functions.rnn.tree_lstm.TreeLSTM', in_data,
+        **kwargs):
+    r"""The cell update's products and running sum, then `tanh(c)`.
+
+    NumPy: the $3 + N$ activated gates are kept on the function (not
+    scratch); with $U = \|c_1\|$ elements, $a i$, the running sum of the
+    $f_j c_j$ (a new array each step), the next product and the new sum
+    are alive together ($4U$; $3U$ with one child, or from 256 KiB where
+    NumPy adds into the running sum), then $c$, `tanh(c)` and $h$ ($3U$).
+    Peak above $c$ and $h$: $2U$ ($U$ with one child or from 256 KiB).
+
+    CuPy: none (one elementwise kernel writes $c$ and $h$).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    cs = in_data[:-1]
+    gate = cs[0].size * in_data[-1].dtype.itemsize
+    return (1 if len(cs) < 2 or elides(gate) else 2) * gate
 
 
 def _lstm_grad_ops(n_in, n_forget, n_out_terms, has_gc, has_gh):
@@ -312,6 +352,25 @@ def calc_slstm_grad(
     if gh is not None:
         mread += size_of(c_next) + size_of(gh)
     return flops, mread, mwrite, {}
+
+
+def scratch_slstm_grad(
+        func: 'chainer.functions.rnn.slstm.SLSTMGrad', in_data, **kwargs):
+    r"""The recomputed gate activations, $\tanh c$ and $g_c$.
+
+    NumPy: with $U = \|c_1\|$ elements, $g_{x_1}$ and $g_{x_2}$ ($8U$, the
+    outputs) are allocated first, then the seven activated gates and
+    $\tanh(c)$ ($8U$) and $g_c$ ($U$) live to the end, beside each
+    gradient expression's temporaries (3 of $U$: `1 - x * x` is a new
+    array at any size, NumPy writes only commutative operations into a
+    right-hand temporary) or the two $g_{c_k}$ (outputs): peak $20U$, of
+    which the $10U$ of gradients stay: $10U$.
+
+    CuPy: none (one elementwise kernel writes every gradient).
+    """
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return 10 * in_data[0].size * in_data[2].dtype.itemsize
 
 
 # NStep RNNs (cuDNN only).  Inputs: hx, [cx,] w, xs where w is the
