@@ -140,6 +140,8 @@ class _Memory(object):
         self.names = state['names']
         self.created = state['created']
         self.bounded = state.get('bounded', ())
+        #: calls whose scratch a check run found under its line
+        self.below = set()
         self.samples = dict(state['samples'])
         self.state = max(s[2][-1] if s[2] else 0
                          for s in self.samples.values())
@@ -200,8 +202,14 @@ class _Memory(object):
                                                             self.names))
                              if a != b), '')))
         else:
+            # a scratch under its line (NumPy reuses the temporaries of
+            # large arrays: SwishGrad's drop from 256 KiB on) keeps the
+            # line an upper bound there: answers stay on the safe side
+            below = []
             wrong = memory.on_lines(self.lines, figures, n, names,
-                                    self.bounded)
+                                    self.bounded, below)
+            if wrong is None:
+                self.below.update(below)
         if wrong is not None:
             raise ValueError(
                 'fit_batch cannot answer: the step at batch {} left the '
@@ -353,12 +361,13 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
         ('optimizer_state_table', table),
         ('checked', checked),
         ('counted', _counted(measured, updates, key, opt_state, table,
-                             reserve, margin, step.bounded)),
+                             reserve, margin, step.bounded,
+                             sorted(step.below))),
         ('left_out', _left_out(updates, margin))])
 
 
 def _counted(measured, updates, key, opt_state, table, reserve, margin,
-             bounded=()):
+             bounded=(), below=()):
     """What a fit_batch total holds, in words."""
     if measured:
         state = ('the optimizer state the first update of a run allocated, '
@@ -379,6 +388,11 @@ def _counted(measured, updates, key, opt_state, table, reserve, margin,
         out.append('the scratch of {}, not affine in the batch size, '
                    'bounded by a line above its runs'.format(
                        ', '.join(bounded)))
+    if below:
+        out.append('the scratch of {} on the line through the smaller '
+                   'batches, above what a check run measured (NumPy '
+                   'reuses temporaries of large arrays): an upper '
+                   'bound'.format(', '.join(below)))
     if reserve:
         out.append('a margin of {} bytes ({!r}{})'.format(
             reserve, margin, ': the CUDA context, fit.CUDA_CONTEXT, and '

@@ -629,15 +629,22 @@ def sample(records):
 _FIELDS = ('live bytes', 'gradient bytes', 'scratch bytes')
 
 
-def on_lines(lines, real, n, names, bounded=()):
+def on_lines(lines, real, n, names, bounded=(), below=None):
     """None if the figures of a real run at batch ``n`` (``real``, see
     :func:`figures`, the same calls as ``names``) are those the ``lines``
     give there (a ``bounded`` call's scratch at most that), else a
-    sentence naming the first call off its line."""
+    sentence naming the first call off its line.  With a list ``below``,
+    any call's scratch may also be under its line (the line then bounds
+    it from above, as for a ``bounded`` call): such calls are appended to
+    it."""
     for name, line, got in zip(names, lines, real):
         if line is None:
             continue
         for label, (a, b), value in zip(_FIELDS, line, got):
+            if label == _FIELDS[2] and below is not None \
+                    and value < a + b * n and name not in bounded:
+                below.append(name)
+                continue
             if a + b * n != value and not (
                     label == _FIELDS[2] and name in bounded
                     and value <= a + b * n):
