@@ -75,8 +75,8 @@ FAMILIES = collections.OrderedDict([
 MATRIX_FEATURES = ('const', 'gemm', 'bytes', 'col', 'cold')
 OTHER_FEATURES = ('const', 'mread', 'mwrite', 'flops', 'cold')
 
-#: The kinds of call with their own overhead: forward calls in inference
-#: (no graph kept) and in training, backward calls, updates.
+#: The kinds of call with their own overhead, forward calls in inference
+#: (no graph kept) and in training, backward calls and updates.
 OVERHEADS = ('inference', 'forward', 'backward', 'update')
 
 
@@ -214,7 +214,7 @@ def features(layer, gemm_time):
     """The fit's features of a layer dict (``flops, mread, mwrite`` in
     FLOPs and bytes, ``type``, shapes, ``dtype``, ``phase``), in the order
     of its family's features (:data:`MATRIX_FEATURES` or
-    :data:`OTHER_FEATURES`); ``gemm_time(M, N, K)`` is the table's time of
+    ``OTHER_FEATURES``); ``gemm_time(M, N, K)`` is the table's time of
     one product.  None for a matrix type whose shapes do not say."""
     family = family_of(layer)
     cold = float(_cold(layer))
@@ -386,7 +386,7 @@ class Calibration(object):
         """``(t_call, flag)`` for a layer dict: the seconds the call spends
         inside its function, and None or why the prediction is not
         backed by the calibration (:data:`UNCOVERED`,
-        :data:`OUT_OF_RANGE`)."""
+        ``OUT_OF_RANGE``)."""
         family = family_of(layer)
         flag = None
         if layer['type'] not in self.types:
@@ -410,8 +410,9 @@ class Calibration(object):
         return t, flag
 
     def device(self, fma_1flop=True):
-        """The roofline's :class:`~chainer_computational_cost.roofline.
-        Device` of this calibration: the table's fastest matrix product as
+        """The roofline's
+        :class:`~chainer_computational_cost.roofline.Device` of this
+        calibration: the table's fastest matrix product as
         every peak (twice that with ``fma_1flop=False``, when a multiply-add
         counts as two FLOPs) and the measured copy bandwidth."""
         peak = self.gemm.peak() * (1 if fma_1flop else 2)

@@ -275,9 +275,10 @@ class CostMonitor(extension.Extension):
         comm: a ChainerMN communicator for ``cost/comm_bytes``; by default
             the one of a multi-node optimizer
             (``chainermn.create_multi_node_optimizer``).
-        calibration: a :class:`~chainer_computational_cost.calibration.
-            Calibration` (see :func:`chainer_computational_cost.calibrate`)
-            or the path of its JSON file: also report
+        calibration: a
+            :class:`~chainer_computational_cost.calibration.Calibration`
+            (see :func:`chainer_computational_cost.calibrate`) or the path
+            of its JSON file: also report
             ``cost/predicted_time`` and the measured ``cost/time``.
 
     Updaters: ``StandardUpdater`` (and subclasses that call

@@ -43,7 +43,7 @@ from chainer_computational_cost.computational_cost_hook import \
 
 #: Dimensions of the matrix-product table.
 GEMM_DIMS = (4, 16, 64, 256, 1024, 4096)
-#: Products larger than this (multiply-adds) are not run: their speed is
+#: Products of more multiply-adds than this are not run; their speed is
 #: the largest of the smaller neighbours' (the BLAS's speed saturates).
 GEMM_MAX = 2 ** 32
 #: Repetitions of each probe, with and without the hook (medians).
@@ -59,8 +59,8 @@ def _sync(xp):
         xp.cuda.get_current_stream().synchronize()
 
 
-#: The clocks of a NumPy calibration: ``'wall'`` (``time.perf_counter``,
-#: the default) and ``'cpu'`` (``time.process_time``: the CPU time of the
+#: The clocks of a NumPy calibration, ``'wall'`` (``time.perf_counter``,
+#: the default) and ``'cpu'`` (``time.process_time``, the CPU time of the
 #: process, kernel time of page faults included, which other processes on
 #: a shared machine do not stretch; right with one BLAS thread only).
 CLOCKS = {'wall': time.perf_counter, 'cpu': time.process_time}

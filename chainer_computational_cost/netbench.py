@@ -32,7 +32,7 @@ import time
 
 from chainer_computational_cost import network as net
 
-#: Bytes timed by default: 4 B to 16 MiB.
+#: Bytes timed by default, from 4 B to 16 MiB.
 DEFAULT_SIZES = (4, 256, 4096, 65536, 262144, 1048576, 4194304, 16777216)
 
 

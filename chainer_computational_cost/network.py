@@ -195,7 +195,7 @@ def add_t_network(rows, layers, network):
     return rows
 
 
-#: Columns of a scaling report: the first nine are the report's since it
+#: Columns of a scaling report; the first nine are the report's since it
 #: began (without the new arguments their figures are unchanged).
 SCALING_COLUMNS = ('workers', 'comm_bytes', 't_compute', 't_allreduce',
                    't_step', 't_step_overlap', 'efficiency',

@@ -313,9 +313,10 @@ class CostReport(object):
         last 'total' (see
         :func:`chainer_computational_cost.calibration.time_report`).
 
-        ``calibration``: a :class:`~chainer_computational_cost.calibration.
-        Calibration` (see :func:`chainer_computational_cost.calibrate`) or
-        the path of its JSON file.  ``t_roofline`` is the bound on
+        ``calibration``: a
+        :class:`~chainer_computational_cost.calibration.Calibration` (see
+        :func:`chainer_computational_cost.calibrate`) or the path of its
+        JSON file.  ``t_roofline`` is the bound on
         ``device`` (or ``peak_flops`` and ``bandwidth``), by default on the
         calibration's own measured peak and bandwidth.  Calls of a type the
         calibration never ran or outside its range are flagged.
