@@ -314,10 +314,12 @@ def test_peak_against_tracemalloc(make):
     step()  # lazily made state (an LSTM's, BN's) exists before
     traced = memory_oracle.traced_peak(step)
     m = hooked_peak(step)
-    # tracemalloc's peak also holds the Python objects of the graph (a
-    # few hundred bytes per call), which the hook does not count: 5 %
-    assert m['peak'] == pytest.approx(traced, rel=0.05), (
-        m['peak'], traced, m['peak_layer'])
+    # tracemalloc's peak also holds the Python objects of the graph alive
+    # then (380 to 1,320 bytes per call), which the hook does not count:
+    # never below the hook's, above it by 0.04 % (the CNNs), 1.9 % (the
+    # transformer block) and 2.5 % (the LSTM, 508 calls) on this machine
+    extra = traced - m['peak']
+    assert 0 <= extra <= 0.03 * traced, (m['peak'], traced, m['peak_layer'])
 
 
 def test_the_transformer_block_projects():
