@@ -266,33 +266,38 @@ class Tracker(object):
         seen = self.seen
         n = len(born)
         if n > 1:
-            sums = list(born[0])
-            for i in range(1, n):
-                ref = born[i]
-                key = ref.key
-                other = seen.get(key)
+            act, grad = born[0]
+            for ref in born[1:n]:
+                other = seen.get(ref.key)
                 # A second reference to a buffer met before (added again
                 # when an interrupt came between _take's append and its
                 # index) counts nothing: the first one added decides
                 # whether it is the user's.  A decision once marked stays.
-                if other is ref or other is None or other() is None \
-                        or not getattr(other, 'counted', False):
-                    seen[key] = ref
-                elif not getattr(ref, 'counted', False):
-                    continue
+                if other is not ref:
+                    if other is None or other() is None or not getattr(
+                            other, 'counted', False):
+                        seen[ref.key] = ref
+                    elif not getattr(ref, 'counted', False):
+                        continue
                 ref.counted = True
-                sums[ref.grad] += ref.nbytes
-            born[:n] = [tuple(sums)]
+                if ref.grad:
+                    grad += ref.nbytes
+                else:
+                    act += ref.nbytes
+            born[:n] = [(act, grad)]
         dead = self.dead
         n = len(dead)
         if n > 1:
-            sums = list(dead[0])
+            act, grad = dead[0]
             for ref in dead[1:n]:
                 if getattr(ref, 'counted', False):
-                    sums[ref.grad] += ref.nbytes
+                    if ref.grad:
+                        grad += ref.nbytes
+                    else:
+                        act += ref.nbytes
                     if seen.get(ref.key) is ref:
                         del seen[ref.key]
-            dead[:n] = [tuple(sums)]
+            dead[:n] = [(act, grad)]
         return born[0], dead[0]
 
     def now(self):
@@ -323,7 +328,6 @@ class Tracker(object):
         (made by a backward outside any call, such as a sign mask).  In a
         forward call, inputs and what the node kept before its forward
         are the user's.  Returns :meth:`now`."""
-        self.drain()
         take = self._take
         pre = self.pre.get(id(node)) if self.pre else None
         if backward:
@@ -363,7 +367,6 @@ class Tracker(object):
         of the backward pass running (Chainer's GradTable), which holds
         the initial ones (given, or made by ``backward()`` and
         ``chainer.grad``) when its first node starts."""
-        self.drain()
         take = self._take
         if table is not None and (self.table is None
                                   or self.table() is not table):
@@ -386,7 +389,6 @@ class Tracker(object):
         """After ``node``'s backward: the gradients it returned (an
         old-style Function makes them outside any call) and the arrays it
         kept meanwhile.  ``grads``: lists of gradient Variables."""
-        self.drain()
         take = self._take
         for listed in grads:
             for v in listed:
