@@ -26,6 +26,7 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import memory
 from chainer_computational_cost.records import R_LIVE
 from chainer_computational_cost.records import R_PHASE
 import memory_oracle
@@ -157,3 +158,55 @@ def test_interrupts_never_leave_memory_miscounted():
                             traced_exit))
         assert backward, 'run {} (seed {}): no backward call ran'.format(
             run, seed)
+
+
+# The same, deterministic: an interrupt raised at the k-th line the
+# tracker runs (sys.settrace: Python raises a signal's exception at a
+# call, a loop's jump or, traced, a new line), for every k, while it
+# counts an array the caller keeps and one freed as soon as it is taken.
+# On the main of issue 38, an interrupt between the weak reference's
+# making and its fields' setting, its array then freed, made every later
+# reading raise AttributeError.
+
+def _raise_at(k, counter):
+    names = ('_take', 'drain', 'now')
+    tracker_file = memory.__file__
+
+    def local(frame, event, arg):
+        if event == 'line':
+            counter[0] += 1
+            if counter[0] == k:
+                raise KeyboardInterrupt
+        return local
+
+    def tracer(frame, event, arg):
+        code = frame.f_code
+        if code.co_filename == tracker_file and code.co_name in names:
+            return local(frame, event, arg)
+        return None
+    return tracer
+
+
+def test_an_interrupt_at_any_line_of_the_tracker():
+    kept = numpy.ones(4, numpy.float32)  # 16 bytes
+    k = 0
+    while True:
+        k += 1
+        tracker = memory.Tracker()
+        counter = [0]
+        sys.settrace(_raise_at(k, counter))
+        try:
+            tracker._take(kept, 0, True)
+            tracker._take(numpy.ones(8, numpy.float32), 1, True)  # freed
+            tracker.now()
+            interrupted = False
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            sys.settrace(None)
+        gc.collect()  # the traceback's frames, and what they held
+        tracker._take(kept, 0, True)  # met again by a later call
+        assert tracker.now() == (16, 0), k
+        if not interrupted:
+            break
+    assert k > 30  # the tracker ran that many lines, each interrupted
