@@ -30,6 +30,7 @@ from chainer_computational_cost import memory
 from chainer_computational_cost.records import R_LIVE
 from chainer_computational_cost.records import R_PHASE
 import memory_oracle
+from test_memory import _interrupt_at  # raises at the k-th line of drain
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, 'setitimer'),
                                 reason='needs signal.setitimer (POSIX)')
@@ -168,25 +169,6 @@ def test_interrupts_never_leave_memory_miscounted():
 # making and its fields' setting, its array then freed, made every later
 # reading raise AttributeError.
 
-def _raise_at(k, counter):
-    names = ('_take', 'drain', 'now')
-    tracker_file = memory.__file__
-
-    def local(frame, event, arg):
-        if event == 'line':
-            counter[0] += 1
-            if counter[0] == k:
-                raise KeyboardInterrupt
-        return local
-
-    def tracer(frame, event, arg):
-        code = frame.f_code
-        if code.co_filename == tracker_file and code.co_name in names:
-            return local(frame, event, arg)
-        return None
-    return tracer
-
-
 def test_an_interrupt_at_any_line_of_the_tracker():
     kept = numpy.ones(4, numpy.float32)  # 16 bytes
     k = 0
@@ -194,7 +176,7 @@ def test_an_interrupt_at_any_line_of_the_tracker():
         k += 1
         tracker = memory.Tracker()
         counter = [0]
-        sys.settrace(_raise_at(k, counter))
+        sys.settrace(_interrupt_at(k, counter))
         try:
             tracker._take(kept, 0, True)
             tracker._take(numpy.ones(8, numpy.float32), 1, True)  # freed
