@@ -10,6 +10,7 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import project_batch
 from chainer_computational_cost.records import R_LIVE, R_TYPE
 import memory_oracle
 
@@ -92,3 +93,13 @@ def test_a_given_gradient_summed_before_its_node_runs_is_the_users():
                          ('Add', 96), ('ReLUGrad2', 96)]
     assert [live for _, live in lives] == sampler.samples
     del y, z
+
+
+def test_a_projection_keeps_what_is_alive_at_exit_at_its_batch():
+    # the run leaves its ReLU output alive (16n bytes) when it returns
+    kept = {}
+
+    def run(n):
+        kept['y'] = F.relu(numpy.ones((n, 4), numpy.float32))
+    m = project_batch(run, 10).memory_report
+    assert (m['at_exit'], m['at_exit_activations']) == (160, 160)
