@@ -1,5 +1,12 @@
 """Memory figures that planted bugs got past (see benchmarks/mutate.py):
-each worked by hand."""
+each worked by hand.
+
+Equivalent mutants: in ``Tracker._take``, deleting ``self.seen[key] =
+ref``: a reading's fold writes the index whenever _take did not (what an
+interrupt between the two needs), and counts a buffer added twice once;
+in ``project``, ``_names(runs[1])`` for ``runs[0]``: every run makes the
+same calls (project_batch refuses runs that do not), so their names are
+the same."""
 
 import copy
 
