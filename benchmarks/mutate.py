@@ -1,12 +1,13 @@
 """Mutation testing: do the tests catch realistic one-line bugs?
 
-    python benchmarks/mutate.py [--modules mn,network] [--per-module 40]
-        [--seed 0] [--timeout 120] [--list] [--verbose]
+    python benchmarks/mutate.py [--modules update,extensions] [--per-module 40]
+        [--seed N] [--timeout 120] [--list] [--verbose]
 
-For each module (default: memory, fit, mn, network, projection,
-aggregation) it lists every place where a realistic one-line bug can be
-planted, samples ``--per-module`` of them with ``--seed`` (the same
-mutants every time), and for each one writes the mutated module into a
+For each module (default: every one of TESTS: memory, fit, mn, network,
+projection, aggregation, update, the optimizer calculators, extensions
+and the command line's __main__, _cli_args and _cli_output) it lists
+every place where a realistic one-line bug can be planted, samples
+``--per-module`` of them and for each one writes the mutated module into a
 copy of the package and the tests in a temporary directory (never into
 the working tree), runs the module's test files there (``-x -q``, with
 ``PYTHONPATH`` pointing at the copy, ``--timeout`` seconds at most, or
@@ -14,6 +15,12 @@ twice what the unmutated tests took if more: a mutant that hangs counts
 as caught) and counts the mutant killed when
 the tests fail.  It prints each surviving mutant (line, old -> new) and,
 per module, killed/total, then the overall score.
+
+Every run draws a fresh sample: its seed comes from ``os.urandom`` and is
+printed first; ``--seed N`` draws that run's sample again (to check that
+a fix kills what survived).  A score is worth something only on mutants
+the tests were not written against: never tune a test to one sample's
+survivors, write the behaviour a user would miss (docs/contributing.md).
 
 The bugs planted (one per mutant):
 
@@ -48,11 +55,14 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = 'chainer_computational_cost'
 
-#: Module -> the test files that must catch its bugs (and any
-#: tests/test_mutants_<module>.py that exists).
+#: Module (dotted, under the package) -> the test files that must catch
+#: its bugs, chosen to keep a mutant's run short (and any
+#: tests/test_mutants_<name>.py or tests/test_behaviour_<name>.py that
+#: exists, <name> the module's last part without its underscores).
 TESTS = {
     # Fast files first: with -x a mutant is killed by the first failure.
-    'memory': ['test_scratch.py', 'test_update.py', 'test_peak.py',
+    'memory': ['test_interrupt.py::test_an_interrupt_at_any_line_of_the'
+               '_tracker', 'test_scratch.py', 'test_update.py', 'test_peak.py',
                'test_fit.py', 'test_projection.py', 'test_presets.py',
                'test_links.py', 'test_extensions.py', 'test_memory.py'],
     'fit': ['test_fit.py', 'test_peak.py', 'test_memory.py'],
@@ -63,6 +73,12 @@ TESTS = {
                    'test_fuzz.py'],
     'aggregation': ['test_aggregation.py', 'test_report.py',
                     'test_links.py', 'test_phase.py', 'test_chainermn.py'],
+    'update': ['test_update.py', 'test_extensions.py', 'test_fit.py'],
+    'cost_calculators.optimizer': ['test_update.py', 'test_fit.py'],
+    'extensions': ['test_extensions.py'],
+    '__main__': ['test_cli.py', 'test_cli_combos.py'],
+    '_cli_args': ['test_cli.py', 'test_cli_combos.py'],
+    '_cli_output': ['test_cli.py', 'test_cli_combos.py'],
 }
 
 _BINOP_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div,
@@ -296,18 +312,25 @@ def run_tests(tmp, files, timeout):
     return ('survived' if proc.returncode == 0 else 'killed'), out
 
 
+def module_path(root, module):
+    """The file of ``module`` (dotted, under the package) in ``root``."""
+    return os.path.join(root, PACKAGE, *module.split('.')) + '.py'
+
+
 def test_files(tmp, module):
     files = list(TESTS[module])
-    own = 'test_mutants_{}.py'.format(module)
-    if os.path.exists(os.path.join(tmp, 'tests', own)):
-        files.insert(0, own)
+    name = module.split('.')[-1].strip('_')
+    for prefix in ('test_behaviour_', 'test_mutants_'):
+        own = '{}{}.py'.format(prefix, name)
+        if os.path.exists(os.path.join(tmp, 'tests', own)):
+            files.insert(0, own)
     return files
 
 
 def sample(tmp, module, n, seed):
     """The ``n`` mutants of ``module`` (its copy in ``tmp``) chosen with
     ``seed``: a list of (description, mutated source)."""
-    path = os.path.join(tmp, PACKAGE, module + '.py')
+    path = module_path(tmp, module)
     with open(path) as f:
         source = f.read()
     found = mutations(ast.parse(source))
@@ -331,7 +354,9 @@ def main(argv=None):
                         help='comma-separated, from: ' + ', '.join(TESTS))
     parser.add_argument('--per-module', type=int, default=40,
                         help='mutants per module (0: all)')
-    parser.add_argument('--seed', default='0')
+    parser.add_argument('--seed', default=None,
+                        help='the seed of an earlier run, to draw its '
+                        'sample again (default: a fresh one)')
     parser.add_argument('--timeout', type=float, default=120,
                         help='seconds per mutant')
     parser.add_argument('--list', action='store_true',
@@ -344,11 +369,16 @@ def main(argv=None):
         parser.error('unknown module(s) {}; choose from {}'.format(
             unknown, ', '.join(TESTS)))
     n = args.per_module or None
+    seed = args.seed
+    if seed is None:
+        seed = str(int.from_bytes(os.urandom(4), 'big'))
+    print('seed {} (--seed {} draws this sample again)'.format(seed, seed),
+          flush=True)
     scores = {}
     with tempfile.TemporaryDirectory(prefix='mutate-') as tmp:
         prepare(tmp)
         for module in modules:
-            source, chosen, n_sites = sample(tmp, module, n, args.seed)
+            source, chosen, n_sites = sample(tmp, module, n, seed)
             files = test_files(tmp, module)
             print('{}: {} mutants of {} sites; tests: {}'.format(
                 module, len(chosen), n_sites, ' '.join(files)), flush=True)
@@ -356,7 +386,7 @@ def main(argv=None):
                 for desc, _ in chosen:
                     print('  ' + desc)
                 continue
-            target = os.path.join(tmp, PACKAGE, module + '.py')
+            target = module_path(tmp, module)
             # The unmutated module, as ast.unparse writes it, must pass.
             with open(target, 'w') as f:
                 f.write(ast.unparse(ast.parse(source)))
@@ -391,11 +421,11 @@ def main(argv=None):
     total = sum(t for _, t in scores.values())
     print()
     for module, (k, t) in scores.items():
-        print('{:12s} {:3d}/{:3d}  {:5.1f} %'.format(
+        print('{:28s} {:3d}/{:3d}  {:5.1f} %'.format(
             module, k, t, 100.0 * k / t if t else 0.0))
-    print('{:12s} {:3d}/{:3d}  {:5.1f} %'.format(
+    print('{:28s} {:3d}/{:3d}  {:5.1f} %  (seed {})'.format(
         'overall', total_killed, total,
-        100.0 * total_killed / total if total else 0.0))
+        100.0 * total_killed / total if total else 0.0, seed))
 
 
 if __name__ == '__main__':

@@ -22,6 +22,41 @@ after a call is exact for what it counts:
   and the run's peak (``memory_report``) is the highest ``live + scratch``
   of its calls; arrays made outside function calls (``xp.ones_like`` for
   the loss's initial gradient is a few bytes) are not counted.
+
+An interrupt never leaves the figures wrong.  A signal's handler may raise
+(a ``KeyboardInterrupt`` on Ctrl-C, a timer's exception) at any point
+where Python checks for signals: a call, a loop's jump, a function's
+start.  So every change of the tracker's state is one operation that a
+signal cannot split, and every figure is derived from those changes when
+it is read:
+
+* adding a buffer is one ``list.append`` of its weak reference to
+  ``Tracker.born``, once its fields are set (the index ``seen`` is written
+  after it; a reading writes it when an interrupt came between);
+* a buffer's freeing is one ``list.append`` of its weak reference to
+  ``Tracker.dead``, by the reference's callback, which is ``list.append``
+  itself (C: it runs no Python code in which an interrupt could be raised
+  and lost);
+* a reading (``Tracker.now``) folds each list into its first item, a
+  tuple of the bytes (activations, gradients) added or taken off: it
+  computes the new tuple in local variables, then replaces the items it
+  folded by it in one slice assignment.  An interrupt before that leaves
+  the list as it was, and the next reading folds the same items again;
+  the marks a fold leaves meanwhile (a reference's ``counted``, an entry
+  of ``seen``) only ever say what folding those items says.  A freed
+  buffer's bytes are taken off only if its adding was folded
+  (``counted``): a reference whose buffer died before it was added
+  changes nothing;
+* marking a buffer as the user's is an adding of 0 bytes; the gradient
+  table is stored, and the arrays a node kept before its forward are
+  forgotten, only once their arrays are marked: a mark cut short is done
+  again (and changes nothing the second time).  Those arrays are held by
+  weak references meanwhile: a call an interrupt cut short leaves nothing
+  alive (on the main of issue 38 it left them in ``pre``, alive and
+  uncounted).
+
+The price is a loop at each reading over the buffers added and freed
+since the last one, which the hook ran anyway to add and take off bytes.
 """
 
 import collections
@@ -92,9 +127,10 @@ def _owner(a):
 
 class _Owned(weakref.ref):
     """A weak reference to a buffer's owner, with what its freeing takes
-    off (nothing for a buffer of the user's: see Tracker)."""
+    off (nothing for a buffer of the user's: see Tracker); ``counted`` is
+    set once a reading has folded its adding."""
 
-    __slots__ = ('key', 'nbytes', 'grad')
+    __slots__ = ('key', 'nbytes', 'grad', 'counted')
 
 
 #: The array classes a node may keep (NumPy's, CuPy's when installed).
@@ -121,6 +157,15 @@ def _kept(node):
         if function is not None:
             found += _kept(function)
     return found
+
+
+def _weak(a):
+    """A weak reference to array ``a`` (or a callable returning it, for
+    an array that takes none)."""
+    try:
+        return weakref.ref(a)
+    except TypeError:
+        return lambda: a
 
 
 def _backward_stops():
@@ -198,54 +243,74 @@ def _leaf_grads(node):
 class Tracker(object):
     """Live bytes of the arrays one ``with`` block creates.
 
-    ``counts`` is ``[activations, gradients]``: bytes created by forward
-    and by backward calls that are still alive (read them through
-    :meth:`now`).  ``seen`` holds, by id, a weak reference to the owner of
-    every buffer met: one counted, or one of the user's, which counts
-    nothing (anything the block did not make: what it was given, the
-    parameters, arrays made before it).
-
-    A freed buffer's reference is appended to ``dead`` by ``list.append``
-    itself (a C function, so the weak reference's callback runs no Python
-    code in which an interrupt could be raised and lost), and its bytes
-    are taken off by :meth:`drain` at the next reading.  Both sides of
-    every update are one statement without a call: an interrupt (which
-    Python raises only at a call, a loop's jump or, traced, a new line)
-    finds them both done or neither.
+    Read them through :meth:`now`: ``(activations, gradients)``, bytes
+    created by forward and by backward calls that are still alive.
+    ``born`` and ``dead`` are the logs of buffers added and freed (see the
+    module's docstring: each change is one ``list.append``, each first
+    item the bytes folded so far); ``seen`` holds, by id, a weak reference
+    to the owner of every buffer met: one counted, or one of the user's,
+    which counts nothing (anything the block did not make: what it was
+    given, the parameters, arrays made before it).
     """
 
-    __slots__ = ('counts', 'seen', 'dead', 'drained', 'pre', 'table',
-                 '_freed', '__weakref__')
+    __slots__ = ('born', 'dead', 'seen', 'pre', 'table', '_freed',
+                 '__weakref__')
 
     def __init__(self):
-        self.counts = [0, 0]
+        self.born = [(0, 0)]
+        self.dead = [(0, 0)]
         self.seen = {}
-        self.dead = []
-        self.drained = 0
         # Arrays a node kept before its forward ran (see before).
         self.pre = {}
         self.table = None
         self._freed = self.dead.append
 
     def drain(self):
-        """Take off the bytes of the buffers freed since the last call."""
-        dead = self.dead
-        if not dead:
-            return
-        counts = self.counts
+        """Fold the buffers added and freed since the last reading into
+        the first items of ``born`` and ``dead``; returns those two
+        tuples."""
+        born = self.born
         seen = self.seen
-        while self.drained < len(dead):
-            ref = dead[self.drained]
-            counts[ref.grad], self.drained = (counts[ref.grad] - ref.nbytes,
-                                              self.drained + 1)
-            if seen.get(ref.key) is ref:
-                del seen[ref.key]
-        dead[:self.drained], self.drained = (), 0
+        n = len(born)
+        if n > 1:
+            act, grad = born[0]
+            for ref in born[1:n]:
+                other = seen.get(ref.key)
+                # A second reference to a buffer met before (added again
+                # when an interrupt came between _take's append and its
+                # index) counts nothing: the first one added decides
+                # whether it is the user's.  A decision once marked stays.
+                if other is not ref:
+                    if other is None or other() is None or not getattr(
+                            other, 'counted', False):
+                        seen[ref.key] = ref
+                    elif not getattr(ref, 'counted', False):
+                        continue
+                ref.counted = True
+                if ref.grad:
+                    grad += ref.nbytes
+                else:
+                    act += ref.nbytes
+            born[:n] = [(act, grad)]
+        dead = self.dead
+        n = len(dead)
+        if n > 1:
+            act, grad = dead[0]
+            for ref in dead[1:n]:
+                if getattr(ref, 'counted', False):
+                    if ref.grad:
+                        grad += ref.nbytes
+                    else:
+                        act += ref.nbytes
+                    if seen.get(ref.key) is ref:
+                        del seen[ref.key]
+            dead[:n] = [(act, grad)]
+        return born[0], dead[0]
 
     def now(self):
         """``(activations, gradients)``: the bytes alive now."""
-        self.drain()
-        return tuple(self.counts)
+        (act, grad), (act_off, grad_off) = self.drain()
+        return act - act_off, grad - grad_off
 
     def mark(self, a):
         """``a`` is the user's: its buffer counts nothing, ever."""
@@ -256,7 +321,12 @@ class Tracker(object):
         given to it (by the user, in a forward pass)."""
         found = _kept(node)
         if found:
-            self.pre[id(node)] = found
+            # Weak references: an interrupt may cut the call short before
+            # add, and the entry must not keep the arrays alive.
+            self.pre[id(node)] = [_weak(a) for a in found]
+        elif self.pre:
+            # left by a node whose call an interrupt cut short
+            self.pre.pop(id(node), None)
 
     def add(self, outputs, inputs, backward, node, frame=None):
         """Count the buffers a call created and keeps, each once: those of
@@ -264,10 +334,9 @@ class Tracker(object):
         backward call (``backward``), also inputs nothing made before
         (made by a backward outside any call, such as a sign mask).  In a
         forward call, inputs and what the node kept before its forward
-        are the user's.  Returns ``counts``."""
-        self.drain()
+        are the user's.  Returns :meth:`now`."""
         take = self._take
-        pre = self.pre.pop(id(node), None) if self.pre else None
+        pre = self.pre.get(id(node)) if self.pre else None
         if backward:
             grad = 1
             for a in inputs:
@@ -282,16 +351,20 @@ class Tracker(object):
                 if a is not None:
                     take(a, 0, False)
             if pre:
-                for a in pre:
-                    take(a, 0, False)
+                for ref in pre:
+                    a = ref()
+                    if a is not None:
+                        take(a, 0, False)
+        if pre is not None:
+            # forgotten once marked: an interrupt before marks them again
+            del self.pre[id(node)]
         if outputs is not None:
             for a in outputs:
                 if a is not None:
                     take(a, grad, True)
         for a in _kept(node):
             take(a, grad, True)
-        self.drain()
-        return self.counts
+        return self.now()
 
     def backward_started(self, node, in_data, out_grad, table):
         """Before ``node``'s backward: what it holds that nothing counted
@@ -301,12 +374,10 @@ class Tracker(object):
         of the backward pass running (Chainer's GradTable), which holds
         the initial ones (given, or made by ``backward()`` and
         ``chainer.grad``) when its first node starts."""
-        self.drain()
         take = self._take
         if table is not None and (self.table is None
                                   or self.table() is not table):
             try:
-                self.table = weakref.ref(table)
                 initial = [v.array for listed in table.grads.values()
                            for v in listed if v is not None]
             except Exception:  # not Chainer's GradTable
@@ -314,6 +385,8 @@ class Tracker(object):
             for a in initial:
                 if a is not None:
                     take(a, 0, False)
+            # Only once they are marked: an interrupt marks them again.
+            self.table = weakref.ref(table)
         for arrays in (in_data, out_grad, _kept(node), _leaf_grads(node)):
             for a in arrays:
                 if a is not None:
@@ -323,7 +396,6 @@ class Tracker(object):
         """After ``node``'s backward: the gradients it returned (an
         old-style Function makes them outside any call) and the arrays it
         kept meanwhile.  ``grads``: lists of gradient Variables."""
-        self.drain()
         take = self._take
         for listed in grads:
             for v in listed:
@@ -375,7 +447,8 @@ class Tracker(object):
         ref.key = key
         ref.nbytes = nbytes
         ref.grad = grad
-        self.seen[key], self.counts[grad] = ref, self.counts[grad] + nbytes
+        self.born.append(ref)  # the change; the index after it
+        self.seen[key] = ref
 
 
 class _LinkWatcher(chainer.LinkHook):

@@ -316,11 +316,12 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
             raise error from None
         if batch_size == 1:
             # Below the line: the run at 1 is the answer (its memory too;
-            # the lines from the later batches are kept for fit_batch).
+            # the lines from the later batches are kept for fit_batch,
+            # and why there are none: fit_batch's error).
             state = _project_memory(runs, batches, 2, records, None,
                                     record)[1]
             state = dict(state, at_exit=runs[1][2]['at_exit'], error=None,
-                         batch_size=1)
+                         line_error=state['error'], batch_size=1)
             records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
                        for r in runs[1][0]]
             return Projection(records, runs[1][1], 1, fma_1flop,

@@ -1,14 +1,19 @@
 """fit_batch figures that planted bugs got past (see benchmarks/mutate.py):
 each worked by hand.
 
-Equivalent mutants: in ``_Memory.largest``, ``range(self.first - 1, 0,
--2)`` for ``-1``: ``first`` is 1 or 2 (the first batch of BATCHES or
-LATER_BATCHES), so the range is empty or just batch 1 either way; in
-``fit_batch``, ``project_batch(run, 2, ...)`` for ``(run, 1, ...)``: fit
-reads only the projection's memory lines, samples and phases, which do
-not depend on the batch it is projected to."""
+Not equivalent, though once noted so: in ``_Memory.largest``,
+``range(self.first - 1, 0, -2)`` for ``-1`` skips batch 2 when the lines
+start at batch 4 (a scratch that bends is bounded through 4, 9, 14):
+test_below_lines_from_batch_4_every_smaller_batch_is_tried.  In
+``fit_batch``, ``project_batch(run, 2, ...)`` for ``(run, 1, ...)`` gave
+the reason why a step has no memory lines when its calls differ at batch
+1, where the code said "no lines (made by an earlier version?)": the
+projection to batch 1 now keeps that reason (test_no_lines_says_why);
+the two differ since only in the batch a cost projection's error names
+("cannot be projected to batch 2")."""
 
 import json
+import warnings
 
 import chainer
 import chainer.functions as F
@@ -16,8 +21,10 @@ import chainer.links as L
 import numpy
 import pytest
 
+from chainer_computational_cost import cost_calculators
 from chainer_computational_cost import fit
 from chainer_computational_cost import fit_batch
+from chainer_computational_cost.records import ReportWarning
 
 
 _lin = L.Linear(1, 1, nobias=True)  # W: 4 bytes
@@ -142,3 +149,50 @@ def test_a_tie_names_the_first_call_at_the_peak():
     f = fit_batch(step, capacity=1000, optimizer='sgd', check_answer=False)
     assert (f['batch_size'], f['peak'], f['peak_layer']) == (62, 992,
                                                              'Exp-1')
+
+
+def test_below_lines_from_batch_4_every_smaller_batch_is_tried(monkeypatch):
+    # ReLU's scratch planted as 4n, 4 more at odd batches: on no line
+    # through 1, 2, 3 nor 2, 3, 4, so the lines go through 4, 9, 14 (the
+    # scratch bounded by -4 + 5n); its output is 16n.  Peaks of the runs
+    # made below the lines: 16 + 8 = 24 at 1, 32 + 8 = 40 at 2, 48 + 16 =
+    # 64 at 3; on the lines at 4: 64 + 16 = 80
+    relu = chainer.functions.activation.relu.ReLU
+    monkeypatch.setitem(
+        cost_calculators.scratches, relu,
+        lambda func, in_data, **kwargs: 4 * len(in_data[0])
+        + 4 * (len(in_data[0]) % 2))
+
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))
+    answers = [fit_batch(run, capacity=c, optimizer='sgd',
+                         check_answer=False)['batch_size']
+               for c in (24, 50, 64, 80)]
+    assert answers == [1, 2, 3, 4]
+
+
+class _ViewAtOddBatches(chainer.FunctionNode):
+    """Its output is a view of its input at odd batches, a copy at even
+    ones: live bytes on no line (0 bytes, then 4 * 3 * n)."""
+
+    def forward(self, inputs):
+        x, = inputs
+        return (x[::1] if len(x) % 2 else x.copy()),
+
+
+def test_no_lines_says_why():
+    # F.mean broadcasts nothing at batch 1 (its calls differ there), so
+    # the lines would go through 2, 3, 4; the view-or-copy call's live
+    # bytes are on none: fit names that call, not an earlier version
+    lin = L.Linear(3, 4, nobias=True)
+
+    def run(n):
+        lin.cleargrads()
+        F.sum(F.mean(lin(numpy.ones((n, 3), numpy.float32)),
+                     axis=0)).backward()
+        _ViewAtOddBatches().apply((numpy.ones((n, 3), numpy.float32),))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)  # no calculator
+        with pytest.raises(ValueError, match='live bytes after '
+                           '_ViewAtOddBatches-1 are not affine'):
+            fit_batch(run, capacity=1 << 20, optimizer='sgd')

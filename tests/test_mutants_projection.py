@@ -3,14 +3,16 @@ benchmarks/mutate.py): the batches it runs, worked by hand.
 
 Equivalent mutants (nothing to observe): swapping the arguments of a
 call of ``same`` (``same(b[k], a[k])``, ``same(first, v)``): ``same`` is
-symmetric; in ``_project_value``, ``first = values[1]``: equal to
-``values[0]`` when all are equal, and otherwise returned only beside
-False, which every caller turns into None (unless the runs gave one
-parameter as a tuple and as a list); in ``_project_memory``, leaving
+symmetric; in ``_project_memory``, leaving
 TOP_BATCHES out of the unbounded attempts (``for sizes in candidates``):
 a scratch on a line through them is then drawn by the bounded attempt
 through the same batches, whose bound of points on a line is that line,
-and nothing is named bounded (test_a_scratch_on_a_line_from_batch_4)."""
+and nothing is named bounded (test_a_scratch_on_a_line_from_batch_4).
+
+Not equivalent, though once noted so: in ``_project_value``, ``first =
+values[1]`` takes a parameter that differs only at batch 1 for one that
+is the same at every batch (test_a_parameter_off_at_batch_1_is_unknown).
+"""
 
 import chainer
 import chainer.functions as F
@@ -184,3 +186,14 @@ def test_a_scratch_on_a_line_from_batch_4(planted):  # noqa: F811
     m = p.memory_report
     assert (m['peak'], m['scratch'], m['activations']) == (464, 144, 320)
     assert p._memory_state()['bounded'] == []
+
+
+def test_a_parameter_off_at_batch_1_is_unknown():
+    # F.clip's upper bound is 1.0 at batch 1 and 2.0 beyond: a float that
+    # follows no line, so no value stands for batch 7 (None); the lower
+    # bound, 0.0 at every batch, stays
+    def run(n):
+        F.clip(numpy.ones((n, 3), numpy.float32), 0.0,
+               1.0 if n == 1 else 2.0)
+    p = project_batch(run, 7)
+    assert p.layer_report['Clip-1']['params'] == {'min': 0.0, 'max': None}

@@ -314,10 +314,12 @@ def test_peak_against_tracemalloc(make):
     step()  # lazily made state (an LSTM's, BN's) exists before
     traced = memory_oracle.traced_peak(step)
     m = hooked_peak(step)
-    # tracemalloc's peak also holds the Python objects of the graph (a
-    # few hundred bytes per call), which the hook does not count: 5 %
-    assert m['peak'] == pytest.approx(traced, rel=0.05), (
-        m['peak'], traced, m['peak_layer'])
+    # tracemalloc's peak also holds the Python objects of the graph alive
+    # then (380 to 1,320 bytes per call), which the hook does not count:
+    # never below the hook's, above it by 0.04 % (the CNNs), 1.9 % (the
+    # transformer block) and 2.5 % (the LSTM, 508 calls) on this machine
+    extra = traced - m['peak']
+    assert 0 <= extra <= 0.03 * traced, (m['peak'], traced, m['peak_layer'])
 
 
 def test_the_transformer_block_projects():
@@ -355,3 +357,18 @@ def test_uneven_scratch_is_bounded_from_above(planted):
     # at 20: 16*20 + (-4 + 5*20) = 320 + 96
     assert (m['peak'], m['scratch']) == (416, 96)
     assert p._memory_state()['bounded'] == ['ReLU-1']
+
+
+def test_a_scratch_that_shrinks_is_bounded_by_its_largest(planted):
+    # 120 // n bytes: 120, 60, 40 at 1, 2, 3, 30 at 4: on no line, so
+    # bounded through 4, 9, 14 (30, 13, 8): its slopes between them are
+    # ceil(-17 / 5) = -3 and ceil(-5 / 5) = -1, and a bound never falls:
+    # slope 0 through the highest point, 30 at any batch (a falling one
+    # would go below the real scratch, then below 0)
+    planted(RELU, lambda in_data: 120 // in_data[0].shape[0])
+
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))  # 16n
+    m = project_batch(run, 40).memory_report
+    # at 40: 16*40 + 30 = 670
+    assert (m['peak'], m['scratch']) == (670, 30)
