@@ -370,6 +370,9 @@ def conformance():
 
 # about 70 s of CPU (four minutes on the shared 2-core machine)
 @pytest.mark.slow
+# the issue's scope is Chainer 7.8.1's paths: Chainer 6's max pooling with
+# indexes, N-d max pooling and SLSTM take others (docs/memory.md)
+@pytest.mark.chainer7_only
 # Chainer 7's resize_images asks NumPy for the deprecated numpy.float
 @pytest.mark.filterwarnings('ignore:`np.float` is a deprecated alias')
 # erf and erfc without SciPy (Chainer's warning)
@@ -384,7 +387,7 @@ def test_every_type_with_scratch_is_covered():
         'type', 'kind', 'measured', 'modelled'))
     for name in sorted(uncovered):
         kind, measured, figure, _ = uncovered[name]
-        print('{:40s} {:>5s} {:>10d} {:>10}'.format(
+        print('{:40s} {:>5s} {:>10d} {!s:>10}'.format(
             name, kind, measured, figure))
     big = sorted(name for name, (kind, measured, figure, _)
                  in uncovered.items()

@@ -1256,7 +1256,7 @@ def scratch_max_pooling_nd_with_indexes(func: MaxPoolingNDWithIndexes,
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     x, = in_data
-    pool = func.func
+    pool = getattr(func, 'func', func)  # Chainer 6 copies the attributes
     return _gather_columns_scratch(x, tuple(pool.ksize), tuple(pool.stride),
                                    tuple(pool.pad), pool.cover_all)
 
