@@ -4,10 +4,10 @@
 #   make test-fast  the edit loop: the tests on Chainer 7.8.1 but the slow ones
 #                   (full-size models, fuzzing, properties, mutants, the
 #                   site's build: tests/conftest.py)
-#   make test       flake8, DETAILS.md freshness, every test on Chainer
-#                   7.8.1, the fast ones on Chainer 6.7.0
-#   make test-all   CI's run: as make test, with every test on Chainer 6.7.0
-#                   too
+#   make test       flake8, DETAILS.md freshness, the fast tests on Chainer
+#                   7.8.1 and on Chainer 6.7.0
+#   make test-all   CI's run: flake8, DETAILS.md, every test on Chainer
+#                   7.8.1 and on Chainer 6.7.0
 # The tests run in parallel, one process per core (pytest-xdist).
 #   make docs     the manual (docs/, Sphinx) into docs/_build/html, warnings
 #                 as errors
@@ -17,7 +17,7 @@ VENV6 ?= .venv6
 PY = $(VENV)/bin/python
 PY6 = $(VENV6)/bin/python
 
-.PHONY: setup report test test-fast test-all lint details test7 test6 \
+.PHONY: setup report test test-fast test-all lint details test7 test7-all test6 \
 	test6-all bench docs
 
 # Chainer cannot be imported on Python 3.12+ (it imports numpy.distutils):
@@ -73,6 +73,9 @@ details: $(VENV)/.installed
 PYTEST = -m pytest -q -n auto
 
 test7: $(VENV)/.installed
+	$(PY) $(PYTEST) -m 'not slow'
+
+test7-all: $(VENV)/.installed
 	$(PY) $(PYTEST)
 
 test6: $(VENV6)/.installed
@@ -86,7 +89,7 @@ test: lint details test7 test6
 test-fast: $(VENV)/.installed
 	$(PY) $(PYTEST) -m 'not slow'
 
-test-all: lint details test7 test6-all
+test-all: lint details test7-all test6-all
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/overhead.py
