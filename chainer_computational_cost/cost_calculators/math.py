@@ -124,6 +124,7 @@ from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import lookup
+from chainer_computational_cost.cost_calculators import Peak
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import product_convention
 from chainer_computational_cost.cost_calculators import reduced_shape
@@ -1573,19 +1574,21 @@ class _Run(object):
     has the result's shape and dtype, takes 256 KiB or more and its partner
     is a scalar, a 0-d array or of the same shape (NumPy never elides
     beside a broadcast), the left operand or either of a commutative
-    operation; ufunc calls and ``**`` are never elided."""
+    operation; ufunc calls and ``**`` are never elided.  The bytes are
+    counted by a :class:`Peak`."""
 
     def __init__(self):
-        self.live = self.peak = 0
+        self.bytes = Peak()
 
-    def new(self, nbytes):
-        self.live += nbytes
-        self.peak = max(self.peak, self.live)
+    @property
+    def peak(self):
+        """The most bytes alive at once along the path so far."""
+        return self.bytes.peak
 
     def free(self, *values):
         for v in values:
             if v.temp:
-                self.live -= v.nbytes
+                self.bytes.free(v.nbytes)
                 v.temp = False
 
     def _reusable(self, t, other, shape, itemsize):
@@ -1620,7 +1623,7 @@ class _Run(object):
                 *[v.shape for v in args if v.shape is not None])
         itemsize = kwargs.get('itemsize') or max(v.itemsize for v in args)
         nbytes = prod(shape) * itemsize
-        self.new(nbytes)
+        self.bytes.alloc(nbytes)
         self.free(*args)
         return _Value(shape, itemsize, nbytes, True)
 
@@ -1631,7 +1634,7 @@ class _Run(object):
 
     def drop(self, *values):
         for v in values:
-            self.live -= v.nbytes
+            self.bytes.free(v.nbytes)
             v.nbytes = 0
 
     def sum_to(self, v, shape):
