@@ -58,6 +58,7 @@ from chainer_computational_cost import calibration as calib
 from chainer_computational_cost.computational_cost_hook import \
     ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import memory
@@ -91,9 +92,7 @@ def _calculator(cls):
         return _CALCULATORS[cls]
     except KeyError:
         pass
-    found = next((calculators[c] for c in cls.__mro__ if c in calculators),
-                 None)
-    _CALCULATORS[cls] = found
+    found = _CALCULATORS[cls] = lookup(calculators, cls)
     return found
 
 
