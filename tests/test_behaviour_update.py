@@ -17,6 +17,8 @@ from chainer.optimizers.sgd import SGDRule
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.records import R_SCRATCH
+from chainer_computational_cost.records import R_TYPE
 
 
 X = np.ones((2, 3), np.float32)
@@ -52,7 +54,11 @@ def _by_link(cch):
 
 
 def _grads(model, dtype=np.float32):
-    loss = model(X.astype(dtype), T)
+    """The gradients of a Classifier's loss, or of the sum of another
+    link's outputs."""
+    x = X.astype(dtype)
+    loss = model(x, T) if isinstance(model, L.Classifier) else F.sum(
+        model(x))
     model.cleargrads()
     loss.backward()
 
@@ -66,6 +72,54 @@ def test_a_parameter_updated_by_hand_is_recorded_at_the_root():
         net.l1.W.update()  # no optimizer updating: '/'
         net.l1.b.update()  # no gradient: nothing is updated
     assert _updates(cch) == [('SGDRule', '/', 12)]
+    # the same after an optimizer's update in the block
+    optimizer = Op.SGD().setup(net)
+    with ComputationalCostHook(fma_1flop=True) as cch:
+        _grads(net)
+        optimizer.update()
+        net.l2.b.update()
+    assert _updates(cch)[-2:] == [('SGDRule', '/l2', 2), ('SGDRule', '/', 2)]
+
+
+def _by_hand(rule, param):
+    rule.update(param)
+
+
+def _hook_by_hand(optimizer, hook):
+    optimizer.call_hook(hook)
+
+
+def test_an_update_records_the_line_of_the_users_code_that_made_it():
+    net = Net()
+    optimizer = Op.SGD().setup(net)
+    net.cleargrads()
+    net.l1.b.grad = np.ones(4, np.float32)
+    net.l1.b.update_rule.add_hook(H.WeightDecay(1e-4))
+    with ComputationalCostHook() as cch:
+        _by_hand(net.l1.b.update_rule, net.l1.b)
+        _hook_by_hand(optimizer, H.Lasso(1e-4))
+    last = [r['traceback'].rstrip().splitlines()[-1].strip()
+            for k, r in cch.layer_report.items() if k != 'total']
+    # the rule and its hook: the call in _by_hand; Lasso on l1's b (the
+    # one parameter with a gradient): the call in _hook_by_hand
+    assert last == ['rule.update(param)'] * 2 + [
+        'optimizer.call_hook(hook)']
+
+
+def test_a_rules_hook_on_a_float32_master_counts_the_gradient_copy():
+    with chainer.using_config('dtype', np.float16):
+        net = L.Linear(3, 4)
+    optimizer = Op.SGD().setup(net)
+    optimizer.use_fp32_update()
+    net.W.update_rule.add_hook(H.WeightDecay(1e-4))
+    with ComputationalCostHook(memory=True) as cch:
+        _grads(net, np.float16)
+        optimizer.update()
+    scratch = [r[R_SCRATCH] for r in cch._records()
+               if r[R_TYPE] == 'WeightDecay']
+    # rate * p on W's float32 master (12 elements, 48 B) beside the rule's
+    # float32 gradient copy (48 B)
+    assert scratch == [96]
 
 
 def test_a_link_never_initialised_gets_no_update_record():
@@ -104,9 +158,7 @@ def test_records_land_in_the_owner_through_forward_calls():
     net = Net(direct=True)
     optimizer = Op.SGD().setup(net)
     with ComputationalCostHook(fma_1flop=True) as cch:
-        loss = F.sum(net(X))
-        net.cleargrads()
-        loss.backward()
+        _grads(net)
         optimizer.update()
     assert _by_link(cch) == {'/l1': 16, '/l2': 10}
 
@@ -193,13 +245,13 @@ def test_the_hook_leaves_what_chainer_returns_unchanged():
     optimizer = Op.SGD().setup(net)
     net.l2.W.update_rule = SelfHooking(optimizer.hyperparam)
     with ComputationalCostHook(fma_1flop=True) as cch:
-        loss = F.sum(net(X))
-        net.cleargrads()
-        loss.backward()
+        _grads(net)
         assert optimizer.update() is None
         assert net.l1.W.update() is None
         assert net.l1.W.update_rule.update(net.l1.W) is None
         assert optimizer.call_hook(H.WeightDecay(1e-4)) is None
+        # a rule's hooks called by hand, outside any update
+        net.l1.b.update_rule.add_hook(H.Lasso(1e-4))
         assert net.l1.b.update_rule._hookable.call_hooks('pre', (
             net.l1.b.update_rule, net.l1.b)) is None
     # what Chainer's _Hookable.call_hook returns
@@ -284,16 +336,13 @@ def test_a_hook_that_updates_another_model_keeps_each_timing():
     other = Net()
     other_optimizer = Op.SGD().setup(other)
     other_optimizer.add_hook(H.WeightDecay(1e-4))  # 'pre'
-    loss = F.sum(other(X))
-    other.cleargrads()
-    loss.backward()
+    other.l1.b.update_rule.add_hook(H.Lasso(1e-4), timing='post')
+    _grads(other)
     net = Net()
     optimizer = Op.SGD().setup(net)
     net.l2.b.update_rule.add_hook(Sync(other_optimizer), timing='post')
     with ComputationalCostHook(fma_1flop=True) as cch:
-        loss = F.sum(net(X))
-        net.cleargrads()
-        loss.backward()
+        _grads(net)
         optimizer.update()
     hooks = [(r['type'], r['params']['timing'], r['link'], r['flops'])
              for k, r in cch.layer_report.items()
@@ -305,3 +354,9 @@ def test_a_hook_that_updates_another_model_keeps_each_timing():
         ('WeightDecay', 'pre', '/l1', 12), ('WeightDecay', 'pre', '/l1', 4),
         ('WeightDecay', 'pre', '/l2', 8), ('WeightDecay', 'pre', '/l2', 2),
         ('Sync', 'post', '/l2', 2)])
+    # the other model's rule on l1's b is recorded before its 'post' hook
+    rows = [(r['type'], r['link'], r['flops'])
+            for k, r in cch.layer_report.items()
+            if k != 'total' and r['phase'] == 'update']
+    i = rows.index(('Lasso', '/l1', 8))  # a sign and a multiply-add
+    assert rows[i - 1] == ('SGDRule', '/l1', 4)
