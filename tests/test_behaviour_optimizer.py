@@ -199,6 +199,8 @@ def test_float16_and_fp32_masters_are_counted_in_their_dtypes():
     flops, mread, mwrite, _ = _calc(_rule(Op.AdaDelta), p, g,
                                     fma_1flop=True)
     assert (flops, mread.nbytes, mwrite.nbytes) == (60, 48, 36)
+    # without fma_1flop, 14 FLOPs per element: 84
+    assert _calc(_rule(Op.AdaDelta), p, g)[0] == 84
     # with a float32 master: 4 * 4 * 6 = 96 + the float16 gradient 12 +
     # the master 24 read; 3 * 4 * 6 = 72 + the float32 gradient 24 + the
     # float16 parameter 12 written; 10 + 2 FLOPs per element
