@@ -17,6 +17,7 @@ import pytest
 
 from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import scratch_of
+from chainer_computational_cost.cost_calculators import scratches
 from chainer_computational_cost.cost_calculators import update_calculators
 
 
@@ -141,9 +142,10 @@ def test_clipping_copies_a_non_contiguous_gradient_to_ravel_it():
     clip = H.GradientClipping(1.0)
     assert scratch_of(clip, (p, g)) == 16384
     assert scratch_of(clip, (p, g), backend='cupy') == 16384
-    # one element needs no copy, whatever its stride
-    one = np.zeros(4, np.float32)[::2][:1]
-    assert scratch_of(clip, (one, one)) == 0
+    # one element needs no copy, whatever its stride; two do (8 B)
+    two = np.zeros(4, np.float32)[::2]
+    assert scratch_of(clip, (two[:1], two[:1])) == 0
+    assert scratch_of(clip, (two, two)) == 8
     # LARS: its own product (16384) is as large as the copy
     assert scratch_of(H.GradientLARS(), (p, g)) == 16384
 
@@ -224,3 +226,16 @@ def test_lars_and_clipping_count_their_norms_without_fma():
     # clipping: one norm + 1 per element: 11 + 6 = 17 (FMA 12)
     assert _calc(H.GradientClipping(1.0), p, g)[0] == 17
     assert _calc(H.GradientClipping(1.0), p, g, fma_1flop=True)[0] == 12
+
+
+def test_every_scratch_figure_documents_the_float32_master_copy():
+    # DETAILS.md shows each scratch function's docstring: a rule's says
+    # what use_fp32_update() adds, a hook's what it sees on a master copy
+    from chainer.optimizers.sgd import SGDRule
+    from chainer.optimizers.smorms3 import SMORMS3Rule
+    for rule in (SGDRule, SMORMS3Rule):
+        assert 'adds, on both backends, the float32 copy of the gradient' \
+            in ' '.join(scratches[rule].__doc__.split())
+    for hook in (H.WeightDecay, H.GradientHardClipping):
+        assert "the rule's float32 copy of the gradient is alive" in \
+            ' '.join(scratches[hook].__doc__.split())

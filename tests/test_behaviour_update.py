@@ -17,7 +17,9 @@ from chainer.optimizers.sgd import SGDRule
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.records import R_LIVE
 from chainer_computational_cost.records import R_SCRATCH
+from chainer_computational_cost.records import R_STATE
 from chainer_computational_cost.records import R_TYPE
 
 
@@ -360,3 +362,21 @@ def test_a_hook_that_updates_another_model_keeps_each_timing():
             if k != 'total' and r['phase'] == 'update']
     i = rows.index(('Lasso', '/l1', 8))  # a sign and a multiply-add
     assert rows[i - 1] == ('SGDRule', '/l1', 4)
+
+
+def test_a_rule_that_replaces_its_state_holds_it_once():
+    # SMORMS3 makes new mem, g and g2 arrays at every update: after the
+    # first step the live memory at each update is the steady one, the
+    # replaced arrays are not counted beside their replacements
+    net = L.Linear(3, 4)
+    optimizer = Op.SMORMS3().setup(net)
+    with ComputationalCostHook(memory=True) as cch:
+        for _ in range(3):
+            _grads(net)
+            optimizer.update()
+    rows = [r for r in cch._records() if r[R_TYPE] == 'SMORMS3Rule']
+    # created at the first step: 3 float32 states of W (12 elements) and
+    # of b (4): 3 * 12 * 4 = 144 and 3 * 4 * 4 = 48 B; none later
+    assert [r[R_STATE] for r in rows] == [144, 48, 0, 0, 0, 0]
+    steady = rows[1][R_LIVE]
+    assert [r[R_LIVE] for r in rows[2:]] == [steady] * 4

@@ -583,8 +583,9 @@ def _update_scratch(rule, in_data, kwargs, core):
     n = p.size
     if _fp32_master(rule, p):
         big = 4 * n
-        inner = core(big, elides(big)) if _numpy(kwargs) else 0
-        return big + max((inner, 2 * n))
+        if not _numpy(kwargs):
+            return big + 2 * n
+        return big + max((core(big, elides(big)), 2 * n))
     if not _numpy(kwargs):
         return 0
     nbytes = n * p.dtype.itemsize
