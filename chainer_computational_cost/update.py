@@ -235,8 +235,8 @@ def _emit_rule(entry):
         # update) is not new state: it counts as the one it replaces did
         # (the run's, or the user's when the state existed before).
         for k, a in after.items():
-            old = before.get(k)
-            if old is not None and old is not a:
+            old = before.get(k, a)  # a new key: nothing replaced
+            if old is not a:
                 for hook in _thread.hooks:
                     if hook.memory:
                         hook._memory.tracker.inherit(old, a)
