@@ -106,6 +106,15 @@ def test_an_update_records_the_line_of_the_users_code_that_made_it():
     # one parameter with a gradient): the call in _hook_by_hand
     assert last == ['rule.update(param)'] * 2 + [
         'optimizer.call_hook(hook)']
+    # an optimizer of Chainer's base class (no GradientMethod between), on
+    # the 4 parameters (SGD's call_hook gave each a gradient)
+    plain = chainer.Optimizer()
+    plain.setup(net)
+    with ComputationalCostHook() as cch:
+        _hook_by_hand(plain, H.WeightDecay(1e-4))
+    assert [r['traceback'].rstrip().splitlines()[-1].strip()
+            for k, r in cch.layer_report.items() if k != 'total'] == [
+        'optimizer.call_hook(hook)'] * 4
 
 
 def test_a_rules_hook_on_a_float32_master_counts_the_gradient_copy():
