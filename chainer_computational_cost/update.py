@@ -189,9 +189,10 @@ def _rule_arrays(rule):
     return found
 
 
-def _emit(obj, param, owner, frame, kwargs, new_arrays=(), timed=False):
+def _emit(obj, param, owner, frame, kwargs, timed, new_arrays=()):
     """Hand every active hook the record of ``obj`` on ``param``, in the
-    link ``owner`` (the parameter whose owner it names)."""
+    link ``owner`` (the parameter whose owner it names); ``timed``: its
+    clock was started (see _start_clocks)."""
     in_data = _arrays(param)
     if in_data is None:
         return
@@ -203,14 +204,21 @@ def _emit(obj, param, owner, frame, kwargs, new_arrays=(), timed=False):
 def _start_clocks(obj, param):
     """Start the clock of ``obj`` in every hook that measures time (see
     ComputationalCostHook._start_clock); True if one did."""
-    started = False
-    if _arrays(param) is None:
-        return started  # nothing is updated, nothing recorded
-    for hook in _thread.hooks:
-        if hook.measure_time:
-            hook._start_clock(obj, (param.array,))
-            started = True
-    return started
+    # nothing is updated without arrays: nothing is recorded or timed
+    timing = [hook for hook in _thread.hooks if hook.measure_time] \
+        if _arrays(param) is not None else []
+    for hook in timing:
+        hook._start_clock(obj, (param.array,))
+    return bool(timing)
+
+
+def _updating(optimizer):
+    """The entry (see _Thread) of ``optimizer``'s update, the innermost if
+    it is updating, else a new one (its hooks called by hand)."""
+    for entry in reversed(_thread.optimizers):
+        if entry[0] is optimizer:
+            return entry
+    return [optimizer, None, {}]
 
 
 def _emit_rule(entry):
@@ -227,8 +235,8 @@ def _emit_rule(entry):
         # update) is not new state: it counts as the one it replaces did
         # (the run's, or the user's when the state existed before).
         for k, a in after.items():
-            old = before.get(k)
-            if old is not None and old is not a:
+            old = before.get(k, a)  # a new key: nothing replaced
+            if old is not a:
                 for hook in _thread.hooks:
                     if hook.memory:
                         hook._memory.tracker.inherit(old, a)
@@ -237,7 +245,7 @@ def _emit_rule(entry):
     kwargs = {}
     if param._loss_scale is not None:
         kwargs['loss_scaled'] = True
-    _emit(rule, param, param, frame, kwargs, new, timed)
+    _emit(rule, param, param, frame, kwargs, timed, new)
 
 
 # The wrappers.  A thread with no active hook goes to the real method at
@@ -260,10 +268,11 @@ def _rule_update(self, param):
         return _real_rule_update(self, param)
     # With memory followed, the arrays the rule holds before (only in the
     # entry, see _emit_rule): those it creates (its state at the first
-    # update) are the run's.
+    # update) are the run's.  Whether its clock runs is known when
+    # update_core starts (Chainer calls the 'pre' hooks first, always).
     entry = [self, param, sys._getframe(1), False,
              _rule_arrays(self) if any(h.memory for h in hooks) else None,
-             False]
+             None]
     rules = _thread.rules
     rules.append(entry)
     try:
@@ -312,7 +321,7 @@ def _call_hook(self, hook, args):
     kwargs = {'timing': _timing(hook)}
     if args[1] is not entry[1]:
         kwargs['fp32_grad'] = True
-    _emit(hook, args[1], entry[1], entry[2], kwargs, timed=timed)
+    _emit(hook, args[1], entry[1], entry[2], kwargs, timed)
     return result
 
 
@@ -322,9 +331,7 @@ def _opt_call_hook(self, hook):
         target = self.target
         frame = sys._getframe(1)
         kwargs = {'timing': _timing(hook)}
-        entry = [self, None, {}]
-        if _thread.optimizers and _thread.optimizers[-1][0] is self:
-            entry = _thread.optimizers[-1]
+        entry = _updating(self)
         each = getattr(hook, 'call_for_each_param', False)
         updated = [(param, _arrays(param)) for param in target.params()]
         for h in list(_thread.hooks):

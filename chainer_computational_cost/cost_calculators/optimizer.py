@@ -89,7 +89,7 @@ def rule_params(rule):
     copy (``fp32_update``)."""
     hp = rule.hyperparam.get_dict()
     params = {k: _scalar(hp[k]) for k in sorted(hp)}
-    params['fp32_update'] = bool(getattr(rule, '_use_fp32_update', False))
+    params['fp32_update'] = bool(rule._use_fp32_update)
     return params
 
 
@@ -554,18 +554,6 @@ def calc_gradient_clipping(hook: GradientClipping, in_data, **kwargs):
     return flops, mread, mwrite, _hook_params(hook, ('threshold',), kwargs)
 
 
-#: Every update rule class a calculator here serves (its subclasses find
-#: it through their bases).
-UPDATE_RULES = (SGDRule, MomentumSGDRule, NesterovAGRule,
-                CorrectedMomentumSGDRule, AdamRule, AdaGradRule,
-                AdaDeltaRule, RMSpropRule, RMSpropGravesRule, SMORMS3Rule,
-                MSVAGRule)
-
-#: The optimizer hooks of chainer.optimizer_hooks.
-OPTIMIZER_HOOKS = (WeightDecay, Lasso, GradientClipping,
-                   GradientHardClipping, GradientNoise, GradientLARS)
-
-
 # Scratch of the updates: the temporaries of one parameter's update, from
 # Chainer 7.8.1's code (UpdateRule.update and each rule's update_core_cpu,
 # each hook's __call__), beyond what is alive after it.  On CuPy every rule
@@ -577,7 +565,7 @@ def _numpy(kwargs):
 
 def _fp32_master(rule, p):
     """Whether ``rule`` updates a float32 master copy of ``p``."""
-    return bool(getattr(rule, '_use_fp32_update', False)) and \
+    return bool(rule._use_fp32_update) and \
         p.dtype == _FLOAT16
 
 
@@ -591,12 +579,13 @@ def _update_scratch(rule, in_data, kwargs, core):
     adds the float32 copy of the gradient, alive throughout, and at the end
     the parameter cast back to float16 beside the old array: $4n +
     \max(core, 2n)$ on NumPy, $4n + 2n$ on CuPy."""
-    p = in_data[0]
+    p, _ = in_data  # the gradient has the parameter's shape and dtype
     n = p.size
     if _fp32_master(rule, p):
         big = 4 * n
-        inner = core(big, elides(big)) if _numpy(kwargs) else 0
-        return big + max(inner, 2 * n)
+        if not _numpy(kwargs):
+            return big + 2 * n
+        return big + max((core(big, elides(big)), 2 * n))
     if not _numpy(kwargs):
         return 0
     nbytes = n * p.dtype.itemsize
@@ -747,7 +736,7 @@ def scratch_msvag(rule: MSVAGRule, in_data, **kwargs):
     float32 ones are not counted (see docs/memory.md). CuPy: one
     elementwise kernel (its `_dummy` array is empty).""")
 def scratch_adam(rule: AdamRule, in_data, **kwargs):
-    p = in_data[0]
+    p, _ = in_data
     half = p.dtype == _FLOAT16 and not _fp32_master(rule, p)
 
     def core(size, elide):
@@ -755,7 +744,7 @@ def scratch_adam(rule: AdamRule, in_data, **kwargs):
             size *= 2
             elide = elides(size)
         total = 3 * size
-        if getattr(rule.hyperparam, 'weight_decay_rate', 0):
+        if rule.hyperparam.weight_decay_rate:
             # `a * param` in the dtype of the array updated (the float16
             # parameter, or a float32 master copy)
             total += (_nbytes(p) if half else size) + (0 if elide else size)
@@ -772,8 +761,8 @@ def _hook_scratch(in_data, kwargs, numpy_bytes, cupy_bytes=0):
     master copy (``fp32_grad``)."""
     own = numpy_bytes if _numpy(kwargs) else cupy_bytes
     if kwargs.get('fp32_grad', False):
-        g = in_data[1]
-        own += g.size * g.dtype.itemsize
+        _, g = in_data
+        own += _nbytes(g)
     return own
 
 
@@ -799,7 +788,8 @@ def _hook_doc(text):
 
     CuPy: one elementwise kernel.""")
 def scratch_weight_decay(hook: WeightDecay, in_data, **kwargs):
-    return _hook_scratch(in_data, kwargs, _nbytes(in_data[0]))
+    p, _ = in_data
+    return _hook_scratch(in_data, kwargs, _nbytes(p))
 
 
 @_hook_doc(r"""`sign(p)` and `rate * sign`: $2\|p\|$ on NumPy, $\|p\|$ on
@@ -807,8 +797,8 @@ def scratch_weight_decay(hook: WeightDecay, in_data, **kwargs):
 
     CuPy: `sign(p)`, then one elementwise kernel.""")
 def scratch_lasso(hook: Lasso, in_data, **kwargs):
-    p = _nbytes(in_data[0])
-    return _hook_scratch(in_data, kwargs, 2 * p, p)
+    p, _ = in_data
+    return _hook_scratch(in_data, kwargs, 2 * _nbytes(p), _nbytes(p))
 
 
 @_hook_doc(r"""The noise, drawn in float64 then cast: $(8 + s) n$ bytes for
@@ -819,7 +809,7 @@ def scratch_lasso(hook: Lasso, in_data, **kwargs):
     draw is freed once the cast exists. A custom `noise_func` is counted
     the same.""")
 def scratch_gradient_noise(hook: GradientNoise, in_data, **kwargs):
-    g = in_data[1]
+    _, g = in_data
     noise = g.size * (8 + g.dtype.itemsize)
     return _hook_scratch(in_data, kwargs, noise, noise)
 
@@ -838,9 +828,10 @@ def _ravel_copy(a):
     non-contiguous one, not at once); `g += weight_decay * p` makes the
     product. CuPy: one elementwise kernel after the norms.""")
 def scratch_gradient_lars(hook: GradientLARS, in_data, **kwargs):
-    p, g = in_data
-    return _hook_scratch(
-        in_data, kwargs, max(_nbytes(p), _ravel_copy(p), _ravel_copy(g)))
+    # A ravel copy (of p or g, both of p's size) is freed before the
+    # product is made: the product is the most at any moment.
+    p, _ = in_data
+    return _hook_scratch(in_data, kwargs, _nbytes(p))
 
 
 @_hook_doc(r"""None for a contiguous gradient.
@@ -848,7 +839,7 @@ def scratch_gradient_lars(hook: GradientLARS, in_data, **kwargs):
     Both backends: the norm is a dot product of each raveled gradient with
     itself (a copy of a non-contiguous one), the scaling in place.""")
 def scratch_gradient_clipping(hook: GradientClipping, in_data, **kwargs):
-    g = in_data[1]
+    _, g = in_data
     return _hook_scratch(in_data, kwargs, _ravel_copy(g), _ravel_copy(g))
 
 
