@@ -1,0 +1,205 @@
+"""Behaviours of the command line's runs (``__main__``) a user would
+miss: the progress labels of the runs it makes, the logits a training
+step accepts, and the ``calibrate`` command's checks, progress bar and
+summary line.  Tiny models (tests/cli_models.py), main() in-process."""
+
+import io
+import sys
+
+import chainer
+import chainer.links as L
+import pytest
+
+from chainer_computational_cost import __main__ as cli
+from chainer_computational_cost.__main__ import main
+
+
+def run(*argv):
+    out = io.StringIO()
+    status = main(list(argv), ost=out)
+    return status, out.getvalue()
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def labels(monkeypatch, *argv):
+    """The run labels the progress shows on a terminal, in order, and the
+    report."""
+    monkeypatch.setattr(cli.Progress, 'INTERVAL', 0.0)
+    err = FakeTerminal()
+    monkeypatch.setattr(sys, 'stderr', err)
+    status, text = run(*argv)
+    assert status == 0
+    shown = []
+    for part in err.getvalue().split('\r'):
+        label = part.split(':')[0] if not part.startswith('fit') else \
+            ':'.join(part.split(':')[:2])
+        if part.strip() and label not in shown and label != \
+                'building the model':
+            shown.append(label)
+    return shown, text
+
+
+# Progress: which run of how many
+
+def test_progress_counts_the_check_run_of_a_projection(monkeypatch):
+    # --shape 10: runs at batch 1, 2, 3 and the check run at 9 (the help:
+    # 'runs at batch 1, 2 and 3 and a check run at 9'): 4 runs
+    shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape', '10,3',
+                      '--project', '--unit', 'raw', '--mode', 'csv')
+    assert shown == ['batch 1 (run 1 of 4)', 'batch 2 (run 2 of 4)',
+                     'batch 3 (run 3 of 4)', 'batch 9 (run 4 of 4)']
+
+
+def test_progress_of_a_projection_to_batch_3_has_no_check_run(monkeypatch):
+    shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape', '3,3',
+                      '--project', '--unit', 'raw', '--mode', 'csv')
+    assert shown == ['batch 1 (run 1 of 3)', 'batch 2 (run 2 of 3)',
+                     'batch 3 (run 3 of 3)']
+
+
+def test_progress_of_a_plain_run_names_its_batch(monkeypatch):
+    shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape', '5,3')
+    assert shown == ['batch 5']
+
+
+def test_progress_of_fit_numbers_its_runs(monkeypatch):
+    # fit's runs: the line through batches 1, 2, 3, its check at 9, then
+    # the answer checked by a real run: 14 (69n + 4 <= 1000, see
+    # test_cli.FIT_1000)
+    shown, text = labels(monkeypatch, 'cli_models:build_tiny', '--shape',
+                         '2,3', '--unit', 'raw', '--train', '--fit', '1000',
+                         '--optimizer', 'sgd')
+    assert shown == ['fit: batch 1 (run 1)', 'fit: batch 2 (run 2)',
+                     'fit: batch 3 (run 3)', 'fit: batch 9 (run 4)',
+                     'fit: batch 14 (run 5)']
+    assert text.startswith('largest batch in 1000 bytes with sgd: 14 ')
+
+
+# The logits a training step accepts
+
+def build_one_class():
+    """Linear(3 -> 1): logits of a single class."""
+    return L.Linear(3, 1)
+
+
+class NoClasses(chainer.Chain):
+    def forward(self, x):
+        return x[:, :0]
+
+
+def build_no_classes():
+    """Logits of shape (n, 0)."""
+    return NoClasses()
+
+
+class OneRowShort(chainer.Chain):
+    def forward(self, x):
+        return x[1:]
+
+
+def build_one_row_short():
+    """Logits of one sample fewer than the batch."""
+    return OneRowShort()
+
+
+def test_train_takes_logits_of_a_single_class():
+    # Linear(3 -> 1) at batch 2: forward 2*3 multiply-adds + 2 bias adds
+    # = 8 FLOPs (the forward LinearFunction row)
+    status, text = run('test_behaviour_main:build_one_class', '--shape',
+                       '2,3', '--unit', 'raw', '--train', '--mode', 'csv',
+                       '--columns', 'type,phase,flops')
+    assert status == 0
+    assert 'LinearFunction,forward,8' in text.splitlines()
+
+
+@pytest.mark.parametrize('factory, shape', [
+    ('build_no_classes', '(2, 0)'), ('build_one_row_short', '(1, 3)')])
+def test_train_refuses_logits_of_no_class_or_another_batch(factory, shape,
+                                                           capsys):
+    status, text = run('test_behaviour_main:' + factory, '--shape', '2,3',
+                       '--train')
+    err = capsys.readouterr().err
+    assert (status, text) == (2, '')
+    assert err == ('error: --train needs the model to return logits of '
+                   'shape (N, n_classes): a Variable or array, alone or as '
+                   'the one entry of a dict; it returned shape {} for a '
+                   'batch of 2\n'.format(shape))
+
+
+# calibrate: checks before minutes of measuring, the bar, the summary
+
+def test_calibrate_refuses_a_directory_or_a_missing_one(tmp_path, capsys):
+    for out in (str(tmp_path), str(tmp_path / 'no' / 'c.json')):
+        assert main(['calibrate', '--out', out]) == 2
+        assert capsys.readouterr().err == (
+            'cannot write {}: not a file in a writable directory\n'.format(
+                out))
+
+
+class FakeCalibration(object):
+    info = {'device': 'cpu-test'}
+    error = {'n_probes': 12, 'inference': 0.154, 'training': None}
+
+    def save(self, path):
+        with open(path, 'w') as f:
+            f.write('{}')
+
+
+def test_calibrate_prints_its_summary(tmp_path, monkeypatch):
+    import chainer_computational_cost
+    seen = {}
+
+    def calibrate(seconds, clock, seed, progress):
+        seen.update(seconds=seconds, clock=clock, seed=seed)
+        return FakeCalibration()
+    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+    out = io.StringIO()
+    path = str(tmp_path / 'c.json')
+    assert main(['calibrate', '--out', path, '--seconds', '30', '--clock',
+                 'cpu', '--seed', '5'], ost=out) == 0
+    assert seen == dict(seconds=30.0, clock='cpu', seed=5)
+    # 0.154 -> '15%'; no training error -> 'n/a'
+    assert out.getvalue() == (
+        'calibrated cpu-test in 0 s: 12 probe runs, held-out error 15% '
+        '(inference), n/a (training); saved to {}\n'.format(path))
+    assert (tmp_path / 'c.json').read_text() == '{}'
+
+
+def test_calibrate_reports_a_refused_budget(tmp_path, monkeypatch, capsys):
+    import chainer_computational_cost
+
+    def calibrate(**kwargs):
+        raise ValueError('seconds must be at least 10')
+    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+    assert main(['calibrate', '--out', str(tmp_path / 'c.json')]) == 2
+    assert capsys.readouterr().err == 'seconds must be at least 10\n'
+
+
+def test_calibrate_bar_in_a_log_is_a_line_each_tenth():
+    log = io.StringIO()
+    progress = cli._bar(log)
+    for fraction in (0, 0.05, 0.1, 0.15, 0.4, 1.0):
+        progress(fraction, 'probe')
+    # 0 -> tenth 0; 0.05 -> 0 again (no line); 0.1 -> 1; 0.15 -> 1 (none);
+    # 0.4: 12 of 30 filled; 1.0: all 30
+    assert log.getvalue().splitlines() == [
+        '[' + '.' * 30 + ']   0% probe',
+        '[###' + '.' * 27 + ']  10% probe',
+        '[' + '#' * 12 + '.' * 18 + ']  40% probe',
+        '[' + '#' * 30 + '] 100% probe']
+
+
+def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
+    tty = FakeTerminal()
+    progress = cli._bar(tty)
+    progress(0.5, 'x')
+    progress(1.0, 'x')
+    # 15 of 30 filled; each line padded to 70 columns, a newline at the end
+    half = '[' + '#' * 15 + '.' * 15 + ']  50% x'
+    full = '[' + '#' * 30 + '] 100% x'
+    assert tty.getvalue() == ('\r' + half + ' ' * (70 - len(half)) + '\r' +
+                              full + ' ' * (70 - len(full)) + '\n')
