@@ -92,9 +92,8 @@ _ROOFLINE_BLANKS = (
 
 
 def _roofline_notes(report, args, columns):
-    """Why the roofline report shows blank cells, for those it shows."""
-    if columns is None:
-        columns = ['intensity', 'bound']
+    """Why the roofline report shows blank cells, for those of its
+    ``columns`` it shows (check_args always lists them)."""
     rows = report.roofline_report(device=args.device,
                                   peak_flops=args.peak_flops,
                                   bandwidth=args.bandwidth)

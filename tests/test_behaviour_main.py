@@ -203,3 +203,15 @@ def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
     full = '[' + '#' * 30 + '] 100% x'
     assert tty.getvalue() == ('\r' + half + ' ' * (70 - len(half)) + '\r' +
                               full + ' ' * (70 - len(full)) + '\n')
+
+
+# Plots
+
+def test_plot_scaling_is_written(tmp_path):
+    path = str(tmp_path / 'scaling.png')
+    status, _ = run('cli_models:build_linear', '--shape', '4,3', '--train',
+                    '--device', 'a100', '--workers', '1,8', '--network',
+                    'ib-edr', '--plot-scaling', path)
+    assert status == 0
+    with open(path, 'rb') as f:
+        assert f.read(8) == b'\x89PNG\r\n\x1a\n'
