@@ -435,7 +435,7 @@ def _bar(stream):
         line = '[{}{}] {:3.0f}% {}'.format('#' * filled, '.' * (30 - filled),
                                            100 * fraction, text)
         if tty:
-            stream.write('\r' + line.ljust(70)[:70] +
+            stream.write('\r' + '{:70.70}'.format(line) +
                          ('\n' if fraction >= 1 else ''))
         elif int(10 * fraction) > shown[0]:
             shown[0] = int(10 * fraction)

@@ -8,6 +8,7 @@ import sys
 
 import chainer
 import chainer.links as L
+import numpy
 import pytest
 
 from chainer_computational_cost import __main__ as cli
@@ -59,6 +60,24 @@ def test_progress_of_a_projection_to_batch_3_has_no_check_run(monkeypatch):
                       '--project', '--unit', 'raw', '--mode', 'csv')
     assert shown == ['batch 1 (run 1 of 3)', 'batch 2 (run 2 of 3)',
                      'batch 3 (run 3 of 3)']
+
+
+def test_projection_runs_batches_beyond_those_it_prepared(monkeypatch):
+    # A ReLU scratch of 4n bytes, 4 more at odd batches, is on no line
+    # through batches 1, 2, 3 nor 2, 3, 4: the projection draws it through
+    # 4, 9 and 14 (projection.TOP_BATCHES) after its check run at 9; the
+    # input of batch 14 is made when it runs.
+    from chainer_computational_cost import cost_calculators
+    relu = chainer.functions.activation.relu.ReLU
+    monkeypatch.setitem(
+        cost_calculators.scratches, relu,
+        lambda func, in_data, out_shapes=None, backend=None:
+        4 * len(in_data[0]) + 4 * (len(in_data[0]) % 2))
+    shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape', '20,3',
+                      '--project', '--memory', '--unit', 'raw')
+    assert shown == ['batch 1 (run 1 of 4)', 'batch 2 (run 2 of 4)',
+                     'batch 3 (run 3 of 4)', 'batch 9 (run 4 of 4)',
+                     'batch 4 (run 5)', 'batch 14 (run 6)']
 
 
 def test_progress_of_a_plain_run_names_its_batch(monkeypatch):
@@ -169,6 +188,21 @@ def test_calibrate_prints_its_summary(tmp_path, monkeypatch):
     assert (tmp_path / 'c.json').read_text() == '{}'
 
 
+def test_calibrate_defaults(tmp_path, monkeypatch):
+    # the help's defaults: 120 s, the wall clock, random probes
+    import chainer_computational_cost
+    seen = {}
+
+    def calibrate(**kwargs):
+        seen.update(kwargs)
+        return FakeCalibration()
+    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+    assert main(['calibrate', '--out', str(tmp_path / 'c.json')],
+                ost=io.StringIO()) == 0
+    assert (seen['seconds'], seen['clock'], seen['seed']) == (120, 'wall',
+                                                              None)
+
+
 def test_calibrate_reports_a_refused_budget(tmp_path, monkeypatch, capsys):
     import chainer_computational_cost
 
@@ -193,6 +227,26 @@ def test_calibrate_bar_in_a_log_is_a_line_each_tenth():
         '[' + '#' * 30 + '] 100% probe']
 
 
+class Log(object):
+    """A stream with nothing but write and flush (no isatty)."""
+
+    def __init__(self):
+        self.lines = []
+
+    def write(self, text):
+        self.lines.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_calibrate_bar_on_a_stream_without_isatty_is_a_log():
+    log = Log()
+    progress = cli._bar(log)
+    progress(0.5, 'x')
+    assert log.lines == ['[' + '#' * 15 + '.' * 15 + ']  50% x\n']
+
+
 def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
     tty = FakeTerminal()
     progress = cli._bar(tty)
@@ -203,6 +257,24 @@ def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
     full = '[' + '#' * 30 + '] 100% x'
     assert tty.getvalue() == ('\r' + half + ' ' * (70 - len(half)) + '\r' +
                               full + ' ' * (70 - len(full)) + '\n')
+    # a long text is cut at 70 columns
+    tty = FakeTerminal()
+    cli._bar(tty)(0.0, 'y' * 80)
+    assert tty.getvalue() == '\r[' + '.' * 30 + ']   0% ' + 'y' * 32
+
+
+def build_array_logits():
+    """Logits of 2 classes as a NumPy array, not a Variable."""
+    return lambda x: numpy.ones((len(x), 2), numpy.float32)
+
+
+def test_train_takes_logits_as_an_array():
+    # the loss alone: softmax cross entropy of 3 samples of 2 classes
+    status, text = run('test_behaviour_main:build_array_logits', '--shape',
+                       '3,4', '--unit', 'raw', '--train', '--mode', 'csv',
+                       '--columns', 'type,phase')
+    assert status == 0
+    assert text.splitlines()[1] == 'SoftmaxCrossEntropy,forward'
 
 
 # Plots
