@@ -167,6 +167,42 @@ def test_scaling_report_replaces_the_roofline():
     assert (status, text) == (0, 'Workers\n1\n8\n')
 
 
+def scaling_rows(*options):
+    status, text = run('cli_models:build_conv_linear', '--shape', '4,3,8,8',
+                       '--mode', 'csv', '--time-unit', 'us',
+                       *SCALING[:4], '1,8,64', *SCALING[5:], *options)
+    assert status == 0
+    lines = text.splitlines()
+    return [dict(zip(lines[0].split(','), line.split(',')))
+            for line in lines[1:]]
+
+
+def test_step_time_is_the_compute_time_of_each_worker():
+    # 0.01 s = 10000 us of compute at every worker count
+    rows = scaling_rows('--step-time', '0.01')
+    assert [(r['T compute us'], r['Step from']) for r in rows] == [
+        ('10000.0', 'step_time')] * 3
+
+
+STEP = ('--step-time', '0.01')
+
+
+@pytest.mark.parametrize('options, other', [
+    # 3348 bytes of gradients in buckets of 8 bytes: more than one bucket
+    (('--overlap', 'ddp', '--bucket-bytes', '8'), ('--overlap', 'ddp')),
+    (('--overlap', 'horovod', '--bucket-bytes', '8'),
+     ('--overlap', 'ddp', '--bucket-bytes', '8')),
+    (('--gpus-per-node', '8'), ()),
+    (('--gpus-per-node', '8', '--node-network', 'nvlink-a100'),
+     ('--gpus-per-node', '8')),
+    (('--jitter', '0.5'), ()),
+])
+def test_each_scaling_option_changes_the_report(options, other):
+    # none of them is dropped on the way: the rows differ from those of a
+    # run without it
+    assert scaling_rows(*STEP, *options) != scaling_rows(*STEP, *other)
+
+
 # Devices
 
 @pytest.mark.parametrize('options, message', [
