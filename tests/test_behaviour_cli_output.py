@@ -46,6 +46,12 @@ def test_fit_in_csv_is_the_table_with_the_answer_on_stderr(capsys):
     assert capsys.readouterr().err == ANSWER + '\n'
 
 
+def test_fit_with_the_columns_asked_for():
+    status, text = run(*FIT, '--mode', 'csv', '--columns', 'bytes')
+    assert status == 0
+    assert text.splitlines() == ['Bytes B'] + [str(b) for _, b in FIT_ROWS]
+
+
 def test_json_of_the_fit_is_indented_by_one_space():
     status, text = run(*FIT, '--mode', 'json')
     assert status == 0
