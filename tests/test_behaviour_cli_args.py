@@ -64,6 +64,35 @@ def test_help_names_the_console_command(monkeypatch, capsys):
         'usage: chainer-computational-cost MODEL [options]')
 
 
+def test_help_without_a_program_name(monkeypatch, capsys):
+    # sys.argv empty or blank (an embedded interpreter)
+    for argv in ([], ['']):
+        monkeypatch.setattr('sys.argv', argv)
+        with pytest.raises(SystemExit):
+            main(['--help'])
+        assert capsys.readouterr().out.startswith(
+            'usage: python -m chainer_computational_cost MODEL [options]')
+
+
+@pytest.mark.parametrize('shape', ['0', '2,0', '0,3,8,8'])
+def test_a_shape_of_zero_is_refused(shape, capsys):
+    assert error_of(capsys, RAISING, '--shape', shape) == (
+        'error: argument --shape: shape must be positive integers separated '
+        'by commas, e.g. 1,3,224,224; got {!r} (see --help)'.format(shape))
+
+
+def test_a_device_slower_than_one_flop_a_second():
+    # ReLU of 6 float32: 6 FLOPs at 0.5 FLOP/s = 12 s; 48 bytes at 0.25
+    # B/s = 192 s: memory bound, 192 s
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
+                       'csv', '--unit', 'raw', '--time-unit', 's',
+                       '--peak-flops', '0.5', '--bandwidth', '0.25',
+                       '--columns', 'name,t_compute,t_memory,t_roofline,'
+                       'bound')
+    assert status == 0
+    assert text.splitlines()[1] == 'ReLU-1,12.0,192.0,192.0,memory'
+
+
 # --fit and --margin
 
 FIT = ('cli_models:build_tiny', '--shape', '2,3', '--unit', 'raw', '--train',
@@ -100,9 +129,11 @@ def test_margin_values_refused(margin, capsys):
         "'cuda'; got {!r} (see --help)".format(margin))
 
 
-def test_fit_on_a_gpu_in_any_case(capsys):
-    # --fit needs --train: the parser took H100 as the device h100
-    assert error_of(capsys, RAISING, '--fit', 'H100') == (
+@pytest.mark.parametrize('value', ['H100', 'a100-40GB', '1', '1e3'])
+def test_fit_values_taken(value, capsys):
+    # a GPU in any case, bytes as a number: taken by the parser, refused
+    # by the next check (--fit needs --train)
+    assert error_of(capsys, RAISING, '--fit', value) == (
         'error: --fit needs --train: it sizes the batch of a training step')
 
 

@@ -216,10 +216,10 @@ def test_calibrate_reports_a_refused_budget(tmp_path, monkeypatch, capsys):
 def test_calibrate_bar_in_a_log_is_a_line_each_tenth():
     log = io.StringIO()
     progress = cli._bar(log)
-    for fraction in (0, 0.05, 0.1, 0.15, 0.4, 1.0):
+    for fraction in (0, 0.05, 0.095, 0.1, 0.15, 0.19, 0.4, 1.0):
         progress(fraction, 'probe')
-    # 0 -> tenth 0; 0.05 -> 0 again (no line); 0.1 -> 1; 0.15 -> 1 (none);
-    # 0.4: 12 of 30 filled; 1.0: all 30
+    # 0 -> tenth 0; 0.05, 0.095 -> 0 again (no line); 0.1 -> 1; 0.15,
+    # 0.19 -> 1 (none); 0.4: 12 of 30 filled; 1.0: all 30
     assert log.getvalue().splitlines() == [
         '[' + '.' * 30 + ']   0% probe',
         '[###' + '.' * 27 + ']  10% probe',
