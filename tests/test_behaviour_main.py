@@ -73,11 +73,16 @@ def test_projection_runs_batches_beyond_those_it_prepared(monkeypatch):
         cost_calculators.scratches, relu,
         lambda func, in_data, out_shapes=None, backend=None:
         4 * len(in_data[0]) + 4 * (len(in_data[0]) % 2))
-    shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape', '20,3',
-                      '--project', '--memory', '--unit', 'raw')
+    shown, text = labels(monkeypatch, 'cli_models:build_tiny', '--shape',
+                         '20,3', '--project', '--memory', '--unit', 'raw',
+                         '--mode', 'csv')
     assert shown == ['batch 1 (run 1 of 4)', 'batch 2 (run 2 of 4)',
                      'batch 3 (run 3 of 4)', 'batch 9 (run 4 of 4)',
                      'batch 4 (run 5)', 'batch 14 (run 6)']
+    # at batch 20: the ReLU's output 20*3*4 = 240 bytes, and its scratch
+    # bounded from above: at least 4*20 = 80
+    peak = text.splitlines()[1].split(',')
+    assert peak[0] == 'peak' and peak[2] == '240' and int(peak[4]) >= 80
 
 
 def test_progress_of_a_plain_run_names_its_batch(monkeypatch):
@@ -125,6 +130,35 @@ def build_one_row_short():
     return OneRowShort()
 
 
+class Normalized(chainer.Chain):
+    def __init__(self):
+        super(Normalized, self).__init__()
+        with self.init_scope():
+            self.bn = L.BatchNormalization(3)
+
+    def forward(self, x):
+        return self.bn(x)
+
+
+def build_normalized():
+    """A batch normalization over 3 features: logits of 3 classes."""
+    return Normalized()
+
+
+def test_inference_in_test_mode_and_a_step_in_train_mode():
+    # chainer.config.train: a batch normalization uses its running
+    # statistics (FixedBatchNormalization) in inference, the batch's own
+    # (BatchNormalization) in a training step
+    def first_type(*options):
+        status, text = run('test_behaviour_main:build_normalized',
+                           '--shape', '2,3', '--mode', 'csv', '--columns',
+                           'type', '--summary', *options)
+        assert status == 0
+        return text.splitlines()[1].split(',')[-1]  # (after the phase)
+    assert first_type() == 'FixedBatchNormalization'
+    assert first_type('--train') == 'BatchNormalization'
+
+
 def test_train_takes_logits_of_a_single_class():
     # Linear(3 -> 1) at batch 2: forward 2*3 multiply-adds + 2 bias adds
     # = 8 FLOPs (the forward LinearFunction row)
@@ -150,6 +184,14 @@ def test_train_refuses_logits_of_no_class_or_another_batch(factory, shape,
 
 
 # calibrate: checks before minutes of measuring, the bar, the summary
+
+def test_calibrate_needs_its_out_file(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['calibrate'])
+    assert e.value.code == 2
+    assert capsys.readouterr().err.endswith(
+        'error: the following arguments are required: --out\n')
+
 
 def test_calibrate_refuses_a_directory_or_a_missing_one(tmp_path, capsys):
     for out in (str(tmp_path), str(tmp_path / 'no' / 'c.json')):
@@ -237,14 +279,16 @@ class Log(object):
         self.lines.append(text)
 
     def flush(self):
-        pass
+        self.lines.append('<flushed>')
 
 
 def test_calibrate_bar_on_a_stream_without_isatty_is_a_log():
     log = Log()
     progress = cli._bar(log)
     progress(0.5, 'x')
-    assert log.lines == ['[' + '#' * 15 + '.' * 15 + ']  50% x\n']
+    # flushed at once: a log shows each line as it is written
+    assert log.lines == ['[' + '#' * 15 + '.' * 15 + ']  50% x\n',
+                         '<flushed>']
 
 
 def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
