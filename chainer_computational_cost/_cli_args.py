@@ -491,11 +491,11 @@ UNITS = ('raw',) + tuple(PREFIXES[1:]) + ('autoaligned', 'auto')
 def _check_unit(value):
     """--unit's value as the API takes it (None: raw), or a ValueError
     naming the values a command line can type."""
+    # 'raw' kept as text until _output_defaults: it differs from not given
     if value.lower() in rendering.RAW_UNITS:  # 'none' as the API's None
         return 'raw'
-    unit = rendering._choice(value, UNITS, '--unit', ' (any case)')
-    # 'raw' kept as text until _output_defaults: it differs from not given
-    return unit if unit == 'raw' else rendering.check_unit(unit, '--unit')
+    # (UNITS are the API's units: the spelling _choice returns is theirs)
+    return rendering._choice(value, UNITS, '--unit', ' (any case)')
 
 
 def _output_defaults(args):
