@@ -81,6 +81,19 @@ def test_memory_report_beside_a_timed_one_with_a_time_unit():
     assert phases.splitlines()[0].endswith('|Time s|')
 
 
+def test_scaling_report_with_its_options():
+    # --step-time 0.01 s: 10000 us of compute per worker, taken from the
+    # option, not the roofline
+    status, text = run('cli_models:build_linear', '--shape', '4,3', '--mode',
+                       'csv', '--time-unit', 'us', '--train', '--device',
+                       'a100', '--workers', '1,8', '--network', 'ib-edr',
+                       '--step-time', '0.01', '--columns',
+                       'workers,t_compute,step_from')
+    assert (status, text) == (0, 'Workers,T compute us,Step from\n'
+                                 '1,10000.0,step_time\n'
+                                 '8,10000.0,step_time\n')
+
+
 # The predicted times of a calibration (--predict-time)
 
 #: A calibration whose ReLU takes 10 us a call, 1 ns a byte read and 2 ns
