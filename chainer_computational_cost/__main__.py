@@ -61,9 +61,9 @@ def _inputs(args, dtype):
     """Batch size -> input: the batch of --shape, or with --project the
     batches a projection runs (allocated before the model is built, so
     that a shape too big is found at once)."""
-    rest = args.shape[1:]
-    batches = (projection.sample_batches(args.shape[0]) if args.project
-               else args.shape[:1])
+    batch, rest = args.shape[0], args.shape[1:]
+    batches = (projection.sample_batches(batch) if args.project
+               else (batch,))
     inputs = {}
     for n in batches:
         shape = (n,) + rest
@@ -428,17 +428,17 @@ def _bar(stream):
     """A progress function drawing ``[####......]  40% text``: in place
     on a terminal, else a line each tenth."""
     tty = getattr(stream, 'isatty', lambda: False)()
-    shown = [-1]
+    shown = set()  # the tenths with a line
 
     def progress(fraction, text):
         filled = int(round(30 * fraction))
         line = '[{}{}] {:3.0f}% {}'.format('#' * filled, '.' * (30 - filled),
                                            100 * fraction, text)
         if tty:
-            stream.write('\r' + line.ljust(70)[:70] +
+            stream.write('\r' + '{:70.70}'.format(line) +
                          ('\n' if fraction >= 1 else ''))
-        elif int(10 * fraction) > shown[0]:
-            shown[0] = int(10 * fraction)
+        elif int(10 * fraction) not in shown:
+            shown.add(int(10 * fraction))
             stream.write(line + '\n')
         stream.flush()
     return progress

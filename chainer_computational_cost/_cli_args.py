@@ -55,8 +55,8 @@ def parse_depth(text):
     try:
         depth = int(text)
     except ValueError:
-        depth = -1
-    if depth < 0:
+        depth = None
+    if depth is None or depth < 0:
         # The usual slip: '--links resnet50' takes the model for a depth.
         raise argparse.ArgumentTypeError(
             'depth must be an integer >= 0, got {!r} (a --links without a '
@@ -118,7 +118,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 #: The value of a --links given without a depth: every level (not a str,
 #: which argparse would pass through parse_depth).
-_ALL_LEVELS = -1
+_ALL_LEVELS = math.inf
 
 
 def _prog():
@@ -339,17 +339,17 @@ def parse_workers(text):
 
 
 def check_scaling(args):
-    """Whether the scaling report is asked for (--workers, --network);
-    CommandError for an incomplete or wrong request."""
+    """CommandError for an incomplete or wrong request of the scaling
+    report (--workers, --network and their options)."""
     given = scaling_options(args)
-    if getattr(args, 'plot_scaling', None) is not None:
-        given = dict(given, plot_scaling=True)
     if args.workers is None and args.network is None:
-        if given:
+        asked = set(given)
+        if getattr(args, 'plot_scaling', None) is not None:
+            asked.add('plot_scaling')
+        if asked:
             raise CommandError('--{} needs --workers and --network'.format(
-                sorted(given)[0].replace('_', '-')))
-        return False
-    given.pop('plot_scaling', None)
+                min(asked).replace('_', '-')))
+        return
     if args.workers is None or args.network is None:
         raise CommandError('--workers and --network go together: e.g. '
                            '--workers 1,8,64 --network ib-hdr200')
@@ -365,7 +365,6 @@ def check_scaling(args):
         network.check_scaling_options(**given)
     except ValueError as e:
         raise CommandError(str(e))
-    return True
 
 
 #: The reports a run can print, in the order it prints them.
@@ -468,9 +467,8 @@ def _probe_writable(path, directory):
     if os.path.exists(path):
         with open(path, 'ab'):
             return
-    fd, probe = tempfile.mkstemp(prefix='.plot-probe-', dir=directory)
-    os.close(fd)
-    os.remove(probe)
+    with tempfile.NamedTemporaryFile(prefix='.plot-probe-', dir=directory):
+        pass  # removed as it closes
 
 
 #: Option attribute -> (option, the report's check of its value, which
@@ -493,11 +491,11 @@ UNITS = ('raw',) + tuple(PREFIXES[1:]) + ('autoaligned', 'auto')
 def _check_unit(value):
     """--unit's value as the API takes it (None: raw), or a ValueError
     naming the values a command line can type."""
+    # 'raw' kept as text until _output_defaults: it differs from not given
     if value.lower() in rendering.RAW_UNITS:  # 'none' as the API's None
         return 'raw'
-    unit = rendering._choice(value, UNITS, '--unit', ' (any case)')
-    # 'raw' kept as text until _output_defaults: it differs from not given
-    return unit if unit == 'raw' else rendering.check_unit(unit, '--unit')
+    # (UNITS are the API's units: the spelling _choice returns is theirs)
+    return rendering._choice(value, UNITS, '--unit', ' (any case)')
 
 
 def _output_defaults(args):

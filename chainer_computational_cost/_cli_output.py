@@ -19,7 +19,6 @@ from chainer_computational_cost import fit as fit_module
 from chainer_computational_cost import rendering
 from chainer_computational_cost._cli_args import _ALL_LEVELS
 from chainer_computational_cost._cli_args import scaling_options
-from chainer_computational_cost.fit import FIT_COLUMNS
 from chainer_computational_cost.fit import fit_rows
 
 
@@ -63,8 +62,9 @@ def fit_answer(fit):
 
 
 def _render_fit(fit, args, columns, notes):
+    # (columns: check_args always lists them)
     table = rendering.render(
-        fit_rows(fit), columns or FIT_COLUMNS, args.mode, args.unit,
+        fit_rows(fit), columns, args.mode, args.unit,
         args.n_digits, name_title='Memory at batch {}'.format(
             fit['batch_size']))
     if args.mode == 'json':
@@ -92,9 +92,8 @@ _ROOFLINE_BLANKS = (
 
 
 def _roofline_notes(report, args, columns):
-    """Why the roofline report shows blank cells, for those it shows."""
-    if columns is None:
-        columns = ['intensity', 'bound']
+    """Why the roofline report shows blank cells, for those of its
+    ``columns`` it shows (check_args always lists them)."""
     rows = report.roofline_report(device=args.device,
                                   peak_flops=args.peak_flops,
                                   bandwidth=args.bandwidth)
