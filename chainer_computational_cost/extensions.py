@@ -582,10 +582,10 @@ class _Steps(object):
         try:
             rest = _step_figures(late[0])[0]
         except Exception:  # ours: it must not stop the training
-            self.calls.append(None)
-            return result
-        self.calls.append((before[seen.matched] + seen.flops + rest, None,
-                           None))
+            step = None
+        else:
+            step = before[seen.matched] + seen.flops + rest, None, None
+        self.calls.append(step)
         return result
 
     def figures(self, elapsed):

@@ -1,0 +1,253 @@
+"""CostMonitor as a user reads its log: the batch behind
+cost/samples_per_second however the update is called, the peak behind
+cost/mfu for a float16 model, the memory peak of a step with two
+optimizers, a step with other work that differentiates in its forward
+pass, and a failure of its own in such a step (worked by hand or against
+an oracle; see benchmarks/mutate.py for how this file is used)."""
+
+import warnings
+
+import chainer
+from chainer.dataset import concat_examples
+import chainer.functions as F
+import chainer.links as L
+from chainer import training
+from chainer.training import extensions
+import numpy
+import pytest
+
+from chainer_computational_cost import CostMonitor
+from chainer_computational_cost import extensions as cm_extensions
+from chainer_computational_cost import ReportWarning
+from memory_oracle import traced_peak
+from test_extensions import _batches
+from test_extensions import _lstm_trainer
+from test_extensions import _replayed_flops
+from test_extensions import SumLinear
+from test_extensions import var_sequences
+
+BATCH = 64
+
+
+@pytest.fixture
+def quarter_second_steps(monkeypatch):
+    """Every update_core takes 0.25 s by the monitor's clock."""
+    ticks = iter(range(10 ** 6))
+    monkeypatch.setattr(cm_extensions, '_clock', lambda: next(ticks) / 4)
+
+
+class _Calling(training.StandardUpdater):
+    """An updater whose step is ``call(optimizer)``."""
+
+    def __init__(self, call, optimizer):
+        super(_Calling, self).__init__(
+            chainer.iterators.SerialIterator([0], 1), optimizer)
+        self.call = call
+
+    def update_core(self):
+        self.call(self.get_optimizer('main'))
+
+
+def _run(updater, n_iter, tmp_path, monitor):
+    trainer = training.Trainer(updater, (n_iter, 'iteration'),
+                               out=str(tmp_path))
+    trainer.extend(monitor)
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    return log.log
+
+
+X = numpy.ones((BATCH, 1, 4), numpy.float32)
+
+
+def _keywords_only(opt):
+    opt.update(lambda x: opt.target(x), x=X)
+
+
+def _a_scalar_first(opt):
+    opt.update(lambda scale, x: scale * opt.target(x), 0.5, X)
+
+
+def _a_list_of_arrays(opt):
+    opt.update(lambda xs: opt.target(F.stack(xs)), list(X))
+
+
+@pytest.mark.parametrize('call', [_keywords_only, _a_scalar_first,
+                                  _a_list_of_arrays])
+def test_samples_per_second_counts_the_batch_however_it_is_passed(
+        tmp_path, quarter_second_steps, call):
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(call, opt), 3, tmp_path, CostMonitor())
+    # 64 samples in 0.25 s
+    assert [e['cost/samples_per_second'] for e in log] == [256] * 3
+    assert all('cost/flops' in e for e in log)
+    if call is _keywords_only:
+        # SumLinear on 64 x 1 rows of 4 (test_extensions.sum_linear_flops):
+        # 32 * 64 + 7 = 2055 FLOPs, 8220 a second
+        assert [(e['cost/flops'], e['cost/flops_per_second'])
+                for e in log] == [(2055, 8220)] * 3
+
+
+def test_a_step_given_no_array_has_flops_but_no_samples_per_second(
+        tmp_path, quarter_second_steps):
+    # a loss that makes its own input (a generator's noise, say): no
+    # batch to count
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(lambda o: o.update(lambda: o.target(X)), opt), 2,
+               tmp_path, CostMonitor())
+    assert [e['cost/flops'] for e in log] == [2055] * 2
+    assert not any('cost/samples_per_second' in e for e in log)
+
+
+class _Mixed(chainer.Chain):
+    """x (batch, 4) float16 -> two float16 layers without bias (4 x 5 and
+    5 x 4: 40 float16 elements in two parameters), then a float32 one
+    (4 x ``out``) on the result cast to float32."""
+
+    def __init__(self, out):
+        super(_Mixed, self).__init__()
+        with self.init_scope():
+            with chainer.using_config('dtype', numpy.float16):
+                self.l1 = L.Linear(4, 5, nobias=True)
+                self.l2 = L.Linear(5, 4, nobias=True)
+            self.l3 = L.Linear(4, out, nobias=True)
+
+    def forward(self, x):
+        h = F.cast(self.l2(self.l1(x)), numpy.float32)
+        return F.sum(self.l3(h))
+
+
+@pytest.mark.parametrize('out, peak', [
+    # 40 float16 elements against 28 float32 ones, though float32 has the
+    # larger parameter (and float16 two parameters, each smaller): the
+    # A100's FP16 tensor-core peak, 312 TFLOP/s
+    (7, 312e12),
+    # 40 against 44: float32's, TF32 tensor cores, 156 TFLOP/s
+    (11, 156e12),
+])
+def test_the_mfu_of_a_model_is_over_the_peak_of_most_of_its_elements(
+        tmp_path, quarter_second_steps, out, peak):
+    x16 = numpy.ones((BATCH, 4), numpy.float16)
+    opt = chainer.optimizers.SGD().setup(_Mixed(out))
+    log = _run(_Calling(lambda o: o.update(o.target, x16), opt), 2,
+               tmp_path, CostMonitor(device='a100'))
+    for e in log:
+        # FLOPs over 0.25 s, over the peak
+        assert e['cost/mfu'] == pytest.approx(
+            e['cost/flops'] * 4 / peak, rel=1e-12)
+
+
+def test_a_float16_model_whose_links_initialise_lazily(
+        tmp_path, quarter_second_steps):
+    # in_size None: no parameter array until the first forward pass,
+    # which makes it in the configured dtype (float16: the whole training
+    # runs under it)
+    x = numpy.ones((BATCH, 4), numpy.float16)
+    t = numpy.zeros(BATCH, numpy.int32)
+    with chainer.using_config('dtype', numpy.float16):
+        model = L.Classifier(L.Linear(None, 3))
+        opt = chainer.optimizers.SGD().setup(model)
+        log = _run(_Calling(lambda o: o.update(o.target, x, t), opt), 2,
+                   tmp_path, CostMonitor(device='a100'))
+    assert model.predictor.W.dtype == numpy.float16
+    for e in log:  # FP16 tensor cores: 312 TFLOP/s
+        assert e['cost/mfu'] == pytest.approx(
+            e['cost/flops'] * 4 / 312e12, rel=1e-12)
+
+
+def test_the_memory_peak_of_two_optimizers_is_the_larger_update(tmp_path):
+    # Two SumLinear models, each with its own SGD, on 64 x 1000 rows and
+    # on the first 100 of them: each update's peak is above its gradient
+    # copy (rows x 2 float32: 512000 and 51200 bytes), and the step's is
+    # the larger one's, not their sum: the arrays of the first update are
+    # freed before the second runs.  The oracle, tracemalloc's peak of the
+    # same two updates, is above the hook's by the Python objects of the
+    # graph, at most 64 KiB (test_extensions: 39440 bytes measured).
+    x = numpy.ones((BATCH, 1000, 4), numpy.float32)
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in ('big', 'small')}
+
+    def both():
+        opts['big'].update(opts['big'].target, x)
+        opts['small'].update(opts['small'].target, x[:, :100])
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            both()
+
+    updater = Two(chainer.iterators.SerialIterator([0], 1), opts)
+    log = _run(updater, 3, tmp_path, CostMonitor(memory=True))
+    traced = traced_peak(both)
+    peaks = [e['cost/memory_peak'] for e in log]
+    assert peaks[0] == peaks[1] == peaks[2]
+    assert 512000 <= peaks[0] <= traced <= peaks[0] + 65536, (peaks, traced)
+
+
+class _PoolPenalty(chainer.Chain):
+    """(x (batch, 1, 4, 4), lengths (batch,)) -> a gradient penalty of
+    the rows with a length, through an average pooling: its forward pass
+    differentiates (AveragePooling2DGrad is a call of the forward)."""
+
+    def __init__(self):
+        super(_PoolPenalty, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.full((1, 1, 1, 1), 0.5, 'f'))
+
+    def forward(self, x, lengths):
+        h = chainer.Variable(x[:int((lengths > 0).sum())])
+        y = F.average_pooling_2d(h * F.broadcast_to(self.w, h.shape), 2)
+        gx, = chainer.grad([F.sum(y * y)], [h], enable_double_backprop=True)
+        return F.sum(gx * gx)
+
+
+def test_other_work_in_a_forward_pass_that_differentiates(tmp_path):
+    # rows with a length per batch of 3: 3, 3 (the costed reference), then
+    # 2, 1, 3, 2: other work at the same shapes from the multiplication on
+    rng = numpy.random.RandomState(0)
+    lengths = [1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 0]
+    data = [(rng.rand(1, 4, 4).astype('f'), numpy.int32(n))
+            for n in lengths]
+    numpy.random.seed(5)
+    model = _PoolPenalty()
+    replay = _PoolPenalty()
+    replay.copyparams(model)
+    opt = chainer.optimizers.SGD().setup(model)
+    it = chainer.iterators.SerialIterator(data, 3, shuffle=False)
+    updater = training.StandardUpdater(it, opt, converter=concat_examples,
+                                       loss_func=model)
+    log = _run(updater, 6, tmp_path, CostMonitor())
+    batches = [concat_examples(data[i:i + 3]) for i in range(0, 18, 3)]
+    expected = _replayed_flops(
+        [(replay, chainer.optimizers.SGD().setup(replay))], batches)
+    assert len(set(expected)) == 3
+    assert [e['cost/flops'] for e in log] == expected
+
+
+def test_a_failure_of_its_own_in_a_step_with_other_work(tmp_path,
+                                                        monkeypatch):
+    # The third costing fails: iteration 3's, the first step with other
+    # work than its shapes' costed step; it has no cost/flops, and the
+    # training goes on, the later steps costed
+    real = cm_extensions._step_figures
+    runs = []
+
+    def third_fails(hook):
+        runs.append(hook)
+        if len(runs) == 3:
+            raise ValueError('planted')
+        return real(hook)
+    monkeypatch.setattr(cm_extensions, '_step_figures', third_fails)
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(),
+                                         var_sequences(), 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    expected = _replayed_flops(replay, _batches(var_sequences(), 3, 5))
+    assert len(log.log) == 5
+    assert 'cost/flops' not in log.log[2]
+    assert 'cost/samples_per_second' in log.log[2]
+    flops = [e.get('cost/flops') for e in log.log]
+    assert flops[:2] + flops[3:] == expected[:2] + expected[3:]
