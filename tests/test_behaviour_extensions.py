@@ -16,14 +16,16 @@ from chainer.training import extensions
 import numpy
 import pytest
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import CostMonitor
 from chainer_computational_cost import extensions as cm_extensions
 from chainer_computational_cost import ReportWarning
 from memory_oracle import traced_peak
-from test_extensions import _batches
 from test_extensions import _lstm_trainer
 from test_extensions import _replayed_flops
 from test_extensions import SumLinear
+from test_calibration import _calibration
+from test_extensions import _batches
 from test_extensions import var_sequences
 
 BATCH = 64
@@ -251,3 +253,95 @@ def test_a_failure_of_its_own_in_a_step_with_other_work(tmp_path,
     assert 'cost/samples_per_second' in log.log[2]
     flops = [e.get('cost/flops') for e in log.log]
     assert flops[:2] + flops[3:] == expected[:2] + expected[3:]
+
+
+def test_the_predicted_time_of_two_optimizers_is_the_sum_of_theirs(
+        tmp_path, quarter_second_steps):
+    # The oracle: the calibration applied to the hook's run of each
+    # update alone (the monitor's hook counts a multiply-add as 2 FLOPs)
+    c = _calibration()
+    xs = {'big': numpy.ones((BATCH, 30, 4), numpy.float32),
+          'small': numpy.ones((BATCH, 3, 4), numpy.float32)}
+    expected = 0
+    for x in xs.values():
+        model = SumLinear()
+        opt = chainer.optimizers.SGD().setup(model)
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, x)
+        expected += hook.time_report(c)['total']['t_predicted']
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in xs}
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            for name, x in sorted(xs.items()):
+                opts[name].update(opts[name].target, x)
+
+    log = _run(Two(chainer.iterators.SerialIterator([0], 1), opts), 2,
+               tmp_path, CostMonitor(calibration=c))
+    for e in log:
+        assert e['cost/predicted_time'] == pytest.approx(expected,
+                                                         rel=1e-12)
+        assert e['cost/time'] == 0.25
+
+
+def _rows_by_step(step):
+    """Steps 1, 3, 5: two sequences of 2 and 3 rows; 2, 4, 6: 3 and 3."""
+    return [2, 3] if step % 2 else [3, 3]
+
+
+@pytest.mark.parametrize('as_keywords', [False, True])
+def test_alternating_sequence_lists_are_each_costed_whole(
+        tmp_path, as_keywords):
+    # A list of variable-length sequences, given as an argument or a
+    # keyword: each step of the two layouts is costed as such, with its
+    # memory peak (a step taken for the other layout has none)
+    steps = []
+
+    def call(opt):
+        steps.append(None)
+        xs = [numpy.ones((1, n, 4), numpy.float32)
+              for n in _rows_by_step(len(steps))]
+
+        def lossfun(xs):
+            return opt.target(F.concat(xs, axis=1))
+        if as_keywords:
+            opt.update(lossfun, xs=xs)
+        else:
+            opt.update(lossfun, xs)
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(call, opt), 6, tmp_path, CostMonitor(memory=True))
+    # SumLinear on 5 rows: 32 * 5 + 7 = 167 FLOPs; on 6: 199 (the concat
+    # of the sequences: 0)
+    assert [e['cost/flops'] for e in log] == [167, 199] * 3
+    assert all(e['cost/memory_peak'] > 0 for e in log)
+
+
+class _Finished(object):
+    """A trigger finished before the training starts (as a resumed
+    ManualScheduleTrigger past its points): the trainer neither
+    initializes nor calls its extension, but finalizes it."""
+
+    finished = True
+
+    def __call__(self, trainer):
+        return False
+
+
+def test_a_monitor_no_trainer_started_does_nothing(tmp_path):
+    monitor = CostMonitor()
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    updater = _Calling(lambda o: o.update(o.target, X), opt)
+    trainer = training.Trainer(updater, (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(monitor, trigger=_Finished())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()  # finalized without having been initialized
+    assert len(log.log) == 2
+    assert not any(k.startswith('cost/') for e in log.log for k in e)
+    # called by hand: nothing to report, nothing reported
+    observation = {}
+    with chainer.reporter.Reporter().scope(observation):
+        monitor(trainer)
+    assert observation == {}
+    monitor.finalize()
