@@ -345,3 +345,17 @@ def test_a_monitor_no_trainer_started_does_nothing(tmp_path):
         monitor(trainer)
     assert observation == {}
     monitor.finalize()
+
+
+def test_a_step_the_clock_sees_as_instant_has_flops_and_no_rates(
+        tmp_path, monkeypatch):
+    # a clock too coarse to see the step (0 s): no rate to divide by 0,
+    # the step's FLOPs all the same (SumLinear on 64 rows: 2055)
+    monkeypatch.setattr(cm_extensions, '_clock', lambda: 7.0)
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(lambda o: o.update(o.target, X), opt), 2, tmp_path,
+               CostMonitor(device='a100', calibration=_calibration()))
+    assert [sorted(k for k in e if k.startswith('cost/')) for e in log] == [
+        ['cost/flops', 'cost/predicted_time', 'cost/time']] * 2
+    assert [(e['cost/flops'], e['cost/time']) for e in log] == [
+        (2055, 0.0)] * 2
