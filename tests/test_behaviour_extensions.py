@@ -19,6 +19,8 @@ import pytest
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import CostMonitor
 from chainer_computational_cost import extensions as cm_extensions
+from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost import ReportWarning
 from memory_oracle import traced_peak
 from test_extensions import _lstm_trainer
@@ -26,7 +28,9 @@ from test_extensions import _replayed_flops
 from test_extensions import SumLinear
 from test_calibration import _calibration
 from test_extensions import _batches
+from test_extensions import pad_sorted
 from test_extensions import var_sequences
+from test_extensions import VarLengthLSTM
 
 BATCH = 64
 
@@ -205,17 +209,37 @@ class _PoolPenalty(chainer.Chain):
         return F.sum(gx * gx)
 
 
-def test_other_work_in_a_forward_pass_that_differentiates(tmp_path):
+class _BinaryRows(chainer.Chain):
+    """(x (batch, 1, 4, 4), lengths (batch,)) -> the sigmoid cross
+    entropy of the rows with a length, reporting their binary accuracy:
+    BinaryAccuracy is an old-style Function (5 FLOPs an element)."""
+
+    def __init__(self):
+        super(_BinaryRows, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.full((1, 16), 0.5, 'f'))
+
+    def forward(self, x, lengths):
+        n = int((lengths > 0).sum())
+        h = F.reshape(x[:n], (n, 16))
+        y = h * F.broadcast_to(self.w, h.shape) - 0.25
+        t = (x[:n].reshape(n, 16) > 0.5).astype(numpy.int32)
+        chainer.report({'accuracy': F.binary_accuracy(y, t)}, self)
+        return F.sigmoid_cross_entropy(y, t)
+
+
+@pytest.mark.parametrize('chain', [_PoolPenalty, _BinaryRows])
+def test_other_work_through_gradients_and_old_style_functions(tmp_path,
+                                                              chain):
     # rows with a length per batch of 3: 3, 3 (the costed reference), then
-    # 2, 1, 3, 2: other work at the same shapes from the multiplication on
+    # 2, 1, 3, 2: other work at the same shapes from the first call on
+    # the rows
     rng = numpy.random.RandomState(0)
     lengths = [1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 0]
     data = [(rng.rand(1, 4, 4).astype('f'), numpy.int32(n))
             for n in lengths]
-    numpy.random.seed(5)
-    model = _PoolPenalty()
-    replay = _PoolPenalty()
-    replay.copyparams(model)
+    model = chain()
+    replay = chain()
     opt = chainer.optimizers.SGD().setup(model)
     it = chainer.iterators.SerialIterator(data, 3, shuffle=False)
     updater = training.StandardUpdater(it, opt, converter=concat_examples,
@@ -226,6 +250,20 @@ def test_other_work_in_a_forward_pass_that_differentiates(tmp_path):
         [(replay, chainer.optimizers.SGD().setup(replay))], batches)
     assert len(set(expected)) == 3
     assert [e['cost/flops'] for e in log] == expected
+
+
+def test_no_calculator_s_flops_need_the_output_shapes():
+    # CostMonitor counts a step with other work call by call without the
+    # output shapes (extensions._call_flops): the calculators that read
+    # them must have FLOPs that do not depend on them, as these do
+    # (DETAILS.md): GetItem and ChainerMN's communications are 0 FLOPs, a
+    # pooling gradient's output has its forward's input shape.  A new one
+    # must be checked and added here.
+    readers = set(calculators.values()) - skips_out_shapes
+    assert sorted(c.__name__ for c in readers) == [
+        'calc_average_pooling_2d_grad', 'calc_average_pooling_nd_grad',
+        'calc_chainermn_communication', 'calc_get_item',
+        'calc_max_pooling_grad']
 
 
 def test_a_failure_of_its_own_in_a_step_with_other_work(tmp_path,
@@ -359,3 +397,156 @@ def test_a_step_the_clock_sees_as_instant_has_flops_and_no_rates(
         ['cost/flops', 'cost/predicted_time', 'cost/time']] * 2
     assert [(e['cost/flops'], e['cost/time']) for e in log] == [
         (2055, 0.0)] * 2
+
+
+def test_the_mfu_peak_counts_the_parameters_of_every_optimizer(
+        tmp_path, quarter_second_steps):
+    # 'main' updates a float32 Linear(4, 2) (10 elements), 'other' a
+    # float16 Linear(4, 20) (100): most of the elements are float16, the
+    # A100's FP16 peak, 312 TFLOP/s
+    x = numpy.ones((BATCH, 4), numpy.float32)
+    with chainer.using_config('dtype', numpy.float16):
+        big = L.Linear(4, 20)
+    opts = {'main': chainer.optimizers.SGD().setup(L.Linear(4, 2)),
+            'other': chainer.optimizers.SGD().setup(big)}
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            for name, dtype in (('main', 'f'), ('other', 'e')):
+                opts[name].update(lambda x: F.sum(opts[name].target(x)),
+                                  x.astype(dtype))
+
+    log = _run(Two(chainer.iterators.SerialIterator([0], 1), opts), 2,
+               tmp_path, CostMonitor(device='a100'))
+    for e in log:
+        assert e['cost/mfu'] == pytest.approx(e['cost/flops'] * 4 / 312e12,
+                                              rel=1e-12)
+
+
+def test_the_default_limit_is_16_signatures(tmp_path):
+    # step i on 64 x i rows: every step a new signature, the first 16
+    # costed (SumLinear: 32 * 64 i + 7 FLOPs), the 17th not
+    steps = []
+
+    def call(opt):
+        steps.append(None)
+        opt.update(opt.target, numpy.ones((BATCH, len(steps), 4), 'f'))
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(call, opt), 17, tmp_path, CostMonitor())
+    assert [e.get('cost/flops') for e in log] == [
+        2048 * i + 7 for i in range(1, 17)] + [None]
+
+
+class _Manual(training.StandardUpdater):
+    """Runs forward and backward itself, then updates each optimizer
+    without a loss function."""
+
+    def update_core(self):
+        for name, opt in sorted(self.get_all_optimizers().items()):
+            loss = opt.target(X)
+            opt.target.cleargrads()
+            loss.backward()
+            opt.update()  # the line the warnings point at
+
+
+def _warnings_of(trainer):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        trainer.run()
+    return [w for w in caught if issubclass(w.category, ReportWarning)]
+
+
+def test_one_warning_per_optimizer_updated_without_a_loss_function(
+        tmp_path):
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in ('a', 'b')}
+    updater = _Manual(chainer.iterators.SerialIterator([0], 1), opts)
+    trainer = training.Trainer(updater, (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    caught = _warnings_of(trainer)
+    assert [str(w.message) for w in caught] == [
+        "CostMonitor: optimizer '{}' was updated without a loss function "
+        '(the updater ran forward and backward itself): only its update is '
+        'costed'.format(name) for name in ('a', 'b')]
+
+
+def test_a_plain_training_warns_nothing(tmp_path):
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(memory=True))
+    assert _warnings_of(trainer) == []
+
+
+def test_every_warning_points_at_the_updater(tmp_path, monkeypatch):
+    # The limit, an update without a loss function, a step with other
+    # work at the same shapes, a failure of its own: each warning's
+    # location is the updater's call of optimizer.update
+    import inspect
+    line = [n for n, text in enumerate(
+        inspect.getsourcelines(_Manual)[0],
+        inspect.getsourcelines(_Manual)[1]) if 'opt.update()' in text]
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(
+        _Manual(chainer.iterators.SerialIterator([0], 1), opt),
+        (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    caught = _warnings_of(trainer)
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line[0])]
+
+    def growing(opt):  # a new signature each step
+        opt.update(opt.target, numpy.ones((1, trainer.updater.iteration + 1,
+                                           4), 'f'))
+    trainer = training.Trainer(_Calling(growing, opt), (3, 'iteration'),
+                               out=str(tmp_path))
+    trainer.extend(CostMonitor(limit=1))
+    caught = _warnings_of(trainer)
+    assert [(w.filename, str(w.message)[:30]) for w in caught] == [
+        (__file__, 'CostMonitor: more than limit=1')]
+
+    trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(), var_sequences(),
+                                  3)
+    caught = _warnings_of(trainer)
+    # StandardUpdater.update_core calls optimizer.update
+    here = training.updaters.standard_updater.__file__
+    assert [(w.filename, str(w.message)[:39]) for w in caught] == [
+        (here, 'CostMonitor: a step did other work than')]
+
+    def broken(hook):
+        raise ValueError('planted')
+    monkeypatch.setattr(cm_extensions, '_step_figures', broken)
+    trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(), var_sequences(),
+                                  2)
+    caught = _warnings_of(trainer)
+    assert [(w.filename, str(w.message)) for w in caught] == [
+        (here, 'CostMonitor: a step could not be costed, its shapes are not '
+         'costed again: ValueError: planted')]
+
+
+class _ReturningSGD(chainer.optimizers.SGD):
+    """An SGD whose update returns something (Chainer's return None)."""
+
+    def update(self, lossfun=None, *args, **kwds):
+        super(_ReturningSGD, self).update(lossfun, *args, **kwds)
+        return 'updated', args[0].shape
+
+
+def test_what_an_optimizer_s_update_returns_is_passed_through(tmp_path):
+    # Steps costed (1, 2), with other work than the costed one (3 to 5:
+    # the LSTM's batches) and as the costed one (6): the updater gets the
+    # optimizer's answer each time
+    model = VarLengthLSTM()
+    opt = _ReturningSGD().setup(model)
+    got = []
+
+    class Keeping(training.StandardUpdater):
+        def update_core(self):
+            batch = self.converter(self.get_iterator('main').next())
+            got.append(opt.update(model, *batch))
+
+    it = chainer.iterators.SerialIterator(var_sequences(), 3, shuffle=False)
+    log = _run(Keeping(it, opt, converter=pad_sorted), 6, tmp_path,
+               CostMonitor())
+    assert got == [('updated', (3, 4, 3))] * 6
+    assert all('cost/flops' in e for e in log)
