@@ -146,13 +146,11 @@ class _Calls(chainer.FunctionHook):
         self.each = [] if reference is None else None
 
     def forward_postprocess(self, function, in_data):
-        # Once per function call of every monitored step: kept short.
-        try:
-            call = (type(function), tuple([x.shape for x in in_data]),
-                    in_data[0].dtype if in_data else None)
-        except AttributeError:
-            call = (type(function), tuple([getattr(x, 'shape', None)
-                                           for x in in_data]), None)
+        # Once per function call of every monitored step: kept short.  An
+        # input may be None, as the hook allows.
+        call = (type(function),
+                tuple([getattr(x, 'shape', None) for x in in_data]),
+                getattr(in_data[0], 'dtype', None) if in_data else None)
         if not self.diverged:
             i = self.matched
             reference = self.reference
@@ -592,9 +590,7 @@ class _Steps(object):
         calls = self.calls
         if not calls or None in calls:
             return out
-        flops = calls[0][0] if len(calls) == 1 else sum(
-            c[0] for c in calls)
-        out['cost/flops'] = flops
+        out['cost/flops'] = flops = sum([c[0] for c in calls])
         if elapsed > 0:
             out['cost/flops_per_second'] = fps = flops / elapsed
             if self.peak is not None:

@@ -81,8 +81,14 @@ def _a_list_of_arrays(opt):
     opt.update(lambda xs: opt.target(F.stack(xs)), list(X))
 
 
+def _a_shorter_array_after(opt):
+    # per-class weights (3,) after the batch: the first array counts
+    opt.update(lambda x, w: F.sum(w) * opt.target(x), X,
+               numpy.ones(3, numpy.float32))
+
+
 @pytest.mark.parametrize('call', [_keywords_only, _a_scalar_first,
-                                  _a_list_of_arrays])
+                                  _a_list_of_arrays, _a_shorter_array_after])
 def test_samples_per_second_counts_the_batch_however_it_is_passed(
         tmp_path, quarter_second_steps, call):
     opt = chainer.optimizers.SGD().setup(SumLinear())
@@ -550,3 +556,48 @@ def test_what_an_optimizer_s_update_returns_is_passed_through(tmp_path):
                CostMonitor())
     assert got == [('updated', (3, 4, 3))] * 6
     assert all('cost/flops' in e for e in log)
+
+
+class _Counting(chainer.FunctionHook):
+    """A user's function hook, with FunctionHook's default name."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def forward_postprocess(self, function, in_data):
+        self.calls += 1
+
+
+def test_a_users_function_hook_runs_beside_the_monitor(tmp_path):
+    # the monitor's own hooks must not take the name of the user's
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with _Counting() as users:
+        trainer.run()
+    # a step of SumLinear applies Reshape, LinearFunction, Sum, then, in
+    # its backward, BroadcastTo (Sum's gradient) and LinearGradWeight (no
+    # gradient for the input): 5 calls, 3 steps
+    assert users.calls == 15
+    assert [e['cost/flops'] for e in log.log] == [2055] * 3
+
+
+#: Sequence lengths, three a batch: (3, 2, 1) twice (costed twice, the
+#: first iteration's), then the same calls and more (4, 2, 1: a fourth
+#: step) and fewer (2, 2, 1: no third step).
+LONGER_SHORTER = [3, 2, 1, 3, 2, 1, 4, 2, 1, 2, 2, 1]
+
+
+def test_a_step_with_the_costed_calls_and_more_or_fewer(tmp_path):
+    data = var_sequences(LONGER_SHORTER)
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(), data, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    expected = _replayed_flops(replay, _batches(data, 3, 4))
+    assert len(set(expected)) == 3
+    assert [e['cost/flops'] for e in log.log] == expected
