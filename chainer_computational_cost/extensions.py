@@ -205,7 +205,7 @@ def _step_dtype(optimizers):
             for param in target.params():
                 if param.array is not None:
                     sizes[param.dtype.name] += param.size
-    return sizes.most_common(1)[0][0] if sizes else 'float32'
+    return max(sizes, key=sizes.get) if sizes else 'float32'
 
 
 def _step_figures(hook):
@@ -301,7 +301,8 @@ class CostMonitor(extension.Extension):
     optimizers are left as they were.
     """
 
-    trigger = 1, 'iteration'
+    # Extension's default trigger: every iteration.  A writer, so that a
+    # LogReport extended before it reads the figures of the same iteration.
     priority = extension.PRIORITY_WRITER
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
@@ -442,8 +443,8 @@ class _Steps(object):
         self.warned = set()
         self.peak = None
         self.observation = None
-        self.calls = []
-        self.batch = None
+        # run() sets, for each iteration: self.calls, the figures of each
+        # optimizer.update; self.batch, the batch size
 
     def run(self, updater, real_core):
         """One ``update_core``, its optimizers' updates wrapped."""

@@ -234,9 +234,54 @@ class _BinaryRows(chainer.Chain):
         return F.sigmoid_cross_entropy(y, t)
 
 
-@pytest.mark.parametrize('chain', [_PoolPenalty, _BinaryRows])
-def test_other_work_through_gradients_and_old_style_functions(tmp_path,
-                                                              chain):
+class _Square(chainer.FunctionNode):
+    """A user's node, without a calculator: the hook ignores it."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] * inputs[0],
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return 2 * x * grad_outputs[0],
+
+
+class _NotASum(F.math.sum.Sum):
+    """A user's node deriving from a built-in whose calculator cannot read
+    it (no ``axis``): the hook ignores it, with the calculator's error."""
+
+    def __init__(self):
+        pass
+
+    def check_type_forward(self, in_types):
+        pass
+
+    def forward(self, inputs):
+        return inputs[0].sum(keepdims=True).reshape(()),
+
+    def backward(self, indexes, grad_outputs):
+        return F.broadcast_to(grad_outputs[0], self.inputs[0].shape),
+
+
+class _IgnoredCalls(chainer.Chain):
+    """(x (batch, 1, 4, 4), lengths (batch,)) -> the rows with a length
+    through a Linear(16, 2), _Square and _NotASum."""
+
+    def __init__(self):
+        super(_IgnoredCalls, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(16, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, lengths):
+        y = self.lin(x[:int((lengths > 0).sum())])
+        y, = _Square().apply((y,))
+        return _NotASum().apply((y,))[0]
+
+
+@pytest.mark.parametrize('chain', [_PoolPenalty, _BinaryRows,
+                                   _IgnoredCalls])
+def test_other_work_through_gradients_old_style_and_ignored_calls(
+        tmp_path, chain):
     # rows with a length per batch of 3: 3, 3 (the costed reference), then
     # 2, 1, 3, 2: other work at the same shapes from the first call on
     # the rows
@@ -252,8 +297,10 @@ def test_other_work_through_gradients_and_old_style_functions(tmp_path,
                                        loss_func=model)
     log = _run(updater, 6, tmp_path, CostMonitor())
     batches = [concat_examples(data[i:i + 3]) for i in range(0, 18, 3)]
-    expected = _replayed_flops(
-        [(replay, chainer.optimizers.SGD().setup(replay))], batches)
+    with warnings.catch_warnings():  # the calls the hook ignores
+        warnings.simplefilter('ignore', ReportWarning)
+        expected = _replayed_flops(
+            [(replay, chainer.optimizers.SGD().setup(replay))], batches)
     assert len(set(expected)) == 3
     assert [e['cost/flops'] for e in log] == expected
 
@@ -601,3 +648,52 @@ def test_a_step_with_the_costed_calls_and_more_or_fewer(tmp_path):
     expected = _replayed_flops(replay, _batches(data, 3, 4))
     assert len(set(expected)) == 3
     assert [e['cost/flops'] for e in log.log] == expected
+
+
+class _CastBy(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> a Linear(4, 2) cast to float64
+    when the first flag is set, else to float16, squared and summed: the
+    same shapes, other dtypes."""
+
+    def __init__(self):
+        super(_CastBy, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, flag):
+        y = F.cast(self.lin(x), 'd' if flag[0] else 'e')
+        return F.sum(y * y)
+
+
+def test_a_step_whose_arrays_take_another_dtype_is_not_the_costed_one(
+        tmp_path):
+    # batches 1, 2: float16 (costed), 3: float64 (other work: no memory
+    # peak), 4: float16 again, the costed step's peak
+    x = numpy.ones((4, 4), numpy.float32)
+    flags = [0, 0, 1, 0]
+
+    def call(opt):
+        flag = numpy.full(4, flags[len(log_flags)], numpy.int32)
+        log_flags.append(flag[0])
+        opt.update(opt.target, x, flag)
+    log_flags = []
+    opt = chainer.optimizers.SGD().setup(_CastBy())
+    log = _run(_Calling(call, opt), 4, tmp_path, CostMonitor(memory=True))
+    assert ['cost/memory_peak' in e for e in log] == [True, True, False,
+                                                      True]
+    assert log[3]['cost/memory_peak'] == log[1]['cost/memory_peak']
+
+
+@pytest.mark.chainer7_only
+def test_a_monitor_called_before_training_reports_nothing(tmp_path):
+    # Chainer 7's call_before_training: the monitor is called once before
+    # the first iteration, with no step to report
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(), call_before_training=True)
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()
+    assert [e['cost/flops'] for e in log.log] == [2055] * 2
