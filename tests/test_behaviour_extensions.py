@@ -697,3 +697,21 @@ def test_a_monitor_called_before_training_reports_nothing(tmp_path):
     trainer.extend(log)
     trainer.run()
     assert [e['cost/flops'] for e in log.log] == [2055] * 2
+
+
+def test_every_value_reported_is_a_number(tmp_path):
+    # What an extension reading the observation (a logger of its own)
+    # gets: a key the step has no figure for is left out, never None
+    # (LogReport would drop a None; a user's writer would not).  Steps 3
+    # to 5 do other work than the costed one: no memory peak.
+    trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(memory=True),
+                                  var_sequences(), 6)
+    seen = []
+    trainer.extend(lambda t: seen.append({
+        k: v for k, v in t.observation.items() if k.startswith('cost/')}))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    assert ['cost/memory_peak' in o for o in seen] == [
+        True, True, False, False, False, True]
+    assert all(type(v) in (int, float) for o in seen for v in o.values())
