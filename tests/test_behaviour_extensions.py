@@ -516,11 +516,16 @@ def test_one_warning_per_optimizer_updated_without_a_loss_function(
     updater = _Manual(chainer.iterators.SerialIterator([0], 1), opts)
     trainer = training.Trainer(updater, (3, 'iteration'), out=str(tmp_path))
     trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
     caught = _warnings_of(trainer)
     assert [str(w.message) for w in caught] == [
         "CostMonitor: optimizer '{}' was updated without a loss function "
         '(the updater ran forward and backward itself): only its update is '
         'costed'.format(name) for name in ('a', 'b')]
+    # every step, the updates only: SGDRule on SumLinear's W (2 x 4),
+    # 2 |W| = 16 FLOPs, twice
+    assert [e['cost/flops'] for e in log.log] == [32] * 3
 
 
 def test_a_plain_training_warns_nothing(tmp_path):
