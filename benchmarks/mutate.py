@@ -75,7 +75,8 @@ TESTS = {
                     'test_links.py', 'test_phase.py', 'test_chainermn.py'],
     'update': ['test_update.py', 'test_extensions.py', 'test_fit.py'],
     'cost_calculators.optimizer': ['test_update.py', 'test_fit.py'],
-    'extensions': ['test_extensions.py'],
+    'extensions': ['test_extensions.py', 'test_chainermn.py::test_cost_'
+                   'monitor_logs_each_ranks_comm_bytes'],
     '__main__': ['test_cli.py', 'test_cli_combos.py'],
     '_cli_args': ['test_cli.py', 'test_cli_combos.py'],
     '_cli_output': ['test_cli.py', 'test_cli_combos.py'],

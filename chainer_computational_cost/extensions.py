@@ -59,7 +59,6 @@ from chainer_computational_cost.computational_cost_hook import \
     ComputationalCostHook
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import lookup
-from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost import memory
 from chainer_computational_cost import mn
@@ -78,8 +77,6 @@ _UNSUPPORTED = (
 _MISSING = object()
 _clock = time.perf_counter
 _ADAPTER = chainer.function.FunctionAdapter
-_APPLY_CODE = chainer.FunctionNode.apply.__code__
-_getframe = sys._getframe
 
 #: Function class -> its built-in calculator (or None), the nearest base
 #: class's when it has none of its own: as the hook resolves them, less
@@ -96,26 +93,20 @@ def _calculator(cls):
     return found
 
 
-def _call_flops(function, in_data, caller):
+def _call_flops(function, in_data):
     """The FLOPs (a multiply-add as 2) the hook records for one call of
-    ``function`` on ``in_data`` made from the frame ``caller``: the same
-    built-in calculator, given what the hook gives it; 0 where the hook
-    records an ignored call or an error."""
+    ``function`` on ``in_data``: the same built-in calculator; 0 where the
+    hook records an ignored call or an error.  Without the output shapes
+    the hook also gives: no calculator's FLOPs need them (GetItem's and
+    ChainerMN's communications are 0 FLOPs; a pooling gradient's output
+    has its forward's input shape, which it reads without them)."""
     if type(function) is _ADAPTER:
         function = function.function
     calc = _calculator(type(function))
     if calc is None:
         return 0
     try:
-        if calc in skips_out_shapes:
-            result = calc(function, in_data, fma_1flop=False)
-        else:
-            outputs = (caller.f_locals.get('outputs')
-                       if caller.f_code is _APPLY_CODE else None)
-            result = calc(function, in_data, fma_1flop=False,
-                          out_shapes=None if type(outputs) is not tuple
-                          else tuple([getattr(y, 'shape', None)
-                                      for y in outputs]))
+        result = calc(function, in_data, fma_1flop=False)
         return int(validate_cost(result, calc, type(function).__name__)[0])
     except Exception:
         return 0
@@ -155,13 +146,11 @@ class _Calls(chainer.FunctionHook):
         self.each = [] if reference is None else None
 
     def forward_postprocess(self, function, in_data):
-        # Once per function call of every monitored step: kept short.
-        try:
-            call = (type(function), tuple([x.shape for x in in_data]),
-                    in_data[0].dtype if in_data else None)
-        except AttributeError:
-            call = (type(function), tuple([getattr(x, 'shape', None)
-                                           for x in in_data]), None)
+        # Once per function call of every monitored step: kept short.  An
+        # input may be None, as the hook allows.
+        call = (type(function),
+                tuple([getattr(x, 'shape', None) for x in in_data]),
+                getattr(in_data[0], 'dtype', None) if in_data else None)
         if not self.diverged:
             i = self.matched
             reference = self.reference
@@ -169,7 +158,7 @@ class _Calls(chainer.FunctionHook):
                 self.matched = i + 1
                 return
             self.diverged = True
-        flops = _call_flops(function, in_data, _getframe(1))
+        flops = _call_flops(function, in_data)
         self.flops += flops
         if self.calls is not None:
             self.calls.append(call)
@@ -206,16 +195,17 @@ def _batch_size(args, kwargs):
     return None
 
 
-def _step_dtype(optimizer):
-    """The dtype name most of the optimizer's parameters (by elements)
-    have; ``float32`` if none is initialised."""
+def _step_dtype(optimizers):
+    """The dtype name most of the parameters (by elements) of the
+    optimizers' targets have; ``float32`` if none is initialised."""
     sizes = collections.Counter()
-    target = getattr(optimizer, 'target', None)
-    if target is not None:
-        for param in target.params():
-            if param.array is not None:
-                sizes[param.dtype.name] += param.size
-    return sizes.most_common(1)[0][0] if sizes else 'float32'
+    for optimizer in optimizers:
+        target = getattr(optimizer, 'target', None)
+        if target is not None:
+            for param in target.params():
+                if param.array is not None:
+                    sizes[param.dtype.name] += param.size
+    return max(sizes, key=sizes.get) if sizes else 'float32'
 
 
 def _step_figures(hook):
@@ -233,10 +223,12 @@ def _step_figures(hook):
     return flops, peak, comm
 
 
-def _quiet_warning(message):
-    # A warning turned into an error must not stop a training.
+def _quiet_warning(message, stacklevel=3):
+    # A warning turned into an error must not stop a training.  It points
+    # at the code that called optimizer.update (the updater), from the
+    # wrapped update (stacklevel 3) or a function it calls (4).
     try:
-        warnings.warn(message, ReportWarning, stacklevel=3)
+        warnings.warn(message, ReportWarning, stacklevel=stacklevel)
     except Exception:
         pass
 
@@ -256,9 +248,11 @@ class CostMonitor(extension.Extension):
             :data:`chainer_computational_cost.roofline.DEVICES` (``'a100'``,
             ...) or a :class:`~chainer_computational_cost.roofline.Device`:
             ``cost/mfu`` is then reported, over the device's matrix-unit
-            peak for the dtype of most of the model's parameters (float32:
-            TF32 tensor cores on an A100, as cuDNN and cuBLAS use them by
-            default; float16: FP16 tensor cores).  PaLM's MFU (Chowdhery
+            peak for the dtype of most of the parameters (by elements) of
+            the models the updater's optimizers update, read after the
+            first iteration (float32: TF32 tensor cores on an A100, as
+            cuDNN and cuBLAS use them by default; float16: FP16 tensor
+            cores).  PaLM's MFU (Chowdhery
             et al. 2022, appendix B) divides by the hardware's theoretical
             peak, which for a deep network's training is its matrix units.
         peak_flops (float): instead of ``device``, the peak (FLOP/s) to
@@ -307,7 +301,8 @@ class CostMonitor(extension.Extension):
     optimizers are left as they were.
     """
 
-    trigger = 1, 'iteration'
+    # Extension's default trigger: every iteration.  A writer, so that a
+    # LogReport extended before it reads the figures of the same iteration.
     priority = extension.PRIORITY_WRITER
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
@@ -444,12 +439,12 @@ class _Steps(object):
         # bytes), or None if the step could not be costed; a key of the
         # first iteration is not settled.
         self.costs = {}
-        self.iteration = 0
+        self.first = True  # in the first iteration
         self.warned = set()
         self.peak = None
         self.observation = None
-        self.calls = []
-        self.batch = None
+        # run() sets, for each iteration: self.calls, the figures of each
+        # optimizer.update; self.batch, the batch size
 
     def run(self, updater, real_core):
         """One ``update_core``, its optimizers' updates wrapped."""
@@ -470,10 +465,10 @@ class _Steps(object):
             self.monitor._restore()
             raise
         _unwrap(saved)
-        if self.peak is None and self.rated and optimizers:
-            main = optimizers.get('main') or next(iter(optimizers.values()))
-            self.peak = self.monitor._peak_of(_step_dtype(main))
-        self.iteration += 1
+        if self.peak is None and self.rated:
+            self.peak = self.monitor._peak_of(_step_dtype(
+                optimizers.values()))
+        self.first = False
         self.observation = self.figures(elapsed)
 
     def wrap(self, name, real_update, calls):
@@ -535,7 +530,7 @@ class _Steps(object):
             before = [0]
             for flops in seen.each:
                 before.append(before[-1] + flops)
-            costs[key] = [figures, figures is None or self.iteration > 0,
+            costs[key] = [figures, figures is None or not self.first,
                           seen.calls, before]
             calls.append(figures)
             return result
@@ -578,14 +573,14 @@ class _Steps(object):
                 'with the same argument shapes (its function calls differ '
                 'from call {} on): its FLOPs are counted call by call; '
                 'cost/memory_peak and cost/comm_bytes are not reported for '
-                'such steps'.format(seen.matched + 1))
+                'such steps'.format(seen.matched + 1), stacklevel=4)
         try:
             rest = _step_figures(late[0])[0]
         except Exception:  # ours: it must not stop the training
-            self.calls.append(None)
-            return result
-        self.calls.append((before[seen.matched] + seen.flops + rest, None,
-                           None))
+            step = None
+        else:
+            step = before[seen.matched] + seen.flops + rest, None, None
+        self.calls.append(step)
         return result
 
     def figures(self, elapsed):
@@ -596,9 +591,7 @@ class _Steps(object):
         calls = self.calls
         if not calls or None in calls:
             return out
-        flops = calls[0][0] if len(calls) == 1 else sum(
-            c[0] for c in calls)
-        out['cost/flops'] = flops
+        out['cost/flops'] = flops = sum([c[0] for c in calls])
         if elapsed > 0:
             out['cost/flops_per_second'] = fps = flops / elapsed
             if self.peak is not None:
