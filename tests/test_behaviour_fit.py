@@ -2,9 +2,12 @@
 bytes (worked by hand; see benchmarks/mutate.py for how this file is
 used)."""
 
+import chainer
 import chainer.functions as F
+import chainer.links as L
 import numpy
 
+from chainer_computational_cost import cost_calculators
 from chainer_computational_cost import fit_batch
 
 
@@ -23,3 +26,64 @@ def test_a_margin_is_counted_in_bytes_and_named_as_given():
                   check_answer=False)  # 900: 16 * 56 = 896
     assert (f['batch_size'], f['counted'][-1]) == (
         56, 'a margin of 100 bytes (100)')
+
+
+# What the answer says it counted and left out, with and without the
+# optimizer's update in the step
+
+_NOT_IN_THE_RUN = ("the optimizer's update temporaries (its update is not "
+                   'in the run)')
+
+
+def test_without_an_update_its_temporaries_are_left_out_in_words():
+    f = fit_batch(_relu, capacity=1000, optimizer='momentumsgd',
+                  check_answer=False)
+    assert f['counted'][1:4] == [
+        'the optimizer state, 1 x the parameters (momentumsgd)',
+        'the arrays alive during the call of the peak: activations kept '
+        'for backward and gradients',
+        "that call's scratch (memory it allocates and frees inside "
+        'itself)']
+    assert _NOT_IN_THE_RUN in f['left_out']
+
+
+def test_with_an_update_its_temporaries_are_counted_in_words():
+    # MomentumSGD's velocity exists before every run (one update made
+    # beforehand): the table counts it, and says no run created it
+    lin = L.Linear(2, 2, nobias=True)  # W: 2*2*4 = 16 bytes
+    opt = chainer.optimizers.MomentumSGD().setup(lin)
+
+    def step(n):
+        lin.cleargrads()
+        F.sum(lin(numpy.ones((n, 2), numpy.float32))).backward()
+        opt.update()
+    step(1)
+    f = fit_batch(step, capacity=10000, optimizer='momentumsgd',
+                  check_answer=False)
+    assert (f['optimizer_state'], f['optimizer_state_from']) == (16, 'table')
+    assert f['counted'][1] == ('the optimizer state, 1 x the parameters '
+                               '(momentumsgd: no run created it)')
+    assert f['counted'][3] == (
+        "that call's scratch (memory it allocates and frees inside "
+        "itself), the update's temporaries among them")
+    assert _NOT_IN_THE_RUN not in f['left_out']
+
+
+# A call whose memory shrinks as the batch grows (a custom scratch)
+
+def test_a_batch_fits_where_a_shrinking_call_is_over_at_batch_1(
+        monkeypatch):
+    # Exp's scratch planted as 440 - 44n bytes: during Exp-1 its output
+    # (4n) and that scratch, 440 - 40n, over 320 at batch 1 (400) but 40
+    # at batch 10; then ReLU's output, 32n, alone (Exp's is freed):
+    # 32n <= 320 up to n = 10 (352 at 11), where Exp's call takes 40
+    monkeypatch.setitem(
+        cost_calculators.scratches, chainer.functions.math.exponential.Exp,
+        lambda func, in_data, **kwargs: 440 - 44 * len(in_data[0]))
+
+    def step(n):
+        F.exp(numpy.ones((n, 1), numpy.float32))
+        F.relu(numpy.ones((n, 8), numpy.float32))
+    f = fit_batch(step, capacity=320, optimizer='sgd', check_answer=False)
+    assert (f['batch_size'], f['total'], f['peak_layer']) == (10, 320,
+                                                              'ReLU-1')
