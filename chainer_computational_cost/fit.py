@@ -58,16 +58,16 @@ def preset_capacity(device):
     ValueError naming the presets that have one (a CPU preset has none)."""
     key = device.lower() if isinstance(device, str) else device
     allowed = ', '.join(gpu_presets())
-    if CAPACITIES.get(key, 0) is None:
-        raise ValueError(
-            'device {!r} is a CPU preset: its memory is the machine\'s, '
-            'which no preset knows; give it in bytes (capacity=, or '
-            '--fit BYTES), or a GPU preset: {}'.format(device, allowed))
     if key not in CAPACITIES:
         raise ValueError('device {!r} has no memory capacity preset; '
                          'presets: {}; or give the capacity in bytes '
                          '(capacity=, or --fit BYTES)'.format(
                              device, allowed))
+    if CAPACITIES[key] is None:
+        raise ValueError(
+            'device {!r} is a CPU preset: its memory is the machine\'s, '
+            'which no preset knows; give it in bytes (capacity=, or '
+            '--fit BYTES), or a GPU preset: {}'.format(device, allowed))
     return CAPACITIES[key]
 
 

@@ -6,8 +6,10 @@ import chainer
 import chainer.functions as F
 import chainer.links as L
 import numpy
+import pytest
 
 from chainer_computational_cost import cost_calculators
+from chainer_computational_cost import fit
 from chainer_computational_cost import fit_batch
 
 
@@ -87,3 +89,68 @@ def test_a_batch_fits_where_a_shrinking_call_is_over_at_batch_1(
     f = fit_batch(step, capacity=320, optimizer='sgd', check_answer=False)
     assert (f['batch_size'], f['total'], f['peak_layer']) == (10, 320,
                                                               'ReLU-1')
+
+
+# A scratch off its line: bounded from above, and said so
+
+_RELU = chainer.functions.activation.relu.ReLU
+
+
+def _relu_step(n):
+    F.relu(numpy.ones((n, 4), numpy.float32))  # 16n bytes of output
+
+
+def test_a_scratch_that_bends_is_bounded_by_a_line_and_said_so(
+        monkeypatch):
+    # ReLU's scratch planted as 4n, 4 more at odd batches: 16 at 4, 40 at
+    # 9, 56 at 14 (the lines' batches when 1, 2, 3 and 2, 3, 4 fail).
+    # The steepest slope up, ceil((40 - 16) / 5) = 5, through the highest
+    # point relative to it: max(16 - 20, 40 - 45, 56 - 70) = -4, so the
+    # peak is 16n - 4 + 5n = 21n - 4 <= 230 up to n = 11 (227)
+    monkeypatch.setitem(
+        cost_calculators.scratches, _RELU,
+        lambda func, in_data, **kwargs: 4 * len(in_data[0])
+        + 4 * (len(in_data[0]) % 2))
+    f = fit_batch(_relu_step, capacity=230, optimizer='sgd',
+                  check_answer=False)
+    assert (f['batch_size'], f['total'], f['scratch']) == (11, 227, 51)
+    assert f['counted'][4] == (
+        'the scratch of ReLU-1, not affine in the batch size, bounded by a '
+        'line above its runs')
+
+
+def test_a_scratch_under_its_line_at_a_check_run_is_said_an_upper_bound(
+        monkeypatch):
+    # ReLU's scratch planted as 4n up to batch 8, none from 9 (NumPy
+    # reusing a temporary): the line through 1, 2, 3 says 4n, above the
+    # runs at 9 and at the answer; the peak on the line, 16n + 4n = 20n <=
+    # 1000 up to n = 50, a batch that was run, so its figures are the
+    # run's: 16 * 50 = 800 bytes, no scratch
+    monkeypatch.setitem(
+        cost_calculators.scratches, _RELU,
+        lambda func, in_data, **kwargs: 4 * len(in_data[0])
+        if len(in_data[0]) < 9 else 0)
+    f = fit_batch(_relu_step, capacity=1000, optimizer='sgd')
+    assert (f['batch_size'], f['total'], f['scratch'], f['checked']) == (
+        50, 800, 0, [9, 50])
+    assert f['counted'][4] == (
+        'the scratch of ReLU-1 on the line through the smaller batches, '
+        'above what a check run measured (NumPy reuses temporaries of '
+        'large arrays): an upper bound')
+
+
+def test_the_casting_buffers_left_out_are_numpys_two_of_8_byte_items():
+    # NumPy's ufunc buffer holds numpy.getbufsize() items (8192 by
+    # default), at most two operands of 8 bytes: 2 * 8192 * 8 = 131072,
+    # the 128 KiB left_out names
+    assert fit.NUMPY_BUFFERS == 2 * numpy.getbufsize() * 8 == 128 * 1024
+    assert "(at most fit.NUMPY_BUFFERS, 128 KiB)" in fit_batch(
+        _relu, capacity=1000, check_answer=False)['left_out'][1]
+
+
+def test_a_capacity_of_1_byte_is_a_capacity():
+    # any number of bytes > 0 is a capacity: batch 1 (16 bytes) does not
+    # fit in 1
+    with pytest.raises(ValueError, match='batch 1 does not fit the '
+                       'capacity 1 bytes'):
+        fit_batch(_relu, capacity=1, optimizer='sgd')
