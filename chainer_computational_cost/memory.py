@@ -271,40 +271,40 @@ class Tracker(object):
         tuples."""
         born = self.born
         seen = self.seen
+        # Folding nothing new rewrites the first item as it was: no test
+        # of the lengths, which an interrupt could not split either.
         n = len(born)
-        if n > 1:
-            act, grad = born[0]
-            for ref in born[1:n]:
-                other = seen.get(ref.key)
-                # A second reference to a buffer met before (added again
-                # when an interrupt came between _take's append and its
-                # index) counts nothing: the first one added decides
-                # whether it is the user's.  A decision once marked stays.
-                if other is not ref:
-                    if other is None or other() is None or not getattr(
-                            other, 'counted', False):
-                        seen[ref.key] = ref
-                    elif not getattr(ref, 'counted', False):
-                        continue
-                ref.counted = True
+        act, grad = born[0]
+        for ref in born[1:n]:
+            other = seen.get(ref.key)
+            # A second reference to a buffer met before (added again when
+            # an interrupt came between _take's append and its index)
+            # counts nothing: the first one added decides whether it is
+            # the user's.  A decision once marked stays.
+            if other is not ref:
+                if other is None or other() is None or not getattr(
+                        other, 'counted', False):
+                    seen[ref.key] = ref
+                elif not getattr(ref, 'counted', False):
+                    continue
+            ref.counted = True
+            if ref.grad:
+                grad += ref.nbytes
+            else:
+                act += ref.nbytes
+        born[:n] = [(act, grad)]
+        dead = self.dead
+        n = len(dead)
+        act, grad = dead[0]
+        for ref in dead[1:n]:
+            if getattr(ref, 'counted', False):
                 if ref.grad:
                     grad += ref.nbytes
                 else:
                     act += ref.nbytes
-            born[:n] = [(act, grad)]
-        dead = self.dead
-        n = len(dead)
-        if n > 1:
-            act, grad = dead[0]
-            for ref in dead[1:n]:
-                if getattr(ref, 'counted', False):
-                    if ref.grad:
-                        grad += ref.nbytes
-                    else:
-                        act += ref.nbytes
-                    if seen.get(ref.key) is ref:
-                        del seen[ref.key]
-            dead[:n] = [(act, grad)]
+                if seen.get(ref.key) is ref:
+                    del seen[ref.key]
+        dead[:n] = [(act, grad)]
         return born[0], dead[0]
 
     def now(self):

@@ -154,3 +154,15 @@ def test_a_capacity_of_1_byte_is_a_capacity():
     with pytest.raises(ValueError, match='batch 1 does not fit the '
                        'capacity 1 bytes'):
         fit_batch(_relu, capacity=1, optimizer='sgd')
+
+
+def test_a_scratch_of_fixed_size_counts_at_every_batch(monkeypatch):
+    # ReLU's scratch planted as a 100-byte workspace plus 4n: during
+    # ReLU-1, 16n + 100 + 4n = 20n + 100 <= 1000 up to n = 45 (1000
+    # exactly); 46 would need 1020
+    monkeypatch.setitem(
+        cost_calculators.scratches, _RELU,
+        lambda func, in_data, **kwargs: 100 + 4 * len(in_data[0]))
+    f = fit_batch(_relu_step, capacity=1000, optimizer='sgd')
+    assert (f['batch_size'], f['total'], f['scratch'], f['next_total']) == (
+        45, 1000, 280, 1020)
