@@ -2,6 +2,7 @@
 file is used): figures worked by hand, and what the hook must never do to
 the user's run."""
 
+import tracemalloc
 import weakref
 
 import chainer
@@ -9,6 +10,7 @@ import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
+import memory_oracle
 
 
 class _DropsAMask(chainer.FunctionNode):
@@ -48,3 +50,40 @@ def test_an_array_a_backward_drops_is_freed_at_once():
         y = _DropsAMask(freed).apply((x,))[0]
         F.sum(y).backward()
     assert freed == [True]
+
+
+def test_an_empty_array_counts_the_byte_numpy_allocates():
+    # NumPy allocates one byte for an array of no element (tracemalloc
+    # sees it in NumPy's domain); ReLU of a (0, 4) input makes one
+    x = numpy.ones((0, 4), numpy.float32)
+    tracemalloc.start()
+    try:
+        before = _numpy_bytes()
+        y = numpy.empty((0, 4), numpy.float32)
+        assert _numpy_bytes() - before == 1
+        del y
+    finally:
+        tracemalloc.stop()
+    with ComputationalCostHook(memory=True) as h:
+        y = F.relu(x)
+    assert h.layer_report['ReLU-1']['live'] == 1
+    assert h.memory_report['at_exit'] == 1
+    del y
+
+
+def _numpy_bytes():
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.DomainFilter(True, memory_oracle.NUMPY_DOMAIN)])
+    return sum(t.size for t in snapshot.traces)
+
+
+def test_a_tie_names_the_first_call_at_the_peak():
+    # Exp makes 2*4*4 = 32 bytes; Reshape returns a view of them, no byte
+    # more: both peaks, 32, are first reached after (and during) Exp-1
+    x = numpy.ones((2, 4), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        y = F.reshape(F.exp(x), (8,))
+    m = h.memory_report
+    assert (m['peak'], m['peak_layer'], m['peak_between_calls'],
+            m['peak_between_calls_layer']) == (32, 'Exp-1', 32, 'Exp-1')
+    del y
