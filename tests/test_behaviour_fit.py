@@ -114,6 +114,12 @@ def test_a_scratch_that_bends_is_bounded_by_a_line_and_said_so(
     f = fit_batch(_relu_step, capacity=230, optimizer='sgd',
                   check_answer=False)
     assert (f['batch_size'], f['total'], f['scratch']) == (11, 227, 51)
+    # the answer run (11 is odd: 44 + 4 = 48 of scratch, under the bound's
+    # 51) is within the bound, and then its figures are the run's: 16 *
+    # 11 + 48 = 224
+    f = fit_batch(_relu_step, capacity=230, optimizer='sgd')
+    assert (f['batch_size'], f['total'], f['scratch'], f['checked']) == (
+        11, 224, 48, [11])
     assert f['counted'][4] == (
         'the scratch of ReLU-1, not affine in the batch size, bounded by a '
         'line above its runs')
@@ -166,3 +172,37 @@ def test_a_scratch_of_fixed_size_counts_at_every_batch(monkeypatch):
     f = fit_batch(_relu_step, capacity=1000, optimizer='sgd')
     assert (f['batch_size'], f['total'], f['scratch'], f['next_total']) == (
         45, 1000, 280, 1020)
+
+
+def test_a_step_that_grows_by_one_byte_a_sample():
+    # an int8 cast makes n bytes, the step's only growth: 100 fit 100
+    def step(n):
+        F.cast(numpy.ones((n,), numpy.float32), numpy.int8)
+    f = fit_batch(step, capacity=100, optimizer='sgd', check_answer=False)
+    assert (f['batch_size'], f['total'], f['peak_layer']) == (100, 100,
+                                                              'Cast-1')
+
+
+def test_the_state_an_update_creates_counts_once():
+    # MomentumSGD made in the step: each run's update creates the
+    # velocity, 100*100*4 = 40000 bytes, measured and kept apart.  During
+    # the update: the gradient of W (40000) and lr * grad (40000); with
+    # W and its velocity, 160000 at any batch.  During
+    # LinearGradWeight-1: the loss (4), gW (40000) and the copy of the
+    # broadcast gradient (400n): 80000 + 40004 + 400n <= 160000 up to
+    # n = 99 (159604, under the update's 160000: the total); 160004 at 100
+    lin = L.Linear(100, 100, nobias=True)
+
+    def step(n):
+        opt = chainer.optimizers.MomentumSGD().setup(lin)
+        lin.cleargrads()
+        F.sum(lin(numpy.ones((n, 100), numpy.float32))).backward()
+        opt.update()
+    f = fit_batch(step, capacity=160000, optimizer='momentumsgd',
+                  check_answer=False)
+    assert (f['batch_size'], f['total'], f['next_total'],
+            f['optimizer_state'], f['optimizer_state_from']) == (
+        99, 160000, 160004, 40000, 'measured')
+    with pytest.raises(ValueError, match='batch 1 does not fit'):
+        fit_batch(step, capacity=159999, optimizer='momentumsgd',
+                  check_answer=False)

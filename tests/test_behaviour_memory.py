@@ -10,6 +10,8 @@ import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import memory
+from chainer_computational_cost.records import R_LIVE
 import memory_oracle
 
 
@@ -87,3 +89,15 @@ def test_a_tie_names_the_first_call_at_the_peak():
     assert (m['peak'], m['peak_layer'], m['peak_between_calls'],
             m['peak_between_calls_layer']) == (32, 'Exp-1', 32, 'Exp-1')
     del y
+
+
+def test_records_from_before_scratch_and_state_count_none_of_them():
+    # a record saved by an earlier version ends after its live bytes and
+    # gradients (no scratch), or after its scratch (no state): 0 of each;
+    # a scratch of None (an MPI call) is 0; the state sums from the call
+    # that created it on
+    head = ('ReLU',) + (0,) * (R_LIVE - 1)
+    records = [head + (16, 0), head + (16, 0, 8), head + (32, 0, None, 24),
+               head + (32, 0, 4, 0)]
+    assert [memory.scratch(r) for r in records] == [0, 8, 0, 4]
+    assert memory.created(records) == [0, 0, 24, 24]
