@@ -103,22 +103,15 @@ def test_records_from_before_scratch_and_state_count_none_of_them():
     assert memory.created(records) == [0, 0, 24, 24]
 
 
-class _Empty(chainer.Link):
-    """A link whose only parameter has no element."""
-
-    def __init__(self):
-        super(_Empty, self).__init__()
-        with self.init_scope():
-            self.w = chainer.Parameter(numpy.zeros((0,), numpy.float32))
-
-
 def test_state_an_update_replaces_keeps_counting_even_of_one_byte():
     # SMORMS3's first update creates mem, g and g2, each empty: the byte
     # NumPy allocates for each, 3 alive at exit (w's gradient is a view of
     # the loss's initial gradient, the user's).  Each later update
     # replaces the three by new ones: still 3.
     def at_exit(updates):
-        link = _Empty()
+        link = chainer.Link()
+        with link.init_scope():  # one parameter, of no element
+            link.w = chainer.Parameter(numpy.zeros((0,), numpy.float32))
         opt = chainer.optimizers.SMORMS3().setup(link)
         with ComputationalCostHook(memory=True) as h:
             for _ in range(updates):
