@@ -483,8 +483,6 @@ class Follower(object):
     running (or of the last one), its link watcher, and the figures of
     the last block at its exit."""
 
-    __slots__ = ('tracker', 'watcher', 'exit')
-
     def __init__(self):
         self.tracker = Tracker()
         self.watcher = None

@@ -206,3 +206,13 @@ def test_the_state_an_update_creates_counts_once():
     with pytest.raises(ValueError, match='batch 1 does not fit'):
         fit_batch(step, capacity=159999, optimizer='momentumsgd',
                   check_answer=False)
+
+
+def test_a_device_that_holds_no_batch_is_named_with_its_bytes(monkeypatch):
+    # ReLU's scratch planted as 12 GiB: more than the 11 GiB
+    # (11811160064 bytes) of a GTX 1080 Ti at batch 1
+    monkeypatch.setitem(cost_calculators.scratches, _RELU,
+                        lambda func, in_data, **kwargs: 12 << 30)
+    with pytest.raises(ValueError, match=r'batch 1 does not fit gtx1080ti '
+                       r'\(11811160064 bytes\)'):
+        fit_batch(_relu_step, device='gtx1080ti', margin=0, optimizer='sgd')
