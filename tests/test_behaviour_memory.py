@@ -2,15 +2,18 @@
 file is used): figures worked by hand, and what the hook must never do to
 the user's run."""
 
+import copy
 import tracemalloc
 import weakref
 
 import chainer
 import chainer.functions as F
 import numpy
+import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import memory
+from chainer_computational_cost import project_batch
 from chainer_computational_cost.records import R_LIVE
 import memory_oracle
 
@@ -120,3 +123,57 @@ def test_state_an_update_replaces_keeps_counting_even_of_one_byte():
                 opt.update()
         return h.memory_report['at_exit']
     assert [at_exit(k) for k in (1, 2, 3)] == [3, 3, 3]
+
+
+class _Double(chainer.Function):
+    """An old-style Function: its backward's gradient is made outside any
+    call."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+def test_an_old_style_functions_gradient_is_a_gradient():
+    # y = 2x: 2*3*4 = 24 bytes of activations; the loss (4) is dropped
+    # after backward; x's gradient, made by _Double's backward, 24 bytes
+    # of gradients at exit (Sum's broadcast gradient is a view of the
+    # user's initial gradient: nothing)
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(_Double, _drops_a_mask_costs)
+        y = _Double()(x)
+        F.sum(y).backward()
+    m = h.memory_report
+    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 24)
+    del y
+
+
+def test_what_is_alive_at_exit_off_a_line_is_refused():
+    # the ReLU output (16n) is kept alive at exit at odd batches only:
+    # 16 at 1, 0 at 2, 48 at 3, while every call's live bytes are 16n
+    kept = []
+
+    def run(n):
+        y = F.relu(numpy.ones((n, 4), numpy.float32))
+        del kept[:]
+        if n % 2:
+            kept.append(y)
+    with pytest.raises(ValueError, match=r'the bytes alive at exit are not '
+                       r'affine in the batch size \(16 at n=1, 0 at n=2, '
+                       r'48 at n=3\)'):
+        project_batch(run, 10).memory_report
+
+
+def test_a_copy_of_a_hook_inside_its_block_keeps_the_figures_of_then():
+    lin = chainer.links.Linear(3, 4, nobias=True)
+    x = numpy.ones((2, 3), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        y = lin(x)  # 2*4*4 = 32 bytes
+        twin = copy.deepcopy(h)
+        z = F.exp(y)  # 32 more, after the copy
+    assert (twin.memory_report['at_exit'], h.memory_report['at_exit']) == (
+        32, 64)
+    del y, z
