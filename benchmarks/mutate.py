@@ -62,7 +62,8 @@ PACKAGE = 'chainer_computational_cost'
 TESTS = {
     # Fast files first: with -x a mutant is killed by the first failure.
     'memory': ['test_interrupt.py::test_an_interrupt_at_any_line_of_the'
-               '_tracker', 'test_scratch.py', 'test_update.py', 'test_peak.py',
+               '_tracker', 'test_behaviour_fit.py', 'test_mutants_fit.py',
+               'test_scratch.py', 'test_update.py', 'test_peak.py',
                'test_fit.py', 'test_projection.py', 'test_presets.py',
                'test_links.py', 'test_extensions.py', 'test_memory.py'],
     'fit': ['test_fit.py', 'test_peak.py', 'test_memory.py'],

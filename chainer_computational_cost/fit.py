@@ -58,16 +58,16 @@ def preset_capacity(device):
     ValueError naming the presets that have one (a CPU preset has none)."""
     key = device.lower() if isinstance(device, str) else device
     allowed = ', '.join(gpu_presets())
-    if CAPACITIES.get(key, 0) is None:
-        raise ValueError(
-            'device {!r} is a CPU preset: its memory is the machine\'s, '
-            'which no preset knows; give it in bytes (capacity=, or '
-            '--fit BYTES), or a GPU preset: {}'.format(device, allowed))
     if key not in CAPACITIES:
         raise ValueError('device {!r} has no memory capacity preset; '
                          'presets: {}; or give the capacity in bytes '
                          '(capacity=, or --fit BYTES)'.format(
                              device, allowed))
+    if CAPACITIES[key] is None:
+        raise ValueError(
+            'device {!r} is a CPU preset: its memory is the machine\'s, '
+            'which no preset knows; give it in bytes (capacity=, or '
+            '--fit BYTES), or a GPU preset: {}'.format(device, allowed))
     return CAPACITIES[key]
 
 
@@ -108,9 +108,11 @@ def _margin(margin, cap):
     if isinstance(margin, str):
         if margin.lower() != 'cuda':
             raise ValueError(_MARGIN_ALLOWED.format(margin))
+        if cap <= CUDA_CONTEXT:  # the context alone takes it all
+            return cap
         # what is left beyond the context, once the pool may hold 10 %
         # more than the peak
-        return cap - int(max(cap - CUDA_CONTEXT, 0) / (1 + POOL_SLACK))
+        return cap - int((cap - CUDA_CONTEXT) / (1 + POOL_SLACK))
     if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
         raise ValueError(_MARGIN_ALLOWED.format(margin))
     if isinstance(margin, numbers.Integral):
@@ -180,7 +182,9 @@ class _Memory(object):
             n = 0
         if n < self.first:  # below the lines: the runs made there
             n = 0
-            for k in range(self.first - 1, 0, -1):
+            # from the lines' first batch (its run's figures are on them:
+            # over the room when the lines are there) down
+            for k in range(self.first, 0, -1):
                 found = self.at(k)
                 if found is not None and found[0] <= room:
                     n = k

@@ -271,40 +271,40 @@ class Tracker(object):
         tuples."""
         born = self.born
         seen = self.seen
+        # Folding nothing new rewrites the first item as it was: no test
+        # of the lengths, which an interrupt could not split either.
         n = len(born)
-        if n > 1:
-            act, grad = born[0]
-            for ref in born[1:n]:
-                other = seen.get(ref.key)
-                # A second reference to a buffer met before (added again
-                # when an interrupt came between _take's append and its
-                # index) counts nothing: the first one added decides
-                # whether it is the user's.  A decision once marked stays.
-                if other is not ref:
-                    if other is None or other() is None or not getattr(
-                            other, 'counted', False):
-                        seen[ref.key] = ref
-                    elif not getattr(ref, 'counted', False):
-                        continue
-                ref.counted = True
+        act, grad = born[0]
+        for ref in born[1:n]:
+            other = seen.get(ref.key)
+            # A second reference to a buffer met before (added again when
+            # an interrupt came between _take's append and its index)
+            # counts nothing: the first one added decides whether it is
+            # the user's.  A decision once marked stays.
+            if other is not ref:
+                if other is None or other() is None or not getattr(
+                        other, 'counted', False):
+                    seen[ref.key] = ref
+                elif not getattr(ref, 'counted', False):
+                    continue
+            ref.counted = True
+            if ref.grad:
+                grad += ref.nbytes
+            else:
+                act += ref.nbytes
+        born[:n] = [(act, grad)]
+        dead = self.dead
+        n = len(dead)
+        act, grad = dead[0]
+        for ref in dead[1:n]:
+            if getattr(ref, 'counted', False):
                 if ref.grad:
                     grad += ref.nbytes
                 else:
                     act += ref.nbytes
-            born[:n] = [(act, grad)]
-        dead = self.dead
-        n = len(dead)
-        if n > 1:
-            act, grad = dead[0]
-            for ref in dead[1:n]:
-                if getattr(ref, 'counted', False):
-                    if ref.grad:
-                        grad += ref.nbytes
-                    else:
-                        act += ref.nbytes
-                    if seen.get(ref.key) is ref:
-                        del seen[ref.key]
-            dead[:n] = [(act, grad)]
+                if seen.get(ref.key) is ref:
+                    del seen[ref.key]
+        dead[:n] = [(act, grad)]
         return born[0], dead[0]
 
     def now(self):
@@ -314,7 +314,7 @@ class Tracker(object):
 
     def mark(self, a):
         """``a`` is the user's: its buffer counts nothing, ever."""
-        self._take(a, 0, False)
+        self._take(a, None, False)
 
     def before(self, node):
         """Before ``node``'s forward: the arrays it already keeps were
@@ -336,25 +336,26 @@ class Tracker(object):
         forward call, inputs and what the node kept before its forward
         are the user's.  Returns :meth:`now`."""
         take = self._take
+        mark = self.mark
         pre = self.pre.get(id(node)) if self.pre else None
         if backward:
-            grad = 1
+            grad = True
             for a in inputs:
                 if a is not None:
-                    take(a, 1, True)
+                    take(a, True, True)
             if frame is not None:
                 for a in _backward_locals(frame):
-                    take(a, 1, True)
+                    take(a, True, True)
         else:
-            grad = 0
+            grad = False
             for a in inputs:
                 if a is not None:
-                    take(a, 0, False)
+                    mark(a)
             if pre:
                 for ref in pre:
                     a = ref()
                     if a is not None:
-                        take(a, 0, False)
+                        mark(a)
         if pre is not None:
             # forgotten once marked: an interrupt before marks them again
             del self.pre[id(node)]
@@ -374,7 +375,7 @@ class Tracker(object):
         of the backward pass running (Chainer's GradTable), which holds
         the initial ones (given, or made by ``backward()`` and
         ``chainer.grad``) when its first node starts."""
-        take = self._take
+        mark = self.mark
         if table is not None and (self.table is None
                                   or self.table() is not table):
             try:
@@ -384,13 +385,13 @@ class Tracker(object):
                 initial = ()
             for a in initial:
                 if a is not None:
-                    take(a, 0, False)
+                    mark(a)
             # Only once they are marked: an interrupt marks them again.
             self.table = weakref.ref(table)
         for arrays in (in_data, out_grad, _kept(node), _leaf_grads(node)):
             for a in arrays:
                 if a is not None:
-                    take(a, 0, False)
+                    mark(a)
 
     def backward_done(self, node, grads):
         """After ``node``'s backward: the gradients it returned (an
@@ -402,9 +403,9 @@ class Tracker(object):
                 if v is not None:
                     a = v.array
                     if a is not None:
-                        take(a, 1, True)
+                        take(a, True, True)
         for a in _kept(node):
-            take(a, 1, True)
+            take(a, True, True)
 
     def inherit(self, old, new):
         """``new`` takes the place of ``old`` (a state array an optimizer
@@ -417,10 +418,14 @@ class Tracker(object):
             counted = ref is not None and ref() is o and ref.nbytes > 0
         except Exception:  # an array without .base (ChainerX's)
             return
-        self._take(new, ref.grad if counted else 0, counted)
+        if counted:
+            self._take(new, ref.grad, True)
+        else:
+            self.mark(new)
 
     def _take(self, a, grad, count):
-        # Count the buffer of ``a`` (``count``) or mark it as the user's,
+        # Count the buffer of ``a`` (``count``: as a gradient's if
+        # ``grad``, else as an activation's) or mark it as the user's,
         # unless it was met before.
         try:
             base = a.base
@@ -454,25 +459,14 @@ class Tracker(object):
 class _LinkWatcher(chainer.LinkHook):
     """Follows the links called in a block: the bytes of their parameters,
     each parameter once (read after each link's call: lazily initialised
-    ones exist by then), and their persistent arrays, which are the
-    user's."""
+    ones exist by then).  A link's persistent arrays (running statistics)
+    are the user's without it: a node is given them before its forward
+    (kept, or as inputs), and Tracker marks those."""
 
-    def __init__(self, name, tracker):
+    def __init__(self, name):
         self.name = name
-        self.tracker = tracker
-        self.entered = set()
         self.seen = set()
         self.params = {}
-
-    def forward_preprocess(self, args):
-        link = args.link
-        if id(link) in self.entered:
-            return
-        self.entered.add(id(link))
-        for name in link._persistent:
-            value = link.__dict__.get(name)
-            if type(value) in _ARRAY_TYPES:
-                self.tracker.mark(value)
 
     def forward_postprocess(self, args):
         link = args.link
@@ -489,8 +483,6 @@ class Follower(object):
     running (or of the last one), its link watcher, and the figures of
     the last block at its exit."""
 
-    __slots__ = ('tracker', 'watcher', 'exit')
-
     def __init__(self):
         self.tracker = Tracker()
         self.watcher = None
@@ -501,7 +493,7 @@ class Follower(object):
         block are not this block's)."""
         self.tracker = Tracker()
         self.exit = None
-        self.watcher = _LinkWatcher(name + '-memory', self.tracker)
+        self.watcher = _LinkWatcher(name + '-memory')
         self.watcher.__enter__()
 
     def stop(self):

@@ -1,0 +1,179 @@
+"""Live memory as a user sees it (see benchmarks/mutate.py for how this
+file is used): figures worked by hand, and what the hook must never do to
+the user's run."""
+
+import copy
+import tracemalloc
+import weakref
+
+import chainer
+import chainer.functions as F
+import numpy
+import pytest
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import memory
+from chainer_computational_cost import project_batch
+from chainer_computational_cost.records import R_LIVE
+import memory_oracle
+
+
+class _DropsAMask(chainer.FunctionNode):
+    """Doubles its input; its backward makes a mask outside any call,
+    makes a call while holding it (so the hook reads the backward's
+    locals), then drops it: ``freed`` says whether the mask was freed at
+    once."""
+
+    def __init__(self, freed):
+        self.freed = freed
+
+    def forward(self, inputs):
+        x, = inputs
+        return x * 2,
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        mask = numpy.ones(gy.shape, numpy.float32)
+        gx = F.identity(gy * 2)
+        dropped = weakref.ref(mask)
+        del mask
+        self.freed.append(dropped() is None)
+        return gx,
+
+
+def _drops_a_mask_costs(func, in_data, **kwargs):
+    return 0, 0, 0, {}
+
+
+def test_an_array_a_backward_drops_is_freed_at_once():
+    # the hook reads the frames of a backward to find arrays it made
+    # outside calls: reading them must not keep those arrays alive
+    freed = []
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(_DropsAMask, _drops_a_mask_costs)
+        y = _DropsAMask(freed).apply((x,))[0]
+        F.sum(y).backward()
+    assert freed == [True]
+
+
+def test_an_empty_array_counts_the_byte_numpy_allocates():
+    # NumPy allocates one byte for an array of no element (tracemalloc
+    # sees it in NumPy's domain); ReLU of a (0, 4) input makes one
+    x = numpy.ones((0, 4), numpy.float32)
+    tracemalloc.start()
+    try:
+        before = _numpy_bytes()
+        y = numpy.empty((0, 4), numpy.float32)
+        assert _numpy_bytes() - before == 1
+        del y
+    finally:
+        tracemalloc.stop()
+    with ComputationalCostHook(memory=True) as h:
+        y = F.relu(x)
+    assert h.layer_report['ReLU-1']['live'] == 1
+    assert h.memory_report['at_exit'] == 1
+    del y
+
+
+def _numpy_bytes():
+    snapshot = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.DomainFilter(True, memory_oracle.NUMPY_DOMAIN)])
+    return sum(t.size for t in snapshot.traces)
+
+
+def test_a_tie_names_the_first_call_at_the_peak():
+    # Exp makes 2*4*4 = 32 bytes; Reshape returns a view of them, no byte
+    # more: both peaks, 32, are first reached after (and during) Exp-1
+    x = numpy.ones((2, 4), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        y = F.reshape(F.exp(x), (8,))
+    m = h.memory_report
+    assert (m['peak'], m['peak_layer'], m['peak_between_calls'],
+            m['peak_between_calls_layer']) == (32, 'Exp-1', 32, 'Exp-1')
+    del y
+
+
+def test_records_from_before_scratch_and_state_count_none_of_them():
+    # a record saved by an earlier version ends after its live bytes and
+    # gradients (no scratch), or after its scratch (no state): 0 of each;
+    # a scratch of None (an MPI call) is 0; the state sums from the call
+    # that created it on
+    head = ('ReLU',) + (0,) * (R_LIVE - 1)
+    records = [head + (16, 0), head + (16, 0, 8), head + (32, 0, None, 24),
+               head + (32, 0, 4, 0)]
+    assert [memory.scratch(r) for r in records] == [0, 8, 0, 4]
+    assert memory.created(records) == [0, 0, 24, 24]
+
+
+def test_state_an_update_replaces_keeps_counting_even_of_one_byte():
+    # SMORMS3's first update creates mem, g and g2, each empty: the byte
+    # NumPy allocates for each, 3 alive at exit (w's gradient is a view of
+    # the loss's initial gradient, the user's).  Each later update
+    # replaces the three by new ones: still 3.
+    def at_exit(updates):
+        link = chainer.Link()
+        with link.init_scope():  # one parameter, of no element
+            link.w = chainer.Parameter(numpy.zeros((0,), numpy.float32))
+        opt = chainer.optimizers.SMORMS3().setup(link)
+        with ComputationalCostHook(memory=True) as h:
+            for _ in range(updates):
+                link.cleargrads()
+                F.sum(link.w).backward()
+                opt.update()
+        return h.memory_report['at_exit']
+    assert [at_exit(k) for k in (1, 2, 3)] == [3, 3, 3]
+
+
+class _Double(chainer.Function):
+    """An old-style Function: its backward's gradient is made outside any
+    call."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, inputs, grad_outputs):
+        return grad_outputs[0] * 2,
+
+
+def test_an_old_style_functions_gradient_is_a_gradient():
+    # y = 2x: 2*3*4 = 24 bytes of activations; the loss (4) is dropped
+    # after backward; x's gradient, made by _Double's backward, 24 bytes
+    # of gradients at exit (Sum's broadcast gradient is a view of the
+    # user's initial gradient: nothing)
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(_Double, _drops_a_mask_costs)
+        y = _Double()(x)
+        F.sum(y).backward()
+    m = h.memory_report
+    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 24)
+    del y
+
+
+def test_what_is_alive_at_exit_off_a_line_is_refused():
+    # the ReLU output (16n) is kept alive at exit at odd batches only:
+    # 16 at 1, 0 at 2, 48 at 3, while every call's live bytes are 16n
+    kept = []
+
+    def run(n):
+        y = F.relu(numpy.ones((n, 4), numpy.float32))
+        del kept[:]
+        if n % 2:
+            kept.append(y)
+    with pytest.raises(ValueError, match=r'the bytes alive at exit are not '
+                       r'affine in the batch size \(16 at n=1, 0 at n=2, '
+                       r'48 at n=3\)'):
+        project_batch(run, 10).memory_report
+
+
+def test_a_copy_of_a_hook_inside_its_block_keeps_the_figures_of_then():
+    lin = chainer.links.Linear(3, 4, nobias=True)
+    x = numpy.ones((2, 3), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        y = lin(x)  # 2*4*4 = 32 bytes
+        twin = copy.deepcopy(h)
+        z = F.exp(y)  # 32 more, after the copy
+    assert (twin.memory_report['at_exit'], h.memory_report['at_exit']) == (
+        32, 64)
+    del y, z
