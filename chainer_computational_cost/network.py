@@ -274,8 +274,7 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     net = resolve_network(network)
     node = net if node_network is None else resolve_network(node_network)
     n, g = int(n_workers), int(gpus_per_node)
-    if n <= 1:
-        return 0.0
+    # One worker costs 0 on either path (collective_time at n <= 1).
     if g <= 1:
         return collective_time('MPI_Allreduce', nbytes, n, net)
     if n <= g:
@@ -380,12 +379,12 @@ def _gradients(backward, times, t_start, grad_bytes, link_bytes):
 
 def _buckets(grads, cap, first_cap):
     """DDP's buckets: gradients in ready order, a bucket closed once it
-    holds ``cap`` bytes (the first one ``first_cap``); ``[(ready, bytes)]``.
+    holds ``cap`` bytes (the first one ``first_cap``); ``[(ready, bytes)]``,
+    a bucket ready when its last gradient is.
     """
-    out, size, ready, limit = [], 0.0, 0.0, first_cap
-    for t, nbytes in grads:
+    out, size, limit = [], 0.0, first_cap
+    for ready, nbytes in grads:
         size += nbytes
-        ready = max(ready, t)
         if size >= limit:
             out.append((ready, size))
             size, limit = 0.0, cap

@@ -1,0 +1,80 @@
+"""Networks and data-parallel scaling as a user reads them: a network
+file's round trip and the figures of a scaling report worked by hand (see
+benchmarks/mutate.py for how this file is used)."""
+
+import json
+
+import pytest
+
+from chainer_computational_cost import network
+
+
+def test_a_network_file_keeps_what_was_measured(tmp_path):
+    # netbench saves its measurement's details beside the four fields:
+    # they are in the file, in order after them; loading reads the four
+    path = str(tmp_path / 'lab.json')
+    net = network.Network('lab', 'our cluster', 2.5e9, 3e-6)
+    assert network.save_network(net, path, n_ranks=4,
+                                sizes=[8, 1024]) is net
+    with open(path) as f:
+        text = f.read()
+    assert text.endswith('}\n')
+    doc = json.loads(text)
+    assert list(doc) == ['name', 'title', 'bandwidth', 'latency',
+                         'n_ranks', 'sizes']
+    assert (doc['n_ranks'], doc['sizes']) == (4, [8, 1024])
+    assert network.load_network(path) == net
+    # a path is a network wherever a preset name is
+    assert network.resolve_network(path) == net
+
+
+@pytest.mark.parametrize('doc, message', [
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': -1e-6},
+     'bandwidth must be > 0 and latency >= 0, got 1000000000.0 and -1e-06'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': -1e9, 'latency': 0},
+     'bandwidth must be > 0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 'inf', 'latency': 0},
+     'bandwidth must be > 0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'nan'},
+     'latency >= 0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'inf'},
+     'latency >= 0, got 1000000000.0 and inf'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9},
+     "is not a network file .*'latency'"),
+    ({'name': 'x', 'title': 'x', 'bandwidth': [1], 'latency': 0},
+     'is not a network file'),
+])
+def test_a_bad_network_file_is_named(tmp_path, doc, message):
+    path = tmp_path / 'bad.json'
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=message):
+        network.load_network(str(path))
+
+
+def test_a_network_file_with_no_latency_is_allowed(tmp_path):
+    # latency 0 is a network (an ideal one); bandwidth 0 is not
+    path = str(tmp_path / 'ideal.json')
+    network.save_network(network.Network('i', 'ideal', 1e9, 0.0), path)
+    assert network.load_network(path).latency == 0.0
+    # 1e6 bytes over 2 ranks: 2*1/2 * 1e6/1e9 = 1 ms, no latency
+    assert network.collective_time('MPI_Allreduce', 10 ** 6, 2, path) == \
+        pytest.approx(1e-3, rel=1e-12)
+
+
+def test_one_worker_waits_for_no_one():
+    # jitter: each step waits for the slowest of N workers; alone, a
+    # worker's step is its compute, exactly (t_jitter 0, efficiency 1)
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight',
+               'phase': 'backward'}]
+    rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    report = network.scaling_report(layers, rows, 10, [1], net, 4,
+                                    jitter=0.5)
+    row = report[1]
+    assert (row['t_jitter'], row['t_allreduce'], row['t_exposed_comm']) \
+        == (0.0, 0.0, 0.0)
+    assert row['t_step'] == row['t_compute'] == pytest.approx(3e-3)
+    assert row['efficiency'] == 1.0
+    # 1 worker * 4 samples / 3 ms
+    assert row['samples_per_s'] == pytest.approx(4 / 3e-3, rel=1e-12)
