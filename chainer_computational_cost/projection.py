@@ -422,7 +422,7 @@ def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
 
 
 def _check_links(infos, batches):
-    if any(info != infos[0] for info in infos[1:]):
+    if any(a != b for a, b in zip(infos, infos[1:])):
         raise ValueError('the links called differ between batch sizes: '
                          '{}'.format(', '.join(
                              '{} at n={}'.format(sorted(info), n)
