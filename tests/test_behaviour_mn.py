@@ -4,6 +4,8 @@ benchmarks/mutate.py for how this file is used)."""
 
 import sys
 
+import pytest
+
 from chainer_computational_cost import mn
 
 
@@ -34,3 +36,152 @@ def test_a_record_names_the_code_that_made_the_mpi_call():
     assert (kind, nbytes) == ('MPI_Bcast', 20)
     assert frame is here
     assert mn.caller_name(frame, object()) == 'share_weights'
+
+
+def _part(rank, model, batch, backward=True, memory=False):
+    import chainer.functions as F
+    import numpy as np
+    from chainer_computational_cost import ComputationalCostHook
+    with ComputationalCostHook(memory=memory) as cch:
+        y = F.sum(model(np.zeros((batch, 3), np.float32)))
+        if backward:
+            y.backward()
+    del y
+    return mn.rank_part(rank, cch)
+
+
+def test_ranks_that_tie_are_read_from_the_first():
+    # Two ranks ran the same step: the slowest rank, the memory figures
+    # and the scaling rows are the first rank's (rank 3 here, as parts
+    # arrive in any order)
+    from mpi.mn_models import MLP
+    model = MLP()
+    g = mn.GatheredReport([_part(5, model, 2, memory=True),
+                           _part(3, model, 2, memory=True)])
+    assert g.ranks == [3, 5] and g.differing_ranks == []
+    assert g.slowest_rank(peak_flops=1e9, bandwidth=1e9)[0] == 3
+    assert g.memory_report['rank'] == 3
+    rows = g.scaling_report([1, 2], device='a100', network='ib-edr')
+    assert [r['rank'] for r in rows.values()] == [3, 3]
+    # every ReLU ties too: the first rank is named the slowest
+    assert g.summary_report['ReLU']['slowest_rank'] == 3
+
+
+def test_a_link_holds_the_parameters_of_its_largest_copy():
+    # Each rank has its own copy of the link '/': its calls add up over
+    # the ranks, its parameters are those of the rank that holds the
+    # most: Linear(3, 4) 3*4 + 4 = 16, Linear(3, 8) 3*8 + 8 = 32
+    import chainer.links as L
+    g = mn.GatheredReport([
+        _part(0, L.Linear(3, 4), 2, backward=False),
+        _part(1, L.Linear(3, 8), 2, backward=False),
+        _part(2, L.Linear(3, 4), 2, backward=False)])
+    root = g.link_report['/']
+    assert (root['n_calls'], root['n_params']) == (3, 32)
+    # the ranks' graphs: rank 1 multiplies by another weight
+    assert g.differing_ranks == [1]
+
+
+class _FourRanks(object):
+    """An mpi4py communicator of 4 ranks, this one rank 0, whose calls
+    move nothing."""
+
+    rank = 0
+    size = 4
+
+    def Allreduce(self, sendbuf, recvbuf):
+        return None
+
+    def bcast(self, obj, root=0):
+        return obj
+
+
+def _communicator():
+    """A ChainerMN communicator over :class:`_FourRanks` that all-reduces
+    the gradients in one buffer and broadcasts objects by pickle, as
+    ChainerMN's do."""
+    import chainermn
+    import numpy as np
+
+    class Comm(chainermn.CommunicatorBase):
+        rank = 0
+        size = 4
+
+        def __init__(self):
+            self.mpi_comm = _FourRanks()
+
+        def multi_node_mean_grad(self, model, zero_fill=False):
+            grads = np.concatenate([p.grad.ravel() for p in model.params()])
+            self.mpi_comm.Allreduce(grads, np.empty_like(grads))
+
+        def bcast_obj(self, obj, max_buf_len=None, root=0):
+            return self.mpi_comm.bcast(obj, root=root)
+    Comm.__abstractmethods__ = frozenset()
+    return Comm()
+
+
+def _mn_step(comm, model, batch):
+    import chainer.functions as F
+    import numpy as np
+    from chainer_computational_cost import ComputationalCostHook
+    with ComputationalCostHook(comm=comm) as cch:
+        loss = F.sum(model(np.zeros((batch, 3), np.float32)))
+        if comm is not None:
+            comm.bcast_obj({'epoch': 1})
+        loss.backward()
+        if comm is not None:
+            comm.multi_node_mean_grad(model)
+    return cch
+
+
+def test_a_training_steps_communication_by_hand():
+    import pickle
+    from mpi.mn_models import MLP
+    comm = _communicator()
+    real = comm.mpi_comm
+    model = MLP()
+    cch = _mn_step(comm, model, 2)
+    assert comm.mpi_comm is real  # put back on exit
+    report = cch.layer_report
+    bcast, grads = report['MPI_bcast_obj-1'], report['MPI_Allreduce-1']
+    # the pickle of the object sent (mpi4py's protocol: the highest)
+    assert bcast['comm_bytes'] == len(pickle.dumps(
+        {'epoch': 1}, pickle.HIGHEST_PROTOCOL))
+    assert (bcast['phase'], bcast['params']) == (
+        'forward', {'call': 'bcast_obj', 'n_ranks': 4})
+    # the MLP's 26 float32 gradients in one buffer: 104 bytes, in the
+    # backward pass (made by the gradient all-reduce)
+    assert (grads['comm_bytes'], grads['phase'], grads['params']) == (
+        104, 'backward', {'call': 'multi_node_mean_grad', 'n_ranks': 4})
+    assert (grads['flops'], grads['mread'], grads['mwrite']) == (0, 0, 0)
+    # on ib-edr (12.5e9 B/s, 1 us) over 4 ranks: ring all-reduce
+    # 2*3/4 * 104/12.5e9 + 2*3 * 1e-6 = 6.00000000e-6 + 1.248e-8 s
+    rows = cch.roofline_report(device='a100', network='ib-edr')
+    assert rows['MPI_Allreduce-1']['t_network'] == pytest.approx(
+        6e-6 + 1.248e-8, rel=1e-12)
+    # the scaling report all-reduces the bytes that were recorded
+    assert cch.scaling_report([2], device='a100', network='ib-edr')[2][
+        'comm_bytes'] == 104
+
+
+def test_the_slowest_rank_waits_on_the_network():
+    # rank 0 runs the MLP at batch 2 and communicates (6 us and more on
+    # ib-edr, see above); rank 1 runs it at batch 4 and does not.  At
+    # 1e9 FLOP/s and 1e9 B/s the compute of either is a few
+    # microseconds at most, less than the all-reduce's 6: rank 1 is slower
+    # without the network, rank 0 with it
+    import pickle
+    from mpi.mn_models import MLP
+    model = MLP()
+    g = mn.GatheredReport([
+        mn.rank_part(0, _mn_step(_communicator(), model, 2)),
+        mn.rank_part(1, _mn_step(None, model, 4))])
+    rank, plain = g.slowest_rank(peak_flops=1e9, bandwidth=1e9)
+    assert rank == 1 and plain < 6e-6
+    rank, seconds = g.slowest_rank(peak_flops=1e9, bandwidth=1e9,
+                                   network='ib-edr')
+    assert rank == 0 and seconds > 6e-6
+    # each rank's bytes sent: rank 0 the pickle and the 104 bytes
+    sent = len(pickle.dumps({'epoch': 1}, pickle.HIGHEST_PROTOCOL)) + 104
+    assert [t['comm_bytes'] for t in g.rank_report().values()] == [sent, 0]
+    assert g.total_report['comm_bytes'] == sent

@@ -1,0 +1,39 @@
+"""project_batch as a user reads it: what a projection says about itself
+and its figures, worked by hand (see benchmarks/mutate.py for how this
+file is used)."""
+
+import chainer.functions as F
+import chainer.links as L
+import numpy
+
+from chainer_computational_cost import project_batch
+
+_lin = L.Linear(3, 4)
+
+
+def _mean_step(n):
+    # Chainer broadcasts nothing at batch 1: the calls differ there, so
+    # the lines go through batches 2, 3, 4 and batch 1 is its own run
+    _lin.cleargrads()
+    F.sum(F.mean(_lin(numpy.ones((n, 3), numpy.float32)), axis=0)).backward()
+
+
+def test_batch_1_below_the_lines_is_a_projection_to_batch_1():
+    # what was asked, as asked: batch 1, the convention given; the
+    # LinearFunction of 1 sample: 4 outputs of 3 multiply-adds and a bias,
+    # 4 * (3 + 1) = 16 FLOPs, or PyTorch's 2 a multiply-add and no bias:
+    # 2 * 4 * 3 = 24
+    p = project_batch(_mean_step, 1)
+    assert (p.batch_size, p.flop_convention) == (1, None)
+    assert p.layer_report['LinearFunction-1']['flops'] == 16
+    torch = project_batch(_mean_step, 1, flop_convention='torch')
+    assert (torch.batch_size, torch.flop_convention) == (1, 'torch')
+    assert torch.layer_report['LinearFunction-1']['flops'] == 24
+    # at batch 6, on the lines: 6 * 16 = 96 and 6 * 24 = 144
+    p = project_batch(_mean_step, 6, flop_convention='torch')
+    assert (p.batch_size, p.flop_convention) == (6, 'torch')
+    assert p.layer_report['LinearFunction-1']['flops'] == 144
+    # not fused: 3 multiplies, 2 adds and a bias a output: 6 * 4 * 6
+    p = project_batch(_mean_step, 6, fma_1flop=False)
+    assert p.layer_report['LinearFunction-1']['flops'] == 144
+    assert p.fma_1flop is False
