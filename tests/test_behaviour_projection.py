@@ -37,3 +37,43 @@ def test_batch_1_below_the_lines_is_a_projection_to_batch_1():
     p = project_batch(_mean_step, 6, fma_1flop=False)
     assert p.layer_report['LinearFunction-1']['flops'] == 144
     assert p.fma_1flop is False
+
+
+def test_the_batches_a_projection_may_run():
+    # what the command line allocates inputs for before --project runs:
+    # BATCHES 1, 2, 3, LATER_BATCHES 2, 3, 4 and the check at
+    # min(check_batch, batch_size), default 9
+    from chainer_computational_cost.projection import sample_batches
+    assert sample_batches(20) == (1, 2, 3, 4, 9)
+    assert sample_batches(7) == (1, 2, 3, 4, 7)
+    assert sample_batches(3) == (1, 2, 3, 4)
+    assert sample_batches(20, check_batch=12) == (1, 2, 3, 4, 12)
+    assert sample_batches(20, check_batch=None) == (1, 2, 3, 4)
+
+
+def test_recorded_values_compare_without_raising():
+    # what decides that a parameter is the same at every batch: arrays by
+    # shape, dtype and elements; containers item by item; values of
+    # other types differ; a comparison that raises is a difference
+    from chainer_computational_cost.projection import same
+    a = numpy.array([0, 2])
+    assert same(a, numpy.array([0, 2]))
+    assert not same(a, numpy.array([0, 3]))
+    assert not same(a, a.astype(numpy.int8))
+    assert not same(a, numpy.array([0, 2, 2]))  # no broadcasting
+    assert not same(a, numpy.array([[0, 2]]))
+    assert same((1, [a, {'k': 2}]), (1, [a.copy(), {'k': 2}]))
+    assert not same((1, 2), (1, 2, 3))
+    assert not same((1, 2), [1, 2])
+    assert not same({'k': 1}, {'j': 1})
+    assert not same({'k': 1}, {'k': 2})
+    assert not same(1, True) and not same(1, 1.0)
+    assert same(None, None) and same(0.5, 0.5)
+
+    class Unequal(object):
+        def __eq__(self, other):
+            raise RuntimeError('no comparison')
+        __hash__ = object.__hash__
+    u = Unequal()
+    assert same(u, u)  # itself
+    assert not same(u, Unequal())
