@@ -88,8 +88,7 @@ def buffer_bytes(spec):
     ``[buf, counts, displs, type]``; 0 for None or ``MPI.IN_PLACE``."""
     if spec is None or _in_place(spec):
         return 0
-    if isinstance(spec, (list, tuple)) and spec and not isinstance(
-            spec, (bytes, bytearray)):
+    if isinstance(spec, (list, tuple)) and spec:
         buf = spec[0]
         dtype = spec[-1] if _is_datatype(spec[-1]) else None
         middle = spec[1:-1] if dtype is not None else spec[1:]

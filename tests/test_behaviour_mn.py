@@ -185,3 +185,66 @@ def test_the_slowest_rank_waits_on_the_network():
     sent = len(pickle.dumps({'epoch': 1}, pickle.HIGHEST_PROTOCOL)) + 104
     assert [t['comm_bytes'] for t in g.rank_report().values()] == [sent, 0]
     assert g.total_report['comm_bytes'] == sent
+
+
+def test_the_recorder_is_the_communicator_to_its_user():
+    # an attribute set on the recorder is set on the real communicator;
+    # a failing record never turns a call that was made into an error
+    real = _FourRanks()
+    recorder = mn.MPIRecorder(real, lambda *a: 1 / 0)
+    recorder.tag = 7
+    assert real.tag == 7 and recorder.tag == 7
+    assert recorder.bcast('x') == 'x'
+    assert recorder.size == 4  # not a call: read through
+
+
+def test_pickle_calls_given_by_keyword():
+    # mpi4py's keywords: the object sent is counted either way
+    import pickle
+    obj = {'a': [1, 2, 3]}
+    size = len(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
+
+    class Real(_FourRanks):
+        def gather(self, sendobj, root=0):
+            return [sendobj] * self.size
+
+        def send(self, obj, dest, tag=0):
+            return None
+    seen = []
+    recorder = mn.MPIRecorder(Real(), lambda kind, nbytes, frame, error:
+                              seen.append((kind, nbytes, error)))
+    recorder.gather(sendobj=obj, root=0)
+    recorder.send(obj=obj, dest=1)
+    recorder.bcast(obj=obj, root=0)  # rank 0 is the root: it sends obj
+    assert seen == [('MPI_gather_obj', size, None),
+                    ('MPI_send_obj', size, None),
+                    ('MPI_bcast_obj', size, None)]
+
+
+def test_a_gathered_report_names_each_ranks_ignored_calls():
+    # a function with no cost calculator is ignored on every rank: the
+    # gathered report lists each rank's, named by rank; the summary's
+    # total row names no slowest rank
+    import chainer
+    import numpy as np
+    from chainer_computational_cost import ComputationalCostHook
+    from chainer_computational_cost.records import ReportWarning
+
+    class Uncosted(chainer.FunctionNode):
+        def forward(self, inputs):
+            return inputs[0] * 2,
+    parts = []
+    for rank in (1, 0):
+        with pytest.warns(ReportWarning, match='Uncosted'):
+            with ComputationalCostHook() as cch:
+                Uncosted().apply((np.zeros(3, np.float32),))
+                chainer.functions.relu(np.zeros(3, np.float32))
+        parts.append(mn.rank_part(rank, cch))
+    g = mn.GatheredReport(parts)
+    ignored = g.ignored_layers
+    assert list(ignored) == ['rank0/Uncosted-1', 'rank1/Uncosted-1']
+    assert [x['rank'] for x in ignored.values()] == [0, 1]
+    summary = g.summary_report
+    assert list(summary) == ['ReLU', 'total']
+    assert summary['ReLU']['slowest_rank'] == 0  # a tie: the first
+    assert 'slowest_rank' not in summary['total']
