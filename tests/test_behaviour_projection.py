@@ -2,9 +2,11 @@
 and its figures, worked by hand (see benchmarks/mutate.py for how this
 file is used)."""
 
+import chainer
 import chainer.functions as F
 import chainer.links as L
 import numpy
+import pytest
 
 from chainer_computational_cost import project_batch
 
@@ -77,3 +79,58 @@ def test_recorded_values_compare_without_raising():
     u = Unequal()
     assert same(u, u)  # itself
     assert not same(u, Unequal())
+
+
+class _Either(chainer.Chain):
+    """Links ``a`` and ``b``, both called every time; the one ReLU is
+    made in ``a`` when ``in_a(n)``, in ``b`` otherwise."""
+
+    def __init__(self, in_a):
+        super(_Either, self).__init__()
+        with self.init_scope():
+            self.a = _Maybe(lambda n: in_a(n))
+            self.b = _Maybe(lambda n: not in_a(n))
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+class _Maybe(chainer.Chain):
+    def __init__(self, when):
+        super(_Maybe, self).__init__()
+        self.when = when
+
+    def forward(self, x):
+        return F.relu(x) if self.when(len(x)) else x
+
+
+def test_a_call_that_moves_to_another_link_is_a_clear_error():
+    # the same calls and the same links at every batch, but ReLU-1 is in
+    # /a at odd batches and in /b at even ones: neither 1, 2, 3 nor 2, 3,
+    # 4 agree, and the error names the call and the first batches
+    model = _Either(lambda n: n % 2 == 1)
+
+    def run(n):
+        model(numpy.ones((n, 2), numpy.float32))
+    with pytest.raises(ValueError, match=r'^the calls differ between batch '
+                       r'sizes: ReLU-1 is not made in the same phase or '
+                       r'link, or is not costed alike at n=1, 2, 3$'):
+        project_batch(run, 8)
+    # in /b from batch 2 on: batches 2, 3, 4 agree, and batch 1 is its
+    # own run
+    model = _Either(lambda n: n == 1)
+    assert project_batch(run, 8).layer_report['ReLU-1']['link'] == '/b'
+    assert project_batch(run, 1).layer_report['ReLU-1']['link'] == '/a'
+
+
+def test_shapes_off_their_line_are_a_clear_error():
+    # Reshape of n*6 elements to (2n, 3) at odd n, (3, 2n) at even n: no
+    # FLOPs nor bytes (a view), but its output's first axis 2, 3, 6 at
+    # n=1, 2, 3 (3, 6, 3 at 2, 3, 4) is on no line
+    def run(n):
+        x = numpy.ones((n, 6), numpy.float32)
+        F.reshape(x, (2 * n, 3) if n % 2 else (3, 2 * n))
+    with pytest.raises(ValueError, match=r'^the shapes of layer Reshape-1 '
+                       r'do not grow along the batch: \(\(1, 6\), \(2, 3\)\)'
+                       r' at n=1, \(\(2, 6\), \(3, 4\)\) at n=2'):
+        project_batch(run, 8)
