@@ -145,10 +145,6 @@ def resolve_network(network):
                          network, ', '.join(repr(n) for n in NETWORKS)))
 
 
-def _log2(n):
-    return math.ceil(math.log2(n)) if n > 1 else 0
-
-
 def collective_time(kind, nbytes, n_ranks, network):
     """Seconds of one MPI call of record type ``kind`` (``'MPI_Allreduce'``,
     ...) handing ``nbytes`` to MPI over ``n_ranks`` ranks on ``network``
@@ -159,14 +155,15 @@ def collective_time(kind, nbytes, n_ranks, network):
     if n <= 1:
         return 0.0
     base = kind[4:].split('_')[0].lower()  # MPI_bcast_obj -> bcast
+    steps = math.ceil(math.log2(n))  # of a binary tree over n ranks
     if base == 'allreduce':
         return 2.0 * (n - 1) / n * s + 2 * (n - 1) * a
     if base in ('bcast', 'reduce'):
-        return _log2(n) * (a + s)
+        return steps * (a + s)
     if base == 'allgather':
         return (n - 1) * (a + s)
     if base == 'gather':
-        return _log2(n) * a + (n - 1) * s
+        return steps * a + (n - 1) * s
     if base in ('scatter', 'alltoall'):
         return (n - 1) * a + (n - 1) / n * s
     return a + s  # send, recv

@@ -78,3 +78,26 @@ def test_one_worker_waits_for_no_one():
     assert row['efficiency'] == 1.0
     # 1 worker * 4 samples / 3 ms
     assert row['samples_per_s'] == pytest.approx(4 / 3e-3, rel=1e-12)
+
+
+def test_horovod_alone_exposes_nothing():
+    # at one worker nothing is all-reduced: no cycle waits, one
+    # (empty) all-reduce a step, whatever the overlap
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight', 'phase': 'backward',
+               'link': '/a'}]
+    rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    for overlap in network.OVERLAPS:
+        row = network.scaling_report(
+            layers, rows, 10, [1], net, 4, overlap=overlap,
+            link_bytes={'/a': 40})[1]
+        assert (row['t_exposed_comm'], row['n_buckets']) == (0.0, 1)
+        assert row['t_step'] == pytest.approx(3e-3, rel=1e-12)
+
+
+def test_the_root_link_holds_its_own_parameters():
+    # '/' 120 bytes in all, of which its child '/a' holds 100 (and '/a/b'
+    # 60 of those): the root itself 20, '/a' itself 40
+    info = {'/': (1, 30, 120), '/a': (1, 25, 100), '/a/b': (1, 15, 60)}
+    assert network.own_param_bytes(info) == {'/': 20, '/a': 40, '/a/b': 60}
