@@ -89,17 +89,16 @@ def buffer_bytes(spec):
     if spec is None or _in_place(spec):
         return 0
     if isinstance(spec, (list, tuple)) and spec:
-        buf = spec[0]
-        dtype = spec[-1] if _is_datatype(spec[-1]) else None
-        middle = spec[1:-1] if dtype is not None else spec[1:]
-        counts = middle[0] if middle else None
-        if isinstance(counts, tuple) and len(counts) == 2 and \
-                not isinstance(counts[0], int):
-            counts = counts[0]  # (counts, displacements)
-        if counts is not None and dtype is not None:
+        # Counts (after the buffer) count only with a datatype (last).
+        dtype = spec[-1]
+        counts = spec[1] if len(spec) > 2 else None
+        if counts is not None and _is_datatype(dtype):
+            if isinstance(counts, tuple) and len(counts) == 2 and \
+                    not isinstance(counts[0], int):
+                counts = counts[0]  # (counts, displacements)
             total = counts if isinstance(counts, int) else sum(counts)
             return int(total) * dtype.Get_size()
-        return _nbytes(buf)
+        return _nbytes(spec[0])
     return _nbytes(spec)
 
 

@@ -270,7 +270,8 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     + (g-1) * a_node`` each.  ``node_network`` defaults to ``network``."""
     net = resolve_network(network)
     node = net if node_network is None else resolve_network(node_network)
-    n, g = int(n_workers), int(gpus_per_node)
+    n = int(n_workers)
+    g = _positive_int('gpus_per_node', gpus_per_node)
     # One worker costs 0 on either path (collective_time at n <= 1).
     if g <= 1:
         return collective_time('MPI_Allreduce', nbytes, n, net)

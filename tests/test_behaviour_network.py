@@ -101,3 +101,14 @@ def test_the_root_link_holds_its_own_parameters():
     # 60 of those): the root itself 20, '/a' itself 40
     info = {'/': (1, 30, 120), '/a': (1, 25, 100), '/a/b': (1, 15, 60)}
     assert network.own_param_bytes(info) == {'/': 20, '/a': 40, '/a/b': 60}
+
+
+def test_allreduce_time_checks_the_gpus_per_node():
+    # a public function: 0 GPUs a node is an error, not a flat ring
+    net = network.Network('t', 't', 1e9, 1e-6)
+    with pytest.raises(ValueError, match='gpus_per_node must be an int '
+                       '>= 1, got 0'):
+        network.allreduce_time(10 ** 6, 8, net, gpus_per_node=0)
+    # 1e6 bytes over 2 workers, one a node: 2*1/2 * 1e-3 + 2 * 1e-6
+    assert network.allreduce_time(10 ** 6, 2, net) == pytest.approx(
+        1.002e-3, rel=1e-12)
