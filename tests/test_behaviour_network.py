@@ -18,6 +18,9 @@ def test_a_network_file_keeps_what_was_measured(tmp_path):
                                 sizes=[8, 1024]) is net
     with open(path) as f:
         text = f.read()
+    # one field a line, indented, for a reader and a diff
+    assert text.splitlines()[:3] == ['{', ' "name": "lab",',
+                                     ' "title": "our cluster",']
     assert text.endswith('}\n')
     doc = json.loads(text)
     assert list(doc) == ['name', 'title', 'bandwidth', 'latency',
@@ -33,6 +36,8 @@ def test_a_network_file_keeps_what_was_measured(tmp_path):
      'bandwidth must be > 0 and latency >= 0, got 1000000000.0 and -1e-06'),
     ({'name': 'x', 'title': 'x', 'bandwidth': -1e9, 'latency': 0},
      'bandwidth must be > 0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 0, 'latency': 0},
+     'bandwidth must be > 0 and latency >= 0, got 0.0 and 0.0'),
     ({'name': 'x', 'title': 'x', 'bandwidth': 'inf', 'latency': 0},
      'bandwidth must be > 0'),
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'nan'},
@@ -112,3 +117,22 @@ def test_allreduce_time_checks_the_gpus_per_node():
     # 1e6 bytes over 2 workers, one a node: 2*1/2 * 1e-3 + 2 * 1e-6
     assert network.allreduce_time(10 ** 6, 2, net) == pytest.approx(
         1.002e-3, rel=1e-12)
+
+
+def test_a_step_time_measured_as_zero_is_spread_by_the_roofline():
+    # every call timed 0 s (below the clock's resolution): the measured
+    # step_time of 8 ms is spread as the roofline times, 1 : 3, so the
+    # forward takes 2 ms and the backward 6; over 2 workers 1e6 gradient
+    # bytes take 2*1/2 * 1e6/1e9 + 2 * 1e-6 = 1.002 ms, hidden behind the
+    # backward at best: t_step_overlap = 2 + max(6, 1.002) = 8 ms
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight',
+               'phase': 'backward'}]
+    rows = {'F': {'t_roofline': 1e-3, 'time': 0.0},
+            'B': {'t_roofline': 3e-3, 'time': 0.0}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(layers, rows, None, [2], net, 4,
+                                 grad_bytes=10 ** 6, step_time=8e-3)[2]
+    assert row['t_allreduce'] == pytest.approx(1.002e-3, rel=1e-12)
+    assert row['t_step_overlap'] == pytest.approx(8e-3, rel=1e-12)
+    assert row['t_step'] == pytest.approx(9.002e-3, rel=1e-12)
