@@ -355,8 +355,9 @@ class GatheredReport(report.CostReport):
         return self._gathered['layers']
 
     def _cached(self, name):
+        built_now = name not in self._gathered
         value = super(GatheredReport, self)._cached(name)
-        if name == 'summary' and not self._gathered.get('marked'):
+        if name == 'summary' and built_now:
             # Per type, the rank with the most of its work: FLOPs, then
             # bytes moved, then bytes sent.
             work = {}
@@ -371,7 +372,6 @@ class GatheredReport(report.CostReport):
                 if key != 'total' and ranks:
                     entry['slowest_rank'] = max(
                         sorted(ranks), key=lambda r: ranks[r])
-            self._gathered['marked'] = True
         return value
 
     def _built(self):

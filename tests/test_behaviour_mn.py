@@ -248,3 +248,27 @@ def test_a_gathered_report_names_each_ranks_ignored_calls():
     assert list(summary) == ['ReLU', 'total']
     assert summary['ReLU']['slowest_rank'] == 0  # a tie: the first
     assert 'slowest_rank' not in summary['total']
+
+
+def test_the_slowest_rank_of_a_type_is_its_work_flops_first():
+    # ReLU, one FLOP an element, reads and writes each: rank 0 8 float16
+    # elements, 8 FLOPs and 16 + 16 = 32 bytes; rank 1 4 float64, 4 FLOPs
+    # and 32 + 32 = 64 bytes: rank 0 does more of the work that counts
+    # first.  MPI_bcast_obj: no FLOPs nor bytes moved, rank 1 sends the
+    # larger pickle
+    import chainer
+    import numpy as np
+    from chainer_computational_cost import ComputationalCostHook
+    parts = []
+    for rank, dtype, n, obj in ((0, np.float16, 8, 1), (1, np.float64, 4,
+                                                        list(range(50)))):
+        comm = _communicator()
+        with ComputationalCostHook(comm=comm) as cch:
+            chainer.functions.relu(np.zeros(n, dtype))
+            comm.bcast_obj(obj)
+        parts.append(mn.rank_part(rank, cch))
+    g = mn.GatheredReport(parts)
+    summary = g.summary_report
+    assert summary['ReLU']['slowest_rank'] == 0
+    assert summary['MPI_bcast_obj']['slowest_rank'] == 1
+    assert g.summary_report == summary  # read again: the same
