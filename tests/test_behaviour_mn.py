@@ -272,3 +272,25 @@ def test_the_slowest_rank_of_a_type_is_its_work_flops_first():
     assert summary['ReLU']['slowest_rank'] == 0
     assert summary['MPI_bcast_obj']['slowest_rank'] == 1
     assert g.summary_report == summary  # read again: the same
+
+
+def test_a_rank_that_receives_counts_what_it_received():
+    # rank 0 receives a broadcast and a scatter from rank 1 (the root
+    # given by position, as mpi4py allows): it hands MPI nothing of its
+    # own, and counts the pickle of what it received
+    import pickle
+    payload = {'weights': list(range(20))}
+
+    class Rank0(_FourRanks):
+        def bcast(self, obj, root=0):
+            return obj if root == self.rank else payload
+
+        def scatter(self, sendobj, root=0):
+            return sendobj[0] if root == self.rank else payload
+    seen = []
+    recorder = mn.MPIRecorder(Rank0(), lambda kind, nbytes, frame, error:
+                              seen.append((kind, nbytes)))
+    assert recorder.bcast(None, 1) == payload
+    assert recorder.scatter(None, 1) == payload
+    size = len(pickle.dumps(payload, pickle.HIGHEST_PROTOCOL))
+    assert seen == [('MPI_bcast_obj', size), ('MPI_scatter_obj', size)]
