@@ -411,7 +411,9 @@ def _horovod_end(grads, threshold, cycle, t_start, t_ar):
     while pending:
         ready = [g for g in pending if g[0] <= s]
         if not ready:
-            s += cycle * max(1, math.ceil((pending[0][0] - s) / cycle))
+            # the first cycle the next gradient is ready by (>= 1 cycle
+            # on: it is ready after s)
+            s += cycle * math.ceil((pending[0][0] - s) / cycle)
             continue
         pending = pending[len(ready):]
         messages, size = [], 0.0
