@@ -330,7 +330,7 @@ class GatheredReport(report.CostReport):
         built = collections.OrderedDict(
             (r, s._built()) for r, s in self._snapshots.items())
         first = _graph(built[self.ranks[0]]['layers'])
-        self.differing_ranks = [r for r in self.ranks[1:]
+        self.differing_ranks = [r for r in self.ranks
                                 if _graph(built[r]['layers']) != first]
         layers = []
         ignored = collections.OrderedDict()

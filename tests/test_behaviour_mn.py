@@ -294,3 +294,28 @@ def test_a_rank_that_receives_counts_what_it_received():
     assert recorder.scatter(None, 1) == payload
     size = len(pickle.dumps(payload, pickle.HIGHEST_PROTOCOL))
     assert seen == [('MPI_bcast_obj', size), ('MPI_scatter_obj', size)]
+
+
+def test_the_gathered_memory_plot_is_the_highest_peaks(tmp_path):
+    # rank 0 keeps a ReLU of 4 float32 and its sum alive (16 + 4 = 20
+    # bytes), rank 1 of 8 (32 + 4 = 36): the plot is rank 1's, its peak
+    # named by rank; the memory table too
+    import io
+    pytest.importorskip('matplotlib')
+    import chainer
+    import numpy as np
+    from chainer_computational_cost import ComputationalCostHook
+    parts = []
+    for rank, n in ((0, 4), (1, 8)):
+        with ComputationalCostHook(memory=True) as cch:
+            y = chainer.functions.relu(np.zeros(n, np.float32))
+            z = chainer.functions.sum(y)
+        del y, z
+        parts.append(mn.rank_part(rank, cch))
+    g = mn.GatheredReport(parts)
+    fig = g.plot_memory(str(tmp_path / 'memory.png'), dpi=20)
+    assert 'peak 36 B after rank1/Sum-1' in [
+        t.get_text() for t in fig.axes[0].texts]
+    out = io.StringIO()
+    g.show_memory_report(out, unit='raw', columns=['name', 'bytes'])
+    assert out.getvalue().splitlines()[:2] == ['Memory,Bytes B', 'peak,36']
