@@ -230,9 +230,7 @@ def caller_name(frame, comm):
     an MPI call (``multi_node_mean_grad``, ``bcast_obj``, ...): the
     ChainerMN operation that made it; the caller's name if none is."""
     name = frame.f_code.co_name
-    for _ in range(8):
-        if frame is None:
-            break
+    while frame is not None:
         if frame.f_locals.get('self') is comm:
             name = frame.f_code.co_name
         frame = frame.f_back

@@ -319,3 +319,22 @@ def test_the_gathered_memory_plot_is_the_highest_peaks(tmp_path):
     out = io.StringIO()
     g.show_memory_report(out, unit='raw', columns=['name', 'bytes'])
     assert out.getvalue().splitlines()[:2] == ['Memory,Bytes B', 'peak,36']
+
+
+def test_the_outermost_communicator_method_names_the_call():
+    # however deep the communicator's own helpers go before MPI is
+    # called (here 12 frames), the call is named by the outermost method
+    # of the communicator on the stack
+    class Comm(object):
+        def sync_all(self):
+            return self.step(12)
+
+        def step(self, depth):
+            return deeper(self, depth)
+
+    def deeper(comm, depth):
+        if depth:
+            return deeper(comm, depth - 1)
+        return mn.caller_name(sys._getframe(0), comm)
+    assert Comm().sync_all() == 'sync_all'
+    assert deeper(Comm(), 12) == 'deeper'  # no method of it: the caller
