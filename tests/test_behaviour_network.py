@@ -136,3 +136,29 @@ def test_a_step_time_measured_as_zero_is_spread_by_the_roofline():
     assert row['t_allreduce'] == pytest.approx(1.002e-3, rel=1e-12)
     assert row['t_step_overlap'] == pytest.approx(8e-3, rel=1e-12)
     assert row['t_step'] == pytest.approx(9.002e-3, rel=1e-12)
+
+
+@pytest.mark.parametrize('workers, shown', [
+    ('16', r"\['16'\]"), (b'16', r"\[b'16'\]"), ([4, '8'], r"\['8'\]"),
+    ([2, 0, -1], r'\[0, -1\]')])
+def test_bad_workers_are_shown_as_given(workers, shown):
+    # a string is one bad value, not its characters; only the bad ones
+    # are named
+    with pytest.raises(ValueError, match=r'^workers must be ints >= 1 '
+                       r'\(one int or an iterable of them\), got ' + shown +
+                       '$'):
+        network.check_workers(workers)
+
+
+@pytest.mark.parametrize('grad_bytes', [True, 2.5, -1, '8'])
+def test_gradient_bytes_must_be_a_count(grad_bytes):
+    layers = [{'name': 'B', 'type': 'LinearGradWeight', 'phase': 'backward'}]
+    rows = {'B': {'t_roofline': 1e-3}}
+    with pytest.raises(ValueError, match=r'^grad_bytes must be an int >= '
+                       r'0, got {!r}$'.format(grad_bytes).replace('.', r'\.')):
+        network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
+                               grad_bytes=grad_bytes)
+    # 0 bytes: nothing to all-reduce but the latency, 2 * 1 us on ib-edr
+    row = network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
+                                 grad_bytes=0)[2]
+    assert row['t_allreduce'] == pytest.approx(2e-6, rel=1e-12)
