@@ -134,3 +134,17 @@ def test_shapes_off_their_line_are_a_clear_error():
                        r'do not grow along the batch: \(\(1, 6\), \(2, 3\)\)'
                        r' at n=1, \(\(2, 6\), \(3, 4\)\) at n=2'):
         project_batch(run, 8)
+
+
+def test_inputs_of_many_shapes_whose_count_follows_the_batch():
+    # Concat of a (2, 2) block and n - 1 rows (1, 2): its bytes (2n + 2
+    # floats read and written) and its output (n + 1, 2) follow the batch,
+    # its inputs do not repeat one shape: their list cannot be projected
+    def run(n):
+        rows = [numpy.ones((2, 2), numpy.float32)] + [
+            numpy.ones((1, 2), numpy.float32)] * (n - 1)
+        F.concat(rows, axis=0)
+    with pytest.raises(ValueError, match=r'^the shapes of layer Concat-1 '
+                       r'do not grow along the batch: \(\(2, 2\), \(2, 2\)\)'
+                       r' at n=1, \(\(2, 2\), \(1, 2\), \(3, 2\)\) at n=2'):
+        project_batch(run, 8)
