@@ -162,3 +162,23 @@ def test_gradient_bytes_must_be_a_count(grad_bytes):
     row = network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
                                  grad_bytes=0)[2]
     assert row['t_allreduce'] == pytest.approx(2e-6, rel=1e-12)
+
+
+def test_a_step_that_takes_no_time_is_fully_efficient():
+    # a step whose calls cost nothing on the device (views, no FLOPs):
+    # alone, nothing is lost, efficiency 1 and no samples/s to give; over
+    # 2 workers, 0 gradient bytes still wait 2 * 1 us of latency: all of
+    # the step is waiting, efficiency 0
+    layers = [{'name': 'F', 'type': 'Reshape', 'phase': 'forward'},
+              {'name': 'B', 'type': 'Reshape', 'phase': 'backward'}]
+    rows = {'F': {'t_roofline': 0.0}, 'B': {'t_roofline': 0.0}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    report = network.scaling_report(layers, rows, 0, [1, 2], net, 4)
+    alone, two = report[1], report[2]
+    assert (alone['t_step'], alone['efficiency'],
+            alone['efficiency_overlap'], alone['samples_per_s']) == (
+        0.0, 1.0, 1.0, None)
+    assert two['t_step'] == pytest.approx(2e-6, rel=1e-12)
+    assert (two['efficiency'], two['efficiency_overlap']) == (0.0, 0.0)
+    # 2 workers * 4 samples / 2 us
+    assert two['samples_per_s'] == pytest.approx(4e6, rel=1e-12)

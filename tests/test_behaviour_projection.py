@@ -9,6 +9,8 @@ import numpy
 import pytest
 
 from chainer_computational_cost import project_batch
+from test_peak import planted  # noqa: F401 (a fixture)
+from test_peak import RELU
 
 _lin = L.Linear(3, 4)
 
@@ -148,3 +150,28 @@ def test_inputs_of_many_shapes_whose_count_follows_the_batch():
                        r'do not grow along the batch: \(\(2, 2\), \(2, 2\)\)'
                        r' at n=1, \(\(2, 2\), \(1, 2\), \(3, 2\)\) at n=2'):
         project_batch(run, 8)
+
+
+def test_a_batch_that_was_run_reports_its_own_memory(planted):  # noqa: F811
+    # ReLU's planted scratch 4n, 4 more at odd n: on no line through 1,
+    # 2, 3, nor 2, 3, 4, nor the top batches 4, 9, 14 (16, 40, 56), so a
+    # line bounds it from above; batch 14 was one of the runs: its own
+    # figures, scratch 4*14 = 56 beside ReLU's output 16*14 = 224
+    planted(RELU, lambda in_data: 4 * in_data[0].shape[0]
+            + 4 * (in_data[0].shape[0] % 2))
+
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))
+    m = project_batch(run, 14).memory_report
+    assert (m['peak'], m['scratch'], m['activations']) == (280, 56, 224)
+
+
+def test_a_numpy_batch_size_gives_python_ints():
+    # a batch size from NumPy (a shape, an argmax) is taken as an int:
+    # the projection's figures are plain ints, as a real run's; ReLU of
+    # 20 * 4 elements: 80 FLOPs
+    p = project_batch(lambda n: F.relu(numpy.ones((n, 4), numpy.float32)),
+                      numpy.int64(20))
+    assert type(p.batch_size) is int and p.batch_size == 20
+    flops = p.layer_report['ReLU-1']['flops']
+    assert type(flops) is int and flops == 80
