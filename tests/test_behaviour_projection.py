@@ -175,3 +175,24 @@ def test_a_numpy_batch_size_gives_python_ints():
     assert type(p.batch_size) is int and p.batch_size == 20
     flops = p.layer_report['ReLU-1']['flops']
     assert type(flops) is int and flops == 80
+
+
+def test_memory_off_its_lines_at_the_check_keeps_the_costs(
+        planted):  # noqa: F811
+    # ReLU's planted scratch 8 * min(n, 5): 8, 16, 24, 32 at 1 to 4 (a
+    # line), 40 at the check batch 9 where the line says 72: the memory
+    # cannot be projected, the costs can (ReLU of 20 * 4 elements: 80
+    # FLOPs), and the records keep the hook's layout, their memory unknown
+    from chainer_computational_cost.records import R_LIVE, R_STATE
+    planted(RELU, lambda in_data: 8 * min(in_data[0].shape[0], 5))
+
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))
+    p = project_batch(run, 20)
+    assert p.layer_report['ReLU-1']['flops'] == 80
+    records = p._records()
+    assert [len(r) for r in records] == [R_STATE + 1]
+    assert records[0][R_LIVE:R_LIVE + 3] == (None, None, None)
+    assert records[0][R_STATE] == 0  # no optimizer state
+    with pytest.raises(ValueError, match='the peak cannot be projected'):
+        p.memory_report
