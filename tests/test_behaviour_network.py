@@ -182,3 +182,52 @@ def test_a_step_that_takes_no_time_is_fully_efficient():
     assert (two['efficiency'], two['efficiency_overlap']) == (0.0, 0.0)
     # 2 workers * 4 samples / 2 us
     assert two['samples_per_s'] == pytest.approx(4e6, rel=1e-12)
+
+
+def test_ddp_default_buckets_are_1_and_25_mib():
+    # PyTorch's defaults: the first bucket closes at 1 MiB = 1,048,576
+    # bytes, the others at 25 MiB = 26,214,400.  Three links ready in
+    # turn with exactly 1 MiB, 25 MiB and 1 byte: three buckets (a byte
+    # less in either and the next gradient would join its bucket)
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'}]
+    rows = {'F': {'t_roofline': 1e-3}}
+    sizes = {'/c': 1048576, '/b': 26214400, '/a': 1}
+    for i, path in enumerate(sizes):
+        layers.append({'name': 'B{}'.format(i), 'type': 'X',
+                       'phase': 'backward', 'link': path})
+        rows['B{}'.format(i)] = {'t_roofline': 1e-3}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(layers, rows, None, [2], net, 1,
+                                 grad_bytes=sum(sizes.values()),
+                                 overlap='ddp', link_bytes=sizes)[2]
+    assert row['n_buckets'] == 3
+
+
+def test_horovod_default_fusion_is_64_mib():
+    # Horovod's default fusion buffer, 64 MiB = 67,108,864 bytes: links
+    # of 32 MiB, 32 MiB, 1 byte, 32 MiB and 32 MiB, all ready within the
+    # first 5 ms cycle, are fused in turn into 64 MiB exactly, then 32 MiB
+    # and a byte (the next 32 MiB would pass 64), then the last 32 MiB:
+    # 3 all-reduces (a buffer a byte larger fuses the byte first: 2)
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'}]
+    rows = {'F': {'t_roofline': 1e-3}}
+    sizes = {'/e': 33554432, '/d': 33554432, '/c': 1, '/b': 33554432,
+             '/a': 33554432}
+    for i, path in enumerate(sizes):
+        layers.append({'name': 'B{}'.format(i), 'type': 'X',
+                       'phase': 'backward', 'link': path})
+        rows['B{}'.format(i)] = {'t_roofline': 1e-4}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(layers, rows, None, [2], net, 1,
+                                 grad_bytes=sum(sizes.values()),
+                                 overlap='horovod', link_bytes=sizes)[2]
+    assert row['n_buckets'] == 3
+
+
+def test_a_network_is_a_value():
+    # a Network is a named tuple: equal by value, and nothing can be
+    # added to it
+    net = network.Network('t', 'test', 1e9, 1e-6)
+    assert net == ('t', 'test', 1e9, 1e-6)
+    with pytest.raises(AttributeError):
+        net.ports = 2
