@@ -198,6 +198,21 @@ def test_the_recorder_is_the_communicator_to_its_user():
     assert recorder.size == 4  # not a call: read through
 
 
+def test_calls_that_move_no_data_are_not_recorded():
+    # Barrier and Get_rank go to MPI unchanged and make no record
+    class Real(_FourRanks):
+        def Barrier(self):
+            return 'waited'
+
+        def Get_rank(self):
+            return self.rank
+    seen = []
+    recorder = mn.MPIRecorder(Real(), lambda *a: seen.append(a))
+    assert recorder.Barrier() == 'waited'
+    assert recorder.Get_rank() == 0
+    assert seen == []
+
+
 def test_pickle_calls_given_by_keyword():
     # mpi4py's keywords: the object sent is counted either way
     import pickle
