@@ -231,3 +231,23 @@ def test_a_network_is_a_value():
     assert net == ('t', 'test', 1e9, 1e-6)
     with pytest.raises(AttributeError):
         net.ports = 2
+
+
+def test_an_mpi_record_without_its_rank_count_is_one_rank():
+    # a record of an MPI call that does not say over how many ranks
+    # (params None: its bytes could not be read) costs no network time;
+    # one that does is costed: 1e6 bytes over 2 ranks, 2*1/2 * 1e-3 + 2e-6
+    net = network.Network('t', 't', 1e9, 1e-6)
+    layers = [{'name': 'M-1', 'type': 'MPI_Allreduce', 'comm_bytes': 10 ** 6,
+               'params': None},
+              {'name': 'M-2', 'type': 'MPI_Allreduce', 'comm_bytes': 10 ** 6,
+               'params': {'n_ranks': 2}}]
+    rows = {'M-1': {}, 'M-2': {}, 'total': {}}
+    network.add_t_network(rows, layers, net)
+    assert rows['M-1']['t_network'] == 0.0
+    assert rows['M-2']['t_network'] == pytest.approx(1.002e-3, rel=1e-12)
+
+
+def test_a_link_holding_one_byte_holds_parameters():
+    # a link whose own parameters are a single int8: 1 byte, kept
+    assert network.own_param_bytes({'/': (1, 1, 1)}) == {'/': 1}
