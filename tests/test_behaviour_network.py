@@ -184,23 +184,32 @@ def test_a_step_that_takes_no_time_is_fully_efficient():
     assert two['samples_per_s'] == pytest.approx(4e6, rel=1e-12)
 
 
-def test_ddp_default_buckets_are_1_and_25_mib():
-    # PyTorch's defaults: the first bucket closes at 1 MiB = 1,048,576
-    # bytes, the others at 25 MiB = 26,214,400.  Three links ready in
-    # turn with exactly 1 MiB, 25 MiB and 1 byte: three buckets (a byte
-    # less in either and the next gradient would join its bucket)
+def _ddp_buckets(sizes):
+    """n_buckets of DDP's default buckets over links of ``sizes`` bytes
+    (path -> bytes), ready in that order."""
     layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'}]
     rows = {'F': {'t_roofline': 1e-3}}
-    sizes = {'/c': 1048576, '/b': 26214400, '/a': 1}
     for i, path in enumerate(sizes):
         layers.append({'name': 'B{}'.format(i), 'type': 'X',
                        'phase': 'backward', 'link': path})
         rows['B{}'.format(i)] = {'t_roofline': 1e-3}
     net = network.Network('t', 't', 1e9, 1e-6)
-    row = network.scaling_report(layers, rows, None, [2], net, 1,
-                                 grad_bytes=sum(sizes.values()),
-                                 overlap='ddp', link_bytes=sizes)[2]
-    assert row['n_buckets'] == 3
+    return network.scaling_report(
+        layers, rows, None, [2], net, 1, grad_bytes=sum(sizes.values()),
+        overlap='ddp', link_bytes=sizes)[2]['n_buckets']
+
+
+def test_ddp_default_buckets_are_1_and_25_mib():
+    # PyTorch's defaults: the first bucket closes at 1 MiB = 1,048,576
+    # bytes, the others at 25 MiB = 26,214,400, each once it holds that
+    # much.  1 MiB, then 25 MiB - 1 and 1 byte (25 MiB), then 1 MiB left
+    # over: 3 buckets
+    mib = 1048576
+    assert _ddp_buckets({'/d': mib, '/c': 25 * mib - 1, '/b': 1,
+                         '/a': mib}) == 3
+    # 1 MiB - 1 and 1 byte (1 MiB), then 25 MiB - 1 and 1 byte: 2
+    assert _ddp_buckets({'/d': mib - 1, '/c': 1, '/b': 25 * mib - 1,
+                         '/a': 1}) == 2
 
 
 def test_horovod_default_fusion_is_64_mib():
