@@ -73,8 +73,7 @@ def _mpi():
 
 
 def _is_datatype(x):
-    mpi = _mpi()
-    return mpi is not None and isinstance(x, mpi.Datatype)
+    return isinstance(x, getattr(_mpi(), 'Datatype', ()))  # () matches none
 
 
 def _in_place(spec):
@@ -88,19 +87,17 @@ def buffer_bytes(spec):
     ``[buf, counts, displs, type]``; 0 for None or ``MPI.IN_PLACE``."""
     if spec is None or _in_place(spec):
         return 0
-    if isinstance(spec, (list, tuple)) and spec and not isinstance(
-            spec, (bytes, bytearray)):
-        buf = spec[0]
-        dtype = spec[-1] if _is_datatype(spec[-1]) else None
-        middle = spec[1:-1] if dtype is not None else spec[1:]
-        counts = middle[0] if middle else None
-        if isinstance(counts, tuple) and len(counts) == 2 and \
-                not isinstance(counts[0], int):
-            counts = counts[0]  # (counts, displacements)
-        if counts is not None and dtype is not None:
+    if isinstance(spec, (list, tuple)) and spec:
+        # Counts (after the buffer) count only with a datatype (last).
+        dtype = spec[-1]
+        counts = spec[1] if len(spec) > 2 else None
+        if counts is not None and _is_datatype(dtype):
+            if isinstance(counts, tuple) and len(counts) == 2 and \
+                    not isinstance(counts[0], int):
+                counts = counts[0]  # (counts, displacements)
             total = counts if isinstance(counts, int) else sum(counts)
             return int(total) * dtype.Get_size()
-        return _nbytes(buf)
+        return _nbytes(spec[0])
     return _nbytes(spec)
 
 
@@ -232,9 +229,7 @@ def caller_name(frame, comm):
     an MPI call (``multi_node_mean_grad``, ``bcast_obj``, ...): the
     ChainerMN operation that made it; the caller's name if none is."""
     name = frame.f_code.co_name
-    for _ in range(8):
-        if frame is None:
-            break
+    while frame is not None:
         if frame.f_locals.get('self') is comm:
             name = frame.f_code.co_name
         frame = frame.f_back
@@ -332,7 +327,7 @@ class GatheredReport(report.CostReport):
         built = collections.OrderedDict(
             (r, s._built()) for r, s in self._snapshots.items())
         first = _graph(built[self.ranks[0]]['layers'])
-        self.differing_ranks = [r for r in self.ranks[1:]
+        self.differing_ranks = [r for r in self.ranks
                                 if _graph(built[r]['layers']) != first]
         layers = []
         ignored = collections.OrderedDict()
@@ -357,8 +352,9 @@ class GatheredReport(report.CostReport):
         return self._gathered['layers']
 
     def _cached(self, name):
+        built_now = name not in self._gathered
         value = super(GatheredReport, self)._cached(name)
-        if name == 'summary' and not self._gathered.get('marked'):
+        if name == 'summary' and built_now:
             # Per type, the rank with the most of its work: FLOPs, then
             # bytes moved, then bytes sent.
             work = {}
@@ -373,7 +369,6 @@ class GatheredReport(report.CostReport):
                 if key != 'total' and ranks:
                     entry['slowest_rank'] = max(
                         sorted(ranks), key=lambda r: ranks[r])
-            self._gathered['marked'] = True
         return value
 
     def _built(self):

@@ -145,10 +145,6 @@ def resolve_network(network):
                          network, ', '.join(repr(n) for n in NETWORKS)))
 
 
-def _log2(n):
-    return math.ceil(math.log2(n)) if n > 1 else 0
-
-
 def collective_time(kind, nbytes, n_ranks, network):
     """Seconds of one MPI call of record type ``kind`` (``'MPI_Allreduce'``,
     ...) handing ``nbytes`` to MPI over ``n_ranks`` ranks on ``network``
@@ -159,14 +155,15 @@ def collective_time(kind, nbytes, n_ranks, network):
     if n <= 1:
         return 0.0
     base = kind[4:].split('_')[0].lower()  # MPI_bcast_obj -> bcast
+    steps = math.ceil(math.log2(n))  # of a binary tree over n ranks
     if base == 'allreduce':
         return 2.0 * (n - 1) / n * s + 2 * (n - 1) * a
     if base in ('bcast', 'reduce'):
-        return _log2(n) * (a + s)
+        return steps * (a + s)
     if base == 'allgather':
         return (n - 1) * (a + s)
     if base == 'gather':
-        return _log2(n) * a + (n - 1) * s
+        return steps * a + (n - 1) * s
     if base in ('scatter', 'alltoall'):
         return (n - 1) * a + (n - 1) / n * s
     return a + s  # send, recv
@@ -273,9 +270,9 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     + (g-1) * a_node`` each.  ``node_network`` defaults to ``network``."""
     net = resolve_network(network)
     node = net if node_network is None else resolve_network(node_network)
-    n, g = int(n_workers), int(gpus_per_node)
-    if n <= 1:
-        return 0.0
+    n = int(n_workers)
+    g = _positive_int('gpus_per_node', gpus_per_node)
+    # One worker costs 0 on either path (collective_time at n <= 1).
     if g <= 1:
         return collective_time('MPI_Allreduce', nbytes, n, net)
     if n <= g:
@@ -289,7 +286,6 @@ def expected_max_normal(n):
     """E[max of ``n`` independent standard normals] (0 at ``n = 1``), by
     the trapezoid rule on ``x * n * phi(x) * Phi(x)**(n-1)`` over [-9, 9]
     (steps of 1e-3: good to about 1e-6)."""
-    n = int(n)
     if n <= 1:
         return 0.0
     h = 1e-3
@@ -380,12 +376,12 @@ def _gradients(backward, times, t_start, grad_bytes, link_bytes):
 
 def _buckets(grads, cap, first_cap):
     """DDP's buckets: gradients in ready order, a bucket closed once it
-    holds ``cap`` bytes (the first one ``first_cap``); ``[(ready, bytes)]``.
+    holds ``cap`` bytes (the first one ``first_cap``); ``[(ready, bytes)]``,
+    a bucket ready when its last gradient is.
     """
-    out, size, ready, limit = [], 0.0, 0.0, first_cap
-    for t, nbytes in grads:
+    out, size, limit = [], 0.0, first_cap
+    for ready, nbytes in grads:
         size += nbytes
-        ready = max(ready, t)
         if size >= limit:
             out.append((ready, size))
             size, limit = 0.0, cap
@@ -415,7 +411,9 @@ def _horovod_end(grads, threshold, cycle, t_start, t_ar):
     while pending:
         ready = [g for g in pending if g[0] <= s]
         if not ready:
-            s += cycle * max(1, math.ceil((pending[0][0] - s) / cycle))
+            # the first cycle the next gradient is ready by (>= 1 cycle
+            # on: it is ready after s)
+            s += cycle * math.ceil((pending[0][0] - s) / cycle)
             continue
         pending = pending[len(ready):]
         messages, size = [], 0.0

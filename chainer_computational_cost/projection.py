@@ -88,7 +88,7 @@ def _project_value(values, batches, target):
     move along their line, sequences element by element; None if they do
     not follow one."""
     first = values[0]
-    if all(same(v, first) for v in values[1:]):
+    if all(same(a, b) for a, b in zip(values, values[1:])):
         return first, True
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
            for v in values):
@@ -422,7 +422,7 @@ def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
 
 
 def _check_links(infos, batches):
-    if any(info != infos[0] for info in infos[1:]):
+    if any(a != b for a, b in zip(infos, infos[1:])):
         raise ValueError('the links called differ between batch sizes: '
                          '{}'.format(', '.join(
                              '{} at n={}'.format(sorted(info), n)

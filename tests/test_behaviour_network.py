@@ -1,0 +1,262 @@
+"""Networks and data-parallel scaling as a user reads them: a network
+file's round trip and the figures of a scaling report worked by hand (see
+benchmarks/mutate.py for how this file is used)."""
+
+import json
+
+import pytest
+
+from chainer_computational_cost import network
+
+
+def test_a_network_file_keeps_what_was_measured(tmp_path):
+    # netbench saves its measurement's details beside the four fields:
+    # they are in the file, in order after them; loading reads the four
+    path = str(tmp_path / 'lab.json')
+    net = network.Network('lab', 'our cluster', 2.5e9, 3e-6)
+    assert network.save_network(net, path, n_ranks=4,
+                                sizes=[8, 1024]) is net
+    with open(path) as f:
+        text = f.read()
+    # one field a line, indented, for a reader and a diff
+    assert text.splitlines()[:3] == ['{', ' "name": "lab",',
+                                     ' "title": "our cluster",']
+    assert text.endswith('}\n')
+    doc = json.loads(text)
+    assert list(doc) == ['name', 'title', 'bandwidth', 'latency',
+                         'n_ranks', 'sizes']
+    assert (doc['n_ranks'], doc['sizes']) == (4, [8, 1024])
+    assert network.load_network(path) == net
+    # a path is a network wherever a preset name is
+    assert network.resolve_network(path) == net
+
+
+@pytest.mark.parametrize('doc, message', [
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': -1e-6},
+     'bandwidth must be > 0 and latency >= 0, got 1000000000.0 and -1e-06'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': -1e9, 'latency': 0},
+     'bandwidth must be > 0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 0, 'latency': 0},
+     'bandwidth must be > 0 and latency >= 0, got 0.0 and 0.0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 'inf', 'latency': 0},
+     'bandwidth must be > 0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'nan'},
+     'latency >= 0'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'inf'},
+     'latency >= 0, got 1000000000.0 and inf'),
+    ({'name': 'x', 'title': 'x', 'bandwidth': 1e9},
+     "is not a network file .*'latency'"),
+    ({'name': 'x', 'title': 'x', 'bandwidth': [1], 'latency': 0},
+     'is not a network file'),
+])
+def test_a_bad_network_file_is_named(tmp_path, doc, message):
+    path = tmp_path / 'bad.json'
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=message):
+        network.load_network(str(path))
+
+
+def test_a_network_file_with_no_latency_is_allowed(tmp_path):
+    # latency 0 is a network (an ideal one); bandwidth 0 is not
+    path = str(tmp_path / 'ideal.json')
+    network.save_network(network.Network('i', 'ideal', 1e9, 0.0), path)
+    assert network.load_network(path).latency == 0.0
+    # 1e6 bytes over 2 ranks: 2*1/2 * 1e6/1e9 = 1 ms, no latency
+    assert network.collective_time('MPI_Allreduce', 10 ** 6, 2, path) == \
+        pytest.approx(1e-3, rel=1e-12)
+
+
+def test_one_worker_waits_for_no_one():
+    # jitter: each step waits for the slowest of N workers; alone, a
+    # worker's step is its compute, exactly (t_jitter 0, efficiency 1)
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight',
+               'phase': 'backward'}]
+    rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    report = network.scaling_report(layers, rows, 10, [1], net, 4,
+                                    jitter=0.5)
+    row = report[1]
+    assert (row['t_jitter'], row['t_allreduce'], row['t_exposed_comm']) \
+        == (0.0, 0.0, 0.0)
+    assert row['t_step'] == row['t_compute'] == pytest.approx(3e-3)
+    assert row['efficiency'] == 1.0
+    # 1 worker * 4 samples / 3 ms
+    assert row['samples_per_s'] == pytest.approx(4 / 3e-3, rel=1e-12)
+
+
+def test_horovod_alone_exposes_nothing():
+    # at one worker nothing is all-reduced: no cycle waits, one
+    # (empty) all-reduce a step, whatever the overlap
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight', 'phase': 'backward',
+               'link': '/a'}]
+    rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    for overlap in network.OVERLAPS:
+        row = network.scaling_report(
+            layers, rows, 10, [1], net, 4, overlap=overlap,
+            link_bytes={'/a': 40})[1]
+        assert (row['t_exposed_comm'], row['n_buckets']) == (0.0, 1)
+        assert row['t_step'] == pytest.approx(3e-3, rel=1e-12)
+
+
+def test_the_root_link_holds_its_own_parameters():
+    # '/' 120 bytes in all, of which its child '/a' holds 100 (and '/a/b'
+    # 60 of those): the root itself 20, '/a' itself 40
+    info = {'/': (1, 30, 120), '/a': (1, 25, 100), '/a/b': (1, 15, 60)}
+    assert network.own_param_bytes(info) == {'/': 20, '/a': 40, '/a/b': 60}
+
+
+def test_allreduce_time_checks_the_gpus_per_node():
+    # a public function: 0 GPUs a node is an error, not a flat ring
+    net = network.Network('t', 't', 1e9, 1e-6)
+    with pytest.raises(ValueError, match='gpus_per_node must be an int '
+                       '>= 1, got 0'):
+        network.allreduce_time(10 ** 6, 8, net, gpus_per_node=0)
+    # 1e6 bytes over 2 workers, one a node: 2*1/2 * 1e-3 + 2 * 1e-6
+    assert network.allreduce_time(10 ** 6, 2, net) == pytest.approx(
+        1.002e-3, rel=1e-12)
+
+
+def test_a_step_time_measured_as_zero_is_spread_by_the_roofline():
+    # every call timed 0 s (below the clock's resolution): the measured
+    # step_time of 8 ms is spread as the roofline times, 1 : 3, so the
+    # forward takes 2 ms and the backward 6; over 2 workers 1e6 gradient
+    # bytes take 2*1/2 * 1e6/1e9 + 2 * 1e-6 = 1.002 ms, hidden behind the
+    # backward at best: t_step_overlap = 2 + max(6, 1.002) = 8 ms
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight',
+               'phase': 'backward'}]
+    rows = {'F': {'t_roofline': 1e-3, 'time': 0.0},
+            'B': {'t_roofline': 3e-3, 'time': 0.0}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(layers, rows, None, [2], net, 4,
+                                 grad_bytes=10 ** 6, step_time=8e-3)[2]
+    assert row['t_allreduce'] == pytest.approx(1.002e-3, rel=1e-12)
+    assert row['t_step_overlap'] == pytest.approx(8e-3, rel=1e-12)
+    assert row['t_step'] == pytest.approx(9.002e-3, rel=1e-12)
+
+
+@pytest.mark.parametrize('workers, shown', [
+    ('16', r"\['16'\]"), (b'16', r"\[b'16'\]"), ([4, '8'], r"\['8'\]"),
+    ([2, 0, -1], r'\[0, -1\]')])
+def test_bad_workers_are_shown_as_given(workers, shown):
+    # a string is one bad value, not its characters; only the bad ones
+    # are named
+    with pytest.raises(ValueError, match=r'^workers must be ints >= 1 '
+                       r'\(one int or an iterable of them\), got ' + shown +
+                       '$'):
+        network.check_workers(workers)
+
+
+@pytest.mark.parametrize('grad_bytes', [True, 2.5, -1, '8'])
+def test_gradient_bytes_must_be_a_count(grad_bytes):
+    layers = [{'name': 'B', 'type': 'LinearGradWeight', 'phase': 'backward'}]
+    rows = {'B': {'t_roofline': 1e-3}}
+    with pytest.raises(ValueError, match=r'^grad_bytes must be an int >= '
+                       r'0, got {!r}$'.format(grad_bytes).replace('.', r'\.')):
+        network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
+                               grad_bytes=grad_bytes)
+    # 0 bytes: nothing to all-reduce but the latency, 2 * 1 us on ib-edr
+    row = network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
+                                 grad_bytes=0)[2]
+    assert row['t_allreduce'] == pytest.approx(2e-6, rel=1e-12)
+
+
+def test_a_step_that_takes_no_time_is_fully_efficient():
+    # a step whose calls cost nothing on the device (views, no FLOPs):
+    # alone, nothing is lost, efficiency 1 and no samples/s to give; over
+    # 2 workers, 0 gradient bytes still wait 2 * 1 us of latency: all of
+    # the step is waiting, efficiency 0
+    layers = [{'name': 'F', 'type': 'Reshape', 'phase': 'forward'},
+              {'name': 'B', 'type': 'Reshape', 'phase': 'backward'}]
+    rows = {'F': {'t_roofline': 0.0}, 'B': {'t_roofline': 0.0}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    report = network.scaling_report(layers, rows, 0, [1, 2], net, 4)
+    alone, two = report[1], report[2]
+    assert (alone['t_step'], alone['efficiency'],
+            alone['efficiency_overlap'], alone['samples_per_s']) == (
+        0.0, 1.0, 1.0, None)
+    assert two['t_step'] == pytest.approx(2e-6, rel=1e-12)
+    assert (two['efficiency'], two['efficiency_overlap']) == (0.0, 0.0)
+    # 2 workers * 4 samples / 2 us
+    assert two['samples_per_s'] == pytest.approx(4e6, rel=1e-12)
+
+
+def _ddp_buckets(sizes):
+    """n_buckets of DDP's default buckets over links of ``sizes`` bytes
+    (path -> bytes), ready in that order."""
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'}]
+    rows = {'F': {'t_roofline': 1e-3}}
+    for i, path in enumerate(sizes):
+        layers.append({'name': 'B{}'.format(i), 'type': 'X',
+                       'phase': 'backward', 'link': path})
+        rows['B{}'.format(i)] = {'t_roofline': 1e-3}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    return network.scaling_report(
+        layers, rows, None, [2], net, 1, grad_bytes=sum(sizes.values()),
+        overlap='ddp', link_bytes=sizes)[2]['n_buckets']
+
+
+def test_ddp_default_buckets_are_1_and_25_mib():
+    # PyTorch's defaults: the first bucket closes at 1 MiB = 1,048,576
+    # bytes, the others at 25 MiB = 26,214,400, each once it holds that
+    # much.  1 MiB, then 25 MiB - 1 and 1 byte (25 MiB), then 1 MiB left
+    # over: 3 buckets
+    mib = 1048576
+    assert _ddp_buckets({'/d': mib, '/c': 25 * mib - 1, '/b': 1,
+                         '/a': mib}) == 3
+    # 1 MiB - 1 and 1 byte (1 MiB), then 25 MiB - 1 and 1 byte: 2
+    assert _ddp_buckets({'/d': mib - 1, '/c': 1, '/b': 25 * mib - 1,
+                         '/a': 1}) == 2
+
+
+def test_horovod_default_fusion_is_64_mib():
+    # Horovod's default fusion buffer, 64 MiB = 67,108,864 bytes: links
+    # of 32 MiB, 32 MiB, 1 byte, 32 MiB and 32 MiB, all ready within the
+    # first 5 ms cycle, are fused in turn into 64 MiB exactly, then 32 MiB
+    # and a byte (the next 32 MiB would pass 64), then the last 32 MiB:
+    # 3 all-reduces (a buffer a byte larger fuses the byte first: 2)
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'}]
+    rows = {'F': {'t_roofline': 1e-3}}
+    sizes = {'/e': 33554432, '/d': 33554432, '/c': 1, '/b': 33554432,
+             '/a': 33554432}
+    for i, path in enumerate(sizes):
+        layers.append({'name': 'B{}'.format(i), 'type': 'X',
+                       'phase': 'backward', 'link': path})
+        rows['B{}'.format(i)] = {'t_roofline': 1e-4}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(layers, rows, None, [2], net, 1,
+                                 grad_bytes=sum(sizes.values()),
+                                 overlap='horovod', link_bytes=sizes)[2]
+    assert row['n_buckets'] == 3
+
+
+def test_a_network_is_a_value():
+    # a Network is a named tuple: equal by value, and nothing can be
+    # added to it
+    net = network.Network('t', 'test', 1e9, 1e-6)
+    assert net == ('t', 'test', 1e9, 1e-6)
+    with pytest.raises(AttributeError):
+        net.ports = 2
+
+
+def test_an_mpi_record_without_its_rank_count_is_one_rank():
+    # a record of an MPI call that does not say over how many ranks
+    # (params None: its bytes could not be read) costs no network time;
+    # one that does is costed: 1e6 bytes over 2 ranks, 2*1/2 * 1e-3 + 2e-6
+    net = network.Network('t', 't', 1e9, 1e-6)
+    layers = [{'name': 'M-1', 'type': 'MPI_Allreduce', 'comm_bytes': 10 ** 6,
+               'params': None},
+              {'name': 'M-2', 'type': 'MPI_Allreduce', 'comm_bytes': 10 ** 6,
+               'params': {'n_ranks': 2}}]
+    rows = {'M-1': {}, 'M-2': {}, 'total': {}}
+    network.add_t_network(rows, layers, net)
+    assert rows['M-1']['t_network'] == 0.0
+    assert rows['M-2']['t_network'] == pytest.approx(1.002e-3, rel=1e-12)
+
+
+def test_a_link_holding_one_byte_holds_parameters():
+    # a link whose own parameters are a single int8: 1 byte, kept
+    assert network.own_param_bytes({'/': (1, 1, 1)}) == {'/': 1}

@@ -1,0 +1,198 @@
+"""project_batch as a user reads it: what a projection says about itself
+and its figures, worked by hand (see benchmarks/mutate.py for how this
+file is used)."""
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+import numpy
+import pytest
+
+from chainer_computational_cost import project_batch
+from test_peak import planted  # noqa: F401 (a fixture)
+from test_peak import RELU
+
+_lin = L.Linear(3, 4)
+
+
+def _mean_step(n):
+    # Chainer broadcasts nothing at batch 1: the calls differ there, so
+    # the lines go through batches 2, 3, 4 and batch 1 is its own run
+    _lin.cleargrads()
+    F.sum(F.mean(_lin(numpy.ones((n, 3), numpy.float32)), axis=0)).backward()
+
+
+def test_batch_1_below_the_lines_is_a_projection_to_batch_1():
+    # what was asked, as asked: batch 1, the convention given; the
+    # LinearFunction of 1 sample: 4 outputs of 3 multiply-adds and a bias,
+    # 4 * (3 + 1) = 16 FLOPs, or PyTorch's 2 a multiply-add and no bias:
+    # 2 * 4 * 3 = 24
+    p = project_batch(_mean_step, 1)
+    assert (p.batch_size, p.flop_convention) == (1, None)
+    assert p.layer_report['LinearFunction-1']['flops'] == 16
+    torch = project_batch(_mean_step, 1, flop_convention='torch')
+    assert (torch.batch_size, torch.flop_convention) == (1, 'torch')
+    assert torch.layer_report['LinearFunction-1']['flops'] == 24
+    # at batch 6, on the lines: 6 * 16 = 96 and 6 * 24 = 144
+    p = project_batch(_mean_step, 6, flop_convention='torch')
+    assert (p.batch_size, p.flop_convention) == (6, 'torch')
+    assert p.layer_report['LinearFunction-1']['flops'] == 144
+    # not fused: 3 multiplies, 2 adds and a bias a output: 6 * 4 * 6
+    p = project_batch(_mean_step, 6, fma_1flop=False)
+    assert p.layer_report['LinearFunction-1']['flops'] == 144
+    assert p.fma_1flop is False
+
+
+def test_the_batches_a_projection_may_run():
+    # what the command line allocates inputs for before --project runs:
+    # BATCHES 1, 2, 3, LATER_BATCHES 2, 3, 4 and the check at
+    # min(check_batch, batch_size), default 9
+    from chainer_computational_cost.projection import sample_batches
+    assert sample_batches(20) == (1, 2, 3, 4, 9)
+    assert sample_batches(7) == (1, 2, 3, 4, 7)
+    assert sample_batches(3) == (1, 2, 3, 4)
+    assert sample_batches(20, check_batch=12) == (1, 2, 3, 4, 12)
+    assert sample_batches(20, check_batch=None) == (1, 2, 3, 4)
+
+
+def test_recorded_values_compare_without_raising():
+    # what decides that a parameter is the same at every batch: arrays by
+    # shape, dtype and elements; containers item by item; values of
+    # other types differ; a comparison that raises is a difference
+    from chainer_computational_cost.projection import same
+    a = numpy.array([0, 2])
+    assert same(a, numpy.array([0, 2]))
+    assert not same(a, numpy.array([0, 3]))
+    assert not same(a, a.astype(numpy.int8))
+    assert not same(a, numpy.array([0, 2, 2]))  # no broadcasting
+    assert not same(a, numpy.array([[0, 2]]))
+    assert same((1, [a, {'k': 2}]), (1, [a.copy(), {'k': 2}]))
+    assert not same((1, 2), (1, 2, 3))
+    assert not same((1, 2), [1, 2])
+    assert not same({'k': 1}, {'j': 1})
+    assert not same({'k': 1}, {'k': 2})
+    assert not same(1, True) and not same(1, 1.0)
+    assert same(None, None) and same(0.5, 0.5)
+
+    class Unequal(object):
+        def __eq__(self, other):
+            raise RuntimeError('no comparison')
+        __hash__ = object.__hash__
+    u = Unequal()
+    assert same(u, u)  # itself
+    assert not same(u, Unequal())
+
+
+class _Either(chainer.Chain):
+    """Links ``a`` and ``b``, both called every time; the one ReLU is
+    made in ``a`` when ``in_a(n)``, in ``b`` otherwise."""
+
+    def __init__(self, in_a):
+        super(_Either, self).__init__()
+        with self.init_scope():
+            self.a = _Maybe(lambda n: in_a(n))
+            self.b = _Maybe(lambda n: not in_a(n))
+
+    def forward(self, x):
+        return self.b(self.a(x))
+
+
+class _Maybe(chainer.Chain):
+    def __init__(self, when):
+        super(_Maybe, self).__init__()
+        self.when = when
+
+    def forward(self, x):
+        return F.relu(x) if self.when(len(x)) else x
+
+
+def test_a_call_that_moves_to_another_link_is_a_clear_error():
+    # the same calls and the same links at every batch, but ReLU-1 is in
+    # /a at odd batches and in /b at even ones: neither 1, 2, 3 nor 2, 3,
+    # 4 agree, and the error names the call and the first batches
+    model = _Either(lambda n: n % 2 == 1)
+
+    def run(n):
+        model(numpy.ones((n, 2), numpy.float32))
+    with pytest.raises(ValueError, match=r'^the calls differ between batch '
+                       r'sizes: ReLU-1 is not made in the same phase or '
+                       r'link, or is not costed alike at n=1, 2, 3$'):
+        project_batch(run, 8)
+    # in /b from batch 2 on: batches 2, 3, 4 agree, and batch 1 is its
+    # own run
+    model = _Either(lambda n: n == 1)
+    assert project_batch(run, 8).layer_report['ReLU-1']['link'] == '/b'
+    assert project_batch(run, 1).layer_report['ReLU-1']['link'] == '/a'
+
+
+def test_shapes_off_their_line_are_a_clear_error():
+    # Reshape of n*6 elements to (2n, 3) at odd n, (3, 2n) at even n: no
+    # FLOPs nor bytes (a view), but its output's first axis 2, 3, 6 at
+    # n=1, 2, 3 (3, 6, 3 at 2, 3, 4) is on no line
+    def run(n):
+        x = numpy.ones((n, 6), numpy.float32)
+        F.reshape(x, (2 * n, 3) if n % 2 else (3, 2 * n))
+    with pytest.raises(ValueError, match=r'^the shapes of layer Reshape-1 '
+                       r'do not grow along the batch: \(\(1, 6\), \(2, 3\)\)'
+                       r' at n=1, \(\(2, 6\), \(3, 4\)\) at n=2'):
+        project_batch(run, 8)
+
+
+def test_inputs_of_many_shapes_whose_count_follows_the_batch():
+    # Concat of a (2, 2) block and n - 1 rows (1, 2): its bytes (2n + 2
+    # floats read and written) and its output (n + 1, 2) follow the batch,
+    # its inputs do not repeat one shape: their list cannot be projected
+    def run(n):
+        rows = [numpy.ones((2, 2), numpy.float32)] + [
+            numpy.ones((1, 2), numpy.float32)] * (n - 1)
+        F.concat(rows, axis=0)
+    with pytest.raises(ValueError, match=r'^the shapes of layer Concat-1 '
+                       r'do not grow along the batch: \(\(2, 2\), \(2, 2\)\)'
+                       r' at n=1, \(\(2, 2\), \(1, 2\), \(3, 2\)\) at n=2'):
+        project_batch(run, 8)
+
+
+def test_a_batch_that_was_run_reports_its_own_memory(planted):  # noqa: F811
+    # ReLU's planted scratch 4n, 4 more at odd n: on no line through 1,
+    # 2, 3, nor 2, 3, 4, nor the top batches 4, 9, 14 (16, 40, 56), so a
+    # line bounds it from above; batch 14 was one of the runs: its own
+    # figures, scratch 4*14 = 56 beside ReLU's output 16*14 = 224
+    planted(RELU, lambda in_data: 4 * in_data[0].shape[0]
+            + 4 * (in_data[0].shape[0] % 2))
+
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))
+    m = project_batch(run, 14).memory_report
+    assert (m['peak'], m['scratch'], m['activations']) == (280, 56, 224)
+
+
+def test_a_numpy_batch_size_gives_python_ints():
+    # a batch size from NumPy (a shape, an argmax) is taken as an int:
+    # the projection's figures are plain ints, as a real run's; ReLU of
+    # 20 * 4 elements: 80 FLOPs
+    p = project_batch(lambda n: F.relu(numpy.ones((n, 4), numpy.float32)),
+                      numpy.int64(20))
+    assert type(p.batch_size) is int and p.batch_size == 20
+    flops = p.layer_report['ReLU-1']['flops']
+    assert type(flops) is int and flops == 80
+
+
+def test_memory_off_its_lines_at_the_check_keeps_the_costs(
+        planted):  # noqa: F811
+    # ReLU's planted scratch 8 * min(n, 5): 8, 16, 24, 32 at 1 to 4 (a
+    # line), 40 at the check batch 9 where the line says 72: the memory
+    # cannot be projected, the costs can (ReLU of 20 * 4 elements: 80
+    # FLOPs), and the records keep the hook's layout, their memory unknown
+    from chainer_computational_cost.records import R_LIVE, R_STATE
+    planted(RELU, lambda in_data: 8 * min(in_data[0].shape[0], 5))
+
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))
+    p = project_batch(run, 20)
+    assert p.layer_report['ReLU-1']['flops'] == 80
+    records = p._records()
+    assert [len(r) for r in records] == [R_STATE + 1]
+    assert records[0][R_LIVE:R_LIVE + 3] == (None, None, None)
+    assert records[0][R_STATE] == 0  # no optimizer state
+    with pytest.raises(ValueError, match='the peak cannot be projected'):
+        p.memory_report
