@@ -729,22 +729,21 @@ def _upper_line(values, batches):
     return max(v - slope * n for v, n in zip(values, batches)), slope
 
 
-def project(runs, states, batches, batch_size, records, samples=None,
+def project(runs, states, batches, batch_size, records, samples,
             bound_scratch=False):
     """The records of a projection to ``batch_size`` with their memory
     figures projected, and the memory state of the projection.
 
     ``runs`` are the records of runs at ``batches`` (the same calls),
     ``states`` their memory states, ``samples`` the figures of every run
-    made (batch -> :func:`sample`; those of ``runs`` by default), kept for
-    ``fit_batch``.  A call whose live bytes, their
-    gradients' part or its scratch are not affine in the batch size gets
-    None, and the state an error that ``memory_report`` raises.  The
-    state's ``lines`` hold each call's ``((a, b) of live, of gradients, of
-    scratch)``, the bytes ``a + b * n`` at batch ``n`` (None for all of
-    them when one call's are not affine), ``names`` their calls,
+    made (batch -> :func:`sample`), kept for ``fit_batch``. A call whose
+    live bytes, their gradients' part or its scratch are not affine in the
+    batch size gets None, and the state an error that ``memory_report``
+    raises. The state's ``lines`` hold each call's ``((a, b) of live, of
+    gradients, of scratch)``, the bytes ``a + b * n`` at batch ``n`` (None
+    for all of them when one call's are not affine), ``names`` their calls,
     ``batches`` the sizes they go through, ``created`` the optimizer state
-    in their live bytes (see :func:`created`).  With ``bound_scratch``, a
+    in their live bytes (see :func:`created`). With ``bound_scratch``, a
     scratch that is not affine gets a line above its points instead
     (``_upper_line``), its call named in the state's ``bounded``.
     """
@@ -757,14 +756,13 @@ def project(runs, states, batches, batch_size, records, samples=None,
         fields = (R_LIVE, R_GRAD, R_SCRATCH)
         line = tuple(_line([run[i][f] if f != R_SCRATCH else scratch(run[i])
                             for run in runs], batches) for f in fields)
-        if bound_scratch and line[2] is None and None not in line[:2]:
+        bound = bound_scratch and line[2] is None
+        if bound:
             line = line[:2] + (_upper_line(
                 [scratch(run[i]) for run in runs], batches),)
-            bounded.append(i)
         if None in line:
             lines.append(None)
-            out.append(record[:R_LIVE] + (None, None, None)
-                       + record[R_STATE:])
+            projected = (None, None, None)
             if error is None:
                 k = off = line.index(None)
                 error = (
@@ -774,10 +772,12 @@ def project(runs, states, batches, batch_size, records, samples=None,
                         ', '.join('{} at n={}'.format(
                             figures([run[i]])[0][k], n)
                             for run, n in zip(runs, batches))))
-            continue
-        lines.append(line)
-        out.append(record[:R_LIVE] + tuple(
-            a + b * batch_size for a, b in line) + record[R_STATE:])
+        else:
+            if bound:
+                bounded.append(i)
+            lines.append(line)
+            projected = tuple(a + b * batch_size for a, b in line)
+        out.append(record[:R_LIVE] + projected + record[R_STATE:])
     at_exit = []
     for k in (0, 1):
         line = _line([s['at_exit'][k] for s in states], batches)
@@ -795,8 +795,6 @@ def project(runs, states, batches, batch_size, records, samples=None,
                           .format(', '.join(
                               '{} bytes at n={}'.format(s['params'], n)
                               for s, n in zip(states, batches))))
-    if samples is None:
-        samples = {n: sample(run) for run, n in zip(runs, batches)}
     state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
              'error': error, 'off': off, 'lines': None if error else lines,
              'bounded': [names[i] for i in bounded],

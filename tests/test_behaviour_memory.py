@@ -177,3 +177,34 @@ def test_a_copy_of_a_hook_inside_its_block_keeps_the_figures_of_then():
     assert (twin.memory_report['at_exit'], h.memory_report['at_exit']) == (
         32, 64)
     del y, z
+
+
+class _MasksInBackward(chainer.FunctionNode):
+    """Doubles its input; its backward makes two arrays outside any call
+    and keeps them: one an input of the call that makes the gradient, one
+    only a local while that call runs."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        gy, = grad_outputs
+        self.local = local = numpy.ones(2, numpy.float32)  # 8 bytes
+        self.scale = numpy.full(gy.shape, 2, numpy.float32)  # 24 bytes
+        gx = gy * chainer.Variable(self.scale)
+        del local
+        return gx,
+
+
+def test_arrays_a_backward_makes_outside_calls_are_gradients():
+    # y = 2x, (2, 3) float32: 24 bytes of activations.  The backward's
+    # arrays are gradient memory like the gradient it returns: x's
+    # gradient 24, the scale given to the product 24, the local 8: 56
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(_MasksInBackward, _drops_a_mask_costs)
+        y = _MasksInBackward().apply((x,))[0]
+        F.sum(y).backward()
+    m = h.memory_report
+    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 56)
+    del y
