@@ -197,11 +197,12 @@ def _project_shapes(calls, batches, batch_size):
     """(shapes, number of inputs) of a call at ``batch_size``, or (None,
     None).  The inputs and the outputs are projected apart: a list of the
     same length in every run shape by shape, a list whose length follows
-    the batch (a sequence per sample) when each run repeats one shape."""
+    the batch (a sequence per sample) when each run repeats one shape;
+    never a call without inputs or outputs."""
     n_in = affine([c[R_N_IN] for c in calls], batches, batch_size)
     n_out = affine([len(c[R_SHAPES]) - c[R_N_IN] for c in calls], batches,
                    batch_size)
-    if n_in is None or n_out is None or n_in < 0 or n_out < 0:
+    if n_in is None or n_out is None or n_in < 1 or n_out < 1:
         return None, None
     shapes = ()
     for part, count in (((lambda c: c[R_SHAPES][:c[R_N_IN]]), n_in),

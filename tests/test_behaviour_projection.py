@@ -196,3 +196,32 @@ def test_memory_off_its_lines_at_the_check_keeps_the_costs(
     assert records[0][R_STATE] == 0  # no optimizer state
     with pytest.raises(ValueError, match='the peak cannot be projected'):
         p.memory_report
+
+
+def _shrinking_concat(n):
+    # one call whose inputs shrink as the batch grows: 5 - n of them
+    F.concat([numpy.ones((1, 2), numpy.float32)] * (5 - n))
+
+
+def test_a_call_is_never_projected_without_inputs():
+    # 4, 3, 2 inputs at batches 1, 2, 3: one at batch 4, a call as any;
+    # none at batch 5, which no call is: refused, the call named
+    p = project_batch(_shrinking_concat, 4, check_batch=None)
+    assert [r['input_shapes'] for r in p.layer_report.values()
+            if 'input_shapes' in r] == [[(1, 2)]]
+    with pytest.raises(ValueError, match='Concat-1 do not grow'):
+        project_batch(_shrinking_concat, 5, check_batch=None)
+
+
+def _shrinking_split(n):
+    # one call whose outputs shrink as the batch grows: 5 - n of (1, 2)
+    F.split_axis(numpy.ones((1, 2 * (5 - n)), numpy.float32), 5 - n, 1)
+
+
+def test_a_call_is_never_projected_without_outputs():
+    # 4, 3, 2 outputs at batches 1, 2, 3: one at batch 4, none at 5
+    p = project_batch(_shrinking_split, 4, check_batch=None)
+    assert [r['output_shapes'] for r in p.layer_report.values()
+            if 'output_shapes' in r] == [[(1, 2)]]
+    with pytest.raises(ValueError, match='SplitAxis-1 do not grow'):
+        project_batch(_shrinking_split, 5, check_batch=None)
