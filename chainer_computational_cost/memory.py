@@ -736,16 +736,17 @@ def project(runs, states, batches, batch_size, records, samples,
 
     ``runs`` are the records of runs at ``batches`` (the same calls),
     ``states`` their memory states, ``samples`` the figures of every run
-    made (batch -> :func:`sample`), kept for ``fit_batch``. A call whose
+    made (batch -> :func:`sample`), kept for ``fit_batch``.  A call whose
     live bytes, their gradients' part or its scratch are not affine in the
     batch size gets None, and the state an error that ``memory_report``
-    raises. The state's ``lines`` hold each call's ``((a, b) of live, of
+    raises.  The state's ``lines`` hold each call's ``((a, b) of live, of
     gradients, of scratch)``, the bytes ``a + b * n`` at batch ``n`` (None
-    for all of them when one call's are not affine), ``names`` their calls,
-    ``batches`` the sizes they go through, ``created`` the optimizer state
-    in their live bytes (see :func:`created`). With ``bound_scratch``, a
-    scratch that is not affine gets a line above its points instead
-    (``_upper_line``), its call named in the state's ``bounded``.
+    for all of them when one call's are not affine), ``names`` their
+    calls, ``batches`` the sizes they go through, ``created`` the
+    optimizer state in their live bytes (see :func:`created`).  With
+    ``bound_scratch``, a scratch that is not affine gets a line above its
+    points instead (``_upper_line``), its call named in the state's
+    ``bounded``.
     """
     names = _names(runs[0])
     error = off = None
