@@ -5,11 +5,13 @@ measured on one device (see :mod:`~chainer_computational_cost.measure`):
 
 * a table of matrix-product times over a grid of shapes ``(M, N, K)``
   (the BLAS's speed depends on the shape far more than on the FLOPs);
-* one linear fit per function *family* (:data:`FAMILIES`) of the time a
+* one linear fit per function *family* (:data:`FAMILIES`; each
+  convolution type has its own, :func:`fit_key`) of the time a
   call spends inside its function on the call's features
   (:func:`features`): a constant, the table's time of its matrix product
   (matrix families), the bytes it reads and writes, the im2col buffer it
-  fills (convolutions, pooling), its FLOPs (the others), and the bytes of
+  fills (convolutions, pooling) and how it is laid out (convolutions),
+  its FLOPs (the others), and the bytes of
   its arrays of :data:`COLD_BYTES` or more (out of cache, or fresh memory
   touched for the first time);
 * a per-call overhead for each kind of call (:data:`OVERHEADS`):
@@ -41,8 +43,9 @@ from chainer_computational_cost.aggregation import _ancestors
 from chainer_computational_cost.columns import PHASES
 from chainer_computational_cost.columns import TIME_BY
 
-#: The JSON format's version (a file of another one is refused).
-FORMAT = 1
+#: The JSON format's version (a file of another one is refused).  2: each
+#: convolution type has its own fit, with two more features.
+FORMAT = 2
 
 #: Function types whose time is a matrix product's (forward and gradient
 #: functions): convolutions, which also fill an im2col buffer, and the
@@ -74,6 +77,11 @@ FAMILIES = collections.OrderedDict([
 #: The features of each kind of family, in the fit's order.
 MATRIX_FEATURES = ('const', 'gemm', 'bytes', 'col', 'cold')
 OTHER_FEATURES = ('const', 'mread', 'mwrite', 'flops', 'cold')
+#: A convolution's, two more: ``rows``, the contiguous runs its im2col
+#: (or col2im) copies, one per row of the output's width (NumPy's strided
+#: copy pays per run as well as per byte: short rows are slow), and
+#: ``window``, the kernel's ``kh * kw`` (one sliced copy in Python each).
+CONVOLUTION_FEATURES = MATRIX_FEATURES + ('rows', 'window')
 
 #: The kinds of call with their own overhead, forward calls in inference
 #: (no graph kept) and in training, backward calls and updates.
@@ -128,6 +136,18 @@ def family_of(layer):
     return _family_of_module(t)
 
 
+def fit_key(layer):
+    """The key of the fit that predicts a layer dict in
+    :attr:`Calibration.families`: its family, or for a convolution type
+    its type, each having its own fit (the forward, the weight gradient
+    and the input gradient run different code: im2col then GEMM, GEMM
+    then col2im, with their own efficiency; one fit of the three mixed
+    them in whatever proportion the probes drew)."""
+    if layer['type'] in CONVOLUTION_TYPES:
+        return layer['type']
+    return family_of(layer)
+
+
 def _prod(shape):
     out = 1
     for d in shape:
@@ -180,6 +200,22 @@ def gemm_shape(layer):
     return None
 
 
+def _conv_layout(layer):
+    """``(rows, window)`` of a convolution type's im2col or col2im
+    (:data:`CONVOLUTION_FEATURES`): the buffer's elements over the width
+    of the image side it is laid out on, and ``kh * kw``."""
+    t = layer['type']
+    ins = layer['input_shapes']
+    if t == 'Convolution2DFunction':
+        w, width = ins[1], layer['output_shapes'][0][3]
+    elif t == 'Convolution2DGradW':
+        w, width = layer['output_shapes'][0], ins[1][3]
+    else:  # Deconvolution2DFunction: col2im over the input's pixels
+        w, width = ins[1], ins[0][3]
+    col = gemm_shape(layer)[4]
+    return float(col // max(width, 1)), float(w[2] * w[3])
+
+
 def _pool_col(layer):
     # Chainer's CPU pooling goes through an im2col buffer too: the smaller
     # of the input and the output times the window.
@@ -213,9 +249,10 @@ COLD_BYTES = 2 ** 20
 def features(layer, gemm_time):
     """The fit's features of a layer dict (``flops, mread, mwrite`` in
     FLOPs and bytes, ``type``, shapes, ``dtype``, ``phase``), in the order
-    of its family's features (:data:`MATRIX_FEATURES` or
-    ``OTHER_FEATURES``); ``gemm_time(M, N, K)`` is the table's time of
-    one product.  None for a matrix type whose shapes do not say."""
+    of its fit's features (:data:`MATRIX_FEATURES`,
+    ``CONVOLUTION_FEATURES`` or ``OTHER_FEATURES``); ``gemm_time(M, N,
+    K)`` is the table's time of one product.  None for a matrix type whose
+    shapes do not say."""
     family = family_of(layer)
     cold = float(_cold(layer))
     if family in ('convolution', 'matmul'):
@@ -223,9 +260,12 @@ def features(layer, gemm_time):
         if shape is None:
             return None
         batch, m, n, k, col = shape
-        return [1.0, batch * gemm_time(m, n, k),
-                float(layer['mread'] + layer['mwrite']),
-                float(col * _itemsize(layer)), cold]
+        out = [1.0, batch * gemm_time(m, n, k),
+               float(layer['mread'] + layer['mwrite']),
+               float(col * _itemsize(layer)), cold]
+        if fit_key(layer) in CONVOLUTION_TYPES:
+            out.extend(_conv_layout(layer))
+        return out
     if family == 'pooling':
         cold += _pool_col(layer) * _itemsize(layer)
     return [1.0, float(layer['mread']), float(layer['mwrite']),
@@ -348,12 +388,14 @@ class Calibration(object):
 
     Attributes:
         gemm (GemmTable): matrix-product times over a grid of shapes.
-        families (dict): family -> ``{'coef', 'low', 'high', 'n'}``: the
+        families (dict): fit key (:func:`fit_key`: a family, or a
+            convolution type) -> ``{'coef', 'low', 'high', 'n'}``: the
             fit's coefficients (seconds per feature, see :func:`features`)
             and the range of each feature it was fitted on, and the number
             of calls.
-        types (dict): function type -> family, every type the calibration
-            ran (the others are flagged ``'uncovered type'``).
+        types (dict): function type -> fit key, every type the
+            calibration ran (the others are flagged ``'uncovered
+            type'``).
         overhead (dict): seconds of Chainer's own work per call, outside
             the calls' timed part (type checks, the graph), per kind of
             call (:data:`OVERHEADS`).
@@ -387,11 +429,10 @@ class Calibration(object):
         inside its function, and None or why the prediction is not
         backed by the calibration (:data:`UNCOVERED`,
         ``OUT_OF_RANGE``)."""
-        family = family_of(layer)
         flag = None
         if layer['type'] not in self.types:
             flag = UNCOVERED
-        fit = self.families.get(family)
+        fit = self.families.get(fit_key(layer))
         f = features(layer, self.gemm.time) if fit is not None else None
         if f is None:
             # No fit for the family: the closest thing, elementwise math.
@@ -435,6 +476,11 @@ class Calibration(object):
     def from_dict(cls, data):
         """A calibration from :meth:`to_dict`'s data (ValueError when it
         is not one)."""
+        if isinstance(data, dict) and isinstance(data.get('format'), int) \
+                and data['format'] != FORMAT and 'gemm' in data:
+            raise ValueError(
+                'a calibration of format {}, and this version reads format '
+                '{} only: calibrate again'.format(data['format'], FORMAT))
         if not isinstance(data, dict) or data.get('format') != FORMAT:
             raise ValueError(
                 'not a calibration of format {} (see '

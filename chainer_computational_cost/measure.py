@@ -262,6 +262,8 @@ def _cnn_probe(rng):
         s = int(rng.choice([1, 1, 1, 2])) if h >= 8 else 1
         out = int(rng.choice([16, 32, 64, 128, 256, 512]))
         oh = (h + 2 * (k // 2) - k) // s + 1
+        if batch * c * k * k * oh * oh > PROBE_COL_MAX:
+            k, s, oh = 1, 1, h
         while out > 16 and batch * oh * oh * out * c * k * k > 1.5e9:
             out //= 2
         links[name] = L.Convolution2D(c, out, k, s, k // 2, nobias=True)
@@ -365,6 +367,16 @@ def _lstm_probe(rng):
     return model, (ids,), None, lambda y, t: y
 
 
+#: The largest share of the budget one probe may take (its inference and
+#: training runs): a few large probes would leave the fits with few
+#: shapes, and one that overruns the budget makes the calibration late.
+PROBE_SHARE = 0.125
+
+#: The largest im2col buffer (elements) of a probe's convolution: 32
+#: Mi float32 is 128 MiB, beyond most networks' (a larger call of a model
+#: is flagged outside the range past four times that).
+PROBE_COL_MAX = 2 ** 25
+
 #: Probe kinds and how often each is drawn.
 PROBES = (_cnn_probe, _cnn_probe, _cnn_probe, _cnn_probe, _mlp_probe,
           _attention_probe, _lstm_probe)
@@ -390,17 +402,23 @@ def step_function(model, inputs, loss_of, train, optimizer=None,
     return run
 
 
-def _measure_probe(model, inputs, loss_of, train, xp):
+def _measure_probe(model, inputs, loss_of, train, xp, deadline=None):
     """``(layers, wall)``: the layer dicts of one run with each call's
     median time over :data:`REPEATS` hooked runs, and the median time of
-    :data:`REPEATS` runs without the hook."""
+    :data:`REPEATS` runs without the hook; None when the runs differ, or
+    when the first run (not timed) says that they would end after
+    ``deadline`` (``time.time()``'s), leaving the budget."""
     optimizer = None
     if train:
         optimizer = (chainer.optimizers.MomentumSGD() if numpy.random.rand()
                      < 0.5 else chainer.optimizers.Adam())
         optimizer.setup(model)
     run = step_function(model, inputs, loss_of, train, optimizer, xp)
+    first = time.time()
     run()  # not timed: optimizer state, the allocator's first blocks
+    if deadline is not None and \
+            time.time() + 2 * REPEATS * (time.time() - first) > deadline:
+        return None
     times = []
     layers = None
     for _ in range(REPEATS):
@@ -429,14 +447,14 @@ def _fit(samples, gemm):
     types = {}
     for layers, _, _ in samples:
         for layer in layers:
-            family = cal.family_of(layer)
-            if family is None:
+            key = cal.fit_key(layer)
+            if key is None:
                 continue
             f = cal.features(layer, gemm.time)
             if f is None:
                 continue
-            per_family.setdefault(family, []).append((f, layer['time']))
-            types[layer['type']] = family
+            per_family.setdefault(key, []).append((f, layer['time']))
+            types[layer['type']] = key
     families = {k: cal.fit_family(v) for k, v in per_family.items()
                 if len(v) >= 2 * len(v[0][0])}
     types = {t: f for t, f in types.items() if f in families}
@@ -555,10 +573,15 @@ def _calibrate(seconds, device, progress, seed):
                    'probes: {}'.format(len(samples)))
             make = PROBES[rng.randint(len(PROBES))]
             model, inputs, loss_of = _on_device(make(rng), device)
+            # No probe takes more than PROBE_SHARE of the budget, nor
+            # goes past it.
+            deadline = min(end, time.time() + PROBE_SHARE * seconds)
             for train in (False, True):
-                got = _measure_probe(model, inputs, loss_of, train, xp)
-                if got is not None:
-                    samples.append(got + (train,))
+                got = _measure_probe(model, inputs, loss_of, train, xp,
+                                     deadline)
+                if got is None:
+                    break  # training takes longer than inference
+                samples.append(got + (train,))
     finally:
         numpy.random.set_state(state)
     notify(1.0, 'fitting {} probe runs'.format(len(samples)))

@@ -8,6 +8,7 @@ import io
 import json
 import math
 
+import chainer
 import chainer.functions as F
 import numpy
 import pytest
@@ -229,8 +230,14 @@ def test_a_file_that_is_not_a_calibration_is_refused(tmp_path):
     path.write_text('not json')
     with pytest.raises(ValueError, match='is not a calibration'):
         Calibration.load(str(path))
-    path.write_text('{"format": 1, "gemm": {}}')
+    path.write_text('{"format": 2, "gemm": {}}')
     with pytest.raises(ValueError, match='malformed'):
+        Calibration.load(str(path))
+    # A file of format 1 (one fit for every convolution type) is an
+    # earlier version's: it is refused with what to do.
+    path.write_text('{"format": 1, "gemm": {}}')
+    with pytest.raises(ValueError, match='format 1, and this version '
+                       'reads format 2 only: calibrate again'):
         Calibration.load(str(path))
     with pytest.raises(TypeError, match='Calibration or the path'):
         cal.load_calibration(3)
@@ -461,9 +468,72 @@ def test_features_by_hand():
     assert f == pytest.approx([1.0, 105e-9, 260.0, 0.0, 0.0])
 
 
+def test_convolution_features_by_hand():
+    # x (2, 3, 8, 8), W (4, 3, 3, 3), y (2, 4, 8, 8): the product is
+    # 128x4x27 = 13824 multiply-adds, 13824e-9 s at 1e9/s; im2col holds
+    # 2*3*3*3*8*8 = 3456 float32 (13824 bytes) laid out in rows of the
+    # output's width 8: 3456 / 8 = 432 rows; the window is 3*3 = 9.
+    conv = {'type': 'Convolution2DFunction', 'phase': 'forward',
+            'flops': 0, 'mread': 1000, 'mwrite': 24,
+            'input_shapes': [(2, 3, 8, 8), (4, 3, 3, 3)],
+            'output_shapes': [(2, 4, 8, 8)], 'dtype': 'float32'}
+    f = cal.features(conv, _flat_table().time)
+    assert f == pytest.approx(
+        [1.0, 13824e-9, 1024.0, 13824.0, 0.0, 432.0, 9.0])
+    # Its input gradient, a deconvolution of gy (2, 4, 8, 8) by W: col2im
+    # of 3*3*3*(2*8*8) = 3456 elements over rows of gy's width 8 (432);
+    # the product is 27 x 128 x 4.
+    grad_x = dict(conv, type='Deconvolution2DFunction', phase='backward',
+                  input_shapes=[(2, 4, 8, 8), (4, 3, 3, 3)],
+                  output_shapes=[(2, 3, 8, 8)])
+    assert cal.features(grad_x, _flat_table().time)[5:] == [432.0, 9.0]
+    # Each convolution type has its own fit, the rest their family's.
+    assert cal.fit_key(conv) == 'Convolution2DFunction'
+    assert cal.fit_key(grad_x) == 'Deconvolution2DFunction'
+    assert cal.fit_key({'type': 'LinearGradData'}) == 'matmul'
+    assert cal.fit_key({'type': 'ReLU'}) == 'activation'
+
+
 def test_calibrate_command_refuses_an_unwritable_file_at_once(
         tmp_path, capsys):
     status, _ = _cli('calibrate', '--out', str(tmp_path / 'no' / 'c.json'))
     assert status == 2
     assert 'cannot write' in capsys.readouterr().err
     assert not (tmp_path / 'no').exists()
+
+
+def test_a_probe_that_would_end_past_the_deadline_is_not_measured():
+    # The first run (not timed) of a probe says how long its timed runs
+    # will take: with a deadline already past, none is run; without one,
+    # every call of the run is timed.  The MLP probe is drawn with a
+    # fixed seed to keep it small; the global RNG is the test's own.
+    made = measure._mlp_probe(numpy.random.RandomState(0))
+    model, inputs, loss_of = measure._on_device(
+        made, measure._device_of(None))
+    state = numpy.random.get_state()
+    try:
+        assert measure._measure_probe(model, inputs, loss_of, False,
+                                      numpy, deadline=0.0) is None
+        layers, wall = measure._measure_probe(model, inputs, loss_of,
+                                              False, numpy)
+    finally:
+        numpy.random.set_state(state)
+    assert layers and all(x['time'] > 0 for x in layers) and wall > 0
+
+
+def test_a_cnn_probe_keeps_its_im2col_below_the_cap():
+    # Whatever the draw, no probe convolution fills an im2col buffer above
+    # PROBE_COL_MAX elements: batch * C * kh * kw * out_h * out_w, read
+    # from the links and a run's shapes.
+    for seed in range(40):
+        model, (x,), _, _ = measure._cnn_probe(
+            numpy.random.RandomState(seed))
+        with chainer.using_config('train', False), \
+                ComputationalCostHook() as hook:
+            model(x)
+        for layer in hook.layer_report.values():
+            if layer.get('type') == 'Convolution2DFunction':
+                (n, c, _, _), w = layer['input_shapes'][:2]
+                _, _, oh, ow = layer['output_shapes'][0]
+                assert n * c * w[2] * w[3] * oh * ow <= \
+                    measure.PROBE_COL_MAX
