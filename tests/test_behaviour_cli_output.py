@@ -100,7 +100,7 @@ def test_scaling_report_with_its_options():
 #: a byte written, plus 1 us of overhead in inference; every matrix
 #: product at 1e9 multiply-adds a second.
 CALIBRATION = {
-    'format': 1, 'info': {'device': 'test'}, 'error': {},
+    'format': 2, 'info': {'device': 'test'}, 'error': {},
     'overhead': {'inference': 1e-6, 'forward': 2e-6, 'backward': 3e-6,
                  'update': 4e-6},
     'bandwidth': 1e10,
