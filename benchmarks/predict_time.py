@@ -14,8 +14,8 @@ median absolute error of inference and of training steps, against the
 calibration's own cross-validated error.  Timings run on one BLAS thread
 (``one_blas_thread``) and use the process's CPU time (``process_time``),
 which other processes on a shared machine do not stretch, or with
-``--clock wall`` ``perf_counter``.  About 13 minutes on a 2-core
-machine.
+``--clock wall`` ``perf_counter``.  About 5 minutes on this 2-core
+machine (the calibration's 150 s, then the models).
 ``--batches`` replaces every model's two batch sizes.
 """
 
