@@ -43,8 +43,8 @@ from chainer_computational_cost.aggregation import _ancestors
 from chainer_computational_cost.columns import PHASES
 from chainer_computational_cost.columns import TIME_BY
 
-#: The JSON format's version (a file of another one is refused).  2: each
-#: convolution type has its own fit, with two more features.
+#: The JSON format's version (a file of another one is refused).  Format
+#: 2 gives each convolution type its own fit, with two more features.
 FORMAT = 2
 
 #: Function types whose time is a matrix product's (forward and gradient
@@ -77,10 +77,11 @@ FAMILIES = collections.OrderedDict([
 #: The features of each kind of family, in the fit's order.
 MATRIX_FEATURES = ('const', 'gemm', 'bytes', 'col', 'cold')
 OTHER_FEATURES = ('const', 'mread', 'mwrite', 'flops', 'cold')
-#: A convolution's, two more: ``rows``, the contiguous runs its im2col
-#: (or col2im) copies, one per row of the output's width (NumPy's strided
-#: copy pays per run as well as per byte: short rows are slow), and
-#: ``window``, the kernel's ``kh * kw`` (one sliced copy in Python each).
+#: The features of a convolution type add two to a matrix family's
+#: ``rows``, the contiguous runs its im2col (or col2im) copies, one per
+#: row of the image's width (NumPy's strided copy pays per run as well as
+#: per byte, so narrow images copy slowly), and ``window``, the kernel's
+#: ``kh * kw`` (one sliced copy in Python each).
 CONVOLUTION_FEATURES = MATRIX_FEATURES + ('rows', 'window')
 
 #: The kinds of call with their own overhead, forward calls in inference

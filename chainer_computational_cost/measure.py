@@ -372,9 +372,10 @@ def _lstm_probe(rng):
 #: shapes, and one that overruns the budget makes the calibration late.
 PROBE_SHARE = 0.125
 
-#: The largest im2col buffer (elements) of a probe's convolution: 32
-#: Mi float32 is 128 MiB, beyond most networks' (a larger call of a model
-#: is flagged outside the range past four times that).
+#: The most elements a probe's convolution fills its im2col buffer with,
+#: 32 Mi float32 or 128 MiB, beyond most networks' (a model's call past
+#: four times the largest the probes filled is flagged outside the
+#: range).
 PROBE_COL_MAX = 2 ** 25
 
 #: Probe kinds and how often each is drawn.
