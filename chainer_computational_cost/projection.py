@@ -59,26 +59,27 @@ class Projection(report.ReportSnapshot):
                              self._memory))
 
 
-def same(a, b):
-    """Whether two recorded values are equal, without raising: arrays
-    (NumPy or CuPy, as GetItem keeps index arrays) are equal when their
-    shapes, dtypes and elements are; containers element by element."""
-    if a is b:
+def same(values):
+    """Whether the recorded values in ``values`` (one or more) are all
+    equal, without raising: arrays (NumPy or CuPy, as GetItem keeps index
+    arrays) are equal when their shapes, dtypes and elements are;
+    containers element by element."""
+    first, *others = values
+    if all(v is first for v in others):
         return True
-    if type(a) is not type(b):
+    if any(type(v) is not type(first) for v in others):
         return False
-    if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if hasattr(a, 'shape') and hasattr(a, 'dtype'):
-        try:
-            return (a.shape == b.shape and a.dtype == b.dtype
-                    and bool((a == b).all()))
-        except Exception:
-            return False
+    if isinstance(first, (tuple, list)):
+        return len({len(v) for v in values}) == 1 and all(
+            same(items) for items in zip(*values))
+    if isinstance(first, dict):
+        return all(v.keys() == first.keys() for v in others) and all(
+            same([v[k] for v in values]) for k in first)
     try:
-        return bool(a == b)
+        if hasattr(first, 'shape') and hasattr(first, 'dtype'):
+            return all(v.shape == first.shape and v.dtype == first.dtype
+                       and bool((v == first).all()) for v in others)
+        return all(bool(v == first) for v in others)
     except Exception:
         return False
 
@@ -88,7 +89,7 @@ def _project_value(values, batches, target):
     move along their line, sequences element by element; None if they do
     not follow one."""
     first = values[0]
-    if all(same(a, b) for a, b in zip(values, values[1:])):
+    if same(values):
         return first, True
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
            for v in values):
@@ -210,7 +211,7 @@ def _project_shapes(calls, batches, batch_size):
         lists = [part(c) for c in calls]
         if len({len(x) for x in lists}) == 1:
             projected, ok = _project_value(lists, batches, batch_size)
-        elif all(x and all(same(s, x[0]) for s in x) for x in lists):
+        elif all(x and same(x) for x in lists):
             one, ok = _project_value([x[0] for x in lists], batches,
                                      batch_size)
             projected = (one,) * count
@@ -230,7 +231,7 @@ def _check_projection(projected, real, batches, n):
     names = _check_calls([projected, real], (batches[-1], n))
     for name, p, r in zip(names, projected, real):
         for field, label in _FIGURES + ((R_SHAPES, 'shapes'),):
-            if not same(p[field], r[field]):
+            if not same([p[field], r[field]]):
                 raise ValueError(
                     'layer {} does not follow the batch size beyond n={}: '
                     'its {} at n={} would be {} on the line through n={} '
@@ -423,7 +424,8 @@ def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
 
 
 def _check_links(infos, batches):
-    if any(a != b for a, b in zip(infos, infos[1:])):
+    first, *others = infos
+    if any(info != first for info in others):
         raise ValueError('the links called differ between batch sizes: '
                          '{}'.format(', '.join(
                              '{} at n={}'.format(sorted(info), n)

@@ -61,26 +61,37 @@ def test_recorded_values_compare_without_raising():
     # other types differ; a comparison that raises is a difference
     from chainer_computational_cost.projection import same
     a = numpy.array([0, 2])
-    assert same(a, numpy.array([0, 2]))
-    assert not same(a, numpy.array([0, 3]))
-    assert not same(a, a.astype(numpy.int8))
-    assert not same(a, numpy.array([0, 2, 2]))  # no broadcasting
-    assert not same(a, numpy.array([[0, 2]]))
-    assert same((1, [a, {'k': 2}]), (1, [a.copy(), {'k': 2}]))
-    assert not same((1, 2), (1, 2, 3))
-    assert not same((1, 2), [1, 2])
-    assert not same({'k': 1}, {'j': 1})
-    assert not same({'k': 1}, {'k': 2})
-    assert not same(1, True) and not same(1, 1.0)
-    assert same(None, None) and same(0.5, 0.5)
+    assert same([a, numpy.array([0, 2])])
+    assert not same([a, numpy.array([0, 3])])
+    assert not same([a, a.astype(numpy.int8)])
+    assert not same([a, numpy.array([0, 2, 2])])  # no broadcasting
+    assert not same([a, numpy.array([[0, 2]])])
+    assert same([(1, [a, {'k': 2}]), (1, [a.copy(), {'k': 2}])])
+    assert not same([(1, 2), (1, 2, 3)])
+    assert not same([(1, 2), [1, 2]])
+    assert not same([{'k': 1}, {'j': 1}])
+    assert not same([{'k': 1}, {'k': 2}])
+    assert not same([1, True]) and not same([1, 1.0])
+    assert same([None, None]) and same([0.5, 0.5])
+    # a value of every batch, each against the others: the last one
+    # differing is a difference; one value is the same as itself
+    assert same([a, a.copy(), numpy.array([0, 2])])
+    assert not same([a, a.copy(), numpy.array([0, 3])])
+    assert not same([a, a, a.astype(numpy.int8)])
+    assert not same([1, 1, 2]) and not same([1, 1, 1.0])
+    assert not same([(1, 2), (1, 2), (1, 3)])
+    assert not same([(1,), (1,), (1, 2)])
+    assert not same([{'k': 1}, {'k': 1}, {'j': 1}])
+    assert not same([{'k': 1}, {'k': 1}, {'k': 2}])
+    assert same([7]) and same([(a, 2)])
 
     class Unequal(object):
         def __eq__(self, other):
             raise RuntimeError('no comparison')
         __hash__ = object.__hash__
     u = Unequal()
-    assert same(u, u)  # itself
-    assert not same(u, Unequal())
+    assert same([u, u])  # itself
+    assert not same([u, Unequal()])
 
 
 class _Either(chainer.Chain):
@@ -136,6 +147,25 @@ def test_shapes_off_their_line_are_a_clear_error():
                        r'do not grow along the batch: \(\(1, 6\), \(2, 3\)\)'
                        r' at n=1, \(\(2, 6\), \(3, 4\)\) at n=2'):
         project_batch(run, 8)
+
+
+def test_shapes_that_leave_their_line_beyond_the_first_runs_are_refused():
+    # Reshape of n*4 elements to (4n,) below batch 5, (2n, 2) from 5 on: a
+    # view, no FLOPs nor bytes at any batch, so only its output's shape
+    # shows it: (4,), (8,), (12,) at n=1, 2, 3 put (36,) at the check run
+    # n=9, which gives (18, 2); never the (80,) of a line at batch 20
+    def run(n):
+        x = numpy.ones((n, 4), numpy.float32)
+        F.reshape(x, (4 * n,) if n < 5 else (2 * n, 2))
+    with pytest.raises(ValueError, match=(
+            r'^layer Reshape-1 does not follow the batch size beyond n=3: '
+            r'its shapes at n=9 would be \(\(9, 4\), \(36,\)\) on the line '
+            r'through n=1, 2, 3 but a real run gives \(\(9, 4\), \(18, 2\)\)'
+            r'; project_batch needs figures affine in the batch size$')):
+        project_batch(run, 20)
+    # below the check batch nothing tells: the lines stand
+    assert project_batch(run, 4).layer_report['Reshape-1']['params'] == {
+        'in_shape': (4, 4), 'out_shape': (16,)}
 
 
 def test_inputs_of_many_shapes_whose_count_follows_the_batch():

@@ -1,9 +1,7 @@
 """project_batch behaviour that planted bugs got past (see
 benchmarks/mutate.py): the batches it runs, worked by hand.
 
-Equivalent mutants (nothing to observe): swapping the arguments of a
-call of ``same`` (``same(b[k], a[k])``, ``same(first, v)``): ``same`` is
-symmetric; in ``_project_memory``, leaving
+Equivalent mutants (nothing to observe): in ``_project_memory``, leaving
 TOP_BATCHES out of the unbounded attempts (``for sizes in candidates``):
 a scratch on a line through them is then drawn by the bounded attempt
 through the same batches, whose bound of points on a line is that line,
