@@ -274,8 +274,8 @@ class Tracker(object):
         # Folding nothing new rewrites the first item as it was: no test
         # of the lengths, which an interrupt could not split either.
         n = len(born)
-        act, grad = born[0]
-        for ref in born[1:n]:
+        (act, grad), *added = born[:n]
+        for ref in added:
             other = seen.get(ref.key)
             # A second reference to a buffer met before (added again when
             # an interrupt came between _take's append and its index)
@@ -295,8 +295,8 @@ class Tracker(object):
         born[:n] = [(act, grad)]
         dead = self.dead
         n = len(dead)
-        act, grad = dead[0]
-        for ref in dead[1:n]:
+        (act, grad), *freed = dead[:n]
+        for ref in freed:
             if getattr(ref, 'counted', False):
                 if ref.grad:
                     grad += ref.nbytes
@@ -321,12 +321,14 @@ class Tracker(object):
         given to it (by the user, in a forward pass)."""
         found = _kept(node)
         if found:
-            # Weak references: an interrupt may cut the call short before
-            # add, and the entry must not keep the arrays alive.
+            # Weak references: an interrupt (or an error in the forward)
+            # may cut the call short before add, and the entry must not
+            # keep the arrays alive.  Such an entry stays until a node of
+            # the same id is added, which marks the arrays still alive:
+            # marking changes nothing for an array a call made (counted
+            # already), and the others were given to a node before its
+            # forward, the user's.
             self.pre[id(node)] = [_weak(a) for a in found]
-        elif self.pre:
-            # left by a node whose call an interrupt cut short
-            self.pre.pop(id(node), None)
 
     def add(self, outputs, inputs, backward, node, frame=None):
         """Count the buffers a call created and keeps, each once: those of

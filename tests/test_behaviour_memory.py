@@ -15,6 +15,8 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import memory
 from chainer_computational_cost import project_batch
 from chainer_computational_cost.records import R_LIVE
+from test_peak import planted  # noqa: F401 (a fixture)
+from test_peak import RELU
 import memory_oracle
 
 
@@ -208,3 +210,61 @@ def test_arrays_a_backward_makes_outside_calls_are_gradients():
     m = h.memory_report
     assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 56)
     del y
+
+
+def test_a_hook_read_inside_its_second_block_gives_that_blocks_figures():
+    # the first block leaves Exp's output alive, 2*4*4 = 32 bytes at its
+    # exit; read inside the second block, after an Exp of (3, 4): its
+    # 3*4*4 = 48 bytes alive (the first block's arrays are not this
+    # block's), the peak over both blocks' calls 48
+    h = ComputationalCostHook(memory=True)
+    with h:
+        y = F.exp(numpy.ones((2, 4), numpy.float32))
+    assert h.memory_report['at_exit'] == 32
+    with h:
+        z = F.exp(numpy.ones((3, 4), numpy.float32))
+        inside = h.memory_report
+    assert (inside['at_exit'], inside['peak'], inside['n_calls']) == (
+        48, 48, 2)
+    del y, z
+
+
+class _Grows(object):
+    """A step calling a Linear(3, 4) (48 + 16 = 64 bytes of parameters)
+    and a ReLU; from batch ``at`` on, another Linear(3, 4) with one more
+    float32 parameter (68 bytes) that nothing uses."""
+
+    def __init__(self, at):
+        self.at = at
+        self.small = chainer.links.Linear(3, 4)
+        self.large = chainer.links.Linear(3, 4)
+        with self.large.init_scope():
+            self.large.unused = chainer.Parameter(
+                numpy.zeros(1, numpy.float32))
+
+    def __call__(self, n):
+        lin = self.small if n < self.at else self.large
+        F.relu(lin(numpy.ones((n, 3), numpy.float32)))
+
+
+def test_other_parameters_at_a_top_batch_are_refused(planted):  # noqa: F811
+    # ReLU's scratch 4n, 4 more at odd n: 8, 8, 16 at n=1, 2, 3 and 8, 16,
+    # 16 at 2, 3, 4, on no line; so the memory's lines go through the top
+    # batches 4, 9, 14, after the check run at 9 (its parameters, 64
+    # bytes, as at 1)
+    planted(RELU, lambda in_data: 4 * in_data[0].shape[0]
+            + 4 * (in_data[0].shape[0] % 2))
+    # the same parameters at 14: the scratch 16, 40, 56 at 4, 9, 14 is
+    # bounded by the steepest slope, ceil(24 / 5) = 5, through the highest
+    # point, max(16 - 20, 40 - 45, 56 - 70) = -4: at 20, 96; during ReLU
+    # at 20 the Linear's output and ReLU's, 2 * 20*4*4 = 640: 736
+    m = project_batch(_Grows(at=100), 20).memory_report
+    assert (m['peak'], m['scratch'], m['params']) == (736, 96, 64)
+    # a Linear with 68 bytes of parameters from 10 on: at 14 the step is
+    # another step, no line through it; the reason the lines fail from
+    # the first batches stands
+    with pytest.raises(ValueError, match=(
+            r'^the scratch bytes of ReLU-1 are not affine in the batch size '
+            r'\(8 at n=1, 8 at n=2, 16 at n=3\): the peak cannot be '
+            r'projected$')):
+        project_batch(_Grows(at=10), 20).memory_report
