@@ -127,6 +127,33 @@ def test_state_an_update_replaces_keeps_counting_even_of_one_byte():
     assert [at_exit(k) for k in (1, 2, 3)] == [3, 3, 3]
 
 
+def test_state_made_before_the_block_stays_the_users_when_replaced():
+    # SMORMS3's state of a (3,) float32 parameter, made by an update
+    # before the block: mem, g and g2, 3*4 = 12 bytes each, the user's.
+    # Each update in the block replaces the three by new ones, which stay
+    # the user's however many updates: nothing alive at exit (w's
+    # gradient is a view of the loss's initial gradient).  Made in the
+    # block, they are the run's: 3 * 12 = 36.
+    def at_exit(updates, before):
+        link = chainer.Link()
+        with link.init_scope():
+            link.w = chainer.Parameter(numpy.ones(3, numpy.float32))
+        opt = chainer.optimizers.SMORMS3().setup(link)
+
+        def update():
+            link.cleargrads()
+            F.sum(link.w).backward()
+            opt.update()
+        for _ in range(before):
+            update()
+        with ComputationalCostHook(memory=True) as h:
+            for _ in range(updates):
+                update()
+        return h.memory_report['at_exit']
+    assert [at_exit(k, 1) for k in (1, 2, 3)] == [0, 0, 0]
+    assert [at_exit(k, 0) for k in (1, 2, 3)] == [36, 36, 36]
+
+
 class _Double(chainer.Function):
     """An old-style Function: its backward's gradient is made outside any
     call."""
@@ -214,19 +241,31 @@ def test_arrays_a_backward_makes_outside_calls_are_gradients():
 
 def test_a_hook_read_inside_its_second_block_gives_that_blocks_figures():
     # the first block leaves Exp's output alive, 2*4*4 = 32 bytes at its
-    # exit; read inside the second block, after an Exp of (3, 4): its
-    # 3*4*4 = 48 bytes alive (the first block's arrays are not this
+    # exit; read inside the second block, after a Linear(3, 4) without
+    # bias (4*3*4 = 48 bytes of parameters) of (3, 3): its output,
+    # 3*4*4 = 48 bytes, alive (the first block's arrays are not this
     # block's), the peak over both blocks' calls 48
     h = ComputationalCostHook(memory=True)
     with h:
         y = F.exp(numpy.ones((2, 4), numpy.float32))
-    assert h.memory_report['at_exit'] == 32
+    assert (h.memory_report['at_exit'], h.memory_report['params']) == (
+        32, 0)
+    lin = chainer.links.Linear(3, 4, nobias=True)
     with h:
-        z = F.exp(numpy.ones((3, 4), numpy.float32))
+        z = lin(numpy.ones((3, 3), numpy.float32))
         inside = h.memory_report
-    assert (inside['at_exit'], inside['peak'], inside['n_calls']) == (
-        48, 48, 2)
+    assert (inside['at_exit'], inside['params'], inside['peak'],
+            inside['n_calls']) == (48, 48, 48, 2)
     del y, z
+
+
+def test_a_hook_never_entered_reports_no_memory():
+    # nothing run, nothing alive, no parameters: every figure 0 (or
+    # None for the calls it would name), and so does a copy
+    h = ComputationalCostHook(memory=True)
+    for m in (h.memory_report, copy.deepcopy(h).memory_report):
+        assert (m['peak'], m['peak_layer'], m['at_exit'], m['params'],
+                m['n_calls']) == (0, None, 0, 0, 0)
 
 
 class _Grows(object):
