@@ -149,6 +149,38 @@ def test_shapes_off_their_line_are_a_clear_error():
         project_batch(run, 8)
 
 
+def test_calls_that_change_at_the_check_run_name_the_batches_compared():
+    # the same calls at 1, 2, 3 (the lines), others at the check run 9:
+    # the error names the last batch of the lines, 3, and 9
+    def swapped(n):
+        x = numpy.ones((n, 2), numpy.float32)
+        F.relu(x) if n < 5 else F.exp(x)
+    with pytest.raises(ValueError, match=(
+            r'^the calls differ between batch sizes: call 1 is ReLU-1 at '
+            r'n=3 but Exp-1 at n=9; project_batch needs a run whose calls '
+            r'do not depend on the batch size$')):
+        project_batch(swapped, 20)
+
+    def more(n):
+        x = F.relu(numpy.ones((n, 2), numpy.float32))
+        if n >= 5:
+            F.exp(x)
+    with pytest.raises(ValueError, match=(
+            r'^the calls differ between batch sizes: 1 calls at n=3, 2 at '
+            r'n=9$')):
+        project_batch(more, 20)
+
+    def mean_then_exp(n):
+        # batch 1 broadcasts nothing in Mean's backward: its calls differ
+        x = chainer.Variable(numpy.ones((n, 3), numpy.float32))
+        F.sum(F.mean(x, axis=0) if n < 5 else F.exp(x)).backward()
+    # so the lines go through 2, 3, 4: the last of them is 4
+    with pytest.raises(ValueError, match=(
+            r'^the calls differ between batch sizes: call 1 is Mean-1 at '
+            r'n=4 but Exp-1 at n=7;')):
+        project_batch(mean_then_exp, 7)
+
+
 def test_shapes_that_leave_their_line_beyond_the_first_runs_are_refused():
     # Reshape of n*4 elements to (4n,) below batch 5, (2n, 2) from 5 on: a
     # view, no FLOPs nor bytes at any batch, so only its output's shape
