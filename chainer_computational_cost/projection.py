@@ -320,25 +320,28 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
             # Below the line: the run at 1 is the answer (its memory too;
             # the lines from the later batches are kept for fit_batch,
             # and why there are none: fit_batch's error).
-            state = _project_memory(runs, batches, 2, records, None,
-                                    record)[1]
-            state = dict(state, at_exit=runs[1][2]['at_exit'], error=None,
-                         line_error=state['error'], batch_size=1)
+            answer = runs[batch_size]
+            state = _project_memory(runs, batches, batch_size, records,
+                                    None, record)[1]
+            state = dict(state, at_exit=answer[2]['at_exit'], error=None,
+                         line_error=state['error'], batch_size=batch_size)
             records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
-                       for r in runs[1][0]]
-            return Projection(records, runs[1][1], 1, fma_1flop,
+                       for r in answer[0]]
+            return Projection(records, answer[1], batch_size, fma_1flop,
                               flop_convention, state)
     checked = None
+    # the links of the runs the lines go through (the same in each)
+    first = batches[0]
+    links = runs[first][1]
     if check_batch is not None and batch_size > batches[-1]:
         checked = min(check_batch, batch_size)
         record(checked)
-        _check_links([runs[batches[0]][1], runs[checked][1]],
-                     (batches[0], checked))
+        _check_links([links, runs[checked][1]], (first, checked))
         _check_projection(_project(runs, batches, checked),
                           runs[checked][0], batches, checked)
     records, state = _project_memory(runs, batches, batch_size, records,
                                      checked, record)
-    return Projection(records, runs[batches[0]][1], batch_size, fma_1flop,
+    return Projection(records, links, batch_size, fma_1flop,
                       flop_convention, state)
 
 
@@ -384,19 +387,17 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
                        for r in out]
         return out, state
     out, state = attempt(batches)
-    candidates = [LATER_BATCHES] if batches == BATCHES else []
-    for sizes in candidates + [TOP_BATCHES]:
-        if not state['error'] or (sizes is TOP_BATCHES
-                                  and state.get('off') != 2):
-            break  # only a scratch that bends is drawn from the top
-        again = attempt(sizes)
+    if state['error'] and batches == BATCHES:
+        again = attempt(LATER_BATCHES)
         if again is not None and not again[1]['error']:
             out, state = again
-        elif again is not None and sizes is LATER_BATCHES:
+        elif again is not None:
             state = dict(state, off=again[1].get('off'))
     if state['error'] and state.get('off') == 2:
-        # a scratch off every line (a copy whose size follows the batch
-        # unevenly): bounded from above through the top batches
+        # only a scratch that bends is drawn from the top; one off every
+        # line there (a copy whose size follows the batch unevenly) is
+        # bounded from above, and one on a line is drawn by it (a bound
+        # of points on a line is that line)
         again = attempt(TOP_BATCHES, bound=True)
         if again is not None and not again[1]['error']:
             out, state = again

@@ -29,7 +29,12 @@ def test_batch_1_below_the_lines_is_a_projection_to_batch_1():
     # 2 * 4 * 3 = 24
     p = project_batch(_mean_step, 1)
     assert (p.batch_size, p.flop_convention) == (1, None)
+    assert p.memory_report['batch_size'] == 1
     assert p.layer_report['LinearFunction-1']['flops'] == 16
+    # batch 2, the first of the lines: 2 * 16 = 32
+    p = project_batch(_mean_step, 2)
+    assert (p.batch_size, p.memory_report['batch_size']) == (2, 2)
+    assert p.layer_report['LinearFunction-1']['flops'] == 32
     torch = project_batch(_mean_step, 1, flop_convention='torch')
     assert (torch.batch_size, torch.flop_convention) == (1, 'torch')
     assert torch.layer_report['LinearFunction-1']['flops'] == 24
@@ -84,6 +89,9 @@ def test_recorded_values_compare_without_raising():
     assert not same([{'k': 1}, {'k': 1}, {'j': 1}])
     assert not same([{'k': 1}, {'k': 1}, {'k': 2}])
     assert same([7]) and same([(a, 2)])
+    # a value with a shape but no dtype (a structured dtype) is no array:
+    # it compares with ==
+    assert same([numpy.dtype([('k', 'f4')]), numpy.dtype([('k', 'f4')])])
 
     class Unequal(object):
         def __eq__(self, other):
