@@ -460,22 +460,18 @@ class Tracker(object):
 
 class _LinkWatcher(chainer.LinkHook):
     """Follows the links called in a block: the bytes of their parameters,
-    each parameter once (read after each link's call: lazily initialised
-    ones exist by then).  A link's persistent arrays (running statistics)
-    are the user's without it: a node is given them before its forward
-    (kept, or as inputs), and Tracker marks those."""
+    each parameter once (read after every call of its link: lazily
+    initialised ones exist by then, and one initialised by hand between
+    two calls counts too).  A link's persistent arrays (running
+    statistics) are the user's without it: a node is given them before
+    its forward (kept, or as inputs), and Tracker marks those."""
 
     def __init__(self, name):
         self.name = name
-        self.seen = set()
         self.params = {}
 
     def forward_postprocess(self, args):
-        link = args.link
-        if id(link) in self.seen:
-            return
-        self.seen.add(id(link))
-        for p in link.params():
+        for p in args.link.params():
             if p.array is not None:
                 self.params[id(p)] = p.array.nbytes
 

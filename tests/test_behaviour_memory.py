@@ -307,3 +307,29 @@ def test_other_parameters_at_a_top_batch_are_refused(planted):  # noqa: F811
             r'\(8 at n=1, 8 at n=2, 16 at n=3\): the peak cannot be '
             r'projected$')):
         project_batch(_Grows(at=10), 20).memory_report
+
+
+class _Holder(chainer.Link):
+    """A link whose parameter ``w`` has no array until initialised by
+    hand; its forward is a ReLU."""
+
+    def __init__(self):
+        super(_Holder, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter()
+
+    def forward(self, x):
+        return F.relu(x)
+
+
+def test_a_parameter_initialised_between_calls_of_its_link_counts():
+    # nothing at the first call; w initialised to (3, 4) float32 before
+    # the second: 3*4*4 = 48 bytes of parameters
+    link = _Holder()
+    x = numpy.ones((2, 4), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        link(x)
+        assert h.memory_report['params'] == 0
+        link.w.initialize((3, 4))
+        link(x)
+    assert h.memory_report['params'] == 48
