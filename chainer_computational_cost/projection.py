@@ -120,22 +120,24 @@ def _name_of(records):
 def _check_calls(runs, batches):
     """Raise ValueError unless every run made the same calls."""
     names = [_name_of(r) for r in runs]
+    first = names[0]
     for run, n in zip(names[1:], batches[1:]):
-        for i, (a, b) in enumerate(zip(names[0], run)):
+        for i, (a, b) in enumerate(zip(first, run)):
             if a != b:
                 raise ValueError(
                     'the calls differ between batch sizes: call {} is {} '
                     'at n={} but {} at n={}; project_batch needs a run '
                     'whose calls do not depend on the batch size'.format(
                         i + 1, a, batches[0], b, n))
-        if len(run) != len(names[0]):
+        if len(run) != len(first):
             raise ValueError(
                 'the calls differ between batch sizes: {} calls at n={}, '
-                '{} at n={}'.format(len(names[0]), batches[0], len(run), n))
-    for i, name in enumerate(names[0]):
+                '{} at n={}'.format(len(first), batches[0], len(run), n))
+    for i, name in enumerate(first):
         # The number of inputs may follow the batch (TransposeSequence
         # takes one sequence per sample): project_records checks it.
-        keys = {(r[i][R_PHASE], r[i][R_LINK], r[i][R_PARAMS] is None)
+        # Costed alike: params a dict in every run, or None (ignored).
+        keys = {(r[i][R_PHASE], r[i][R_LINK], type(r[i][R_PARAMS]))
                 for r in runs}
         if len(keys) != 1:
             raise ValueError(
@@ -143,7 +145,7 @@ def _check_calls(runs, batches):
                 'the same phase or link, or is not costed alike at '
                 'n={}'.format(
                     name, ', '.join(str(n) for n in batches)))
-    return names[0]
+    return first
 
 
 def project_records(runs, batches, batch_size):
