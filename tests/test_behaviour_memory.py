@@ -333,3 +333,22 @@ def test_a_parameter_initialised_between_calls_of_its_link_counts():
         link.w.initialize((3, 4))
         link(x)
     assert h.memory_report['params'] == 48
+
+
+def test_lines_through_runs_whose_parameters_differ_name_them():
+    # literal records: one ReLU whose live bytes are 16n at n=1, 2, 3
+    # (a line: 16n, 160 at 10), nothing alive at exit; the parameters 64
+    # bytes at every batch, or 68 at n=3
+    head = ('ReLU',) + (0,) * (R_LIVE - 1)
+    runs = [[head + (16 * n, 0, 0, 0)] for n in (1, 2, 3)]
+
+    def project(params):
+        states = [{'at_exit': (0, 0), 'params': p} for p in params]
+        return memory.project(runs, states, (1, 2, 3), 10, runs[0], {})
+    out, state = project((64, 64, 64))
+    assert (out[0][R_LIVE], state['params'], state['error']) == (
+        160, 64, None)
+    out, state = project((64, 64, 68))
+    assert (state['lines'], state['error']) == (
+        None, 'the parameters differ between batch sizes: 64 bytes at '
+        'n=1, 64 bytes at n=2, 68 bytes at n=3')
