@@ -88,7 +88,7 @@ def _project_value(values, batches, target):
     """Project a shape, a param or a number: equal values stay, integers
     move along their line, sequences element by element; None if they do
     not follow one."""
-    first = values[0]
+    first, *_ = values
     if same(values):
         return first, True
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool)

@@ -5,9 +5,8 @@ A scratch on a line through TOP_BATCHES is drawn by the bounded attempt
 through them, whose bound of points on a line is that line, and nothing
 is named bounded (test_a_scratch_on_a_line_from_batch_4).
 
-Not equivalent, though once noted so: in ``_project_value``, ``first =
-values[1]`` takes a parameter that differs only at batch 1 for one that
-is the same at every batch (test_a_parameter_off_at_batch_1_is_unknown).
+A parameter that differs only at batch 1 is unknown, not the value of
+the later batches (test_a_parameter_off_at_batch_1_is_unknown).
 """
 
 import chainer
