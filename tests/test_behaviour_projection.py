@@ -2,6 +2,8 @@
 and its figures, worked by hand (see benchmarks/mutate.py for how this
 file is used)."""
 
+import warnings
+
 import chainer
 import chainer.functions as F
 import chainer.links as L
@@ -9,6 +11,7 @@ import numpy
 import pytest
 
 from chainer_computational_cost import project_batch
+from chainer_computational_cost.records import ReportWarning
 from test_peak import planted  # noqa: F401 (a fixture)
 from test_peak import RELU
 
@@ -295,3 +298,24 @@ def test_a_call_is_never_projected_without_outputs():
             if 'output_shapes' in r] == [[(1, 2)]]
     with pytest.raises(ValueError, match='SplitAxis-1 do not grow'):
         project_batch(_shrinking_split, 5, check_batch=None)
+
+
+class _Unknown(chainer.FunctionNode):
+    """A function no calculator knows: ignored, with a ReportWarning."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+
+def test_a_warning_of_the_runs_is_said_once():
+    # the runs at 1, 2, 3 and the check run at 9 each ignore _Unknown
+    # (no figures: a line of zeros); the user is told once, not 4 times
+    def run(n):
+        _Unknown().apply((numpy.ones((n, 2), numpy.float32),))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        p = project_batch(run, 20)
+    said = [str(w.message) for w in caught
+            if issubclass(w.category, ReportWarning)]
+    assert len(said) == 1 and '_Unknown' in said[0], said
+    assert p.batch_size == 20
