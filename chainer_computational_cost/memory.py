@@ -786,8 +786,9 @@ def project(runs, states, batches, batch_size, records, samples,
                 '({}): they cannot be projected'.format(', '.join(
                     '{} at n={}'.format(sum(s['at_exit']), n)
                     for s, n in zip(states, batches))))
-            line = (0, 0)
-        at_exit.append(line[0] + line[1] * batch_size)
+        # None: unknown (memory_report raises the error instead)
+        at_exit.append(None if line is None
+                       else line[0] + line[1] * batch_size)
     params = {s['params'] for s in states}
     if len(params) != 1:
         error = error or ('the parameters differ between batch sizes: {}'
