@@ -352,3 +352,60 @@ def test_lines_through_runs_whose_parameters_differ_name_them():
     assert (state['lines'], state['error']) == (
         None, 'the parameters differ between batch sizes: 64 bytes at '
         'n=1, 64 bytes at n=2, 68 bytes at n=3')
+
+
+class _KeepsInBackward(chainer.FunctionNode):
+    """Doubles its input; its backward keeps an array it makes after its
+    last call (no call sees it, the node holds it)."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        gx = grad_outputs[0] * 2
+        self.saved = numpy.ones(5, numpy.float32)  # 5*4 = 20 bytes
+        return gx,
+
+
+def test_an_array_a_backward_keeps_after_its_calls_is_a_gradient():
+    # y = 2x, (2, 3) float32: 24 bytes of activations; the backward's
+    # MulConstant makes x's gradient, 24, then the node keeps 20 more:
+    # 44 bytes of gradients at exit
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(_KeepsInBackward, _drops_a_mask_costs)
+        y = _KeepsInBackward().apply((x,))[0]
+        F.sum(y).backward()
+    m = h.memory_report
+    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 44)
+    del y
+
+
+class _ExecsInBackward(chainer.FunctionNode):
+    """Doubles its input; its backward makes its calls in code run by
+    ``exec`` in a namespace of its own (a frame whose locals are that
+    dict, not a copy)."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        namespace = {'F': F, 'gy': grad_outputs[0]}
+        exec('h = gy * 2\ngx = F.identity(h)', namespace)
+        return namespace['gx'],
+
+
+def test_the_hook_never_empties_a_namespace_a_backward_runs_in():
+    # the hook reads the frames of a backward (and empties the copies of
+    # their locals it made): a namespace of the user's is left whole.
+    # y = 2x: 24 bytes of activations; x's gradient, made by MulConstant
+    # (Identity returns the same array): 24 bytes of gradients
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(_ExecsInBackward, _drops_a_mask_costs)
+        y = _ExecsInBackward().apply((x,))[0]
+        F.sum(y).backward()
+    m = h.memory_report
+    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 24)
+    assert (x.grad == 2).all()
+    del y
