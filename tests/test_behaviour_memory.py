@@ -225,18 +225,25 @@ class _MasksInBackward(chainer.FunctionNode):
         return gx,
 
 
+def _at_exit_after_backward(node_class):
+    """``((activations, gradients) alive at exit, x)`` of a block that
+    applies ``node_class()`` to x, (2, 3) float32, and back-propagates
+    the sum of its output (kept alive)."""
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(node_class, _drops_a_mask_costs)
+        y = node_class().apply((x,))[0]
+        F.sum(y).backward()
+    m = h.memory_report
+    del y
+    return (m['at_exit_activations'], m['at_exit_gradients']), x
+
+
 def test_arrays_a_backward_makes_outside_calls_are_gradients():
     # y = 2x, (2, 3) float32: 24 bytes of activations.  The backward's
     # arrays are gradient memory like the gradient it returns: x's
     # gradient 24, the scale given to the product 24, the local 8: 56
-    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
-    with ComputationalCostHook(memory=True) as h:
-        h.add_custom_cost_calculator(_MasksInBackward, _drops_a_mask_costs)
-        y = _MasksInBackward().apply((x,))[0]
-        F.sum(y).backward()
-    m = h.memory_report
-    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 56)
-    del y
+    assert _at_exit_after_backward(_MasksInBackward)[0] == (24, 56)
 
 
 def test_a_hook_read_inside_its_second_block_gives_that_blocks_figures():
@@ -371,14 +378,7 @@ def test_an_array_a_backward_keeps_after_its_calls_is_a_gradient():
     # y = 2x, (2, 3) float32: 24 bytes of activations; the backward's
     # MulConstant makes x's gradient, 24, then the node keeps 20 more:
     # 44 bytes of gradients at exit
-    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
-    with ComputationalCostHook(memory=True) as h:
-        h.add_custom_cost_calculator(_KeepsInBackward, _drops_a_mask_costs)
-        y = _KeepsInBackward().apply((x,))[0]
-        F.sum(y).backward()
-    m = h.memory_report
-    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 44)
-    del y
+    assert _at_exit_after_backward(_KeepsInBackward)[0] == (24, 44)
 
 
 class _ExecsInBackward(chainer.FunctionNode):
@@ -400,12 +400,6 @@ def test_the_hook_never_empties_a_namespace_a_backward_runs_in():
     # their locals it made): a namespace of the user's is left whole.
     # y = 2x: 24 bytes of activations; x's gradient, made by MulConstant
     # (Identity returns the same array): 24 bytes of gradients
-    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
-    with ComputationalCostHook(memory=True) as h:
-        h.add_custom_cost_calculator(_ExecsInBackward, _drops_a_mask_costs)
-        y = _ExecsInBackward().apply((x,))[0]
-        F.sum(y).backward()
-    m = h.memory_report
-    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 24)
+    split, x = _at_exit_after_backward(_ExecsInBackward)
+    assert split == (24, 24)
     assert (x.grad == 2).all()
-    del y
