@@ -19,7 +19,7 @@ from chainer_computational_cost.affine import affine
 from chainer_computational_cost import report
 from chainer_computational_cost.records import (
     R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE,
-    R_SHAPES, R_TIME, R_TYPE, ReportWarning, saved_records)
+    R_SHAPES, R_TYPE, ReportWarning, saved_records)
 
 #: The batch sizes that are run (two give the line, the third checks it).
 BATCHES = (1, 2, 3)
@@ -191,7 +191,6 @@ def project_records(runs, batches, batch_size):
                 # one entry per sample).
                 params[key] = value if ok else None
             record[R_PARAMS] = params
-        record[R_TIME] = None
         out.append(tuple(record))
     return out
 
@@ -327,9 +326,7 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
                                     None, record)[1]
             state = dict(state, at_exit=answer[2]['at_exit'], error=None,
                          line_error=state['error'], batch_size=batch_size)
-            records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
-                       for r in answer[0]]
-            return Projection(records, answer[1], batch_size, fma_1flop,
+            return Projection(answer[0], answer[1], batch_size, fma_1flop,
                               flop_convention, state)
     checked = None
     # the links of the runs the lines go through (the same in each)
@@ -414,7 +411,8 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
 
 def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
     """``(records, link info, memory state)`` of ``run(n)`` under a hook
-    with ``memory=True`` (``quiet``: its ReportWarnings are not shown)."""
+    with ``memory=True`` (``quiet``: its ReportWarnings are not shown).
+    It measures no time: a projection's records have none."""
     hook = ComputationalCostHook(fma_1flop=fma_1flop,
                                  flop_convention=flop_convention,
                                  memory=True)

@@ -319,3 +319,19 @@ def test_a_warning_of_the_runs_is_said_once():
             if issubclass(w.category, ReportWarning)]
     assert len(said) == 1 and '_Unknown' in said[0], said
     assert p.batch_size == 20
+
+
+def test_memory_off_every_line_gives_the_first_batches_reason():
+    # the ReLU output (16n bytes) kept alive at exit at batches divisible
+    # by 3 only: 0, 0, 48 at n=1, 2, 3, and 0, 48, 0 at 2, 3, 4, on no
+    # line either time: the reason given is that of the first batches
+    kept = []
+
+    def run(n):
+        y = F.relu(numpy.ones((n, 4), numpy.float32))
+        kept[:] = [y] if n % 3 == 0 else []
+    with pytest.raises(ValueError, match=(
+            r'^the bytes alive at exit are not affine in the batch size '
+            r'\(0 at n=1, 0 at n=2, 48 at n=3\): they cannot be '
+            r'projected$')):
+        project_batch(run, 20).memory_report
