@@ -403,3 +403,24 @@ def test_the_hook_never_empties_a_namespace_a_backward_runs_in():
     split, x = _at_exit_after_backward(_ExecsInBackward)
     assert split == (24, 24)
     assert (x.grad == 2).all()
+
+
+class _NotATable(object):
+    """What another backward loop may hold under the name ``grads``."""
+
+
+def test_a_backward_loop_without_chainers_table_is_no_error():
+    # a backward loop that is not Chainer's (no gradient table, or an
+    # object that is none): the node's arrays are marked as the user's,
+    # nothing else, and nothing raises.  Afterwards the marked gradient
+    # counts nothing, a new one 2*4*4 = 32 bytes
+    x = chainer.Variable(numpy.ones((2, 4), numpy.float32))
+    node = F.relu(x).creator_node
+    for table in (None, _NotATable()):
+        tracker = memory.Tracker()
+        gy = numpy.ones((2, 4), numpy.float32)
+        tracker.backward_started(node, (x.array,), (gy,), table)
+        tracker._take(gy, True, True)
+        gx = numpy.ones((2, 4), numpy.float32)
+        tracker._take(gx, True, True)
+        assert tracker.now() == (0, 32)
