@@ -274,8 +274,8 @@ class Tracker(object):
         # Folding nothing new rewrites the first item as it was: no test
         # of the lengths, which an interrupt could not split either.
         n = len(born)
-        act, grad = born[0]
-        for ref in born[1:n]:
+        (act, grad), *added = born[:n]
+        for ref in added:
             other = seen.get(ref.key)
             # A second reference to a buffer met before (added again when
             # an interrupt came between _take's append and its index)
@@ -295,8 +295,8 @@ class Tracker(object):
         born[:n] = [(act, grad)]
         dead = self.dead
         n = len(dead)
-        act, grad = dead[0]
-        for ref in dead[1:n]:
+        (act, grad), *freed = dead[:n]
+        for ref in freed:
             if getattr(ref, 'counted', False):
                 if ref.grad:
                     grad += ref.nbytes
@@ -321,12 +321,14 @@ class Tracker(object):
         given to it (by the user, in a forward pass)."""
         found = _kept(node)
         if found:
-            # Weak references: an interrupt may cut the call short before
-            # add, and the entry must not keep the arrays alive.
+            # Weak references: an interrupt (or an error in the forward)
+            # may cut the call short before add, and the entry must not
+            # keep the arrays alive.  Such an entry stays until a node of
+            # the same id is added, which marks the arrays still alive:
+            # marking changes nothing for an array a call made (counted
+            # already), and the others were given to a node before its
+            # forward, the user's.
             self.pre[id(node)] = [_weak(a) for a in found]
-        elif self.pre:
-            # left by a node whose call an interrupt cut short
-            self.pre.pop(id(node), None)
 
     def add(self, outputs, inputs, backward, node, frame=None):
         """Count the buffers a call created and keeps, each once: those of
@@ -458,22 +460,18 @@ class Tracker(object):
 
 class _LinkWatcher(chainer.LinkHook):
     """Follows the links called in a block: the bytes of their parameters,
-    each parameter once (read after each link's call: lazily initialised
-    ones exist by then).  A link's persistent arrays (running statistics)
-    are the user's without it: a node is given them before its forward
-    (kept, or as inputs), and Tracker marks those."""
+    each parameter once (read after every call of its link: lazily
+    initialised ones exist by then, and one initialised by hand between
+    two calls counts too).  A link's persistent arrays (running
+    statistics) are the user's without it: a node is given them before
+    its forward (kept, or as inputs), and Tracker marks those."""
 
     def __init__(self, name):
         self.name = name
-        self.seen = set()
         self.params = {}
 
     def forward_postprocess(self, args):
-        link = args.link
-        if id(link) in self.seen:
-            return
-        self.seen.add(id(link))
-        for p in link.params():
+        for p in args.link.params():
             if p.array is not None:
                 self.params[id(p)] = p.array.nbytes
 
@@ -788,8 +786,9 @@ def project(runs, states, batches, batch_size, records, samples,
                 '({}): they cannot be projected'.format(', '.join(
                     '{} at n={}'.format(sum(s['at_exit']), n)
                     for s, n in zip(states, batches))))
-            line = (0, 0)
-        at_exit.append(line[0] + line[1] * batch_size)
+        # None: unknown (memory_report raises the error instead)
+        at_exit.append(None if line is None
+                       else line[0] + line[1] * batch_size)
     params = {s['params'] for s in states}
     if len(params) != 1:
         error = error or ('the parameters differ between batch sizes: {}'

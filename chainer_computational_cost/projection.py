@@ -19,7 +19,7 @@ from chainer_computational_cost.affine import affine
 from chainer_computational_cost import report
 from chainer_computational_cost.records import (
     R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE,
-    R_SHAPES, R_TIME, R_TYPE, ReportWarning, saved_records)
+    R_SHAPES, R_TYPE, ReportWarning, saved_records)
 
 #: The batch sizes that are run (two give the line, the third checks it).
 BATCHES = (1, 2, 3)
@@ -59,26 +59,27 @@ class Projection(report.ReportSnapshot):
                              self._memory))
 
 
-def same(a, b):
-    """Whether two recorded values are equal, without raising: arrays
-    (NumPy or CuPy, as GetItem keeps index arrays) are equal when their
-    shapes, dtypes and elements are; containers element by element."""
-    if a is b:
+def same(values):
+    """Whether the recorded values in ``values`` (one or more) are all
+    equal, without raising: arrays (NumPy or CuPy, as GetItem keeps index
+    arrays) are equal when their shapes, dtypes and elements are;
+    containers element by element."""
+    first, *others = values
+    if all(v is first for v in others):
         return True
-    if type(a) is not type(b):
+    if any(type(v) is not type(first) for v in others):
         return False
-    if isinstance(a, (tuple, list)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if hasattr(a, 'shape') and hasattr(a, 'dtype'):
-        try:
-            return (a.shape == b.shape and a.dtype == b.dtype
-                    and bool((a == b).all()))
-        except Exception:
-            return False
+    if isinstance(first, (tuple, list)):
+        return len({len(v) for v in values}) == 1 and all(
+            same(items) for items in zip(*values))
+    if isinstance(first, dict):
+        return all(v.keys() == first.keys() for v in others) and all(
+            same([v[k] for v in values]) for k in first)
     try:
-        return bool(a == b)
+        if hasattr(first, 'shape') and hasattr(first, 'dtype'):
+            return all(v.shape == first.shape and v.dtype == first.dtype
+                       and bool((v == first).all()) for v in others)
+        return all(bool(v == first) for v in others)
     except Exception:
         return False
 
@@ -87,8 +88,8 @@ def _project_value(values, batches, target):
     """Project a shape, a param or a number: equal values stay, integers
     move along their line, sequences element by element; None if they do
     not follow one."""
-    first = values[0]
-    if all(same(a, b) for a, b in zip(values, values[1:])):
+    first, *_ = values
+    if same(values):
         return first, True
     if all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
            for v in values):
@@ -119,22 +120,24 @@ def _name_of(records):
 def _check_calls(runs, batches):
     """Raise ValueError unless every run made the same calls."""
     names = [_name_of(r) for r in runs]
+    first = names[0]
     for run, n in zip(names[1:], batches[1:]):
-        for i, (a, b) in enumerate(zip(names[0], run)):
+        for i, (a, b) in enumerate(zip(first, run)):
             if a != b:
                 raise ValueError(
                     'the calls differ between batch sizes: call {} is {} '
                     'at n={} but {} at n={}; project_batch needs a run '
                     'whose calls do not depend on the batch size'.format(
                         i + 1, a, batches[0], b, n))
-        if len(run) != len(names[0]):
+        if len(run) != len(first):
             raise ValueError(
                 'the calls differ between batch sizes: {} calls at n={}, '
-                '{} at n={}'.format(len(names[0]), batches[0], len(run), n))
-    for i, name in enumerate(names[0]):
+                '{} at n={}'.format(len(first), batches[0], len(run), n))
+    for i, name in enumerate(first):
         # The number of inputs may follow the batch (TransposeSequence
         # takes one sequence per sample): project_records checks it.
-        keys = {(r[i][R_PHASE], r[i][R_LINK], r[i][R_PARAMS] is None)
+        # Costed alike: params a dict in every run, or None (ignored).
+        keys = {(r[i][R_PHASE], r[i][R_LINK], type(r[i][R_PARAMS]))
                 for r in runs}
         if len(keys) != 1:
             raise ValueError(
@@ -142,7 +145,7 @@ def _check_calls(runs, batches):
                 'the same phase or link, or is not costed alike at '
                 'n={}'.format(
                     name, ', '.join(str(n) for n in batches)))
-    return names[0]
+    return first
 
 
 def project_records(runs, batches, batch_size):
@@ -188,7 +191,6 @@ def project_records(runs, batches, batch_size):
                 # one entry per sample).
                 params[key] = value if ok else None
             record[R_PARAMS] = params
-        record[R_TIME] = None
         out.append(tuple(record))
     return out
 
@@ -210,7 +212,7 @@ def _project_shapes(calls, batches, batch_size):
         lists = [part(c) for c in calls]
         if len({len(x) for x in lists}) == 1:
             projected, ok = _project_value(lists, batches, batch_size)
-        elif all(x and all(same(s, x[0]) for s in x) for x in lists):
+        elif all(x and same(x) for x in lists):
             one, ok = _project_value([x[0] for x in lists], batches,
                                      batch_size)
             projected = (one,) * count
@@ -230,7 +232,7 @@ def _check_projection(projected, real, batches, n):
     names = _check_calls([projected, real], (batches[-1], n))
     for name, p, r in zip(names, projected, real):
         for field, label in _FIGURES + ((R_SHAPES, 'shapes'),):
-            if not same(p[field], r[field]):
+            if not same([p[field], r[field]]):
                 raise ValueError(
                     'layer {} does not follow the batch size beyond n={}: '
                     'its {} at n={} would be {} on the line through n={} '
@@ -319,25 +321,26 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
             # Below the line: the run at 1 is the answer (its memory too;
             # the lines from the later batches are kept for fit_batch,
             # and why there are none: fit_batch's error).
-            state = _project_memory(runs, batches, 2, records, None,
-                                    record)[1]
-            state = dict(state, at_exit=runs[1][2]['at_exit'], error=None,
-                         line_error=state['error'], batch_size=1)
-            records = [r[:R_TIME] + (None,) + r[R_TIME + 1:]
-                       for r in runs[1][0]]
-            return Projection(records, runs[1][1], 1, fma_1flop,
+            answer = runs[batch_size]
+            state = _project_memory(runs, batches, batch_size, records,
+                                    None, record)[1]
+            state = dict(state, at_exit=answer[2]['at_exit'], error=None,
+                         line_error=state['error'], batch_size=batch_size)
+            return Projection(answer[0], answer[1], batch_size, fma_1flop,
                               flop_convention, state)
     checked = None
+    # the links of the runs the lines go through (the same in each)
+    first = batches[0]
+    links = runs[first][1]
     if check_batch is not None and batch_size > batches[-1]:
         checked = min(check_batch, batch_size)
         record(checked)
-        _check_links([runs[batches[0]][1], runs[checked][1]],
-                     (batches[0], checked))
+        _check_links([links, runs[checked][1]], (first, checked))
         _check_projection(_project(runs, batches, checked),
                           runs[checked][0], batches, checked)
     records, state = _project_memory(runs, batches, batch_size, records,
                                      checked, record)
-    return Projection(records, runs[batches[0]][1], batch_size, fma_1flop,
+    return Projection(records, links, batch_size, fma_1flop,
                       flop_convention, state)
 
 
@@ -383,19 +386,17 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
                        for r in out]
         return out, state
     out, state = attempt(batches)
-    candidates = [LATER_BATCHES] if batches == BATCHES else []
-    for sizes in candidates + [TOP_BATCHES]:
-        if not state['error'] or (sizes is TOP_BATCHES
-                                  and state.get('off') != 2):
-            break  # only a scratch that bends is drawn from the top
-        again = attempt(sizes)
+    if state['error'] and batches == BATCHES:
+        again = attempt(LATER_BATCHES)
         if again is not None and not again[1]['error']:
             out, state = again
-        elif again is not None and sizes is LATER_BATCHES:
+        elif again is not None:
             state = dict(state, off=again[1].get('off'))
     if state['error'] and state.get('off') == 2:
-        # a scratch off every line (a copy whose size follows the batch
-        # unevenly): bounded from above through the top batches
+        # only a scratch that bends is drawn from the top; one off every
+        # line there (a copy whose size follows the batch unevenly) is
+        # bounded from above, and one on a line is drawn by it (a bound
+        # of points on a line is that line)
         again = attempt(TOP_BATCHES, bound=True)
         if again is not None and not again[1]['error']:
             out, state = again
@@ -410,7 +411,8 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
 
 def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
     """``(records, link info, memory state)`` of ``run(n)`` under a hook
-    with ``memory=True`` (``quiet``: its ReportWarnings are not shown)."""
+    with ``memory=True`` (``quiet``: its ReportWarnings are not shown).
+    It measures no time: a projection's records have none."""
     hook = ComputationalCostHook(fma_1flop=fma_1flop,
                                  flop_convention=flop_convention,
                                  memory=True)
@@ -423,7 +425,8 @@ def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
 
 
 def _check_links(infos, batches):
-    if any(a != b for a, b in zip(infos, infos[1:])):
+    first, *others = infos
+    if any(info != first for info in others):
         raise ValueError('the links called differ between batch sizes: '
                          '{}'.format(', '.join(
                              '{} at n={}'.format(sorted(info), n)

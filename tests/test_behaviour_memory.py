@@ -15,6 +15,8 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import memory
 from chainer_computational_cost import project_batch
 from chainer_computational_cost.records import R_LIVE
+from test_peak import planted  # noqa: F401 (a fixture)
+from test_peak import RELU
 import memory_oracle
 
 
@@ -125,6 +127,33 @@ def test_state_an_update_replaces_keeps_counting_even_of_one_byte():
     assert [at_exit(k) for k in (1, 2, 3)] == [3, 3, 3]
 
 
+def test_state_made_before_the_block_stays_the_users_when_replaced():
+    # SMORMS3's state of a (3,) float32 parameter, made by an update
+    # before the block: mem, g and g2, 3*4 = 12 bytes each, the user's.
+    # Each update in the block replaces the three by new ones, which stay
+    # the user's however many updates: nothing alive at exit (w's
+    # gradient is a view of the loss's initial gradient).  Made in the
+    # block, they are the run's: 3 * 12 = 36.
+    def at_exit(updates, before):
+        link = chainer.Link()
+        with link.init_scope():
+            link.w = chainer.Parameter(numpy.ones(3, numpy.float32))
+        opt = chainer.optimizers.SMORMS3().setup(link)
+
+        def update():
+            link.cleargrads()
+            F.sum(link.w).backward()
+            opt.update()
+        for _ in range(before):
+            update()
+        with ComputationalCostHook(memory=True) as h:
+            for _ in range(updates):
+                update()
+        return h.memory_report['at_exit']
+    assert [at_exit(k, 1) for k in (1, 2, 3)] == [0, 0, 0]
+    assert [at_exit(k, 0) for k in (1, 2, 3)] == [36, 36, 36]
+
+
 class _Double(chainer.Function):
     """An old-style Function: its backward's gradient is made outside any
     call."""
@@ -196,15 +225,202 @@ class _MasksInBackward(chainer.FunctionNode):
         return gx,
 
 
+def _at_exit_after_backward(node_class):
+    """``((activations, gradients) alive at exit, x)`` of a block that
+    applies ``node_class()`` to x, (2, 3) float32, and back-propagates
+    the sum of its output (kept alive)."""
+    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    with ComputationalCostHook(memory=True) as h:
+        h.add_custom_cost_calculator(node_class, _drops_a_mask_costs)
+        y = node_class().apply((x,))[0]
+        F.sum(y).backward()
+    m = h.memory_report
+    del y
+    return (m['at_exit_activations'], m['at_exit_gradients']), x
+
+
 def test_arrays_a_backward_makes_outside_calls_are_gradients():
     # y = 2x, (2, 3) float32: 24 bytes of activations.  The backward's
     # arrays are gradient memory like the gradient it returns: x's
     # gradient 24, the scale given to the product 24, the local 8: 56
-    x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
+    assert _at_exit_after_backward(_MasksInBackward)[0] == (24, 56)
+
+
+def test_a_hook_read_inside_its_second_block_gives_that_blocks_figures():
+    # the first block leaves Exp's output alive, 2*4*4 = 32 bytes at its
+    # exit; read inside the second block, after a Linear(3, 4) without
+    # bias (4*3*4 = 48 bytes of parameters) of (3, 3): its output,
+    # 3*4*4 = 48 bytes, alive (the first block's arrays are not this
+    # block's), the peak over both blocks' calls 48
+    h = ComputationalCostHook(memory=True)
+    with h:
+        y = F.exp(numpy.ones((2, 4), numpy.float32))
+    assert (h.memory_report['at_exit'], h.memory_report['params']) == (
+        32, 0)
+    lin = chainer.links.Linear(3, 4, nobias=True)
+    with h:
+        z = lin(numpy.ones((3, 3), numpy.float32))
+        inside = h.memory_report
+    assert (inside['at_exit'], inside['params'], inside['peak'],
+            inside['n_calls']) == (48, 48, 48, 2)
+    del y, z
+
+
+def test_a_hook_never_entered_reports_no_memory():
+    # nothing run, nothing alive, no parameters: every figure 0 (or
+    # None for the calls it would name), and so does a copy
+    h = ComputationalCostHook(memory=True)
+    for m in (h.memory_report, copy.deepcopy(h).memory_report):
+        assert (m['peak'], m['peak_layer'], m['at_exit'], m['params'],
+                m['n_calls']) == (0, None, 0, 0, 0)
+
+
+class _Grows(object):
+    """A step calling a Linear(3, 4) (48 + 16 = 64 bytes of parameters)
+    and a ReLU; from batch ``at`` on, another Linear(3, 4) with one more
+    float32 parameter (68 bytes) that nothing uses."""
+
+    def __init__(self, at):
+        self.at = at
+        self.small = chainer.links.Linear(3, 4)
+        self.large = chainer.links.Linear(3, 4)
+        with self.large.init_scope():
+            self.large.unused = chainer.Parameter(
+                numpy.zeros(1, numpy.float32))
+
+    def __call__(self, n):
+        lin = self.small if n < self.at else self.large
+        F.relu(lin(numpy.ones((n, 3), numpy.float32)))
+
+
+def test_other_parameters_at_a_top_batch_are_refused(planted):  # noqa: F811
+    # ReLU's scratch 4n, 4 more at odd n: 8, 8, 16 at n=1, 2, 3 and 8, 16,
+    # 16 at 2, 3, 4, on no line; so the memory's lines go through the top
+    # batches 4, 9, 14, after the check run at 9 (its parameters, 64
+    # bytes, as at 1)
+    planted(RELU, lambda in_data: 4 * in_data[0].shape[0]
+            + 4 * (in_data[0].shape[0] % 2))
+    # the same parameters at 14: the scratch 16, 40, 56 at 4, 9, 14 is
+    # bounded by the steepest slope, ceil(24 / 5) = 5, through the highest
+    # point, max(16 - 20, 40 - 45, 56 - 70) = -4: at 20, 96; during ReLU
+    # at 20 the Linear's output and ReLU's, 2 * 20*4*4 = 640: 736
+    m = project_batch(_Grows(at=100), 20).memory_report
+    assert (m['peak'], m['scratch'], m['params']) == (736, 96, 64)
+    # a Linear with 68 bytes of parameters from 10 on: at 14 the step is
+    # another step, no line through it; the reason the lines fail from
+    # the first batches stands
+    with pytest.raises(ValueError, match=(
+            r'^the scratch bytes of ReLU-1 are not affine in the batch size '
+            r'\(8 at n=1, 8 at n=2, 16 at n=3\): the peak cannot be '
+            r'projected$')):
+        project_batch(_Grows(at=10), 20).memory_report
+
+
+class _Holder(chainer.Link):
+    """A link whose parameter ``w`` has no array until initialised by
+    hand; its forward is a ReLU."""
+
+    def __init__(self):
+        super(_Holder, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter()
+
+    def forward(self, x):
+        return F.relu(x)
+
+
+def test_a_parameter_initialised_between_calls_of_its_link_counts():
+    # nothing at the first call; w initialised to (3, 4) float32 before
+    # the second: 3*4*4 = 48 bytes of parameters
+    link = _Holder()
+    x = numpy.ones((2, 4), numpy.float32)
     with ComputationalCostHook(memory=True) as h:
-        h.add_custom_cost_calculator(_MasksInBackward, _drops_a_mask_costs)
-        y = _MasksInBackward().apply((x,))[0]
-        F.sum(y).backward()
-    m = h.memory_report
-    assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 56)
-    del y
+        link(x)
+        assert h.memory_report['params'] == 0
+        link.w.initialize((3, 4))
+        link(x)
+    assert h.memory_report['params'] == 48
+
+
+def test_lines_through_runs_whose_parameters_differ_name_them():
+    # literal records: one ReLU whose live bytes are 16n at n=1, 2, 3
+    # (a line: 16n, 160 at 10), nothing alive at exit; the parameters 64
+    # bytes at every batch, or 68 at n=3
+    head = ('ReLU',) + (0,) * (R_LIVE - 1)
+    runs = [[head + (16 * n, 0, 0, 0)] for n in (1, 2, 3)]
+
+    def project(params):
+        states = [{'at_exit': (0, 0), 'params': p} for p in params]
+        return memory.project(runs, states, (1, 2, 3), 10, runs[0], {})
+    out, state = project((64, 64, 64))
+    assert (out[0][R_LIVE], state['params'], state['error']) == (
+        160, 64, None)
+    out, state = project((64, 64, 68))
+    assert (state['lines'], state['error']) == (
+        None, 'the parameters differ between batch sizes: 64 bytes at '
+        'n=1, 64 bytes at n=2, 68 bytes at n=3')
+
+
+class _KeepsInBackward(chainer.FunctionNode):
+    """Doubles its input; its backward keeps an array it makes after its
+    last call (no call sees it, the node holds it)."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        gx = grad_outputs[0] * 2
+        self.saved = numpy.ones(5, numpy.float32)  # 5*4 = 20 bytes
+        return gx,
+
+
+def test_an_array_a_backward_keeps_after_its_calls_is_a_gradient():
+    # y = 2x, (2, 3) float32: 24 bytes of activations; the backward's
+    # MulConstant makes x's gradient, 24, then the node keeps 20 more:
+    # 44 bytes of gradients at exit
+    assert _at_exit_after_backward(_KeepsInBackward)[0] == (24, 44)
+
+
+class _ExecsInBackward(chainer.FunctionNode):
+    """Doubles its input; its backward makes its calls in code run by
+    ``exec`` in a namespace of its own (a frame whose locals are that
+    dict, not a copy)."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+    def backward(self, indexes, grad_outputs):
+        namespace = {'F': F, 'gy': grad_outputs[0]}
+        exec('h = gy * 2\ngx = F.identity(h)', namespace)
+        return namespace['gx'],
+
+
+def test_the_hook_never_empties_a_namespace_a_backward_runs_in():
+    # the hook reads the frames of a backward (and empties the copies of
+    # their locals it made): a namespace of the user's is left whole.
+    # y = 2x: 24 bytes of activations; x's gradient, made by MulConstant
+    # (Identity returns the same array): 24 bytes of gradients
+    split, x = _at_exit_after_backward(_ExecsInBackward)
+    assert split == (24, 24)
+    assert (x.grad == 2).all()
+
+
+class _NotATable(object):
+    """What another backward loop may hold under the name ``grads``."""
+
+
+def test_a_backward_loop_without_chainers_table_is_no_error():
+    # a backward loop that is not Chainer's (no gradient table, or an
+    # object that is none): the node's arrays are marked as the user's,
+    # nothing else, and nothing raises.  Afterwards the marked gradient
+    # counts nothing, a new one 2*4*4 = 32 bytes
+    x = chainer.Variable(numpy.ones((2, 4), numpy.float32))
+    node = F.relu(x).creator_node
+    for table in (None, _NotATable()):
+        tracker = memory.Tracker()
+        gy = numpy.ones((2, 4), numpy.float32)
+        tracker.backward_started(node, (x.array,), (gy,), table)
+        tracker._take(gy, True, True)
+        gx = numpy.ones((2, 4), numpy.float32)
+        tracker._take(gx, True, True)
+        assert tracker.now() == (0, 32)

@@ -2,6 +2,8 @@
 and its figures, worked by hand (see benchmarks/mutate.py for how this
 file is used)."""
 
+import warnings
+
 import chainer
 import chainer.functions as F
 import chainer.links as L
@@ -9,6 +11,7 @@ import numpy
 import pytest
 
 from chainer_computational_cost import project_batch
+from chainer_computational_cost.records import ReportWarning
 from test_peak import planted  # noqa: F401 (a fixture)
 from test_peak import RELU
 
@@ -29,7 +32,12 @@ def test_batch_1_below_the_lines_is_a_projection_to_batch_1():
     # 2 * 4 * 3 = 24
     p = project_batch(_mean_step, 1)
     assert (p.batch_size, p.flop_convention) == (1, None)
+    assert p.memory_report['batch_size'] == 1
     assert p.layer_report['LinearFunction-1']['flops'] == 16
+    # batch 2, the first of the lines: 2 * 16 = 32
+    p = project_batch(_mean_step, 2)
+    assert (p.batch_size, p.memory_report['batch_size']) == (2, 2)
+    assert p.layer_report['LinearFunction-1']['flops'] == 32
     torch = project_batch(_mean_step, 1, flop_convention='torch')
     assert (torch.batch_size, torch.flop_convention) == (1, 'torch')
     assert torch.layer_report['LinearFunction-1']['flops'] == 24
@@ -61,26 +69,40 @@ def test_recorded_values_compare_without_raising():
     # other types differ; a comparison that raises is a difference
     from chainer_computational_cost.projection import same
     a = numpy.array([0, 2])
-    assert same(a, numpy.array([0, 2]))
-    assert not same(a, numpy.array([0, 3]))
-    assert not same(a, a.astype(numpy.int8))
-    assert not same(a, numpy.array([0, 2, 2]))  # no broadcasting
-    assert not same(a, numpy.array([[0, 2]]))
-    assert same((1, [a, {'k': 2}]), (1, [a.copy(), {'k': 2}]))
-    assert not same((1, 2), (1, 2, 3))
-    assert not same((1, 2), [1, 2])
-    assert not same({'k': 1}, {'j': 1})
-    assert not same({'k': 1}, {'k': 2})
-    assert not same(1, True) and not same(1, 1.0)
-    assert same(None, None) and same(0.5, 0.5)
+    assert same([a, numpy.array([0, 2])])
+    assert not same([a, numpy.array([0, 3])])
+    assert not same([a, a.astype(numpy.int8)])
+    assert not same([a, numpy.array([0, 2, 2])])  # no broadcasting
+    assert not same([a, numpy.array([[0, 2]])])
+    assert same([(1, [a, {'k': 2}]), (1, [a.copy(), {'k': 2}])])
+    assert not same([(1, 2), (1, 2, 3)])
+    assert not same([(1, 2), [1, 2]])
+    assert not same([{'k': 1}, {'j': 1}])
+    assert not same([{'k': 1}, {'k': 2}])
+    assert not same([1, True]) and not same([1, 1.0])
+    assert same([None, None]) and same([0.5, 0.5])
+    # a value of every batch, each against the others: the last one
+    # differing is a difference; one value is the same as itself
+    assert same([a, a.copy(), numpy.array([0, 2])])
+    assert not same([a, a.copy(), numpy.array([0, 3])])
+    assert not same([a, a, a.astype(numpy.int8)])
+    assert not same([1, 1, 2]) and not same([1, 1, 1.0])
+    assert not same([(1, 2), (1, 2), (1, 3)])
+    assert not same([(1,), (1,), (1, 2)])
+    assert not same([{'k': 1}, {'k': 1}, {'j': 1}])
+    assert not same([{'k': 1}, {'k': 1}, {'k': 2}])
+    assert same([7]) and same([(a, 2)])
+    # a value with a shape but no dtype (a structured dtype) is no array:
+    # it compares with ==
+    assert same([numpy.dtype([('k', 'f4')]), numpy.dtype([('k', 'f4')])])
 
     class Unequal(object):
         def __eq__(self, other):
             raise RuntimeError('no comparison')
         __hash__ = object.__hash__
     u = Unequal()
-    assert same(u, u)  # itself
-    assert not same(u, Unequal())
+    assert same([u, u])  # itself
+    assert not same([u, Unequal()])
 
 
 class _Either(chainer.Chain):
@@ -136,6 +158,57 @@ def test_shapes_off_their_line_are_a_clear_error():
                        r'do not grow along the batch: \(\(1, 6\), \(2, 3\)\)'
                        r' at n=1, \(\(2, 6\), \(3, 4\)\) at n=2'):
         project_batch(run, 8)
+
+
+def test_calls_that_change_at_the_check_run_name_the_batches_compared():
+    # the same calls at 1, 2, 3 (the lines), others at the check run 9:
+    # the error names the last batch of the lines, 3, and 9
+    def swapped(n):
+        x = numpy.ones((n, 2), numpy.float32)
+        F.relu(x) if n < 5 else F.exp(x)
+    with pytest.raises(ValueError, match=(
+            r'^the calls differ between batch sizes: call 1 is ReLU-1 at '
+            r'n=3 but Exp-1 at n=9; project_batch needs a run whose calls '
+            r'do not depend on the batch size$')):
+        project_batch(swapped, 20)
+
+    def more(n):
+        x = F.relu(numpy.ones((n, 2), numpy.float32))
+        if n >= 5:
+            F.exp(x)
+    with pytest.raises(ValueError, match=(
+            r'^the calls differ between batch sizes: 1 calls at n=3, 2 at '
+            r'n=9$')):
+        project_batch(more, 20)
+
+    def mean_then_exp(n):
+        # batch 1 broadcasts nothing in Mean's backward: its calls differ
+        x = chainer.Variable(numpy.ones((n, 3), numpy.float32))
+        F.sum(F.mean(x, axis=0) if n < 5 else F.exp(x)).backward()
+    # so the lines go through 2, 3, 4: the last of them is 4
+    with pytest.raises(ValueError, match=(
+            r'^the calls differ between batch sizes: call 1 is Mean-1 at '
+            r'n=4 but Exp-1 at n=7;')):
+        project_batch(mean_then_exp, 7)
+
+
+def test_shapes_that_leave_their_line_beyond_the_first_runs_are_refused():
+    # Reshape of n*4 elements to (4n,) below batch 5, (2n, 2) from 5 on: a
+    # view, no FLOPs nor bytes at any batch, so only its output's shape
+    # shows it: (4,), (8,), (12,) at n=1, 2, 3 put (36,) at the check run
+    # n=9, which gives (18, 2); never the (80,) of a line at batch 20
+    def run(n):
+        x = numpy.ones((n, 4), numpy.float32)
+        F.reshape(x, (4 * n,) if n < 5 else (2 * n, 2))
+    with pytest.raises(ValueError, match=(
+            r'^layer Reshape-1 does not follow the batch size beyond n=3: '
+            r'its shapes at n=9 would be \(\(9, 4\), \(36,\)\) on the line '
+            r'through n=1, 2, 3 but a real run gives \(\(9, 4\), \(18, 2\)\)'
+            r'; project_batch needs figures affine in the batch size$')):
+        project_batch(run, 20)
+    # below the check batch nothing tells: the lines stand
+    assert project_batch(run, 4).layer_report['Reshape-1']['params'] == {
+        'in_shape': (4, 4), 'out_shape': (16,)}
 
 
 def test_inputs_of_many_shapes_whose_count_follows_the_batch():
@@ -225,3 +298,40 @@ def test_a_call_is_never_projected_without_outputs():
             if 'output_shapes' in r] == [[(1, 2)]]
     with pytest.raises(ValueError, match='SplitAxis-1 do not grow'):
         project_batch(_shrinking_split, 5, check_batch=None)
+
+
+class _Unknown(chainer.FunctionNode):
+    """A function no calculator knows: ignored, with a ReportWarning."""
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+
+def test_a_warning_of_the_runs_is_said_once():
+    # the runs at 1, 2, 3 and the check run at 9 each ignore _Unknown
+    # (no figures: a line of zeros); the user is told once, not 4 times
+    def run(n):
+        _Unknown().apply((numpy.ones((n, 2), numpy.float32),))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        p = project_batch(run, 20)
+    said = [str(w.message) for w in caught
+            if issubclass(w.category, ReportWarning)]
+    assert len(said) == 1 and '_Unknown' in said[0], said
+    assert p.batch_size == 20
+
+
+def test_memory_off_every_line_gives_the_first_batches_reason():
+    # the ReLU output (16n bytes) kept alive at exit at batches divisible
+    # by 3 only: 0, 0, 48 at n=1, 2, 3, and 0, 48, 0 at 2, 3, 4, on no
+    # line either time: the reason given is that of the first batches
+    kept = []
+
+    def run(n):
+        y = F.relu(numpy.ones((n, 4), numpy.float32))
+        kept[:] = [y] if n % 3 == 0 else []
+    with pytest.raises(ValueError, match=(
+            r'^the bytes alive at exit are not affine in the batch size '
+            r'\(0 at n=1, 0 at n=2, 48 at n=3\): they cannot be '
+            r'projected$')):
+        project_batch(run, 20).memory_report

@@ -1,17 +1,12 @@
 """project_batch behaviour that planted bugs got past (see
 benchmarks/mutate.py): the batches it runs, worked by hand.
 
-Equivalent mutants (nothing to observe): swapping the arguments of a
-call of ``same`` (``same(b[k], a[k])``, ``same(first, v)``): ``same`` is
-symmetric; in ``_project_memory``, leaving
-TOP_BATCHES out of the unbounded attempts (``for sizes in candidates``):
-a scratch on a line through them is then drawn by the bounded attempt
-through the same batches, whose bound of points on a line is that line,
-and nothing is named bounded (test_a_scratch_on_a_line_from_batch_4).
+A scratch on a line through TOP_BATCHES is drawn by the bounded attempt
+through them, whose bound of points on a line is that line, and nothing
+is named bounded (test_a_scratch_on_a_line_from_batch_4).
 
-Not equivalent, though once noted so: in ``_project_value``, ``first =
-values[1]`` takes a parameter that differs only at batch 1 for one that
-is the same at every batch (test_a_parameter_off_at_batch_1_is_unknown).
+A parameter that differs only at batch 1 is unknown, not the value of
+the later batches (test_a_parameter_off_at_batch_1_is_unknown).
 """
 
 import chainer
