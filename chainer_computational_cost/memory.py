@@ -206,7 +206,12 @@ def _backward_locals(frame):
     indexes, Contrastive's labels repeated, an old-style Function's
     gradients waiting to be summed) is alive from then on.  The copy of a
     frame's locals ``f_locals`` makes (Python < 3.13) is emptied at once,
-    so that it keeps nothing alive."""
+    so that it keeps nothing alive.
+
+    Returns ``(arrays, by_loop)``: ``by_loop`` when the call was made by
+    Chainer's loop itself, outside any node's backward (summing the
+    initial gradients given for one output twice), whose arrays are then
+    the pass's initial gradients, not a backward's."""
     found = []
     for _ in range(16):
         if frame is None:
@@ -214,7 +219,7 @@ def _backward_locals(frame):
         code = frame.f_code
         step = code is _STEP
         if code in _BACKWARD_STOPS and not step:
-            break
+            return found, True
         names = frame.f_locals
         if step:
             waiting = names.get('grad_inputs')
@@ -231,7 +236,7 @@ def _backward_locals(frame):
         if step:
             break
         frame = frame.f_back
-    return found
+    return found, False
 
 
 def _leaf_grads(node):
@@ -342,12 +347,16 @@ class Tracker(object):
         pre = self.pre.get(id(node)) if self.pre else None
         if backward:
             grad = True
+            found, by_loop = _backward_locals(frame) if frame is not None \
+                else ((), False)
+            # What the loop itself sums are initial gradients, as
+            # backward_started takes them: the user's or Chainer's seed.
+            given = mark if by_loop else self._take_gradient
             for a in inputs:
                 if a is not None:
-                    take(a, True, True)
-            if frame is not None:
-                for a in _backward_locals(frame):
-                    take(a, True, True)
+                    given(a)
+            for a in found:
+                given(a)
         else:
             grad = False
             for a in inputs:
@@ -368,6 +377,9 @@ class Tracker(object):
         for a in _kept(node):
             take(a, grad, True)
         return self.now()
+
+    def _take_gradient(self, a):
+        self._take(a, True, True)
 
     def backward_started(self, node, in_data, out_grad, table):
         """Before ``node``'s backward: what it holds that nothing counted

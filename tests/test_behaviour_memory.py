@@ -424,3 +424,26 @@ def test_a_backward_loop_without_chainers_table_is_no_error():
         gx = numpy.ones((2, 4), numpy.float32)
         tracker._take(gx, True, True)
         assert tracker.now() == (0, 32)
+
+
+@pytest.mark.chainer7_only  # chainer.backward is Chainer 7's
+def test_initial_gradients_summed_by_chainers_loop_are_the_users():
+    # chainer.backward([y, y], seeds): Chainer's loop sums the two seeds
+    # (an Add made outside any node's backward); the seeds were made
+    # before the block, the user's, like the gradient given to backward().
+    # Arrays of 1000*3 float32 = 12000 bytes: y = 2x, 12000 of
+    # activations; the sum of the seeds, 12000 of gradients; x's gradient,
+    # 12000 more: peak 36000 at the second MulConstant.  At exit the sum
+    # is freed: y 12000 and x's gradient 12000.
+    x = chainer.Variable(numpy.ones((1000, 3), numpy.float32))
+    seeds = [chainer.Variable(numpy.ones((1000, 3), numpy.float32))
+             for _ in range(2)]
+    with ComputationalCostHook(memory=True) as h:
+        y = x * 2
+        chainer.backward([y, y], seeds)
+    m = h.memory_report
+    assert [r['live'] for r in list(h.layer_report.values())[:3]] == [
+        12000, 24000, 36000]
+    assert (m['peak'], m['at_exit_activations'],
+            m['at_exit_gradients']) == (36000, 12000, 12000)
+    assert (x.grad == 4).all()
