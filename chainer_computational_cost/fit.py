@@ -195,7 +195,6 @@ class _Memory(object):
         """Raise ValueError unless the records of a real run at ``n`` are on
         the lines; else remember its figures."""
         names, figures, created = memory.sample(records)
-        wrong = None
         if names != self.names:
             wrong = ('its calls differ: {} calls at batch {}, {} '
                      'before{}'.format(

@@ -2,6 +2,8 @@
 bytes (worked by hand; see benchmarks/mutate.py for how this file is
 used)."""
 
+import io
+
 import chainer
 import chainer.functions as F
 import chainer.links as L
@@ -216,3 +218,24 @@ def test_a_device_that_holds_no_batch_is_named_with_its_bytes(monkeypatch):
     with pytest.raises(ValueError, match=r'batch 1 does not fit gtx1080ti '
                        r'\(11811160064 bytes\)'):
         fit_batch(_relu_step, device='gtx1080ti', margin=0, optimizer='sgd')
+
+
+def test_a_capacity_of_0_bytes_is_refused():
+    # no batch fits in nothing: a capacity must be more than 0 bytes
+    with pytest.raises(ValueError, match=r'capacity must be a number of '
+                       r'bytes > 0, got 0'):
+        fit_batch(_relu, capacity=0, optimizer='sgd')
+
+
+def test_a_fit_shown_with_the_bytes_column_only():
+    # batch 46 in 1000 bytes with a quarter kept (as above): ReLU's
+    # output 16 * 46 = 736 bytes of activations, margin 250, total 986;
+    # only the column asked for, in the rows' order
+    f = fit_batch(_relu, capacity=1000, optimizer='sgd', margin=0.25,
+                  check_answer=False)
+    out = io.StringIO()
+    fit.show_fit(f, out, mode='csv', unit='raw', columns=['bytes'])
+    assert out.getvalue().splitlines()[1:] == [
+        'Bytes B', '0', '0', '736', '0', '0', '250', '986', '1000']
+    with pytest.raises(ValueError, match=r"unknown column\(s\) \['flops'\]"):
+        fit.show_fit(f, io.StringIO(), columns=['flops'])
