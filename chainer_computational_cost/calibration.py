@@ -264,7 +264,7 @@ def features(layer, gemm_time):
         out = [1.0, batch * gemm_time(m, n, k),
                float(layer['mread'] + layer['mwrite']),
                float(col * _itemsize(layer)), cold]
-        if fit_key(layer) in CONVOLUTION_TYPES:
+        if layer['type'] in CONVOLUTION_TYPES:
             out.extend(_conv_layout(layer))
         return out
     if family == 'pooling':

@@ -417,8 +417,8 @@ def _measure_probe(model, inputs, loss_of, train, xp, deadline=None):
     run = step_function(model, inputs, loss_of, train, optimizer, xp)
     first = time.time()
     run()  # not timed: optimizer state, the allocator's first blocks
-    if deadline is not None and \
-            time.time() + 2 * REPEATS * (time.time() - first) > deadline:
+    now = time.time()
+    if deadline is not None and now + 2 * REPEATS * (now - first) > deadline:
         return None
     times = []
     layers = None

@@ -347,8 +347,7 @@ class Tracker(object):
         pre = self.pre.get(id(node)) if self.pre else None
         if backward:
             grad = True
-            found, by_loop = _backward_locals(frame) if frame is not None \
-                else ((), False)
+            found, by_loop = _backward_locals(frame)
             # What the loop itself sums are initial gradients, as
             # backward_started takes them: the user's or Chainer's seed.
             given = mark if by_loop else self._take_gradient
