@@ -276,28 +276,24 @@ def _shrinking_concat(n):
     F.concat([numpy.ones((1, 2), numpy.float32)] * (5 - n))
 
 
-def test_a_call_is_never_projected_without_inputs():
-    # 4, 3, 2 inputs at batches 1, 2, 3: one at batch 4, a call as any;
-    # none at batch 5, which no call is: refused, the call named
-    p = project_batch(_shrinking_concat, 4, check_batch=None)
-    assert [r['input_shapes'] for r in p.layer_report.values()
-            if 'input_shapes' in r] == [[(1, 2)]]
-    with pytest.raises(ValueError, match='Concat-1 do not grow'):
-        project_batch(_shrinking_concat, 5, check_batch=None)
-
-
 def _shrinking_split(n):
     # one call whose outputs shrink as the batch grows: 5 - n of (1, 2)
     F.split_axis(numpy.ones((1, 2 * (5 - n)), numpy.float32), 5 - n, 1)
 
 
-def test_a_call_is_never_projected_without_outputs():
-    # 4, 3, 2 outputs at batches 1, 2, 3: one at batch 4, none at 5
-    p = project_batch(_shrinking_split, 4, check_batch=None)
-    assert [r['output_shapes'] for r in p.layer_report.values()
-            if 'output_shapes' in r] == [[(1, 2)]]
-    with pytest.raises(ValueError, match='SplitAxis-1 do not grow'):
-        project_batch(_shrinking_split, 5, check_batch=None)
+@pytest.mark.parametrize('run, shapes, name', [
+    (_shrinking_concat, 'input_shapes', 'Concat-1'),
+    (_shrinking_split, 'output_shapes', 'SplitAxis-1')])
+def test_a_call_is_never_projected_without_inputs_or_outputs(run, shapes,
+                                                             name):
+    # 4, 3, 2 inputs (or outputs) at batches 1, 2, 3: one at batch 4, a
+    # call as any; none at batch 5, which no call is: refused, the call
+    # named
+    p = project_batch(run, 4, check_batch=None)
+    assert [r[shapes] for r in p.layer_report.values()
+            if shapes in r] == [[(1, 2)]]
+    with pytest.raises(ValueError, match=name + ' do not grow'):
+        project_batch(run, 5, check_batch=None)
 
 
 class _Unknown(chainer.FunctionNode):
