@@ -4,8 +4,9 @@
         [--seed N] [--timeout 120] [--list] [--verbose]
 
 For each module (default: every one of TESTS: memory, fit, mn, network,
-projection, aggregation, update, the optimizer calculators, extensions
-and the command line's __main__, _cli_args and _cli_output) it lists
+projection, aggregation, update, the optimizer calculators, extensions,
+the command line's __main__, _cli_args and _cli_output, the records, the
+report, rendering, the roofline, calibration, measure and plots) it lists
 every place where a realistic one-line bug can be planted, samples
 ``--per-module`` of them and for each one writes the mutated module into a
 copy of the package and the tests in a temporary directory (never into
@@ -81,6 +82,21 @@ TESTS = {
     '__main__': ['test_cli.py', 'test_cli_combos.py'],
     '_cli_args': ['test_cli.py', 'test_cli_combos.py'],
     '_cli_output': ['test_cli.py', 'test_cli_combos.py'],
+    # The reading API, rendering and the time model (first sampled on
+    # 2026-11-27, after the round's four issues).
+    'records': ['test_hook.py', 'test_report.py', 'test_saving.py',
+                'test_robustness.py', 'test_links.py', 'test_memory.py'],
+    'report': ['test_report.py', 'test_json.py', 'test_options.py',
+               'test_hook.py', 'test_aggregation.py', 'test_roofline.py',
+               'test_saving.py'],
+    'rendering': ['test_report.py', 'test_json.py', 'test_options.py',
+                  'test_robustness.py', 'test_links.py', 'test_roofline.py',
+                  'test_calibration.py'],
+    'roofline': ['test_roofline.py', 'test_presets.py', 'test_options.py',
+                 'test_json.py', 'test_network.py'],
+    'calibration': ['test_calibration.py', 'test_roofline.py'],
+    'measure': ['test_calibration.py', 'test_roofline.py'],
+    'plots': ['test_plots.py'],
 }
 
 _BINOP_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div,
