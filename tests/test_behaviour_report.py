@@ -296,3 +296,88 @@ def test_warnings_from_reading_point_at_the_caller():
         warnings.simplefilter('always')
         ReportSnapshot([], {}).show_report(ost=io.StringIO())
     assert [w.filename for w in caught] == [__file__]
+
+
+def _calibration():
+    from chainer_computational_cost import calibration as cal
+    # every matrix product at 1e9 FLOP/s, copies at 1e10 B/s
+    table = cal.GemmTable([1, 4], [[[1e9] * 2] * 2] * 2)
+    fit = {'coef': [1e-5, 1e-9, 2e-9, 0.0, 0.0], 'low': [1, 1, 1, 0, 0],
+           'high': [1, 1e6, 1e6, 1e6, 1e6], 'n': 10}
+    return cal.Calibration(table, {'math': fit}, {'ReLU': 'math'},
+                           dict.fromkeys(cal.OVERHEADS, 1e-6), None,
+                           {'device': 'test'}, 1e10)
+
+
+def _column(text, title):
+    lines = [x.split(',') for x in text.splitlines()]
+    i = lines[0].index(title)
+    return [x[i] for x in lines[1:]]
+
+
+def test_time_report_bounds_on_the_calibrations_own_device():
+    text = _show(_snapshot().show_time_report, _calibration(),
+                 time_unit='us')
+    # no 'time' in the total (ReLU-2 was not timed): no time column
+    assert text.splitlines()[0] == (
+        'Layer name,Layer type,T predicted us,T roofline us,Flag')
+    # peak 1e9 FLOP/s, 1e10 B/s: Linear-1 max(12 / 1e9, 48 / 1e10) s =
+    # 0.012 us; ReLU-2 max(0.004, 0.0032); Linear-2 max(0.024, 0.008)
+    assert _column(text, 'T roofline us') == ['0.012', '0.004', '0.024',
+                                              '0.04']
+    # on a peak and bandwidth given: 12 / 4e9 = 0.003 us, ...
+    text = _show(_snapshot().show_time_report, _calibration(),
+                 time_unit='us', peak_flops=4e9, bandwidth=8e9)
+    assert _column(text, 'T roofline us') == ['0.006', '0.004', '0.01',
+                                              '0.02']
+    text = _show(_snapshot().show_time_report, _calibration(), by='type')
+    assert text.splitlines()[0] == (
+        'Layer type,# Layers,T predicted ms,T roofline ms,# Flagged')
+    assert _column(text, 'Layer type') == ['Linear', 'ReLU', 'total']
+    rows = _snapshot().time_report(_calibration(), by='phase')
+    assert list(rows) == ['forward', 'backward', 'total']
+    assert rows['backward']['time'] == 0.25
+
+
+def _captured(monkeypatch, name):
+    from chainer_computational_cost import plots
+    calls = []
+    monkeypatch.setattr(plots, name, lambda *a, **k: calls.append((a, k)))
+    return calls
+
+
+def test_a_scaling_plot_has_one_curve_per_overlap(monkeypatch):
+    calls = _captured(monkeypatch, 'plot_scaling')
+    snap = _snapshot()
+    kwargs = dict(peak_flops=4e9, bandwidth=8e9, network='eth-50g')
+    snap.plot_scaling('s.png', iter([1, 2]), **kwargs)
+    snap.plot_scaling('s.png', [1, 2], overlap='ddp', **kwargs)
+    # workers given as an iterator are read once, for every curve
+    snap.plot_scaling('s.png', iter([1, 2]), bucket_bytes=1024,
+                      overlaps=['none', 'ddp'], overlap='horovod', **kwargs)
+    curves = [a[0] for a, _ in calls]
+    assert [list(c) for c in curves] == [['none'], ['ddp'],
+                                         ['none', 'ddp']]
+    assert [list(r) for r in curves[2].values()] == [[1, 2], [1, 2]]
+    assert calls[0][0][1] == 's.png'
+    with pytest.raises(ValueError):
+        snap.plot_scaling('s.txt', [1], **kwargs)
+
+
+def test_plots_are_given_the_reports_figures(monkeypatch):
+    summary = _captured(monkeypatch, 'plot_summary')
+    roof = _captured(monkeypatch, 'plot_roofline')
+    mem = _captured(monkeypatch, 'plot_memory')
+    snap = _snapshot(memory=True)
+    snap.plot_summary('a.png', title='t')
+    (rows, path), kw = summary[0]
+    assert [r['name'] for r in rows] == ['Linear', 'ReLU', 'total']
+    assert (path, kw) == ('a.png', {'title': 't'})
+    snap.plot_roofline('b.svg', peak_flops=4e9, bandwidth=8e9)
+    (layers, path, device, peak, bandwidth), _ = roof[0]
+    assert [x['name'] for x in layers] == ['Linear-1', 'ReLU-2',
+                                           'Linear-2']
+    assert (path, device, peak, bandwidth) == ('b.svg', None, 4e9, 8e9)
+    snap.plot_memory('c.pdf')
+    (series, figures, path), _ = mem[0]
+    assert (figures['peak'], path) == (104, 'c.pdf')
