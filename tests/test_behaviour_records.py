@@ -117,8 +117,12 @@ def test_which_files_are_the_users():
     assert records.is_library_file(os.__file__)  # the standard library
     assert not records.is_library_file('/home/u/train.py')
     assert not records.is_library_file(__file__)
-    # a package the user installed is the user's code
+    # a package the user installed is the user's code, even one whose
+    # name begins with chainer's (chainercv beside chainer)
     assert not records.is_library_file(pytest.__file__)
+    beside = os.path.join(os.path.dirname(os.path.dirname(
+        chainer.__file__)), 'chainercv', 'links', 'model.py')
+    assert not records.is_library_file(beside)
 
 
 def test_an_installed_package_inside_the_standard_library_is_users(

@@ -25,7 +25,7 @@ def _rec(type_, cost, n_in, shapes, phase, link, time=None, error=None,
 
 
 def _records(memory=False):
-    # a Linear 3 -> 2 (8 parameters, 32 bytes), a ReLU whose calculator
+    # a Linear 3 -> 2 (8 parameters), a ReLU whose calculator
     # failed, a ReLU, the Linear's backward; with memory, (live, grad,
     # scratch, state) after each call
     mem = [(48, 0, 16, 0), (64, 0, 0, 0), (80, 0, 8, 0), (72, 24, 32, 0)]
@@ -42,7 +42,8 @@ def _records(memory=False):
     return out
 
 
-LINKS = {'/': (1, 8, 32), '/fc': (1, 8, 32)}
+# path -> (calls, parameters, their bytes): 8 parameters kept in float64
+LINKS = {'/': (1, 8, 64), '/fc': (1, 8, 64)}
 
 
 def _snapshot(memory=False, links=LINKS, comm=None):
@@ -83,6 +84,17 @@ def test_calls_that_could_not_be_costed_are_listed_with_their_error():
         'phase': 'forward', 'link': '/'}}
     ignored = _snapshot(memory=True).ignored_layers['ReLU-1']
     assert ignored['live'] == 64
+    # a call of a type without a calculator has no error to show
+    unsupported = _rec('Foo', None, 1, ((2,), (2,)), 'forward', '/')
+    assert 'error' not in ReportSnapshot([unsupported], {}).ignored_layers[
+        'Foo-1']
+
+
+def test_with_memory_each_layer_has_its_live_bytes():
+    layers = _snapshot(memory=True).layer_report
+    assert [layers[n]['live'] for n in ('Linear-1', 'ReLU-2', 'Linear-2')] \
+        == [48, 80, 72]
+    assert 'live' not in _snapshot().layer_report['Linear-1']
 
 
 def test_the_totals_and_the_models_parameters():
@@ -128,6 +140,10 @@ def test_show_summary_report_by_phase_puts_the_phase_first():
                          'forward,ReLU,1,4',
                          'backward,Linear,1,24']
     assert lines[4].endswith(',total,3,40')
+    # a phase column asked for is not repeated
+    text = _show(_snapshot().show_summary_report, by_phase=True,
+                 columns=['type', 'phase'])
+    assert text.splitlines()[:2] == ['Layer type,Phase', 'Linear,forward']
     text = _show(_snapshot().show_summary_report, unit=None,
                  columns=['type', 'n_layers', 'flops'])
     # Linear 12 + 24 = 36
@@ -194,6 +210,10 @@ def test_a_snapshot_keeps_its_reports_and_pickles():
     assert loaded.total_report['n_params'] == 8
     again = snap.snapshot()
     assert again.layer_report == snap.layer_report
+    assert again.fma_1flop is False
+    again = _snapshot(memory=True, comm={0: 7}).snapshot()
+    assert again.memory_report['peak'] == 104
+    assert again.layer_report['Linear-1']['comm_bytes'] == 7
 
 
 def test_show_writes_to_stdout_by_default(capsys):
@@ -289,6 +309,27 @@ def test_the_scaling_batch_is_the_first_forward_inputs_first_dimension():
                                       batch_size=3)
     assert rows[4]['samples_per_s'] * rows[4]['t_step'] == \
         pytest.approx(12, rel=1e-12)
+
+
+def test_a_scaling_report_all_reduces_the_parameters_own_bytes():
+    rows = _snapshot().scaling_report([2], peak_flops=4e9, bandwidth=8e9,
+                                      network='eth-50g')
+    # 64 bytes of parameters (not 8 parameters * 4 bytes)
+    assert rows[2]['comm_bytes'] == 64
+    text = _show(_snapshot().show_scaling_report, [1, 2], peak_flops=4e9,
+                 bandwidth=8e9, network='eth-50g', unit=None,
+                 columns=['workers', 'comm_bytes'])
+    assert text == 'Workers,Comm B\n1,64\n2,64\n'
+
+
+def test_a_roofline_report_over_a_network_shows_the_bytes_handed_to_mpi():
+    text = _show(_snapshot(comm={3: 100}).show_roofline_report,
+                 peak_flops=4e9, bandwidth=8e9, network='eth-50g')
+    lines = text.splitlines()
+    assert lines[0].endswith(',Time us,Efficiency,Comm B,T network us')
+    # one rank: no time on the network
+    assert [x.split(',')[-2:] for x in lines[1:]] == [
+        ['0', '0.0'], ['0', '0.0'], ['100', '0.0'], ['100', '0.0']]
 
 
 def test_warnings_from_reading_point_at_the_caller():
