@@ -219,7 +219,10 @@ class FreshDict(dict):
         return dict.pop(self, key, *default)
 
     def popitem(self):
-        """Remove and return the last (key, copied entry) pair."""
+        """Remove and return the last (key, copied entry) pair; a KeyError
+        when empty, as a dict's."""
+        if not dict.__len__(self):
+            raise KeyError('popitem(): dictionary is empty')
         key = next(reversed(dict.keys(self)))
         return key, self.pop(key)
 

@@ -222,6 +222,11 @@ def test_popping_a_report_mapping():
     assert (key, value) == ('c', [3]) and value is not source['c']
     assert list(d) == ['b']
     assert source == {'a': [1], 'b': [2], 'c': [3]}
+    d.popitem()
+    # empty: a KeyError, as a dict's (a StopIteration would end a loop
+    # around it silently, or be a RuntimeError inside a generator)
+    with pytest.raises(KeyError, match='dictionary is empty'):
+        d.popitem()
 
 
 def test_link_depth():
