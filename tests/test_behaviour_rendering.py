@@ -139,14 +139,17 @@ def test_csv_quotes_what_would_break_a_field():
 
 
 def test_md_escapes_cells_and_flattens_headers():
+    # a lone carriage return ends a line too (CommonMark 0.31, "line
+    # ending"): it would split the row as a newline does
     rows = [{'name': 'a|b', 'type': 'c\\d'},
-            {'name': 'e\nf', 'type': 'g\r\nh'}]
+            {'name': 'e\nf', 'type': 'g\r\nh'}, {'name': 'i\rj'}]
     text = rendering.render(rows, ['name', 'type', 'flops%'], 'md')
     assert text == (
         '|Layer name|Layer type|FLOPs (%)|\n'
         '|:----|:----|:----|\n'
         '|a\\|b|c\\\\d||\n'
-        '|e<br>f|g<br>h||\n')
+        '|e<br>f|g<br>h||\n'
+        '|i<br>j|||\n')
 
 
 def test_table_keeps_two_line_headers():
