@@ -49,6 +49,27 @@ def test_a_stack_reads_outermost_frame_first_with_its_lines():
     assert records.stack_frames(saved) == frames
 
 
+class _Adds(object):
+    # as a chainer.Variable's + calls F.add
+    def __add__(self, other):
+        return _here()
+
+
+def _added_over_lines():
+    a = _Adds()
+    return (a
+            + a)
+
+
+def test_a_sum_over_several_lines_is_at_the_line_it_begins():
+    # as Python's tracebacks show it: not at the line of its second term,
+    # read just before the addition
+    node, frames = _added_over_lines()
+    line = _added_over_lines.__code__.co_firstlineno + 2
+    assert frames[0][1:] == (line, '_added_over_lines')
+    assert records.stack_frames(node) == frames
+
+
 def test_a_saved_stack_is_as_small_as_a_tuple():
     frames = [('a.py', 1, 'f'), ('b.py', 2, 'g')]
     assert sys.getsizeof(SavedStack(frames)) == sys.getsizeof(
