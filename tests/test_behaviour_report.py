@@ -25,16 +25,16 @@ def _rec(type_, cost, n_in, shapes, phase, link, time=None, error=None,
 
 
 def _records(memory=False):
-    # a Linear 3 -> 2 (8 parameters), a ReLU whose calculator
-    # failed, a ReLU, the Linear's backward; with memory, (live, grad,
-    # scratch, state) after each call
+    # a Linear 3 -> 2 on a batch of 4 (inputs x, W, b; 8 parameters), a
+    # ReLU whose calculator failed, a ReLU, the Linear's backward; with
+    # memory, (live, grad, scratch, state) after each call
     mem = [(48, 0, 16, 0), (64, 0, 0, 0), (80, 0, 8, 0), (72, 24, 32, 0)]
     out = [
-        _rec('Linear', (12, 40, 8, {'nobias': False}), 1,
-             ((2, 3), (2, 2)), 'forward', '/fc', time=0.5),
-        _rec('ReLU', None, 1, ((2, 2), (2, 2)), 'forward', '/',
+        _rec('Linear', (12, 40, 8, {'nobias': False}), 3,
+             ((4, 3), (2, 3), (2,), (4, 2)), 'forward', '/fc', time=0.5),
+        _rec('ReLU', None, 1, ((4, 2), (4, 2)), 'forward', '/',
              error='ValueError: no'),
-        _rec('ReLU', (4, 16, 16, {}), 1, ((2, 2), (2, 2)), 'forward', '/'),
+        _rec('ReLU', (4, 16, 16, {}), 1, ((4, 2), (4, 2)), 'forward', '/'),
         _rec('Linear', (24, 56, 24, {'nobias': False}), 2,
              ((2, 2), (2, 3), (2, 3)), 'backward', '/fc', time=0.25)]
     if memory:
@@ -74,13 +74,16 @@ def test_each_costed_call_is_a_layer_named_by_its_type_and_count():
     # no time measured, no bytes handed to MPI
     assert 'time' not in relu and relu['comm_bytes'] == 0
     assert (relu['input_shapes'], relu['output_shapes']) == (
-        [(2, 2)], [(2, 2)])
+        [(4, 2)], [(4, 2)])
+    first = layers['Linear-1']
+    assert (first['input_shapes'], first['output_shapes']) == (
+        [(4, 3), (2, 3), (2,)], [(4, 2)])
 
 
 def test_calls_that_could_not_be_costed_are_listed_with_their_error():
     assert _snapshot().ignored_layers == {'ReLU-1': {
-        'type': 'ReLU', 'traceback': '', 'input_shapes': [(2, 2)],
-        'output_shapes': [(2, 2)], 'error': 'ValueError: no',
+        'type': 'ReLU', 'traceback': '', 'input_shapes': [(4, 2)],
+        'output_shapes': [(4, 2)], 'error': 'ValueError: no',
         'phase': 'forward', 'link': '/'}}
     ignored = _snapshot(memory=True).ignored_layers['ReLU-1']
     assert ignored['live'] == 64
@@ -300,10 +303,11 @@ def test_a_scaling_report_needs_a_network():
 def test_the_scaling_batch_is_the_first_forward_inputs_first_dimension():
     rows = _snapshot().scaling_report([1, 4], peak_flops=4e9,
                                       bandwidth=8e9, network='eth-50g')
-    # samples_per_s = N * batch / t_step, batch = 2 (the (2, 3) input)
+    # samples_per_s = N * batch / t_step, batch = 4 (x is (4, 3); not W's
+    # first dimension, 2)
     got = [rows[n]['samples_per_s'] * rows[n]['t_step'] / n
            for n in (1, 4)]
-    assert got == pytest.approx([2, 2], rel=1e-12)
+    assert got == pytest.approx([4, 4], rel=1e-12)
     rows = _snapshot().scaling_report(iter([4]), peak_flops=4e9,
                                       bandwidth=8e9, network='eth-50g',
                                       batch_size=3)
