@@ -326,6 +326,65 @@ def test_a_scaling_report_all_reduces_the_parameters_own_bytes():
     assert text == 'Workers,Comm B\n1,64\n2,64\n'
 
 
+def test_show_scaling_report_three_decimals_by_default():
+    text = _show(_snapshot().show_scaling_report, [1, 2], peak_flops=4e9,
+                 bandwidth=8e9, network='eth-50g',
+                 columns=['workers', 'samples_per_s'])
+    # t_compute = 6e-9 + 4e-9 + 1e-8 = 2e-8 s (the roofline times); on 2
+    # workers the ring all-reduce of 64 B over eth-50g (6.25e9 B/s, 10 us)
+    # takes 2 * 1/2 * 64 / 6.25e9 + 2 * 1e-5 = 2.001024e-5 s; 4 samples a
+    # worker: 1 * 4 / 2e-8 = 2e8, 2 * 4 / 2.003024e-5 = 399396.11307...
+    assert text == 'Workers,Samples/s\n1,200000000.0\n2,399396.113\n'
+
+
+def test_a_projections_batch_size_is_the_scaling_batch():
+    class Projected(ReportSnapshot):
+        batch_size = 6
+
+    snap = Projected(_records(), LINKS)
+    rows = snap.scaling_report([2], peak_flops=4e9, bandwidth=8e9,
+                               network='eth-50g')
+    # 2 * 6 / 2.003024e-5 (see above)
+    assert rows[2]['samples_per_s'] == pytest.approx(12 / 2.003024e-5,
+                                                     rel=1e-9)
+
+
+class _Counted(ReportSnapshot):
+    """A snapshot counting how often its records are read."""
+
+    reads = 0
+
+    def _records(self):
+        type(self).reads += 1
+        return ReportSnapshot._records(self)
+
+
+@pytest.mark.parametrize('method, kwargs', [
+    ('scaling_report', {'network': 'nope'}),
+    ('scaling_report', {'network': 'eth-50g', 'batch_size': -1}),
+    ('scaling_report', {'network': 'eth-50g', 'workers': [0]}),
+    ('scaling_report', {'network': 'eth-50g', 'overlap': 'sometimes'}),
+    ('show_report', {'mode': 'html'}),
+    ('show_report', {'unit': 'P'}),
+    ('show_report', {'time_unit': 'h'}),
+    ('show_report', {'columns': ['name', 'x']}),
+    ('show_link_report', {'depth': -1}),
+])
+def test_bad_arguments_are_refused_before_the_records_are_read(
+        method, kwargs):
+    # (a live hook may hold a million records)
+    snap = _Counted(_records(), LINKS)
+    _Counted.reads = 0
+    if method == 'scaling_report':
+        kwargs = dict({'workers': [1, 2], 'peak_flops': 4e9,
+                       'bandwidth': 8e9}, **kwargs)
+    else:
+        kwargs = dict(kwargs, ost=io.StringIO())
+    with pytest.raises(ValueError):
+        getattr(snap, method)(**kwargs)
+    assert _Counted.reads == 0
+
+
 def test_a_roofline_report_over_a_network_shows_the_bytes_handed_to_mpi():
     text = _show(_snapshot(comm={3: 100}).show_roofline_report,
                  peak_flops=4e9, bandwidth=8e9, network='eth-50g')
