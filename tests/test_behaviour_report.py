@@ -134,6 +134,34 @@ def test_show_report_passes_every_option_on():
                     '|total|0.11|0.75|\n')
 
 
+@pytest.mark.parametrize('method, args, kwargs, line', [
+    # 112 B read in all: 112 / 1024 = 0.109375 KiB
+    ('show_report', (), {'unit': 'K', 'columns': ['name', 'mread']},
+     'total,0.109'),
+    ('show_summary_report', (), {'unit': 'K', 'columns': ['type', 'mread']},
+     'total,0.109'),
+    ('show_phase_report', (), {'unit': 'K', 'columns': ['name', 'mread']},
+     'total,0.109'),
+    ('show_link_report', (), {'unit': 'K', 'columns': ['name', 'mread']},
+     'total,0.109'),
+    # every call memory-bound at 7e9 B/s: 160 B / 7e9 = 0.0228571 us
+    ('show_roofline_report', (), {'peak_flops': 4e9, 'bandwidth': 7e9,
+                                  'columns': ['name', 't_memory']},
+     'total,0.023'),
+    ('show_time_report', ('calibration',), {
+        'peak_flops': 4e9, 'bandwidth': 7e9, 'time_unit': 'us',
+        'columns': ['name', 't_roofline']}, 'total,0.023'),
+    # the peak, 104 B = 0.1015625 KiB
+    ('show_memory_report', (), {'unit': 'K', 'columns': ['name', 'bytes']},
+     'peak,0.102'),
+])
+def test_every_report_shows_three_decimals_by_default(method, args, kwargs,
+                                                      line):
+    args = [_calibration() if a == 'calibration' else a for a in args]
+    text = _show(getattr(_snapshot(memory=True), method), *args, **kwargs)
+    assert line in text.splitlines()
+
+
 def test_show_summary_report_by_phase_puts_the_phase_first():
     text = _show(_snapshot().show_summary_report, unit=None, by_phase=True,
                  columns=['type', 'n_layers', 'flops'])
@@ -335,6 +363,12 @@ def test_show_scaling_report_three_decimals_by_default():
     # takes 2 * 1/2 * 64 / 6.25e9 + 2 * 1e-5 = 2.001024e-5 s; 4 samples a
     # worker: 1 * 4 / 2e-8 = 2e8, 2 * 4 / 2.003024e-5 = 399396.11307...
     assert text == 'Workers,Samples/s\n1,200000000.0\n2,399396.113\n'
+    # one ring over 4 workers unless told they share nodes: 2 * 3/4 * 64 /
+    # 6.25e9 + 2 * 3 * 1e-5 = 6.001536e-5 s; 4 * 4 / 6.003536e-5
+    text = _show(_snapshot().show_scaling_report, [4], peak_flops=4e9,
+                 bandwidth=8e9, network='eth-50g',
+                 columns=['workers', 'samples_per_s'])
+    assert text == 'Workers,Samples/s\n4,266509.604\n'
 
 
 def test_a_projections_batch_size_is_the_scaling_batch():
@@ -438,6 +472,11 @@ def test_time_report_bounds_on_the_calibrations_own_device():
     assert text.splitlines()[0] == (
         'Layer type,# Layers,T predicted ms,T roofline ms,# Flagged')
     assert _column(text, 'Layer type') == ['Linear', 'ReLU', 'total']
+    # a multiply-add counted as two FLOPs: the calibrated peak is twice
+    # 1e9, Linear-1 max(12 / 2e9, 48 / 1e10) s = 0.006 us
+    snap = ReportSnapshot(_records(), LINKS, False)
+    rows = snap.time_report(_calibration())
+    assert rows['Linear-1']['t_roofline'] == pytest.approx(6e-9, rel=1e-12)
     rows = _snapshot().time_report(_calibration(), by='phase')
     assert list(rows) == ['forward', 'backward', 'total']
     assert rows['backward']['time'] == 0.25
@@ -463,9 +502,36 @@ def test_a_scaling_plot_has_one_curve_per_overlap(monkeypatch):
     assert [list(c) for c in curves] == [['none'], ['ddp'],
                                          ['none', 'ddp']]
     assert [list(r) for r in curves[2].values()] == [[1, 2], [1, 2]]
-    assert calls[0][0][1] == 's.png'
+    # the file, no published points, no title, 100 dots per inch
+    assert calls[0][0][1:] == ('s.png', None, None, 100)
     with pytest.raises(ValueError):
         snap.plot_scaling('s.txt', [1], **kwargs)
+
+
+def test_a_scaling_plot_gives_the_bucket_size_to_the_bucketed_modes(
+        monkeypatch):
+    calls = _captured(monkeypatch, 'plot_scaling')
+    # two links of 64 bytes of gradients each
+    recs = [_rec('Linear', (12, 40, 8, {}), 3, ((4, 3), (2, 3), (2,), (4, 2)),
+                 'forward', '/a'),
+            _rec('Linear', (12, 40, 8, {}), 3, ((4, 2), (2, 2), (2,), (4, 2)),
+                 'forward', '/b'),
+            _rec('Linear', (24, 56, 24, {}), 2, ((4, 2), (2, 2), (4, 2)),
+                 'backward', '/b'),
+            _rec('Linear', (24, 56, 24, {}), 2, ((4, 2), (2, 3), (4, 3)),
+                 'backward', '/a')]
+    links = {'/': (1, 16, 128), '/a': (1, 8, 64), '/b': (1, 8, 64)}
+    snap = ReportSnapshot(recs, links, True)
+    snap.plot_scaling('s.png', [2], peak_flops=4e9, bandwidth=8e9,
+                      network='eth-50g', overlaps=['ddp', 'horovod', 'none'],
+                      bucket_bytes=64)
+    curves = calls[0][0][0]
+    # buckets of 64 bytes: one all-reduce per link's gradients
+    assert [curves[m][2]['n_buckets'] for m in ('ddp', 'horovod')] == [2, 2]
+    snap.plot_scaling('s.png', [2], peak_flops=4e9, bandwidth=8e9,
+                      network='eth-50g', overlaps=['ddp'])
+    # the default buckets (MiBs) hold both
+    assert calls[1][0][0]['ddp'][2]['n_buckets'] == 1
 
 
 def test_plots_are_given_the_reports_figures(monkeypatch):
