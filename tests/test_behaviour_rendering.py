@@ -190,6 +190,23 @@ def test_json_numbers_units_and_structure():
     assert list(got) == ['units', 'rows']
 
 
+def test_json_text_indents_one_space_a_level():
+    # the layout docs/cli.md shows
+    text = rendering.render([{'name': 'a', 'flops': 7}], ['name', 'flops'],
+                            'json', None)
+    assert text == ('{\n'
+                    ' "units": {\n'
+                    '  "flops": "FLOPs"\n'
+                    ' },\n'
+                    ' "rows": [\n'
+                    '  {\n'
+                    '   "name": "a",\n'
+                    '   "flops": 7\n'
+                    '  }\n'
+                    ' ]\n'
+                    '}\n')
+
+
 def test_json_raw_units_name_every_scaled_column():
     rows = [{'flops': 7, 'mwrite': 9, 'peak_flops': 1e12,
              'bandwidth': 2e11, 'time': 0.5}]
