@@ -1,5 +1,10 @@
 """Rendering as a user reads it: literal rows, the expected text written
-out by hand (see benchmarks/mutate.py for how this file is used)."""
+out by hand (see benchmarks/mutate.py for how this file is used).
+
+Not tested, as no input tells it apart: the ``default=0`` of the largest
+value of a column without numbers ('autoaligned'); any default below 1000
+gives that column no prefix.
+"""
 
 import collections
 import json
