@@ -3,7 +3,9 @@ out by hand (see benchmarks/mutate.py for how this file is used).
 
 Not tested, as no input tells it apart: the ``default=0`` of the largest
 value of a column without numbers ('autoaligned'); any default below 1000
-gives that column no prefix.
+gives that column no prefix.  ``allow_nan=False`` in ``render_json`` is a
+guard: every non-finite float is null or a string before ``json.dumps``
+sees it (tested above), so no row reaches it.
 """
 
 import collections
