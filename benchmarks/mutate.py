@@ -88,7 +88,7 @@ TESTS = {
                 'test_robustness.py', 'test_links.py', 'test_memory.py'],
     'report': ['test_report.py', 'test_json.py', 'test_options.py',
                'test_hook.py', 'test_aggregation.py', 'test_roofline.py',
-               'test_saving.py'],
+               'test_saving.py', 'test_robustness.py'],
     'rendering': ['test_report.py', 'test_json.py', 'test_options.py',
                   'test_robustness.py', 'test_links.py', 'test_roofline.py',
                   'test_calibration.py'],

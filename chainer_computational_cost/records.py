@@ -120,11 +120,14 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _line_of(code, lasti):
+    # The line of the last range starting at or before the instruction
+    # (co_lines gives them in order) that has one: the instruction's own,
+    # or for one without a line, the line before it.
     line = code.co_firstlineno
-    for start, end, lineno in code.co_lines():
-        if start <= lasti < end:
-            return lineno if lineno is not None else line
-        if lineno is not None and start <= lasti:
+    for start, _, lineno in code.co_lines():
+        if start > lasti:
+            break
+        if lineno is not None:
             line = lineno
     return line
 
@@ -219,7 +222,10 @@ class FreshDict(dict):
         return dict.pop(self, key, *default)
 
     def popitem(self):
-        """Remove and return the last (key, copied entry) pair."""
+        """Remove and return the last (key, copied entry) pair; a KeyError
+        when empty, as a dict's."""
+        if not dict.__len__(self):
+            raise KeyError('popitem(): dictionary is empty')
         key = next(reversed(dict.keys(self)))
         return key, self.pop(key)
 

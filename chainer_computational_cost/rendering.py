@@ -320,9 +320,10 @@ def render_csv(cells):
 
 
 def _md_cell(text):
-    # A newline or a bare '|' would break the table's row.
+    # A line ending or a bare '|' would break the table's row; a lone
+    # carriage return is a line ending too (CommonMark spec, "line ending").
     return text.replace('\\', '\\\\').replace('|', '\\|').replace(
-        '\r\n', '<br>').replace('\n', '<br>')
+        '\r\n', '<br>').replace('\n', '<br>').replace('\r', '<br>')
 
 
 def render_md(cells):
