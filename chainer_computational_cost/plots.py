@@ -144,8 +144,7 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
         ridge = peak / bw
         ax.plot([x_lo, ridge, x_hi], [bw * x_lo, peak, peak], color='black',
                 linewidth=1.5, linestyle=('-', '--', ':', '-.')[i % 4],
-                label='{}: {} roof'.format(label, _si(peak, 'FLOP/s')),
-                zorder=2)
+                label='{}: {} roof'.format(label, _si(peak, 'FLOP/s')))
         ax.plot([ridge], [peak], marker='o', markersize=7,
                 markerfacecolor='white', markeredgecolor='black', zorder=4)
         ax.annotate('ridge {:.3g} FLOP/B'.format(ridge), (ridge, peak),
