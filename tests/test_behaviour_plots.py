@@ -283,6 +283,10 @@ def test_memory_curve_spikes_phases_and_marks(tmp_path):
     marks = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     assert [(_xy(m), to_rgba(m.get_color())) for m in marks] == [
         (([4], [4]), to_rgba('tab:red')), (([2], [3]), to_rgba('tab:gray'))]
+    # a thin line of the mark's colour joins each label to its point
+    assert [(to_rgba(t.arrow_patch.get_edgecolor()),
+             t.arrow_patch.get_linewidth()) for t in ax.texts] == [
+        (to_rgba('tab:red'), 0.8), (to_rgba('tab:gray'), 0.8)]
     # runs of one phase shaded: calls 1-2 forward, 3 backward, 4 forward
     spans = ax.patches
     assert [(p.get_x(), p.get_x() + p.get_width()) for p in spans] == [
@@ -448,3 +452,22 @@ def test_marks_are_drawn_over_the_lines_they_sit_on(tmp_path):
     step = [line for line in ax.get_lines() if len(line.get_xdata()) > 1]
     marks = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     assert step[0].get_zorder() < min(m.get_zorder() for m in marks)
+
+
+def test_each_figure_is_filled_and_nothing_falls_off_it(tmp_path):
+    for name, fig in _four_figures(tmp_path).items():
+        renderer = fig.canvas.get_renderer()
+        to_fig = fig.transFigure.inverted()
+        boxes = [ax.get_position() for ax in fig.axes] + [
+            ax.get_legend().get_window_extent(renderer).transformed(to_fig)
+            for ax in fig.axes if ax.get_legend() is not None]
+        # the axes (with the roofline's legend beside them) span the
+        # figure's width and most of its height
+        assert min(b.x0 for b in boxes) < 0.12, name
+        assert max(b.x1 for b in boxes) > 0.95, name
+        assert max(b.y1 for b in boxes) - min(b.y0 for b in boxes) > 0.55
+        # every text, tick label and legend inside the canvas
+        tight = fig.get_tightbbox(renderer)
+        width, height = fig.get_size_inches()
+        assert (tight.x0 >= 0 and tight.y0 >= 0 and tight.x1 <= width
+                and tight.y1 <= height), name
