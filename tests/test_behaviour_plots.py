@@ -95,7 +95,7 @@ def test_each_roof_has_its_own_style_and_a_hollow_ridge_marker(tmp_path):
         == [(pytest.approx(19.5e12 / 2039e9, rel=1e-12), 19.5e12),
             (pytest.approx(156e12 / 2039e9, rel=1e-12), 156e12)]
     for line in ridges:
-        assert line.get_marker() == 'o'
+        assert (line.get_marker(), line.get_markersize()) == ('o', 7.0)
         assert to_rgba(line.get_markerfacecolor()) == to_rgba('white')
         assert to_rgba(line.get_markeredgecolor()) == to_rgba('black')
     # the ridge labels sit beside their points
@@ -115,6 +115,7 @@ def test_layer_types_get_hollow_markers_of_their_own_shape_and_colour(
     for c, colour, marker in ((conv, tab10(0), 'o'), (relu, tab10(1), 's')):
         assert [tuple(e) for e in c.get_edgecolor()] == [colour]
         assert len(c.get_facecolor()) == 0
+        assert list(c.get_sizes()) == [36]  # 6 pt markers: 6 ** 2
         assert c.get_paths()[0].vertices == pytest.approx(
             _marker_vertices(marker))
 
@@ -208,7 +209,7 @@ SUMMARY = [
 
 def test_summary_bars_first_type_on_top_with_shares_at_their_ends(
         tmp_path):
-    fig = plots.plot_summary(SUMMARY, str(tmp_path / 's.png'))
+    fig = plots.plot_summary(SUMMARY, str(tmp_path / 's.png'), dpi=20)
     ax1, ax2 = fig.axes
     # one bar a type at y 0, 1, ..., the y axis downwards
     assert ax1.yaxis_inverted()
@@ -232,15 +233,26 @@ def test_summary_of_small_and_of_zero_figures(tmp_path):
             {'type': 'ReLU', 'flops': 999, 'mread': 1000, 'mwrite': 23},
             {'type': 'total', 'name': 'total', 'flops': 999,
              'mread': 1000, 'mwrite': 23}]
-    fig = plots.plot_summary(rows, str(tmp_path / 's.png'))
+    fig = plots.plot_summary(rows, str(tmp_path / 's.png'), dpi=20)
     ax1, ax2 = fig.axes
-    # 999 FLOPs and 1023 bytes: under a kilo(bi)unit, no prefix
+    # 999 FLOPs and 1000 + 23 = 1023 bytes: under a kilo(bi)unit, no
+    # prefix
     assert (ax1.get_xlabel(), ax2.get_xlabel()) == ('FLOPs', 'B')
     assert [p.get_width() for p in ax1.patches] == [0, 999]
     assert [t.get_text() for t in ax1.texts] == ['0.0%', '100.0%']
+    # 1000 FLOPs and 1000 + 24 = 1024 bytes (read and written, stacked):
+    # exactly one kilo(bi)unit, the prefix of the longest bars
+    rows[1].update(flops=1000, mwrite=24)
+    fig = plots.plot_summary(rows, str(tmp_path / 's.png'), dpi=20)
+    ax1, ax2 = fig.axes
+    assert (ax1.get_xlabel(), ax2.get_xlabel()) == ('KFLOPs', 'KiB')
+    assert [p.get_width() for p in ax1.patches] == [0, 1.0]
+    # reads 1000 / 1024 = 0.9765625 KiB, writes 24 / 1024 = 0.0234375
+    assert [p.get_width() for p in ax2.patches] == [
+        0, 0.9765625, 0, 0.0234375]
     # nothing at all: shares of 0 % rather than a division by zero
     rows = [{'type': 'Reshape', 'flops': 0, 'mread': 0, 'mwrite': 0}]
-    fig = plots.plot_summary(rows, str(tmp_path / 's.png'))
+    fig = plots.plot_summary(rows, str(tmp_path / 's.png'), dpi=20)
     assert [t.get_text() for ax in fig.axes for t in ax.texts] == [
         '0.0%', '0.0%']
 
@@ -256,7 +268,7 @@ def test_memory_curve_spikes_phases_and_marks(tmp_path):
               (2 * KiB, 0, 'backward'),
               (None, 0, 'forward'),  # no figure: not drawn
               (1 * KiB, 3 * KiB, 'forward')]
-    fig = plots.plot_memory(series, FIGURES, str(tmp_path / 'm.png'))
+    fig = plots.plot_memory(series, FIGURES, str(tmp_path / 'm.png'), dpi=20)
     ax, = fig.axes
     # four calls drawn; the largest during a call is 1 + 3 = 4 KiB, at
     # call 4: every figure in KiB
@@ -283,6 +295,8 @@ def test_memory_curve_spikes_phases_and_marks(tmp_path):
     marks = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     assert [(_xy(m), to_rgba(m.get_color())) for m in marks] == [
         (([4], [4]), to_rgba('tab:red')), (([2], [3]), to_rgba('tab:gray'))]
+    assert [(m.get_marker(), m.get_markersize()) for m in marks] == [
+        ('o', 6.0)] * 2
     # a thin line of the mark's colour joins each label to its point
     assert [(to_rgba(t.arrow_patch.get_edgecolor()),
              t.arrow_patch.get_linewidth()) for t in ax.texts] == [
@@ -322,11 +336,11 @@ def test_memory_peak_after_a_call_is_marked_once(tmp_path):
 def test_memory_of_nothing(tmp_path):
     # no bytes at all: the y axis still spans 0 to 1
     fig = plots.plot_memory([(0, 0, 'forward')], FIGURES,
-                            str(tmp_path / 'm.png'))
+                            str(tmp_path / 'm.png'), dpi=20)
     assert fig.axes[0].get_ylim() == (0, 1)
     with pytest.raises(ValueError, match='no calls to plot'):
         plots.plot_memory([(None, 0, 'forward')], FIGURES,
-                          str(tmp_path / 'm.png'))
+                          str(tmp_path / 'm.png'), dpi=20)
 
 
 # The scaling efficiency against the workers.
@@ -352,6 +366,9 @@ def test_scaling_curves_and_published_points(tmp_path):
         ([1, 2, 4], [1.0, 0.8, 0.5]), ([1, 2, 4], [1.0, 0.9, 0.7])]
     assert [to_rgba(line.get_color()) for line in lines[:2]] == [
         matplotlib.colormaps['tab10'](i) for i in range(2)]
+    # small dots on the curves, larger squares for the published runs
+    assert [(line.get_marker(), line.get_markersize())
+            for line in lines[:4]] == [('o', 3.0)] * 2 + [('s', 6.0)] * 2
     # the published points, black squares; only the labelled one named
     points = lines[2:4]
     assert [_xy(p) for p in points] == [([8], [0.6]), ([2], [0.95])]
@@ -401,8 +418,10 @@ def test_scaling_checks_its_arguments(tmp_path):
 
 # What every figure shares.
 
-def _four_figures(tmp_path):
-    path = str(tmp_path / 'f.png')
+@pytest.fixture(scope='module')
+def four_figures(tmp_path_factory):
+    """One figure of each kind (drawn once: the tests only read them)."""
+    path = str(tmp_path_factory.mktemp('figures') / 'f.png')
     return {
         'roofline': plots.plot_roofline(
             [CONV, RELU, layer('Foo-1', 'Foo', 5, 0, 0)], path,
@@ -415,12 +434,11 @@ def _four_figures(tmp_path):
                                       dpi=20)}
 
 
-def test_small_print_is_smaller_than_the_axis_labels(tmp_path):
+def test_small_print_is_smaller_than_the_axis_labels(four_figures):
     # legends, notes and labels on points 8 pt, a summary's shares and a
     # published run's label 7 pt, under the axes' own 10 pt labels
-    figs = _four_figures(tmp_path)
     sizes = {}
-    for name, fig in figs.items():
+    for name, fig in four_figures.items():
         for i, ax in enumerate(fig.axes):
             assert ax.xaxis.label.get_fontsize() == 10.0
             legend = ax.get_legend()
@@ -435,27 +453,26 @@ def test_small_print_is_smaller_than_the_axis_labels(tmp_path):
         'summary 1 texts': {7.0}, 'memory 0 legend': {8.0},
         'memory 0 texts': {8.0}, 'scaling 0 legend': {8.0},
         'scaling 0 texts': {7.0}}
-    ticks = figs['summary'].axes[0].get_yticklabels()
+    ticks = four_figures['summary'].axes[0].get_yticklabels()
     assert {t.get_fontsize() for t in ticks} == {8.0}
 
 
-def test_marks_are_drawn_over_the_lines_they_sit_on(tmp_path):
-    figs = _four_figures(tmp_path)
-    ax, = figs['roofline'].axes
+def test_marks_are_drawn_over_the_lines_they_sit_on(four_figures):
+    ax, = four_figures['roofline'].axes
     roof = [line for line in ax.get_lines() if len(line.get_xdata()) == 3]
     ridge = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     # a layer on its roof is drawn over it, the ridge's marker over both
     assert max(r.get_zorder() for r in roof) < min(
         c.get_zorder() for c in ax.collections) < min(
         r.get_zorder() for r in ridge)
-    ax, = figs['memory'].axes
+    ax, = four_figures['memory'].axes
     step = [line for line in ax.get_lines() if len(line.get_xdata()) > 1]
     marks = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     assert step[0].get_zorder() < min(m.get_zorder() for m in marks)
 
 
-def test_each_figure_is_filled_and_nothing_falls_off_it(tmp_path):
-    for name, fig in _four_figures(tmp_path).items():
+def test_each_figure_is_filled_and_nothing_falls_off_it(four_figures):
+    for name, fig in four_figures.items():
         renderer = fig.canvas.get_renderer()
         to_fig = fig.transFigure.inverted()
         boxes = [ax.get_position() for ax in fig.axes] + [
@@ -471,3 +488,49 @@ def test_each_figure_is_filled_and_nothing_falls_off_it(tmp_path):
         width, height = fig.get_size_inches()
         assert (tight.x0 >= 0 and tight.y0 >= 0 and tight.x1 <= width
                 and tight.y1 <= height), name
+
+
+def test_a_light_grid_on_the_value_axes(four_figures):
+    # the bars' and the memory curve's value axes only; both axes of the
+    # roofline (major ticks only) and of the scaling plot
+    grids = {}
+    for name, fig in four_figures.items():
+        for i, ax in enumerate(fig.axes):
+            for axis in (ax.xaxis, ax.yaxis):
+                lines = axis.get_gridlines()
+                key = '{} {} {}'.format(name, i, axis.axis_name)
+                grids[key] = {line.get_visible() for line in lines}
+                if any(line.get_visible() for line in lines):
+                    assert {(line.get_linewidth(), line.get_alpha())
+                            for line in lines} == {(0.5, 0.5)}, key
+            if name == 'roofline':
+                minor = ax.xaxis.get_minor_ticks() + \
+                    ax.yaxis.get_minor_ticks()
+                assert not any(t.gridline.get_visible() for t in minor)
+    assert grids == {
+        'roofline 0 x': {True}, 'roofline 0 y': {True},
+        'summary 0 x': {True}, 'summary 0 y': {False},
+        'summary 1 x': {True}, 'summary 1 y': {False},
+        'memory 0 x': {False}, 'memory 0 y': {True},
+        'scaling 0 x': {True}, 'scaling 0 y': {True}}
+
+
+@pytest.mark.parametrize('draw', ['roofline', 'summary', 'memory',
+                                  'scaling'])
+def test_each_figure_is_written_to_its_file(draw, tmp_path):
+    calls = {
+        'roofline': lambda p, **k: plots.plot_roofline(
+            [CONV], p, peak_flops=100, bandwidth=10, **k),
+        'summary': lambda p, **k: plots.plot_summary(SUMMARY, p, **k),
+        'memory': lambda p, **k: plots.plot_memory(
+            [(64, 0, 'forward')], FIGURES, p, **k),
+        'scaling': lambda p, **k: plots.plot_scaling(CURVES, p, **k)}
+    pdf = tmp_path / 'f.pdf'
+    calls[draw](str(pdf))
+    assert pdf.read_bytes().startswith(b'%PDF-')
+    png = tmp_path / 'f.png'
+    fig = calls[draw](str(png), dpi=10)
+    width, height = fig.get_size_inches()
+    # read back at 10 dots an inch
+    assert matplotlib.image.imread(str(png)).shape[:2] == (
+        round(height * 10), round(width * 10))
