@@ -168,6 +168,20 @@ def test_points_are_achieved_only_when_every_shown_layer_was_timed(
             [[20.0, 100.0]], [[1.0, 10.0]]]
 
 
+def test_a_roofline_without_a_point_shows_its_roof(tmp_path):
+    # only layers off the log axes, timed: nothing achieved to show
+    fig, ax = _roof([layer('Foo-1', 'Foo', 5, 0, 0, time=1.0),
+                     layer('Copy-1', 'Copy', 0, 8, 8, time=1.0)], tmp_path)
+    assert ax.get_ylabel() == 'Attainable FLOP/s'
+    assert len(ax.collections) == 0
+    assert [t.get_text() for t in ax.texts] == [
+        'ridge 10 FLOP/B', '2 layer(s) without FLOPs or traffic not shown']
+    # framed by the ridge alone: x from 10 / 4 to 10 * 4, y from the
+    # roof's start 10 * 2.5 = 25, halved
+    assert ax.get_xlim() == (2.5, 40.0)
+    assert ax.get_ylim() == (12.5, 400.0)
+
+
 def test_roofline_of_a_preset_is_titled_by_its_product(tmp_path):
     fig, ax = _roof([CONV], tmp_path, peak_flops=None, bandwidth=None,
                     device='gtx1080ti')
