@@ -328,6 +328,19 @@ def test_memory_curve_spikes_phases_and_marks(tmp_path):
     assert tuple(fig.get_size_inches()) == (9.0, 4.0)
 
 
+@pytest.mark.parametrize('live, unit, text', [
+    (1023, 'B', 'peak 1023 B after ReLU-1'),   # under 1 KiB: in bytes
+    (1024, 'KiB', 'peak 1 KiB after ReLU-1'),  # from 1024 B: in KiB
+    (1536 * KiB, 'MiB', 'peak 1.5 MiB after ReLU-1'),
+])
+def test_memory_figures_in_binary_units(live, unit, text, tmp_path):
+    fig = plots.plot_memory([(live, 0, 'forward')], FIGURES,
+                            str(tmp_path / 'm.png'), dpi=20)
+    ax, = fig.axes
+    assert ax.get_ylabel() == 'Live ' + unit
+    assert [t.get_text() for t in ax.texts] == [text]
+
+
 def test_memory_peak_after_a_call_is_marked_once(tmp_path):
     series = [(64, 0, 'update'), (96, 0, 'update'), (32, 0, 'other')]
     fig = plots.plot_memory(series, FIGURES, str(tmp_path / 'm.png'),
@@ -539,12 +552,44 @@ def test_each_figure_is_written_to_its_file(draw, tmp_path):
         'memory': lambda p, **k: plots.plot_memory(
             [(64, 0, 'forward')], FIGURES, p, **k),
         'scaling': lambda p, **k: plots.plot_scaling(CURVES, p, **k)}
-    pdf = tmp_path / 'f.pdf'
-    calls[draw](str(pdf))
-    assert pdf.read_bytes().startswith(b'%PDF-')
     png = tmp_path / 'f.png'
     fig = calls[draw](str(png), dpi=10)
     width, height = fig.get_size_inches()
-    # read back at 10 dots an inch
+    # read back at 10 dots an inch, and by default at 100
     assert matplotlib.image.imread(str(png)).shape[:2] == (
         round(height * 10), round(width * 10))
+    calls[draw](str(png))
+    assert matplotlib.image.imread(str(png)).shape[:2] == (
+        round(height * 100), round(width * 100))
+
+
+def test_line_weights_and_label_offsets(four_figures):
+    # roofs 1.5 pt, hollow markers' edges 1.3 pt
+    ax, = four_figures['roofline'].axes
+    assert {line.get_linewidth() for line in ax.get_lines()
+            if len(line.get_xdata()) == 3} == {1.5}
+    assert {tuple(c.get_linewidths()) for c in ax.collections} == {(1.3,)}
+    # a ridge's label right of and under its point
+    ridge_labels = [t for t in ax.texts if t.get_text().startswith('ridge')]
+    assert [(t.xyann, t.anncoords) for t in ridge_labels] == [
+        ((6, -14), 'offset points')]
+    # the live curve and the scratch spikes 1.2 pt; the phases shaded
+    # lightly, without edges
+    ax, = four_figures['memory'].axes
+    step, = [line for line in ax.get_lines() if len(line.get_xdata()) > 1]
+    spikes, = ax.collections
+    assert (step.get_linewidth(), to_rgba(step.get_color())) == (
+        1.2, to_rgba('black'))
+    assert (tuple(spikes.get_linewidths()),
+            [tuple(c) for c in spikes.get_colors()]) == (
+        (1.2,), [to_rgba('tab:purple')])
+    assert {(p.get_alpha(), p.get_linewidth()) for p in ax.patches} == {
+        (0.12, 0)}
+    # a summary's shares just right of their bars' ends
+    for ax in four_figures['summary'].axes:
+        assert {(t.xyann, t.anncoords) for t in ax.texts} == {
+            ((3, -3), 'offset points')}
+    # a published run's label left of and under its point
+    ax, = four_figures['scaling'].axes
+    assert [(t.xyann, t.anncoords, t.get_horizontalalignment())
+            for t in ax.texts] == [((-6, -12), 'offset points', 'right')]
