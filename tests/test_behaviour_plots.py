@@ -484,18 +484,30 @@ def test_small_print_is_smaller_than_the_axis_labels(four_figures):
     assert {t.get_fontsize() for t in ticks} == {8.0}
 
 
+def _drawn(ax, artists):
+    """When each of ``artists`` is drawn: matplotlib draws an axes'
+    artists by zorder, those of one zorder in the order they were added."""
+    order = sorted(ax.get_children(), key=lambda a: a.get_zorder())
+    return [order.index(a) for a in artists]
+
+
 def test_marks_are_drawn_over_the_lines_they_sit_on(four_figures):
     ax, = four_figures['roofline'].axes
     roof = [line for line in ax.get_lines() if len(line.get_xdata()) == 3]
     ridge = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
     # a layer on its roof is drawn over it, the ridge's marker over both
-    assert max(r.get_zorder() for r in roof) < min(
-        c.get_zorder() for c in ax.collections) < min(
-        r.get_zorder() for r in ridge)
+    assert max(_drawn(ax, roof)) < min(_drawn(ax, ax.collections))
+    assert max(_drawn(ax, ax.collections)) < min(_drawn(ax, ridge))
+    # the peaks over the live curve and the scratch spikes
     ax, = four_figures['memory'].axes
-    step = [line for line in ax.get_lines() if len(line.get_xdata()) > 1]
+    curves = [line for line in ax.get_lines() if len(line.get_xdata()) > 1]
     marks = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
-    assert step[0].get_zorder() < min(m.get_zorder() for m in marks)
+    assert max(_drawn(ax, curves + list(ax.collections))) < min(
+        _drawn(ax, marks))
+    # the published runs over the curves
+    ax, = four_figures['scaling'].axes
+    lines = ax.get_lines()
+    assert max(_drawn(ax, lines[:2])) < min(_drawn(ax, lines[2:3]))
 
 
 def test_each_figure_is_filled_and_nothing_falls_off_it(four_figures):
