@@ -7,6 +7,7 @@ benchmarks/mutate.py for how this file is used)."""
 import collections
 import io
 import pathlib
+import warnings
 
 import pytest
 
@@ -102,6 +103,28 @@ def test_each_roof_has_its_own_style_and_a_hollow_ridge_marker(tmp_path):
     assert [t.xy for t in ax.texts] == [
         (pytest.approx(19.5e12 / 2039e9, rel=1e-12), 19.5e12),
         (pytest.approx(156e12 / 2039e9, rel=1e-12), 156e12)]
+
+
+def test_every_peak_of_a_preset_has_a_roof_told_apart(tmp_path):
+    # On the A100 each (class, precision) has its own peak: vector fp64
+    # 9.7, fp32 19.5, matrix fp64 19.5, vector fp16 78, TF32 matrix 156,
+    # fp16 matrix 312 TFLOP/s
+    layers = [layer('{}-{}'.format(t, d), t, 1e9, 1e6, 0, dtype=d)
+              for t, d in (('ReLU', 'float64'), ('ReLU', 'float32'),
+                           ('MatMul', 'float64'), ('ReLU', 'float16'),
+                           ('MatMul', 'float32'), ('MatMul', 'float16'))]
+    fig, ax = _roof(layers, tmp_path, peak_flops=None, bandwidth=None,
+                    device='a100')
+    roofs = [line for line in ax.get_lines() if len(line.get_xdata()) == 3]
+    assert [line.get_label() for line in roofs] == [
+        'fp64 vector: 9.7 TFLOP/s roof', 'fp32 vector: 19.5 TFLOP/s roof',
+        'fp64 matrix: 19.5 TFLOP/s roof', 'fp16 vector: 78 TFLOP/s roof',
+        'tf32 matrix: 156 TFLOP/s roof', 'fp16 matrix: 312 TFLOP/s roof']
+    # four line styles, then again from the first
+    assert [line.get_linestyle() for line in roofs] == [
+        '-', '--', ':', '-.', '-', '--']
+    # room above the highest roof for its ridge's label: up to 4 x 312e12
+    assert ax.get_ylim()[1] == 4 * 312e12
 
 
 def test_layer_types_get_hollow_markers_of_their_own_shape_and_colour(
@@ -605,3 +628,17 @@ def test_line_weights_and_label_offsets(four_figures):
     ax, = four_figures['scaling'].axes
     assert [(t.xyann, t.anncoords, t.get_horizontalalignment())
             for t in ax.texts] == [((-6, -12), 'offset points', 'right')]
+
+
+def test_drawing_warns_nothing(tmp_path):
+    # matplotlib's warnings (a grid switched off but styled, a singular
+    # axis, ...) would reach the user's console
+    path = str(tmp_path / 'f.png')
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        plots.plot_roofline([CONV, RELU, layer('Foo-1', 'Foo', 5, 0, 0)],
+                            path, peak_flops=100, bandwidth=10, dpi=20)
+        plots.plot_summary(SUMMARY, path, dpi=20)
+        plots.plot_memory([(0, 0, 'forward'), (64, 200, 'backward')],
+                          FIGURES, path, dpi=20)
+        plots.plot_scaling(CURVES, path, published=[(8, 0.6, 'x')], dpi=20)
