@@ -7,6 +7,7 @@ so the user's pyplot state and backend are left alone.
 """
 
 import collections
+import itertools
 import os
 
 from chainer_computational_cost import rendering
@@ -144,8 +145,7 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
         ridge = peak / bw
         ax.plot([x_lo, ridge, x_hi], [bw * x_lo, peak, peak], color='black',
                 linewidth=1.5, linestyle=('-', '--', ':', '-.')[i % 4],
-                label='{}: {} roof'.format(label, _si(peak, 'FLOP/s')),
-                zorder=2)
+                label='{}: {} roof'.format(label, _si(peak, 'FLOP/s')))
         ax.plot([ridge], [peak], marker='o', markersize=7,
                 markerfacecolor='white', markeredgecolor='black', zorder=4)
         ax.annotate('ridge {:.3g} FLOP/B'.format(ridge), (ridge, peak),
@@ -300,14 +300,13 @@ def plot_memory(series, figures, path, title=None, dpi=100):
                'update': 'tab:green'}
     start = 0
     labelled = set()
-    for i in range(1, len(series) + 1):
-        if i == len(series) or series[i][2] != series[start][2]:
-            phase = series[start][2]
-            ax.axvspan(start + 0.5, i + 0.5, alpha=0.12, linewidth=0,
-                       color=colours.get(phase, 'tab:gray'),
-                       label=None if phase in labelled else phase)
-            labelled.add(phase)
-            start = i
+    for phase, run in itertools.groupby(series, key=lambda s: s[2]):
+        end = start + len(list(run))
+        ax.axvspan(start + 0.5, end + 0.5, alpha=0.12, linewidth=0,
+                   color=colours.get(phase, 'tab:gray'),
+                   label=None if phase in labelled else phase)
+        labelled.add(phase)
+        start = end
     spikes = [(x, y, scratch / scale) for x, y, (_, scratch, _) in
               zip(xs, ys, series) if scratch]
     if spikes:
@@ -331,7 +330,7 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     # times the peak), one row each, with an arrow to their point: a label
     # beside its point could land under the curve around it.
     for row, (x, y, text, colour) in enumerate(marks):
-        ax.plot([x], [y], marker='o', markersize=6, color=colour, zorder=3)
+        ax.plot([x], [y], marker='o', markersize=6, color=colour)
         ax.annotate(text, (x, y), xytext=(x, 0.95 - 0.09 * row),
                     textcoords=ax.get_xaxis_transform(), fontsize=8,
                     va='top', ha='right' if x > len(series) / 2 else 'left',
@@ -399,7 +398,7 @@ def plot_scaling(curves, path, published=None, title=None, dpi=100):
                 markersize=3, color=colour, label=label)
     for n, eff, label in points:
         ax.plot([n], [eff], marker='s', markersize=6, color='black',
-                linestyle='none', zorder=3)
+                linestyle='none')
         if label:
             ax.annotate(label, (n, eff), textcoords='offset points',
                         xytext=(-6, -12), fontsize=7, ha='right')
