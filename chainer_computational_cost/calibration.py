@@ -429,7 +429,9 @@ class Calibration(object):
         """``(t_call, flag)`` for a layer dict: the seconds the call spends
         inside its function, and None or why the prediction is not
         backed by the calibration (:data:`UNCOVERED`,
-        ``OUT_OF_RANGE``)."""
+        ``OUT_OF_RANGE``).  A call whose family has no fit, in a
+        calibration without elementwise math's to stand in, is 0 s,
+        flagged :data:`UNCOVERED`."""
         flag = None
         if layer['type'] not in self.types:
             flag = UNCOVERED
@@ -439,7 +441,7 @@ class Calibration(object):
             # No fit for the family: the closest thing, elementwise math.
             fit = self.families.get('math')
             if fit is None:
-                return None, UNCOVERED
+                return 0.0, UNCOVERED
             f = features(dict(layer, type='Add', phase='forward'),
                          self.gemm.time)
             flag = UNCOVERED

@@ -497,7 +497,7 @@ def cross_validate(samples, gemm, folds=5):
             if wall < CV_MIN_SECONDS:
                 continue
             inference = not is_train
-            pred = sum((c.predict(x)[0] or 0.0) + overhead[
+            pred = sum(c.predict(x)[0] + overhead[
                 cal.overhead_kind(x, inference)] for x in layers)
             errors[is_train].append(abs(pred - wall) / wall)
     out = {'n_probes': len(samples)}
