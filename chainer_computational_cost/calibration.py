@@ -352,26 +352,20 @@ def nnls(rows, targets, weights):
 #: Below this many seconds a call's miss counts as absolute rather than
 #: relative: a step's time is in its large calls.
 FLOOR = 1e-4
+#: A miss of ``t`` seconds weighs ``(t + FLOOR) ** -WEIGHT_POWER``.
 WEIGHT_POWER = 0.25
-TRIM = False
 
 
 def fit_family(samples):
     """``{'coef', 'low', 'high', 'n'}`` of one family from ``samples``,
-    pairs ``(features, seconds)``: a fit of the relative error (each call
-    weighs the same whatever its time), refitted once without the calls
-    the first fit misses by more than three times the median miss (a
-    context switch in a timing)."""
+    pairs ``(features, seconds)``: a least-squares fit whose miss of a
+    call of ``t`` seconds weighs ``(t + FLOOR) ** -WEIGHT_POWER`` (a long
+    call's miss counts, but less than in proportion to its time, so that
+    many short calls are fitted too)."""
     rows = [f for f, _ in samples]
     times = [max(t, 1e-9) for _, t in samples]
     weights = [(t + FLOOR) ** -WEIGHT_POWER for t in times]
     coef = nnls(rows, times, weights)
-    misses = [abs(_dot(coef, f) - t) / t for f, t in zip(rows, times)]
-    cut = 3 * sorted(misses)[len(misses) // 2] + 0.05
-    kept = [i for i, m in enumerate(misses) if m <= cut]
-    if TRIM and len(kept) >= len(coef) and len(kept) < len(rows):
-        coef = nnls([rows[i] for i in kept], [times[i] for i in kept],
-                    [weights[i] for i in kept])
     n = len(rows[0])
     low = [min((f[j] for f in rows if f[j] > 0), default=0.0)
            for j in range(n)]
