@@ -30,6 +30,7 @@ import os
 import platform
 import time
 import types
+import warnings
 
 import chainer
 import chainer.functions as F
@@ -331,9 +332,13 @@ def _attention_probe(rng):
                           axis=2)
             y = F.matmul(a, v)
         else:
-            a = F.softmax(F.batch_matmul(q, k, transb=True) * (hd ** -0.5),
-                          axis=2)
-            y = F.batch_matmul(a, v)
+            # BatchMatMul, which older models call: Chainer 7 deprecates
+            # it, and the calibration's user has nothing to change.
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore', DeprecationWarning)
+                a = F.softmax(F.batch_matmul(q, k, transb=True) *
+                              (hd ** -0.5), axis=2)
+                y = F.batch_matmul(a, v)
         y = F.reshape(F.transpose(F.reshape(y, (b, heads, t, hd)),
                                   (0, 2, 1, 3)), (b * t, d))
         x2 = F.reshape(x, (b * t, d)) + F.dropout(m.o(y), 0.1)
