@@ -97,6 +97,10 @@ def test_a_table_past_its_deadline_runs_nothing():
     # No shape measured: every one at 1e9 multiply-adds a second.
     table = measure.gemm_table(numpy, dims=(2, 4), deadline=0.0)
     assert table.speed == [[[1e9] * 2] * 2] * 2
+    # A calibration's table: each dimension from 4 to 4096, every factor
+    # of 4 (docs/predicted_time.md).
+    assert measure.gemm_table(numpy, deadline=0.0).dims == [
+        4, 16, 64, 256, 1024, 4096]
 
 
 def test_the_bandwidth_counts_the_bytes_read_and_written(fake_clock):
@@ -336,6 +340,29 @@ def test_the_probes_run_every_documented_kind_of_layer():
     assert {'LinearFunction', 'ReLU', 'Tanh', 'Sigmoid', 'Dropout'} <= mlp
     assert {'MatMul', 'BatchMatMul', 'Softmax', 'LayerNormalization',
             'Transpose'} <= attention
+
+
+def test_a_cnn_probe_knows_the_side_of_each_of_its_images():
+    # The caps on a probe's buffers are reckoned from the sides it plans:
+    # each must be the side its step outputs when run (Chainer's max
+    # pooling 3x3 / 2 pad 1 of 56 gives 29, its cover_all padding a
+    # window past the edge).
+    x = numpy.ones((1, 1, 56, 56), numpy.float32)
+    assert F.max_pooling_2d(x, 3, 2, pad=1).shape[2] == 29
+    state = numpy.random.get_state()
+    try:
+        for seed in range(12):
+            model, (x,), _, _ = measure._cnn_probe(
+                numpy.random.RandomState(seed))
+            sides = []
+            with chainer.using_config('train', False):
+                x = x[:1]  # one example: the same sides
+                for step in model.plan[:-1]:
+                    x = step(model, x)
+                    sides.append(x.shape[2])
+            assert sides == model.sides, seed
+    finally:
+        numpy.random.set_state(state)
 
 
 @pytest.mark.parametrize('make', [measure._cnn_probe, measure._mlp_probe,
