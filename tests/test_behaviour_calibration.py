@@ -88,6 +88,10 @@ def test_the_products_of_linear_gradients_and_matmuls():
     assert cal.gemm_shape({'type': 'LinearFunction',
                            'input_shapes': [(2, 5, 7), (3, 7)],
                            'output_shapes': [(10, 3)]}) == (1, 10, 3, 7, 0)
+    # a (4, 5) times b (5, 9): one 4x9 product over K = 20 / 4 = 5.
+    assert cal.gemm_shape({'type': 'MatMul',
+                           'input_shapes': [(4, 5), (5, 9)],
+                           'output_shapes': [(4, 9)]}) == (1, 4, 9, 5, 0)
     # A row vector a (1, 5) times b (5, 9): one 1x9 product, K = 5.
     assert cal.gemm_shape({'type': 'MatMul',
                            'input_shapes': [(1, 5), (5, 9)],
@@ -139,6 +143,12 @@ def test_each_convolution_type_by_hand():
     grad_x = _conv('Deconvolution2DFunction', [_Y, _W], [_X])
     assert cal.gemm_shape(grad_x) == (1, 9, 48, 4, 432)
     assert cal.features(grad_x, time)[5:] == [72.0, 3.0]
+    # A convolution into a one-pixel-wide image, x (1, 2, 3, 3) by W (4,
+    # 2, 3, 3) without padding into y (1, 4, 1, 1): im2col holds 2*3*3 =
+    # 18 elements, one row of width 1 each: 18 rows.
+    narrow = _conv('Convolution2DFunction', [(1, 2, 3, 3), (4, 2, 3, 3)],
+                   [(1, 4, 1, 1)])
+    assert cal.features(narrow, time)[5:] == [18.0, 9.0]
     # A matrix type whose shapes do not say has no features.
     assert cal.features(_conv('Convolution2DFunction', [], []),
                         time) is None

@@ -342,27 +342,43 @@ def test_the_probes_run_every_documented_kind_of_layer():
             'Transpose'} <= attention
 
 
-def test_a_cnn_probe_knows_the_side_of_each_of_its_images():
+def test_a_cnn_probe_knows_its_sides_and_caps_its_convolutions():
     # The caps on a probe's buffers are reckoned from the sides it plans:
     # each must be the side its step outputs when run (Chainer's max
     # pooling 3x3 / 2 pad 1 of 56 gives 29, its cover_all padding a
-    # window past the edge).
+    # window past the edge).  Its convolutions (but a residual block's,
+    # as wide as its input) have 16 to 512 filters, halved while one
+    # would do more than 1.5e9 multiply-adds (batch * oh * ow * out * c *
+    # kh * kw), down to 16 at least.
     x = numpy.ones((1, 1, 56, 56), numpy.float32)
     assert F.max_pooling_2d(x, 3, 2, pad=1).shape[2] == 29
+    widths = set()
     state = numpy.random.get_state()
     try:
         for seed in range(12):
             model, (x,), _, _ = measure._cnn_probe(
                 numpy.random.RandomState(seed))
-            sides = []
-            with chainer.using_config('train', False):
+            batch, sides = x.shape[0], []
+            with chainer.using_config('train', False), \
+                    ComputationalCostHook() as hook:
                 x = x[:1]  # one example: the same sides
                 for step in model.plan[:-1]:
                     x = step(model, x)
                     sides.append(x.shape[2])
             assert sides == model.sides, seed
+            for layer in hook.layer_report.values():
+                if layer.get('type') == 'Convolution2DFunction':
+                    (_, c, _, _), (out, _, kh, kw) = layer['input_shapes']
+                    _, _, oh, ow = layer['output_shapes'][0]
+                    if out == c:
+                        continue  # a residual block's, or drawn so
+                    widths.add(out)
+                    assert 16 <= out <= 512
+                    assert out == 16 or \
+                        batch * oh * ow * out * c * kh * kw <= 1.5e9
     finally:
         numpy.random.set_state(state)
+    assert len(widths) > 2
 
 
 @pytest.mark.parametrize('make', [measure._cnn_probe, measure._mlp_probe,
