@@ -74,6 +74,16 @@ def test_the_table_finds_the_cell_of_a_dimension_among_several():
 # What each kind of call is measured by
 
 
+def test_each_kind_of_fit_names_its_features_in_order():
+    # What a fit's coefficients in the file stand for, in their order:
+    # the features of a convolution type, a matrix family and the rest.
+    assert cal.CONVOLUTION_FEATURES == ('const', 'gemm', 'bytes', 'col',
+                                        'cold', 'rows', 'window')
+    assert cal.MATRIX_FEATURES == ('const', 'gemm', 'bytes', 'col', 'cold')
+    assert cal.OTHER_FEATURES == ('const', 'mread', 'mwrite', 'flops',
+                                  'cold')
+
+
 def test_the_products_of_linear_gradients_and_matmuls():
     # LinearGradData: W (3, 7), gy (5, 3): gx (5 x 7) = gy (5 x 3) W:
     # M = 15 / 3 = 5, N = 7, K = 3.

@@ -381,6 +381,59 @@ def test_a_cnn_probe_knows_its_sides_and_caps_its_convolutions():
     assert len(widths) > 2
 
 
+def _counts(make, seed):
+    model, inputs, _, _ = make(numpy.random.RandomState(seed))
+    with chainer.using_config('train', True), \
+            ComputationalCostHook() as hook:
+        model(*[a[:1] for a in inputs])  # one example: the same calls
+    out = {}
+    for name, x in hook.layer_report.items():
+        if name != 'total':
+            out[x['type']] = out.get(x['type'], 0) + 1
+    return inputs[0].shape, out
+
+
+def test_the_attention_probe_is_a_transformer_block():
+    # Pre-norm: x2 = x + dropout(o(attention(n1(x)))), then x2 +
+    # f2(relu(f1(n2(x2)))): two layer norms, four linear layers (qkv, o,
+    # f1, f2), the scores' and the values' products (2-D or batched),
+    # one scaling, one softmax, one dropout, one ReLU, two residual sums;
+    # the heads split off the qkv tensor and merged back: two transposes.
+    state = numpy.random.get_state()
+    try:
+        for seed in (0, 2):
+            _, n = _counts(measure._attention_probe, seed)
+            products = n.pop('MatMul', 0) + n.pop('BatchMatMul', 0)
+            assert products == 2
+            assert {k: n.get(k) for k in (
+                'LayerNormalization', 'LinearFunction', 'MulConstant',
+                'Softmax', 'Dropout', 'ReLU', 'Add', 'Separate',
+                'Transpose')} == {
+                'LayerNormalization': 2, 'LinearFunction': 4,
+                'MulConstant': 1, 'Softmax': 1, 'Dropout': 1, 'ReLU': 1,
+                'Add': 2, 'Separate': 1, 'Transpose': 2}
+    finally:
+        numpy.random.set_state(state)
+
+
+def test_the_lstm_probe_predicts_each_next_token():
+    # ids of T columns: n = T - 1 steps, each an embedding, a dropout,
+    # an LSTM cell, an output layer and its loss; the cell's upward
+    # layer at every step, its lateral one from the second (h is None
+    # before): 3n - 1 linear layers; n - 1 sums of the two, n - 1 of the
+    # losses after 0 + the first (an AddConstant).
+    state = numpy.random.get_state()
+    try:
+        shape, n = _counts(measure._lstm_probe, 0)
+    finally:
+        numpy.random.set_state(state)
+    steps = shape[1] - 1
+    assert n == {'EmbedIDFunction': steps, 'Dropout': steps,
+                 'LSTM': steps, 'SoftmaxCrossEntropy': steps,
+                 'LinearFunction': 3 * steps - 1, 'Add': 2 * steps - 2,
+                 'AddConstant': 1}
+
+
 @pytest.mark.parametrize('make', [measure._cnn_probe, measure._mlp_probe,
                                   measure._attention_probe,
                                   measure._lstm_probe])
