@@ -5,7 +5,8 @@ builds (see benchmarks/mutate.py for how this file is used).
 
 No test depends on how fast anything runs: the clock is a fake one
 (:func:`measure.using_clock` with a clock registered for the test) whose
-readings are set, and the deadlines read a fake ``time.time``.
+readings are set, and the deadlines read a fake ``time.time``; the CuPy
+path runs on a fake CuPy whose events give set times.
 """
 
 import functools
@@ -214,6 +215,34 @@ def test_every_call_and_the_step_are_timed_with_the_clock(fake_clock):
     assert layers[-1]['phase'] == 'update'
     # One run not timed, three hooked and three without the hook.
     assert len(net.seen) == 7
+
+
+class _Slowing(object):
+    """A clock whose i-th reading moves it i seconds: a call timed by
+    readings i - 1 and i took i seconds."""
+
+    def __init__(self):
+        self.now, self.readings = 0.0, 0
+
+    def __call__(self):
+        self.readings += 1
+        self.now += self.readings
+        return self.now
+
+
+def test_each_call_and_the_step_take_the_median_of_three_runs(fake_clock):
+    # Inference: Linear then ReLU, two readings each.  Hooked runs take
+    # readings 1-4, 5-8 and 9-12: Linear 2, 6, 10 s, ReLU 4, 8, 12 s;
+    # medians 6 and 8.  Three steps without the hook, readings 13-18:
+    # 14, 16 and 18 s, median 16.
+    fake_clock(_Slowing())
+    x = numpy.ones((1, 2), numpy.float32)
+    with measure.using_clock('fake'):
+        layers, wall = measure._measure_probe(_Net(), (x,), F.sum, False,
+                                              numpy)
+    assert [(x['type'], x['time']) for x in layers] == [
+        ('LinearFunction', 6), ('ReLU', 8)]
+    assert wall == 16
 
 
 def test_a_probe_whose_timed_runs_would_end_past_its_deadline_is_left_out(
@@ -567,3 +596,61 @@ def test_the_budget_and_clock_are_checked():
         with pytest.raises(ValueError, match='seconds must be a number '
                            '>= 10, got'):
             calibrate(seconds=seconds)
+
+
+# The CuPy path, on a fake CuPy (no GPU here: this checks its plumbing and
+# units, not that it runs on a device)
+
+
+def _fake_cupy(elapsed_ms, name=b'Fake GPU', cublas=None):
+    """An array module named cupy: NumPy's arrays, CUDA events whose
+    elapsed times are ``elapsed_ms`` in turn (milliseconds, as CuPy's)."""
+    elapsed = iter(elapsed_ms)
+
+    def get_version(handle):
+        if cublas is None:
+            raise AttributeError('no getVersion in this CuPy')
+        return cublas
+
+    cuda = types.SimpleNamespace(
+        Event=lambda: types.SimpleNamespace(record=lambda: None,
+                                            synchronize=lambda: None),
+        get_elapsed_time=lambda start, end: next(elapsed),
+        get_current_stream=lambda: types.SimpleNamespace(
+            synchronize=lambda: None),
+        Device=lambda: types.SimpleNamespace(id=0, cublas_handle=7),
+        runtime=types.SimpleNamespace(
+            getDeviceProperties=lambda i: {'name': name}),
+        cublas=types.SimpleNamespace(getVersion=get_version))
+    return types.SimpleNamespace(
+        __name__='cupy', __version__='99.0', cuda=cuda, ones=numpy.ones,
+        empty_like=numpy.empty_like, copyto=numpy.copyto)
+
+
+def test_a_gpu_is_timed_by_its_events_in_milliseconds():
+    # Copies timed 4, 1 and 2 ms by the device's events: the median, 2
+    # ms, for 2 * 64 KiB: 65536 / 1e-3 = 6.5536e7 bytes a second.
+    assert measure.copy_bandwidth(_fake_cupy([4.0, 1.0, 2.0]),
+                                  2 ** 16) == pytest.approx(6.5536e7)
+    # Every product 1 ms: its speed is M*N*K / 1e-3.
+    table = measure.gemm_table(_fake_cupy([1.0] * 24), dims=(2, 4))
+    assert table.speed == [[[8e3, 16e3], [16e3, 32e3]],
+                           [[16e3, 32e3], [32e3, 64e3]]]
+
+
+def test_a_gpus_info_names_it_and_its_cublas():
+    info = measure.device_info(_fake_cupy([], cublas=12000))
+    assert info == {'chainer': chainer.__version__, 'xp': 'cupy',
+                    'numpy': numpy.__version__, 'cupy': '99.0',
+                    'device': 'Fake GPU', 'blas': 'cuBLAS 12000'}
+    # A name given as text, and a CuPy that does not tell the version.
+    info = measure.device_info(_fake_cupy([], name='Other GPU'))
+    assert (info['device'], info['blas']) == ('Other GPU', 'cuBLAS')
+
+
+def test_a_gpu_is_calibrated_on_the_wall_clock_only(monkeypatch):
+    monkeypatch.setattr(measure, '_device_of', lambda device:
+                        types.SimpleNamespace(xp=_fake_cupy([])))
+    with pytest.raises(ValueError, match="clock must be 'wall' or, on "
+                       "NumPy, 'cpu', got 'cpu'"):
+        calibrate(seconds=10, device='@cupy:0', clock='cpu')
