@@ -94,6 +94,18 @@ def test_the_table_keeps_each_shapes_median_and_fills_the_large_ones(
     assert table.speed == [[[8, 8], [4, 8]], [[2, 8], [8, 8]]]
 
 
+def test_a_timing_of_zero_counts_as_a_nanosecond(fake_clock):
+    # A clock too coarse to see a small product (the CPU time's can be):
+    # 2x2x2 = 8 multiply-adds in 1e-9 s, 8e9 a second, not a division by
+    # zero; 2 * 64 KiB copied in 1e-9 s likewise.
+    fake_clock(_timings([0.0] * 6))
+    with measure.using_clock('fake'):
+        table = measure.gemm_table(numpy, dims=(2,))
+        assert measure.copy_bandwidth(numpy, 2 ** 16) == \
+            pytest.approx(2 ** 17 / 1e-9)
+    assert table.speed == [[[pytest.approx(8e9)]]]
+
+
 def test_a_table_past_its_deadline_runs_nothing():
     # No shape measured: every one at 1e9 multiply-adds a second.
     table = measure.gemm_table(numpy, dims=(2, 4), deadline=0.0)
@@ -151,6 +163,22 @@ def test_the_blas_is_named_with_its_version(monkeypatch):
                                               'version': '0.3.27'}}}
     monkeypatch.setattr(numpy, 'show_config', lambda mode: config)
     assert measure._blas_name() == 'openblas 0.3.27'
+
+
+def test_an_older_numpy_names_its_blas_libraries(monkeypatch):
+    # NumPy before 1.26 has no show_config(mode=...): its __config__'s
+    # blas_opt_info lists the libraries, each named once, sorted.
+    def old_show_config():
+        pass
+    monkeypatch.setattr(numpy, 'show_config', old_show_config)
+    monkeypatch.setattr(numpy, '__config__', types.SimpleNamespace(
+        blas_opt_info={'libraries': ['openblas', 'cblas', 'openblas']}),
+        raising=False)
+    assert measure._blas_name() == 'cblas openblas'
+    # Nothing to read: unknown.
+    monkeypatch.setattr(numpy, '__config__', types.SimpleNamespace(),
+                        raising=False)
+    assert measure._blas_name() == 'unknown'
 
 
 # A probe's runs
@@ -301,6 +329,15 @@ def test_a_family_is_fitted_from_twice_as_many_calls_as_features():
     families, types_, _ = measure._fit([([_add(1e-5)] * 9, 1.0, False)],
                                        _TABLE)
     assert families == {} and types_ == {}
+
+
+def test_a_calibration_without_probe_runs_fits_nothing():
+    # A budget too short for any probe: no family, no type, no overhead
+    # and no error, rather than a failure.
+    assert measure._fit([], _TABLE) == (
+        {}, {}, dict.fromkeys(measure.cal.OVERHEADS, 0.0))
+    assert measure.cross_validate([], _TABLE) == {
+        'n_probes': 0, 'inference': None, 'training': None}
 
 
 def test_the_overhead_weighs_a_short_step_more():
