@@ -116,6 +116,12 @@ def test_the_products_of_linear_gradients_and_matmuls():
                            'input_shapes': [(2, 3, 4, 6), (2, 3, 6, 5)],
                            'output_shapes': [(2, 3, 4, 5)]}) == \
         (6, 4, 5, 6, 0)
+    # An empty product, a (0, 5) @ b (5, 9): no rows, no time.
+    empty = {'type': 'MatMul', 'phase': 'forward', 'flops': 0,
+             'mread': 180, 'mwrite': 0, 'input_shapes': [(0, 5), (5, 9)],
+             'output_shapes': [(0, 9)], 'dtype': 'float32'}
+    assert cal.features(empty, _flat_table().time) == [
+        1.0, 0.0, 180.0, 0.0, 0.0]
     # A type that runs no product, and shapes that do not say.
     assert cal.gemm_shape({'type': 'Add', 'input_shapes': [(2,), (2,)],
                            'output_shapes': [(2,)]}) is None
@@ -218,6 +224,16 @@ def test_a_feature_no_call_has_gets_no_coefficient():
     rows = [[1.0, x, 0.0] for x in (1.0, 2.0, 5.0)]
     coef = cal.nnls(rows, [2 + 3 * r[1] for r in rows], [1.0] * 3)
     assert coef == pytest.approx([2.0, 3.0, 0.0], rel=1e-9)
+
+
+def test_the_fit_keeps_the_best_of_the_non_negative_fits():
+    # (x, t) = (1, 1), (1, 3), (2, 1): the least-squares line falls (t =
+    # 3 - x), refused; the mean 5/3 misses by 2/3, 4/3, 2/3 (squares sum
+    # to 24/9 = 2.67); t = c x with c = (1 + 3 + 2) / (1 + 1 + 4) = 1
+    # misses by 0, 2, 1 (5): the mean is kept.
+    coef = cal.nnls([[1.0, 1.0], [1.0, 1.0], [1.0, 2.0]], [1.0, 3.0, 1.0],
+                    [1.0] * 3)
+    assert coef == pytest.approx([5 / 3, 0.0], rel=1e-9)
 
 
 def test_the_fit_weighs_each_residual_as_told():
