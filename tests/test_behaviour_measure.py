@@ -449,6 +449,55 @@ def test_a_cnn_probe_knows_its_sides_and_caps_its_convolutions():
     assert len(widths) > 2
 
 
+class _Recorder(object):
+    """A random state recording what each draw was offered."""
+
+    def __init__(self, seed):
+        self.rng = numpy.random.RandomState(seed)
+        self.offered = set()
+
+    def choice(self, options):
+        self.offered.add(tuple(options))
+        return self.rng.choice(options)
+
+    def randint(self, *bounds):
+        self.offered.add(bounds)
+        return self.rng.randint(*bounds)
+
+
+def test_the_probes_draw_the_documented_shapes():
+    # docs/predicted_time.md's table of what each kind of probe draws
+    # from (a call outside it is flagged 'outside range'): every list a
+    # probe draws from, over the first seeds.
+    drawn = {}
+    state = numpy.random.get_state()
+    try:
+        for make, seeds in ((measure._cnn_probe, 6),
+                            (measure._mlp_probe, 3),
+                            (measure._attention_probe, 3),
+                            (measure._lstm_probe, 2)):
+            drawn[make.__name__] = set()
+            for seed in range(seeds):
+                rng = _Recorder(seed)
+                make(rng)
+                drawn[make.__name__] |= rng.offered
+    finally:
+        numpy.random.set_state(state)
+    assert drawn == {
+        '_cnn_probe': {
+            (1, 2, 4, 8), (3, 16, 32, 64, 128, 256), (7, 14, 28, 56, 112),
+            (2, 8), ('conv', 'conv', 'conv', 'res', 'maxpool', 'avgpool',
+                     'lrn', 'concat', 'dropout'),
+            (1, 1, 3, 3, 3, 5, 7), (1, 1, 1, 2),
+            (16, 32, 64, 128, 256, 512), (10, 100, 1000)},
+        '_mlp_probe': {(1, 8, 32, 128, 512), (16, 64, 256, 1024, 4096),
+                       (2, 5), ('relu', 'tanh', 'sigmoid', 'dropout')},
+        '_attention_probe': {(1, 2, 4, 8), (16, 32, 64, 128, 256),
+                             (64, 128, 256, 512), (2,)},
+        '_lstm_probe': {(1, 4, 16, 64), (5, 10, 20), (1000, 5000, 20000),
+                        (64, 128, 256, 512)}}
+
+
 def _counts(make, seed):
     model, inputs, _, _ = make(numpy.random.RandomState(seed))
     with chainer.using_config('train', True), \
@@ -688,6 +737,28 @@ def test_a_gpus_info_names_it_and_its_cublas():
     # A name given as text, and a CuPy that does not tell the version.
     info = measure.device_info(_fake_cupy([], name='Other GPU'))
     assert (info['device'], info['blas']) == ('Other GPU', 'cuBLAS')
+
+
+def test_a_probe_for_a_gpu_is_sent_there():
+    # Its model, inputs and labels go to the device; the loss reads the
+    # labels sent.
+    sent = []
+    model = types.SimpleNamespace(to_device=sent.append)
+    device = types.SimpleNamespace(xp=_fake_cupy([]),
+                                   send=lambda a: ('sent', a))
+    loss = []
+    got, inputs, loss_of = measure._on_device(
+        (model, ('x',), 'labels', lambda y, t: loss.append((y, t))),
+        device)
+    assert got is model and sent == [device]
+    assert inputs == (('sent', 'x'),)
+    loss_of('y')
+    assert loss == [('y', ('sent', 'labels'))]
+    # Without labels, none is sent.
+    _, _, loss_of = measure._on_device(
+        (model, ('x',), None, lambda y, t: loss.append((y, t))), device)
+    loss_of('z')
+    assert loss[-1] == ('z', None)
 
 
 def test_a_gpu_is_calibrated_on_the_wall_clock_only(monkeypatch):
