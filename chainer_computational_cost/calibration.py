@@ -31,6 +31,7 @@ This module is pure (no measurement, no device): it imports the bottom of
 the package only, and the reports read it.
 """
 
+import bisect
 import collections
 import datetime
 import functools
@@ -293,10 +294,8 @@ class GemmTable(object):
             return 0, 0.0
         if x >= logs[-1]:
             return len(logs) - 2, 1.0
-        for i in range(len(logs) - 1):
-            if x <= logs[i + 1]:
-                return i, (x - logs[i]) / (logs[i + 1] - logs[i])
-        raise AssertionError('unreachable')
+        i = bisect.bisect_left(logs, x) - 1  # logs[i] < x <= logs[i + 1]
+        return i, (x - logs[i]) / (logs[i + 1] - logs[i])
 
     def time(self, m, n, k):
         """Seconds of one ``(m, k) x (k, n)`` product (0 when empty)."""
