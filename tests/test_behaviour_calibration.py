@@ -181,6 +181,13 @@ def test_pooling_counts_its_im2col_as_cold_bytes():
     assert cal.features(pool, None) == [1.0, 288.0, 48.0, 72.0, 288.0]
     assert cal.features(dict(pool, dtype='float64'), None)[-1] == 576.0
     assert cal.features(dict(pool, dtype='float16'), None)[-1] == 144.0
+    # Max pooling 3x3 of x (1, 64, 64, 64), 1 MiB of float32, into y (1,
+    # 64, 32, 32): the input is cold, and so is the buffer, y's 65536
+    # elements times 9, 2359296 bytes: 1048576 + 2359296 = 3407872.
+    big = dict(pool, type='MaxPoolingND', params={'k': 3},
+               input_shapes=[(1, 64, 64, 64)],
+               output_shapes=[(1, 64, 32, 32)])
+    assert cal.features(big, None)[-1] == 3407872.0
     # Without a window in its parameters, no buffer.
     assert cal.features(dict(pool, params={}), None)[-1] == 0.0
 
@@ -267,6 +274,16 @@ def test_a_call_up_to_four_times_the_range_is_not_flagged():
     # An uncovered call is flagged as such, whatever its range.
     sub = dict(_add('Sub-1', 10 ** 8, 0), type='Sub')
     assert c.predict(sub)[1] == cal.UNCOVERED
+
+
+def test_each_feature_is_held_to_its_own_range():
+    # Reads fitted up to 1e6 bytes, writes up to 1e3 only: writing 5e3
+    # (over 4 x 1e3) is outside, though reads went far higher; writing
+    # 4e3 is not.
+    fit = dict(_math_fit(), high=[1.0, 1e6, 1e3, 1e6, 1e6])
+    c = _calibration(families={'math': fit})
+    assert c.predict(_add('Add-1', 10, 5000))[1] == cal.OUT_OF_RANGE
+    assert c.predict(_add('Add-2', 10, 4000))[1] is None
 
 
 def test_a_call_with_no_fit_at_all_is_predicted_zero_and_flagged():

@@ -83,15 +83,17 @@ def test_the_table_keeps_each_shapes_median_and_fills_the_large_ones(
         monkeypatch, fake_clock):
     # Dims 2 and 4, products of at most 16 multiply-adds run: 2x2x2,
     # 2x2x4, 2x4x2 and 4x2x2, in that order, three timings each, their
-    # medians 1, 2, 4 and 8 s: speeds 8/1 = 8, 16/2 = 8, 16/4 = 4 and
-    # 16/8 = 2.  A larger shape takes the fastest smaller one's: 8.
+    # medians 1, 2, 4 and 0.5 s: speeds 8/1 = 8, 16/2 = 8, 16/4 = 4 and
+    # 16/0.5 = 32.  A larger shape takes the fastest of those no larger
+    # in any dimension: 2x4x4 the 8 of 2x2x2 and 2x2x4 (not 4x2x2's 32),
+    # the others 32.
     monkeypatch.setattr(measure, 'GEMM_MAX', 16)
-    fake_clock(_timings([x * d for d in (1, 2, 4, 8)
+    fake_clock(_timings([x * d for d in (1, 2, 4, 0.5)
                          for x in (3, 1, 0.5)]))
     with measure.using_clock('fake'):
         table = measure.gemm_table(numpy, dims=(2, 4))
     assert table.dims == [2, 4]
-    assert table.speed == [[[8, 8], [4, 8]], [[2, 8], [8, 8]]]
+    assert table.speed == [[[8, 8], [4, 8]], [[32, 32], [32, 32]]]
 
 
 def test_a_timing_of_zero_counts_as_a_nanosecond(fake_clock):
@@ -703,10 +705,22 @@ def _fake_cupy(elapsed_ms, name=b'Fake GPU', cublas=None):
             raise AttributeError('no getVersion in this CuPy')
         return cublas
 
+    recorded = []
+
+    class Event(object):
+        def record(self):
+            recorded.append(self)
+
+        def synchronize(self):
+            pass
+
+    def get_elapsed_time(start, end):
+        # From the start's record to the end's, as CuPy's.
+        assert recorded.index(start) < recorded.index(end)
+        return next(elapsed)
+
     cuda = types.SimpleNamespace(
-        Event=lambda: types.SimpleNamespace(record=lambda: None,
-                                            synchronize=lambda: None),
-        get_elapsed_time=lambda start, end: next(elapsed),
+        Event=Event, get_elapsed_time=get_elapsed_time,
         get_current_stream=lambda: types.SimpleNamespace(
             synchronize=lambda: None),
         Device=lambda: types.SimpleNamespace(id=0, cublas_handle=7),
