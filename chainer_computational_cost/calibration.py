@@ -31,6 +31,7 @@ This module is pure (no measurement, no device): it imports the bottom of
 the package only, and the reports read it.
 """
 
+import bisect
 import collections
 import datetime
 import functools
@@ -293,10 +294,8 @@ class GemmTable(object):
             return 0, 0.0
         if x >= logs[-1]:
             return len(logs) - 2, 1.0
-        for i in range(len(logs) - 1):
-            if x <= logs[i + 1]:
-                return i, (x - logs[i]) / (logs[i + 1] - logs[i])
-        raise AssertionError('unreachable')
+        i = bisect.bisect_left(logs, x) - 1  # logs[i] < x <= logs[i + 1]
+        return i, (x - logs[i]) / (logs[i + 1] - logs[i])
 
     def time(self, m, n, k):
         """Seconds of one ``(m, k) x (k, n)`` product (0 when empty)."""
@@ -352,26 +351,20 @@ def nnls(rows, targets, weights):
 #: Below this many seconds a call's miss counts as absolute rather than
 #: relative: a step's time is in its large calls.
 FLOOR = 1e-4
+#: A miss of ``t`` seconds weighs ``(t + FLOOR) ** -WEIGHT_POWER``.
 WEIGHT_POWER = 0.25
-TRIM = False
 
 
 def fit_family(samples):
     """``{'coef', 'low', 'high', 'n'}`` of one family from ``samples``,
-    pairs ``(features, seconds)``: a fit of the relative error (each call
-    weighs the same whatever its time), refitted once without the calls
-    the first fit misses by more than three times the median miss (a
-    context switch in a timing)."""
+    pairs ``(features, seconds)``: a least-squares fit whose miss of a
+    call of ``t`` seconds weighs ``(t + FLOOR) ** -WEIGHT_POWER`` (a long
+    call's miss counts, but less than in proportion to its time, so that
+    many short calls are fitted too)."""
     rows = [f for f, _ in samples]
     times = [max(t, 1e-9) for _, t in samples]
     weights = [(t + FLOOR) ** -WEIGHT_POWER for t in times]
     coef = nnls(rows, times, weights)
-    misses = [abs(_dot(coef, f) - t) / t for f, t in zip(rows, times)]
-    cut = 3 * sorted(misses)[len(misses) // 2] + 0.05
-    kept = [i for i, m in enumerate(misses) if m <= cut]
-    if TRIM and len(kept) >= len(coef) and len(kept) < len(rows):
-        coef = nnls([rows[i] for i in kept], [times[i] for i in kept],
-                    [weights[i] for i in kept])
     n = len(rows[0])
     low = [min((f[j] for f in rows if f[j] > 0), default=0.0)
            for j in range(n)]
@@ -429,7 +422,9 @@ class Calibration(object):
         """``(t_call, flag)`` for a layer dict: the seconds the call spends
         inside its function, and None or why the prediction is not
         backed by the calibration (:data:`UNCOVERED`,
-        ``OUT_OF_RANGE``)."""
+        ``OUT_OF_RANGE``).  A call whose family has no fit, in a
+        calibration without elementwise math's to stand in, is 0 s,
+        flagged :data:`UNCOVERED`."""
         flag = None
         if layer['type'] not in self.types:
             flag = UNCOVERED
@@ -439,7 +434,7 @@ class Calibration(object):
             # No fit for the family: the closest thing, elementwise math.
             fit = self.families.get('math')
             if fit is None:
-                return None, UNCOVERED
+                return 0.0, UNCOVERED
             f = features(dict(layer, type='Add', phase='forward'),
                          self.gemm.time)
             flag = UNCOVERED

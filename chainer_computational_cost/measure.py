@@ -30,6 +30,7 @@ import os
 import platform
 import time
 import types
+import warnings
 
 import chainer
 import chainer.functions as F
@@ -212,11 +213,14 @@ def copy_bandwidth(xp, nbytes=64 * 2 ** 20):
 
 class _Probe(chainer.Chain):
     """A random network: ``plan`` is a list of steps, each a function of
-    the link and the activation."""
+    the link and the activation; ``sides``, for a convolutional one, the
+    side of the image each step outputs, as planned (the caps on its
+    buffers are reckoned from them)."""
 
-    def __init__(self, plan, links):
+    def __init__(self, plan, links, sides=None):
         super(_Probe, self).__init__()
         self.plan = plan
+        self.sides = sides
         with self.init_scope():
             for name, link in links.items():
                 setattr(self, name, link)
@@ -227,65 +231,73 @@ class _Probe(chainer.Chain):
         return x
 
 
+def _pooled_side(h, kind):
+    """The side of an image of side ``h`` after the probes' max pooling
+    (3x3, stride 2, pad 1: Chainer's ``cover_all`` adds a window past the
+    edge to an even side) or average pooling (2x2, stride 2)."""
+    return h // 2 + 1 if kind == 'maxpool' else h // 2
+
+
 def _cnn_probe(rng):
     batch = int(rng.choice([1, 2, 4, 8]))
     channels = int(rng.choice([3, 16, 32, 64, 128, 256]))
     size = int(rng.choice([7, 14, 28, 56, 112]))
     while batch * channels * size * size > 3e6:
         size //= 2
-    links, plan = {}, []
+    links, plan, sides = {}, [], []
     c, h = channels, size
     for i in range(int(rng.randint(2, 8))):
         kind = rng.choice(['conv', 'conv', 'conv', 'res', 'maxpool',
                            'avgpool', 'lrn', 'concat', 'dropout'])
+        name = 'l{}'.format(i)
         if kind in ('maxpool', 'avgpool') and h >= 4:
             k, s = (3, 2) if kind == 'maxpool' else (2, 2)
             plan.append((lambda k, s, kind: lambda m, x: (
                 F.max_pooling_2d(x, k, s, pad=k // 2) if kind == 'maxpool'
                 else F.average_pooling_2d(x, k, s)))(k, s, kind))
-            h = (h + 1) // 2 if kind == 'maxpool' else h // 2
-            continue
-        if kind == 'lrn':
+            h = _pooled_side(h, kind)
+        elif kind == 'lrn':
             plan.append(lambda m, x: F.local_response_normalization(x))
-            continue
-        if kind == 'dropout':
+        elif kind == 'dropout':
             plan.append(lambda m, x: F.dropout(x))
-            continue
-        name = 'l{}'.format(i)
-        if kind == 'res':
+        elif kind == 'res':
             links[name] = L.Convolution2D(c, c, 3, 1, 1, nobias=True)
             links[name + 'bn'] = L.BatchNormalization(c)
             plan.append((lambda n: lambda m, x: x + F.relu(
                 getattr(m, n + 'bn')(getattr(m, n)(x))))(name))
-            continue
-        k = int(rng.choice([1, 1, 3, 3, 3, 5, 7]))
-        s = int(rng.choice([1, 1, 1, 2])) if h >= 8 else 1
-        out = int(rng.choice([16, 32, 64, 128, 256, 512]))
-        oh = (h + 2 * (k // 2) - k) // s + 1
-        if batch * c * k * k * oh * oh > PROBE_COL_MAX:
-            k, s, oh = 1, 1, h
-        while out > 16 and batch * oh * oh * out * c * k * k > 1.5e9:
-            out //= 2
-        links[name] = L.Convolution2D(c, out, k, s, k // 2, nobias=True)
-        links[name + 'bn'] = L.BatchNormalization(out)
-        if kind == 'concat':
-            plan.append((lambda n: lambda m, x: F.concat([F.relu(getattr(
-                m, n + 'bn')(getattr(m, n)(x))), x]))(name) if s == 1 else
-                (lambda n: lambda m, x: F.relu(getattr(m, n + 'bn')(
-                    getattr(m, n)(x))))(name))
-            c = out + c if s == 1 else out
         else:
-            plan.append((lambda n: lambda m, x: F.relu(getattr(
-                m, n + 'bn')(getattr(m, n)(x))))(name))
-            c = out
-        h = oh
+            c, h = _conv_step(rng, links, plan, name, kind, batch, c, h)
+        sides.append(h)
     classes = int(rng.choice([10, 100, 1000]))
     links['fc'] = L.Linear(c, classes)
     plan.append(lambda m, x: m.fc(F.average_pooling_2d(x, x.shape[2:])))
-    model = _Probe(plan, links)
+    model = _Probe(plan, links, sides)
     x = numpy.random.rand(batch, channels, size, size).astype(numpy.float32)
     t = numpy.random.randint(0, classes, batch).astype(numpy.int32)
     return model, (x,), t, F.softmax_cross_entropy
+
+
+def _conv_step(rng, links, plan, name, kind, batch, c, h):
+    """Adds a convolution (its output concatenated to its input for a
+    ``'concat'`` of stride 1) with batch normalization and ReLU to a CNN
+    probe of ``c`` channels of side ``h``; returns the new ``(c, h)``."""
+    k = int(rng.choice([1, 1, 3, 3, 3, 5, 7]))
+    s = int(rng.choice([1, 1, 1, 2])) if h >= 8 else 1
+    out = int(rng.choice([16, 32, 64, 128, 256, 512]))
+    oh = (h + 2 * (k // 2) - k) // s + 1
+    if batch * c * k * k * oh * oh > PROBE_COL_MAX:
+        k, s, oh = 1, 1, h
+    while out > 16 and batch * oh * oh * out * c * k * k > 1.5e9:
+        out //= 2
+    links[name] = L.Convolution2D(c, out, k, s, k // 2, nobias=True)
+    links[name + 'bn'] = L.BatchNormalization(out)
+    if kind == 'concat' and s == 1:
+        plan.append((lambda n: lambda m, x: F.concat([F.relu(getattr(
+            m, n + 'bn')(getattr(m, n)(x))), x]))(name))
+        return out + c, oh
+    plan.append((lambda n: lambda m, x: F.relu(getattr(
+        m, n + 'bn')(getattr(m, n)(x))))(name))
+    return out, oh
 
 
 def _mlp_probe(rng):
@@ -331,9 +343,13 @@ def _attention_probe(rng):
                           axis=2)
             y = F.matmul(a, v)
         else:
-            a = F.softmax(F.batch_matmul(q, k, transb=True) * (hd ** -0.5),
-                          axis=2)
-            y = F.batch_matmul(a, v)
+            # BatchMatMul, which older models call: Chainer 7 deprecates
+            # it, and the calibration's user has nothing to change.
+            with warnings.catch_warnings():
+                warnings.simplefilter('ignore', DeprecationWarning)
+                a = F.softmax(F.batch_matmul(q, k, transb=True) *
+                              (hd ** -0.5), axis=2)
+                y = F.batch_matmul(a, v)
         y = F.reshape(F.transpose(F.reshape(y, (b, heads, t, hd)),
                                   (0, 2, 1, 3)), (b * t, d))
         x2 = F.reshape(x, (b * t, d)) + F.dropout(m.o(y), 0.1)
@@ -497,7 +513,7 @@ def cross_validate(samples, gemm, folds=5):
             if wall < CV_MIN_SECONDS:
                 continue
             inference = not is_train
-            pred = sum((c.predict(x)[0] or 0.0) + overhead[
+            pred = sum(c.predict(x)[0] + overhead[
                 cal.overhead_kind(x, inference)] for x in layers)
             errors[is_train].append(abs(pred - wall) / wall)
     out = {'n_probes': len(samples)}

@@ -165,7 +165,7 @@ def test_cross_validation_of_an_exact_model_is_exact(monkeypatch):
     assert error['training'] == pytest.approx(0.0, abs=1e-9)
 
 
-def test_fit_family_drops_a_disturbed_timing_only_when_trimming():
+def test_fit_family_recovers_a_line_and_its_range():
     samples = [([1.0, float(x), 0.0, 0.0, 0.0], 1e-5 + 1e-9 * x)
                for x in range(1000, 21000, 1000)]
     fit = cal.fit_family(samples)
