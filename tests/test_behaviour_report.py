@@ -371,6 +371,17 @@ def test_show_scaling_report_three_decimals_by_default():
     assert text == 'Workers,Samples/s\n4,266509.604\n'
 
 
+def test_show_scaling_report_refuses_a_layer_column():
+    # 'flops' is a column of the layer report, not of the scaling report:
+    # refused with the scaling columns named, not shown as an empty column
+    with pytest.raises(ValueError) as e:
+        _show(_snapshot().show_scaling_report, [1, 2], peak_flops=4e9,
+              bandwidth=8e9, network='eth-50g',
+              columns=['workers', 'flops'])
+    assert "unknown column(s) ['flops']" in str(e.value)
+    assert "'t_exposed_comm'" in str(e.value)
+
+
 def test_a_projections_batch_size_is_the_scaling_batch():
     class Projected(ReportSnapshot):
         batch_size = 6
