@@ -13,28 +13,11 @@ import pytest
 
 from chainer_computational_cost import calibration as cal
 from chainer_computational_cost import Calibration
-
-_OVERHEAD = {'inference': 1e-6, 'forward': 2e-6, 'backward': 3e-6,
-             'update': 4e-6}
-
-
-def _flat_table(speed=1e9):
-    # Every shape at one speed: m*n*k multiply-adds take m*n*k / speed.
-    return cal.GemmTable([1, 4], [[[speed] * 2] * 2] * 2)
-
-
-def _math_fit(high=1e6):
-    # 10 us a call, 1 ns per byte read, 2 ns per byte written.
-    return {'coef': [1e-5, 1e-9, 2e-9, 0.0, 0.0],
-            'low': [1.0, 1.0, 1.0, 0.0, 0.0],
-            'high': [1.0, high, high, high, high], 'n': 10}
-
-
-def _add(name, mread=0, mwrite=0, phase='forward', link='/'):
-    return {'name': name, 'type': 'Add', 'flops': 0, 'mread': mread,
-            'mwrite': mwrite, 'phase': phase, 'link': link,
-            'input_shapes': [(2,), (2,)], 'output_shapes': [(2,)],
-            'dtype': 'float32'}
+from test_calibration import _add
+from test_calibration import _calibration
+from test_calibration import _flat_table
+from test_calibration import _math_fit
+from test_calibration import OVERHEAD
 
 
 # The matrix-product table
@@ -253,16 +236,6 @@ def test_the_fit_weighs_each_residual_as_told():
 # Predictions
 
 
-def _calibration(families=None, types=('Add',), bandwidth=1e10):
-    return Calibration(_flat_table(),
-                       {'math': _math_fit()} if families is None
-                       else families,
-                       {t: 'math' for t in types}, _OVERHEAD,
-                       {'inference': 0.1, 'training': 0.2, 'n_probes': 10},
-                       {'device': 'test', 'date': '2026-01-01T00:00:00Z'},
-                       bandwidth)
-
-
 def test_a_call_up_to_four_times_the_range_is_not_flagged():
     c = _calibration()
     # Reading 4e6 bytes, 4 x the largest read fitted: within the range;
@@ -301,7 +274,7 @@ def test_the_calibrations_own_roofline_device():
     # The table's fastest product (4e9 multiply-adds a second) is every
     # peak; 8e9 FLOP/s when a multiply-add counts as two FLOPs.
     table = cal.GemmTable([1, 4], [[[1e9] * 2] * 2, [[1e9, 4e9]] * 2])
-    c = Calibration(table, {}, {}, _OVERHEAD,
+    c = Calibration(table, {}, {}, OVERHEAD,
                     info={'device': 'Some CPU'}, bandwidth=2e10)
     device = c.device()
     assert device.title == 'Some CPU' and device.bandwidth == 2e10
@@ -315,7 +288,7 @@ def test_the_calibrations_own_roofline_device():
 def test_a_calibration_names_its_device_date_and_size():
     assert repr(_calibration(types=('Add', 'Sub'))) == (
         '<Calibration of test (2026-01-01T00:00:00Z), 1 families, 2 types>')
-    assert repr(Calibration(_flat_table(), {}, {}, _OVERHEAD)) == \
+    assert repr(Calibration(_flat_table(), {}, {}, OVERHEAD)) == \
         '<Calibration of ? (?), 0 families, 0 types>'
 
 
@@ -331,7 +304,7 @@ def test_the_saved_file_holds_every_part_in_order(tmp_path):
     assert list(data) == ['format', 'info', 'error', 'overhead',
                           'bandwidth', 'gemm', 'families', 'types']
     assert data['gemm'] == {'dims': [1, 4], 'speed': [[[1e9] * 2] * 2] * 2}
-    assert data['overhead'] == _OVERHEAD and data['bandwidth'] == 1e10
+    assert data['overhead'] == OVERHEAD and data['bandwidth'] == 1e10
     assert data['families']['math']['coef'] == [1e-5, 1e-9, 2e-9, 0.0,
                                                 0.0]
     assert data['types'] == {'Add': 'math'}

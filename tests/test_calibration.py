@@ -30,20 +30,28 @@ def _flat_table(speed=1e9):
     return cal.GemmTable(dims, [[[speed] * 2] * 2] * 2)
 
 
-def _calibration(types=('Add',), overhead=OVERHEAD):
+def _math_fit(high=1e6):
     # math: 10 us a call, 1 ns per byte read, 2 ns per byte written,
-    # nothing per FLOP or cold byte; fitted on up to 1 MB read.
-    math_fit = {'coef': [1e-5, 1e-9, 2e-9, 0.0, 0.0],
-                'low': [1.0, 1.0, 1.0, 0.0, 0.0],
-                'high': [1.0, 1e6, 1e6, 1e6, 1e6], 'n': 10}
-    return Calibration(_flat_table(), {'math': math_fit},
+    # nothing per FLOP or cold byte; fitted on up to ``high`` bytes read.
+    return {'coef': [1e-5, 1e-9, 2e-9, 0.0, 0.0],
+            'low': [1.0, 1.0, 1.0, 0.0, 0.0],
+            'high': [1.0, high, high, high, high], 'n': 10}
+
+
+def _calibration(types=('Add',), overhead=OVERHEAD, families=None,
+                 bandwidth=1e10):
+    # The flat table, and the math fit unless ``families`` says otherwise.
+    return Calibration(_flat_table(),
+                       {'math': _math_fit()} if families is None
+                       else families,
                        {t: 'math' for t in types}, overhead,
                        {'inference': 0.1, 'training': 0.2, 'n_probes': 10},
                        {'device': 'test', 'date': '2026-01-01T00:00:00Z'},
-                       1e10)
+                       bandwidth)
 
 
-def _add(name, mread, mwrite, phase='forward', link='/', time=None):
+def _add(name, mread=0, mwrite=0, phase='forward', link='/',
+         time=None):
     layer = {'name': name, 'type': 'Add', 'flops': 0, 'mread': mread,
              'mwrite': mwrite, 'phase': phase, 'link': link,
              'input_shapes': [(2,), (2,)], 'output_shapes': [(2,)],
