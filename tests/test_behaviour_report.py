@@ -11,6 +11,7 @@ import pytest
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost.report import CostReport
 from chainer_computational_cost.report import ReportSnapshot
+import test_calibration
 
 F32 = numpy.dtype('float32')
 
@@ -449,13 +450,10 @@ def test_warnings_from_reading_point_at_the_caller():
 
 def _calibration():
     from chainer_computational_cost import calibration as cal
-    # every matrix product at 1e9 FLOP/s, copies at 1e10 B/s
-    table = cal.GemmTable([1, 4], [[[1e9] * 2] * 2] * 2)
-    fit = {'coef': [1e-5, 1e-9, 2e-9, 0.0, 0.0], 'low': [1, 1, 1, 0, 0],
-           'high': [1, 1e6, 1e6, 1e6, 1e6], 'n': 10}
-    return cal.Calibration(table, {'math': fit}, {'ReLU': 'math'},
-                           dict.fromkeys(cal.OVERHEADS, 1e-6), None,
-                           {'device': 'test'}, 1e10)
+    # every matrix product at 1e9 FLOP/s, copies at 1e10 B/s, ReLU as
+    # elementwise math
+    return test_calibration._calibration(
+        types=('ReLU',), overhead=dict.fromkeys(cal.OVERHEADS, 1e-6))
 
 
 def _column(text, title):
