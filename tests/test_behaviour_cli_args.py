@@ -4,32 +4,13 @@ checks made before the model is built (``cli_models:build_raising``
 fails if it is built, so an error about the arguments proves the check
 came first).  main() in-process."""
 
-import io
 import os
 
 import pytest
 
 from chainer_computational_cost.__main__ import main
-
-
-def run(*argv):
-    out = io.StringIO()
-    status = main(list(argv), ost=out)
-    return status, out.getvalue()
-
-
-def error_of(capsys, *argv):
-    """The one ``error:`` line of a run that fails with status 2 and
-    prints no report."""
-    try:
-        status, text = run(*argv)
-    except SystemExit as e:  # argparse's own mistakes
-        status, text = e.code, ''
-    err = capsys.readouterr().err
-    assert (status, text) == (2, '')
-    assert err.endswith('\n') and err.count('\n') == 1
-    return err[:-1]
-
+from cli_runs import error_of
+from cli_runs import run
 
 RAISING = 'cli_models:build_raising'
 

@@ -7,6 +7,7 @@ import pytest
 
 from chainer_computational_cost import netbench
 from chainer_computational_cost import network
+from chainer_computational_cost._cli_args import parse_sizes
 from test_chainermn import launch
 from test_chainermn import needs_mpi
 
@@ -75,12 +76,12 @@ def test_bad_network_files(tmp_path):
 
 
 def test_sizes_option():
-    assert netbench._parse_sizes('4,1K,2M') == [4, 1024, 2 * 1024 ** 2]
+    assert parse_sizes('4,1K,2M') == [4, 1024, 2 * 1024 ** 2]
     import argparse
     with pytest.raises(argparse.ArgumentTypeError, match='two sizes'):
-        netbench._parse_sizes('4')
+        parse_sizes('4')
     with pytest.raises(argparse.ArgumentTypeError, match='bytes >= 4'):
-        netbench._parse_sizes('1,x')
+        parse_sizes('1,x')
 
 
 @needs_mpi
