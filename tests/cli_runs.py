@@ -38,12 +38,13 @@ def error_of(capsys, *argv):
     return err[:-1]
 
 
-def run_mpi(n, *argv, timeout=150):
+def run_mpi(n, *argv, cwd=None, timeout=150):
     """``(status, stdout, stderr)`` of ``mpiexec -n n python -m
-    chainer_computational_cost argv`` (every rank killed on a timeout)."""
+    chainer_computational_cost argv`` in ``cwd`` (every rank killed on a
+    timeout)."""
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + HERE + os.pathsep
                + os.environ.get('PYTHONPATH', ''), OMP_NUM_THREADS='1',
                OPENBLAS_NUM_THREADS='1')
     return communicate([MPIEXEC, '-n', str(n), sys.executable, '-m',
                         'chainer_computational_cost'] + list(argv),
-                       env=env, timeout=timeout)
+                       cwd=cwd, env=env, timeout=timeout)
