@@ -1,6 +1,9 @@
-"""The command line's arguments: the parser, the parsing of option values,
-and every check that needs no model (:func:`check_args`), so that a
-mistake is reported before a run that may take minutes.
+"""The command line's arguments: the parsers of its commands (a model's
+report, ``calibrate``, ``netbench``), the parsing of option values, every
+check that needs no model (:func:`check_args`), so that a mistake is
+reported before a run that may take minutes, and the one way every
+command reports a mistake (:class:`CommandParser`,
+:func:`report_errors`: one ``error:`` line, status 2).
 
 Values the API takes too (unit, mode, decimals, columns) go through the
 same checks as the API (:mod:`~chainer_computational_cost.rendering`).

@@ -5,8 +5,10 @@ runs, timed at several sizes, fitted to the ring model of
 
 Under MPI (every rank runs it)::
 
-    mpiexec -n 4 python -m chainer_computational_cost.netbench \\
+    mpiexec -n 4 python -m chainer_computational_cost netbench \\
         --communicator naive --output mynet.json
+
+(``python -m chainer_computational_cost.netbench`` is the same command)
 
 then ``scaling_report(..., network='mynet.json')`` or ``--network
 mynet.json``.  What is timed is the communicator's own
