@@ -28,14 +28,20 @@ from chainer_computational_cost import network
 from chainer_computational_cost import plots
 from chainer_computational_cost import projection
 from chainer_computational_cost._cli_args import _joined_values
+from chainer_computational_cost._cli_args import build_calibrate_parser
 from chainer_computational_cost._cli_args import build_parser
 from chainer_computational_cost._cli_args import check_args
+from chainer_computational_cost._cli_args import check_calibrate_args
+from chainer_computational_cost._cli_args import COMMANDS
 from chainer_computational_cost._cli_args import parse_shape  # NOQA: F401
 from chainer_computational_cost._cli_args import PLOT_OPTIONS
+from chainer_computational_cost._cli_args import report_errors
+from chainer_computational_cost._cli_args import say as _say
 from chainer_computational_cost._cli_args import scaling_options
 from chainer_computational_cost._cli_models import _failure
 from chainer_computational_cost._cli_models import _is_internal
 from chainer_computational_cost._cli_models import _one_line
+from chainer_computational_cost._cli_models import check_model_or_command
 from chainer_computational_cost._cli_models import CommandError
 from chainer_computational_cost._cli_models import load_model
 from chainer_computational_cost._cli_models import LOGITS
@@ -312,27 +318,17 @@ def _stdout_to_devnull():
         pass
 
 
-def _say(text):
-    """Write a line to stderr; a stderr that cannot take it is let be."""
-    try:
-        sys.stderr.write(text + '\n')
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _main(args, ost):
-    try:
-        # Check every option before the (possibly slow) run.
-        plan = check_args(args)
-        result = _run(args, [kind for kind, _ in plan])
-        # Plots first: a plot that cannot be written is an error, and an
-        # error must not follow a printed report.
-        _write_plots(result.report, args)
-        text, notes = render_reports(result, args, plan, ost)
-    except CommandError as e:
-        _say('error: {}'.format(e))
-        return 2
+def _report(argv, ost):
+    """A model's report: the exit status, or CommandError."""
+    parser = build_parser()
+    args = parser.parse_args(_joined_values(parser, argv))
+    # Check every option before the (possibly slow) run.
+    plan = check_args(args)
+    result = _run(args, [kind for kind, _ in plan])
+    # Plots first: a plot that cannot be written is an error, and an
+    # error must not follow a printed report.
+    _write_plots(result.report, args)
+    text, notes = render_reports(result, args, plan, ost)
     try:
         ost.write(text)
         ost.flush()
@@ -350,67 +346,26 @@ def _main(args, ost):
     return 0
 
 
-def main(argv=None, ost=None):
-    """Run the command line; returns the exit status.
-
-    Mistakes in the arguments, a model that cannot be imported or built
-    and a forward pass or training step that fails are reported as one
-    line on stderr with status 2 (argparse's own mistakes exit with it).
-    A report that cannot be written (a full disk) is one line and status
-    1; Ctrl-C stops the command with one line and status 130; a reader
-    of the report that goes away early (``| head``) ends it quietly with
-    status 141.
-    """
-    try:
-        argv = sys.argv[1:] if argv is None else list(argv)
-        if argv[:1] == ['calibrate']:
-            return _calibrate_command(argv[1:], sys.stdout if ost is None
-                                      else ost)
-        parser = build_parser()
-        args = parser.parse_args(_joined_values(parser, argv))
-        return _main(args, sys.stdout if ost is None else ost)
-    except KeyboardInterrupt:
-        _say('interrupted')
-        return INTERRUPTED_STATUS
-
-
 def _calibrate_command(argv, ost):
     """``calibrate --out FILE [--seconds S] [--clock wall|cpu] [--seed
     N]``: measure this machine and save the calibration, with a progress
     bar on stderr; its summary on ``ost``."""
-    import argparse
     from chainer_computational_cost import calibrate
-    parser = argparse.ArgumentParser(
-        prog='python -m chainer_computational_cost calibrate',
-        description='Measure this machine (matrix products and random '
-                    'probe networks on NumPy) and save a calibration for '
-                    '--predict-time and CostReport.time_report.')
-    parser.add_argument('--out', required=True, metavar='FILE',
-                        help='the JSON file to write')
-    parser.add_argument('--seconds', type=float, default=120,
-                        help='the budget (default 120, at least 10)')
-    parser.add_argument('--clock', choices=('wall', 'cpu'), default='wall',
-                        help='wall (perf_counter, default) or cpu '
-                             '(process time: for a machine other busy '
-                             'processes share; one BLAS thread)')
-    parser.add_argument('--seed', type=int, default=None,
-                        help="the probes' random shapes")
-    args = parser.parse_args(argv)
-    # Checked before minutes of measuring, without creating the file.
-    directory = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(directory) or not os.access(directory, os.W_OK) \
-            or os.path.isdir(args.out):
-        _say('cannot write {}: not a file in a writable directory'.format(
-            args.out))
-        return 2
+    args = build_calibrate_parser().parse_args(argv)
+    # Checked before minutes of measuring.
+    check_calibrate_args(args)
     started = time.time()
     try:
         found = calibrate(seconds=args.seconds, clock=args.clock,
                           seed=args.seed, progress=_bar(sys.stderr))
     except ValueError as e:
-        _say(str(e))
-        return 2
-    found.save(args.out)
+        raise CommandError(str(e))
+    try:
+        found.save(args.out)
+    except OSError as e:  # found writable, then a full disk
+        _say('error: cannot write {}: {}'.format(args.out,
+                                                 e.strerror or e))
+        return WRITE_FAILED_STATUS
     error = found.error
     ost.write('calibrated {} in {:.0f} s: {} probe runs, held-out error '
               '{} (inference), {} (training); saved to {}\n'.format(
@@ -418,6 +373,49 @@ def _calibrate_command(argv, ost):
                   error.get('n_probes'), _percent(error.get('inference')),
                   _percent(error.get('training')), args.out))
     return 0
+
+
+def _netbench_command(argv, ost):
+    """``netbench``, under mpiexec (see
+    :mod:`~chainer_computational_cost.netbench`): it reports its own
+    mistakes, on rank 0 only."""
+    from chainer_computational_cost import netbench
+    return netbench.main(argv, ost)
+
+
+def _command(argv, ost):
+    """The command ``argv`` names first, run: ``calibrate``, or a model's
+    report; a first argument that is neither is refused at once (the
+    options of a misspelt command are not a model's)."""
+    if argv[:1] == ['calibrate']:
+        return _calibrate_command(argv[1:], ost)
+    if argv and not argv[0].startswith('-'):
+        check_model_or_command(argv[0], COMMANDS)
+    return _report(argv, ost)
+
+
+def main(argv=None, ost=None):
+    """Run the command line; returns the exit status.
+
+    Mistakes in the arguments, a model that cannot be imported or built
+    and a forward pass or training step that fails are reported as one
+    ``error:`` line on stderr with status 2 (a mistake the parser finds
+    raises SystemExit(2) after its line, as argparse does); so are the
+    mistakes of the ``calibrate`` and ``netbench`` commands (named by
+    the first argument).  A report that cannot be written (a full disk)
+    is one line and status 1; Ctrl-C stops the command with one line and
+    status 130; a reader of the report that goes away early (``| head``)
+    ends it quietly with status 141.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ost = sys.stdout if ost is None else ost
+    try:
+        if argv[:1] == ['netbench']:
+            return _netbench_command(argv[1:], ost)
+        return report_errors(lambda: _command(argv, ost))
+    except KeyboardInterrupt:
+        _say('interrupted')
+        return INTERRUPTED_STATUS
 
 
 def _percent(x):

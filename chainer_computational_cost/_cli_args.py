@@ -1,6 +1,9 @@
-"""The command line's arguments: the parser, the parsing of option values,
-and every check that needs no model (:func:`check_args`), so that a
-mistake is reported before a run that may take minutes.
+"""The command line's arguments: the parsers of its commands (a model's
+report, ``calibrate``, ``netbench``), the parsing of option values, every
+check that needs no model (:func:`check_args`), so that a mistake is
+reported before a run that may take minutes, and the one way every
+command reports a mistake (:class:`CommandParser`,
+:func:`report_errors`: one ``error:`` line, status 2).
 
 Values the API takes too (unit, mode, decimals, columns) go through the
 same checks as the API (:mod:`~chainer_computational_cost.rendering`).
@@ -16,6 +19,7 @@ import sys
 import tempfile
 import textwrap
 
+from chainer_computational_cost import __version__
 from chainer_computational_cost import memory
 from chainer_computational_cost import network
 from chainer_computational_cost import plots
@@ -92,14 +96,48 @@ def parse_columns(text, available):
         raise CommandError(str(e))
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose mistakes are one ``error:`` line, like
-    every other mistake the command reports (argparse would print the
-    usage first, a dozen lines of it here)."""
+class CommandParser(argparse.ArgumentParser):
+    """The parser of every command (the main one, ``calibrate``,
+    ``netbench``): its mistakes are a :class:`CommandError`, reported by
+    :func:`report_errors` as one ``error:`` line like every other mistake
+    (argparse would print the usage first, a dozen lines of it, and under
+    MPI once per rank)."""
 
     def error(self, message):
-        """Print ``error: message`` on stderr and exit with status 2."""
-        self.exit(2, 'error: {} (see --help)\n'.format(message))
+        """Raise ArgumentsError('message (see --help)')."""
+        raise ArgumentsError('{} (see --help)'.format(message))
+
+
+class ArgumentsError(CommandError):
+    """A mistake the parser finds: after its line, :func:`report_errors`
+    exits with status 2 (SystemExit), as argparse does."""
+
+
+def say(text):
+    """Write a line to stderr; a stderr that cannot take it is let be."""
+    try:
+        sys.stderr.write(text + '\n')
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+#: Exit status of a mistake: argparse's, and every command's.
+MISTAKE_STATUS = 2
+
+
+def report_errors(body, tell=say):
+    """``body()``'s exit status, or, for a :class:`CommandError` it
+    raises, :data:`MISTAKE_STATUS` after one ``error:`` line given to
+    ``tell`` (netbench's ranks but rank 0 tell nothing).  Every command
+    reports its mistakes through this one function."""
+    try:
+        return body()
+    except CommandError as e:
+        tell('error: {}'.format(e))
+        if isinstance(e, ArgumentsError):
+            raise SystemExit(MISTAKE_STATUS)
+        return MISTAKE_STATUS
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -130,14 +168,26 @@ def _prog():
     return 'python -m chainer_computational_cost'
 
 
+#: The commands beside a model's report: name -> what it does (in the
+#: main --help).
+COMMANDS = collections.OrderedDict([
+    ('calibrate', 'measure this machine (NumPy) and save a calibration '
+                  'for --predict-time'),
+    ('netbench', "under mpiexec, measure a ChainerMN communicator's "
+                 'all-reduce and save a network file for --network'),
+])
+
+
 def build_parser():
-    """The argument parser of the command line."""
+    """The argument parser of the command line (a model's report; the
+    other commands have :func:`build_calibrate_parser` and
+    :func:`build_netbench_parser`)."""
     # allow_abbrev=False: '--shap' is a mistake, not '--shape' (a
     # prefix that names an option today may name two tomorrow).  Group
     # titles are short (a heading in the help and in the manual's
     # reference); what they need to say goes in their description, which
     # argparse wraps to the terminal.
-    parser = _Parser(
+    parser = CommandParser(
         prog=_prog(), allow_abbrev=False, formatter_class=_HelpFormatter,
         # every option's [--name VALUE] would be twenty lines: the options
         # are listed below it anyway
@@ -145,7 +195,13 @@ def build_parser():
         description='Estimate the theoretical cost (FLOPs, memory read and '
                     'write) of one forward pass or training step of a '
                     'Chainer model, per layer, per type, per link or per '
-                    'phase, and the least time it needs on a device.')
+                    'phase, and the least time it needs on a device.',
+        epilog='Other commands, typed in place of MODEL, each with its '
+               'own --help: ' + '; '.join(
+            '{}: {}'.format(c, what) for c, what in COMMANDS.items()) + '.')
+    parser.add_argument('--version', action='version',
+                        version='chainer_computational_cost {}'.format(
+                            __version__))
     parser.add_argument(
         'model', metavar='MODEL',
         help='one of {} (any case) or package.module:factory'.format(
@@ -335,6 +391,13 @@ def parse_workers(text):
         raise argparse.ArgumentTypeError(
             'must be comma-separated ints >= 1, e.g. 1,8,64; got {!r}'
             .format(text))
+    repeated = sorted({w for w in workers if workers.count(w) > 1})
+    if repeated:
+        # (a row per count: a repeat would be the same row again, or
+        # silently one row fewer than the counts typed)
+        raise argparse.ArgumentTypeError(
+            'gives {} more than once in {!r}: each worker count is a row, '
+            'give it once'.format(', '.join(map(str, repeated)), text))
     return workers
 
 
@@ -360,11 +423,26 @@ def check_scaling(args):
         raise CommandError('--workers needs a --device ({}) or --peak-flops '
                            'and --bandwidth'.format(
                                ', '.join(roofline.DEVICES)))
+    for option, value in (('--network', args.network),
+                          ('--node-network', args.node_network)):
+        _check_network_file(option, value)
     try:
         network.resolve_network(args.network)
         network.check_scaling_options(**given)
     except ValueError as e:
         raise CommandError(str(e))
+
+
+def _check_network_file(option, value):
+    """A network file (not a preset) that is missing is said to be: the
+    presets' list would not tell the user the path is wrong."""
+    if value is None or value.lower() in network.NETWORKS \
+            or not value.endswith('.json') or os.path.isfile(value):
+        return
+    raise CommandError('{} {!r}: {}'.format(
+        option, value, 'a directory, not a network file'
+        if os.path.isdir(value) else 'no such network file (written by '
+        'netbench; the presets are {})'.format(', '.join(network.NETWORKS))))
 
 
 #: The reports a run can print, in the order it prints them.
@@ -438,25 +516,36 @@ def _names(kinds):
     return ', '.join(REPORT_OPTIONS[k] for k in kinds)
 
 
-def _check_plot_path(path, option):
-    """A plot is written after the (possibly long) run: a file that cannot
-    be written must be found before it."""
+def check_output_file(path, option, example, check_name=None):
+    """CommandError unless a file can be written at ``path``: what is
+    written after a (possibly long) run must be found writable before it.
+    ``example`` is a file name the message suggests for a directory;
+    ``check_name(path)``, if given, checks the name before the file system
+    is probed."""
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CommandError('{} {!r} is a directory: give a file name such '
-                           'as plot.png'.format(option, path))
+                           'as {}'.format(option, path, example))
     if not os.path.isdir(directory):
-        raise CommandError('{} {!r}: directory {!r} does not exist'.format(
-            option, path, directory))
-    try:
-        plots.plot_format(path)
-    except ValueError as e:
-        raise CommandError('{}: {}'.format(option, e))
+        raise CommandError('{} {!r}: cannot write in directory {!r}: it '
+                           'does not exist'.format(option, path, directory))
+    if check_name is not None:
+        check_name(path)
     try:
         _probe_writable(path, directory)
     except OSError as e:
         raise CommandError('{} {!r} cannot be written: {}'.format(
             option, path, e.strerror or e))
+
+
+def _check_plot_path(path, option):
+    """A plot's file: of a format the plots know, writable."""
+    def check_format(path):
+        try:
+            plots.plot_format(path)
+        except ValueError as e:
+            raise CommandError('{}: {}'.format(option, e))
+    check_output_file(path, option, 'plot.png', check_format)
 
 
 def _probe_writable(path, directory):
@@ -467,7 +556,7 @@ def _probe_writable(path, directory):
     if os.path.exists(path):
         with open(path, 'ab'):
             return
-    with tempfile.NamedTemporaryFile(prefix='.plot-probe-', dir=directory):
+    with tempfile.NamedTemporaryFile(prefix='.probe-', dir=directory):
         pass  # removed as it closes
 
 
@@ -730,6 +819,12 @@ def parse_fit(text):
         value = float(text)
     except ValueError:
         value = None
+    if value is not None and 0 < value < 1:
+        # (fit_batch takes whole bytes: this would be 0, refused only
+        # after the model is built and run)
+        raise argparse.ArgumentTypeError(
+            '{!r} is less than one byte: give a device ({}) or a number of '
+            'bytes >= 1'.format(text, ', '.join(fit.gpu_presets())))
     if value is None or not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
@@ -756,6 +851,102 @@ def parse_margin(text):
             "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
                 text))
     return value
+
+
+def parse_count(text):
+    """An integer >= 1 (netbench's --repeats)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            'must be an integer >= 1; got {!r}'.format(text))
+    return value
+
+
+def parse_sizes(text):
+    """netbench's --sizes: two sizes or more in bytes >= 4, comma
+    separated, with K, M, G suffixes ('4,1K,1M')."""
+    units = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
+    out = []
+    for part in text.split(','):
+        part = part.strip().upper()
+        try:
+            scale = units.get(part[-1:], 1)
+            out.append(int(part[:-1] if part[-1:] in units else part) *
+                       scale)
+        except ValueError:
+            out = []
+            break
+    if len(out) < 2 or min(out) < 4:
+        raise argparse.ArgumentTypeError(
+            'must be two sizes or more in bytes >= 4, comma-separated '
+            '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
+    return out
+
+
+def _command_parser(command, description):
+    return CommandParser(
+        prog='{} {}'.format(_prog(), command), allow_abbrev=False,
+        formatter_class=_HelpFormatter, description=description)
+
+
+#: The least budget of ``calibrate --seconds`` (that of
+#: :func:`~chainer_computational_cost.measure.calibrate`).
+MIN_SECONDS = 10
+
+
+def build_calibrate_parser():
+    """The argument parser of ``calibrate``."""
+    parser = _command_parser(
+        'calibrate', 'Measure this machine (matrix products and random '
+        'probe networks on NumPy) and save a calibration for '
+        '--predict-time and CostReport.time_report.')
+    parser.add_argument('--out', required=True, metavar='FILE',
+                        help='the JSON file to write (checked before '
+                             'measuring)')
+    parser.add_argument('--seconds', type=float, default=120,
+                        help='the budget (default 120, at least {})'.format(
+                            MIN_SECONDS))
+    parser.add_argument('--clock', choices=('wall', 'cpu'), default='wall',
+                        help='wall (perf_counter, default) or cpu '
+                             '(process time: for a machine other busy '
+                             'processes share; one BLAS thread)')
+    parser.add_argument('--seed', type=int, default=None,
+                        help="the probes' random shapes")
+    return parser
+
+
+def check_calibrate_args(args):
+    """calibrate's checks before minutes of measuring: a finite budget of
+    at least :data:`MIN_SECONDS`, a writable --out."""
+    if not MIN_SECONDS <= args.seconds < math.inf:
+        raise CommandError('--seconds must be a number >= {} and finite, '
+                           'got {!r}'.format(MIN_SECONDS, args.seconds))
+    check_output_file(args.out, '--out', 'calibration.json')
+
+
+def build_netbench_parser():
+    """The argument parser of ``netbench`` (run under mpiexec)."""
+    parser = _command_parser(
+        'netbench', 'Measure the all-reduce of a ChainerMN communicator '
+        'under mpiexec (every rank runs the command) and save it as a '
+        'network file for --network and scaling_report.')
+    parser.add_argument('--communicator', default='naive',
+                        help='chainermn.create_communicator name (default '
+                             'naive, which runs on CPUs)')
+    parser.add_argument('--sizes', type=parse_sizes, default=None,
+                        help='bytes to time, e.g. 4,1K,64K,1M,16M (default '
+                             '4 B to 16M)')
+    parser.add_argument('--repeats', type=parse_count, default=10,
+                        help='timed rounds per size (default 10)')
+    parser.add_argument('--output', default='network.json', metavar='FILE',
+                        help='the network file to write (default '
+                             'network.json; checked before measuring)')
+    parser.add_argument('--name', default=None,
+                        help="the network's name (default netbench-N)")
+    return parser
 
 
 def _joined_values(parser, argv):

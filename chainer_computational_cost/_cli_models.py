@@ -11,6 +11,7 @@ Part of the command line (``__main__``); it imports only
 :mod:`~chainer_computational_cost.records`.
 """
 
+import difflib
 import importlib
 import os
 import traceback
@@ -161,6 +162,36 @@ def _colon_hint(spec):
     return ' (a colon before the factory: {}:{}?)'.format(module_name, attr)
 
 
+def _close(name, names):
+    """The one of ``names`` ``name`` is most likely a slip for (any
+    case), or None."""
+    found = difflib.get_close_matches(name.lower(), list(names), n=1,
+                                      cutoff=0.75)
+    return found[0] if found else None
+
+
+def check_model_or_command(spec, commands=()):
+    """CommandError unless ``spec`` can name a model: a built-in one or
+    ``package.module:factory``.  A slip for one of ``commands`` (the
+    first argument, where a command goes) or a built-in model gets a
+    suggestion."""
+    if model_name(spec) in MODELS:
+        return
+    module_name, sep, attr = spec.partition(':')
+    if sep and module_name and attr:
+        return
+    command = _close(spec, commands)
+    if command is not None:
+        raise CommandError('unknown command or model {!r}; did you mean '
+                           '{!r}?'.format(spec, command))
+    model = _close(spec, MODELS)
+    raise CommandError('unknown model {!r}{}: use one of {} or '
+                       'package.module:factory{}'.format(
+                           spec, '' if model is None else
+                           ' (did you mean {!r}?)'.format(model),
+                           ', '.join(sorted(MODELS)), _colon_hint(spec)))
+
+
 def load_model(spec):
     """The model named by ``spec``, built by calling its factory.
 
@@ -172,12 +203,8 @@ def load_model(spec):
     if model_name(spec) in MODELS:
         factory = MODELS[model_name(spec)]
     else:
-        module_name, sep, attr = spec.partition(':')
-        if not sep or not module_name or not attr:
-            raise CommandError('unknown model {!r}: use one of {} or '
-                               'package.module:factory{}'.format(
-                                   spec, ', '.join(sorted(MODELS)),
-                                   _colon_hint(spec)))
+        check_model_or_command(spec)
+        module_name, _, attr = spec.partition(':')
         factory = _import_factory(spec, module_name, attr)
     try:
         model = factory()

@@ -5,8 +5,10 @@ runs, timed at several sizes, fitted to the ring model of
 
 Under MPI (every rank runs it)::
 
-    mpiexec -n 4 python -m chainer_computational_cost.netbench \\
+    mpiexec -n 4 python -m chainer_computational_cost netbench \\
         --communicator naive --output mynet.json
+
+(``python -m chainer_computational_cost.netbench`` is the same command)
 
 then ``scaling_report(..., network='mynet.json')`` or ``--network
 mynet.json``.  What is timed is the communicator's own
@@ -25,11 +27,16 @@ arrays to fit the regime they run in.  A Network measured over N ranks is
 exact for N; at other rank counts the model extrapolates.
 """
 
-import argparse
 import statistics
 import sys
 import time
 
+from chainer_computational_cost._cli_args import build_netbench_parser
+from chainer_computational_cost._cli_args import check_output_file
+from chainer_computational_cost._cli_args import report_errors
+from chainer_computational_cost._cli_args import say
+from chainer_computational_cost._cli_models import _one_line
+from chainer_computational_cost._cli_models import CommandError
 from chainer_computational_cost import network as net
 
 #: Bytes timed by default, from 4 B to 16 MiB.
@@ -144,74 +151,110 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     return network, rows
 
 
-def _parse_sizes(text):
-    units = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
-    out = []
-    for part in text.split(','):
-        part = part.strip().upper()
-        try:
-            scale = units.get(part[-1:], 1)
-            out.append(int(part[:-1] if part[-1:] in units else part) *
-                       scale)
-        except ValueError:
-            out = []
-            break
-    if len(out) < 2 or min(out) < 4:
-        raise argparse.ArgumentTypeError(
-            'must be two sizes or more in bytes >= 4, comma-separated '
-            '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
-    return out
+def _world_rank():
+    """This process's rank in MPI's world (0 without mpi4py): only rank 0
+    reports a mistake."""
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        return 0
+    return MPI.COMM_WORLD.Get_rank()
 
 
-def main(argv=None):
-    """The command: measure, print the fit on rank 0, save it there."""
-    parser = argparse.ArgumentParser(
-        prog='python -m chainer_computational_cost.netbench',
-        description='Measure the all-reduce of a ChainerMN communicator '
-                    'under mpiexec and save it as a network file.')
-    parser.add_argument('--communicator', default='naive',
-                        help='chainermn.create_communicator name (default '
-                             'naive)')
-    parser.add_argument('--sizes', type=_parse_sizes, default=None,
-                        help='bytes to time, e.g. 4,1K,64K,1M,16M')
-    parser.add_argument('--repeats', type=int, default=10,
-                        help='timed calls per size (default 10)')
-    parser.add_argument('--output', default='network.json',
-                        help='the network file to write (default '
-                             'network.json)')
-    parser.add_argument('--name', default=None,
-                        help="the network's name (default netbench-N)")
-    args = parser.parse_args(argv)
-    if args.repeats < 1:
-        parser.error('--repeats must be >= 1')
-    import chainermn
-    comm = chainermn.create_communicator(args.communicator)
+def _world():
+    """mpi4py's world communicator, or CommandError."""
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise CommandError('netbench needs mpi4py: pip install mpi4py, or '
+                           'install chainer_computational_cost with the '
+                           '[mpi] extra')
+    return MPI.COMM_WORLD
+
+
+def _agreed(mpi_comm, check):
+    """``check()``'s value on every rank, or the same CommandError on
+    every rank when it raised one on any (the lowest such rank's): a rank
+    that went on alone would wait for the others forever."""
+    try:
+        value, mine = check(), None
+    except CommandError as e:
+        value, mine = None, str(e)
+    failed = [m for m in mpi_comm.allgather(mine) if m is not None]
+    if failed:
+        raise CommandError(failed[0])
+    return value
+
+
+def _communicator(name):
+    """``chainermn.create_communicator(name)``, or CommandError."""
+    try:
+        import chainermn
+    except ImportError as e:
+        raise CommandError('netbench needs ChainerMN: {}'.format(
+            _one_line(e)))
+    try:
+        return chainermn.create_communicator(name)
+    except Exception as e:  # a name ChainerMN lacks, NCCL absent, ...
+        raise CommandError('--communicator {!r} cannot be created here: {} '
+                           '(naive runs on any machine)'.format(
+                               name, _one_line(e)))
+
+
+def main(argv=None, ost=None):
+    """The command, on every rank: measure, save the fit and print it on
+    rank 0; a mistake is one ``error:`` line of rank 0 and status 2 on
+    every rank.  Returns the exit status."""
+    ost = sys.stdout if ost is None else ost
+    tell = say if _world_rank() == 0 else (lambda text: None)
+    return report_errors(lambda: _command(argv, ost), tell)
+
+
+def _command(argv, ost):
+    args = build_netbench_parser().parse_args(argv)
+    comm = _agreed(_world(), lambda: _communicator(args.communicator))
     if comm.size < 2:
-        sys.stderr.write('netbench needs 2 ranks or more: mpiexec -n N '
-                         'python -m chainer_computational_cost.netbench\n')
-        return 2
+        raise CommandError('netbench needs 2 ranks or more: mpiexec -n N '
+                           'python -m chainer_computational_cost netbench')
+    # Before minutes of measuring; rank 0 writes the file.
+    _agreed(comm.mpi_comm, lambda: comm.rank == 0 and check_output_file(
+        args.output, '--output', 'network.json'))
     try:
         network, rows = measure(comm, args.sizes or DEFAULT_SIZES,
                                 args.repeats, name=args.name)
     except ValueError as e:  # the times do not follow the sizes
-        if comm.rank == 0:
-            sys.stderr.write('netbench: {}\n'.format(e))
-        return 2
+        raise CommandError(str(e))
+    status = 0
     if comm.rank == 0:
-        print('{:>10}  {:>12}  {:>12}'.format(
+        try:
+            net.save_network(network, args.output, n_ranks=comm.size,
+                             communicator=args.communicator,
+                             sizes=[r['bytes'] for r in rows],
+                             seconds=[r['seconds'] for r in rows])
+            saved = '; saved to {}'.format(args.output)
+        except OSError as e:  # found writable, then a full disk
+            saved = ''
+            status = WRITE_FAILED_STATUS
+            failure = 'error: cannot write {}: {}'.format(
+                args.output, e.strerror or e)
+        ost.write('{:>10}  {:>12}  {:>12}\n'.format(
             'bytes', 'measured us', 'model us'))
         for r in rows:
-            print('{:>10}  {:>12.1f}  {:>12.1f}'.format(
+            ost.write('{:>10}  {:>12.1f}  {:>12.1f}\n'.format(
                 r['bytes'], r['seconds'] * 1e6, r['model'] * 1e6))
-        print('latency {:.2f} us, bandwidth {:.3f} GB/s ({} ranks, {}); '
-              'saved to {}'.format(network.latency * 1e6,
+        ost.write('latency {:.2f} us, bandwidth {:.3f} GB/s ({} ranks, '
+                  '{}){}\n'.format(network.latency * 1e6,
                                    network.bandwidth / 1e9, comm.size,
-                                   args.communicator, args.output))
-        net.save_network(network, args.output, n_ranks=comm.size,
-                         communicator=args.communicator,
-                         sizes=[r['bytes'] for r in rows],
-                         seconds=[r['seconds'] for r in rows])
-    return 0
+                                   args.communicator, saved))
+        ost.flush()
+        if status:
+            say(failure)
+    # (every rank ends with rank 0's status)
+    return comm.mpi_comm.bcast(status, root=0)
+
+
+#: Exit status when the network file could not be written (a full disk).
+WRITE_FAILED_STATUS = 1
 
 
 if __name__ == '__main__':

@@ -4,32 +4,13 @@ checks made before the model is built (``cli_models:build_raising``
 fails if it is built, so an error about the arguments proves the check
 came first).  main() in-process."""
 
-import io
 import os
 
 import pytest
 
 from chainer_computational_cost.__main__ import main
-
-
-def run(*argv):
-    out = io.StringIO()
-    status = main(list(argv), ost=out)
-    return status, out.getvalue()
-
-
-def error_of(capsys, *argv):
-    """The one ``error:`` line of a run that fails with status 2 and
-    prints no report."""
-    try:
-        status, text = run(*argv)
-    except SystemExit as e:  # argparse's own mistakes
-        status, text = e.code, ''
-    err = capsys.readouterr().err
-    assert (status, text) == (2, '')
-    assert err.endswith('\n') and err.count('\n') == 1
-    return err[:-1]
-
+from cli_runs import error_of
+from cli_runs import run
 
 RAISING = 'cli_models:build_raising'
 
@@ -417,3 +398,118 @@ def test_a_negative_value_is_the_options_not_an_option(capsys):
     # a value that is no number stays argparse's mistake
     assert error_of(capsys, RAISING, '--columns', '-x') == (
         'error: argument --columns: expected one argument (see --help)')
+
+
+# The commands and the first argument; --version
+
+def test_help_names_the_other_commands(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['--help'])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    # its last paragraph, wrapped to the terminal
+    assert ' '.join(out.split('\n\n')[-1].split()) == (
+        'Other commands, typed in place of MODEL, each with its own --help: '
+        'calibrate: measure this machine (NumPy) and save a calibration '
+        "for --predict-time; netbench: under mpiexec, measure a ChainerMN "
+        "communicator's all-reduce and save a network file for --network.")
+
+
+@pytest.mark.parametrize('command', ['calibrate', 'netbench'])
+def test_each_command_has_its_help(command, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([command, '--help'])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith(
+        'usage: python -m chainer_computational_cost {} [-h]'.format(
+            command))
+
+
+def test_version_is_printed(capsys):
+    import chainer_computational_cost
+    with pytest.raises(SystemExit) as e:
+        main(['--version'])
+    assert e.value.code == 0
+    assert capsys.readouterr() == (
+        'chainer_computational_cost {}\n'.format(
+            chainer_computational_cost.__version__), '')
+
+
+@pytest.mark.parametrize('argv, message', [
+    # the options of a misspelt command are not taken for a model's
+    (('calibrat', '--out', 'x.json'),
+     "unknown command or model 'calibrat'; did you mean 'calibrate'?"),
+    (('Calibrte',),
+     "unknown command or model 'Calibrte'; did you mean 'calibrate'?"),
+    (('netbech', '--communicator', 'naive'),
+     "unknown command or model 'netbech'; did you mean 'netbench'?"),
+    (('resnt50', '--shape', '2,3'),
+     "unknown model 'resnt50' (did you mean 'resnet50'?): use one of "
+     'googlenet, resnet101, resnet152, resnet50, vgg16, vgg19 or '
+     'package.module:factory'),
+    (('VGG-16',),
+     "unknown model 'VGG-16' (did you mean 'vgg16'?): use one of "
+     'googlenet, resnet101, resnet152, resnet50, vgg16, vgg19 or '
+     'package.module:factory'),
+])
+def test_a_misspelt_command_or_model_gets_a_suggestion(argv, message,
+                                                       capsys):
+    assert error_of(capsys, *argv) == 'error: ' + message
+
+
+def test_a_model_later_on_the_line_gets_its_suggestion_too(capsys):
+    assert error_of(capsys, '--shape', '2,3', 'resnet5O') == (
+        "error: unknown model 'resnet5O' (did you mean 'resnet50'?): use one "
+        'of googlenet, resnet101, resnet152, resnet50, vgg16, vgg19 or '
+        'package.module:factory')
+
+
+def test_model_names_are_not_taken_for_commands():
+    from chainer_computational_cost._cli_args import COMMANDS
+    from chainer_computational_cost._cli_models import check_model_or_command
+    # a built-in model in any case, a factory in a module named like a
+    # command: models, not slips
+    for spec in ('vgg16', 'ResNet50', 'calibrate:build', 'netbench.x:f'):
+        check_model_or_command(spec, COMMANDS)
+    # and a factory in such a module runs
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
+                       'csv', '--columns', 'name,flops', '--unit', 'raw')
+    assert (status, text) == (0, 'Layer name,FLOPs\nReLU-1,6\ntotal,6\n')
+
+
+# Values refused before the model is built (RAISING fails if it is)
+
+def test_a_worker_count_given_twice_is_refused(capsys):
+    # one row per count: '8,8' would print one row for two counts
+    assert error_of(capsys, RAISING, *SCALING[:3], '--network', 'ib-edr',
+                    '--workers', '1,8,8') == (
+        "error: argument --workers: gives 8 more than once in '1,8,8': each "
+        'worker count is a row, give it once (see --help)')
+
+
+def test_a_missing_network_file_is_said_to_be_missing(tmp_path, capsys):
+    path = str(tmp_path / 'nofile.json')
+    presets = ('ib-edr, ib-hdr200, ib-ndr, eth-25g, eth-100g, nvlink-a100, '
+               'eth-50g, roce-25g, nvlink-p100, pcie3-x16')
+    assert error_of(capsys, RAISING, *SCALING[:5], '--network', path) == (
+        'error: --network {!r}: no such network file (written by netbench; '
+        'the presets are {})'.format(path, presets))
+    assert error_of(capsys, RAISING, *SCALING, '--gpus-per-node', '2',
+                    '--node-network', path) == (
+        'error: --node-network {!r}: no such network file (written by '
+        'netbench; the presets are {})'.format(path, presets))
+    (tmp_path / 'dir.json').mkdir()
+    assert error_of(capsys, RAISING, *SCALING[:5], '--network',
+                    str(tmp_path / 'dir.json')) == (
+        'error: --network {!r}: a directory, not a network '
+        'file'.format(str(tmp_path / 'dir.json')))
+
+
+@pytest.mark.parametrize('value', ['0.5', '1e-300'])
+def test_fit_below_one_byte_is_refused_before_the_build(value, capsys):
+    # fit_batch takes whole bytes: 0, which it refuses only after the
+    # model is built and run
+    assert error_of(capsys, RAISING, '--train', '--fit', value) == (
+        'error: argument --fit: {!r} is less than one byte: give a device '
+        '(gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100) or a '
+        'number of bytes >= 1 (see --help)'.format(value))

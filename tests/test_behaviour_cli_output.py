@@ -7,15 +7,8 @@ main() in-process."""
 import io
 import json
 
-from chainer_computational_cost.__main__ import main
 from chainer_computational_cost._cli_output import _encodable
-
-
-def run(*argv):
-    out = io.StringIO()
-    status = main(list(argv), ost=out)
-    return status, out.getvalue()
-
+from cli_runs import run
 
 # build_tiny's training step with SGD: the largest batch in 1000 bytes is
 # 14 (69n + 4 <= 1000, see test_cli.FIT_1000): activations 24*14 + 4 =

@@ -4,6 +4,7 @@ step accepts, and the ``calibrate`` command's checks, progress bar and
 summary line.  Tiny models (tests/cli_models.py), main() in-process."""
 
 import io
+import os
 import sys
 
 import chainer
@@ -13,12 +14,8 @@ import pytest
 
 from chainer_computational_cost import __main__ as cli
 from chainer_computational_cost.__main__ import main
-
-
-def run(*argv):
-    out = io.StringIO()
-    status = main(list(argv), ost=out)
-    return status, out.getvalue()
+from cli_runs import error_of
+from cli_runs import run
 
 
 class FakeTerminal(io.StringIO):
@@ -189,16 +186,73 @@ def test_calibrate_needs_its_out_file(capsys):
     with pytest.raises(SystemExit) as e:
         main(['calibrate'])
     assert e.value.code == 2
-    assert capsys.readouterr().err.endswith(
-        'error: the following arguments are required: --out\n')
+    # one line, as every mistake of every command: no usage block
+    assert capsys.readouterr().err == (
+        'error: the following arguments are required: --out (see '
+        '--help)\n')
 
 
-def test_calibrate_refuses_a_directory_or_a_missing_one(tmp_path, capsys):
-    for out in (str(tmp_path), str(tmp_path / 'no' / 'c.json')):
-        assert main(['calibrate', '--out', out]) == 2
-        assert capsys.readouterr().err == (
-            'cannot write {}: not a file in a writable directory\n'.format(
-                out))
+def _never_calibrated(monkeypatch):
+    """calibrate() replaced by a failure: a mistake found by the command
+    is found before minutes of measuring."""
+    import chainer_computational_cost
+
+    def calibrate(**kwargs):
+        raise AssertionError('measured')
+    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['--seconds', 'abc'], "argument --seconds: invalid float value: 'abc' "
+                           '(see --help)'),
+    (['--clock', 'gpu'], "argument --clock: invalid choice: 'gpu' (choose "
+                         "from 'wall', 'cpu') (see --help)"),
+    (['--seed', 'x'], "argument --seed: invalid int value: 'x' (see "
+                      '--help)'),
+    (['--seconds', '5'], '--seconds must be a number >= 10 and finite, got '
+                         '5.0'),
+    (['--seconds', 'nan'], '--seconds must be a number >= 10 and finite, '
+                           'got nan'),
+    # a budget without end would measure forever
+    (['--seconds', 'inf'], '--seconds must be a number >= 10 and finite, '
+                           'got inf'),
+    (['--secs', '30'], 'unrecognized arguments: --secs 30 (see --help)'),
+])
+def test_calibrate_mistakes_are_one_error_line(argv, message, tmp_path,
+                                               monkeypatch, capsys):
+    _never_calibrated(monkeypatch)
+    assert error_of(capsys, 'calibrate', '--out', str(tmp_path / 'c.json'),
+                    *argv) == 'error: ' + message
+    assert not (tmp_path / 'c.json').exists()
+
+
+def test_calibrate_refuses_a_directory_or_a_missing_one(tmp_path,
+                                                        monkeypatch, capsys):
+    _never_calibrated(monkeypatch)
+    assert error_of(capsys, 'calibrate', '--out', str(tmp_path)) == (
+        'error: --out {!r} is a directory: give a file name such as '
+        'calibration.json'.format(str(tmp_path)))
+    missing = str(tmp_path / 'no' / 'c.json')
+    assert error_of(capsys, 'calibrate', '--out', missing) == (
+        'error: --out {!r}: cannot write in directory {!r}: it does not '
+        'exist'.format(missing, str(tmp_path / 'no')))
+
+
+def test_calibrate_refuses_an_unwritable_directory(tmp_path, monkeypatch,
+                                                   capsys):
+    _never_calibrated(monkeypatch)
+    locked = tmp_path / 'locked'
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(str(locked), os.W_OK):  # root writes anyway
+            pytest.skip('a read-only directory is writable here (root)')
+        path = str(locked / 'c.json')
+        assert error_of(capsys, 'calibrate', '--out', path) == (
+            'error: --out {!r} cannot be written: Permission '
+            'denied'.format(path))
+    finally:
+        locked.chmod(0o700)
 
 
 class FakeCalibration(object):
@@ -252,7 +306,7 @@ def test_calibrate_reports_a_refused_budget(tmp_path, monkeypatch, capsys):
         raise ValueError('seconds must be at least 10')
     monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
     assert main(['calibrate', '--out', str(tmp_path / 'c.json')]) == 2
-    assert capsys.readouterr().err == 'seconds must be at least 10\n'
+    assert capsys.readouterr().err == 'error: seconds must be at least 10\n'
 
 
 def test_calibrate_bar_in_a_log_is_a_line_each_tenth():

@@ -13,12 +13,8 @@ from chainer_computational_cost.__main__ import main
 from chainer_computational_cost.__main__ import parse_shape
 
 import cli_models
-
-
-def run(*argv):
-    out = io.StringIO()
-    status = main(list(argv), ost=out)
-    return status, out.getvalue()
+from cli_runs import error_of
+from cli_runs import run
 
 
 def line_of(marker, path=cli_models.__file__):
@@ -27,16 +23,6 @@ def line_of(marker, path=cli_models.__file__):
         numbers = [i for i, line in enumerate(f, 1) if marker in line]
     assert len(numbers) == 1
     return '{}:{}'.format(path, numbers[0])
-
-
-def error_of(capsys, *argv):
-    """The stderr of a run that must fail with status 2 and print nothing
-    on the report stream; it must be one line without a traceback."""
-    status, text = run(*argv)
-    err = capsys.readouterr().err
-    assert (status, text) == (2, '')
-    assert err.endswith('\n') and err.count('\n') == 1
-    return err[:-1]
 
 
 def test_factory_model_raw_csv():
@@ -799,8 +785,9 @@ def test_plot_into_a_missing_directory(tmp_path, capsys):
     path = str(tmp_path / 'nowhere' / 'p.png')
     err = error_of(capsys, 'cli_models:build_raising', '--plot-summary',
                    path)
-    assert err == ('error: --plot-summary {!r}: directory {!r} does not '
-                   'exist'.format(path, str(tmp_path / 'nowhere')))
+    assert err == ('error: --plot-summary {!r}: cannot write in directory '
+                   '{!r}: it does not exist'.format(
+                       path, str(tmp_path / 'nowhere')))
 
 
 def test_plot_onto_a_directory(tmp_path, capsys):

@@ -1,0 +1,50 @@
+"""Running the command line in the tests: the one helper every test file
+of the command line uses, in-process (``main()``, its report on a
+StringIO) or under mpiexec."""
+
+import io
+import os
+import sys
+
+from chainer_computational_cost.__main__ import main
+from processes import communicate
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MPIEXEC = os.path.join(os.path.dirname(sys.executable), 'mpiexec')
+
+
+def run(*argv):
+    """``(status, report)`` of the command ``argv``, in-process.  A
+    mistake the parser finds exits as argparse does (SystemExit(2)): its
+    status is returned like any other."""
+    out = io.StringIO()
+    try:
+        status = main(list(argv), ost=out)
+    except SystemExit as e:
+        status = e.code
+    return status, out.getvalue()
+
+
+def error_of(capsys, *argv):
+    """The one ``error:`` line of a run that must fail with status 2 and
+    print no report, without the newline: stderr must be that one line
+    (no usage block, no traceback)."""
+    status, text = run(*argv)
+    err = capsys.readouterr().err
+    assert (status, text) == (2, ''), err
+    assert err.endswith('\n') and err.count('\n') == 1, err
+    assert err.startswith('error: '), err
+    return err[:-1]
+
+
+def run_mpi(n, *argv, cwd=None, timeout=150):
+    """``(status, stdout, stderr)`` of ``mpiexec -n n python -m
+    chainer_computational_cost argv`` in ``cwd`` (every rank killed on a
+    timeout)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + HERE + os.pathsep
+               + os.environ.get('PYTHONPATH', ''), OMP_NUM_THREADS='1',
+               OPENBLAS_NUM_THREADS='1')
+    return communicate([MPIEXEC, '-n', str(n), sys.executable, '-m',
+                        'chainer_computational_cost'] + list(argv),
+                       cwd=cwd, env=env, timeout=timeout)
