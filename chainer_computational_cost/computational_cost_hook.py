@@ -26,6 +26,8 @@ from chainer_computational_cost import memory as _memory
 from chainer_computational_cost import mn
 from chainer_computational_cost.records import error_text
 from chainer_computational_cost.records import fresh
+from chainer_computational_cost.records import R_LIVE
+from chainer_computational_cost.records import R_SCRATCH
 from chainer_computational_cost.records import R_STATE
 from chainer_computational_cost.records import ReportWarning
 from chainer_computational_cost import report
@@ -492,6 +494,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._link_stack = []
         self._node_links = {}
         self._backward_links = []
+        # memory=True: id of an old-style Function's adapter -> (a weak
+        # reference to it, the index of its call's record)
+        self._old_style = {}
         self._clock = []
         # ChainerMN: record index -> bytes handed to MPI; the mpi4py
         # communicator replaced while the block runs.
@@ -563,6 +568,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._link_stack = []
         self._node_links = {}
         self._backward_links = []
+        self._old_style = {}
         self._clock = []
         result = super(ComputationalCostHook, self).__exit__(exc_type,
                                                              *args)
@@ -895,6 +901,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             live += grad
             scratch = self._scratch(function, in_data, shapes, outputs)
             state = 0
+            if function is not node:
+                # an old-style Function: its backward's scratch comes back
+                # to this record (_old_style_backward)
+                self._old_style[id(node)] = (
+                    weakref.ref(node), len(self._flat_records) // _N_FIELDS)
         # One flat list of fields, extended by a record's fields: the
         # tuple built here is freed at once, so the calls leave no new
         # container for the garbage collector to walk (a list of record
@@ -956,6 +967,27 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         grads = x_grads if in_grad is None else in_grad
         self._memory.tracker.backward_done(
             function, grads.values() if isinstance(grads, dict) else ())
+        if type(function) is _ADAPTER:
+            self._old_style_backward(function, in_data, out_grad)
+
+    def _old_style_backward(self, node, in_data, out_grad):
+        """The scratch of an old-style Function's backward, which runs no
+        call of its own, goes to the record of the Function's call: that
+        record's scratch becomes the larger of its own and the backward's
+        peak (the bytes alive when it returned, plus its scratch) above
+        the call's live bytes, so the run's peak counts it."""
+        entry = self._old_style.get(id(node))
+        if entry is None or entry[0]() is not node:
+            return  # called before the block: no record of its own
+        nbytes = self._scratch(node, in_data, (), None,
+                               {'backward': True, 'grad_outputs': out_grad})
+        if not nbytes:
+            return
+        at = entry[1] * _N_FIELDS
+        flat = self._flat_records
+        peak = sum(self._memory.tracker.now()) + nbytes - flat[at + R_LIVE]
+        if peak > flat[at + R_SCRATCH]:
+            flat[at + R_SCRATCH] = peak
 
     def _comm_record(self, kind, nbytes, caller, error=None):
         """Record one MPI call of the communicator (see mn.MPIRecorder):

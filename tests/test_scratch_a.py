@@ -381,18 +381,89 @@ def test_inverse_and_determinant_in_float64(rng):
         64, dtype=np.float32))
     calls = probe(lambda: (F.batch_det(x), F.batch_inv(x), F.inv(a)))
     # 900 elements: the float64 copy (7200) and 100 float64 determinants
-    # (800) with getrf's 3x3 float64 buffer and 3 pivots (72 + 12): 8084,
-    # less the float32 output (400): 7684
-    check(calls, 'BatchDet', 7684)
-    # the float64 copy and inverse (2 * 7200) with gesv's two 3x3 float64
-    # buffers and pivots (144 + 12): 14556, less the output (3600): 10956
-    check(calls, 'BatchInv', 10956)
-    # 4096 elements: 2 * 32768 + gesv's 2 * 32768 + 256 = 131328, less
-    # the output (16384): 114944.  NumPy's linalg allocates gesv's buffers
-    # with malloc, which tracemalloc does not see: it measures 65792 less.
-    (measured, figure), = calls['Inv']
-    assert figure == 114944
-    assert abs(measured - (114944 - 65792)) <= PY, measured
+    # (800), less the float32 output (400): 7600
+    check(calls, 'BatchDet', 7600)
+    # the float64 copy and inverse (2 * 7200), less the output (3600)
+    check(calls, 'BatchInv', 10800)
+    # 4096 elements: 2 * 32768 - 16384 = 49152
+    check(calls, 'Inv', 49152)
+
+
+def test_linalg_of_large_matrices_counts_numpy_arrays_only(rng):
+    # LAPACK's work copy of the one n x n matrix it works on (malloc'd by
+    # NumPy's linalg module) is not counted: at n = 256 it would double
+    # the figures (two 512 KiB float64 buffers for gesv, one for getrf)
+    eye = np.eye(256, dtype=np.float32)
+    m = rng.rand(256, 256).astype(np.float32) / 256 + eye
+    a, b = chainer.Variable(m), chainer.Variable(m[None])
+    spd = chainer.Variable(m @ m.T + eye)
+    calls = probe(lambda: (F.inv(a), F.batch_inv(b), F.batch_det(b),
+                           F.cholesky(spd)))
+    # 65536 elements: float64 copy and result 2 * 524288, less the
+    # float32 output 262144: 786432
+    check(calls, 'Inv', 786432)
+    check(calls, 'BatchInv', 786432)
+    check(calls, 'Cholesky', 786432)
+    # the float64 copy 524288 and one float64 determinant 8, less the
+    # float32 output 4: 524292
+    check(calls, 'BatchDet', 524292)
+    d = chainer.Variable(m.astype(np.float64))
+    # float64: no copy, the result is the output
+    check(probe(lambda: F.inv(d)), 'Inv', 0)
+
+
+def test_r2_score_elided_from_256_kib(rng):
+    pred, true = _mixed(rng, 512, 128), _mixed(rng, 512, 128)
+    calls = probe(lambda: F.r2_score(pred, true))
+    # e = 65536 floats = 262144 bytes, R = 128: (pred - true) ** 2 is
+    # squared in place (e) beside SS_res (512), then true - mean (e)
+    # beside SS_res and the mean (2 * 512): 263168, less the output (4):
+    # 263164.  The sums over axis 0 are buffered: 1 buffer.
+    check(calls, 'R2_score', 263164, buffers(1, 65536))
+    calls = probe(lambda: F.r2_score(pred, true, multioutput='raw_values'))
+    # less the 128 outputs (512) instead: 262656
+    check(calls, 'R2_score', 262656, buffers(1, 65536))
+
+
+@pytest.mark.skipif(_scipy(), reason='the path without SciPy')
+@pytest.mark.filterwarnings('ignore::chainer.warnings.PerformanceWarning')
+def test_ndtr_without_scipy_makes_python_floats(rng):
+    x = rng.rand(256, 256).astype(np.float32)
+    calls = probe(lambda: F.ndtr(x))
+    # 65536 elements: two object arrays (8 + 24 bytes each per element)
+    # and the float64 result (8), less the float32 output (4):
+    # (72 - 4) * 65536 = 4456448
+    check(calls, 'Ndtr', 4456448)
+
+
+def test_spatial_transformer_grid_and_sampler_backward(rng):
+    theta = chainer.Variable(rng.rand(2, 2, 3).astype(np.float32))
+    calls = probe(lambda: _backward(F.spatial_transformer_grid(
+        theta, (128, 128))))
+    # H = W = 128: the two linspaces (256 * 4 = 1024) throughout; while
+    # the coordinates (3 * 16384 * 4 = 196608) are concatenated, the ones
+    # (65536); then the coordinates beside the output (2*2*16384 floats =
+    # 262144): max(262144, 196608 + 262144) + 1024 - 262144 = 197632.
+    # meshgrid's broadcast_arrays makes nditer objects beside Python's own
+    # (5.6 KiB measured at any H, W): 2 KiB more than PY.
+    meshgrid = 2048
+    check(calls, 'SpatialTransformerGrid', 197632, meshgrid)
+    # backward: gy (C-contiguous) reshapes in place; the lines, the
+    # ones and the coordinates: 263168 above gtheta
+    check(calls, 'SpatialTransformerGrid backward', 263168, meshgrid)
+    x = chainer.Variable(rng.rand(256, 3, 16, 16).astype(np.float32))
+    grid = chainer.Variable(
+        rng.rand(256, 2, 16, 16).astype(np.float32) * 2 - 1)
+    calls = probe(lambda: _backward(F.spatial_transformer_sampler(x, grid)))
+    # G = 65536 points, C = 3: padded x 256*3*18*18*4 = 995328, u, v and
+    # their clips 16G, int32 corners 16G: 3092480 kept; the four weights
+    # cast (16G = 1048576) and the four neighbourhoods (4 * G*C*4 =
+    # 4 * 786432) beside the u and v gradients and a weighted term (3 *
+    # 786432): 3092480 + 1048576 + 7 * 786432 = 9646080, less gx's padded
+    # buffer (995328) and ggrid (2G * 4 = 524288): 8126464.  gu *= gy
+    # walks a transposed view: 1 buffer.
+    check(calls, 'SpatialTransformerSampler backward', 8126464,
+          buffers(1, 196608))
 
 
 def test_get_item_grad_scatter_add_and_as_strided_grad(rng):

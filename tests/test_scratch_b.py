@@ -477,3 +477,54 @@ def test_cupy_figures_of_these_modules(rng):
                          backend='cupy') == 1024
     # CuPy's tile: the columns 9 * 1024 = 9216 (col2im_gpu writes y)
     assert cc.scratch_of(unpool, (x.array,), backend='cupy') == 9216
+
+
+# The backward of old-style Functions (measured as '<type> backward' by
+# test_scratch's probe) and gradients of 256 KiB and more
+
+def test_tree_lstm_backward(rng):
+    for n, children, figure in ((64, 2, 4), (256, 2, 3), (256, 1, 4)):
+        cs = [_var(rng, n, 256) for _ in range(children)]
+        x = _var(rng, n, (3 + children) * 256)
+        U = n * 256 * 4  # 65536 or 262144 bytes
+        calls = probe(lambda: _backward(F.tree_lstm(*(cs + [x]))[0]))
+        # tanh(c) and tmp (2U) beside a gate's expression of two
+        # temporaries: 4U; 3U from 256 KiB with two children
+        check(calls, 'TreeLSTM backward', figure * U)
+
+
+def test_batch_renormalization_backward(rng):
+    x, gamma, beta = _var(rng, 256, 256), _var(rng, 256), _var(rng, 256)
+    mean, var = np.zeros(256, np.float32), np.ones(256, np.float32)
+    calls = probe(lambda: _backward(F.batch_renormalization(
+        x, gamma, beta, 2.0, 1.0, running_mean=mean, running_var=var)))
+    # 65536 floats = 262144 bytes: gx's expression keeps two arrays at
+    # each step, the last one while astype copies it into gx: 2 * 262144
+    # less gx: 262144.  The per-channel sums over axis 0 are buffered:
+    # 1 buffer.
+    check(calls, 'BatchRenormalizationFunction backward', 262144,
+          buffers(1, 65536))
+
+
+def test_fixed_decorrelated_batch_normalization_gradient(rng):
+    x = _var(rng, 64, 16, 8, 8)  # 65536 floats = 262144 bytes
+    mean, projection = rng.rand(1, 16).astype(np.float32), \
+        rng.rand(1, 16, 16).astype(np.float32)
+    calls = probe(lambda: _backward(F.fixed_decorrelated_batch_normalization(
+        x, mean, projection, 1)))
+    # gy and x regrouped to (1, 16, 4096): copies (2 * 262144); rhs and
+    # x_hat - rhs (2 * 262144): 1048576 above gx's buffer and gP
+    check(calls, 'FixedDecorrelatedBatchNormalizationGrad', 1048576)
+
+
+def test_ctc_backward(rng):
+    # T = 20 steps of (B, V) = (256, 32), labels of L = 5: S = 11 states
+    xs = [_var(rng, 256, 32) for _ in range(20)]
+    t = rng.randint(1, 32, (256, 5)).astype(np.int32)
+    calls = probe(
+        lambda: F.connectionist_temporal_classification(xs, t, 0).backward())
+    # Q = 20*256*11 floats = 225280 bytes, |x| = 20*256*32 floats =
+    # 655360: max(2Q, Q + |x|, |x| + 20*256 mask bytes) = 880640.  The
+    # mask multiplies y as a float32 cast: 1 buffer.
+    check(calls, 'ConnectionistTemporalClassification backward', 880640,
+          buffers(1, 163840))

@@ -211,6 +211,11 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy', **kwargs):
     A function type without one has no scratch counted (0).  ``kwargs``
     go to the scratch function too (an update record's: ``timing``,
     ``fp32_grad``, see ``cost_calculators.optimizer``).
+
+    ``backward=True`` asks for the scratch of an old-style Function's
+    backward (which runs no function call of its own): only a scratch
+    function marked with :func:`old_style_backward` has one; 0 for any
+    other.
     """
     func = function_object(node)
     cls = type(func)
@@ -222,6 +227,8 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy', **kwargs):
                 break
         else:
             return 0
+    if kwargs.get('backward') and not getattr(scratch, 'backward', False):
+        return 0
     nbytes = scratch(func, in_data, out_shapes=out_shapes, backend=backend,
                      **kwargs)
     if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral) \
@@ -230,6 +237,16 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy', **kwargs):
                          'number of bytes >= 0 is expected'.format(
                              scratch.__qualname__, cls.__name__, nbytes))
     return int(nbytes)
+
+
+def old_style_backward(scratch):
+    """Mark a scratch function of an old-style ``chainer.Function`` as
+    giving its backward's scratch too, when called with ``backward=True``
+    (its peak above what is alive when the backward returns: the inputs,
+    the arrays the Function keeps, the gradients given and those it
+    returns)."""
+    scratch.backward = True
+    return scratch
 
 
 # Shared scratch helpers: the temporaries of Chainer's code paths, from

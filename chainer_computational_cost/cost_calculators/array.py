@@ -77,10 +77,13 @@ from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import im2col_bytes
+from chainer_computational_cost.cost_calculators import old_style_backward
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reads_out_shapes
+from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
+from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import total_size
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
@@ -1705,10 +1708,11 @@ def scratch_scatter_add(func: ScatterAdd, in_data, **kwargs):
     return max(check, ADD_AT + masks)
 
 
+@old_style_backward
 def scratch_spatial_transformer_sampler(func: SpatialTransformerSampler,
                                         in_data, **kwargs):
     r"""The padded image, the coordinates, indexes, weights and the four
-    gathered neighbourhoods.
+    gathered neighbourhoods (forward and backward).
 
     NumPy (and CuPy without cuDNN), for $G$ grid points (batch x out_H x
     out_W) of itemsize $s$ and $C$ channels of itemsize $s_x$: the padded
@@ -1722,18 +1726,74 @@ def scratch_spatial_transformer_sampler(func: SpatialTransformerSampler,
     objects of `PY_ARRAY` and `PY_VIEW` bytes and a pointer) beside the
     three gathered before it.
 
-    CuPy with cuDNN: the grid transposed to channels last, $2 G s$.
+    Backward (an old-style Function's, see `old_style_backward`): the same
+    coordinates, indexes, weights and neighbourhoods, then the gradients
+    of u and v per channel ($G C s_x$ each) beside each weighted term
+    ($G C s_x$): 7 neighbourhoods' bytes at the peak; later the zeroed
+    padded gx (the output's base, a view of it is gx), the grid's
+    gradient ($2 G s_x$) and the summed u and v gradients beside the four
+    neighbourhoods; above gx's padded buffer and the grid's gradient.
+
+    CuPy with cuDNN: the grid transposed to channels last, $2 G s$; in the
+    backward also a contiguous copy of a strided gy.
     """
     x, grid = in_data
     b, c, h, w = x.shape
     g = b * prod(grid.shape[2:])
     s, sx = grid.dtype.itemsize, x.dtype.itemsize
-    if kwargs.get('backend', 'numpy') == 'cupy' and uses_cudnn():
-        return 2 * g * s
+    cupy = kwargs.get('backend', 'numpy') == 'cupy'
+    backward = kwargs.get('backward', False)
+    if cupy and uses_cudnn():
+        if not backward:
+            return 2 * g * s
+        gy = kwargs['grad_outputs'][0]
+        return 2 * g * s + (0 if gy is None or gy.flags.c_contiguous
+                            else gy.size * gy.dtype.itemsize)
     padded = b * c * (h + 2) * (w + 2) * sx
     kept = padded + 4 * g * s + 16 * g
     gathered = g * c * sx
     pieces = b * (PY_ARRAY + PY_VIEW + PY_POINTER)
-    return kept + max(32 * g + 4 * g * sx,
-                      4 * g * sx + 4 * gathered + pieces,
-                      4 * g * sx + 5 * gathered)
+    if not backward:
+        return kept + max(32 * g + 4 * g * sx,
+                          4 * g * sx + 4 * gathered + pieces,
+                          4 * g * sx + 5 * gathered)
+    weights = 4 * g * sx
+    return kept + max(
+        32 * g + g * sx, weights + 4 * gathered + pieces,
+        weights + 7 * gathered,
+        weights + 4 * gathered + padded + 4 * g * sx) - padded - 2 * g * sx
+
+
+@old_style_backward
+def scratch_spatial_transformer_grid(func: SpatialTransformerGrid, in_data,
+                                     **kwargs):
+    r"""The target coordinates (forward and backward).
+
+    NumPy (and CuPy without cuDNN), for an $H \times W$ grid of itemsize
+    $s$: two `linspace` of $H$ and $W$ elements (alive throughout, under
+    `meshgrid`'s views), a $(1, H, W)$ array of ones beside the $(3, H,
+    W)$ coordinates it is concatenated into ($4 H W s$), then the
+    coordinates beside the output ($3 H W s$): the larger above the
+    output. Backward (an old-style Function's, see `old_style_backward`):
+    the same coordinates, then the gradient $g$ reshaped to $(B, 2, H W)$
+    (a copy unless its axes merge) beside them for the product.
+
+    CuPy with cuDNN: none forward; backward, $g$ transposed to channels
+    last and made contiguous ($\|g\|$ elements).
+    """
+    theta, = in_data
+    h, w = (int(d) for d in func.output_shape)
+    s = theta.dtype.itemsize
+    cupy = kwargs.get('backend', 'numpy') == 'cupy'
+    backward = kwargs.get('backward', False)
+    grid = theta.shape[0] * 2 * h * w * s
+    if cupy and uses_cudnn():
+        return grid if backward else 0
+    lines = (h + w) * s
+    if not backward:
+        return lines + max(4 * h * w * s - grid, 3 * h * w * s)
+    gy = kwargs['grad_outputs'][0]
+    view = reshape_view(gy.shape, strides_of(gy),
+                        (gy.shape[0], 2, h * w))
+    return lines + max(4 * h * w * s,
+                       3 * h * w * s + (0 if view is not None else grid))

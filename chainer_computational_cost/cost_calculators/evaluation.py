@@ -26,6 +26,7 @@ import numpy
 
 from chainer_computational_cost.cost_calculators import argmax_copy
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
@@ -203,18 +204,22 @@ def scratch_binary_accuracy(func: BinaryAccuracy, in_data, **kwargs):
 def scratch_r2_score(func: R2_score, in_data, **kwargs):
     r"""The squared residuals and deviations, then the per-output arrays.
 
-    NumPy and CuPy: `(pred - true) ** 2` (two arrays of $\|x\|$ elements)
-    summed over the batch ($R$ per-output elements kept), then `true -
-    mean` and its square beside it; then `SS_tot == 0` ($R$ bytes), `SS_res
-    / SS_tot`, `1 - ...` and `where(...)` ($R$ elements each): the larger
-    of $2\|x\| + R$ and $4R$ elements plus $R$ bytes, less the output.
+    NumPy and CuPy: `(pred - true) ** 2`: the difference ($\|x\|$
+    elements) and its square, written into the difference from 256 KiB on
+    (NumPy's temporary elision, $k = 1$; else $k = 2$ arrays), summed over
+    the batch ($R$ per-output elements kept); then `true - mean` (the mean
+    $R$ elements) and its square the same way; then `SS_tot == 0` ($R$
+    bytes), `SS_res / SS_tot`, `1 - ...` and `where(...)` ($R$ elements
+    each): the largest of $k \|x\| + R$, $\|x\| + 2R$ and $4R$ elements
+    plus $R$ bytes, less the output.
     """
     pred = in_data[0]
     s = pred.dtype.itemsize
     e = pred.size * s
     r = prod(pred.shape[1:])
+    k = 1 if elides(e) else 2
     out = s if func.multioutput == 'uniform_average' else r * s
-    return max(2 * e + r * s, 4 * r * s + r) - out
+    return max(k * e + r * s, e + 2 * r * s, 4 * r * s + r) - out
 
 
 def scratch_classification_summary(func: ClassificationSummary, in_data,

@@ -57,6 +57,7 @@ from chainer.functions.loss.triplet import Triplet
 from chainer_computational_cost.cost_calculators import c_strides
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
+from chainer_computational_cost.cost_calculators import old_style_backward
 from chainer_computational_cost.cost_calculators import Peak
 from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
@@ -812,6 +813,32 @@ def calc_connectionist_temporal_classification(
     params = {'blank': int(func.blank_symbol), 'reduce': func.reduce}
     # the first input is an int array: the loss is in x's dtype
     return (flops, mread, elements(out, x), params)
+
+
+@old_style_backward
+def scratch_connectionist_temporal_classification(
+        func: ConnectionistTemporalClassification, in_data, **kwargs):
+    r"""The backward's label probabilities (the forward's are not counted).
+
+    Backward (an old-style Function's, see `old_style_backward`), NumPy
+    and CuPy, with x of shape $(T, B, V)$ and $S = 2L + 1$ path states
+    (lattices of $Q = TBS$ elements): `exp(prob_trans - total)` (the
+    difference and the exponential, $2Q$), then the per-label sums
+    ($\|x\|$ elements) beside the exponential, then the sums beside the
+    boolean mask of the steps within each input length ($TB$ bytes): the
+    largest of the three, in x's dtype but the mask.
+
+    Forward: not counted yet (0): its log-softmax, lattices and flipped
+    copies take about $2\|x\| + Q$ and more above what the node keeps.
+    """
+    if not kwargs.get('backward', False):
+        return 0
+    input_length, label_length, t, x = in_data
+    n_time, n_batch = x.shape[:2]
+    s = x.dtype.itemsize
+    lattice = n_time * n_batch * (2 * t.shape[1] + 1) * s
+    sums = x.size * s
+    return max(2 * lattice, lattice + sums, sums + n_time * n_batch)
 
 
 def calc_negative_sampling(func: NegativeSamplingFunction, in_data,

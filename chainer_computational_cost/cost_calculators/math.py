@@ -1521,16 +1521,24 @@ def _without_scipy(module, cached):
     return importlib.util.find_spec('scipy') is None
 
 
-def scratch_erf(func: (Erf, Erfc), in_data, **kwargs):
+#: The module global in which Chainer caches its CPU function (SciPy's, or
+#: ``numpy.vectorize`` without SciPy).
+_CPU_CHOICE = {Erf: '_erf_cpu', Erfc: '_erfc_cpu', Ndtr: '_ndtr_cpu'}
+
+
+def scratch_erf(func: (Erf, Erfc, Ndtr), in_data, **kwargs):
     r"""Python floats without SciPy; SciPy's float32 result for float16.
 
-    NumPy without SciPy (Chainer warns): `numpy.vectorize(math.erf)` makes
+    NumPy without SciPy (Chainer warns): `numpy.vectorize` of the `math`
+    function (`math.erf`, `math.erfc`; for Ndtr a Python function of
+    `math.erfc`, whose intermediate floats are freed at once) makes
     an object array of the inputs and one of the results, each a pointer
     (8 bytes) and a Python float (24 bytes) per element, then their
     float64 array: $72 \|x\|$ bytes, less the output (the float64 array
     itself, or its cast to x's dtype made after the object arrays are
     freed): $(72 - s) \|x\|$ bytes for an itemsize $s$. With SciPy
-    (`scipy.special.erf`, loops for float32 and float64 only): none,
+    (`scipy.special.erf`, `erfc`, `ndtr`: loops for float32 and float64
+    only): none,
     float16 x is computed in float32 and cast, $4 \|x\|$ bytes. Which
     path runs is what Chainer cached at its first call, or whether SciPy
     can be imported.
@@ -1541,7 +1549,8 @@ def scratch_erf(func: (Erf, Erfc), in_data, **kwargs):
         return 0
     x = in_data[0]
     module = importlib.import_module(type(func).__module__)
-    cached = '_erf_cpu' if isinstance(func, Erf) else '_erfc_cpu'
+    cached = next(name for cls, name in _CPU_CHOICE.items()
+                  if isinstance(func, cls))
     if _without_scipy(module, cached):
         return (3 * PY_POINTER + 2 * PY_FLOAT - x.dtype.itemsize) * x.size
     return 4 * x.size if x.dtype.itemsize < 4 else 0
@@ -1912,18 +1921,16 @@ def scratch_fft(func: FFT, in_data, **kwargs):
     return max(first, cx + 16 * n + 2 * s * n) - 2 * s * n
 
 
-def _lapack(x, outputs, work):
-    """Bytes ``numpy.linalg``'s gufunc on the matrices ``x`` adds: float32
-    is computed in float64 (a float64 copy of x beside the float64 result
-    of ``outputs`` elements, then that result cast back), and LAPACK works
-    on ``work`` float64 copies of one n x n matrix with n int32 pivots."""
-    n = x.shape[-1]
-    lapack = 8 * work * n * n + 4 * n
+def _lapack(x, outputs):
+    """Bytes ``numpy.linalg``'s gufunc on the matrices ``x`` adds above its
+    result of ``outputs`` elements: float32 is computed in float64 (a
+    float64 copy of x beside the float64 result, then that result cast
+    back); float64 needs neither.  LAPACK's own copy of the one matrix it
+    works on is not counted (see :func:`scratch_inv`)."""
     s = x.dtype.itemsize
     if s == 8:
-        return lapack
-    return max(8 * x.size + 8 * outputs + lapack,
-               (8 + s) * outputs) - s * outputs
+        return 0
+    return max(8 * x.size + 8 * outputs, (8 + s) * outputs) - s * outputs
 
 
 def _cublas_batched(x, with_output):
@@ -1942,8 +1949,12 @@ def scratch_inv(func: (Inv, BatchInv), in_data, **kwargs):
     NumPy: `numpy.linalg.inv` computes float32 in float64: a float64 copy
     of x and the float64 inverse ($8 \|x\|$ bytes each), then the cast to
     the output: $(16 - s) \|x\|$ bytes above it for an itemsize $s < 8$;
-    while it runs, LAPACK's `gesv` solves one matrix at a time in two
-    float64 n x n buffers with n int32 pivots.
+    none for float64. Convention: the figure counts the arrays NumPy
+    allocates, not the work copy of the one matrix LAPACK's `gesv` is
+    solving (two n x n float64 buffers and n pivots, which NumPy's linalg
+    module takes with `malloc`, outside its array allocator): that is
+    LAPACK's own memory, as BLAS's packing buffers are, and a
+    straightforward inverse needs no more than its output beside x.
 
     CuPy: Chainer's `_inv_gpu`: a copy of x factorized in place, the
     pivots and status (int32) and two arrays of matrix pointers (int64).
@@ -1951,7 +1962,7 @@ def scratch_inv(func: (Inv, BatchInv), in_data, **kwargs):
     x = in_data[0]
     if kwargs.get('backend', 'numpy') == 'cupy':
         return _cublas_batched(x, True)
-    return _lapack(x, x.size, 2)
+    return _lapack(x, x.size)
 
 
 def scratch_batch_det(func: BatchDet, in_data, **kwargs):
@@ -1959,8 +1970,10 @@ def scratch_batch_det(func: BatchDet, in_data, **kwargs):
 
     NumPy: `numpy.linalg.det` computes float32 in float64: a float64 copy
     of x ($8 \|x\|$ bytes) beside the float64 determinants, then their
-    cast to the output; while it runs, LAPACK's `getrf` factorizes one
-    matrix at a time in a float64 n x n buffer with n int32 pivots.
+    cast to the output; none for float64. As for Inv, LAPACK's `getrf`
+    work copy of the one matrix it factorizes (an n x n float64 buffer
+    and n pivots, taken with `malloc` by NumPy's linalg module) is not
+    counted.
 
     CuPy: `cupy.linalg.det`'s LU factorization of a copy of x, the pivots
     and status per matrix.
@@ -1968,7 +1981,27 @@ def scratch_batch_det(func: BatchDet, in_data, **kwargs):
     x = in_data[0]
     if kwargs.get('backend', 'numpy') == 'cupy':
         return _cublas_batched(x, False)
-    return _lapack(x, len(x), 1)
+    return _lapack(x, len(x))
+
+
+def scratch_cholesky(func: 'chainer.functions.math.cholesky.Cholesky',
+                     in_data, **kwargs):
+    r"""numpy.linalg's float64 copy and factor of a float32 matrix.
+
+    NumPy: `numpy.linalg.cholesky` computes float32 in float64, as
+    `numpy.linalg.inv` does (see Inv): a float64 copy of x and the float64
+    factor, then its cast to the output: $(16 - s) \|x\|$ bytes above it
+    for an itemsize $s < 8$, none for float64 (LAPACK's `potrf` work copy
+    of the matrix not counted, as for Inv).
+
+    CuPy: `cupy.linalg.cholesky` factorizes a copy of x that becomes the
+    output; cuSOLVER's workspace, which the library sizes when the call
+    runs, is not counted: 0.
+    """
+    x = in_data[0]
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    return _lapack(x, x.size)
 
 
 def scratch_absolute_grad(func: AbsoluteGrad, in_data, **kwargs):

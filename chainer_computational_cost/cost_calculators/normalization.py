@@ -77,6 +77,7 @@ from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import uses_cudnn
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import elides
+from chainer_computational_cost.cost_calculators import old_style_backward
 from chainer_computational_cost.cost_calculators import prod
 from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
@@ -300,6 +301,7 @@ def calc_batch_renormalization(func: BatchRenormalizationFunction, in_data,
     return (flops, mread, mwrite, params)
 
 
+@old_style_backward
 def scratch_batch_renormalization(func: BatchRenormalizationFunction,
                                   in_data, **kwargs):
     r"""$\gamma \hat{x}_{renorm}$ before the cast that makes y.
@@ -314,9 +316,23 @@ def scratch_batch_renormalization(func: BatchRenormalizationFunction,
 
     CuPy: none (one elementwise kernel writes $\hat{x}$, $\hat{x} r + d$
     and y; the squared deviations of `x.var` take less than they do).
+
+    Backward (an old-style Function's, see `old_style_backward`), NumPy:
+    the products of gy with $\hat{x}_{renorm}$ and $\hat{x}$ summed for
+    the gradients of $\gamma$ and $\sigma$ ($\|x\|$ elements each, one
+    at a time), then $g_x$'s expression: two arrays of $\|x\|$ elements at
+    each step (NumPy writes into a temporary from 256 KiB on, but `gy -
+    (...)` is a new array), the last alive while `astype` copies it into
+    $g_x$: $2 \|x\|$ elements in the promoted dtype, less $g_x$. CuPy:
+    the two products (one elementwise kernel writes $g_x$): $\|x\|$
+    elements.
     """
     x, gamma = in_data[:2]
-    if kwargs.get('backend', 'numpy') == 'cupy':
+    cupy = kwargs.get('backend', 'numpy') == 'cupy'
+    if kwargs.get('backward', False):
+        e = _interm_bytes(x, gamma)
+        return e if cupy else 2 * e - x.size * x.dtype.itemsize
+    if cupy:
         return 0
     return _interm_bytes(x, gamma) + 4 * _interm_bytes(gamma, x)
 
@@ -883,6 +899,23 @@ def calc_fixed_decorrelated_batch_normalization_grad(
              + dot_flops(g * c * c, m, fma))
     mwrite = elements(n, x) + elements(g * c + g * c * c, mean)
     return (flops, total_size(in_data), mwrite, {'groups': int(func.groups)})
+
+
+def scratch_fixed_decorrelated_batch_normalization_grad(
+        func: FixedDecorrelatedBatchNormalizationGrad, in_data, **kwargs):
+    r"""gy and x regrouped, x centred and its difference from x.
+
+    NumPy and CuPy: gy and x with the channel axis first reshaped into
+    $(g, C, m)$ (a copy of $\|x\|$ elements each, except where the axes
+    merge: at batch 1, or a broadcast gy), $P^\top g_y$ (whose view is
+    $g_x$), then `rhs` $= \hat{x} - \mu$ and $\hat{x} - $ `rhs` ($\|x\|$
+    elements each), alive while `matmul` makes the gradient of $P$: the
+    two copies and $2 \|x\|$ elements above the outputs.
+    """
+    x, mean, projection, gy = in_data
+    g = func.groups
+    return (_dbn_copy(gy, g) + _dbn_copy(x, g)
+            + 2 * x.size * x.dtype.itemsize)
 
 
 def _rows(x):

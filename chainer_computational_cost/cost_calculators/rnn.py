@@ -21,6 +21,7 @@ import chainer
 
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import elides
+from chainer_computational_cost.cost_calculators import old_style_backward
 from chainer_computational_cost.cost_calculators import register
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
@@ -192,6 +193,7 @@ def calc_tree_lstm(
                            kwargs.get('fma_1flop', False), {'n_ary': n_ary})
 
 
+@old_style_backward
 def scratch_tree_lstm(
         func: 'chainer.functions.rnn.tree_lstm.TreeLSTM', in_data,
         **kwargs):
@@ -205,11 +207,20 @@ def scratch_tree_lstm(
     Peak above $c$ and $h$: $2U$ ($U$ with one child or from 256 KiB).
 
     CuPy: none (one elementwise kernel writes $c$ and $h$).
+
+    Backward (an old-style Function's, see `old_style_backward`), NumPy:
+    `tanh(c)` and the cell's gradient `tmp` ($U$ each) stay alive while
+    each gate's gradient is computed into gx by an expression of two or
+    three temporaries of $U$: $4U$ above gx and the children's gradients,
+    $3U$ from 256 KiB with two children or more (tracemalloc's measure on
+    NumPy 1.23). CuPy: none (one elementwise kernel).
     """
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
     cs = in_data[:-1]
     gate = cs[0].size * in_data[-1].dtype.itemsize
+    if kwargs.get('backward', False):
+        return (3 if len(cs) > 1 and elides(gate) else 4) * gate
     return (1 if len(cs) < 2 or elides(gate) else 2) * gate
 
 
