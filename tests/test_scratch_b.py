@@ -528,3 +528,91 @@ def test_ctc_backward(rng):
     # mask multiplies y as a float32 cast: 1 buffer.
     check(calls, 'ConnectionistTemporalClassification backward', 880640,
           buffers(1, 163840))
+
+
+#: The Python objects of a CTC forward, beyond ``PY``: its four nested
+#: Python functions' frames, NumPy's indexing iterators and numpy.ma's
+#: masked array, alive at the peak (tracemalloc measures 4932 bytes over
+#: the figure of a T = 3, B = 2, V = 2, L = 0 input, whose arrays take
+#: 516 bytes, and 4.8 to 5.2 KiB at every size below).
+CTC_OBJECTS = 2048
+
+
+@pytest.mark.parametrize('T, B, V, L, dtype, figure', [
+    # X = 20*256*32 = 163840, Q = 20*256*11 = 56320, R = 256*11 = 2816,
+    # TB = 5120: 2X s + Q s + 2R s = 1310720 + 225280 + 22528, 8R = 22528,
+    # 8B + 4T = 2048 + 80, 4TB = 20480; buffers 8 * (3 * 8192 + 5120) =
+    # 237568: 1841232
+    (20, 256, 32, 5, np.float32, 1841232),
+    # T = 10: X = 81920, Q = 28160, TB = 2560: 655360 + 112640 + 22528 +
+    # 22528 + 2048 + 40 + 10240 + 8 * (3 * 8192 + 2816) = 1044520
+    (10, 256, 32, 5, np.float32, 1044520),
+    # B = 64: X = 40960, Q = 14080, R = 704, TB = 1280: 327680 + 56320 +
+    # 5632 + 5632 + 512 + 80 + 5120 + 8 * (3 * 8192 + 1280) = 607824
+    (20, 64, 32, 5, np.float32, 607824),
+    # V = 128: X = 655360, 2X s = 5242880 where 1310720 was: 5773392
+    (20, 256, 128, 5, np.float32, 5773392),
+    # L = 20: S = 41, Q = 209920, R = 10496: 1310720 + 839680 + 83968 +
+    # 83968 + 2128 + 20480 + 8 * (3 * 8192 + 8192) = 2603088
+    (20, 256, 32, 20, np.float32, 2603088),
+    # float64: 2621440 + 450560 + 45056 + 22528 + 2128 + 20480 + 237568
+    # = 3399760
+    (20, 256, 32, 5, np.float64, 3399760),
+])
+def test_ctc_forward(rng, T, B, V, L, dtype, figure):
+    xs = [_var(rng, B, V, dtype=dtype) for _ in range(T)]
+    t = rng.randint(1, V, (B, L)).astype(np.int32)
+    calls = probe(lambda: F.connectionist_temporal_classification(xs, t, 0))
+    check(calls, 'ConnectionistTemporalClassification', figure, CTC_OBJECTS)
+
+
+def _double_backward(fn, xs, outputs):
+    """Backward from ones through the outputs ``outputs`` of ``fn(*xs)``,
+    then again from ones through the gradients of ``xs``."""
+    ys = fn(*xs)
+    ys = [ys[k] for k in outputs]
+    chainer.backward(ys, [chainer.Variable(np.ones_like(y.array))
+                          for y in ys], enable_double_backprop=True)
+    gs = [x.grad_var for x in xs]
+    for x in xs:
+        x.cleargrad()
+    chainer.backward(gs, [chainer.Variable(np.ones_like(g.array))
+                          for g in gs])
+
+
+@pytest.mark.parametrize('n, outputs, units', [
+    # U = 255*256 floats = 261120 bytes (< 256 KiB): 15 arrays kept, 3
+    # more, an expression's 3 temporaries: 21U
+    (255, (0, 1), 21),
+    # from 256 KiB (U = 262144) two temporaries: 20U
+    (256, (0, 1), 20),
+    # no gradient of c: its gradient (|c_prev| = U) is dropped: 22U
+    (255, (1,), 22),
+    # no gradient of h: its gradient (U) is dropped: 20U + U
+    (256, (0,), 21),
+])
+def test_lstm_double_backward(rng, n, outputs, units):
+    c, x = _var(rng, n, 256), _var(rng, n, 1024)
+    calls = probe(lambda: _double_backward(F.lstm, [c, x], outputs))
+    # the gates are strided views of x and of its gradient: ufunc buffers
+    check(calls, 'LSTMGrad backward', units * n * 256 * 4,
+          buffers(3, n * 256))
+
+
+@pytest.mark.parametrize('n, outputs, units', [
+    # U = 261120 bytes: o1 + o2, 24 kept, 3 more, 11 gradients, the last
+    # one's 3 temporaries: 42U
+    (255, (0, 1), 42),
+    # from 256 KiB: 41U
+    (256, (0, 1), 41),
+    # no gradient of c: its gradient (U) is dropped: 41U + U
+    (256, (1,), 42),
+])
+@pytest.mark.chainer7_only
+def test_slstm_double_backward(rng, n, outputs, units):
+    c1, c2 = _var(rng, n, 256), _var(rng, n, 256)
+    x1, x2 = _var(rng, n, 1024), _var(rng, n, 1024)
+    calls = probe(lambda: _double_backward(F.slstm, [c1, c2, x1, x2],
+                                           outputs))
+    check(calls, 'SLSTMGrad backward', units * n * 256 * 4,
+          buffers(3, n * 256))

@@ -90,8 +90,6 @@ MAX_ITEMS = 64
 #: Cases whose function loops in Python over the batch (or worse), with
 #: the bytes their batch inputs are scaled to instead of :data:`TARGETS`.
 SLOW = {
-    'ConnectionistTemporalClassification': 16 * 1024,
-    'ConnectionistTemporalClassification-backward': 16 * 1024,
     'SpatialTransformerSampler': 32 * 1024,
     'TransposeSequence': 16 * 1024,
     'EmbedIDFunction': 64 * 1024,
@@ -134,10 +132,8 @@ ROW_VIEWS = {
 LIMIT = 256 * 1024
 
 #: Known gaps above :data:`LIMIT` (listed in docs/memory.md), printed but
-#: not failed: the double backward of LSTM and SLSTM runs the backward of
-#: their old-style gradient Functions, whose expressions (1.6 MB here) no
-#: scratch function gives yet.
-KNOWN = {'LSTMGrad backward', 'SLSTMGrad backward'}
+#: not failed: none today.
+KNOWN = frozenset()
 
 
 class _Probe(chainer.FunctionHook):

@@ -815,30 +815,122 @@ def calc_connectionist_temporal_classification(
     return (flops, mread, elements(out, x), params)
 
 
+def _index_buffers(n, *sizes):
+    """Bytes NumPy's fancy indexing takes beside its result when gathering
+    ``n`` elements through int32 index arrays of ``sizes`` elements (each
+    broadcast to the result): its iterator's buffers of up to 8192 intp
+    per index array, and the buffer in which it checks the largest array's
+    bounds, cast to intp (measured with NumPy 1.23)."""
+    return 8 * (len(sizes) * min(8192, n)
+                + max(min(8192, size) for size in sizes))
+
+
 @old_style_backward
 def scratch_connectionist_temporal_classification(
         func: ConnectionistTemporalClassification, in_data, **kwargs):
-    r"""The backward's label probabilities (the forward's are not counted).
+    r"""log y, its flipped copy and a lattice beside the kept ones.
+
+    Forward, NumPy, with x of shape $(T, B, V)$ ($X = \|x\|$ elements of
+    $s$ bytes), labels of length $L$, $S = 2L + 1$ path states, $R = BS$
+    (a row of a lattice) and $Q = TBS$ (a lattice): the softmax `yseq`
+    ($X$), the returned lattice ($Q$), the int32 paths ($4R$ bytes) and
+    path lengths stay on the node (not scratch). The peak is met while the
+    backward recursion's lattice is flipped into the returned one:
+    `log(yseq)` and its flipped copy ($2X$), that lattice ($Q$), the last
+    rows of both recursions ($2R$), the int32 flipped paths and label
+    rotation ($8R$ bytes), the input rotation ($4TB$), three aranges ($8B
+    + 4T$) and fancy indexing's buffers (see `_index_buffers`: $8 (3
+    \min(8192, Q) + \min(8192, \max(TB, R)))$):
+    $(2X + Q + 2R) s + 8R + 8B + 4T + 4TB$ bytes + the buffers. Flipping
+    `log(yseq)` itself ($V$ where $S$ was, and its buffers over $X$) or a
+    step of the recursions (the three transitions, logsumexp's difference
+    and exponential: $10R$ above the rows) can be higher on small inputs:
+    the figure follows every step of Chainer's code and takes the highest.
+    `log` goes through `numpy.ma` (its masks, $X$ bytes each, are freed);
+    a softmax that underflows to exactly 0 makes `filled` copy
+    `log(yseq)` ($X$ more, not counted: it depends on the values).
+
+    CuPy: `log(yseq)`, its flipped copy and the lattice ($2X + Q$
+    elements) beside the two last rows ($2R$): no buffers, masks or
+    per-step temporaries (one kernel per step).
 
     Backward (an old-style Function's, see `old_style_backward`), NumPy
-    and CuPy, with x of shape $(T, B, V)$ and $S = 2L + 1$ path states
-    (lattices of $Q = TBS$ elements): `exp(prob_trans - total)` (the
-    difference and the exponential, $2Q$), then the per-label sums
-    ($\|x\|$ elements) beside the exponential, then the sums beside the
-    boolean mask of the steps within each input length ($TB$ bytes): the
-    largest of the three, in x's dtype but the mask.
-
-    Forward: not counted yet (0): its log-softmax, lattices and flipped
-    copies take about $2\|x\| + Q$ and more above what the node keeps.
+    and CuPy: `exp(prob_trans - total)` (the difference and the
+    exponential, $2Q$), then the per-label sums ($\|x\|$ elements) beside
+    the exponential, then the sums beside the boolean mask of the steps
+    within each input length ($TB$ bytes): the largest of the three, in
+    x's dtype but the mask.
     """
-    if not kwargs.get('backward', False):
-        return 0
     input_length, label_length, t, x = in_data
-    n_time, n_batch = x.shape[:2]
+    n_time, n_batch, n_vocab = x.shape
+    n_state = 2 * t.shape[1] + 1
     s = x.dtype.itemsize
-    lattice = n_time * n_batch * (2 * t.shape[1] + 1) * s
-    sums = x.size * s
-    return max(2 * lattice, lattice + sums, sums + n_time * n_batch)
+    tb, rows = n_time * n_batch, n_batch * n_state
+    big, lattice, row = x.size * s, tb * n_state * s, rows * s
+    if kwargs.get('backward', False):
+        return max(2 * lattice, lattice + big, big + tb)
+    if not _numpy(kwargs):
+        return 2 * big + lattice + 2 * row
+    return _ctc_forward_peak(n_time, n_batch, n_vocab, n_state, s)
+
+
+def _ctc_forward_peak(n_time, n_batch, n_vocab, n_state, s):
+    """The NumPy forward's peak above what it leaves (see the scratch
+    function's docstring), following Chainer's code."""
+    tb, rows = n_time * n_batch, n_batch * n_state
+    n = tb * n_vocab
+    big, lattice, row, path = n * s, tb * n_state * s, rows * s, 4 * rows
+    same = n_batch * max(n_state - 2, 0)
+    p = Peak().alloc(4 * n_batch)  # path lengths (kept)
+    # softmax: x - max (the max freed first), exp, then the row sums
+    p.alloc(tb * s, big).free(tb * s).alloc(big).free(big)
+    p.alloc(tb * s).free(tb * s)
+    # numpy.ma.log: log, ~isfinite (and isfinite), the domain's mask
+    p.alloc(big, n, n).free(n).alloc(n).free(n, n)
+    p.alloc(path)  # the paths (kept)
+    p.alloc(row, 4 * n_batch, 4 * n_time)  # the first row, aranges
+    buf = _index_buffers(lattice // s, n_time, n_batch, rows)
+    p.alloc(lattice, buf).free(buf)  # log y gathered along the paths
+
+    def step():
+        # the three transitions, the equal-label mask, logsumexp's max,
+        # difference and exponential; its sum and log; the mask of states
+        # past each path; the emissions gathered (freed once added)
+        p.alloc(3 * row, same, row, 3 * row, 3 * row)
+        p.free(6 * row).alloc(row, row).free(row, row)
+        p.alloc(8 * n_state, rows).free(8 * n_state).alloc(4 * n_batch)
+        buf = _index_buffers(rows, n_batch, rows)
+        p.alloc(row, buf).free(buf, row)
+        p.free(3 * row, same, rows, 4 * n_batch)
+
+    def flip_lattice():
+        p.alloc(4 * n_time, 8 * tb).free(4 * tb, 4 * n_time)
+        p.alloc(4 * n_state, 8 * rows).free(4 * rows, 4 * n_state)
+        buf = _index_buffers(lattice // s, tb, n_batch, rows)
+        p.alloc(4 * n_batch, lattice, buf).free(buf, 4 * tb, 4 * rows,
+                                                4 * n_batch)
+
+    # each step's row replaces the last but the first, which starts the
+    # backward recursion
+    step()
+    for _ in range(n_time - 1):
+        step()
+        p.free(row)
+    # the flipped paths: int64 rotation (and its temporary)
+    p.alloc(16 * rows).free(8 * rows).alloc(4 * n_batch, path)
+    p.free(8 * rows, 4 * n_batch)
+    # log y flipped
+    p.alloc(4 * n_time, 8 * tb).free(4 * tb, 4 * n_time)
+    p.alloc(4 * n_batch, 4 * n_vocab)
+    buf = _index_buffers(n, tb, n_batch, n_vocab)
+    p.alloc(big, buf).free(buf, 4 * tb, 4 * n_batch, 4 * n_vocab)
+    flip_lattice()
+    p.free(lattice)  # the first lattice
+    for _ in range(n_time):
+        step()
+        p.free(row)
+    flip_lattice()
+    return p.peak - (4 * n_batch + big + path + lattice)
 
 
 def calc_negative_sampling(func: NegativeSamplingFunction, in_data,

@@ -306,6 +306,7 @@ def calc_lstm_grad(
     return flops, mread, size_of(c_prev) + size_of(x), {}
 
 
+@old_style_backward
 def scratch_lstm_grad(
         func: ('chainer.functions.rnn.lstm.LSTMGrad',
                'chainer.functions.activation.lstm.LSTMGrad'),
@@ -319,11 +320,32 @@ def scratch_lstm_grad(
     elements above the outputs.
 
     CuPy: none (one elementwise kernel).
+
+    Backward (an old-style Function's, see `old_style_backward`: the
+    double backward of LSTM), NumPy: its five gradients are allocated
+    first (the outputs); `lstm_grad_grad` then keeps 15 arrays of $U$ to
+    its end (each of $\sigma(o), \sigma(i), \sigma(f)$ with its first and
+    second derivatives, and of $\tanh a, \tanh c$), then $g_{\bar c}$,
+    `dgc_do` and `dgc_dc` (18); each gradient's expression has up to three
+    temporaries alive (two from 256 KiB, where NumPy multiplies and adds
+    into a temporary): $21U$ elements, $20U$ from 256 KiB. A gradient
+    Chainer drops (that of $g_{c'}$ when it is None, $\|c_{prev}\|$
+    elements; of $g_h$ when it is None, $U$) is freed inside: counted.
+    CuPy: those dropped gradients only (one fused kernel writes the
+    others).
     """
+    x = in_data[1]
+    gate = (x.size // 4) * x.dtype.itemsize
+    if kwargs.get('backward', False):
+        c_prev, _, _, gc, gh = in_data
+        dropped = ((c_prev.size * c_prev.dtype.itemsize if gc is None else 0)
+                   + (gate if gh is None else 0))
+        if kwargs.get('backend', 'numpy') == 'cupy':
+            return dropped
+        return (20 if elides(gate) else 21) * gate + dropped
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
-    x = in_data[1]
-    return 8 * (x.size // 4) * x.dtype.itemsize
+    return 8 * gate
 
 
 def calc_slstm_grad(
@@ -365,6 +387,7 @@ def calc_slstm_grad(
     return flops, mread, mwrite, {}
 
 
+@old_style_backward
 def scratch_slstm_grad(
         func: 'chainer.functions.rnn.slstm.SLSTMGrad', in_data, **kwargs):
     r"""The recomputed gate activations, $\tanh c$ and $g_c$.
@@ -378,10 +401,31 @@ def scratch_slstm_grad(
     which the $10U$ of gradients stay: $10U$.
 
     CuPy: none (one elementwise kernel writes every gradient).
+
+    Backward (an old-style Function's, see `old_style_backward`: the
+    double backward of SLSTM), NumPy: its seven gradients are allocated
+    first (the outputs), then $o_1 + o_2$ ($U$); `slstm_grad_grad` keeps
+    24 arrays of $U$ to its end (each of five sigmoids with its first and
+    second derivatives, and of three tanh), then $g_{\bar c}$, `dgc_do`,
+    `dgc_dc` and the first 11 of the 12 arrays it returns (copied into
+    the outputs after it), the last (`ggh`) with up to three temporaries
+    alive (two from 256 KiB, where NumPy multiplies and adds into a
+    temporary):
+    $42U$ elements, $41U$ from 256 KiB. A gradient Chainer drops (of
+    $g_{c'}$ or $g_h$ when None, $U$ each) is freed inside: counted.
+    CuPy: $o_1 + o_2$ and the fused kernel's 13 results ($14U$), and the
+    dropped gradients.
     """
+    gate = in_data[0].size * in_data[2].dtype.itemsize
+    if kwargs.get('backward', False):
+        gc, gh = in_data[5:]
+        dropped = gate * ((gc is None) + (gh is None))
+        if kwargs.get('backend', 'numpy') == 'cupy':
+            return 14 * gate + dropped
+        return (41 if elides(gate) else 42) * gate + dropped
     if kwargs.get('backend', 'numpy') == 'cupy':
         return 0
-    return 10 * in_data[0].size * in_data[2].dtype.itemsize
+    return 10 * gate
 
 
 # NStep RNNs (cuDNN only).  Inputs: hx, [cx,] w, xs where w is the
