@@ -647,7 +647,8 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     or summed per ``'type'``, ``'link'`` (every level of the tree) or
     ``'phase'``; last 'total'.
 
-    ``layers``: layer dicts; ``roofline_rows``: the roofline report of the
+    ``layers``: layer dicts; ``calibration``: a :class:`Calibration` or
+    the path of its file; ``roofline_rows``: the roofline report of the
     same layers (name -> row with ``t_roofline``) or None.  A call's row
     has ``name, type, phase, link, family``, ``t_call`` (seconds inside the
     call), ``t_predicted = t_call + calibration.overhead``, ``t_roofline``
@@ -658,6 +659,7 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     ``n_flagged``.
     """
     checks.one_of('by', by, TIME_BY)
+    calibration = load_calibration(calibration)
     overhead = calibration.overhead
     inference = not any(x.get('phase') == 'backward' for x in layers)
     rows = []

@@ -494,3 +494,16 @@ def test_links_are_sorted_and_phases_in_their_order():
     rows = cal.time_report([dict(_add('Add-1'), phase=None)], c,
                            by='phase')
     assert list(rows) == ['forward', 'total']
+
+
+def test_the_time_report_takes_a_calibration_or_its_file(tmp_path):
+    # the add of 1000 bytes read and 500 written, in inference: 1e-5 +
+    # 1e-6 + 1e-6 inside the call, 1 us of overhead
+    path = str(tmp_path / 'c.json')
+    _calibration().save(path)
+    rows = cal.time_report([_add('Add-1', 1000, 500)], path)
+    assert rows['total']['t_predicted'] == pytest.approx(1.3e-5, rel=1e-12)
+    # anything else is named (it was AttributeError: no 'overhead')
+    with pytest.raises(TypeError, match='^calibration must be a '
+                       'Calibration or the path of its JSON file, got 3$'):
+        cal.time_report([_add('Add-1')], 3)
