@@ -4,6 +4,13 @@ timings, the flags, the file and the time report (worked by hand; see
 benchmarks/mutate.py for how this file is used).
 
 Nothing here times anything.
+
+Equivalent mutants: in ``GemmTable._position``, ``x < logs[0]`` for
+``x <= logs[0]`` sends a dimension on the first grid point to the
+bisection, which gives ``i = -1`` and a weight of 1 on point 0: the same
+speed.  In ``nnls``, scaling all-zero columns by 0.5 instead of 1 leaves
+them zero (their coefficient stays 0), and subsets from size 0 add an
+empty fit whose residual is never below the starting one.
 """
 
 import json
