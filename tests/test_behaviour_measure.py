@@ -500,6 +500,15 @@ def test_the_probes_draw_the_documented_shapes():
                         (64, 128, 256, 512)}}
 
 
+def test_a_side_of_8_may_be_strided():
+    # "stride 2 once in four on sides of 8 or more" (docs/predicted_time.md):
+    # a convolution on a side of 8 is offered the strides, one of 7 not
+    for side, offered in ((8, True), (7, False)):
+        rng = _Recorder(0)
+        measure._conv_step(rng, {}, [], 'l0', 'conv', 1, 3, side)
+        assert ((1, 1, 1, 2) in rng.offered) is offered
+
+
 def _counts(make, seed):
     model, inputs, _, _ = make(numpy.random.RandomState(seed))
     with chainer.using_config('train', True), \
