@@ -39,6 +39,7 @@ import itertools
 import json
 import math
 
+from chainer_computational_cost import checks
 from chainer_computational_cost import roofline
 from chainer_computational_cost.aggregation import _ancestors
 from chainer_computational_cost.columns import PHASES
@@ -84,6 +85,11 @@ OTHER_FEATURES = ('const', 'mread', 'mwrite', 'flops', 'cold')
 #: per byte, so narrow images copy slowly), and ``window``, the kernel's
 #: ``kh * kw`` (one sliced copy in Python each).
 CONVOLUTION_FEATURES = MATRIX_FEATURES + ('rows', 'window')
+
+#: The keys a fit may have in :attr:`Calibration.families`
+#: (:func:`fit_key`): the families, each convolution type for theirs.
+FIT_KEYS = tuple(k for k in FAMILIES if k != 'convolution') + tuple(
+    sorted(CONVOLUTION_TYPES))
 
 #: The kinds of call with their own overhead, forward calls in inference
 #: (no graph kept) and in training, backward calls and updates.
@@ -282,9 +288,9 @@ class GemmTable(object):
     call's other features then decide whether it is out of range)."""
 
     def __init__(self, dims, speed):
-        self.dims = [int(d) for d in dims]
+        self.dims = _check_dims(dims)
         # speed[i][j][k]: M*N*K / seconds at dims[i], dims[j], dims[k].
-        self.speed = speed
+        self.speed = _check_speed(speed, len(self.dims))
         self._logs = [math.log(d) for d in self.dims]
 
     def _position(self, d):
@@ -317,6 +323,106 @@ class GemmTable(object):
     def peak(self):
         """The highest speed of the table (multiply-adds per second)."""
         return max(s for a in self.speed for b in a for s in b)
+
+
+# Checks of a calibration's fields, every one named by its path in the
+# JSON file ('families.math.coef[2]'), wherever the calibration is made.
+
+def _field(path):
+    return "a malformed calibration: field '{}'".format(path)
+
+
+def _fields(path, value, keys=(), allowed='a dict'):
+    """``value`` if it is a dict holding ``keys``."""
+    checks.instance(_field(path), value, dict, allowed)
+    for key in keys:
+        if key not in value:
+            raise ValueError('{} is missing'.format(
+                _field('{}.{}'.format(path, key) if path else key)))
+    return value
+
+
+def _numbers(path, values, count, check):
+    """``count`` numbers, each passing ``check``, as a list of floats."""
+    allowed = 'a list of {} numbers'.format(count)
+    checks.instance(_field(path), values, (list, tuple), allowed)
+    if len(values) != count:
+        raise ValueError('{} must be {}, got {!r}'.format(
+            _field(path), allowed, values))
+    return [check(_field('{}[{}]'.format(path, i)), v)
+            for i, v in enumerate(values)]
+
+
+def _check_dims(dims):
+    allowed = 'a list of ints >= 1 in increasing order, one or more'
+    checks.instance(_field('gemm.dims'), dims, (list, tuple), allowed)
+    out = [checks.positive_int(_field('gemm.dims[{}]'.format(i)), d)
+           for i, d in enumerate(dims)]
+    if not out or any(a >= b for a, b in zip(out, out[1:])):
+        raise ValueError('{} must be {}, got {!r}'.format(
+            _field('gemm.dims'), allowed, dims))
+    return out
+
+
+def _check_speed(speed, n, path='gemm.speed', depth=3):
+    """``speed`` as nested lists, ``n`` a level, of finite numbers > 0
+    (multiply-adds a second: the table takes their logarithm)."""
+    if not depth:
+        return checks.positive(_field(path), speed)
+    allowed = 'a list of {} {}'.format(
+        n, 'lists' if depth > 1 else 'numbers')
+    checks.instance(_field(path), speed, (list, tuple), allowed)
+    if len(speed) != n:
+        raise ValueError('{} must be {} (one for each of gemm.dims), got '
+                         '{!r}'.format(_field(path), allowed, speed))
+    return [_check_speed(s, n, '{}[{}]'.format(path, i), depth - 1)
+            for i, s in enumerate(speed)]
+
+
+def _n_features(key):
+    """How many features the fit of key ``key`` has."""
+    if key in CONVOLUTION_TYPES:
+        return len(CONVOLUTION_FEATURES)
+    return len(MATRIX_FEATURES if key == 'matmul' else OTHER_FEATURES)
+
+
+def _check_families(families):
+    _fields('families', families)
+    out = {}
+    for key, fit in families.items():
+        checks.one_of("a malformed calibration: a key of field 'families'",
+                      key, FIT_KEYS)
+        path = 'families.' + key
+        _fields(path, fit, ('coef', 'low', 'high', 'n'),
+                'a dict with coef, low, high and n')
+        n = _n_features(key)
+        out[key] = dict(fit, **{
+            k: _numbers('{}.{}'.format(path, k), fit[k], n,
+                        checks.non_negative)
+            for k in ('coef', 'low', 'high')})
+        out[key]['n'] = checks.integer(_field(path + '.n'), fit['n'], 0)
+    return out
+
+
+def _check_types(types):
+    _fields('types', types)
+    for name, key in types.items():
+        checks.instance("a malformed calibration: a key of field 'types'",
+                        name, str, 'a function type name (a str)')
+        checks.one_of(_field('types.' + name), key, FIT_KEYS)
+    return dict(types)
+
+
+def _check_error(error):
+    _fields('error', error)
+    out = dict(error)
+    for key in ('inference', 'training'):
+        if out.get(key) is not None:
+            out[key] = checks.non_negative(_field('error.' + key), out[key])
+    if 'n_probes' in out:
+        out['n_probes'] = checks.integer(_field('error.n_probes'),
+                                         out['n_probes'], 0)
+    return out
 
 
 def nnls(rows, targets, weights):
@@ -403,13 +509,20 @@ class Calibration(object):
 
     def __init__(self, gemm, families, types, overhead, error=None,
                  info=None, bandwidth=None):
-        self.gemm = gemm
-        self.families = dict(families)
-        self.types = dict(types)
-        self.overhead = {k: float(overhead[k]) for k in OVERHEADS}
-        self.error = dict(error or {})
-        self.info = dict(info or {})
-        self.bandwidth = bandwidth
+        # Checked here, once, for every way a calibration is made (a file
+        # edited by hand among them): nothing it predicts is then
+        # negative, NaN or infinite, and no field is found missing later.
+        self.gemm = checks.instance(_field('gemm'), gemm, GemmTable,
+                                    'a GemmTable')
+        self.families = _check_families(families)
+        self.types = _check_types(types)
+        _fields('overhead', overhead, OVERHEADS)
+        self.overhead = {k: checks.non_negative(
+            _field('overhead.' + k), overhead[k]) for k in OVERHEADS}
+        self.error = _check_error({} if error is None else error)
+        self.info = dict(_fields('info', {} if info is None else info))
+        self.bandwidth = None if bandwidth is None else checks.positive(
+            _field('bandwidth'), bandwidth)
 
     def __repr__(self):
         return '<Calibration of {} ({}), {} families, {} types>'.format(
@@ -471,7 +584,8 @@ class Calibration(object):
     @classmethod
     def from_dict(cls, data):
         """A calibration from :meth:`to_dict`'s data (ValueError when it
-        is not one)."""
+        is not one: a one-line message naming the first field that is
+        missing or wrong, what it is and what it must be)."""
         if isinstance(data, dict) and isinstance(data.get('format'), int) \
                 and data['format'] != FORMAT and 'gemm' in data:
             raise ValueError(
@@ -482,13 +596,13 @@ class Calibration(object):
                 'not a calibration of format {} (see '
                 'chainer_computational_cost.calibrate): {!r}'.format(
                     FORMAT, str(data)[:80]))
-        try:
-            gemm = GemmTable(data['gemm']['dims'], data['gemm']['speed'])
-            return cls(gemm, data['families'], data['types'],
-                       data['overhead'], data.get('error'),
-                       data.get('info'), data.get('bandwidth'))
-        except (KeyError, TypeError) as e:
-            raise ValueError('a malformed calibration: {!r}'.format(e))
+        _fields('', data, ('gemm', 'families', 'types', 'overhead'))
+        _fields('gemm', data['gemm'], ('dims', 'speed'),
+                'a dict with dims and speed')
+        gemm = GemmTable(data['gemm']['dims'], data['gemm']['speed'])
+        return cls(gemm, data['families'], data['types'], data['overhead'],
+                   data.get('error'), data.get('info'),
+                   data.get('bandwidth'))
 
     def save(self, path):
         """Write the calibration to the JSON file ``path``."""
@@ -533,7 +647,8 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     or summed per ``'type'``, ``'link'`` (every level of the tree) or
     ``'phase'``; last 'total'.
 
-    ``layers``: layer dicts; ``roofline_rows``: the roofline report of the
+    ``layers``: layer dicts; ``calibration``: a :class:`Calibration` or
+    the path of its file; ``roofline_rows``: the roofline report of the
     same layers (name -> row with ``t_roofline``) or None.  A call's row
     has ``name, type, phase, link, family``, ``t_call`` (seconds inside the
     call), ``t_predicted = t_call + calibration.overhead``, ``t_roofline``
@@ -543,9 +658,8 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     ``time`` (when every call of the group has one), count ``n_layers`` and
     ``n_flagged``.
     """
-    if by not in TIME_BY:
-        raise ValueError('by must be one of {}, got {!r}'.format(
-            ', '.join(repr(b) for b in TIME_BY), by))
+    checks.one_of('by', by, TIME_BY)
+    calibration = load_calibration(calibration)
     overhead = calibration.overhead
     inference = not any(x.get('phase') == 'backward' for x in layers)
     rows = []

@@ -13,6 +13,7 @@ import math
 import numbers
 import sys
 
+from chainer_computational_cost import checks
 from chainer_computational_cost import memory
 from chainer_computational_cost import projection
 from chainer_computational_cost import rendering
@@ -56,8 +57,9 @@ def gpu_presets():
 def preset_capacity(device):
     """Bytes of memory of the device preset ``device`` (any case), or a
     ValueError naming the presets that have one (a CPU preset has none)."""
-    key = device.lower() if isinstance(device, str) else device
     allowed = ', '.join(gpu_presets())
+    key = checks.instance('device', device, str, 'the name of a GPU '
+                          'preset ({})'.format(allowed)).lower()
     if key not in CAPACITIES:
         raise ValueError('device {!r} has no memory capacity preset; '
                          'presets: {}; or give the capacity in bytes '
@@ -76,16 +78,13 @@ def _capacity(device, capacity):
     if device is not None and capacity is not None:
         raise ValueError('give either device or capacity, not both')
     if capacity is not None:
-        if isinstance(capacity, bool) or not isinstance(
-                capacity, numbers.Real) or not capacity > 0 or \
-                capacity == float('inf'):
-            raise ValueError('capacity must be a number of bytes > 0, got '
-                             '{!r}'.format(capacity))
-        return None, int(capacity)
+        checks.positive('capacity', capacity, 'a number of bytes > 0')
+        return None, int(capacity)  # not through a float: exact
     if device is None:
         raise ValueError('give a device ({}) or a capacity in bytes'.format(
             ', '.join(gpu_presets())))
-    return device.lower(), preset_capacity(device)
+    cap = preset_capacity(device)  # checks the name first
+    return device.lower(), cap
 
 
 def _where(device, cap):
@@ -96,37 +95,33 @@ def _where(device, cap):
 
 
 def _optimizer(optimizer):
-    key = optimizer.lower() if isinstance(optimizer, str) else None
-    if key not in OPTIMIZERS:
-        raise ValueError('optimizer must be one of {}, got {!r}'.format(
-            ', '.join(OPTIMIZERS), optimizer))
-    return key
+    return checks.one_of('optimizer', optimizer, OPTIMIZERS, fold_case=True,
+                         allowed='one of ' + ', '.join(OPTIMIZERS))
 
 
 def _margin(margin, cap):
     """Bytes of ``margin`` (see fit_batch) on a device of ``cap`` bytes."""
     if isinstance(margin, str):
         if margin.lower() != 'cuda':
-            raise ValueError(_MARGIN_ALLOWED.format(margin))
+            raise ValueError('margin must be {}, got {!r}'.format(
+                _MARGIN_ALLOWED, margin))
         if cap <= CUDA_CONTEXT:  # the context alone takes it all
             return cap
         # what is left beyond the context, once the pool may hold 10 %
         # more than the peak
         return cap - int((cap - CUDA_CONTEXT) / (1 + POOL_SLACK))
-    if isinstance(margin, bool) or not isinstance(margin, numbers.Real):
-        raise ValueError(_MARGIN_ALLOWED.format(margin))
     if isinstance(margin, numbers.Integral):
-        if margin < 0:
-            raise ValueError(_MARGIN_ALLOWED.format(margin))
-        return int(margin)
+        return checks.integer('margin', margin, 0, _MARGIN_ALLOWED)
     # a float is a fraction: 1.0 would leave nothing, 100.0 is no fraction
-    if not 0 <= margin < 1:
-        raise ValueError(_MARGIN_ALLOWED.format(margin))
-    return int(math.ceil(margin * cap))
+    fraction = checks.non_negative('margin', margin, _MARGIN_ALLOWED)
+    if fraction >= 1:
+        raise ValueError('margin must be {}, got {!r}'.format(
+            _MARGIN_ALLOWED, margin))
+    return int(math.ceil(fraction * cap))
 
 
-_MARGIN_ALLOWED = ("margin must be bytes (an int >= 0), a fraction of the "
-                   "capacity (a float in [0, 1)) or 'cuda', got {!r}")
+_MARGIN_ALLOWED = ("bytes (an int >= 0), a fraction of the capacity (a "
+                   "float in [0, 1)) or 'cuda'")
 
 
 class _Memory(object):
@@ -294,9 +289,8 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     if isinstance(margin, str):
         margin = margin.lower()
     reserve = _margin(margin, cap)
-    if check_answer is not None and not isinstance(check_answer, bool):
-        raise ValueError('check_answer must be None, True or False, got '
-                         '{!r}'.format(check_answer))
+    checks.instance('check_answer', check_answer, (bool, type(None)),
+                    'None, True or False')
     if isinstance(run, projection.Projection):
         projected = run  # several devices, one set of runs
         runner = None

@@ -25,6 +25,7 @@ calls`` over the probes, and the probes, split in five folds, give the
 calibration's own error on held-out networks.
 """
 
+import collections.abc
 import contextlib
 import os
 import platform
@@ -38,6 +39,7 @@ import chainer.links as L
 import numpy
 
 from chainer_computational_cost import calibration as cal
+from chainer_computational_cost import checks
 from chainer_computational_cost import computational_cost_hook as _hook
 from chainer_computational_cost.computational_cost_hook import \
     ComputationalCostHook
@@ -73,9 +75,7 @@ def using_clock(clock):
     """Time with ``clock`` (a key of :data:`CLOCKS`): this module's timings
     and the hook's ``measure_time`` (whose module's ``time`` is replaced by
     one whose ``perf_counter`` is the clock, until the block ends)."""
-    if clock not in CLOCKS:
-        raise ValueError('clock must be one of {}, got {!r}'.format(
-            ', '.join(repr(c) for c in CLOCKS), clock))
+    checks.one_of('clock', clock, CLOCKS)
     saved = _hook.time, _now[0]
     _now[0] = CLOCKS[clock]
     if clock != 'wall':
@@ -528,9 +528,10 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     :class:`~chainer_computational_cost.calibration.Calibration`.
 
     Args:
-        seconds (float): the budget, at least 10 (the fits and the
-            cross-validation add a little): about a fifth goes to the
-            matrix-product table, the rest to probes.
+        seconds (float): the budget, a finite number of seconds, at
+            least 10 (the fits and the cross-validation add a little):
+            about a fifth goes to the matrix-product table, the rest to
+            probes.
         device: where the arrays live, as ``chainer.get_device`` takes it
             (None: NumPy on this CPU).  A CuPy device is timed with CUDA
             events.
@@ -546,16 +547,21 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     The timings run on the BLAS threads NumPy was started with: calibrate
     with the same ``OPENBLAS_NUM_THREADS`` (or ``MKL_NUM_THREADS``) as the
     runs to predict.
+
+    Every argument is checked before anything runs (a one-line ValueError
+    names it).
     """
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
-            or not seconds >= 10:
-        raise ValueError('seconds must be a number >= 10, got {!r}'.format(
-            seconds))
+    # a finite budget: the probes run until it is spent
+    checks.number('seconds', seconds, 10)
+    if progress is not None:
+        checks.instance('progress', progress, collections.abc.Callable,
+                        'None or a function of (fraction, text)')
+    if seed is not None:
+        checks.integer('seed', seed, 0, 'None or an int >= 0')
     device = _device_of(device)
     xp = device.xp
-    if clock not in CLOCKS or (xp is not numpy and clock != 'wall'):
-        raise ValueError("clock must be 'wall' or, on NumPy, 'cpu', got "
-                         "{!r}".format(clock))
+    checks.one_of('clock', clock, CLOCKS if xp is numpy else ('wall',),
+                  allowed="'wall' or, on NumPy, 'cpu'")
     with using_clock(clock):
         found = _calibrate(seconds, device, progress, seed)
     found.info['clock'] = clock

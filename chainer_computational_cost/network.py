@@ -29,13 +29,40 @@ import math
 import numbers
 import os
 
+from chainer_computational_cost import checks
 
-class Network(collections.namedtuple(
+
+class Network(checks.CheckedFields, collections.namedtuple(
         'Network', ['name', 'title', 'bandwidth', 'latency'])):
-    """An interconnect: ``bandwidth`` in bytes per second (one direction,
-    one port per worker), ``latency`` in seconds (one small message)."""
+    """An interconnect, validated when it is built (a ValueError names the
+    field, the value and what it allows).
+
+    Attributes:
+        name (str): the preset's key (or None).
+        title (str): what it is, in words (or None).
+        bandwidth (float): bytes per second, one direction, one port per
+            worker (finite, > 0).
+        latency (float): seconds of one small message (finite, >= 0).
+    """
 
     __slots__ = ()
+
+
+def _text_or_none(field):
+    def check(value):
+        return checks.instance('Network ' + field, value, (str, type(None)),
+                               'a str or None')
+    return check
+
+
+# Network field -> its checker (the value to keep, or ValueError).
+Network._field_checks = {
+    'name': _text_or_none('name'),
+    'title': _text_or_none('title'),
+    'bandwidth': lambda v: checks.positive('Network bandwidth (bytes/s)', v),
+    'latency': lambda v: checks.non_negative('Network latency (seconds)',
+                                             v),
+}
 
 
 #: Network presets.
@@ -117,16 +144,17 @@ def load_network(path):
     try:
         with open(path) as f:
             doc = json.load(f)
-        net = Network(str(doc['name']), str(doc['title']),
-                      float(doc['bandwidth']), float(doc['latency']))
+        fields = (str(doc['name']), str(doc['title']),
+                  float(doc['bandwidth']), float(doc['latency']))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError('{!r} is not a network file (JSON with name, '
                          'title, bandwidth, latency): {}'.format(path, e))
-    if not (net.bandwidth > 0 and net.latency >= 0 and math.isfinite(
-            net.bandwidth) and math.isfinite(net.latency)):
+    try:
+        return Network(*fields)
+    except ValueError as e:  # Network's own check, the file named
         raise ValueError('{!r}: bandwidth must be > 0 and latency >= 0, got '
-                         '{} and {}'.format(path, net.bandwidth, net.latency))
-    return net
+                         '{} and {} ({})'.format(path, fields[2], fields[3],
+                                                 e))
 
 
 def resolve_network(network):
@@ -149,6 +177,7 @@ def collective_time(kind, nbytes, n_ranks, network):
     """Seconds of one MPI call of record type ``kind`` (``'MPI_Allreduce'``,
     ...) handing ``nbytes`` to MPI over ``n_ranks`` ranks on ``network``
     (see the module's table)."""
+    checks.non_negative('nbytes', nbytes)
     net = resolve_network(network)
     a, s = net.latency, nbytes / net.bandwidth
     n = int(n_ranks)
@@ -245,14 +274,8 @@ def check_batch_size(batch_size):
     one-line TypeError or ValueError otherwise."""
     if batch_size is None:
         return None
-    if isinstance(batch_size, bool) or not isinstance(
-            batch_size, numbers.Integral):
-        raise TypeError('batch_size must be an int >= 1 (samples per '
-                        'worker) or None, got {!r}'.format(batch_size))
-    if batch_size < 1:
-        raise ValueError('batch_size must be an int >= 1 (samples per '
-                         'worker) or None, got {!r}'.format(batch_size))
-    return int(batch_size)
+    return checks.positive_int('batch_size', batch_size, 'an int >= 1 '
+                               '(samples per worker) or None')
 
 
 def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
@@ -271,7 +294,7 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     net = resolve_network(network)
     node = net if node_network is None else resolve_network(node_network)
     n = int(n_workers)
-    g = _positive_int('gpus_per_node', gpus_per_node)
+    g = checks.positive_int('gpus_per_node', gpus_per_node)
     # One worker costs 0 on either path (collective_time at n <= 1).
     if g <= 1:
         return collective_time('MPI_Allreduce', nbytes, n, net)
@@ -298,41 +321,22 @@ def expected_max_normal(n):
     return total * h
 
 
-def _positive_float(name, value, allow_zero=False):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
-            not math.isfinite(value) or value < 0 or (
-                value == 0 and not allow_zero):
-        raise ValueError('{} must be a finite number {} 0, got {!r}'.format(
-            name, '>=' if allow_zero else '>', value))
-    return float(value)
-
-
-def _positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(
-            value, numbers.Integral) or value < 1:
-        raise ValueError('{} must be an int >= 1, got {!r}'.format(
-            name, value))
-    return int(value)
-
-
 def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
                           gpus_per_node=1, node_network=None, jitter=0.0):
     """The checked scaling options as a dict (one-line ValueError naming
     the argument and what it allows otherwise)."""
-    if overlap not in OVERLAPS:
-        raise ValueError('overlap must be one of {}, got {!r}'.format(
-            ', '.join(repr(o) for o in OVERLAPS), overlap))
+    checks.one_of('overlap', overlap, OVERLAPS)
     if step_time is not None:
-        step_time = _positive_float('step_time (seconds)', step_time)
+        step_time = checks.positive('step_time (seconds)', step_time)
     if bucket_bytes is not None:
         if overlap not in ('ddp', 'horovod'):
             raise ValueError("bucket_bytes goes with overlap='ddp' or "
                              "'horovod', not {!r}".format(overlap))
-        bucket_bytes = _positive_int('bucket_bytes', bucket_bytes)
-    gpus_per_node = _positive_int('gpus_per_node', gpus_per_node)
+        bucket_bytes = checks.positive_int('bucket_bytes', bucket_bytes)
+    gpus_per_node = checks.positive_int('gpus_per_node', gpus_per_node)
     if node_network is not None:
         node_network = resolve_network(node_network)
-    jitter = _positive_float('jitter', jitter, allow_zero=True)
+    jitter = checks.non_negative('jitter', jitter)
     return dict(step_time=step_time, overlap=overlap,
                 bucket_bytes=bucket_bytes, gpus_per_node=gpus_per_node,
                 node_network=node_network, jitter=jitter)
@@ -507,10 +511,7 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
                              'called): give grad_bytes')
         else:
             grad_bytes = n_params * 4
-    if isinstance(grad_bytes, bool) or not isinstance(
-            grad_bytes, numbers.Integral) or grad_bytes < 0:
-        raise ValueError('grad_bytes must be an int >= 0, got {!r}'.format(
-            grad_bytes))
+    grad_bytes = checks.integer('grad_bytes', grad_bytes, 0)
     times = [roofline_rows[x['name']]['t_roofline'] for x in local]
     if opts['step_time'] is not None:
         measured = [roofline_rows[x['name']].get('time') for x in local]
@@ -535,7 +536,10 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
             return allreduce_time(nbytes, n, net, opts['gpus_per_node'],
                                   opts['node_network'])
         t_all = t_ar(grad_bytes)
-        t_overlap = t_forward + max(t_backward, t_all)
+        # t_forward + max(t_backward, t_all), added to t_compute itself
+        # (a step_time is not the sum of its spread parts to the last
+        # bit): t_compute at one worker, never less at more
+        t_overlap = t_compute + max(0.0, t_all - t_backward)
         mode = opts['overlap']
         n_buckets = 1
         if n <= 1:

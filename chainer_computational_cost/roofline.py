@@ -31,8 +31,8 @@ run the hook with ``fma_1flop=False`` for a bound in the datasheet's terms.
 
 import collections
 import collections.abc
-import math
-import numbers
+
+from chainer_computational_cost import checks
 
 #: Function types that run on matrix units (tensor cores) when a device
 #: has them: the forward functions and the gradient functions their
@@ -56,19 +56,15 @@ PRECISIONS = collections.OrderedDict(
 GIVEN = 'given'
 
 
-def _positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(value) or value <= 0:
-        raise ValueError('{} must be a finite number > 0, got {!r}'.format(
-            name, value))
-    return float(value)
+# extensions.py checks its peak_flops with it
+_positive = checks.positive
 
 
 #: The units and precisions a Device's ``peaks`` covers.
 UNITS = ('matrix', 'vector')
 
 
-class Device(collections.namedtuple(
+class Device(checks.CheckedFields, collections.namedtuple(
         'Device', ['name', 'title', 'bandwidth', 'peaks'])):
     """A device profile, validated when it is built (a ValueError names
     the field and what it allows).
@@ -85,17 +81,6 @@ class Device(collections.namedtuple(
 
     __slots__ = ()
 
-    def __new__(cls, *args, **kwargs):
-        values = super(Device, cls).__new__(cls, *args, **kwargs)
-        # One checker per field (see _FIELD_CHECKS): a new field adds one.
-        return super(Device, cls).__new__(cls, *[
-            _FIELD_CHECKS[f](v) for f, v in zip(cls._fields, values)])
-
-    @classmethod
-    def _make(cls, iterable):
-        # namedtuple's _make (and _replace) would skip __new__'s checks.
-        return cls(*iterable)
-
     def peak(self, layer_type, dtype):
         """``(label, FLOP/s)`` of the peak a layer of ``layer_type`` (a
         class name) on ``dtype`` (a numpy dtype name or None) gets."""
@@ -105,10 +90,8 @@ class Device(collections.namedtuple(
 
 def _text_or_none(field):
     def check(value):
-        if value is not None and not isinstance(value, str):
-            raise ValueError('Device {} must be a str or None, got '
-                             '{!r}'.format(field, value))
-        return value
+        return checks.instance('Device ' + field, value, (str, type(None)),
+                               'a str or None')
     return check
 
 
@@ -132,16 +115,17 @@ def _check_peaks(peaks):
         if not (isinstance(value, (tuple, list)) and len(value) == 2
                 and isinstance(value[0], str)):
             raise ValueError('{}; {} is {!r}'.format(allowed, key, value))
-        out[key] = (value[0], _positive(
+        out[key] = (value[0], checks.positive(
             'the FLOP/s of Device peaks[{}]'.format(key), value[1]))
     return out
 
 
-#: Device field -> its checker (the value to keep, or ValueError).
-_FIELD_CHECKS = {
+# Device field -> its checker (the value to keep, or ValueError): a new
+# field adds one.
+Device._field_checks = {
     'name': _text_or_none('name'),
     'title': _text_or_none('title'),
-    'bandwidth': lambda v: _positive('Device bandwidth (bytes/s)', v),
+    'bandwidth': lambda v: checks.positive('Device bandwidth (bytes/s)', v),
     'peaks': _check_peaks,
 }
 
@@ -286,10 +270,11 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
             raise ValueError(
                 'give a device ({}) or both peak_flops (FLOP/s) and '
                 'bandwidth (bytes/s)'.format(names))
-        peak = _positive('peak_flops', peak_flops)
+        peak = checks.positive('peak_flops', peak_flops)
         peaks = {(u, p): (GIVEN, peak) for u in ('matrix', 'vector')
                  for p in PRECISIONS.values()}
-        return Device(None, None, _positive('bandwidth', bandwidth), peaks)
+        return Device(None, None, checks.positive('bandwidth', bandwidth),
+                      peaks)
     if peak_flops is not None or bandwidth is not None:
         raise ValueError('give either a device or peak_flops and bandwidth, '
                          'not both')

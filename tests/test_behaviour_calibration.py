@@ -4,6 +4,13 @@ timings, the flags, the file and the time report (worked by hand; see
 benchmarks/mutate.py for how this file is used).
 
 Nothing here times anything.
+
+Equivalent mutants: in ``GemmTable._position``, ``x < logs[0]`` for
+``x <= logs[0]`` sends a dimension on the first grid point to the
+bisection, which gives ``i = -1`` and a weight of 1 on point 0: the same
+speed.  In ``nnls``, scaling all-zero columns by 0.5 instead of 1 leaves
+them zero (their coefficient stays 0), and subsets from size 0 add an
+empty fit whose residual is never below the starting one.
 """
 
 import json
@@ -326,6 +333,145 @@ def test_a_file_of_no_known_format_is_refused_with_its_start():
         Calibration.from_dict({'format': 3, 'gemm': {}})
 
 
+def _edited(tmp_path, edit):
+    """The path of ``_calibration()`` saved, then ``edit(data)`` by hand."""
+    data = _calibration().to_dict()
+    edit(data)
+    path = tmp_path / 'edited.json'
+    path.write_text(json.dumps(data))  # NaN and Infinity as JSON writes
+    return str(path)
+
+
+def _set(*keys_and_value):
+    *keys, last, value = keys_and_value
+
+    def edit(data):
+        for k in keys:
+            data = data[k]
+        data[last] = value
+    return edit
+
+
+def _drop(*keys):
+    def edit(data):
+        for k in keys[:-1]:
+            data = data[k]
+        del data[keys[-1]]
+    return edit
+
+
+_FIELD = "^a malformed calibration: field '"
+_FINITE = "' must be a finite number >= 0, got "
+
+
+@pytest.mark.parametrize('edit, message', [
+    # The add of test_calibration, 1000 bytes read and 500 written in
+    # inference, was predicted 1e-5 + 1e-6 + 1e-6 + its overhead: a
+    # negative, NaN or infinite figure made the step's time one
+    (_set('overhead', 'inference', -1), _FIELD + 'overhead.inference' +
+     _FINITE + '-1$'),
+    (_set('overhead', 'update', -0.5), 'overhead.update' + _FINITE +
+     r'-0\.5$'),
+    (_set('overhead', 'forward', float('nan')), 'overhead.forward' + _FINITE
+     + 'nan$'),
+    (_set('families', 'math', 'coef', [1e-5, 1e-9, float('nan'), 0, 0]),
+     _FIELD + r'families\.math\.coef\[2\]' + _FINITE + 'nan$'),
+    (_set('families', 'math', 'coef', [1e-5, float('inf'), 2e-9, 0, 0]),
+     r'coef\[1\]' + _FINITE + 'inf$'),
+    (_set('families', 'math', 'coef', [1e-5, 1e-9, 2e-9, 0, -1e-9]),
+     r'coef\[4\]' + _FINITE + '-1e-09$'),
+    (_set('families', 'math', 'high', [1, 1e6, 1e6, 1e6, float('nan')]),
+     r'families\.math\.high\[4\]' + _FINITE + 'nan$'),
+    (_set('overhead', 'backward', '3e-6'), 'overhead.backward' + _FINITE +
+     "'3e-6'$"),
+    (_set('bandwidth', -1e10), _FIELD + "bandwidth' must be a finite "
+     'number > 0, got -10000000000.0$'),
+    (_set('error', 'training', float('inf')), 'error.training' + _FINITE +
+     'inf$'),
+    # structurally broken: each crashed time_report with KeyError,
+    # TypeError or IndexError after a load that let it through
+    (_drop('families', 'math', 'high'), _FIELD + "families.math.high' is "
+     'missing$'),
+    (_drop('overhead', 'update'), _FIELD + "overhead.update' is missing$"),
+    (_drop('overhead'), _FIELD + "overhead' is missing$"),
+    (_drop('gemm', 'speed'), _FIELD + "gemm.speed' is missing$"),
+    (_set('families', 'math', 'coef', ['1e-5', 1e-9, 2e-9, 0, 0]),
+     r"coef\[0\]" + _FINITE + "'1e-5'$"),
+    (_set('families', 'math', 'coef', [1e-5, 1e-9, 2e-9, 0]),
+     _FIELD + r"families\.math\.coef' must be a list of 5 numbers, got "
+     r"\[1e-05, 1e-09, 2e-09, 0\]$"),
+    (_set('families', 'math', 'low', 0), "families.math.low' must be a "
+     'list of 5 numbers, got 0$'),
+    (_set('families', 'math', 3), _FIELD + "families.math' must be a dict "
+     'with coef, low, high and n, got 3$'),
+    (_set('families', 'math', 'n', 2.5), "families.math.n' must be an int "
+     '>= 0, got 2.5$'),
+    (_set('families', 'Math', _math_fit()), "^a malformed calibration: a "
+     "key of field 'families' must be one of 'matmul', .*, got 'Math'$"),
+    (_set('types', 'Add', 'maths'), _FIELD + "types.Add' must be one of "
+     "'matmul', .*'math', .*, got 'maths'$"),
+    (_set('gemm', 'speed', [[[1e9]]]), _FIELD + "gemm.speed' must be a "
+     r'list of 2 lists \(one for each of gemm.dims\), got '
+     r'\[\[\[1000000000\.0\]\]\]$'),
+    (_set('gemm', 'speed', [[[1e9] * 2] * 2, [[1e9, 0]] * 2]),
+     _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number > "
+     '0, got 0$'),
+    (_set('gemm', 'dims', []), _FIELD + "gemm.dims' must be a list of ints "
+     r'>= 1 in increasing order, one or more, got \[\]$'),
+    (_set('gemm', 'dims', [4, 1]), r'got \[4, 1\]$'),
+    (_set('gemm', 'dims', [0, 4]), _FIELD + r"gemm\.dims\[0\]' must be "
+     'an int >= 1, got 0$'),
+    (_set('info', 'a laptop'), _FIELD + "info' must be a dict, got "
+     "'a laptop'$"),
+])
+def test_a_calibration_edited_by_hand_is_checked_field_by_field(
+        tmp_path, edit, message):
+    with pytest.raises(ValueError, match=message) as e:
+        Calibration.load(_edited(tmp_path, edit))
+    assert '\n' not in str(e.value)
+
+
+def test_a_calibration_built_in_code_is_checked_as_a_file_is():
+    fit = dict(_math_fit(), coef=[1e-5, 1e-9, 2e-9, 0.0, float('nan')])
+    with pytest.raises(ValueError, match=r"^a malformed calibration: field "
+                       r"'families\.math\.coef\[4\]' must be a finite "
+                       r'number >= 0, got nan$'):
+        _calibration(families={'math': fit})
+    with pytest.raises(ValueError, match="'overhead.forward' must be a "
+                       'finite number >= 0, got -1e-06$'):
+        _calibration(overhead=dict(OVERHEAD, forward=-1e-6))
+    with pytest.raises(ValueError, match="'gemm' must be a GemmTable, got "
+                       'None$'):
+        Calibration(None, {}, {}, OVERHEAD)
+    # the table alone: four speeds for two dims, and no dims at all
+    with pytest.raises(ValueError, match=r"'gemm\.speed\[0\]' must be a "
+                       r'list of 2 lists'):
+        cal.GemmTable([1, 4], [[[1e9, 1e9]]] * 2)
+    with pytest.raises(ValueError, match="'gemm.dims' must be a list of "
+                       'ints'):
+        cal.GemmTable([], [])
+
+
+def test_a_table_of_one_shape_is_a_table():
+    # one dimension, 2, at 8e9 multiply-adds a second: every product runs
+    # at that speed, 4*4*4 = 64 in 8e-9 s
+    table = cal.GemmTable([2], [[[8e9]]])
+    assert table.time(4, 4, 4) == pytest.approx(8e-9, rel=1e-12)
+    assert table.time(1, 1, 1) == pytest.approx(1.25e-10, rel=1e-12)
+
+
+def test_a_checked_calibration_keeps_its_figures():
+    # the figures are kept as given (copies: the caller's dicts are its
+    # own), the fields the checks do not read (a fit's extra key) too
+    fit = dict(_math_fit(), note='by hand')
+    families = {'math': fit}
+    c = _calibration(families=families)
+    fit['coef'][0] = 1.0
+    assert c.families['math']['coef'] == [1e-5, 1e-9, 2e-9, 0.0, 0.0]
+    assert c.families['math']['note'] == 'by hand'
+    assert Calibration.from_dict(c.to_dict()).to_dict() == c.to_dict()
+
+
 def test_a_calibration_is_dated_in_utc_to_the_second():
     info = cal.info_now(seconds=10, device='x')
     assert list(info) == ['date', 'seconds', 'device']
@@ -355,3 +501,16 @@ def test_links_are_sorted_and_phases_in_their_order():
     rows = cal.time_report([dict(_add('Add-1'), phase=None)], c,
                            by='phase')
     assert list(rows) == ['forward', 'total']
+
+
+def test_the_time_report_takes_a_calibration_or_its_file(tmp_path):
+    # the add of 1000 bytes read and 500 written, in inference: 1e-5 +
+    # 1e-6 + 1e-6 inside the call, 1 us of overhead
+    path = str(tmp_path / 'c.json')
+    _calibration().save(path)
+    rows = cal.time_report([_add('Add-1', 1000, 500)], path)
+    assert rows['total']['t_predicted'] == pytest.approx(1.3e-5, rel=1e-12)
+    # anything else is named (it was AttributeError: no 'overhead')
+    with pytest.raises(TypeError, match='^calibration must be a '
+                       'Calibration or the path of its JSON file, got 3$'):
+        cal.time_report([_add('Add-1')], 3)

@@ -13,6 +13,7 @@ import pytest
 from chainer_computational_cost import cost_calculators
 from chainer_computational_cost import fit
 from chainer_computational_cost import fit_batch
+from chainer_computational_cost import project_batch
 
 
 def _relu(n):
@@ -185,6 +186,20 @@ def test_a_step_that_grows_by_one_byte_a_sample():
                                                               'Cast-1')
 
 
+def _momentum_step():
+    """A training step of a Linear(100, 100, nobias) (W: 40000 bytes) whose
+    MomentumSGD is made in the step: each run's first update allocates
+    the velocity."""
+    lin = L.Linear(100, 100, nobias=True)
+
+    def step(n):
+        opt = chainer.optimizers.MomentumSGD().setup(lin)
+        lin.cleargrads()
+        F.sum(lin(numpy.ones((n, 100), numpy.float32))).backward()
+        opt.update()
+    return step
+
+
 def test_the_state_an_update_creates_counts_once():
     # MomentumSGD made in the step: each run's update creates the
     # velocity, 100*100*4 = 40000 bytes, measured and kept apart.  During
@@ -193,13 +208,7 @@ def test_the_state_an_update_creates_counts_once():
     # LinearGradWeight-1: the loss (4), gW (40000) and the copy of the
     # broadcast gradient (400n): 80000 + 40004 + 400n <= 160000 up to
     # n = 99 (159604, under the update's 160000: the total); 160004 at 100
-    lin = L.Linear(100, 100, nobias=True)
-
-    def step(n):
-        opt = chainer.optimizers.MomentumSGD().setup(lin)
-        lin.cleargrads()
-        F.sum(lin(numpy.ones((n, 100), numpy.float32))).backward()
-        opt.update()
+    step = _momentum_step()
     f = fit_batch(step, capacity=160000, optimizer='momentumsgd',
                   check_answer=False)
     assert (f['batch_size'], f['total'], f['next_total'],
@@ -239,3 +248,60 @@ def test_a_fit_shown_with_the_bytes_column_only():
         'Bytes B', '0', '0', '736', '0', '0', '250', '986', '1000']
     with pytest.raises(ValueError, match=r"unknown column\(s\) \['flops'\]"):
         fit.show_fit(f, io.StringIO(), columns=['flops'])
+
+
+# Every argument of the wrong type is named, as every bad value is
+
+_GPUS = 'gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100'
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    # device=80 was AttributeError: 'int' object has no attribute 'lower'
+    ({'device': 80}, r'^device must be the name of a GPU preset \(' +
+     _GPUS + r'\), got 80$'),
+    ({'device': ['gtx1080ti']}, r"got \['gtx1080ti'\]$"),
+    ({'capacity': '1000'}, "^capacity must be a number of bytes > 0, got "
+     "'1000'$"),
+    ({'capacity': float('nan')}, 'got nan$'),
+    ({'capacity': 1000, 'optimizer': ['adam']}, '^optimizer must be one of '
+     r"sgd, momentumsgd, adam, got \['adam'\]$"),
+    ({'capacity': 1000, 'margin': [10]}, r'^margin must be bytes \(an int '
+     r'>= 0\), a fraction of the capacity \(a float in \[0, 1\)\) or '
+     r"'cuda', got \[10\]$"),
+    ({'capacity': 1000, 'margin': float('nan')}, 'got nan$'),
+    ({'capacity': 1000, 'margin': -1}, 'got -1$'),
+    ({'capacity': 1000, 'check_answer': 'yes'}, '^check_answer must be '
+     "None, True or False, got 'yes'$"),
+])
+def test_a_bad_argument_is_named(kwargs, message):
+    projected = project_batch(_relu, 1)
+    with pytest.raises(ValueError, match=message):
+        fit_batch(projected, **kwargs)
+    with pytest.raises(ValueError, match=message):
+        fit_batch(_relu, **kwargs)
+
+
+def test_a_measured_optimizer_state_is_counted_once():
+    # MomentumSGD made in each step: every run's first update allocates
+    # the velocity of W, 100*100*4 = 40000 bytes, alive from then on.
+    # Counted once, beside the parameters (W, 40000): 80000 fixed.  The
+    # peak at batch n is the larger of
+    # - LinearGradWeight-1: the loss (4), gW (40000) and the copy of the
+    #   broadcast gradient (400n): 40004 + 400n;
+    # - MomentumSGDRule-1: gW (40000) and lr * grad (40000), 80000 (the
+    #   velocity, alive there too, counted already).
+    # In 180000 bytes: 80000 + 40004 + 400n <= 180000 up to n = 149,
+    # 179604, during LinearGradWeight-1 (100604 at 150 would be 180004),
+    # where the update is under the peak (test_the_state_an_update_...
+    # has it at the peak)
+    f = fit_batch(_momentum_step(), capacity=180000,
+                  optimizer='momentumsgd')
+    assert (f['batch_size'], f['params'], f['optimizer_state'],
+            f['optimizer_state_from']) == (149, 40000, 40000, 'measured')
+    # the peak: 4 of activations, 40000 of gradients, 400 * 149 = 59600
+    # of scratch
+    assert (f['peak'], f['peak_layer'], f['activations'], f['gradients'],
+            f['scratch']) == (99604, 'LinearGradWeight-1', 4, 40000, 59600)
+    assert (f['total'], f['next_total'], f['free']) == (179604, 180004, 396)
+    # the answer was run (9, then 149 itself): its figures are the run's
+    assert f['checked'] == [9, 149]

@@ -500,6 +500,15 @@ def test_the_probes_draw_the_documented_shapes():
                         (64, 128, 256, 512)}}
 
 
+def test_a_side_of_8_may_be_strided():
+    # "stride 2 once in four on sides of 8 or more" (docs/predicted_time.md):
+    # a convolution on a side of 8 is offered the strides, one of 7 not
+    for side, offered in ((8, True), (7, False)):
+        rng = _Recorder(0)
+        measure._conv_step(rng, {}, [], 'l0', 'conv', 1, 3, side)
+        assert ((1, 1, 1, 2) in rng.offered) is offered
+
+
 def _counts(make, seed):
     model, inputs, _, _ = make(numpy.random.RandomState(seed))
     with chainer.using_config('train', True), \
@@ -686,9 +695,40 @@ def test_a_seed_draws_the_same_probes_again(monkeypatch):
 
 def test_the_budget_and_clock_are_checked():
     for seconds in (True, '60', 9.9, float('nan')):
-        with pytest.raises(ValueError, match='seconds must be a number '
+        with pytest.raises(ValueError, match='seconds must be a finite number '
                            '>= 10, got'):
             calibrate(seconds=seconds)
+
+
+def _no_calibration(*args):
+    pytest.fail('calibrate ran with arguments it should have refused')
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    # an infinite budget probed for ever: refused before anything runs
+    ({'seconds': float('inf')}, r'^seconds must be a finite number >= 10, '
+     r'got inf$'),
+    ({'seconds': 1e400}, 'got inf$'),
+    ({'seconds': 10, 'progress': 'bar'}, r'^progress must be None or a '
+     r"function of \(fraction, text\), got 'bar'$"),
+    ({'seconds': 10, 'seed': -1}, '^seed must be None or an int >= 0, got '
+     '-1$'),
+    ({'seconds': 10, 'seed': 1.5}, 'got 1.5$'),
+    ({'seconds': 10, 'clock': ['cpu']}, r"^clock must be 'wall' or, on "
+     r"NumPy, 'cpu', got \['cpu'\]$"),
+])
+def test_what_calibrate_cannot_run_is_refused_at_once(monkeypatch, kwargs,
+                                                      message):
+    monkeypatch.setattr(measure, '_calibrate', _no_calibration)
+    with pytest.raises(ValueError, match=message):
+        calibrate(**kwargs)
+
+
+def test_using_clock_names_its_clocks():
+    with pytest.raises(ValueError, match=r"^clock must be one of 'wall', "
+                       r"'cpu', got \['wall'\]$"):
+        with measure.using_clock(['wall']):
+            pass
 
 
 # The CuPy path, on a fake CuPy (no GPU here: this checks its plumbing and

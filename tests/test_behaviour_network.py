@@ -1,8 +1,14 @@
 """Networks and data-parallel scaling as a user reads them: a network
 file's round trip and the figures of a scaling report worked by hand (see
-benchmarks/mutate.py for how this file is used)."""
+benchmarks/mutate.py for how this file is used).
+
+Equivalent within its stated accuracy (1e-6): ``range(-9000, 9000)`` for
+``range(-9000, 9001)`` in ``expected_max_normal`` drops the point x = 9,
+whose ``x * n * phi(x) * h`` is about 1e-20 * n.
+"""
 
 import json
+import pickle
 
 import pytest
 
@@ -260,3 +266,111 @@ def test_an_mpi_record_without_its_rank_count_is_one_rank():
 def test_a_link_holding_one_byte_holds_parameters():
     # a link whose own parameters are a single int8: 1 byte, kept
     assert network.own_param_bytes({'/': (1, 1, 1)}) == {'/': 1}
+
+
+# A network is checked when it is built, as a device is
+
+@pytest.mark.parametrize('fields, message', [
+    # a negative bandwidth made a negative all-reduce time (efficiency
+    # -0.0166), 0 a ZeroDivisionError, NaN a NaN efficiency
+    (('t', 't', -1e9, 1e-6), r'^Network bandwidth \(bytes/s\) must be a '
+     r'finite number > 0, got -1000000000\.0$'),
+    (('t', 't', 0, 1e-6), 'must be a finite number > 0, got 0$'),
+    (('t', 't', float('nan'), 1e-6), 'must be a finite number > 0, got '
+     'nan$'),
+    (('t', 't', float('inf'), 1e-6), 'got inf$'),
+    (('t', 't', '1e9', 1e-6), r"^Network bandwidth \(bytes/s\) must be a "
+     r"finite number > 0, got '1e9'$"),
+    (('t', 't', True, 1e-6), 'got True$'),
+    (('t', 't', 1e9, -1e-3), r'^Network latency \(seconds\) must be a '
+     r'finite number >= 0, got -0\.001$'),
+    (('t', 't', 1e9, float('nan')), 'latency .* got nan$'),
+    (('t', 't', 1e9, float('inf')), 'latency .* got inf$'),
+    ((3, 't', 1e9, 1e-6), '^Network name must be a str or None, got 3$'),
+    (('t', b't', 1e9, 1e-6), "^Network title must be a str or None, got "
+     "b't'$"),
+])
+def test_a_network_with_a_bad_field_is_refused(fields, message):
+    with pytest.raises(ValueError, match=message):
+        network.Network(*fields)
+    # by keyword, by _make and by _replace alike
+    with pytest.raises(ValueError, match=message):
+        network.Network(**dict(zip(network.Network._fields, fields)))
+    with pytest.raises(ValueError, match=message):
+        network.Network._make(fields)
+    good = network.Network('t', 't', 1e9, 1e-6)
+    with pytest.raises(ValueError, match=message):
+        good._replace(**dict(zip(network.Network._fields, fields)))
+
+
+def test_a_network_keeps_its_figures_as_floats():
+    # an int bandwidth is bytes/s all the same; None names nothing; an
+    # ideal network has no latency
+    net = network.Network(None, None, 10 ** 9, 0)
+    assert (net.bandwidth, net.latency) == (1e9, 0.0)
+    assert type(net.bandwidth) is float and type(net.latency) is float
+    # 1e6 bytes over 2 ranks: 2*1/2 * 1e6/1e9 = 1 ms
+    assert network.allreduce_time(10 ** 6, 2, net) == pytest.approx(
+        1e-3, rel=1e-12)
+
+
+#: Network('lab', 'our cluster', 2.5e9, 3e-6) pickled by the version before
+#: networks were checked (protocols 0, 2 and 4)
+_OLD_PICKLES = (
+    b'ccopy_reg\n_reconstructor\np0\n(cchainer_computational_cost.network'
+    b'\nNetwork\np1\nc__builtin__\ntuple\np2\n(Vlab\np3\nVour cluster\np4'
+    b'\nF2500000000.0\nF3e-06\ntp5\ntp6\nRp7\n.',
+    b'\x80\x02cchainer_computational_cost.network\nNetwork\nq\x00(X\x03'
+    b'\x00\x00\x00labq\x01X\x0b\x00\x00\x00our clusterq\x02GA\xe2\xa0_ '
+    b'\x00\x00\x00G>\xc9*sq\x10\xe4Ttq\x03\x81q\x04.',
+    b'\x80\x04\x95]\x00\x00\x00\x00\x00\x00\x00\x8c"chainer_computational_'
+    b'cost.network\x94\x8c\x07Network\x94\x93\x94(\x8c\x03lab\x94\x8c\x0b'
+    b'our cluster\x94GA\xe2\xa0_ \x00\x00\x00G>\xc9*sq\x10\xe4Tt\x94\x81'
+    b'\x94.')
+
+
+def test_networks_pickle_and_old_pickles_load():
+    net = network.Network('lab', 'our cluster', 2.5e9, 3e-6)
+    for data in _OLD_PICKLES:
+        back = pickle.loads(data)
+        assert type(back) is network.Network and back == net
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        back = pickle.loads(pickle.dumps(net, protocol))
+        assert type(back) is network.Network and back == net
+
+
+def test_no_message_has_negative_bytes():
+    # 1e6 bytes over 2 ranks cost 2*1/2 * 1e-3 + 2e-6; -1e6 bytes are no
+    # message (it cost -0.998 ms)
+    net = network.Network('t', 't', 1e9, 1e-6)
+    with pytest.raises(ValueError, match=r'^nbytes must be a finite number '
+                       r'>= 0, got -1000000$'):
+        network.collective_time('MPI_Allreduce', -10 ** 6, 2, net)
+
+
+@pytest.mark.parametrize('forward, backward, step_time', [
+    (1e-3, 0.3, 8e-3), (1e-3, 0.3, 0.3), (0.1, 2e-3, 1.7), (0.7, 0.3, 0.1)])
+def test_overlap_efficiency_is_1_alone_and_never_more(forward, backward,
+                                                      step_time):
+    # a measured step spread over its calls: the parts' sum is not the
+    # step to the last bit (it made 1.0000000000000002 at one worker).
+    # Alone, the step is the step: efficiency 1 exactly.  Over 2 workers
+    # 100 bytes take 2*1/2 * 1e-7 + 2e-6 = 2.1 us, under every backward
+    # here: hidden, efficiency 1 again.  Over 8 workers with 0.1 s of
+    # latency a step, 2*7/8 * 1e-7 + 2*7 * 0.1 = 1.400000175 s, above
+    # every backward: the forward's share of the step then the all-reduce
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight', 'phase': 'backward'}]
+    rows = {'F': {'t_roofline': forward}, 'B': {'t_roofline': backward}}
+    net = network.Network('t', 't', 1e9, 1e-6)
+    report = network.scaling_report(layers, rows, None, [1, 2], net, 4,
+                                    grad_bytes=100, step_time=step_time)
+    assert report[1]['efficiency_overlap'] == 1.0
+    assert report[1]['t_step_overlap'] == step_time
+    assert report[2]['efficiency_overlap'] == 1.0
+    slow = network.Network('s', 's', 1e9, 0.1)
+    row = network.scaling_report(layers, rows, None, [8], slow, 4,
+                                 grad_bytes=100, step_time=step_time)[8]
+    share = step_time * forward / (forward + backward)
+    assert row['efficiency_overlap'] == pytest.approx(
+        step_time / (share + 1.400000175), rel=1e-12)

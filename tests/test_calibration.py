@@ -346,7 +346,8 @@ def test_projection_time_report():
 
 
 def test_calibrate_checks_its_arguments():
-    with pytest.raises(ValueError, match='seconds must be a number >= 10'):
+    with pytest.raises(ValueError,
+                       match='seconds must be a finite number >= 10'):
         calibrate(seconds=5)
     with pytest.raises(ValueError, match="clock must be 'wall'"):
         calibrate(seconds=10, clock='sundial')
@@ -391,7 +392,7 @@ def test_command_line_calibration_errors(tmp_path, capsys):
     status, _ = _cli('calibrate', '--out', str(tmp_path / 'c.json'),
                      '--seconds', '3')
     assert status == 2
-    assert 'seconds must be a number >= 10' in capsys.readouterr().err
+    assert 'seconds must be a finite number >= 10' in capsys.readouterr().err
 
 
 # CostMonitor

@@ -1,0 +1,111 @@
+"""The argument checks every entry point shares.
+
+Each check returns the value (as the type it stands for: an ``int``, a
+``float``) or raises a one-line error naming the argument, the value
+given and what is allowed::
+
+    step_time (seconds) must be a finite number > 0, got nan
+
+A value of the wrong type raises :class:`ArgumentTypeError`, a value of
+the right type out of range ``ValueError``.  ``allowed`` replaces the
+words saying what is allowed where an argument takes more than one kind
+of value (``'an int >= 1 (samples per worker) or None'``).
+
+This module imports nothing of the package: every module may use it.
+"""
+
+import math
+import numbers
+
+
+class ArgumentTypeError(TypeError, ValueError):
+    """An argument of the wrong type.
+
+    A ``TypeError``, and a ``ValueError`` as well: every bad argument is
+    one to the code that catches ValueError to print one line (the command
+    line), as it was before the checks told the two apart.
+    """
+
+
+def _refuse(error, name, value, allowed):
+    raise error('{} must be {}, got {!r}'.format(name, allowed, value))
+
+
+def integer(name, value, low=1, allowed=None):
+    """``value`` as an int >= ``low`` (a bool is no int here)."""
+    allowed = allowed or 'an int >= {}'.format(low)
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        _refuse(ArgumentTypeError, name, value, allowed)
+    if value < low:
+        _refuse(ValueError, name, value, allowed)
+    return int(value)
+
+
+def number(name, value, low=0, strict=False, allowed=None):
+    """``value`` as a finite float >= ``low`` (> ``low`` when
+    ``strict``): never NaN nor infinite."""
+    allowed = allowed or 'a finite number {} {:g}'.format(
+        '>' if strict else '>=', low)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        _refuse(ArgumentTypeError, name, value, allowed)
+    if not math.isfinite(value) or value < low or (strict and value == low):
+        _refuse(ValueError, name, value, allowed)
+    return float(value)
+
+
+def positive_int(name, value, allowed=None):
+    """``value`` as an int >= 1."""
+    return integer(name, value, 1, allowed)
+
+
+def positive(name, value, allowed=None):
+    """``value`` as a finite float > 0."""
+    return number(name, value, 0, True, allowed)
+
+
+def non_negative(name, value, allowed=None):
+    """``value`` as a finite float >= 0."""
+    return number(name, value, 0, False, allowed)
+
+
+def one_of(name, value, choices, fold_case=False, allowed=None):
+    """``value`` if it is one of ``choices`` (with ``fold_case``, a str in
+    any case, returned in lower case); ``ValueError`` otherwise."""
+    key = value.lower() if fold_case and isinstance(value, str) else value
+    try:
+        found = key in choices
+    except TypeError:  # unhashable: a list is no name
+        found = False
+    if not found:
+        _refuse(ValueError, name, value, allowed or 'one of {}'.format(
+            ', '.join(repr(c) for c in choices)))
+    return key
+
+
+def instance(name, value, types, allowed):
+    """``value`` if it is an instance of ``types``; ``allowed`` says what
+    is in words (``'a str or None'``)."""
+    if not isinstance(value, types):
+        _refuse(ArgumentTypeError, name, value, allowed)
+    return value
+
+
+class CheckedFields(object):
+    """A mixin that checks every field of a namedtuple when it is built,
+    by the constructor, ``_make`` and ``_replace`` alike:
+    ``Point(CheckedFields, namedtuple(...))``, then ``Point._field_checks``
+    maps each field to a check of its value (the value to keep, or an
+    error naming the field)."""
+
+    __slots__ = ()
+    _field_checks = {}
+
+    def __new__(cls, *args, **kwargs):
+        values = super(CheckedFields, cls).__new__(cls, *args, **kwargs)
+        return super(CheckedFields, cls).__new__(cls, *[
+            cls._field_checks[f](v) for f, v in zip(cls._fields, values)])
+
+    @classmethod
+    def _make(cls, iterable):
+        # namedtuple's _make (and so _replace) would skip __new__
+        return cls(*iterable)

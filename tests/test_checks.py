@@ -1,0 +1,100 @@
+"""The shared argument checks (checks.py): what each returns and the one
+line each raises, naming the argument, the value and what is allowed."""
+
+import collections
+
+import numpy
+import pytest
+
+from chainer_computational_cost import checks
+
+
+def test_a_number_comes_back_as_a_float_and_an_int_as_an_int():
+    assert checks.positive('x', 3) == 3.0
+    assert type(checks.positive('x', numpy.float32(0.5))) is float
+    assert checks.non_negative('x', 0) == 0.0
+    assert checks.number('x', 10, 10) == 10.0  # >= its bound
+    assert checks.positive_int('n', numpy.int64(7)) == 7
+    assert type(checks.positive_int('n', numpy.int64(7))) is int
+    assert checks.integer('n', 0, 0) == 0
+
+
+@pytest.mark.parametrize('check, value, message', [
+    (checks.positive, 0, '^x must be a finite number > 0, got 0$'),
+    (checks.positive, -1.5, 'got -1.5$'),
+    (checks.positive, float('nan'), 'got nan$'),
+    (checks.positive, float('inf'), 'got inf$'),
+    (checks.non_negative, -1e-9, '^x must be a finite number >= 0, got '
+     '-1e-09$'),
+    (checks.non_negative, float('-inf'), 'got -inf$'),
+    (checks.positive_int, 0, '^x must be an int >= 1, got 0$'),
+])
+def test_a_value_out_of_range_is_a_value_error(check, value, message):
+    with pytest.raises(ValueError, match=message) as e:
+        check('x', value)
+    assert not isinstance(e.value, TypeError)
+
+
+@pytest.mark.parametrize('check, value, message', [
+    (checks.positive, '1', "^x must be a finite number > 0, got '1'$"),
+    (checks.positive, True, 'got True$'),  # a bool is no number here
+    (checks.non_negative, None, 'got None$'),
+    (checks.positive_int, 2.0, '^x must be an int >= 1, got 2.0$'),
+    (checks.positive_int, False, 'got False$'),
+])
+def test_a_value_of_the_wrong_type_is_both_errors(check, value, message):
+    # a TypeError, and a ValueError for the code that catches those
+    with pytest.raises(TypeError, match=message):
+        check('x', value)
+    with pytest.raises(ValueError, match=message):
+        check('x', value)
+
+
+def test_a_bound_and_its_words():
+    with pytest.raises(ValueError, match='^seconds must be a finite number '
+                       '>= 10, got 9.5$'):
+        checks.number('seconds', 9.5, 10)
+    with pytest.raises(ValueError, match=r'^b must be an int >= 1 \(per '
+                       r'worker\) or None, got -2$'):
+        checks.positive_int('b', -2, 'an int >= 1 (per worker) or None')
+
+
+def test_a_choice():
+    assert checks.one_of('mode', 'md', ('csv', 'md')) == 'md'
+    assert checks.one_of('opt', 'Adam', {'adam': 2}, fold_case=True) == \
+        'adam'
+    with pytest.raises(ValueError, match="^mode must be one of 'csv', 'md', "
+                       "got 'MD'$"):
+        checks.one_of('mode', 'MD', ('csv', 'md'))
+    # unhashable: not a name, and not a crash
+    with pytest.raises(ValueError, match=r"got \['md'\]$"):
+        checks.one_of('mode', ['md'], {'md': 1})
+    with pytest.raises(ValueError, match='^opt must be one of sgd, adam, '
+                       'got 3$'):
+        checks.one_of('opt', 3, ('sgd', 'adam'),
+                      allowed='one of sgd, adam')
+
+
+def test_an_instance():
+    assert checks.instance('name', None, (str, type(None)), 'a str') is None
+    with pytest.raises(TypeError, match='^name must be a str or None, got '
+                       '3$'):
+        checks.instance('name', 3, (str, type(None)), 'a str or None')
+
+
+class _Pair(checks.CheckedFields, collections.namedtuple('_Pair', 'a b')):
+    __slots__ = ()
+
+
+_Pair._field_checks = {'a': lambda v: checks.positive('a', v),
+                       'b': lambda v: v}
+
+
+def test_checked_fields_of_a_named_tuple():
+    assert _Pair(1, 'x') == (1.0, 'x') and type(_Pair(1, 'x').a) is float
+    for make in (lambda: _Pair(0, 'x'), lambda: _Pair(a=0, b='x'),
+                 lambda: _Pair._make([0, 'x']),
+                 lambda: _Pair(1, 'x')._replace(a=0)):
+        with pytest.raises(ValueError, match='^a must be a finite number > '
+                           '0, got 0$'):
+            make()
