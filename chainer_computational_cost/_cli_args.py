@@ -20,6 +20,8 @@ import tempfile
 import textwrap
 
 from chainer_computational_cost import __version__
+from chainer_computational_cost import checks
+from chainer_computational_cost import measure
 from chainer_computational_cost import memory
 from chainer_computational_cost import network
 from chainer_computational_cost import plots
@@ -892,11 +894,6 @@ def _command_parser(command, description):
         formatter_class=_HelpFormatter, description=description)
 
 
-#: The least budget of ``calibrate --seconds`` (that of
-#: :func:`~chainer_computational_cost.measure.calibrate`).
-MIN_SECONDS = 10
-
-
 def build_calibrate_parser():
     """The argument parser of ``calibrate``."""
     parser = _command_parser(
@@ -908,7 +905,7 @@ def build_calibrate_parser():
                              'measuring)')
     parser.add_argument('--seconds', type=float, default=120,
                         help='the budget (default 120, at least {})'.format(
-                            MIN_SECONDS))
+                            measure.MIN_SECONDS))
     parser.add_argument('--clock', choices=('wall', 'cpu'), default='wall',
                         help='wall (perf_counter, default) or cpu '
                              '(process time: for a machine other busy '
@@ -921,9 +918,10 @@ def build_calibrate_parser():
 def check_calibrate_args(args):
     """calibrate's checks before minutes of measuring: a finite budget of
     at least :data:`MIN_SECONDS`, a writable --out."""
-    if not MIN_SECONDS <= args.seconds < math.inf:
-        raise CommandError('--seconds must be a number >= {} and finite, '
-                           'got {!r}'.format(MIN_SECONDS, args.seconds))
+    try:
+        checks.number('--seconds', args.seconds, measure.MIN_SECONDS)
+    except ValueError as e:
+        raise CommandError(str(e))
     check_output_file(args.out, '--out', 'calibration.json')
 
 

@@ -522,6 +522,11 @@ def cross_validate(samples, gemm, folds=5):
     return out
 
 
+#: The least budget of :func:`calibrate`, seconds: below it the table and
+#: the probes are too few to fit.
+MIN_SECONDS = 10
+
+
 def calibrate(seconds=120, device=None, progress=None, seed=None,
               clock='wall'):
     """Measure the device and return a
@@ -552,7 +557,7 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     names it).
     """
     # a finite budget: the probes run until it is spent
-    checks.number('seconds', seconds, 10)
+    checks.number('seconds', seconds, MIN_SECONDS)
     if progress is not None:
         checks.instance('progress', progress, collections.abc.Callable,
                         'None or a function of (fraction, text)')
