@@ -28,6 +28,7 @@ from test_extensions import _replayed_flops
 from test_extensions import SumLinear
 from test_calibration import _calibration
 from test_extensions import _batches
+from test_extensions import counted_costings
 from test_extensions import pad_sorted
 from test_extensions import var_sequences
 from test_extensions import VarLengthLSTM
@@ -720,3 +721,212 @@ def test_every_value_reported_is_a_number(tmp_path):
     assert ['cost/memory_peak' in o for o in seen] == [
         True, True, False, False, False, True]
     assert all(type(v) in (int, float) for o in seen for v in o.values())
+
+
+# Steps that differ from the costed step of their shapes in their backward
+# pass, in a node's settings or in a second input only (issue 44).  The
+# oracle: a fresh hook on each step's batch, and the hand counts of
+# DETAILS.md.
+
+def _train(model, batches, monitor, tmp_path):
+    """The log of an SGD training of ``model`` on ``batches`` in turn."""
+    steps = iter(batches)
+    opt = chainer.optimizers.SGD().setup(model)
+    return _run(_Calling(lambda o: o.update(o.target, *next(steps)), opt),
+                len(batches), tmp_path, monitor)
+
+
+def _fresh(chain, batches, calibration=None):
+    """(FLOPs, predicted seconds) of each batch's step of a new ``chain``
+    with SGD, each inside a fresh hook."""
+    model = chain()
+    opt = chainer.optimizers.SGD().setup(model)
+    out = []
+    for batch in batches:
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, *batch)
+        out.append((hook.total_report['flops'],
+                    None if calibration is None else
+                    hook.time_report(calibration)['total']['t_predicted']))
+    return out
+
+
+class _Rewrap(chainer.Chain):
+    """(x (batch, 4), cut (batch,)) -> the sum of a decoder Linear(3, 2)
+    of an encoder Linear(4, 3) of x (no biases); when the first cut is
+    set, the encoder's output is re-wrapped as a new Variable: the same
+    forward calls, a backward pass without the encoder."""
+
+    def __init__(self):
+        super(_Rewrap, self).__init__()
+        with self.init_scope():
+            self.enc = L.Linear(4, 3, initialW=0.5, nobias=True)
+            self.dec = L.Linear(3, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, cut):
+        h = self.enc(x)
+        if cut[0]:
+            h = chainer.Variable(h.array)
+        return F.sum(self.dec(h))
+
+
+def _cut_batches(cuts):
+    x = numpy.ones((4, 4), numpy.float32)
+    return [(x, numpy.full(4, c, numpy.int32)) for c in cuts]
+
+
+@pytest.mark.parametrize('calibrated', [False, True])
+def test_a_step_whose_backward_differs_is_costed_as_such(tmp_path,
+                                                         calibrated):
+    # Batch 4 (DETAILS.md, a multiply-add as 2): the encoder 4*3*(2*4-1)
+    # = 84, the decoder 4*2*(2*3-1) = 40, Sum 8-1 = 7; backward: the
+    # decoder's weight gradient 2*3*(2*4-1) = 42, its input gradient
+    # 4*3*(2*2-1) = 36, the encoder's weight gradient 3*4*(2*4-1) = 84
+    # (BroadcastTo 0); SGD 2 a weight: 24 + 12.  Whole: 329.  Cut: no
+    # weight gradient of the encoder (its weight is updated all the same,
+    # with the zeros Chainer puts in place of its missing gradient):
+    # 329 - 84 = 245.
+    cuts = [0, 0, 1, 0, 1, 1]
+    batches = _cut_batches(cuts)
+    c = _calibration() if calibrated else None
+    log = _train(_Rewrap(), batches, CostMonitor(calibration=c), tmp_path)
+    expected = _fresh(_Rewrap, batches, c)
+    assert [f for f, _ in expected] == [245 if cut else 329 for cut in cuts]
+    assert [e['cost/flops'] for e in log] == [f for f, _ in expected]
+    if calibrated:
+        # only the backward pass differs: the forward's predicted time is
+        # the costed step's, the rest the hook's
+        assert [e['cost/predicted_time'] for e in log] == [
+            pytest.approx(t, rel=1e-12) for _, t in expected]
+
+
+def test_a_step_with_other_work_and_a_calibration_goes_on(tmp_path):
+    # The LSTM of test_extensions, whose steps 3 to 5 make other calls at
+    # the same shapes: every step's FLOPs, and the predicted time of the
+    # steps with the costed step's calls (a step that differs in its
+    # forward pass is not predicted)
+    c = _calibration()
+    trainer, log, replay = _lstm_trainer(
+        tmp_path, CostMonitor(calibration=c), var_sequences(), 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    batches = _batches(var_sequences(), 3, 6)
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(replay,
+                                                                 batches)
+    model, opt = replay[0]
+    times = []
+    for batch in batches:
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, *batch)
+        times.append(hook.time_report(c)['total']['t_predicted'])
+    assert [e.get('cost/predicted_time') for e in log.log] == [
+        pytest.approx(times[0], rel=1e-12), pytest.approx(times[1], rel=1e-12),
+        None, None, None, pytest.approx(times[5], rel=1e-12)]
+    assert all(e['cost/time'] > 0 for e in log.log)
+
+
+class _Window(chainer.Chain):
+    """(x (1, 1, 32, 32), k (1,)) -> the sum of a max pooling of x times a
+    weight, its window k x k (stride 1, padded by k // 2: every window
+    gives a 32 x 32 output)."""
+
+    def __init__(self):
+        super(_Window, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.full((1, 1, 1, 1), 0.5, 'f'))
+
+    def forward(self, x, k):
+        k = int(k[0])
+        h = x * F.broadcast_to(self.w, x.shape)
+        return F.sum(F.max_pooling_2d(h, k, stride=1, pad=k // 2,
+                                      cover_all=False))
+
+
+def test_a_node_whose_settings_differ_at_the_same_shapes(tmp_path):
+    # Windows 5, 5 (costed), 3, 5, 3: a 3 x 3 window makes 1024 outputs
+    # x (24 - 8) comparisons fewer than a 5 x 5 one
+    x = numpy.ones((1, 1, 32, 32), numpy.float32)
+    windows = [5, 5, 3, 5, 3]
+    batches = [(x, numpy.array([k], numpy.int32)) for k in windows]
+    log = _train(_Window(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Window, batches)]
+    assert expected[0] - expected[2] == 1024 * (24 - 8)
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Width(chainer.Chain):
+    """(x (batch, 4), k (batch,)) -> the sum of a Linear(4, 4) of x (no
+    bias) times the first k columns of a constant 4 x 8 matrix: a matrix
+    product whose second input's shape depends on the batch's values."""
+
+    def __init__(self):
+        super(_Width, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 4, initialW=0.5, nobias=True)
+        self.proj = numpy.ones((4, 8), numpy.float32)
+
+    def forward(self, x, k):
+        return F.sum(F.matmul(self.lin(x), self.proj[:, :int(k[0])]))
+
+
+def test_a_call_whose_second_input_differs(tmp_path):
+    # Batch 16, widths 8, 8 (costed), 2, 8, 2: the product 16*k*(2*4-1),
+    # the sum 16*k-1 and the product's input gradient 16*4*(2*k-1) change
+    # with k, the calls before them do not
+    x = numpy.ones((16, 4), numpy.float32)
+    widths = [8, 8, 2, 8, 2]
+    batches = [(x, numpy.full(16, k, numpy.int32)) for k in widths]
+    log = _train(_Width(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Width, batches)]
+    # at k = 2: 16*6*7 + 16*6 + 16*4*(16-4) = 1536 fewer
+    assert expected[0] - expected[2] == 1536
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Steady(chainer.Chain):
+    """(x (batch, 1, 8, 8), t (batch,)) -> the softmax cross entropy of a
+    dropout, a pooling and a Linear, labels -1 ignored: nodes with
+    settings, with arrays (the dropout's mask) and with a value computed
+    from the data (the loss's count of labels) that change from step to
+    step while the calls stay the same."""
+
+    def __init__(self):
+        super(_Steady, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(16, 3)
+
+    def forward(self, x, t):
+        h = F.max_pooling_2d(F.dropout(x, 0.25), 2)
+        return F.softmax_cross_entropy(self.lin(h), t)
+
+
+def test_an_unchanging_training_is_costed_twice_only(tmp_path, monkeypatch):
+    runs = counted_costings(monkeypatch)
+    rng = numpy.random.RandomState(0)
+    x = rng.rand(4, 1, 8, 8).astype(numpy.float32)
+    # a different number of ignored labels at each step
+    labels = [[0, 1, 2, 0], [1, -1, 2, 0], [-1, -1, 2, 0], [2, 2, 2, -1]]
+    batches = [(x, numpy.array(t, numpy.int32)) for t in labels * 2]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        log = _train(_Steady(), batches, CostMonitor(memory=True), tmp_path)
+    # the first iteration and the next, its key costed again
+    assert len(runs) == 2
+    assert [w for w in caught if issubclass(w.category, ReportWarning)] == []
+    assert [e['cost/flops'] for e in log] == [
+        f for f, _ in _fresh(_Steady, batches)]
+    assert all('cost/memory_peak' in e for e in log)
+
+
+def test_memory_and_a_backward_that_differs(tmp_path):
+    # memory=True: the step whose backward differs is costed exactly, and
+    # has no memory peak (its forward pass ran unhooked); the steps with
+    # the costed graph have the costed step's
+    cuts = [0, 0, 1, 0]
+    batches = _cut_batches(cuts)
+    log = _train(_Rewrap(), batches, CostMonitor(memory=True), tmp_path)
+    assert [e['cost/flops'] for e in log] == [329, 329, 245, 329]
+    assert ['cost/memory_peak' in e for e in log] == [True, True, False,
+                                                      True]
+    assert log[3]['cost/memory_peak'] == log[1]['cost/memory_peak']
