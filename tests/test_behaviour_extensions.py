@@ -2,8 +2,11 @@
 cost/samples_per_second however the update is called, the peak behind
 cost/mfu for a float16 model, the memory peak of a step with two
 optimizers, a step with other work that differentiates in its forward
-pass, and a failure of its own in such a step (worked by hand or against
-an oracle; see benchmarks/mutate.py for how this file is used)."""
+pass, a failure of its own in such a step, steps whose backward pass, a
+node's settings or a second input differ at the same shapes, an
+unchanging training costed twice only, an optimizer hook beside a link
+never called, two models given one batch (worked by hand or against an
+oracle; see benchmarks/mutate.py for how this file is used)."""
 
 import warnings
 
@@ -930,3 +933,156 @@ def test_memory_and_a_backward_that_differs(tmp_path):
     assert ['cost/memory_peak' in e for e in log] == [True, True, False,
                                                       True]
     assert log[3]['cost/memory_peak'] == log[1]['cost/memory_peak']
+
+
+class _Lazy(chainer.Chain):
+    """x (batch, 4) -> the sum of a Linear(4, 2) (no bias) of x, beside a
+    Linear(None, 3) that is never called: its weight never gets an
+    array."""
+
+    def __init__(self):
+        super(_Lazy, self).__init__()
+        with self.init_scope():
+            self.used = L.Linear(4, 2, initialW=0.5, nobias=True)
+            self.unused = L.Linear(None, 3)
+
+    def forward(self, x):
+        return F.sum(self.used(x))
+
+
+def test_an_optimizer_hook_beside_a_link_never_called(tmp_path):
+    # WeightDecay on every parameter: the monitored training updates the
+    # weight as a bare one does, and each step costs what a fresh hook
+    # counts
+    weights = []
+    for monitor in (None, CostMonitor(device='a100')):
+        model = _Lazy()
+        opt = chainer.optimizers.SGD(lr=0.1).setup(model)
+        opt.add_hook(chainer.optimizer_hooks.WeightDecay(0.5))
+        trainer = training.Trainer(
+            _Calling(lambda o: o.update(o.target, X[:, 0]), opt),
+            (3, 'iteration'), out=str(tmp_path))
+        log = extensions.LogReport(trigger=(1, 'iteration'))
+        trainer.extend(log)
+        if monitor is not None:
+            trainer.extend(monitor)
+        trainer.run()
+        weights.append(model.used.W.array.copy())
+        assert model.unused.W.array is None
+    # each step: W -= 0.1 * (64 + 0.5 W), from 0.5: 0.5 * 0.95 - 6.4, ...
+    w = 0.5
+    for _ in range(3):
+        w = w - 0.1 * (64 + 0.5 * w)
+    numpy.testing.assert_allclose(weights[0], numpy.full((2, 4), w, 'f'),
+                                  rtol=1e-6)
+    numpy.testing.assert_array_equal(weights[0], weights[1])
+    model = _Lazy()
+    opt = chainer.optimizers.SGD(lr=0.1).setup(model)
+    opt.add_hook(chainer.optimizer_hooks.WeightDecay(0.5))
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update(model, X[:, 0])
+    assert [e['cost/flops'] for e in log.log] == [
+        hook.total_report['flops']] * 3
+
+
+class _Half(chainer.Chain):
+    """x (batch, 8) float16 -> a float16 Linear(8, 8) (64 + 8 elements in
+    two arrays), then three float32 batch normalisations of 8 (gamma and
+    beta: 48 elements in six arrays) on the result cast to float32."""
+
+    def __init__(self):
+        super(_Half, self).__init__()
+        with self.init_scope():
+            with chainer.using_config('dtype', numpy.float16):
+                self.lin = L.Linear(8, 8)
+            self.norms = chainer.ChainList(
+                *[L.BatchNormalization(8) for _ in range(3)])
+
+    def forward(self, x):
+        h = F.cast(self.lin(x), numpy.float32)
+        for norm in self.norms:
+            h = norm(h)
+        return F.sum(h)
+
+
+def test_the_mfu_peak_of_a_float16_model_with_float32_norms(
+        tmp_path, quarter_second_steps):
+    # most arrays are float32 (6 of 8), most elements float16 (72 of
+    # 120): the A100's FP16 tensor-core peak, 312 TFLOP/s
+    x = numpy.ones((BATCH, 8), numpy.float16)
+    opt = chainer.optimizers.SGD().setup(_Half())
+    log = _run(_Calling(lambda o: o.update(o.target, x), opt), 2,
+               tmp_path, CostMonitor(device='a100'))
+    for e in log:
+        assert e['cost/mfu'] == pytest.approx(e['cost/flops'] * 4 / 312e12,
+                                              rel=1e-12)
+
+
+class _Critic(chainer.Chain):
+    """x (batch, 1, 4) -> the sum of a Linear(4, 3) (no bias) of x and of
+    its square: another model than SumLinear on the same batch."""
+
+    def __init__(self):
+        super(_Critic, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 3, nobias=True)
+
+    def forward(self, x):
+        y = self.lin(F.reshape(x, (x.shape[0], 4)))
+        return F.sum(y * y)
+
+
+def test_two_optimizers_given_the_same_batch_cost_their_own_models(
+        tmp_path):
+    # A GAN's updater: a generator and a discriminator, each updated on
+    # the batch: the step is the sum of each model's own update, each
+    # costed whole (with its memory peak)
+    opts = {'gen': chainer.optimizers.SGD().setup(SumLinear()),
+            'dis': chainer.optimizers.SGD().setup(_Critic())}
+
+    class Gan(training.StandardUpdater):
+        def update_core(self):
+            for name in ('gen', 'dis'):
+                opts[name].update(opts[name].target, X)
+
+    log = _run(Gan(chainer.iterators.SerialIterator([0], 1), opts), 3,
+               tmp_path, CostMonitor(memory=True))
+    each = []
+    for chain in (SumLinear, _Critic):
+        model = chain()
+        opt = chainer.optimizers.SGD().setup(model)
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, X)
+        each.append(hook.total_report['flops'])
+    # SumLinear on 64 rows: 32 * 64 + 7 = 2055; the other is not that
+    assert each[0] == 2055 and each[1] != 2055
+    assert [e['cost/flops'] for e in log] == [sum(each)] * 3
+    assert all(e['cost/memory_peak'] > 0 for e in log)
+
+
+def test_the_memory_peak_of_three_updates_is_the_highest(tmp_path):
+    # a small update, a large one, a small one: the step's peak is the
+    # large one's, as a hook with memory=True finds it on that update
+    # alone (not the first's, the last's, nor the sum)
+    x = numpy.ones((BATCH, 1000, 4), numpy.float32)
+    sizes = {'a': 10, 'b': 1000, 'c': 20}
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in sizes}
+
+    class Three(training.StandardUpdater):
+        def update_core(self):
+            for name in sorted(sizes):
+                opts[name].update(opts[name].target, x[:, :sizes[name]])
+
+    log = _run(Three(chainer.iterators.SerialIterator([0], 1), opts), 2,
+               tmp_path, CostMonitor(memory=True))
+    peaks = {}
+    for name, rows in sizes.items():
+        model = SumLinear()
+        opt = chainer.optimizers.SGD().setup(model)
+        opt.update(model, x[:, :rows])  # as the monitor's later steps
+        with ComputationalCostHook(fma_1flop=False, memory=True) as hook:
+            opt.update(model, x[:, :rows])
+        peaks[name] = hook.memory_report['peak']
+    assert peaks['b'] > peaks['a'] + peaks['c']
+    assert [e['cost/memory_peak'] for e in log] == [peaks['b']] * 2
