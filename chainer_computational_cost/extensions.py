@@ -52,6 +52,7 @@ next time they are seen.  Nothing outside ``update_core`` is costed: an
 """
 
 import collections
+import operator
 import sys
 import time
 from typing import NamedTuple
@@ -169,26 +170,82 @@ def _sequence(values):
     return tuple(out)
 
 
+#: FunctionNode's own bookkeeping (the graph, layouts, retained data):
+#: the same for the same calls, not settings of the function.
+_BOOKKEEPING = frozenset([
+    '_input_layouts', '_output_layouts', '_input_indexes_to_retain',
+    '_output_indexes_to_retain', '_retained_output_data', '_output_count',
+    'rank', 'inputs', 'outputs', 'lazy_grad_sum', 'stack',
+    '_config_use_ideep', '_is_chainerx_fallback_mode', 'chainerx_device',
+    '_n_local_function_hooks', '_local_function_hooks'])
+
+#: The attribute names of a node (a tuple, in order) -> how to read them:
+#: (a getter of the names that held plain settings when first seen,
+#: their types, the names read one by one: sequences and arrays).
+_LAYOUTS = {}
+
+
+def _layout(names, d):
+    plain = []
+    other = []
+    for name in names:
+        if name in _BOOKKEEPING:
+            continue
+        kind = _kind(type(d[name]))
+        if kind == 1:
+            plain.append(name)
+        elif kind:
+            other.append(name)
+    if plain:
+        getter = operator.itemgetter(*plain)
+        if len(plain) == 1:
+            getter = _one(getter)
+    else:
+        getter = _none
+    layout = _LAYOUTS[names] = (getter, tuple([type(d[n]) for n in plain]),
+                                tuple(other))
+    return layout
+
+
+def _none(d):
+    return ()
+
+
+def _one(getter):
+    return lambda d: (getter(d),)
+
+
+def _value(v):
+    """One attribute's value as a key (see _attributes), None if it is
+    none of these."""
+    kind = _kind(type(v))
+    if kind == 1:
+        return v
+    if kind == 2:
+        return _sequence(v)
+    if kind == 3:
+        return v.shape, v.dtype
+    return None
+
+
 def _attributes(function):
     """What the cost of a call reads of its node besides the inputs: the
     settings among its attributes (window, stride, pad, axis, ratio,
     slices, ...) and the shapes and dtypes of the arrays it holds, never
-    their values (nothing is copied from a GPU)."""
-    out = []
-    for name, v in function.__dict__.items():
-        kind = _kind(type(v))
-        if kind == 1:
-            out.append(name)
-            out.append(v)
-        elif kind == 2:
-            v = _sequence(v)
-            if v is not None:
-                out.append(name)
-                out.append(v)
-        elif kind == 3:
-            out.append(name)
-            out.append((v.shape, v.dtype))
-    return tuple(out)
+    their values (nothing is copied from a GPU).  Read through the layout
+    of its attribute names, learnt once (this runs at every call)."""
+    d = function.__dict__
+    names = tuple(d)
+    layout = _LAYOUTS.get(names)
+    if layout is None:
+        layout = _layout(names, d)
+    getter, types, other = layout
+    values = getter(d)
+    if tuple(map(type, values)) != types:  # a setting that is not now
+        values = tuple(map(_value, values))
+    if other:
+        return names, values, tuple([_value(d[n]) for n in other])
+    return names, values
 
 
 def _graph(nodes, loss):
@@ -200,14 +257,21 @@ def _graph(nodes, loss):
     index = {id(n): i for i, n in enumerate(nodes)}
     leaves = {}
     out = []
+    append = out.append
     for n in nodes:
         inputs = n.inputs
         if inputs is None:  # no graph kept (no_backprop_mode)
-            out.append(None)
+            append(None)
             continue
         for x in inputs:
-            out.append(_source(x, index, leaves))
-    out.append(_source(getattr(loss, 'node', None), index, leaves))
+            # _source's usual case, inline: this runs at every step
+            creator = x.creator_node
+            i = None if creator is None else index.get(id(creator))
+            if i is not None and len(creator.outputs) == 1:
+                append(i)
+            else:
+                append(_source(x, index, leaves))
+    append(_source(getattr(loss, 'node', None), index, leaves))
     return out
 
 
