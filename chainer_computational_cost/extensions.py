@@ -164,7 +164,7 @@ def _sequence(values):
                 return None
             out.append(v)
         elif kind == 3:
-            out.append((v.shape, v.dtype))
+            out.append(_value(v))
         else:
             return None
     return tuple(out)
@@ -223,8 +223,8 @@ def _value(v):
         return v
     if kind == 2:
         return _sequence(v)
-    if kind == 3:
-        return v.shape, v.dtype
+    if kind == 3:  # an uninitialised Parameter has no shape
+        return getattr(v, 'shape', None), getattr(v, 'dtype', None)
     return None
 
 
@@ -297,8 +297,11 @@ def _forward(lossfun, seen, done=None):
     def forward(*args, **kwargs):
         with seen:
             loss = lossfun(*args, **kwargs)
-        nodes, seen.nodes = seen.nodes, None
-        seen.graph = _graph(nodes, loss)
+        nodes, seen.nodes = seen.nodes, []
+        try:
+            seen.graph = _graph(nodes, loss)
+        except Exception:  # ours: never equal, the step is costed anew
+            seen.graph = object()
         if done is not None:
             done()
         return loss
