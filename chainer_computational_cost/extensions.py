@@ -52,6 +52,7 @@ next time they are seen.  Nothing outside ``update_core`` is costed: an
 """
 
 import collections
+import itertools
 import operator
 import sys
 import time
@@ -122,7 +123,7 @@ def _call_flops(function, in_data):
         return 0
 
 
-#: How a node attribute's type enters a call's key (see _attributes): 0
+#: How a node attribute's type enters a call's key (see _settings): 0
 #: left out, 1 as it is, 2 a sequence of such values, 3 an array's shape
 #: and dtype (never its values).
 _KINDS = {}
@@ -216,7 +217,7 @@ def _one(getter):
 
 
 def _value(v):
-    """One attribute's value as a key (see _attributes), None if it is
+    """One attribute's value as a key (see _settings), None if it is
     none of these."""
     kind = _kind(type(v))
     if kind == 1:
@@ -228,17 +229,13 @@ def _value(v):
     return None
 
 
-def _attributes(function):
-    """What the cost of a call reads of its node besides the inputs: the
-    settings among its attributes (window, stride, pad, axis, ratio,
-    slices, ...) and the shapes and dtypes of the arrays it holds, never
-    their values (nothing is copied from a GPU).  Read through the layout
-    of its attribute names, learnt once (this runs at every call)."""
-    d = function.__dict__
-    names = tuple(d)
-    layout = _LAYOUTS.get(names)
-    if layout is None:
-        layout = _layout(names, d)
+def _settings(d, names, layout):
+    """What the cost of a call reads of its node (``d``, its ``__dict__``)
+    besides the inputs: the settings among its attributes (window,
+    stride, pad, axis, ratio, slices, ...) and the shapes and dtypes of
+    the arrays it holds, never their values (nothing is copied from a
+    GPU); read through the ``layout`` of its attribute ``names``, learnt
+    once (see _Calls, where a node without settings is its names)."""
     getter, types, other = layout
     values = getter(d)
     if tuple(map(type, values)) != types:  # a setting that is not now
@@ -248,46 +245,34 @@ def _attributes(function):
     return names, values
 
 
+#: Readers of the graph (VariableNode's properties read these attributes,
+#: in Chainer 6 and 7) and of a call's inputs, in C: the checks run at
+#: every call and step.
+_INPUTS = operator.attrgetter('inputs')
+_CREATOR = operator.attrgetter('_creator_node')
+_NEEDS_GRAD = operator.attrgetter('_requires_grad')
+_SHAPE_DTYPE = operator.attrgetter('shape', 'dtype')
+
+
 def _graph(nodes, loss):
     """What decides the calls of the backward pass of ``loss`` beyond the
-    forward's calls (``nodes``, in call order): where each input of each
-    node comes from (a node's output by call and output index, a leaf
-    by its order of first use, and whether it requires a gradient), and
-    which output ``loss`` is."""
+    forward's calls (``nodes``, in call order): for every input of every
+    node and for ``loss``, the node that made it (by call, None for a
+    leaf or a node of an earlier step), whether it requires a gradient
+    and the first input that is the same variable (shared variables, as
+    tied weights, sum their gradients)."""
     index = {id(n): i for i, n in enumerate(nodes)}
-    leaves = {}
-    out = []
-    append = out.append
-    for n in nodes:
-        inputs = n.inputs
-        if inputs is None:  # no graph kept (no_backprop_mode)
-            append(None)
-            continue
-        for x in inputs:
-            # _source's usual case, inline: this runs at every step
-            creator = x.creator_node
-            i = None if creator is None else index.get(id(creator))
-            if i is not None and len(creator.outputs) == 1:
-                append(i)
-            else:
-                append(_source(x, index, leaves))
-    append(_source(getattr(loss, 'node', None), index, leaves))
-    return out
-
-
-def _source(x, index, leaves):
-    if x is None:
-        return None
-    creator = x.creator_node
-    if creator is None:
-        return -1 - leaves.setdefault(id(x), len(leaves)), x.requires_grad
-    i = index.get(id(creator))
-    if i is None:
-        return 'outside'  # a node of an earlier step
-    outputs = creator.outputs
-    if len(outputs) == 1:
-        return i
-    return i, [o() for o in outputs].index(x)
+    node = getattr(loss, 'node', None)
+    # a node made without a graph (no_backprop_mode) has inputs None
+    inputs = list(itertools.chain.from_iterable(
+        filter(None, map(_INPUTS, nodes))))
+    if node is not None:
+        inputs.append(node)
+    ids = list(map(id, inputs))
+    firsts = {}
+    return (list(map(index.get, map(id, map(_CREATOR, inputs)))),
+            list(map(_NEEDS_GRAD, inputs)),
+            list(map(firsts.setdefault, ids, itertools.count())))
 
 
 def _forward(lossfun, seen, done=None):
@@ -311,7 +296,7 @@ def _forward(lossfun, seen, done=None):
 class _Calls(chainer.FunctionHook):
     """What the forward pass of an ``optimizer.update`` call applies,
     cheaply: each call's function class, input shapes and dtypes and its
-    node's settings (see _attributes), compared as they come with the
+    node's settings (see _settings), compared as they come with the
     calls of the step that was costed for the same arguments; its nodes
     are kept for the graph the forward leaves (see _graph), which decides
     the backward pass.  From the first call that differs on (or
@@ -343,11 +328,17 @@ class _Calls(chainer.FunctionHook):
         if type(function) is _ADAPTER:
             function = function.function
         try:
-            inputs = tuple([(x.shape, x.dtype) for x in in_data])
+            inputs = tuple(map(_SHAPE_DTYPE, in_data))
         except AttributeError:
             inputs = tuple([(getattr(x, 'shape', None),
                              getattr(x, 'dtype', None)) for x in in_data])
-        call = type(function), inputs, _attributes(function)
+        # The node's settings (see _settings): none, the usual case
+        d = function.__dict__
+        names = tuple(d)
+        layout = _LAYOUTS.get(names) or _layout(names, d)
+        call = type(function), inputs, (
+            names if layout[0] is _none and not layout[2] else
+            _settings(d, names, layout))
         if not self.diverged:
             i = self.matched
             reference = self.reference

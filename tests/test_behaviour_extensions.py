@@ -889,10 +889,11 @@ def test_a_call_whose_second_input_differs(tmp_path):
 
 class _Steady(chainer.Chain):
     """(x (batch, 1, 8, 8), t (batch,)) -> the softmax cross entropy of a
-    dropout, a pooling and a Linear, labels -1 ignored: nodes with
-    settings, with arrays (the dropout's mask) and with a value computed
-    from the data (the loss's count of labels) that change from step to
-    step while the calls stay the same."""
+    dropout, a pooling and a Linear of x made positive without a graph
+    (no_backprop_mode), labels -1 ignored: nodes with settings, with
+    arrays (the dropout's mask) and with a value computed from the data
+    (the loss's count of labels) that change from step to step while
+    the calls stay the same."""
 
     def __init__(self):
         super(_Steady, self).__init__()
@@ -900,6 +901,8 @@ class _Steady(chainer.Chain):
             self.lin = L.Linear(16, 3)
 
     def forward(self, x, t):
+        with chainer.no_backprop_mode():
+            x = F.absolute(x)
         h = F.max_pooling_2d(F.dropout(x, 0.25), 2)
         return F.softmax_cross_entropy(self.lin(h), t)
 
