@@ -180,40 +180,40 @@ _BOOKKEEPING = frozenset([
     '_config_use_ideep', '_is_chainerx_fallback_mode', 'chainerx_device',
     '_n_local_function_hooks', '_local_function_hooks'])
 
-#: The attribute names of a node (a tuple, in order) -> how to read them:
-#: (a getter of the names that held plain settings when first seen,
-#: their types, the names read one by one: sequences and arrays).
+#: Function class -> how to read its nodes' settings: (a getter of the
+#: attributes that held plain settings in its first node, or None if
+#: none; their types; the names of the others, read one by one:
+#: sequences and arrays; the names of the plain ones).  Learnt from one
+#: node's __dict__ a class: reading a node's __dict__ makes CPython 3.11
+#: keep its attributes in a dict from then on, which slows every later
+#: attribute access of it (Chainer's own, in the backward pass, too).
 _LAYOUTS = {}
 
 
-def _layout(names, d):
+def _layout(cls, function):
+    d = function.__dict__
     plain = []
     other = []
-    for name in names:
+    for name, v in d.items():
         if name in _BOOKKEEPING:
             continue
-        kind = _kind(type(d[name]))
+        kind = _kind(type(v))
         if kind == 1:
             plain.append(name)
         elif kind:
             other.append(name)
+    getter = None
     if plain:
-        getter = operator.itemgetter(*plain)
+        getter = operator.attrgetter(*plain)
         if len(plain) == 1:
             getter = _one(getter)
-    else:
-        getter = _none
-    layout = _LAYOUTS[names] = (getter, tuple([type(d[n]) for n in plain]),
-                                tuple(other))
+    layout = _LAYOUTS[cls] = (getter, tuple([type(d[n]) for n in plain]),
+                              tuple(other), tuple(plain))
     return layout
 
 
-def _none(d):
-    return ()
-
-
 def _one(getter):
-    return lambda d: (getter(d),)
+    return lambda function: (getter(function),)
 
 
 def _value(v):
@@ -229,20 +229,23 @@ def _value(v):
     return None
 
 
-def _settings(d, names, layout):
-    """What the cost of a call reads of its node (``d``, its ``__dict__``)
-    besides the inputs: the settings among its attributes (window,
-    stride, pad, axis, ratio, slices, ...) and the shapes and dtypes of
-    the arrays it holds, never their values (nothing is copied from a
-    GPU); read through the ``layout`` of its attribute ``names``, learnt
-    once (see _Calls, where a node without settings is its names)."""
-    getter, types, other = layout
-    values = getter(d)
+def _settings(function, layout):
+    """What the cost of a call reads of its node besides the inputs: the
+    settings among its attributes (window, stride, pad, axis, ratio,
+    slices, ...) and the shapes and dtypes of the arrays it holds, never
+    their values (nothing is copied from a GPU); read through the
+    ``layout`` of its class (see _LAYOUTS)."""
+    getter, types, other, plain = layout
+    try:
+        values = () if getter is None else getter(function)
+    except AttributeError:  # a node without one of its class's settings
+        values = tuple([getattr(function, n, _MISSING) for n in plain])
     if tuple(map(type, values)) != types:  # a setting that is not now
         values = tuple(map(_value, values))
     if other:
-        return names, values, tuple([_value(d[n]) for n in other])
-    return names, values
+        return values, tuple([_value(getattr(function, n, None))
+                              for n in other])
+    return values
 
 
 #: Readers of the graph (VariableNode's properties read these attributes,
@@ -333,12 +336,10 @@ class _Calls(chainer.FunctionHook):
             inputs = tuple([(getattr(x, 'shape', None),
                              getattr(x, 'dtype', None)) for x in in_data])
         # The node's settings (see _settings): none, the usual case
-        d = function.__dict__
-        names = tuple(d)
-        layout = _LAYOUTS.get(names) or _layout(names, d)
-        call = type(function), inputs, (
-            names if layout[0] is _none and not layout[2] else
-            _settings(d, names, layout))
+        cls = type(function)
+        layout = _LAYOUTS.get(cls) or _layout(cls, function)
+        call = cls, inputs, (None if layout[0] is None and not layout[2]
+                             else _settings(function, layout))
         if not self.diverged:
             i = self.matched
             reference = self.reference
