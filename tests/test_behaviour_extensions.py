@@ -1089,3 +1089,54 @@ def test_the_memory_peak_of_three_updates_is_the_highest(tmp_path):
         peaks[name] = hook.memory_report['peak']
     assert peaks['b'] > peaks['a'] + peaks['c']
     assert [e['cost/memory_peak'] for e in log] == [peaks['b']] * 2
+
+
+class _InputGrad(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> the sum of a Linear(4, 3) (no
+    bias) of x, given as a Variable that needs a gradient when the first
+    flag is set: the same calls and graph, a longer backward pass."""
+
+    def __init__(self):
+        super(_InputGrad, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 3, initialW=0.5, nobias=True)
+
+    def forward(self, x, flag):
+        return F.sum(self.lin(chainer.Variable(x, requires_grad=bool(
+            flag[0]))))
+
+
+def test_a_step_whose_input_needs_a_gradient(tmp_path):
+    # Batch 4, flags 0, 0 (costed), 1, 0: the input's gradient, a
+    # LinearGradData of 4*4*(2*3-1) = 80 FLOPs, in step 3 only
+    flags = [0, 0, 1, 0]
+    batches = _cut_batches(flags)
+    log = _train(_InputGrad(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_InputGrad, batches)]
+    assert expected[2] - expected[0] == 80
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Tied(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> the sum of x times a (4,) weight
+    times itself, or times a second weight when the first flag is set: a
+    weight used twice sums its two gradients (one Add more)."""
+
+    def __init__(self):
+        super(_Tied, self).__init__()
+        with self.init_scope():
+            self.a = chainer.Parameter(numpy.full(4, 0.5, 'f'))
+            self.b = chainer.Parameter(numpy.full(4, 0.5, 'f'))
+
+    def forward(self, x, flag):
+        w = self.a * (self.b if flag[0] else self.a)
+        return F.sum(x * F.broadcast_to(w, x.shape))
+
+
+def test_a_step_whose_weight_is_used_twice_or_not(tmp_path):
+    flags = [0, 0, 1, 0, 1]
+    batches = _cut_batches(flags)
+    log = _train(_Tied(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Tied, batches)]
+    assert expected[0] != expected[2]
+    assert [e['cost/flops'] for e in log] == expected
