@@ -29,30 +29,41 @@ does with the converted batch) is keyed by the shapes and dtypes of its
 arguments, and run inside a
 :class:`~chainer_computational_cost.ComputationalCostHook` the first time
 its key is seen.  The figures of that run stand for every later call with
-the same key that makes the same function calls: the forward pass of
-every call (its loss function) runs under a light function hook that
-compares each function call's class, input shapes and dtype with the
-costed run's as they come; a call that does other work at the same shapes
-(an LSTM whose batch shrinks as sequences end, with the lengths as an
-array) gets the FLOPs of its forward call by call from the first call
-that differs, as the hook counts them, and those of its backward pass and
-update from a hook entered when its forward returns; no memory peak nor
-communication bytes for it.  A step's figures are the sum over the calls
-it makes.  The first iteration does one-off work (ChainerMN broadcasts the
-parameters in place of the all-reduce and the update), so the keys of the
-first iteration are costed once more the next time they are seen.  Nothing
-outside ``update_core`` is costed: an ``Evaluator``'s forward passes are
-not.
+the same key that does the same work, which is checked at every call
+(running the hook at every step would slow the training down): its
+forward pass (the loss function) runs under a light function hook that
+compares each call's function class, input shapes and dtypes and its
+node's settings (scalar and tuple attributes: window, stride, axis, ...;
+the shapes and dtypes of the arrays it holds, never their values) with
+the costed run's as they come; when it returns, the graph it left (where
+each node's inputs come from), which decides the backward pass, is
+compared too.  A call that does other work at the same shapes (an LSTM
+whose batch shrinks as sequences end, a pooling window drawn per step, an
+encoder cut off the graph) gets the FLOPs of its forward call by call
+from the first call that differs, as the hook counts them, and those of
+its backward pass and update from a hook entered when its forward
+returns; no memory peak nor communication bytes for it, and a predicted
+time only when its forward pass was the costed one's.  A step's figures
+are the sum over the calls it makes.  The first iteration does one-off
+work (ChainerMN broadcasts the parameters in place of the all-reduce and
+the update), so the keys of the first iteration are costed once more the
+next time they are seen.  Nothing outside ``update_core`` is costed: an
+``Evaluator``'s forward passes are not.
 """
 
 import collections
+import itertools
+import operator
 import sys
 import time
+from typing import NamedTuple
+from typing import Optional
 import warnings
 
 import chainer
 from chainer.training import extension
 from chainer.training import updaters
+import numpy
 
 from chainer_computational_cost import calibration as calib
 from chainer_computational_cost.computational_cost_hook import \
@@ -112,26 +123,192 @@ def _call_flops(function, in_data):
         return 0
 
 
-def _forward(lossfun, seen):
+#: How a node attribute's type enters a call's key (see _settings): 0
+#: left out, 1 as it is, 2 a sequence of such values, 3 an array's shape
+#: and dtype (never its values).
+_KINDS = {}
+
+
+def _kind(t):
+    try:
+        return _KINDS[t]
+    except KeyError:
+        pass
+    if t in (int, float, bool, str, type(None), type(Ellipsis), slice) \
+            or issubclass(t, numpy.dtype):
+        kind = 1
+    elif t in (tuple, list):
+        kind = 2
+    elif issubclass(t, numpy.generic):
+        # A NumPy scalar is what a function computes from the data (a
+        # loss's normalising count): a value, not a setting.
+        kind = 0
+    elif hasattr(t, 'shape') and hasattr(t, 'dtype'):
+        kind = 3
+    else:
+        kind = 0
+    _KINDS[t] = kind
+    return kind
+
+
+def _sequence(values):
+    """A tuple or list attribute as a key, None if it holds anything but
+    settings and arrays."""
+    out = []
+    for v in values:
+        kind = _kind(type(v))
+        if kind == 1 or isinstance(v, numpy.generic):
+            out.append(v)
+        elif kind == 2:
+            v = _sequence(v)
+            if v is None:
+                return None
+            out.append(v)
+        elif kind == 3:
+            out.append(_value(v))
+        else:
+            return None
+    return tuple(out)
+
+
+#: FunctionNode's own bookkeeping (the graph, layouts, retained data):
+#: the same for the same calls, not settings of the function.
+_BOOKKEEPING = frozenset([
+    '_input_layouts', '_output_layouts', '_input_indexes_to_retain',
+    '_output_indexes_to_retain', '_retained_output_data', '_output_count',
+    'rank', 'inputs', 'outputs', 'lazy_grad_sum', 'stack',
+    '_config_use_ideep', '_is_chainerx_fallback_mode', 'chainerx_device',
+    '_n_local_function_hooks', '_local_function_hooks'])
+
+#: Function class -> how to read its nodes' settings: (a getter of the
+#: attributes that held plain settings in its first node, or None if
+#: none; their types; the names of the others, read one by one:
+#: sequences and arrays; the names of the plain ones).  Learnt from one
+#: node's __dict__ a class: reading a node's __dict__ makes CPython 3.11
+#: keep its attributes in a dict from then on, which slows every later
+#: attribute access of it (Chainer's own, in the backward pass, too).
+_LAYOUTS = {}
+
+
+def _layout(cls, function):
+    d = function.__dict__
+    plain = []
+    other = []
+    for name, v in d.items():
+        if name in _BOOKKEEPING:
+            continue
+        kind = _kind(type(v))
+        if kind == 1:
+            plain.append(name)
+        elif kind:
+            other.append(name)
+    getter = None
+    if plain:
+        getter = operator.attrgetter(*plain)
+        if len(plain) == 1:
+            getter = _one(getter)
+    layout = _LAYOUTS[cls] = (getter, tuple([type(d[n]) for n in plain]),
+                              tuple(other), tuple(plain))
+    return layout
+
+
+def _one(getter):
+    return lambda function: (getter(function),)
+
+
+def _value(v):
+    """One attribute's value as a key (see _settings), None if it is
+    none of these."""
+    kind = _kind(type(v))
+    if kind == 1:
+        return v
+    if kind == 2:
+        return _sequence(v)
+    if kind == 3:  # an uninitialised Parameter has no shape
+        return getattr(v, 'shape', None), getattr(v, 'dtype', None)
+    return None
+
+
+def _settings(function, layout):
+    """What the cost of a call reads of its node besides the inputs: the
+    settings among its attributes (window, stride, pad, axis, ratio,
+    slices, ...) and the shapes and dtypes of the arrays it holds, never
+    their values (nothing is copied from a GPU); read through the
+    ``layout`` of its class (see _LAYOUTS)."""
+    getter, types, other, plain = layout
+    try:
+        values = () if getter is None else getter(function)
+    except AttributeError:  # a node without one of its class's settings
+        values = tuple([getattr(function, n, _MISSING) for n in plain])
+    if tuple(map(type, values)) != types:  # a setting that is not now
+        values = tuple(map(_value, values))
+    if other:
+        return values, tuple([_value(getattr(function, n, None))
+                              for n in other])
+    return values
+
+
+#: Readers of the graph (VariableNode's properties read these attributes,
+#: in Chainer 6 and 7) and of a call's inputs, in C: the checks run at
+#: every call and step.
+_INPUTS = operator.attrgetter('inputs')
+_CREATOR = operator.attrgetter('_creator_node')
+_NEEDS_GRAD = operator.attrgetter('_requires_grad')
+_SHAPE_DTYPE = operator.attrgetter('shape', 'dtype')
+
+
+def _graph(nodes, loss):
+    """What decides the calls of the backward pass of ``loss`` beyond the
+    forward's calls (``nodes``, in call order): for every input of every
+    node and for ``loss``, the node that made it (by call, None for a
+    leaf or a node of an earlier step), whether it requires a gradient
+    and the first input that is the same variable (shared variables, as
+    tied weights, sum their gradients)."""
+    index = {id(n): i for i, n in enumerate(nodes)}
+    node = getattr(loss, 'node', None)
+    # a node made without a graph (no_backprop_mode) has inputs None
+    inputs = list(itertools.chain.from_iterable(
+        filter(None, map(_INPUTS, nodes))))
+    if node is not None:
+        inputs.append(node)
+    ids = list(map(id, inputs))
+    firsts = {}
+    return (list(map(index.get, map(id, map(_CREATOR, inputs)))),
+            list(map(_NEEDS_GRAD, inputs)),
+            list(map(firsts.setdefault, ids, itertools.count())))
+
+
+def _forward(lossfun, seen, done=None):
     """``lossfun`` run inside the function hook ``seen``: the forward pass
-    only (the backward's calls follow from its graph)."""
+    only; then ``seen.graph`` is the graph it left (see _graph), and
+    ``done()`` is called."""
     def forward(*args, **kwargs):
         with seen:
-            return lossfun(*args, **kwargs)
+            loss = lossfun(*args, **kwargs)
+        nodes, seen.nodes = seen.nodes, []
+        try:
+            seen.graph = _graph(nodes, loss)
+        except Exception:  # ours: never equal, the step is costed anew
+            seen.graph = object()
+        if done is not None:
+            done()
+        return loss
     return forward
 
 
 class _Calls(chainer.FunctionHook):
     """What the forward pass of an ``optimizer.update`` call applies,
-    cheaply: each function call's class, input shapes and dtype, compared
-    as they come with the calls of the step that was costed for the same
-    arguments.  From the first call that differs on (or throughout, with
-    no reference: a costed step), each call's FLOPs are computed as the
-    hook does, so that a step that does other work than the costed one is
-    still costed exactly (see CostMonitor).  Not during the backward pass,
-    whose calls follow from the forward's graph: a hook there would cost
-    every node of the backward pass too (Chainer calls each hook twice a
-    node)."""
+    cheaply: each call's function class, input shapes and dtypes and its
+    node's settings (see _settings), compared as they come with the
+    calls of the step that was costed for the same arguments; its nodes
+    are kept for the graph the forward leaves (see _graph), which decides
+    the backward pass.  From the first call that differs on (or
+    throughout, with no reference: a costed step), each call's FLOPs are
+    computed as the hook does, so that a step that does other work than
+    the costed one is still costed exactly (see CostMonitor).  Not during
+    the backward pass, whose calls follow from the forward's calls and
+    graph: a hook there would cost every node of the backward pass too
+    (Chainer calls each hook twice a node)."""
 
     name = 'CostMonitorCalls'
 
@@ -142,15 +319,27 @@ class _Calls(chainer.FunctionHook):
         self.matched = 0
         self.diverged = reference is None
         self.flops = 0
+        self.nodes = []
+        self.graph = None
         self.calls = [] if reference is None else None
         self.each = [] if reference is None else None
 
     def forward_postprocess(self, function, in_data):
         # Once per function call of every monitored step: kept short.  An
         # input may be None, as the hook allows.
-        call = (type(function),
-                tuple([getattr(x, 'shape', None) for x in in_data]),
-                getattr(in_data[0], 'dtype', None) if in_data else None)
+        self.nodes.append(function)
+        if type(function) is _ADAPTER:
+            function = function.function
+        try:
+            inputs = tuple(map(_SHAPE_DTYPE, in_data))
+        except AttributeError:
+            inputs = tuple([(getattr(x, 'shape', None),
+                             getattr(x, 'dtype', None)) for x in in_data])
+        # The node's settings (see _settings): none, the usual case
+        cls = type(function)
+        layout = _LAYOUTS.get(cls) or _layout(cls, function)
+        call = cls, inputs, (None if layout[0] is None and not layout[2]
+                             else _settings(function, layout))
         if not self.diverged:
             i = self.matched
             reference = self.reference
@@ -163,6 +352,31 @@ class _Calls(chainer.FunctionHook):
         if self.calls is not None:
             self.calls.append(call)
             self.each.append(flops)
+
+
+class _Figures(NamedTuple):
+    """What one ``optimizer.update`` call costs; None where it is not
+    known (see CostMonitor)."""
+
+    flops: int
+    memory_peak: Optional[int]
+    comm_bytes: Optional[int]
+    predicted_time: Optional[float]
+
+
+class _Costed(NamedTuple):
+    """The costed step of one key: its figures (None if it could not be
+    costed), whether they stand for later steps (not those of the first
+    iteration), its forward's calls, the FLOPs of the calls before each,
+    the graph its forward left, and the predicted seconds of its forward
+    pass (with a calibration)."""
+
+    figures: Optional[_Figures]
+    settled: bool
+    calls: list
+    before: list
+    graph: list
+    forward_time: Optional[float]
 
 
 def _signature(value):
@@ -209,9 +423,9 @@ def _step_dtype(optimizers):
 
 
 def _step_figures(hook):
-    """(FLOPs, memory peak or None, comm bytes) of what ``hook`` recorded:
-    the sums of its total report, read from the records (building the
-    report would format a traceback per call)."""
+    """The :class:`_Figures` of what ``hook`` recorded, less the predicted
+    time: the sums of its total report, read from the records (building
+    the report would format a traceback per call)."""
     flops = 0
     comm = 0
     comm_of = hook._comm_bytes_of()
@@ -220,7 +434,16 @@ def _step_figures(hook):
             flops += r[R_FLOPS]
             comm += comm_of.get(i, 0)
     peak = memory.memory_report(hook)['peak'] if hook.memory else None
-    return flops, peak, comm
+    return _Figures(flops, peak, comm, None)
+
+
+def _time_rows(hook, calibration):
+    """The predicted seconds of each costed record of ``hook``, and
+    whether any record is of a backward pass (a run without one predicts
+    its forward calls with the overhead of inference)."""
+    rows = list(hook.time_report(calibration).values())[:-1]
+    return ([r['t_predicted'] for r in rows],
+            any([r['phase'] == 'backward' for r in rows]))
 
 
 def _quiet_warning(message, stacklevel=3):
@@ -272,7 +495,9 @@ class CostMonitor(extension.Extension):
             :class:`~chainer_computational_cost.calibration.Calibration`
             (see :func:`chainer_computational_cost.calibrate`) or the path
             of its JSON file: also report
-            ``cost/predicted_time`` and the measured ``cost/time``.
+            ``cost/predicted_time`` (not for a step whose forward pass
+            does other work than the costed step of its argument shapes)
+            and the measured ``cost/time``.
 
     Updaters: ``StandardUpdater`` (and subclasses that call
     ``optimizer.update(lossfun, *batch)``), ChainerMN's data-parallel
@@ -486,10 +711,10 @@ class _Steps(object):
             key = (name, lossfun is None, sig,
                    _signature(kwargs) if kwargs else None)
             entry = costs.get(key)
-            if entry is not None and entry[1]:
-                if entry[0] is None or lossfun is None:
+            if entry is not None and entry.settled:
+                if entry.figures is None or lossfun is None:
                     # not costed again; or an update alone: the same work
-                    calls.append(entry[0])
+                    calls.append(entry.figures)
                     return real_update(lossfun, *args, **kwargs)
                 return self.verify(entry, real_update, lossfun, args,
                                    kwargs)
@@ -511,75 +736,95 @@ class _Steps(object):
             hook = ComputationalCostHook(
                 fma_1flop=False, comm=self.comm, memory=self.memory)
             seen = _Calls(None)
+            forward_end = []  # how many records the forward pass made
             with hook:
                 result = real_update(
-                    None if lossfun is None else _forward(lossfun, seen),
+                    None if lossfun is None else _forward(
+                        lossfun, seen,
+                        lambda: forward_end.append(len(hook._records()))),
                     *args, **kwargs)
+            forward_time = None
             try:
                 figures = _step_figures(hook)
                 if self.calibration is not None:  # the predicted seconds
-                    figures += (hook.time_report(self.calibration)[
-                        'total']['t_predicted'],)
+                    times, backward = _time_rows(hook, self.calibration)
+                    figures = figures._replace(predicted_time=sum(times))
+                    if backward and forward_end:
+                        # the forward's, for a step whose backward differs
+                        n = len([r for r in hook._records()[:forward_end[0]]
+                                 if r[R_PARAMS] is not None])
+                        forward_time = sum(times[:n])
             except Exception as e:  # ours: it must not stop the training
                 figures = None
                 _quiet_warning('CostMonitor: a step could not be costed, '
                                'its shapes are not costed again: {}: {}'
                                .format(type(e).__name__, e))
-            # The reference of later steps: the forward's calls and the
-            # FLOPs of the calls before each.
+            # The reference of later steps: the forward's calls, the FLOPs
+            # of the calls before each, the graph it left.
             before = [0]
             for flops in seen.each:
                 before.append(before[-1] + flops)
-            costs[key] = [figures, figures is None or not self.first,
-                          seen.calls, before]
+            costs[key] = _Costed(figures, figures is None or not self.first,
+                                 seen.calls, before, seen.graph,
+                                 forward_time)
             calls.append(figures)
             return result
         return update
 
     def verify(self, entry, real_update, lossfun, args, kwargs):
         """``real_update`` of arguments whose key has the costed ``entry``,
-        its forward's calls compared with the costed one's as they come:
-        the cached figures when they are the same; else (other work at the
-        same shapes) the FLOPs of the forward's calls (the costed step's up
-        to the first that differs, then each call's own) and of the
-        backward and update, run inside a hook entered when the forward
-        returns; no memory peak nor communication, which only a run
-        hooked throughout knows."""
-        figures, _, reference, before = entry
+        its forward's calls compared with the costed one's as they come,
+        then the graph it leaves: the cached figures when they are the
+        same; else (other work at the same shapes) the FLOPs of the
+        forward's calls (the costed step's up to the first that differs,
+        then each call's own) and of the backward and update, run inside
+        a hook entered when the forward returns; no memory peak nor
+        communication, which only a run hooked throughout knows; the
+        predicted time when only the backward pass differs."""
+        reference = entry.calls
         seen = _Calls(reference)
         late = []
 
-        def forward(*a, **k):
-            with seen:
-                loss = lossfun(*a, **k)
-            if seen.diverged or seen.matched != len(reference):
+        def differs():
+            if seen.diverged or seen.matched != len(reference) or \
+                    seen.graph != entry.graph:
                 # comm: the FLOPs of an all-reduce are the update's
                 hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
                 hook.__enter__()
                 late.append(hook)
-            return loss
         try:
-            result = real_update(forward, *args, **kwargs)
+            result = real_update(_forward(lossfun, seen, differs), *args,
+                                 **kwargs)
         finally:
             if late:
                 late[0].__exit__(*sys.exc_info())
         if not late:
-            self.calls.append(figures)
+            self.calls.append(entry.figures)
             return result
+        same_forward = not seen.diverged and seen.matched == len(reference)
         if 'differs' not in self.warned:
             self.warned.add('differs')
             _quiet_warning(
                 'CostMonitor: a step did other work than the costed step '
-                'with the same argument shapes (its function calls differ '
-                'from call {} on): its FLOPs are counted call by call; '
-                'cost/memory_peak and cost/comm_bytes are not reported for '
-                'such steps'.format(seen.matched + 1), stacklevel=4)
+                'with the same argument shapes ({}): its FLOPs are counted '
+                'call by call; cost/memory_peak and cost/comm_bytes are not '
+                'reported for such steps'.format(
+                    'its backward pass differs' if same_forward else
+                    'its function calls differ from call {} on'.format(
+                        seen.matched + 1)), stacklevel=4)
         try:
-            rest = _step_figures(late[0])[0]
+            rest = _step_figures(late[0])
+            predicted = None
+            if same_forward and entry.forward_time is not None:
+                times, backward = _time_rows(late[0], self.calibration)
+                if backward:
+                    predicted = entry.forward_time + sum(times)
         except Exception:  # ours: it must not stop the training
             step = None
         else:
-            step = before[seen.matched] + seen.flops + rest, None, None
+            step = _Figures(
+                entry.before[seen.matched] + seen.flops + rest.flops, None,
+                None, predicted)
         self.calls.append(step)
         return result
 
@@ -591,17 +836,20 @@ class _Steps(object):
         calls = self.calls
         if not calls or None in calls:
             return out
-        out['cost/flops'] = flops = sum([c[0] for c in calls])
+        out['cost/flops'] = flops = sum([c.flops for c in calls])
         if elapsed > 0:
             out['cost/flops_per_second'] = fps = flops / elapsed
             if self.peak is not None:
                 out['cost/mfu'] = fps / self.peak
-        if self.memory and all(c[1] is not None for c in calls):
-            out['cost/memory_peak'] = max(c[1] for c in calls)
-        if self.comm is not None and all(c[2] is not None for c in calls):
-            out['cost/comm_bytes'] = sum(c[2] for c in calls)
+        if self.memory and all(c.memory_peak is not None for c in calls):
+            out['cost/memory_peak'] = max(c.memory_peak for c in calls)
+        if self.comm is not None and \
+                all(c.comm_bytes is not None for c in calls):
+            out['cost/comm_bytes'] = sum(c.comm_bytes for c in calls)
         if self.calibration is not None:
-            out['cost/predicted_time'] = sum(c[3] for c in calls)
+            if all(c.predicted_time is not None for c in calls):
+                out['cost/predicted_time'] = sum(
+                    c.predicted_time for c in calls)
             out['cost/time'] = elapsed
         return out
 

@@ -2,8 +2,11 @@
 cost/samples_per_second however the update is called, the peak behind
 cost/mfu for a float16 model, the memory peak of a step with two
 optimizers, a step with other work that differentiates in its forward
-pass, and a failure of its own in such a step (worked by hand or against
-an oracle; see benchmarks/mutate.py for how this file is used)."""
+pass, a failure of its own in such a step, steps whose backward pass, a
+node's settings or a second input differ at the same shapes, an
+unchanging training costed twice only, an optimizer hook beside a link
+never called, two models given one batch (worked by hand or against an
+oracle; see benchmarks/mutate.py for how this file is used)."""
 
 import warnings
 
@@ -28,6 +31,7 @@ from test_extensions import _replayed_flops
 from test_extensions import SumLinear
 from test_calibration import _calibration
 from test_extensions import _batches
+from test_extensions import counted_costings
 from test_extensions import pad_sorted
 from test_extensions import var_sequences
 from test_extensions import VarLengthLSTM
@@ -720,3 +724,419 @@ def test_every_value_reported_is_a_number(tmp_path):
     assert ['cost/memory_peak' in o for o in seen] == [
         True, True, False, False, False, True]
     assert all(type(v) in (int, float) for o in seen for v in o.values())
+
+
+# Steps that differ from the costed step of their shapes in their backward
+# pass, in a node's settings or in a second input only (issue 44).  The
+# oracle: a fresh hook on each step's batch, and the hand counts of
+# DETAILS.md.
+
+def _train(model, batches, monitor, tmp_path):
+    """The log of an SGD training of ``model`` on ``batches`` in turn."""
+    steps = iter(batches)
+    opt = chainer.optimizers.SGD().setup(model)
+    return _run(_Calling(lambda o: o.update(o.target, *next(steps)), opt),
+                len(batches), tmp_path, monitor)
+
+
+def _fresh(chain, batches, calibration=None):
+    """(FLOPs, predicted seconds) of each batch's step of a new ``chain``
+    with SGD, each inside a fresh hook."""
+    model = chain()
+    opt = chainer.optimizers.SGD().setup(model)
+    out = []
+    for batch in batches:
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, *batch)
+        out.append((hook.total_report['flops'],
+                    None if calibration is None else
+                    hook.time_report(calibration)['total']['t_predicted']))
+    return out
+
+
+class _Rewrap(chainer.Chain):
+    """(x (batch, 4), cut (batch,)) -> the sum of a decoder Linear(3, 2)
+    of an encoder Linear(4, 3) of x (no biases); when the first cut is
+    set, the encoder's output is re-wrapped as a new Variable: the same
+    forward calls, a backward pass without the encoder."""
+
+    def __init__(self):
+        super(_Rewrap, self).__init__()
+        with self.init_scope():
+            self.enc = L.Linear(4, 3, initialW=0.5, nobias=True)
+            self.dec = L.Linear(3, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, cut):
+        h = self.enc(x)
+        if cut[0]:
+            h = chainer.Variable(h.array)
+        return F.sum(self.dec(h))
+
+
+def _cut_batches(cuts):
+    x = numpy.ones((4, 4), numpy.float32)
+    return [(x, numpy.full(4, c, numpy.int32)) for c in cuts]
+
+
+@pytest.mark.parametrize('calibrated', [False, True])
+def test_a_step_whose_backward_differs_is_costed_as_such(tmp_path,
+                                                         calibrated):
+    # Batch 4 (DETAILS.md, a multiply-add as 2): the encoder 4*3*(2*4-1)
+    # = 84, the decoder 4*2*(2*3-1) = 40, Sum 8-1 = 7; backward: the
+    # decoder's weight gradient 2*3*(2*4-1) = 42, its input gradient
+    # 4*3*(2*2-1) = 36, the encoder's weight gradient 3*4*(2*4-1) = 84
+    # (BroadcastTo 0); SGD 2 a weight: 24 + 12.  Whole: 329.  Cut: no
+    # weight gradient of the encoder (its weight is updated all the same,
+    # with the zeros Chainer puts in place of its missing gradient):
+    # 329 - 84 = 245.
+    cuts = [0, 0, 1, 0, 1, 1]
+    batches = _cut_batches(cuts)
+    c = _calibration() if calibrated else None
+    log = _train(_Rewrap(), batches, CostMonitor(calibration=c), tmp_path)
+    expected = _fresh(_Rewrap, batches, c)
+    assert [f for f, _ in expected] == [245 if cut else 329 for cut in cuts]
+    assert [e['cost/flops'] for e in log] == [f for f, _ in expected]
+    if calibrated:
+        # only the backward pass differs: the forward's predicted time is
+        # the costed step's, the rest the hook's
+        assert [e['cost/predicted_time'] for e in log] == [
+            pytest.approx(t, rel=1e-12) for _, t in expected]
+
+
+def test_a_step_with_other_work_and_a_calibration_goes_on(tmp_path):
+    # The LSTM of test_extensions, whose steps 3 to 5 make other calls at
+    # the same shapes: every step's FLOPs, and the predicted time of the
+    # steps with the costed step's calls (a step that differs in its
+    # forward pass is not predicted)
+    c = _calibration()
+    trainer, log, replay = _lstm_trainer(
+        tmp_path, CostMonitor(calibration=c), var_sequences(), 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    batches = _batches(var_sequences(), 3, 6)
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(replay,
+                                                                 batches)
+    model, opt = replay[0]
+    times = []
+    for batch in batches:
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, *batch)
+        times.append(hook.time_report(c)['total']['t_predicted'])
+    assert [e.get('cost/predicted_time') for e in log.log] == [
+        pytest.approx(times[0], rel=1e-12), pytest.approx(times[1], rel=1e-12),
+        None, None, None, pytest.approx(times[5], rel=1e-12)]
+    assert all(e['cost/time'] > 0 for e in log.log)
+
+
+class _Window(chainer.Chain):
+    """(x (1, 1, 32, 32), k (1,)) -> the sum of a max pooling of x times a
+    weight, its window k x k (stride 1, padded by k // 2: every window
+    gives a 32 x 32 output)."""
+
+    def __init__(self):
+        super(_Window, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.full((1, 1, 1, 1), 0.5, 'f'))
+
+    def forward(self, x, k):
+        k = int(k[0])
+        h = x * F.broadcast_to(self.w, x.shape)
+        return F.sum(F.max_pooling_2d(h, k, stride=1, pad=k // 2,
+                                      cover_all=False))
+
+
+def test_a_node_whose_settings_differ_at_the_same_shapes(tmp_path):
+    # Windows 5, 5 (costed), 3, 5, 3: a 3 x 3 window makes 1024 outputs
+    # x (24 - 8) comparisons fewer than a 5 x 5 one
+    x = numpy.ones((1, 1, 32, 32), numpy.float32)
+    windows = [5, 5, 3, 5, 3]
+    batches = [(x, numpy.array([k], numpy.int32)) for k in windows]
+    log = _train(_Window(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Window, batches)]
+    assert expected[0] - expected[2] == 1024 * (24 - 8)
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Width(chainer.Chain):
+    """(x (batch, 4), k (batch,)) -> the sum of a Linear(4, 4) of x (no
+    bias) times the first k columns of a constant 4 x 8 matrix: a matrix
+    product whose second input's shape depends on the batch's values."""
+
+    def __init__(self):
+        super(_Width, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 4, initialW=0.5, nobias=True)
+        self.proj = numpy.ones((4, 8), numpy.float32)
+
+    def forward(self, x, k):
+        return F.sum(F.matmul(self.lin(x), self.proj[:, :int(k[0])]))
+
+
+def test_a_call_whose_second_input_differs(tmp_path):
+    # Batch 16, widths 8, 8 (costed), 2, 8, 2: the product 16*k*(2*4-1),
+    # the sum 16*k-1 and the product's input gradient 16*4*(2*k-1) change
+    # with k, the calls before them do not
+    x = numpy.ones((16, 4), numpy.float32)
+    widths = [8, 8, 2, 8, 2]
+    batches = [(x, numpy.full(16, k, numpy.int32)) for k in widths]
+    log = _train(_Width(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Width, batches)]
+    # at k = 2: 16*6*7 + 16*6 + 16*4*(16-4) = 1536 fewer
+    assert expected[0] - expected[2] == 1536
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Steady(chainer.Chain):
+    """(x (batch, 1, 8, 8), t (batch,)) -> the softmax cross entropy of a
+    dropout, a pooling and a Linear of x made positive without a graph
+    (no_backprop_mode), labels -1 ignored: nodes with settings, with
+    arrays (the dropout's mask) and with a value computed from the data
+    (the loss's count of labels) that change from step to step while
+    the calls stay the same."""
+
+    def __init__(self):
+        super(_Steady, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(16, 3)
+
+    def forward(self, x, t):
+        with chainer.no_backprop_mode():
+            x = F.absolute(x)
+        h = F.max_pooling_2d(F.dropout(x, 0.25), 2)
+        return F.softmax_cross_entropy(self.lin(h), t)
+
+
+def test_an_unchanging_training_is_costed_twice_only(tmp_path, monkeypatch):
+    runs = counted_costings(monkeypatch)
+    rng = numpy.random.RandomState(0)
+    x = rng.rand(4, 1, 8, 8).astype(numpy.float32)
+    # a different number of ignored labels at each step
+    labels = [[0, 1, 2, 0], [1, -1, 2, 0], [-1, -1, 2, 0], [2, 2, 2, -1]]
+    batches = [(x, numpy.array(t, numpy.int32)) for t in labels * 2]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        log = _train(_Steady(), batches, CostMonitor(memory=True), tmp_path)
+    # the first iteration and the next, its key costed again
+    assert len(runs) == 2
+    assert [w for w in caught if issubclass(w.category, ReportWarning)] == []
+    assert [e['cost/flops'] for e in log] == [
+        f for f, _ in _fresh(_Steady, batches)]
+    assert all('cost/memory_peak' in e for e in log)
+
+
+def test_memory_and_a_backward_that_differs(tmp_path):
+    # memory=True: the step whose backward differs is costed exactly, and
+    # has no memory peak (its forward pass ran unhooked); the steps with
+    # the costed graph have the costed step's
+    cuts = [0, 0, 1, 0]
+    batches = _cut_batches(cuts)
+    log = _train(_Rewrap(), batches, CostMonitor(memory=True), tmp_path)
+    assert [e['cost/flops'] for e in log] == [329, 329, 245, 329]
+    assert ['cost/memory_peak' in e for e in log] == [True, True, False,
+                                                      True]
+    assert log[3]['cost/memory_peak'] == log[1]['cost/memory_peak']
+
+
+class _Lazy(chainer.Chain):
+    """x (batch, 4) -> the sum of a Linear(4, 2) (no bias) of x, beside a
+    Linear(None, 3) that is never called: its weight never gets an
+    array."""
+
+    def __init__(self):
+        super(_Lazy, self).__init__()
+        with self.init_scope():
+            self.used = L.Linear(4, 2, initialW=0.5, nobias=True)
+            self.unused = L.Linear(None, 3)
+
+    def forward(self, x):
+        return F.sum(self.used(x))
+
+
+def test_an_optimizer_hook_beside_a_link_never_called(tmp_path):
+    # WeightDecay on every parameter: the monitored training updates the
+    # weight as a bare one does, and each step costs what a fresh hook
+    # counts
+    weights = []
+    for monitor in (None, CostMonitor(device='a100')):
+        model = _Lazy()
+        opt = chainer.optimizers.SGD(lr=0.1).setup(model)
+        opt.add_hook(chainer.optimizer_hooks.WeightDecay(0.5))
+        trainer = training.Trainer(
+            _Calling(lambda o: o.update(o.target, X[:, 0]), opt),
+            (3, 'iteration'), out=str(tmp_path))
+        log = extensions.LogReport(trigger=(1, 'iteration'))
+        trainer.extend(log)
+        if monitor is not None:
+            trainer.extend(monitor)
+        trainer.run()
+        weights.append(model.used.W.array.copy())
+        assert model.unused.W.array is None
+    # each step: W -= 0.1 * (64 + 0.5 W), from 0.5: 0.5 * 0.95 - 6.4, ...
+    w = 0.5
+    for _ in range(3):
+        w = w - 0.1 * (64 + 0.5 * w)
+    numpy.testing.assert_allclose(weights[0], numpy.full((2, 4), w, 'f'),
+                                  rtol=1e-6)
+    numpy.testing.assert_array_equal(weights[0], weights[1])
+    model = _Lazy()
+    opt = chainer.optimizers.SGD(lr=0.1).setup(model)
+    opt.add_hook(chainer.optimizer_hooks.WeightDecay(0.5))
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update(model, X[:, 0])
+    assert [e['cost/flops'] for e in log.log] == [
+        hook.total_report['flops']] * 3
+
+
+class _Half(chainer.Chain):
+    """x (batch, 8) float16 -> a float16 Linear(8, 8) (64 + 8 elements in
+    two arrays), then three float32 batch normalisations of 8 (gamma and
+    beta: 48 elements in six arrays) on the result cast to float32."""
+
+    def __init__(self):
+        super(_Half, self).__init__()
+        with self.init_scope():
+            with chainer.using_config('dtype', numpy.float16):
+                self.lin = L.Linear(8, 8)
+            self.norms = chainer.ChainList(
+                *[L.BatchNormalization(8) for _ in range(3)])
+
+    def forward(self, x):
+        h = F.cast(self.lin(x), numpy.float32)
+        for norm in self.norms:
+            h = norm(h)
+        return F.sum(h)
+
+
+def test_the_mfu_peak_of_a_float16_model_with_float32_norms(
+        tmp_path, quarter_second_steps):
+    # most arrays are float32 (6 of 8), most elements float16 (72 of
+    # 120): the A100's FP16 tensor-core peak, 312 TFLOP/s
+    x = numpy.ones((BATCH, 8), numpy.float16)
+    opt = chainer.optimizers.SGD().setup(_Half())
+    log = _run(_Calling(lambda o: o.update(o.target, x), opt), 2,
+               tmp_path, CostMonitor(device='a100'))
+    for e in log:
+        assert e['cost/mfu'] == pytest.approx(e['cost/flops'] * 4 / 312e12,
+                                              rel=1e-12)
+
+
+class _Critic(chainer.Chain):
+    """x (batch, 1, 4) -> the sum of a Linear(4, 3) (no bias) of x and of
+    its square: another model than SumLinear on the same batch."""
+
+    def __init__(self):
+        super(_Critic, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 3, nobias=True)
+
+    def forward(self, x):
+        y = self.lin(F.reshape(x, (x.shape[0], 4)))
+        return F.sum(y * y)
+
+
+def test_two_optimizers_given_the_same_batch_cost_their_own_models(
+        tmp_path):
+    # A GAN's updater: a generator and a discriminator, each updated on
+    # the batch: the step is the sum of each model's own update, each
+    # costed whole (with its memory peak)
+    opts = {'gen': chainer.optimizers.SGD().setup(SumLinear()),
+            'dis': chainer.optimizers.SGD().setup(_Critic())}
+
+    class Gan(training.StandardUpdater):
+        def update_core(self):
+            for name in ('gen', 'dis'):
+                opts[name].update(opts[name].target, X)
+
+    log = _run(Gan(chainer.iterators.SerialIterator([0], 1), opts), 3,
+               tmp_path, CostMonitor(memory=True))
+    each = []
+    for chain in (SumLinear, _Critic):
+        model = chain()
+        opt = chainer.optimizers.SGD().setup(model)
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, X)
+        each.append(hook.total_report['flops'])
+    # SumLinear on 64 rows: 32 * 64 + 7 = 2055; the other is not that
+    assert each[0] == 2055 and each[1] != 2055
+    assert [e['cost/flops'] for e in log] == [sum(each)] * 3
+    assert all(e['cost/memory_peak'] > 0 for e in log)
+
+
+def test_the_memory_peak_of_three_updates_is_the_highest(tmp_path):
+    # a small update, a large one, a small one: the step's peak is the
+    # large one's, as a hook with memory=True finds it on that update
+    # alone (not the first's, the last's, nor the sum)
+    x = numpy.ones((BATCH, 1000, 4), numpy.float32)
+    sizes = {'a': 10, 'b': 1000, 'c': 20}
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in sizes}
+
+    class Three(training.StandardUpdater):
+        def update_core(self):
+            for name in sorted(sizes):
+                opts[name].update(opts[name].target, x[:, :sizes[name]])
+
+    log = _run(Three(chainer.iterators.SerialIterator([0], 1), opts), 2,
+               tmp_path, CostMonitor(memory=True))
+    peaks = {}
+    for name, rows in sizes.items():
+        model = SumLinear()
+        opt = chainer.optimizers.SGD().setup(model)
+        opt.update(model, x[:, :rows])  # as the monitor's later steps
+        with ComputationalCostHook(fma_1flop=False, memory=True) as hook:
+            opt.update(model, x[:, :rows])
+        peaks[name] = hook.memory_report['peak']
+    assert peaks['b'] > peaks['a'] + peaks['c']
+    assert [e['cost/memory_peak'] for e in log] == [peaks['b']] * 2
+
+
+class _InputGrad(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> the sum of a Linear(4, 3) (no
+    bias) of x, given as a Variable that needs a gradient when the first
+    flag is set: the same calls and graph, a longer backward pass."""
+
+    def __init__(self):
+        super(_InputGrad, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 3, initialW=0.5, nobias=True)
+
+    def forward(self, x, flag):
+        return F.sum(self.lin(chainer.Variable(x, requires_grad=bool(
+            flag[0]))))
+
+
+def test_a_step_whose_input_needs_a_gradient(tmp_path):
+    # Batch 4, flags 0, 0 (costed), 1, 0: the input's gradient, a
+    # LinearGradData of 4*4*(2*3-1) = 80 FLOPs, in step 3 only
+    flags = [0, 0, 1, 0]
+    batches = _cut_batches(flags)
+    log = _train(_InputGrad(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_InputGrad, batches)]
+    assert expected[2] - expected[0] == 80
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Tied(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> the sum of x times a (4,) weight
+    times itself, or times a second weight when the first flag is set: a
+    weight used twice sums its two gradients (one Add more)."""
+
+    def __init__(self):
+        super(_Tied, self).__init__()
+        with self.init_scope():
+            self.a = chainer.Parameter(numpy.full(4, 0.5, 'f'))
+            self.b = chainer.Parameter(numpy.full(4, 0.5, 'f'))
+
+    def forward(self, x, flag):
+        w = self.a * (self.b if flag[0] else self.a)
+        return F.sum(x * F.broadcast_to(w, x.shape))
+
+
+def test_a_step_whose_weight_is_used_twice_or_not(tmp_path):
+    flags = [0, 0, 1, 0, 1]
+    batches = _cut_batches(flags)
+    log = _train(_Tied(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Tied, batches)]
+    assert expected[0] != expected[2]
+    assert [e['cost/flops'] for e in log] == expected

@@ -133,6 +133,20 @@ def sum_linear_trainer(tmp_path, data, n_iter, monitor):
     return trainer, model, opt
 
 
+def counted_costings(monkeypatch):
+    """The list of the hooks CostMonitor enters from now on, one a
+    costing."""
+    runs = []
+
+    class Counting(ComputationalCostHook):
+        def __enter__(self):
+            runs.append(self)
+            return super(Counting, self).__enter__()
+
+    monkeypatch.setattr(cm_extensions, 'ComputationalCostHook', Counting)
+    return runs
+
+
 def test_every_log_entry_has_the_cost_of_its_step(tmp_path, monkeypatch):
     # 1024 samples of batch 64: 16 iterations an epoch; iteration 1 and 17
     # get the short batch (length 5), every other one length 10.
@@ -186,14 +200,7 @@ def test_the_updater_and_the_optimizer_are_left_as_they_were(tmp_path):
 
 def test_costed_runs_are_the_new_shapes_and_the_first_again(
         tmp_path, monkeypatch):
-    runs = []
-
-    class Counting(ComputationalCostHook):
-        def __enter__(self):
-            runs.append(self)
-            return super(Counting, self).__enter__()
-
-    monkeypatch.setattr(cm_extensions, 'ComputationalCostHook', Counting)
+    runs = counted_costings(monkeypatch)
     trainer, log, _, _ = make_trainer(CostMonitor(), 40, out=str(tmp_path))
     trainer.run()
     # Iteration 1 (length 5), 2 (length 10, new), 17 (length 5 again: the
@@ -464,14 +471,7 @@ def test_two_optimizers_a_step_is_the_sum_of_their_updates(tmp_path):
 
 
 def test_a_new_dtype_is_a_new_key(tmp_path, monkeypatch):
-    runs = []
-
-    class Counting(ComputationalCostHook):
-        def __enter__(self):
-            runs.append(self)
-            return super(Counting, self).__enter__()
-
-    monkeypatch.setattr(cm_extensions, 'ComputationalCostHook', Counting)
+    runs = counted_costings(monkeypatch)
     # All of length 10; the first batch's ids are int64, the others int32.
     data = [(x.astype(numpy.int64) if i < BATCH else x, t)
             for i, (x, t) in enumerate(sequences(short=0))]
