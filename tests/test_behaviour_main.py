@@ -209,12 +209,12 @@ def _never_calibrated(monkeypatch):
                          "from 'wall', 'cpu') (see --help)"),
     (['--seed', 'x'], "argument --seed: invalid int value: 'x' (see "
                       '--help)'),
-    (['--seconds', '5'], '--seconds must be a number >= 10 and finite, got '
+    (['--seconds', '5'], '--seconds must be a finite number >= 10, got '
                          '5.0'),
-    (['--seconds', 'nan'], '--seconds must be a number >= 10 and finite, '
+    (['--seconds', 'nan'], '--seconds must be a finite number >= 10, '
                            'got nan'),
     # a budget without end would measure forever
-    (['--seconds', 'inf'], '--seconds must be a number >= 10 and finite, '
+    (['--seconds', 'inf'], '--seconds must be a finite number >= 10, '
                            'got inf'),
     (['--secs', '30'], 'unrecognized arguments: --secs 30 (see --help)'),
 ])
