@@ -131,7 +131,7 @@ def _child(mode, iterations):
     warnings.simplefilter('ignore')
     if mode == 'stand-in':
         # The monitor's own code with a hook that records nothing.
-        from chainer_computational_cost import extensions as cm
+        from chainer_computational_cost.run import extensions as cm
 
         class StandIn(object):
             memory = False
@@ -145,10 +145,10 @@ def _child(mode, iterations):
             def __exit__(self, *exc):
                 pass
 
-            def _comm_bytes_of(self):
+            def comm_bytes_of(self):
                 return {}
 
-            def _records(self):
+            def records(self):
                 return []
         cm.ComputationalCostHook = StandIn
     data = synthetic_data()

@@ -36,7 +36,7 @@ import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.fit import fit_batch
+from chainer_computational_cost.run.fit import fit_batch
 
 # The tests' tracemalloc oracle: the same measurements on big models.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(

@@ -28,7 +28,7 @@ import chainer.links as L
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import netbench
+from chainer_computational_cost.run import netbench
 
 
 class MLP(chainer.Chain):

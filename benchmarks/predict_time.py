@@ -33,10 +33,10 @@ import numpy as np
 
 from chainer_computational_cost import calibrate
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost.__main__ import MODELS
-from chainer_computational_cost.calibration import Calibration
-from chainer_computational_cost.measure import CLOCKS
-from chainer_computational_cost.measure import step_function
+from chainer_computational_cost.cli.main import MODELS
+from chainer_computational_cost.analysis.calibration import Calibration
+from chainer_computational_cost.run.measure import CLOCKS
+from chainer_computational_cost.run.measure import step_function
 
 
 class TransformerBlock(chainer.Chain):

@@ -22,7 +22,7 @@ import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.__main__ import MODELS
+from chainer_computational_cost.cli.main import MODELS
 
 
 def main():

@@ -15,7 +15,7 @@ import chainer.functions as F
 import chainer.links as L
 import numpy as np
 
-from chainer_computational_cost import network
+from chainer_computational_cost.analysis import network
 from chainer_computational_cost import project_batch
 
 WORKERS = [1, 8, 64, 256, 352]

@@ -22,7 +22,7 @@ import chainer.functions as F
 import numpy as np
 
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.__main__ import MODELS
+from chainer_computational_cost.cli.main import MODELS
 
 #: Backward function type -> the forward type whose gradient it computes
 #: (plain functions such as Add and Sum count where backward calls them).

@@ -32,7 +32,7 @@ def main():
     with chainer.no_backprop_mode(), chainer.using_config('train', False):
         with ComputationalCostHook(fma_1flop=True) as cch:
             net(x)
-    from chainer_computational_cost import plots
+    from chainer_computational_cost.report import plots
     # The layer report's rows carry what the roofline reads (its total row
     # aside); without a dtype a layer counts as float32, as here.
     layers = list(cch.layer_report.values())[:-1]

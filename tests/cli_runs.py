@@ -6,7 +6,7 @@ import io
 import os
 import sys
 
-from chainer_computational_cost.__main__ import main
+from chainer_computational_cost.cli.main import main
 from processes import communicate
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -3,7 +3,7 @@ by hand."""
 
 import pytest
 
-from chainer_computational_cost import aggregation
+from chainer_computational_cost.analysis import aggregation
 
 
 def _layers():

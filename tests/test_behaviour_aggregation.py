@@ -1,7 +1,7 @@
 """The reports' groupings as a user reads them, on literal layer dicts
 worked by hand (see benchmarks/mutate.py for how this file is used)."""
 
-from chainer_computational_cost import aggregation
+from chainer_computational_cost.analysis import aggregation
 
 
 def _step():

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from chainer_computational_cost import calibration as cal
+from chainer_computational_cost.analysis import calibration as cal
 from chainer_computational_cost import Calibration
 from test_calibration import _add
 from test_calibration import _calibration

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from chainer_computational_cost.__main__ import main
+from chainer_computational_cost.cli.main import main
 from cli_runs import error_of
 from cli_runs import run
 
@@ -465,8 +465,8 @@ def test_a_model_later_on_the_line_gets_its_suggestion_too(capsys):
 
 
 def test_model_names_are_not_taken_for_commands():
-    from chainer_computational_cost._cli_args import COMMANDS
-    from chainer_computational_cost._cli_models import check_model_or_command
+    from chainer_computational_cost.cli.args import COMMANDS
+    from chainer_computational_cost.cli.models import check_model_or_command
     # a built-in model in any case, a factory in a module named like a
     # command: models, not slips
     for spec in ('vgg16', 'ResNet50', 'calibrate:build', 'netbench.x:f'):

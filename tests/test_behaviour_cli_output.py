@@ -7,7 +7,7 @@ main() in-process."""
 import io
 import json
 
-from chainer_computational_cost._cli_output import _encodable
+from chainer_computational_cost.cli.output import _encodable
 from cli_runs import run
 
 # build_tiny's training step with SGD: the largest batch in 1000 bytes is

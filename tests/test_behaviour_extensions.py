@@ -21,7 +21,7 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import CostMonitor
-from chainer_computational_cost import extensions as cm_extensions
+from chainer_computational_cost.run import extensions as cm_extensions
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost import ReportWarning

@@ -11,7 +11,7 @@ import numpy
 import pytest
 
 from chainer_computational_cost import cost_calculators
-from chainer_computational_cost import fit
+from chainer_computational_cost.run import fit
 from chainer_computational_cost import fit_batch
 from chainer_computational_cost import project_batch
 

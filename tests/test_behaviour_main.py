@@ -12,8 +12,10 @@ import chainer.links as L
 import numpy
 import pytest
 
-from chainer_computational_cost import __main__ as cli
-from chainer_computational_cost.__main__ import main
+from chainer_computational_cost.cli import calibrate as calibrate_command
+from chainer_computational_cost.cli import main as cli
+from chainer_computational_cost.cli.main import main
+from chainer_computational_cost.cli.progress import progress_bar
 from cli_runs import error_of
 from cli_runs import run
 
@@ -195,11 +197,10 @@ def test_calibrate_needs_its_out_file(capsys):
 def _never_calibrated(monkeypatch):
     """calibrate() replaced by a failure: a mistake found by the command
     is found before minutes of measuring."""
-    import chainer_computational_cost
 
     def calibrate(**kwargs):
         raise AssertionError('measured')
-    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+    monkeypatch.setattr(calibrate_command, 'calibrate', calibrate)
 
 
 @pytest.mark.parametrize('argv, message', [
@@ -265,13 +266,12 @@ class FakeCalibration(object):
 
 
 def test_calibrate_prints_its_summary(tmp_path, monkeypatch):
-    import chainer_computational_cost
     seen = {}
 
     def calibrate(seconds, clock, seed, progress):
         seen.update(seconds=seconds, clock=clock, seed=seed)
         return FakeCalibration()
-    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+    monkeypatch.setattr(calibrate_command, 'calibrate', calibrate)
     out = io.StringIO()
     path = str(tmp_path / 'c.json')
     assert main(['calibrate', '--out', path, '--seconds', '30', '--clock',
@@ -286,13 +286,12 @@ def test_calibrate_prints_its_summary(tmp_path, monkeypatch):
 
 def test_calibrate_defaults(tmp_path, monkeypatch):
     # the help's defaults: 120 s, the wall clock, random probes
-    import chainer_computational_cost
     seen = {}
 
     def calibrate(**kwargs):
         seen.update(kwargs)
         return FakeCalibration()
-    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+    monkeypatch.setattr(calibrate_command, 'calibrate', calibrate)
     assert main(['calibrate', '--out', str(tmp_path / 'c.json')],
                 ost=io.StringIO()) == 0
     assert (seen['seconds'], seen['clock'], seen['seed']) == (120, 'wall',
@@ -300,18 +299,17 @@ def test_calibrate_defaults(tmp_path, monkeypatch):
 
 
 def test_calibrate_reports_a_refused_budget(tmp_path, monkeypatch, capsys):
-    import chainer_computational_cost
 
     def calibrate(**kwargs):
         raise ValueError('seconds must be at least 10')
-    monkeypatch.setattr(chainer_computational_cost, 'calibrate', calibrate)
+    monkeypatch.setattr(calibrate_command, 'calibrate', calibrate)
     assert main(['calibrate', '--out', str(tmp_path / 'c.json')]) == 2
     assert capsys.readouterr().err == 'error: seconds must be at least 10\n'
 
 
 def test_calibrate_bar_in_a_log_is_a_line_each_tenth():
     log = io.StringIO()
-    progress = cli._bar(log)
+    progress = progress_bar(log)
     for fraction in (0, 0.05, 0.095, 0.1, 0.15, 0.19, 0.4, 1.0):
         progress(fraction, 'probe')
     # 0 -> tenth 0; 0.05, 0.095 -> 0 again (no line); 0.1 -> 1; 0.15,
@@ -338,7 +336,7 @@ class Log(object):
 
 def test_calibrate_bar_on_a_stream_without_isatty_is_a_log():
     log = Log()
-    progress = cli._bar(log)
+    progress = progress_bar(log)
     progress(0.5, 'x')
     # flushed at once: a log shows each line as it is written
     assert log.lines == ['[' + '#' * 15 + '.' * 15 + ']  50% x\n',
@@ -347,7 +345,7 @@ def test_calibrate_bar_on_a_stream_without_isatty_is_a_log():
 
 def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
     tty = FakeTerminal()
-    progress = cli._bar(tty)
+    progress = progress_bar(tty)
     progress(0.5, 'x')
     progress(1.0, 'x')
     # 15 of 30 filled; each line padded to 70 columns, a newline at the end
@@ -357,7 +355,7 @@ def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
                               full + ' ' * (70 - len(full)) + '\n')
     # a long text is cut at 70 columns
     tty = FakeTerminal()
-    cli._bar(tty)(0.0, 'y' * 80)
+    progress_bar(tty)(0.0, 'y' * 80)
     assert tty.getvalue() == '\r[' + '.' * 30 + ']   0% ' + 'y' * 32
 
 

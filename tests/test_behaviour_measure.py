@@ -21,9 +21,9 @@ import numpy
 import pytest
 
 from chainer_computational_cost import calibrate
-from chainer_computational_cost import computational_cost_hook as _hook
+from chainer_computational_cost.run import hook as _hook
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import measure
+from chainer_computational_cost.run import measure
 
 
 def _timings(durations):

@@ -12,9 +12,10 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import memory
+from chainer_computational_cost.analysis import memory
+from chainer_computational_cost.collect import live_memory
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.records import R_LIVE
+from chainer_computational_cost.core.records import R_LIVE
 from test_peak import planted  # noqa: F401 (a fixture)
 from test_peak import RELU
 import memory_oracle
@@ -417,12 +418,12 @@ def test_a_backward_loop_without_chainers_table_is_no_error():
     x = chainer.Variable(numpy.ones((2, 4), numpy.float32))
     node = F.relu(x).creator_node
     for table in (None, _NotATable()):
-        tracker = memory.Tracker()
+        tracker = live_memory.Tracker()
         gy = numpy.ones((2, 4), numpy.float32)
         tracker.backward_started(node, (x.array,), (gy,), table)
-        tracker._take(gy, True, True)
+        tracker.take(gy, True, True)
         gx = numpy.ones((2, 4), numpy.float32)
-        tracker._take(gx, True, True)
+        tracker.take(gx, True, True)
         assert tracker.now() == (0, 32)
 
 

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from chainer_computational_cost import mn
+from chainer_computational_cost.collect import mpi_recorder
+from chainer_computational_cost.report import gathered as mn
 
 
 class _Real(object):
@@ -25,8 +26,9 @@ def test_a_record_names_the_code_that_made_the_mpi_call():
     # (the record's 'call'), not by the recorder's wrapper.
     import numpy as np
     seen = []
-    recorder = mn.MPIRecorder(_Real(), lambda kind, nbytes, frame, error:
-                              seen.append((kind, nbytes, frame)))
+    recorder = mpi_recorder.MPIRecorder(
+        _Real(), lambda kind, nbytes, frame, error:
+        seen.append((kind, nbytes, frame)))
 
     def share_weights(comm):
         comm.Bcast(np.zeros(5, np.float32))  # 5 * 4 = 20 bytes
@@ -35,7 +37,7 @@ def test_a_record_names_the_code_that_made_the_mpi_call():
     (kind, nbytes, frame), = seen
     assert (kind, nbytes) == ('MPI_Bcast', 20)
     assert frame is here
-    assert mn.caller_name(frame, object()) == 'share_weights'
+    assert mpi_recorder.caller_name(frame, object()) == 'share_weights'
 
 
 def _part(rank, model, batch, backward=True, memory=False):
@@ -191,7 +193,7 @@ def test_the_recorder_is_the_communicator_to_its_user():
     # an attribute set on the recorder is set on the real communicator;
     # a failing record never turns a call that was made into an error
     real = _FourRanks()
-    recorder = mn.MPIRecorder(real, lambda *a: 1 / 0)
+    recorder = mpi_recorder.MPIRecorder(real, lambda *a: 1 / 0)
     recorder.tag = 7
     assert real.tag == 7 and recorder.tag == 7
     assert recorder.bcast('x') == 'x'
@@ -207,7 +209,7 @@ def test_calls_that_move_no_data_are_not_recorded():
         def Get_rank(self):
             return self.rank
     seen = []
-    recorder = mn.MPIRecorder(Real(), lambda *a: seen.append(a))
+    recorder = mpi_recorder.MPIRecorder(Real(), lambda *a: seen.append(a))
     assert recorder.Barrier() == 'waited'
     assert recorder.Get_rank() == 0
     assert seen == []
@@ -226,8 +228,9 @@ def test_pickle_calls_given_by_keyword():
         def send(self, obj, dest, tag=0):
             return None
     seen = []
-    recorder = mn.MPIRecorder(Real(), lambda kind, nbytes, frame, error:
-                              seen.append((kind, nbytes, error)))
+    recorder = mpi_recorder.MPIRecorder(
+        Real(), lambda kind, nbytes, frame, error:
+        seen.append((kind, nbytes, error)))
     recorder.gather(sendobj=obj, root=0)
     recorder.send(obj=obj, dest=1)
     recorder.bcast(obj=obj, root=0)  # rank 0 is the root: it sends obj
@@ -243,7 +246,7 @@ def test_a_gathered_report_names_each_ranks_ignored_calls():
     import chainer
     import numpy as np
     from chainer_computational_cost import ComputationalCostHook
-    from chainer_computational_cost.records import ReportWarning
+    from chainer_computational_cost.core.records import ReportWarning
 
     class Uncosted(chainer.FunctionNode):
         def forward(self, inputs):
@@ -303,8 +306,9 @@ def test_a_rank_that_receives_counts_what_it_received():
         def scatter(self, sendobj, root=0):
             return sendobj[0] if root == self.rank else payload
     seen = []
-    recorder = mn.MPIRecorder(Rank0(), lambda kind, nbytes, frame, error:
-                              seen.append((kind, nbytes)))
+    recorder = mpi_recorder.MPIRecorder(
+        Rank0(), lambda kind, nbytes, frame, error:
+        seen.append((kind, nbytes)))
     assert recorder.bcast(None, 1) == payload
     assert recorder.scatter(None, 1) == payload
     size = len(pickle.dumps(payload, pickle.HIGHEST_PROTOCOL))
@@ -350,6 +354,6 @@ def test_the_outermost_communicator_method_names_the_call():
     def deeper(comm, depth):
         if depth:
             return deeper(comm, depth - 1)
-        return mn.caller_name(sys._getframe(0), comm)
+        return mpi_recorder.caller_name(sys._getframe(0), comm)
     assert Comm().sync_all() == 'sync_all'
     assert deeper(Comm(), 12) == 'deeper'  # no method of it: the caller

@@ -12,15 +12,16 @@ import pickle
 
 import pytest
 
-from chainer_computational_cost import network
+from chainer_computational_cost.analysis import network
+from chainer_computational_cost.core import devices
 
 
 def test_a_network_file_keeps_what_was_measured(tmp_path):
     # netbench saves its measurement's details beside the four fields:
     # they are in the file, in order after them; loading reads the four
     path = str(tmp_path / 'lab.json')
-    net = network.Network('lab', 'our cluster', 2.5e9, 3e-6)
-    assert network.save_network(net, path, n_ranks=4,
+    net = devices.Network('lab', 'our cluster', 2.5e9, 3e-6)
+    assert devices.save_network(net, path, n_ranks=4,
                                 sizes=[8, 1024]) is net
     with open(path) as f:
         text = f.read()
@@ -32,9 +33,9 @@ def test_a_network_file_keeps_what_was_measured(tmp_path):
     assert list(doc) == ['name', 'title', 'bandwidth', 'latency',
                          'n_ranks', 'sizes']
     assert (doc['n_ranks'], doc['sizes']) == (4, [8, 1024])
-    assert network.load_network(path) == net
+    assert devices.load_network(path) == net
     # a path is a network wherever a preset name is
-    assert network.resolve_network(path) == net
+    assert devices.resolve_network(path) == net
 
 
 @pytest.mark.parametrize('doc, message', [
@@ -59,14 +60,14 @@ def test_a_bad_network_file_is_named(tmp_path, doc, message):
     path = tmp_path / 'bad.json'
     path.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match=message):
-        network.load_network(str(path))
+        devices.load_network(str(path))
 
 
 def test_a_network_file_with_no_latency_is_allowed(tmp_path):
     # latency 0 is a network (an ideal one); bandwidth 0 is not
     path = str(tmp_path / 'ideal.json')
-    network.save_network(network.Network('i', 'ideal', 1e9, 0.0), path)
-    assert network.load_network(path).latency == 0.0
+    devices.save_network(devices.Network('i', 'ideal', 1e9, 0.0), path)
+    assert devices.load_network(path).latency == 0.0
     # 1e6 bytes over 2 ranks: 2*1/2 * 1e6/1e9 = 1 ms, no latency
     assert network.collective_time('MPI_Allreduce', 10 ** 6, 2, path) == \
         pytest.approx(1e-3, rel=1e-12)
@@ -79,7 +80,7 @@ def test_one_worker_waits_for_no_one():
               {'name': 'B', 'type': 'LinearGradWeight',
                'phase': 'backward'}]
     rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     report = network.scaling_report(layers, rows, 10, [1], net, 4,
                                     jitter=0.5)
     row = report[1]
@@ -98,7 +99,7 @@ def test_horovod_alone_exposes_nothing():
               {'name': 'B', 'type': 'LinearGradWeight', 'phase': 'backward',
                'link': '/a'}]
     rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     for overlap in network.OVERLAPS:
         row = network.scaling_report(
             layers, rows, 10, [1], net, 4, overlap=overlap,
@@ -116,7 +117,7 @@ def test_the_root_link_holds_its_own_parameters():
 
 def test_allreduce_time_checks_the_gpus_per_node():
     # a public function: 0 GPUs a node is an error, not a flat ring
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     with pytest.raises(ValueError, match='gpus_per_node must be an int '
                        '>= 1, got 0'):
         network.allreduce_time(10 ** 6, 8, net, gpus_per_node=0)
@@ -136,7 +137,7 @@ def test_a_step_time_measured_as_zero_is_spread_by_the_roofline():
                'phase': 'backward'}]
     rows = {'F': {'t_roofline': 1e-3, 'time': 0.0},
             'B': {'t_roofline': 3e-3, 'time': 0.0}}
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     row = network.scaling_report(layers, rows, None, [2], net, 4,
                                  grad_bytes=10 ** 6, step_time=8e-3)[2]
     assert row['t_allreduce'] == pytest.approx(1.002e-3, rel=1e-12)
@@ -178,7 +179,7 @@ def test_a_step_that_takes_no_time_is_fully_efficient():
     layers = [{'name': 'F', 'type': 'Reshape', 'phase': 'forward'},
               {'name': 'B', 'type': 'Reshape', 'phase': 'backward'}]
     rows = {'F': {'t_roofline': 0.0}, 'B': {'t_roofline': 0.0}}
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     report = network.scaling_report(layers, rows, 0, [1, 2], net, 4)
     alone, two = report[1], report[2]
     assert (alone['t_step'], alone['efficiency'],
@@ -199,7 +200,7 @@ def _ddp_buckets(sizes):
         layers.append({'name': 'B{}'.format(i), 'type': 'X',
                        'phase': 'backward', 'link': path})
         rows['B{}'.format(i)] = {'t_roofline': 1e-3}
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     return network.scaling_report(
         layers, rows, None, [2], net, 1, grad_bytes=sum(sizes.values()),
         overlap='ddp', link_bytes=sizes)[2]['n_buckets']
@@ -232,7 +233,7 @@ def test_horovod_default_fusion_is_64_mib():
         layers.append({'name': 'B{}'.format(i), 'type': 'X',
                        'phase': 'backward', 'link': path})
         rows['B{}'.format(i)] = {'t_roofline': 1e-4}
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     row = network.scaling_report(layers, rows, None, [2], net, 1,
                                  grad_bytes=sum(sizes.values()),
                                  overlap='horovod', link_bytes=sizes)[2]
@@ -242,7 +243,7 @@ def test_horovod_default_fusion_is_64_mib():
 def test_a_network_is_a_value():
     # a Network is a named tuple: equal by value, and nothing can be
     # added to it
-    net = network.Network('t', 'test', 1e9, 1e-6)
+    net = devices.Network('t', 'test', 1e9, 1e-6)
     assert net == ('t', 'test', 1e9, 1e-6)
     with pytest.raises(AttributeError):
         net.ports = 2
@@ -252,7 +253,7 @@ def test_an_mpi_record_without_its_rank_count_is_one_rank():
     # a record of an MPI call that does not say over how many ranks
     # (params None: its bytes could not be read) costs no network time;
     # one that does is costed: 1e6 bytes over 2 ranks, 2*1/2 * 1e-3 + 2e-6
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     layers = [{'name': 'M-1', 'type': 'MPI_Allreduce', 'comm_bytes': 10 ** 6,
                'params': None},
               {'name': 'M-2', 'type': 'MPI_Allreduce', 'comm_bytes': 10 ** 6,
@@ -292,21 +293,21 @@ def test_a_link_holding_one_byte_holds_parameters():
 ])
 def test_a_network_with_a_bad_field_is_refused(fields, message):
     with pytest.raises(ValueError, match=message):
-        network.Network(*fields)
+        devices.Network(*fields)
     # by keyword, by _make and by _replace alike
     with pytest.raises(ValueError, match=message):
-        network.Network(**dict(zip(network.Network._fields, fields)))
+        devices.Network(**dict(zip(devices.Network._fields, fields)))
     with pytest.raises(ValueError, match=message):
-        network.Network._make(fields)
-    good = network.Network('t', 't', 1e9, 1e-6)
+        devices.Network._make(fields)
+    good = devices.Network('t', 't', 1e9, 1e-6)
     with pytest.raises(ValueError, match=message):
-        good._replace(**dict(zip(network.Network._fields, fields)))
+        good._replace(**dict(zip(devices.Network._fields, fields)))
 
 
 def test_a_network_keeps_its_figures_as_floats():
     # an int bandwidth is bytes/s all the same; None names nothing; an
     # ideal network has no latency
-    net = network.Network(None, None, 10 ** 9, 0)
+    net = devices.Network(None, None, 10 ** 9, 0)
     assert (net.bandwidth, net.latency) == (1e9, 0.0)
     assert type(net.bandwidth) is float and type(net.latency) is float
     # 1e6 bytes over 2 ranks: 2*1/2 * 1e6/1e9 = 1 ms
@@ -330,19 +331,19 @@ _OLD_PICKLES = (
 
 
 def test_networks_pickle_and_old_pickles_load():
-    net = network.Network('lab', 'our cluster', 2.5e9, 3e-6)
+    net = devices.Network('lab', 'our cluster', 2.5e9, 3e-6)
     for data in _OLD_PICKLES:
         back = pickle.loads(data)
-        assert type(back) is network.Network and back == net
+        assert type(back) is devices.Network and back == net
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
         back = pickle.loads(pickle.dumps(net, protocol))
-        assert type(back) is network.Network and back == net
+        assert type(back) is devices.Network and back == net
 
 
 def test_no_message_has_negative_bytes():
     # 1e6 bytes over 2 ranks cost 2*1/2 * 1e-3 + 2e-6; -1e6 bytes are no
     # message (it cost -0.998 ms)
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     with pytest.raises(ValueError, match=r'^nbytes must be a finite number '
                        r'>= 0, got -1000000$'):
         network.collective_time('MPI_Allreduce', -10 ** 6, 2, net)
@@ -362,13 +363,13 @@ def test_overlap_efficiency_is_1_alone_and_never_more(forward, backward,
     layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
               {'name': 'B', 'type': 'LinearGradWeight', 'phase': 'backward'}]
     rows = {'F': {'t_roofline': forward}, 'B': {'t_roofline': backward}}
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     report = network.scaling_report(layers, rows, None, [1, 2], net, 4,
                                     grad_bytes=100, step_time=step_time)
     assert report[1]['efficiency_overlap'] == 1.0
     assert report[1]['t_step_overlap'] == step_time
     assert report[2]['efficiency_overlap'] == 1.0
-    slow = network.Network('s', 's', 1e9, 0.1)
+    slow = devices.Network('s', 's', 1e9, 0.1)
     row = network.scaling_report(layers, rows, None, [8], slow, 4,
                                  grad_bytes=100, step_time=step_time)[8]
     share = step_time * forward / (forward + backward)

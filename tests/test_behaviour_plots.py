@@ -11,7 +11,7 @@ import warnings
 
 import pytest
 
-from chainer_computational_cost import plots
+from chainer_computational_cost.report import plots
 from helpers import layer
 
 matplotlib = pytest.importorskip('matplotlib')

@@ -11,7 +11,7 @@ import numpy
 import pytest
 
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.records import ReportWarning
+from chainer_computational_cost.core.records import ReportWarning
 from test_peak import planted  # noqa: F401 (a fixture)
 from test_peak import RELU
 
@@ -55,7 +55,7 @@ def test_the_batches_a_projection_may_run():
     # what the command line allocates inputs for before --project runs:
     # BATCHES 1, 2, 3, LATER_BATCHES 2, 3, 4 and the check at
     # min(check_batch, batch_size), default 9
-    from chainer_computational_cost.projection import sample_batches
+    from chainer_computational_cost.run.projection import sample_batches
     assert sample_batches(20) == (1, 2, 3, 4, 9)
     assert sample_batches(7) == (1, 2, 3, 4, 7)
     assert sample_batches(3) == (1, 2, 3, 4)
@@ -67,7 +67,7 @@ def test_recorded_values_compare_without_raising():
     # what decides that a parameter is the same at every batch: arrays by
     # shape, dtype and elements; containers item by item; values of
     # other types differ; a comparison that raises is a difference
-    from chainer_computational_cost.projection import same
+    from chainer_computational_cost.run.projection import same
     a = numpy.array([0, 2])
     assert same([a, numpy.array([0, 2])])
     assert not same([a, numpy.array([0, 3])])
@@ -256,14 +256,14 @@ def test_memory_off_its_lines_at_the_check_keeps_the_costs(
     # line), 40 at the check batch 9 where the line says 72: the memory
     # cannot be projected, the costs can (ReLU of 20 * 4 elements: 80
     # FLOPs), and the records keep the hook's layout, their memory unknown
-    from chainer_computational_cost.records import R_LIVE, R_STATE
+    from chainer_computational_cost.core.records import R_LIVE, R_STATE
     planted(RELU, lambda in_data: 8 * min(in_data[0].shape[0], 5))
 
     def run(n):
         F.relu(numpy.ones((n, 4), numpy.float32))
     p = project_batch(run, 20)
     assert p.layer_report['ReLU-1']['flops'] == 80
-    records = p._records()
+    records = p.records()
     assert [len(r) for r in records] == [R_STATE + 1]
     assert records[0][R_LIVE:R_LIVE + 3] == (None, None, None)
     assert records[0][R_STATE] == 0  # no optimizer state

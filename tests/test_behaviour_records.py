@@ -18,9 +18,9 @@ import chainer
 import numpy
 import pytest
 
-from chainer_computational_cost import records
-from chainer_computational_cost.records import FreshDict
-from chainer_computational_cost.records import SavedStack
+from chainer_computational_cost.core import records
+from chainer_computational_cost.core.records import FreshDict
+from chainer_computational_cost.core.records import SavedStack
 
 
 def _here():

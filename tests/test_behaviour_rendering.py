@@ -14,7 +14,7 @@ import json
 import numpy
 import pytest
 
-from chainer_computational_cost import rendering
+from chainer_computational_cost.report import rendering
 
 
 def test_each_scaled_column_names_its_unit_and_scales_by_its_base():
@@ -357,5 +357,5 @@ def test_depth_is_none_or_a_non_negative_int():
 
 def test_link_names_are_indented_by_depth():
     nbsp = '\u00a0'
-    assert [rendering._indented(p) for p in ('/', 'total', '/a', '/a/b')] \
+    assert [rendering.indented(p) for p in ('/', 'total', '/a', '/a/b')] \
         == ['/', 'total', nbsp * 2 + 'a', nbsp * 4 + 'b']

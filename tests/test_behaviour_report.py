@@ -8,9 +8,9 @@ import warnings
 import numpy
 import pytest
 
-from chainer_computational_cost.records import ReportWarning
-from chainer_computational_cost.report import CostReport
-from chainer_computational_cost.report import ReportSnapshot
+from chainer_computational_cost.core.records import ReportWarning
+from chainer_computational_cost.report.cost_report import CostReport
+from chainer_computational_cost.report.cost_report import ReportSnapshot
 import test_calibration
 
 F32 = numpy.dtype('float32')
@@ -218,7 +218,7 @@ def test_reports_follow_records_added_after_a_read():
         def __init__(self):
             self.recs = _records()[:1]
 
-        def _records(self):
+        def records(self):
             return self.recs
 
     report = Growing()
@@ -400,9 +400,9 @@ class _Counted(ReportSnapshot):
 
     reads = 0
 
-    def _records(self):
+    def records(self):
         type(self).reads += 1
-        return ReportSnapshot._records(self)
+        return ReportSnapshot.records(self)
 
 
 @pytest.mark.parametrize('method, kwargs', [
@@ -449,7 +449,7 @@ def test_warnings_from_reading_point_at_the_caller():
 
 
 def _calibration():
-    from chainer_computational_cost import calibration as cal
+    from chainer_computational_cost.analysis import calibration as cal
     # every matrix product at 1e9 FLOP/s, copies at 1e10 B/s, ReLU as
     # elementwise math
     return test_calibration._calibration(
@@ -492,7 +492,7 @@ def test_time_report_bounds_on_the_calibrations_own_device():
 
 
 def _captured(monkeypatch, name):
-    from chainer_computational_cost import plots
+    from chainer_computational_cost.report import plots
     calls = []
     monkeypatch.setattr(plots, name, lambda *a, **k: calls.append((a, k)))
     return calls

@@ -5,7 +5,8 @@ this file is used)."""
 
 import pytest
 
-from chainer_computational_cost import roofline
+from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.core import devices
 from helpers import layer
 
 
@@ -17,7 +18,7 @@ def _peaks(flops=100.0):
 def test_a_device_cannot_be_changed_in_place():
     # A misspelt field set on a device (or a preset shared by every report)
     # is refused, not kept beside the figures the reports read.
-    dev = roofline.DEVICES['a100']
+    dev = devices.DEVICES['a100']
     for name, value in (('bandwidth', 1.0), ('bandwith', 1.0),
                         ('peak_flops', 1e12)):
         with pytest.raises(AttributeError):
@@ -29,7 +30,7 @@ def test_a_device_cannot_be_changed_in_place():
 def test_a_devices_figures_may_be_lists_and_integers():
     peaks = _peaks()
     peaks[('matrix', 'fp16')] = ['fp16 matrix', 400]
-    dev = roofline.Device('mine', None, 10, peaks)
+    dev = devices.Device('mine', None, 10, peaks)
     # kept as (label, float) pairs; the bandwidth a float
     assert dev.peaks[('matrix', 'fp16')] == ('fp16 matrix', 400.0)
     assert type(dev.peaks[('matrix', 'fp16')][1]) is float

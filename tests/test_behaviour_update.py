@@ -17,10 +17,10 @@ from chainer.optimizers.sgd import SGDRule
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost.records import R_LIVE
-from chainer_computational_cost.records import R_SCRATCH
-from chainer_computational_cost.records import R_STATE
-from chainer_computational_cost.records import R_TYPE
+from chainer_computational_cost.core.records import R_LIVE
+from chainer_computational_cost.core.records import R_SCRATCH
+from chainer_computational_cost.core.records import R_STATE
+from chainer_computational_cost.core.records import R_TYPE
 
 
 X = np.ones((2, 3), np.float32)
@@ -126,7 +126,7 @@ def test_a_rules_hook_on_a_float32_master_counts_the_gradient_copy():
     with ComputationalCostHook(memory=True) as cch:
         _grads(net, np.float16)
         optimizer.update()
-    scratch = [r[R_SCRATCH] for r in cch._records()
+    scratch = [r[R_SCRATCH] for r in cch.records()
                if r[R_TYPE] == 'WeightDecay']
     # rate * p on W's float32 master (12 elements, 48 B) beside the rule's
     # float32 gradient copy (48 B)
@@ -383,7 +383,7 @@ def test_a_rule_that_replaces_its_state_holds_it_once():
         for _ in range(3):
             _grads(net)
             optimizer.update()
-    rows = [r for r in cch._records() if r[R_TYPE] == 'SMORMS3Rule']
+    rows = [r for r in cch.records() if r[R_TYPE] == 'SMORMS3Rule']
     # created at the first step: 3 float32 states of W (12 elements) and
     # of b (4): 3 * 12 * 4 = 144 and 3 * 4 * 4 = 48 B; none later
     assert [r[R_STATE] for r in rows] == [144, 48, 0, 0, 0, 0]

@@ -13,11 +13,11 @@ import chainer.functions as F
 import numpy
 import pytest
 
-from chainer_computational_cost import calibration as cal
+from chainer_computational_cost.analysis import calibration as cal
 from chainer_computational_cost import calibrate
 from chainer_computational_cost import Calibration
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import measure
+from chainer_computational_cost.run import measure
 from chainer_computational_cost import project_batch
 
 OVERHEAD = {'inference': 1e-6, 'forward': 2e-6, 'backward': 3e-6,
@@ -358,7 +358,7 @@ def test_calibrate_checks_its_arguments():
 
 
 def _cli(*argv):
-    from chainer_computational_cost.__main__ import main
+    from chainer_computational_cost.cli.main import main
     out = io.StringIO()
     return main(list(argv), ost=out), out.getvalue()
 
@@ -441,9 +441,9 @@ def test_cost_monitor_logs_the_predicted_time(tmp_path):
 
 
 def test_the_progress_bar_in_a_log_writes_a_line_a_tenth():
-    from chainer_computational_cost.__main__ import _bar
+    from chainer_computational_cost.cli.progress import progress_bar
     out = io.StringIO()  # not a terminal
-    progress = _bar(out)
+    progress = progress_bar(out)
     for fraction in (0.0, 0.05, 0.1, 0.15, 1.0):
         progress(fraction, 'probes')
     # 0.05 and 0.15 are in tenths already shown.

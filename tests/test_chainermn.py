@@ -76,11 +76,11 @@ def test_groups_that_sent_nothing_show_0():
     import io
     import json
     import numpy as np
-    from chainer_computational_cost.report import ReportSnapshot
+    from chainer_computational_cost.report.cost_report import ReportSnapshot
     with ComputationalCostHook() as cch:
         chainer.functions.exp(chainer.functions.relu(
             np.zeros((2, 3), np.float32)))
-    job = ReportSnapshot(cch._records(), cch._link_info(), None, None,
+    job = ReportSnapshot(cch.records(), cch.link_info(), None, None,
                          {1: 100})
     out = io.StringIO()
     job.show_summary_report(out, mode='json', unit=None,
@@ -154,9 +154,9 @@ class _FakeMPI(object):
 
 def test_recorder_counts_buffers_and_never_raises_after_the_call():
     import numpy as np
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.collect import mpi_recorder
     seen = []
-    recorder = mn.MPIRecorder(_FakeMPI(), lambda *a: seen.append(
+    recorder = mpi_recorder.MPIRecorder(_FakeMPI(), lambda *a: seen.append(
         (a[0], a[1], a[3] is not None)))
     # 3 float32 = 12 bytes; 5 bytes of a bytearray
     recorder.Allreduce(np.zeros(3, np.float32), np.zeros(3, np.float32))
@@ -171,11 +171,11 @@ def test_recorder_counts_buffers_and_never_raises_after_the_call():
 
 def test_buffer_specs_by_hand():
     import numpy as np
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.collect import mpi_recorder
     x = np.zeros((2, 3), np.float64)
-    assert mn.buffer_bytes(x) == 48  # 6 * 8
-    assert mn.buffer_bytes(None) == 0
-    assert mn.buffer_bytes([x, None]) == 48  # no counts: the buffer
+    assert mpi_recorder.buffer_bytes(x) == 48  # 6 * 8
+    assert mpi_recorder.buffer_bytes(None) == 0
+    assert mpi_recorder.buffer_bytes([x, None]) == 48  # no counts: the buffer
 
 
 def _rank_hooks():
@@ -194,7 +194,7 @@ def _rank_hooks():
 
 def _gathered():
     import pickle
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.report import gathered as mn
     hooks = _rank_hooks()
     # As MPI's gather hands them: pickled, in any order.
     parts = pickle.loads(pickle.dumps(
@@ -269,7 +269,7 @@ def test_gathered_slowest_rank_and_rank_report():
 
 def test_gathered_memory_needs_memory_on_the_ranks():
     import numpy as np
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.report import gathered as mn
     with ComputationalCostHook() as cch:
         chainer.functions.relu(np.zeros(3, np.float32))
     g = mn.GatheredReport([mn.rank_part(0, cch)])
@@ -279,7 +279,7 @@ def test_gathered_memory_needs_memory_on_the_ranks():
 
 def test_gathered_scaling_report_reads_the_slowest_rank():
     import numpy as np
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.report import gathered as mn
     from mpi.mn_models import MLP
     model = MLP()
     parts = []
@@ -305,7 +305,7 @@ def test_gathered_scaling_report_reads_the_slowest_rank():
 
 
 def test_comm_bytes_summed_in_every_report():
-    from chainer_computational_cost import aggregation
+    from chainer_computational_cost.analysis import aggregation
     # Four gradient all-reduces of the MLP: 48 + 16 + 32 + 8 = 104 bytes;
     # a bcast of 10.
     layers = [dict(name='MPI_Allreduce-{}'.format(i + 1),
@@ -326,7 +326,7 @@ def test_comm_bytes_summed_in_every_report():
 
 def test_object_calls_count_their_pickles():
     import pickle
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.collect import mpi_recorder
 
     def size(o):
         return len(pickle.dumps(o, pickle.HIGHEST_PROTOCOL))
@@ -335,19 +335,20 @@ def test_object_calls_count_their_pickles():
         rank = 1
     obj = {'a': [1, 2, 3]}
     # what this rank sends, or, when it only receives, what it received
-    assert mn._object_bytes('gather', (obj,), {}, None, Real()) == size(obj)
-    assert mn._object_bytes('recv', (), {}, obj, Real()) == size(obj)
-    assert mn._object_bytes('bcast', (None, 0), {}, obj, Real()) == \
+    object_bytes = mpi_recorder._object_bytes
+    assert object_bytes('gather', (obj,), {}, None, Real()) == size(obj)
+    assert object_bytes('recv', (), {}, obj, Real()) == size(obj)
+    assert object_bytes('bcast', (None, 0), {}, obj, Real()) == \
         size(obj)
-    assert mn._object_bytes('bcast', (obj,), {'root': 1}, None,
-                            Real()) == size(obj)
+    assert object_bytes('bcast', (obj,), {'root': 1}, None,
+                        Real()) == size(obj)
     items = [obj, 'x', 3]
     total = sum(size(o) for o in items)
-    assert mn._object_bytes('scatter', (items,), {'root': 1}, obj,
-                            Real()) == total
-    assert mn._object_bytes('scatter', (None, 0), {}, 'x', Real()) == \
+    assert object_bytes('scatter', (items,), {'root': 1}, obj,
+                        Real()) == total
+    assert object_bytes('scatter', (None, 0), {}, 'x', Real()) == \
         size('x')
-    assert mn._object_bytes('alltoall', (items,), {}, None, Real()) == \
+    assert object_bytes('alltoall', (items,), {}, None, Real()) == \
         total
 
 
@@ -383,24 +384,24 @@ def fake_mpi(monkeypatch):
 
 def test_buffer_specs_with_datatypes(fake_mpi):
     import numpy as np
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.collect import mpi_recorder
     x = np.zeros(10, np.float32)  # 40 bytes
     dtype = fake_mpi.FLOAT
-    assert mn.buffer_bytes(fake_mpi.IN_PLACE) == 0
-    assert mn.buffer_bytes([x, dtype]) == 40  # no counts: the buffer
-    assert mn.buffer_bytes([x, 3, dtype]) == 12  # 3 * 4
+    assert mpi_recorder.buffer_bytes(fake_mpi.IN_PLACE) == 0
+    assert mpi_recorder.buffer_bytes([x, dtype]) == 40  # no counts: the buffer
+    assert mpi_recorder.buffer_bytes([x, 3, dtype]) == 12  # 3 * 4
     # [buf, (counts, displacements), type]: 2 + 3 = 5 floats = 20 bytes
-    assert mn.buffer_bytes([x, ([2, 3], [0, 2]), dtype]) == 20
+    assert mpi_recorder.buffer_bytes([x, ([2, 3], [0, 2]), dtype]) == 20
     # [buf, counts, displacements, type]: the counts, 1 + 2 + 4 = 7 floats
-    assert mn.buffer_bytes([x, [1, 2, 4], [0, 1, 3], dtype]) == 28
+    assert mpi_recorder.buffer_bytes([x, [1, 2, 4], [0, 1, 3], dtype]) == 28
     # [buf, (count, displacement), type] with plain ints: 3 floats
-    assert mn.buffer_bytes([x, (3, 0), dtype]) == 12
-    assert mn.buffer_bytes(bytearray(7)) == 7
+    assert mpi_recorder.buffer_bytes([x, (3, 0), dtype]) == 12
+    assert mpi_recorder.buffer_bytes(bytearray(7)) == 7
     # an in-place call: the receive buffer, 40 bytes
-    assert mn._first_buffer((fake_mpi.IN_PLACE, x)) == 40
-    assert mn._first_buffer((None, None)) == 0
+    assert mpi_recorder._first_buffer((fake_mpi.IN_PLACE, x)) == 40
+    assert mpi_recorder._first_buffer((None, None)) == 0
     # Reduce(IN_PLACE, None, op) off the root: the op is not a buffer
-    assert mn._first_buffer((fake_mpi.IN_PLACE, None, 'op')) == 0
+    assert mpi_recorder._first_buffer((fake_mpi.IN_PLACE, None, 'op')) == 0
 
 
 class _FakeReceiver(object):
@@ -420,10 +421,10 @@ class _FakeReceiver(object):
 
 def test_recv_counts_the_message_not_the_buffer(fake_mpi):
     import numpy as np
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.collect import mpi_recorder
     seen = []
-    recorder = mn.MPIRecorder(_FakeReceiver(),
-                              lambda *a: seen.append((a[0], a[1])))
+    recorder = mpi_recorder.MPIRecorder(_FakeReceiver(),
+                                        lambda *a: seen.append((a[0], a[1])))
     buf = np.zeros(10, np.float32)  # 40 bytes
     recorder.Recv(buf, 0, 5)
     mine = fake_mpi.Status()
@@ -438,22 +439,22 @@ def test_recv_counts_the_message_not_the_buffer(fake_mpi):
 
 
 def test_caller_name_and_gradient_calls():
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.collect import mpi_recorder
 
     class Comm(object):
         def multi_node_mean_grad(self):
             return self.helper()
 
         def helper(self):
-            return mn.caller_name(sys._getframe(0), self), \
-                mn.is_grad_call(sys._getframe(0))
+            return mpi_recorder.caller_name(sys._getframe(0), self), \
+                mpi_recorder.is_grad_call(sys._getframe(0))
 
         def bcast_obj(self):
             return inner(self)
 
     def inner(comm):
-        return mn.caller_name(sys._getframe(0), comm), \
-            mn.is_grad_call(sys._getframe(0))
+        return mpi_recorder.caller_name(sys._getframe(0), comm), \
+            mpi_recorder.is_grad_call(sys._getframe(0))
     comm = Comm()
     # the outermost method of comm on the stack names the call
     assert comm.multi_node_mean_grad() == ('multi_node_mean_grad', True)
@@ -569,7 +570,7 @@ def test_chainermn_functions_comm_bytes_equal_the_spy(tmp_path, n):
 
 def test_summary_slowest_rank_breaks_ties_on_bytes():
     import numpy as np
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.report import gathered as mn
     # Cast: one FLOP an element, reads and writes each element.  Rank 0:
     # two casts of 4 float32 to float64, 8 FLOPs, 2 * (16 + 32) = 96
     # bytes; rank 1: one cast of 8 float64 to float16, 8 FLOPs, 64 + 16 =

@@ -6,7 +6,7 @@ import collections
 import numpy
 import pytest
 
-from chainer_computational_cost import checks
+from chainer_computational_cost.core import checks
 
 
 def test_a_number_comes_back_as_a_float_and_an_int_as_an_int():

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from chainer_computational_cost import plots
-from chainer_computational_cost.__main__ import main
-from chainer_computational_cost.__main__ import parse_shape
+from chainer_computational_cost.report import plots
+from chainer_computational_cost.cli.main import main
+from chainer_computational_cost.cli.main import parse_shape
 
 import cli_models
 from cli_runs import error_of
@@ -913,7 +913,7 @@ def test_device_in_any_case():
 
 
 def test_builtin_model_names_in_any_case():
-    from chainer_computational_cost.__main__ import model_name
+    from chainer_computational_cost.cli.main import model_name
     assert model_name('VGG16') == 'vgg16'
     assert model_name('ResNet50') == 'resnet50'
     assert model_name('cli_models:build_tiny') == 'cli_models:build_tiny'
@@ -983,7 +983,7 @@ def build_printing():
 
 
 def progress_run(monkeypatch, *argv):
-    from chainer_computational_cost import __main__ as cli
+    from chainer_computational_cost.cli import main as cli
     # Every call redraws the line.
     monkeypatch.setattr(cli.Progress, 'INTERVAL', 0.0)
     err = FakeTerminal()
@@ -1413,7 +1413,7 @@ def test_plot_over_an_existing_file_keeps_it_until_drawn(tmp_path):
 # Progress in a log (stderr not a terminal)
 
 def log_run(monkeypatch, *argv):
-    from chainer_computational_cost import _cli_progress
+    from chainer_computational_cost.cli import progress as _cli_progress
     monkeypatch.setattr(_cli_progress.LogProgress, 'INTERVAL', 0.0)
     err = io.StringIO()
     monkeypatch.setattr(sys, 'stderr', err)
@@ -1446,7 +1446,7 @@ def test_progress_lines_in_a_log(monkeypatch):
 
 
 def test_log_lines_start_after_the_interval(monkeypatch):
-    from chainer_computational_cost import _cli_progress
+    from chainer_computational_cost.cli import progress as _cli_progress
     # A clock that moves 4 s a reading: the first line comes at the
     # first call read 10 s or more after the first run started.
     clock = iter(range(0, 4000, 4))
@@ -1530,7 +1530,7 @@ def test_help_fits_the_terminal(monkeypatch, capsys):
 
 
 def test_progress_says_what_it_does_at_once(monkeypatch, capsys):
-    from chainer_computational_cost import __main__ as cli
+    from chainer_computational_cost.cli import main as cli
     # An interval no run reaches: only the lines drawn as each step
     # starts are shown.
     monkeypatch.setattr(cli.Progress, 'INTERVAL', 1e9)

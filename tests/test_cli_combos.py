@@ -15,8 +15,8 @@ import json
 
 import pytest
 
-from chainer_computational_cost import plots
-from chainer_computational_cost.__main__ import main
+from chainer_computational_cost.report import plots
+from chainer_computational_cost.cli.main import main
 
 import cli_models
 

@@ -14,7 +14,7 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import CostMonitor
-from chainer_computational_cost import extensions as cm_extensions
+from chainer_computational_cost.run import extensions as cm_extensions
 from chainer_computational_cost import ReportWarning
 from memory_oracle import traced_peak
 

@@ -9,7 +9,7 @@ import chainer.links as L
 import numpy
 import pytest
 
-from chainer_computational_cost import fit
+from chainer_computational_cost.run import fit
 from chainer_computational_cost import fit_batch
 from chainer_computational_cost import project_batch
 from memory_oracle import traced_peak
@@ -451,7 +451,7 @@ def test_sgd_update_has_no_state():
 
 def _cli(capsys, *argv):
     import io
-    from chainer_computational_cost.__main__ import main
+    from chainer_computational_cost.cli.main import main
     out = io.StringIO()
     status = main(['cli_models:build_tiny', '--shape', '2,3', '--unit',
                    'raw', '--mode', 'csv', '--train', '--optimizer', 'sgd']

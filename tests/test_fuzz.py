@@ -80,13 +80,13 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import project_batch
 from chainer_computational_cost import ReportWarning
 from chainer_computational_cost.cost_calculators import function_object
-from chainer_computational_cost.columns import LINK_COLUMNS
-from chainer_computational_cost.columns import MODES
-from chainer_computational_cost.columns import PHASE_COLUMNS
-from chainer_computational_cost.columns import SUMMARY_COLUMNS
-from chainer_computational_cost.columns import LAYER_COLUMNS
-from chainer_computational_cost.records import R_LIVE
-from chainer_computational_cost.records import R_TYPE
+from chainer_computational_cost.core.columns import LINK_COLUMNS
+from chainer_computational_cost.core.columns import MODES
+from chainer_computational_cost.core.columns import PHASE_COLUMNS
+from chainer_computational_cost.core.columns import SUMMARY_COLUMNS
+from chainer_computational_cost.core.columns import LAYER_COLUMNS
+from chainer_computational_cost.core.records import R_LIVE
+from chainer_computational_cost.core.records import R_TYPE
 from fuzz_graphs import BatchProgram
 from fuzz_graphs import draw_program
 from fuzz_graphs import old_affine_cost
@@ -531,7 +531,7 @@ def check_memory(p):
     # and at the exit (the gradients of the last backward, made after
     # the last call, included)
     assert hook.memory_report['at_exit'] == traced_exit
-    lives = [(r[R_TYPE], r[R_LIVE]) for r in hook._records()]
+    lives = [(r[R_TYPE], r[R_LIVE]) for r in hook.records()]
     assert len(lives) == len(sampler.samples)
     assert [live if traced is not None else None for (_, live), traced in
             zip(lives, sampler.samples)] == sampler.samples, [

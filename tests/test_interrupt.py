@@ -26,9 +26,9 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import memory
-from chainer_computational_cost.records import R_LIVE
-from chainer_computational_cost.records import R_PHASE
+from chainer_computational_cost.collect import live_memory
+from chainer_computational_cost.core.records import R_LIVE
+from chainer_computational_cost.core.records import R_PHASE
 import memory_oracle
 from test_memory import _interrupt_at  # raises at the k-th line of drain
 
@@ -118,12 +118,12 @@ def _interrupted_run(rng, n_interrupts):
             x.cleargrad()
             gc.collect()  # the frames the tracebacks held
             last = F.relu(x)  # 16*16*4 = 1024 bytes, alone alive
-            live = hook._records()[-1][R_LIVE]
+            live = hook.records()[-1][R_LIVE]
             traced_live = memory_oracle.traced()[0]
         at_exit = hook.memory_report['at_exit']
         traced_exit = memory_oracle.traced()[0]
     del last
-    backward = any(r[R_PHASE] == 'backward' for r in hook._records())
+    backward = any(r[R_PHASE] == 'backward' for r in hook.records())
     return live, traced_live, at_exit, traced_exit, backward
 
 
@@ -178,12 +178,12 @@ def test_an_interrupt_at_any_line_of_the_tracker():
     k = 0
     while True:
         k += 1
-        tracker = memory.Tracker()
+        tracker = live_memory.Tracker()
         counter = [0]
         sys.settrace(_interrupt_at(k, counter))
         try:
-            tracker._take(kept, 0, True)
-            tracker._take(numpy.ones(8, numpy.float32), 1, True)  # freed
+            tracker.take(kept, 0, True)
+            tracker.take(numpy.ones(8, numpy.float32), 1, True)  # freed
             tracker.now()
             interrupted = False
         except KeyboardInterrupt:
@@ -191,7 +191,7 @@ def test_an_interrupt_at_any_line_of_the_tracker():
         finally:
             sys.settrace(None)
         gc.collect()  # the traceback's frames, and what they held
-        tracker._take(kept, 0, True)  # met again by a later call
+        tracker.take(kept, 0, True)  # met again by a later call
         assert tracker.now() == (16, 0), k
         if not interrupted:
             break

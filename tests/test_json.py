@@ -18,9 +18,9 @@ from chainer_computational_cost import LinkColumns
 from chainer_computational_cost import PhaseColumns
 from chainer_computational_cost import ReportColumns
 from chainer_computational_cost import SummaryColumns
-from chainer_computational_cost import rendering
-from chainer_computational_cost.columns import TIME_COLUMNS
-from chainer_computational_cost.roofline import RooflineColumns
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.core.columns import TIME_COLUMNS
+from chainer_computational_cost.analysis.roofline import RooflineColumns
 
 MiB = 1024 * 1024
 

@@ -14,10 +14,10 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import fit_batch
-from chainer_computational_cost import memory as memory_module
+from chainer_computational_cost.collect import live_memory
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.records import R_LIVE
-from chainer_computational_cost.records import R_TYPE
+from chainer_computational_cost.core.records import R_LIVE
+from chainer_computational_cost.core.records import R_TYPE
 import memory_oracle
 
 
@@ -149,7 +149,7 @@ def test_live_column():
 # after each call.  The two agree to the byte or one of them is wrong.
 
 def _records(hook):
-    return [(r[R_TYPE], r[R_LIVE]) for r in hook._records()]
+    return [(r[R_TYPE], r[R_LIVE]) for r in hook.records()]
 
 
 def _against_tracemalloc(step):
@@ -329,11 +329,11 @@ def test_tree_lstm_keeps_its_gates_in_a_tuple():
 # the main of issue 27, 'freed', the weak references' callback, which lost
 # the interrupt), for every k.
 
-_UPDATES = ('drain', '_take', 'freed', '_count')
+_UPDATES = ('drain', 'take', 'freed', '_count')
 
 
 def _interrupt_at(k, counter):
-    tracker_file = memory_module.__file__
+    tracker_file = live_memory.__file__
 
     def local(frame, event, arg):
         if event == 'line':
@@ -512,7 +512,7 @@ def cli(*argv):
     import os
     import sys
     sys.path.insert(0, os.path.dirname(__file__))
-    from chainer_computational_cost.__main__ import main
+    from chainer_computational_cost.cli.main import main
     out = io.StringIO()
     status = main(['cli_models:build_tiny', '--shape', '2,3', '--unit',
                    'raw', '--mode', 'csv'] + list(argv), ost=out)
@@ -595,7 +595,7 @@ def test_plot_memory(tmp_path):
 
 
 def test_an_array_without_base_is_skipped():
-    from chainer_computational_cost.memory import Tracker
+    from chainer_computational_cost.collect.live_memory import Tracker
 
     class Node(object):
         pass

@@ -6,7 +6,7 @@ Equivalent mutant: in ``link_report``, ``sorted(full)`` for ``sorted(full
 and ``_preorder`` keeps each path once, in the order of its first
 appearance."""
 
-from chainer_computational_cost.aggregation import link_report
+from chainer_computational_cost.analysis.aggregation import link_report
 
 
 def test_a_layer_in_a_link_never_recorded():

@@ -22,9 +22,9 @@ import numpy
 import pytest
 
 from chainer_computational_cost import cost_calculators
-from chainer_computational_cost import fit
+from chainer_computational_cost.run import fit
 from chainer_computational_cost import fit_batch
-from chainer_computational_cost.records import ReportWarning
+from chainer_computational_cost.core.records import ReportWarning
 
 
 _lin = L.Linear(1, 1, nobias=True)  # W: 4 bytes

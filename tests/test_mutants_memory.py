@@ -1,8 +1,8 @@
 """Memory figures that planted bugs got past (see benchmarks/mutate.py):
 each worked by hand.
 
-Equivalent mutants: in ``Tracker._take``, deleting ``self.seen[key] =
-ref``: a reading's fold writes the index whenever _take did not (what an
+Equivalent mutants: in ``Tracker.take``, deleting ``self.seen[key] =
+ref``: a reading's fold writes the index whenever take did not (what an
 interrupt between the two needs), and counts a buffer added twice once;
 in ``project``, ``_names(runs[1])`` for ``runs[0]``: every run makes the
 same calls (project_batch refuses runs that do not), so their names are
@@ -18,7 +18,7 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.records import R_LIVE, R_TYPE
+from chainer_computational_cost.core.records import R_LIVE, R_TYPE
 import memory_oracle
 
 
@@ -95,7 +95,7 @@ def test_a_given_gradient_summed_before_its_node_runs_is_the_users():
                     y = F.relu(x)
                     z = F.exp(y)
                     chainer.backward([z, y], [gz, gy])
-    lives = [(r[R_TYPE], r[R_LIVE]) for r in h._records()]
+    lives = [(r[R_TYPE], r[R_LIVE]) for r in h.records()]
     assert lives[:5] == [('ReLU', 24), ('Exp', 48), ('Mul', 72),
                          ('Add', 96), ('ReLUGrad2', 96)]
     assert [live for _, live in lives] == sampler.samples

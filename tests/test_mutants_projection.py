@@ -16,8 +16,8 @@ import numpy
 import pytest
 
 from chainer_computational_cost import project_batch
-from chainer_computational_cost import projection
-from chainer_computational_cost.records import R_FLOPS, R_LIVE, R_STATE
+from chainer_computational_cost.run import projection
+from chainer_computational_cost.core.records import R_FLOPS, R_LIVE, R_STATE
 from test_peak import planted  # noqa: F401 (a fixture)
 from test_peak import RELU
 
@@ -153,7 +153,7 @@ def test_records_of_a_batch_that_was_run_keep_the_layout():
     def run(n):
         _lin.cleargrads()
         F.sum(F.exp(_lin(numpy.ones((n, 3), numpy.float32)))).backward()
-    records = project_batch(run, 9)._records()
+    records = project_batch(run, 9).records()
     assert [len(r) for r in records] == [R_STATE + 1] * 6
     assert [r[R_STATE] for r in records] == [0] * 6
     assert [r[R_LIVE] for r in records[:2]] == [144, 288]
@@ -180,7 +180,7 @@ def test_a_scratch_on_a_line_from_batch_4(planted):  # noqa: F811
     p = project_batch(_relu, 20)
     m = p.memory_report
     assert (m['peak'], m['scratch'], m['activations']) == (464, 144, 320)
-    assert p._memory_state()['bounded'] == []
+    assert p.memory_state()['bounded'] == []
 
 
 def test_a_parameter_off_at_batch_1_is_unknown():

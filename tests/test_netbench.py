@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from chainer_computational_cost import netbench
-from chainer_computational_cost import network
-from chainer_computational_cost._cli_args import parse_sizes
+from chainer_computational_cost.cli import netbench as netbench_cli
+from chainer_computational_cost.run import netbench
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.cli.args import parse_sizes
 from test_chainermn import launch
 from test_chainermn import needs_mpi
 
@@ -50,11 +51,11 @@ def test_fit_ring_errors():
 
 def test_network_file_round_trip(tmp_path):
     path = str(tmp_path / 'mine.json')
-    net = network.Network('mine', 'measured', 1.5e9, 4e-6)
-    network.save_network(net, path, n_ranks=4)
+    net = devices.Network('mine', 'measured', 1.5e9, 4e-6)
+    devices.save_network(net, path, n_ranks=4)
     assert json.loads(open(path).read())['n_ranks'] == 4
-    assert network.load_network(path) == net
-    assert network.resolve_network(path) == net
+    assert devices.load_network(path) == net
+    assert devices.resolve_network(path) == net
     # a scaling report over it: 2 workers, 104 bytes: 104/1.5e9 + 2 * 4 us
     from test_network import _step
     rows = _step().scaling_report([2], device='a100', network=path)
@@ -66,13 +67,13 @@ def test_bad_network_files(tmp_path):
     bad = tmp_path / 'bad.json'
     bad.write_text('{"name": "x"}')
     with pytest.raises(ValueError, match='is not a network file'):
-        network.resolve_network(str(bad))
+        devices.resolve_network(str(bad))
     bad.write_text('{"name": "x", "title": "x", "bandwidth": 0, '
                    '"latency": 1}')
     with pytest.raises(ValueError, match='bandwidth must be > 0'):
-        network.load_network(str(bad))
+        devices.load_network(str(bad))
     with pytest.raises(ValueError, match="unknown network 'none.json'"):
-        network.resolve_network('none.json')  # no such file
+        devices.resolve_network('none.json')  # no such file
 
 
 def test_sizes_option():
@@ -101,9 +102,9 @@ def test_netbench_under_mpiexec(tmp_path, n):
 
 
 def test_cli_accepts_a_network_file(tmp_path, capsys):
-    from chainer_computational_cost.__main__ import main
+    from chainer_computational_cost.cli.main import main
     path = str(tmp_path / 'mine.json')
-    network.save_network(network.Network('mine', 'm', 1e9, 1e-6), path)
+    devices.save_network(devices.Network('mine', 'm', 1e9, 1e-6), path)
     status = main(['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
                    '--device', 'a100', '--workers', '2', '--network', path,
                    '--mode', 'csv', '--columns', 'workers,t_allreduce',
@@ -216,8 +217,8 @@ def _fake_command(monkeypatch, seconds=lambda nbytes: 1e-5 + nbytes / 1e9):
         return comm
     monkeypatch.setattr(chainermn, 'create_communicator',
                         create_communicator)
-    monkeypatch.setattr(netbench, '_world', lambda: comm.mpi_comm)
-    monkeypatch.setattr(netbench, '_world_rank', lambda: 0)
+    monkeypatch.setattr(netbench_cli, '_world', lambda: comm.mpi_comm)
+    monkeypatch.setattr(netbench_cli, '_world_rank', lambda: 0)
     return comm, made
 
 
@@ -225,7 +226,7 @@ def _netbench(*argv):
     import io
     out = io.StringIO()
     try:
-        status = netbench.main(list(argv), out)
+        status = netbench_cli.main(list(argv), out)
     except SystemExit as e:
         status = e.code
     return status, out.getvalue()
@@ -259,7 +260,7 @@ def test_the_file_is_saved_before_saved_is_printed(tmp_path, monkeypatch,
         '      1024          22.0          22.0',
         'latency 10.00 us, bandwidth 0.500 GB/s (2 ranks, naive); saved to '
         + path]
-    saved = network.load_network(path)
+    saved = devices.load_network(path)
     assert (saved.name, saved.latency, saved.bandwidth) == (
         'here', pytest.approx(1e-5, rel=1e-6), pytest.approx(5e8, rel=1e-6))
 
@@ -270,7 +271,7 @@ def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
 
     def full_disk(*args, **kwargs):
         raise OSError(28, 'No space left on device')
-    monkeypatch.setattr(netbench.net, 'save_network', full_disk)
+    monkeypatch.setattr(netbench_cli.devices, 'save_network', full_disk)
     path = str(tmp_path / 'net.json')
     status, out = _netbench('--output', path, '--sizes', '4,1K', '--repeats',
                             '2')

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import network
+from chainer_computational_cost.analysis import network
+from chainer_computational_cost.core import devices
 from mpi.mn_models import MLP
 
 
@@ -23,16 +24,16 @@ def _step():
 def test_presets_in_bytes_per_second():
     # 200 Gb/s / 8 = 25 GB/s; 25 Gb/s / 8 = 3.125 GB/s; NVLink 3: 600 GB/s
     # both ways, 300 one way.
-    assert network.NETWORKS['ib-hdr200'].bandwidth == 25e9
-    assert network.NETWORKS['ib-edr'].bandwidth == 12.5e9
-    assert network.NETWORKS['ib-ndr'].bandwidth == 50e9
-    assert network.NETWORKS['eth-25g'].bandwidth == 3.125e9
-    assert network.NETWORKS['eth-100g'].latency == 10e-6
-    assert network.NETWORKS['nvlink-a100'].bandwidth == 300e9
+    assert devices.NETWORKS['ib-hdr200'].bandwidth == 25e9
+    assert devices.NETWORKS['ib-edr'].bandwidth == 12.5e9
+    assert devices.NETWORKS['ib-ndr'].bandwidth == 50e9
+    assert devices.NETWORKS['eth-25g'].bandwidth == 3.125e9
+    assert devices.NETWORKS['eth-100g'].latency == 10e-6
+    assert devices.NETWORKS['nvlink-a100'].bandwidth == 300e9
 
 
 def test_collective_times_by_hand():
-    net = network.Network('t', 't', 1e9, 1e-6)
+    net = devices.Network('t', 't', 1e9, 1e-6)
     # ring all-reduce, N=4, S=1e6 B: 2*3/4 * 1e-3 s + 2*3 * 1e-6 s
     # = 1.5e-3 + 6e-6 = 1.506e-3 s
     assert network.collective_time('MPI_Allreduce', 10 ** 6, 4, net) == \
@@ -101,7 +102,7 @@ def test_roofline_without_network_is_unchanged():
 
 
 def _cli(argv, capsys):
-    from chainer_computational_cost.__main__ import main
+    from chainer_computational_cost.cli.main import main
     status = main(argv)
     out, err = capsys.readouterr()
     return status, out, err
@@ -175,9 +176,9 @@ def test_scaling_report_on_a_projection():
 
 def test_network_names_in_any_case():
     # as device names: 'IB-HDR200' is the 200 Gb/s preset, 25 GB/s
-    assert network.resolve_network('IB-HDR200').bandwidth == 25e9
+    assert devices.resolve_network('IB-HDR200').bandwidth == 25e9
     with pytest.raises(ValueError, match="unknown network 'ib-xdr'"):
-        network.resolve_network('ib-xdr')
+        devices.resolve_network('ib-xdr')
 
 
 class _Embed(chainer.Chain):
@@ -270,7 +271,7 @@ def test_scaling_report_reads_workers_once():
     assert list(rows) == [4]
 
 
-NET = network.Network('t', 't', 1e9, 1e-6)  # 1 GB/s, 1 us
+NET = devices.Network('t', 't', 1e9, 1e-6)  # 1 GB/s, 1 us
 
 
 @pytest.mark.parametrize('kind, n, expected', [
@@ -416,7 +417,7 @@ def test_scaling_function_checks_its_own_arguments():
 # How it really scales: step_time, overlap modes, buckets, hierarchy,
 # jitter (issue 35).
 
-NET_MS = network.Network('ms', 'ms', 1e9, 1e-4)  # 1 GB/s, 0.1 ms
+NET_MS = devices.Network('ms', 'ms', 1e9, 1e-4)  # 1 GB/s, 0.1 ms
 
 
 def _bucketed_step():
@@ -539,8 +540,8 @@ def test_step_time_follows_measured_times():
 
 
 def test_hierarchical_allreduce_by_hand():
-    inter = network.Network('i', 'i', 1e9, 1e-6)
-    node = network.Network('n', 'n', 1e10, 1e-7)
+    inter = devices.Network('i', 'i', 1e9, 1e-6)
+    node = devices.Network('n', 'n', 1e10, 1e-7)
     # 8 workers, 4 a node: reduce and broadcast inside a node, each
     # 1e6/1e10 + 3 * 1e-7 = 1.003e-4 s; a ring over 2 nodes:
     # 2*1/2 * 1e6/1e9 + 2 * 1e-6 = 1.002e-3 s; 1.2026e-3 s in all.
@@ -710,7 +711,7 @@ def test_cli_plot_scaling(tmp_path, capsys):
 
 
 def test_gathered_report_passes_the_new_keywords():
-    from chainer_computational_cost import mn
+    from chainer_computational_cost.report import gathered as mn
     model = MLP()
     parts = []
     for rank, batch in ((0, 2), (1, 6)):

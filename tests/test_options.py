@@ -9,8 +9,9 @@ import pytest
 
 import chainer_computational_cost
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import rendering
-from chainer_computational_cost import roofline
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.core import devices
 
 
 @pytest.fixture
@@ -75,4 +76,4 @@ def test_roofline_columns_are_exported():
 
 
 def test_device_names_in_any_case():
-    assert roofline.resolve_device('A100') is roofline.DEVICES['a100']
+    assert devices.resolve_device('A100') is devices.DEVICES['a100']

@@ -75,7 +75,7 @@ def test_console_command(monkeypatch, capsys):
         setup = f.read()
     assert ("'chainer-computational-cost = '\n" + ' ' * 12
             + "'chainer_computational_cost.__main__:console'") in setup
-    from chainer_computational_cost.__main__ import console
+    from chainer_computational_cost.cli.main import console
     monkeypatch.setattr('sys.argv', ['chainer-computational-cost', '--help'])
     with pytest.raises(SystemExit) as e:
         console()

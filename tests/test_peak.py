@@ -17,8 +17,8 @@ import pytest
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import cost_calculators
 from chainer_computational_cost import project_batch
-from chainer_computational_cost.records import R_LIVE, R_SCRATCH
-from chainer_computational_cost.records import ReportWarning
+from chainer_computational_cost.core.records import R_LIVE, R_SCRATCH
+from chainer_computational_cost.core.records import ReportWarning
 
 import memory_oracle
 
@@ -76,7 +76,7 @@ def test_small_scratch_leaves_the_peak_between_calls(planted):
 def test_live_per_record_is_unchanged(planted):
     planted(RELU, lambda in_data: 1000)
     h = _relu_exp(ComputationalCostHook(memory=True))
-    assert [(r[R_LIVE], r[R_SCRATCH]) for r in h._records()] == [
+    assert [(r[R_LIVE], r[R_SCRATCH]) for r in h.records()] == [
         (80, 1000), (160, 0)]
     assert [r['live'] for r in h.layer_report.values()
             if 'live' in r] == [80, 160]
@@ -86,7 +86,7 @@ def test_no_scratch_asked_without_memory(planted):
     planted(RELU, lambda in_data: 1000)
     h = _relu_exp(ComputationalCostHook())
     assert planted.calls == []
-    assert [r[R_LIVE:] for r in h._records()] == [(None,) * 4] * 2
+    assert [r[R_LIVE:] for r in h.records()] == [(None,) * 4] * 2
 
 
 def test_a_failing_scratch_function_counts_zero(planted):
@@ -129,8 +129,8 @@ def test_snapshots_keep_the_scratch(planted):
     assert twin.memory_report == h.memory_report
     assert twin.memory_report['peak'] == 280
     # records saved before scratch was recorded (15 fields) read as 0
-    old = type(twin)([r[:R_SCRATCH] for r in twin._records()], {}, True,
-                     h._memory_state())
+    old = type(twin)([r[:R_SCRATCH] for r in twin.records()], {}, True,
+                     h.memory_state())
     assert (old.memory_report['peak'],
             old.memory_report['peak_layer']) == (160, 'Exp-1')
 
@@ -146,7 +146,7 @@ def test_projected_scratch(planted):
     # during ReLU-1 at n = 10: 16*10 + 48*10 = 640
     assert (m['peak'], m['scratch'], m['peak_between_calls']) == (
         640, 480, 160)
-    assert [r[R_SCRATCH] for r in p._records()] == [480]
+    assert [r[R_SCRATCH] for r in p.records()] == [480]
 
 
 def test_scratch_off_its_line_is_not_projected(planted):
@@ -356,7 +356,7 @@ def test_uneven_scratch_is_bounded_from_above(planted):
     m = p.memory_report
     # at 20: 16*20 + (-4 + 5*20) = 320 + 96
     assert (m['peak'], m['scratch']) == (416, 96)
-    assert p._memory_state()['bounded'] == ['ReLU-1']
+    assert p.memory_state()['bounded'] == ['ReLU-1']
 
 
 def test_a_scratch_that_shrinks_is_bounded_by_its_largest(planted):

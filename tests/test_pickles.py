@@ -8,7 +8,7 @@ import pickle
 import pytest
 
 from chainer_computational_cost import Projection
-from chainer_computational_cost.report import ReportSnapshot
+from chainer_computational_cost.report.cost_report import ReportSnapshot
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import plots
+from chainer_computational_cost.report import plots
 from helpers import layer
 
 matplotlib = pytest.importorskip('matplotlib')

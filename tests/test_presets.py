@@ -4,15 +4,13 @@ network.py): a preset halved or off by a digit fails here."""
 
 import pytest
 
-from chainer_computational_cost import memory
-from chainer_computational_cost import network
-from chainer_computational_cost import roofline
+from chainer_computational_cost.core import devices
 
 
 def test_capacities():
     # GTX 1080 Ti 11 GB, A100 80 GB (the 'a100' roofline preset's board)
     # and 40 GB, H100 SXM5 80 GB; binary gigabytes as CUDA reports them.
-    assert dict(memory.CAPACITIES) == {
+    assert dict(devices.CAPACITIES) == {
         'gtx1080ti': 11 * 1073741824, 'a100': 80 * 1073741824,
         'a100-40gb': 40 * 1073741824, 'a100-80gb': 80 * 1073741824,
         'h100': 80 * 1073741824,
@@ -88,7 +86,7 @@ DEVICE_FIGURES = [
 
 @pytest.mark.parametrize('name, bandwidth, peaks', DEVICE_FIGURES)
 def test_device_presets(name, bandwidth, peaks):
-    dev = roofline.DEVICES[name]
+    dev = devices.DEVICES[name]
     assert dev.bandwidth == bandwidth
     assert set(dev.peaks) == set(peaks)
     for key, (label, flops) in peaks.items():
@@ -97,8 +95,8 @@ def test_device_presets(name, bandwidth, peaks):
 
 
 def test_every_device_is_pinned():
-    assert [d[0] for d in DEVICE_FIGURES] == list(roofline.DEVICES)
-    assert all(d.name == k for k, d in roofline.DEVICES.items())
+    assert [d[0] for d in DEVICE_FIGURES] == list(devices.DEVICES)
+    assert all(d.name == k for k, d in devices.DEVICES.items())
 
 
 def test_network_presets():
@@ -106,7 +104,7 @@ def test_network_presets():
     # 100 Gb/s over TCP, 10 us; NVLink 3 300 GB/s one way, 1 us.  Bytes per
     # second: Gb/s * 1e9 / 8.
     assert {n: (x.bandwidth, x.latency)
-            for n, x in network.NETWORKS.items()} == {
+            for n, x in devices.NETWORKS.items()} == {
         'ib-edr': (12.5e9, 1e-6), 'ib-hdr200': (25e9, 1e-6),
         'ib-ndr': (50e9, 1e-6), 'eth-25g': (3.125e9, 10e-6),
         'eth-100g': (12.5e9, 10e-6), 'nvlink-a100': (300e9, 1e-6),
@@ -115,14 +113,14 @@ def test_network_presets():
         'eth-50g': (6.25e9, 10e-6), 'roce-25g': (3.125e9, 2e-6),
         'nvlink-p100': (80e9, 1e-6),
         'pcie3-x16': (8e9 * 128 / 130 * 16 / 8, 1e-6)}
-    assert [x.title for x in network.NETWORKS.values()] == [
+    assert [x.title for x in devices.NETWORKS.values()] == [
         'InfiniBand EDR (100 Gb/s)', 'InfiniBand HDR (200 Gb/s)',
         'InfiniBand NDR (400 Gb/s)', '25 Gigabit Ethernet (TCP)',
         '100 Gigabit Ethernet (TCP)', 'NVLink 3 (A100, one node)',
         '50 Gigabit Ethernet (TCP)', '25 Gigabit Ethernet (RoCE)',
         'NVLink 1 (P100, one node)', 'PCI Express 3.0 x16 (one node)']
-    assert [x.name for x in network.NETWORKS.values()] == list(
-        network.NETWORKS)
+    assert [x.name for x in devices.NETWORKS.values()] == list(
+        devices.NETWORKS)
 
 
 def test_one_registry_for_every_entry_point(capsys):
@@ -130,8 +128,8 @@ def test_one_registry_for_every_entry_point(capsys):
     import io
     from chainer_computational_cost import CostMonitor
     from chainer_computational_cost import fit_batch
-    from chainer_computational_cost.__main__ import main
-    assert list(memory.CAPACITIES) == list(roofline.DEVICES)
+    from chainer_computational_cost.cli.main import main
+    assert list(devices.CAPACITIES) == list(devices.DEVICES)
 
     def cli(*argv):
         status = main(['cli_models:build_tiny', '--shape', '2,3', '--unit',
@@ -140,12 +138,12 @@ def test_one_registry_for_every_entry_point(capsys):
 
     def step(n):  # refused before any run
         raise AssertionError('run')
-    for name in roofline.DEVICES:
+    for name in devices.DEVICES:
         upper = name.upper()  # any case, everywhere
-        assert roofline.resolve_device(upper) is roofline.DEVICES[name]
+        assert devices.resolve_device(upper) is devices.DEVICES[name]
         CostMonitor(device=upper)
         assert cli('--device', upper)[0] == 0
-        if memory.CAPACITIES[name] is None:  # the CPU: one error, twice
+        if devices.CAPACITIES[name] is None:  # the CPU: one error, twice
             with pytest.raises(ValueError) as e:
                 fit_batch(step, device=upper)
             with pytest.raises(SystemExit) as exit:

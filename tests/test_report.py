@@ -2,11 +2,11 @@
 
 import pytest
 
-from chainer_computational_cost import aggregation
-from chainer_computational_cost import rendering
-from chainer_computational_cost.columns import SUMMARY_COLUMNS
-from chainer_computational_cost.columns import ReportColumns
-from chainer_computational_cost.columns import SummaryColumns
+from chainer_computational_cost.analysis import aggregation
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.core.columns import SUMMARY_COLUMNS
+from chainer_computational_cost.core.columns import ReportColumns
+from chainer_computational_cost.core.columns import SummaryColumns
 
 
 def _layer(name, type_, flops, mread, mwrite, params=None):

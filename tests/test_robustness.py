@@ -18,8 +18,8 @@ import pytest
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import ReportWarning
-from chainer_computational_cost import rendering
-from chainer_computational_cost import report as report_module
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.report import cost_report as report_module
 from chainer.functions.activation.relu import ReLU
 
 

@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import rendering
-from chainer_computational_cost import roofline
-from chainer_computational_cost.roofline import RooflineColumns
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.analysis.roofline import RooflineColumns
 from helpers import layer
 
 
@@ -166,11 +167,11 @@ def test_peak_by_class_and_dtype(device, type_, dtype, label, peak):
 
 
 def test_preset_bandwidths():
-    assert roofline.DEVICES['gtx1080ti'].bandwidth == 484e9
-    assert roofline.DEVICES['a100'].bandwidth == 2039e9
-    assert roofline.DEVICES['h100'].bandwidth == 3350e9
+    assert devices.DEVICES['gtx1080ti'].bandwidth == 484e9
+    assert devices.DEVICES['a100'].bandwidth == 2039e9
+    assert devices.DEVICES['h100'].bandwidth == 3350e9
     # 12 channels x 4800 MT/s x 8 bytes
-    assert roofline.DEVICES['epyc9654'].bandwidth == 460.8e9
+    assert devices.DEVICES['epyc9654'].bandwidth == 460.8e9
 
 
 def test_mixed_peaks_leave_the_total_peak_empty():
@@ -191,7 +192,7 @@ def test_mixed_peaks_leave_the_total_peak_empty():
 
 
 def test_a_device_object_can_be_given():
-    dev = roofline.Device('mine', 'My device', 10.0, {
+    dev = devices.Device('mine', 'My device', 10.0, {
         (u, p): (p + ' ' + u, 100.0) for u in ('matrix', 'vector')
         for p in ('fp16', 'fp32', 'fp64')})
     rows = roofline.roofline_report(LAYERS, device=dev)
@@ -220,7 +221,7 @@ def test_unknown_device_lists_the_presets():
     with pytest.raises(ValueError) as e:
         roofline.roofline_report(LAYERS, device='tpu')
     assert "'tpu'" in str(e.value)
-    for name in roofline.DEVICES:
+    for name in devices.DEVICES:
         assert repr(name) in str(e.value)
 
 
@@ -485,7 +486,7 @@ def _peaks(flops=100.0):
 def test_a_device_with_a_bad_bandwidth_is_refused(bandwidth):
     with pytest.raises(ValueError, match=r'^Device bandwidth \(bytes/s\) '
                        r'must be a finite number > 0, got '):
-        roofline.Device('mine', 'My device', bandwidth, _peaks())
+        devices.Device('mine', 'My device', bandwidth, _peaks())
 
 
 @pytest.mark.parametrize('flops', [0, -5.0, float('nan'), None])
@@ -493,32 +494,32 @@ def test_a_device_with_a_bad_peak_is_refused(flops):
     with pytest.raises(ValueError, match=r"^the FLOP/s of Device "
                        r"peaks\[\('matrix', 'fp16'\)\] must be a finite "
                        r"number > 0"):
-        roofline.Device('mine', 'My device', 10.0, _peaks(flops))
+        devices.Device('mine', 'My device', 10.0, _peaks(flops))
 
 
 def test_device_peaks_must_cover_every_unit_and_precision():
     with pytest.raises(ValueError, match=r"^Device peaks must map each of "
                        r"\('matrix', 'fp16'\), .*; missing \('matrix', "
                        r"'fp16'\), .*\('vector', 'fp64'\)$"):
-        roofline.Device('mine', 'My device', 10.0, {})
+        devices.Device('mine', 'My device', 10.0, {})
     peaks = _peaks()
     del peaks[('vector', 'fp32')]
     peaks[('vector', 'bf16')] = ('bf16', 1.0)
     with pytest.raises(ValueError, match=r"; missing \('vector', 'fp32'\), "
                        r"unknown \('vector', 'bf16'\)$"):
-        roofline.Device('mine', 'My device', 10.0, peaks)
+        devices.Device('mine', 'My device', 10.0, peaks)
     for bad in (None, [1, 2]):
         with pytest.raises(ValueError, match='Device peaks must map'):
-            roofline.Device('mine', 'My device', 10.0, bad)
+            devices.Device('mine', 'My device', 10.0, bad)
     peaks = _peaks()
     peaks[('vector', 'fp32')] = 5.0
     with pytest.raises(ValueError, match=r"\('vector', 'fp32'\) is 5.0$"):
-        roofline.Device('mine', 'My device', 10.0, peaks)
+        devices.Device('mine', 'My device', 10.0, peaks)
 
 
 def test_a_device_is_checked_when_replaced_and_keeps_its_own_peaks():
     peaks = _peaks()
-    dev = roofline.Device(None, None, 10, peaks)
+    dev = devices.Device(None, None, 10, peaks)
     assert dev.bandwidth == 10.0
     peaks[('vector', 'fp32')] = ('changed', 1.0)
     assert dev.peaks[('vector', 'fp32')] == ('fp32 vector', 100.0)
@@ -526,4 +527,4 @@ def test_a_device_is_checked_when_replaced_and_keeps_its_own_peaks():
         dev._replace(bandwidth=0)
     with pytest.raises(ValueError, match='Device name must be a str or '
                        'None, got 3'):
-        roofline.Device(3, None, 10.0, peaks)
+        devices.Device(3, None, 10.0, peaks)

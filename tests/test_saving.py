@@ -10,9 +10,9 @@ import chainer.links as L
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost.records import (
+from chainer_computational_cost.core.records import (
     format_stack, R_STACK, saved_records, SavedStack)
-from chainer_computational_cost import report as report_module
+from chainer_computational_cost.report import cost_report as report_module
 
 
 class Net(chainer.Chain):
@@ -73,7 +73,7 @@ def test_shared_stacks_stay_shared_when_saved():
     with ComputationalCostHook() as cch:
         for _ in range(3):
             F.relu(np.ones(2, np.float32))
-    records = saved_records(cch._records())
+    records = saved_records(cch.records())
     assert len({id(r[R_STACK]) for r in records}) == 1
     loaded = pickle.loads(pickle.dumps(records))
     assert len({id(r[R_STACK]) for r in loaded}) == 1

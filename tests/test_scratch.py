@@ -559,7 +559,7 @@ def test_old_style_backward_scratch_reaches_the_peak(rng):
     # the 1 % the true peak's table promises (docs/memory.md).  Without it
     # the peak was the forward's: 84 % of tracemalloc's.
     from chainer_computational_cost import ComputationalCostHook
-    from chainer_computational_cost.memory import memory_report
+    from chainer_computational_cost.analysis.memory import memory_report
     from memory_oracle import traced_peak
     x = chainer.Variable(rng.rand(256, 3, 16, 16).astype(np.float32))
     grid = chainer.Variable(

@@ -64,7 +64,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from chainer_computational_cost import cost_calculators as cc
-from chainer_computational_cost.fit import NUMPY_BUFFERS
+from chainer_computational_cost.run.fit import NUMPY_BUFFERS
 from property_cases import B
 from property_cases import Case
 from property_cases import CASES

@@ -38,9 +38,9 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost.records import R_PHASE
-from chainer_computational_cost.records import R_SCRATCH
-from chainer_computational_cost.records import R_TYPE
+from chainer_computational_cost.core.records import R_PHASE
+from chainer_computational_cost.core.records import R_SCRATCH
+from chainer_computational_cost.core.records import R_TYPE
 from test_scratch import buffers
 from test_scratch import PY
 
@@ -187,7 +187,7 @@ def modelled(make, dtype, fp32, name, hook=None, on_rule=False,
     backward()
     with ComputationalCostHook(memory=True, strict=True) as cch:
         optimizer.update()
-    found = [r[R_SCRATCH] for r in cch._records()
+    found = [r[R_SCRATCH] for r in cch.records()
              if r[R_PHASE] == 'update' and r[R_TYPE] == name]
     assert found, name
     return max(found)

@@ -1,65 +1,88 @@
-"""The package's layering: no import cycle between its modules, and each
-concern in the module named after it (report.py reads, rendering.py
-renders)."""
+"""The package's layout: folders by role along the data flow, each on one
+floor, imports one way, no cycle, no module using another's private names,
+and each decision in exactly one home (docs/contributing.md draws it)."""
 
 import ast
 import os
+import re
 
 import chainer_computational_cost
 
 PACKAGE = 'chainer_computational_cost'
 ROOT = os.path.dirname(os.path.abspath(chainer_computational_cost.__file__))
 
+#: The folders from the ground up: a module imports from its own folder
+#: and the folders before it, never from one after it.
+FLOORS = ('core', 'cost_calculators', 'collect', 'analysis', 'report', 'run',
+          'cli')
+
+#: The modules of the package's top folder: the public names (the
+#: package's ``__init__``, ''), ``python -m`` (``__main__``), and the old
+#: module paths (``compat``, which imports no module of the package by
+#: name: any may use it).  Only the command line, the top floor, imports
+#: the package's public names.
+TOP = ('', '__main__', 'compat')
+
 
 def _modules():
-    """Module name -> path of every module of the package (the calculators'
-    subpackage included)."""
+    """Module name (below the package, '' for the package) -> path."""
     out = {}
     for directory, _, files in os.walk(ROOT):
         for f in files:
-            if not f.endswith('.py'):
-                continue
-            path = os.path.join(directory, f)
-            parts = os.path.relpath(path, ROOT)[:-3].split(os.sep)
-            if parts[-1] == '__init__':
-                parts = parts[:-1]
-            out['.'.join([PACKAGE] + parts)] = path
+            if f.endswith('.py'):
+                path = os.path.join(directory, f)
+                parts = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+                if parts[-1] == '__init__':
+                    parts = parts[:-1]
+                out['.'.join(parts)] = path
     return out
 
 
+def _tree(path):
+    with open(path, encoding='utf-8') as f:
+        return ast.parse(f.read(), path)
+
+
 def _imported(tree, name, modules):
-    """The package modules a module's code imports, at module level or in
-    a function: ``from package import module`` imports that module,
-    ``from package import name`` the package (its ``__init__``)."""
+    """The package modules ``tree`` imports (at module level or in a
+    function): ``from package.a import b`` imports the module ``a.b`` if
+    there is one, else ``a``."""
     here = name if modules[name].endswith('__init__.py') else \
-        name.rsplit('.', 1)[0]
+        name.rpartition('.')[0]
     found = set()
+
+    def short(target):
+        if target == PACKAGE or target.startswith(PACKAGE + '.'):
+            target = target[len(PACKAGE) + 1:]
+            return target if target in modules else None
+        return None
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            targets = [a.name for a in node.names]
+            found.update(short(a.name) for a in node.names)
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ''
             if node.level:
-                parts = here.split('.')
+                parts = ([PACKAGE] + here.split('.')) if here else [PACKAGE]
                 parts = parts[:len(parts) - node.level + 1]
                 base = '.'.join(parts + ([base] if base else []))
-            targets = [base + '.' + a.name
-                       if base + '.' + a.name in modules else base
-                       for a in node.names]
-        else:
-            continue
-        found.update(t for t in targets if t in modules and t != name)
+            for a in node.names:
+                module = short(base + '.' + a.name)
+                found.add(module if module is not None else short(base))
+    found.discard(None)
+    found.discard(name)
     return found
 
 
 def _graph():
     modules = _modules()
-    graph = {}
-    for name, path in modules.items():
-        with open(path, encoding='utf-8') as f:
-            tree = ast.parse(f.read(), path)
-        graph[name] = _imported(tree, name, modules)
-    return graph
+    return {name: _imported(_tree(path), name, modules)
+            for name, path in modules.items()}
+
+
+def _folder(module):
+    return module.split('.')[0] if '.' in module or module in FLOORS \
+        else None
 
 
 def _cycle(graph):
@@ -88,29 +111,41 @@ def _cycle(graph):
     return None
 
 
-def _short(name):
-    return name[len(PACKAGE) + 1:] or '__init__'
+def test_every_module_is_in_a_floor_or_on_top():
+    for module in _modules():
+        assert _folder(module) in FLOORS or module in TOP, module
+    assert {_folder(m) for m in _modules()} - {None} == set(FLOORS)
+
+
+def test_imports_go_down_the_floors():
+    bad = []
+    for module, imported in _graph().items():
+        floor = _folder(module)
+        if floor is None:
+            continue
+        for other in imported:
+            below = _folder(other)
+            if other == 'compat' or (other == '' and floor == 'cli'):
+                continue
+            if below is None or FLOORS.index(below) > FLOORS.index(floor):
+                bad.append('{} imports {}'.format(module, other or PACKAGE))
+    assert bad == []
 
 
 def test_the_graph_sees_the_imports_it_must_see():
-    # A graph that missed imports would find no cycle trivially.
-    graph = {_short(k): {_short(m) for m in v} for k, v in _graph().items()}
-    assert {'columns', 'records', 'rendering', 'aggregation', 'memory',
-            'network', 'plots', 'roofline'} <= graph['report']
-    assert graph['columns'] == set()
-    assert graph['records'] == set()
-    assert graph['rendering'] == {'columns', 'records'}
-    assert 'report' not in graph['plots'] | graph['memory']
-    assert 'mn' in graph['computational_cost_hook']  # a function's import
-    assert '__init__' in graph['__main__']  # the hook, from the package
-    # The Trainer extension runs the hook: it sits above it.
-    assert {'computational_cost_hook', 'mn', 'roofline'} <= \
-        graph['extensions']
+    # A graph that missed imports would pass the floors trivially.
+    graph = _graph()
+    assert {'report.rendering', 'analysis.aggregation', 'analysis.roofline',
+            'core.columns'} <= graph['report.cost_report']
+    assert graph['core.columns'] == set()
+    assert 'collect.mpi_recorder' in graph['run.hook']  # in a function
+    assert 'run.hook' in graph['run.extensions']
+    assert 'cli.main' in graph['__main__']
 
 
 def test_no_import_cycle():
     cycle = _cycle(_graph())
-    assert cycle is None, 'import cycle: ' + ' -> '.join(map(_short, cycle))
+    assert cycle is None, 'import cycle: ' + ' -> '.join(cycle)
 
 
 def test_cycle_finder_finds_a_planted_cycle():
@@ -119,54 +154,119 @@ def test_cycle_finder_finds_a_planted_cycle():
     assert _cycle({'a': {'b'}, 'b': set()}) is None
 
 
-def _defined(module):
-    with open(os.path.join(ROOT, module), encoding='utf-8') as f:
-        tree = ast.parse(f.read())
-    names = set()
+def _private_uses(tree, name, modules):
+    """``module._name`` and ``from module import _name`` of another package
+    module, and ``obj._method`` where ``_method`` is defined in a class of
+    another module only."""
+    out = []
+    aliases = {}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Assign):
-            names.update(t.id for t in node.targets
-                         if isinstance(t, ast.Name))
-    return names
+        if isinstance(node, ast.ImportFrom) and (node.module or '').startswith(
+                PACKAGE):
+            for a in node.names:
+                if a.name.startswith('_') and not a.name.startswith('__'):
+                    out.append('{} imports {}.{}'.format(
+                        name, node.module, a.name))
+                full = node.module + '.' + a.name
+                if full[len(PACKAGE) + 1:] in modules:
+                    aliases[a.asname or a.name] = full
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr.startswith('_') \
+                and not node.attr.startswith('__') \
+                and isinstance(node.value, ast.Name) \
+                and node.value.id in aliases:
+            out.append('{} uses {}.{}'.format(name, node.value.id, node.attr))
+    return out
 
 
-def test_report_holds_no_rendering():
-    rendering_names = [n for n in _defined('report.py')
-                       if n.startswith(('render', '_render', 'table_cells'))
-                       or n in ('_formatter', '_header', '_TITLES',
-                                '_number', '_scaled', '_json_value',
-                                '_column_prefixes', '_indented')
-                       or n.startswith('check_')]
-    assert rendering_names == []
-    # ... and they are where their name says.
-    assert {'render', 'render_csv', 'render_md', 'render_table',
-            'render_json', '_formatter', '_header', 'check_columns',
-            '_indented'} <= _defined('rendering.py')
-    assert {'total_report', 'layer_report', 'summary_report',
-            'phase_report', 'link_report'} <= _defined('aggregation.py')
+def _methods_by_module():
+    """Module -> the underscore names its classes define."""
+    out = {}
+    for name, path in _modules().items():
+        names = set()
+        for node in ast.walk(_tree(path)):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef,
+                                         ast.AsyncFunctionDef)):
+                        names.add(item.name)
+        out[name] = {n for n in names
+                     if n.startswith('_') and not n.startswith('__')}
+    return out
 
 
-def test_docs_list_every_module_above_what_it_imports():
-    # docs/contributing.md "Where the code lives": a reader trusts the
-    # table's order.
+def _foreign_method_calls(tree, name, methods):
+    """``x._m(...)`` with x not self/cls and _m defined in another module's
+    class but in none of this module's."""
+    own = methods[name]
+    elsewhere = set().union(*(v for k, v in methods.items() if k != name))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(
+                node.func, ast.Attribute):
+            attr = node.func.attr
+            target = node.func.value
+            if attr in elsewhere and attr not in own and not (
+                    isinstance(target, ast.Name) and
+                    target.id in ('self', 'cls')) and not (
+                    isinstance(target, ast.Call) and
+                    getattr(target.func, 'id', None) == 'super'):
+                out.append('{} calls .{}()'.format(name, attr))
+    return out
+
+
+def test_no_module_uses_another_modules_private_names():
+    modules = _modules()
+    methods = _methods_by_module()
+    found = []
+    for name, path in modules.items():
+        if name.startswith('cost_calculators'):
+            continue  # reads Chainer's private helpers, not ours
+        tree = _tree(path)
+        found += _private_uses(tree, name, modules)
+        found += _foreign_method_calls(tree, name, methods)
+    assert found == []
+
+
+def test_the_private_check_finds_a_planted_use():
+    modules = {'a': '', 'b': ''}
+    tree = ast.parse('from chainer_computational_cost import a\n'
+                     'a._secret()\n'
+                     'from chainer_computational_cost.a import _x\n')
+    assert len(_private_uses(tree, 'b', modules)) == 2
+    tree = ast.parse('hook.records()\nself.records()\n')
+    methods = {'b': set(), 'c': {'_records'}}
+    assert _foreign_method_calls(tree, 'b', methods) == [
+        'b calls .records()']
+
+
+def _source(module):
+    with open(_modules()[module], encoding='utf-8') as f:
+        return f.read()
+
+
+def _homes(pattern):
+    """The modules whose code matches ``pattern`` (a regular expression)."""
+    return sorted(m for m in _modules() if re.search(pattern, _source(m),
+                                                     re.M))
+
+
+def test_each_decision_has_one_home():
+    # the presets: devices, their memory, networks
+    assert _homes(r'^(DEVICES|CAPACITIES|NETWORKS) = ') == ['core.devices']
+    # argument checks: the integer test written once
+    assert _homes(r'isinstance\([^)]*numbers\.Integral') == ['core.checks']
+    # which calculator costs a class
+    assert _homes(r'lookup\(calculators') == ['cost_calculators']
+    # argument parsing
+    assert _homes(r'argparse\.ArgumentParser\(') == ['cli.parser']
+    # progress shown while a command runs
+    assert _homes(r'^class \w*Progress\w*\(') == ['cli.progress']
+
+
+def test_docs_draw_the_floors_in_order():
     page = os.path.join(os.path.dirname(ROOT), 'docs', 'contributing.md')
     with open(page, encoding='utf-8') as f:
         text = f.read()
-    section = text.split('## Where the code lives', 1)[1]
-    order = []
-    table = section.split('\n\n', 2)[2].split('\n\n', 1)[0]
-    for line in table.splitlines()[2:]:
-        for cell in line.split('|')[1].split(','):
-            order.append(cell.strip().strip('`').replace('.py', '')
-                         .rstrip('/'))
-    graph = {_short(k): {_short(m) for m in v} for k, v in _graph().items()}
-    modules = {k for k in graph if '.' not in k and k != '__init__'}
-    assert sorted(order) == sorted(modules)
-    for module in order:
-        for imported in graph[module]:
-            imported = imported.split('.')[0]
-            if imported != '__init__':
-                assert order.index(imported) > order.index(module), (
-                    module, imported)
+    drawn = re.findall(r'^\s*(\w+)/\s', text.split('```', 2)[1], re.M)
+    assert tuple(f for f in drawn if f in FLOORS) == FLOORS[::-1]

@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import memory
+from chainer_computational_cost.analysis import memory
 from chainer_computational_cost import project_batch
 from chainer_computational_cost import ReportWarning
-from chainer_computational_cost import update as update_module
+from chainer_computational_cost.collect import updates as update_module
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import update_calculators
 import memory_oracle
@@ -388,7 +388,7 @@ def _smorms3_steps(steps_before, steps_in):
             for _ in range(steps_in):
                 step()
         growth = sum(memory_oracle.traced_split()) - before
-    return (memory.created(cch._records())[-1],
+    return (memory.created(cch.records())[-1],
             cch.memory_report['at_exit_activations'], growth)
 
 
@@ -622,7 +622,7 @@ def test_fp32_update_memory_counts_the_master_copy_and_its_state():
     cch = _fp32_step(np.float16, memory=True)
     # created at the first update: the float32 master copy and its float32
     # velocity, 2 * 4 * 8 = 64 B (W's 48, then b's 16)
-    assert memory.created(cch._records())[-1] == 64
+    assert memory.created(cch.records())[-1] == 64
     scratch = [(r[0], r[1]) for r in memory.live_series(cch)
                if r[2] == 'update']
     # W (6): the float32 gradient copy 24 B and lr * grad on the master

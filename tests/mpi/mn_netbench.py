@@ -7,8 +7,8 @@ import sys
 
 import chainermn
 
-from chainer_computational_cost import netbench
-from chainer_computational_cost import network
+from chainer_computational_cost.cli import netbench
+from chainer_computational_cost.core import devices
 from mn_train import emit
 
 
@@ -20,7 +20,7 @@ def main():
                             path, '--name', 'here'])
     comm = chainermn.create_communicator('naive')
     comm.mpi_comm.Barrier()  # rank 0 has written the file
-    net = network.resolve_network(path)
+    net = devices.resolve_network(path)
     emit({'rank': comm.rank, 'dtype': 'float32', 'status': status,
           'name': net.name, 'title': net.title,
           'bandwidth': net.bandwidth, 'latency': net.latency})

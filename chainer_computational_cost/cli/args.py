@@ -20,24 +20,25 @@ import tempfile
 import textwrap
 
 from chainer_computational_cost import __version__
-from chainer_computational_cost import checks
-from chainer_computational_cost import measure
-from chainer_computational_cost import memory
-from chainer_computational_cost import network
-from chainer_computational_cost import plots
-from chainer_computational_cost import rendering
-from chainer_computational_cost import roofline
-from chainer_computational_cost._cli_models import CommandError
-from chainer_computational_cost._cli_models import model_name
-from chainer_computational_cost._cli_models import MODELS
-from chainer_computational_cost.calibration import Calibration
-from chainer_computational_cost.columns import (
+from chainer_computational_cost.analysis import memory
+from chainer_computational_cost.analysis import network
+from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.analysis.calibration import Calibration
+from chainer_computational_cost.cli.models import CommandError
+from chainer_computational_cost.cli.models import model_name
+from chainer_computational_cost.cli.models import MODELS
+from chainer_computational_cost.core import checks
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.core.columns import (
     LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, PHASE_COLUMNS, PhaseColumns,
     ReportColumns, SUMMARY_COLUMNS, SummaryColumns, TIME_BY,
     TIME_REPORT_COLUMNS)
-from chainer_computational_cost import fit
-from chainer_computational_cost.columns import PREFIXES
-from chainer_computational_cost.fit import FIT_COLUMNS
+from chainer_computational_cost.core.columns import PREFIXES
+from chainer_computational_cost.report import plots
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.run import fit
+from chainer_computational_cost.run import measure
+from chainer_computational_cost.run.fit import FIT_COLUMNS
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
 DTYPES = ('float16', 'float32', 'float64')
@@ -115,6 +116,17 @@ class ArgumentsError(CommandError):
     exits with status 2 (SystemExit), as argparse does."""
 
 
+#: Exit status after the reader of stdout went away (``| head``): that of
+#: a Unix tool killed by SIGPIPE, as a shell reports it.
+BROKEN_PIPE_STATUS = 128 + 13
+#: Exit status after Ctrl-C (SIGINT), as a shell reports a tool it
+#: stopped.
+INTERRUPTED_STATUS = 128 + 2
+#: Exit status when a report, a calibration or a network file could
+#: not be written (a full disk).
+WRITE_FAILED_STATUS = 1
+
+
 def say(text):
     """Write a line to stderr; a stderr that cannot take it is let be."""
     try:
@@ -158,7 +170,7 @@ class _HelpFormatter(argparse.HelpFormatter):
 
 #: The value of a --links given without a depth: every level (not a str,
 #: which argparse would pass through parse_depth).
-_ALL_LEVELS = math.inf
+ALL_LEVELS = math.inf
 
 
 def _prog():
@@ -265,7 +277,7 @@ def build_parser():
         '--train, the summary by phase).')
     reports.add_argument('--device', default=None,
                          help='roofline report on a preset device: {} (any '
-                              'case)'.format(', '.join(roofline.DEVICES)))
+                              'case)'.format(', '.join(devices.DEVICES)))
     reports.add_argument('--peak-flops', type=parse_positive, default=None,
                          metavar='FLOPS',
                          help='roofline report on a device of this peak '
@@ -275,7 +287,7 @@ def build_parser():
                          help='memory bandwidth in bytes/s (with '
                               '--peak-flops)')
     reports.add_argument('--links', type=parse_depth, nargs='?',
-                         const=_ALL_LEVELS, default=None, metavar='DEPTH',
+                         const=ALL_LEVELS, default=None, metavar='DEPTH',
                          help='per-link tree, DEPTH levels below the root '
                               '(default: all)')
     reports.add_argument('--phases', action='store_true',
@@ -336,7 +348,7 @@ def build_parser():
     scaling.add_argument('--network', default=None,
                          help='interconnect: one of {}, or a network file '
                               '(*.json) from netbench'.format(
-                                  ', '.join(network.NETWORKS)))
+                                  ', '.join(devices.NETWORKS)))
     scaling.add_argument('--step-time', type=float, default=None,
                          metavar='SECONDS',
                          help="one worker's measured training step at the "
@@ -424,12 +436,12 @@ def check_scaling(args):
     if args.device is None and args.peak_flops is None:
         raise CommandError('--workers needs a --device ({}) or --peak-flops '
                            'and --bandwidth'.format(
-                               ', '.join(roofline.DEVICES)))
+                               ', '.join(devices.DEVICES)))
     for option, value in (('--network', args.network),
                           ('--node-network', args.node_network)):
         _check_network_file(option, value)
     try:
-        network.resolve_network(args.network)
+        devices.resolve_network(args.network)
         network.check_scaling_options(**given)
     except ValueError as e:
         raise CommandError(str(e))
@@ -438,13 +450,13 @@ def check_scaling(args):
 def _check_network_file(option, value):
     """A network file (not a preset) that is missing is said to be: the
     presets' list would not tell the user the path is wrong."""
-    if value is None or value.lower() in network.NETWORKS \
+    if value is None or value.lower() in devices.NETWORKS \
             or not value.endswith('.json') or os.path.isfile(value):
         return
     raise CommandError('{} {!r}: {}'.format(
         option, value, 'a directory, not a network file'
         if os.path.isdir(value) else 'no such network file (written by '
-        'netbench; the presets are {})'.format(', '.join(network.NETWORKS))))
+        'netbench; the presets are {})'.format(', '.join(devices.NETWORKS))))
 
 
 #: The reports a run can print, in the order it prints them.
@@ -585,8 +597,8 @@ def _check_unit(value):
     # 'raw' kept as text until _output_defaults: it differs from not given
     if value.lower() in rendering.RAW_UNITS:  # 'none' as the API's None
         return 'raw'
-    # (UNITS are the API's units: the spelling _choice returns is theirs)
-    return rendering._choice(value, UNITS, '--unit', ' (any case)')
+    # (UNITS are the API's units: the spelling choice returns is theirs)
+    return rendering.choice(value, UNITS, '--unit', ' (any case)')
 
 
 def _output_defaults(args):
@@ -617,7 +629,7 @@ def _check_values(args):
         except ValueError as e:
             raise CommandError(str(e))
     args.model = model_name(args.model)
-    if args.device is not None and args.device.lower() in roofline.DEVICES:
+    if args.device is not None and args.device.lower() in devices.DEVICES:
         args.device = args.device.lower()
 
 
@@ -687,17 +699,17 @@ def _check_devices(args):
                           if args.bandwidth is None
                           else ('--bandwidth', '--peak-flops'))
         raise CommandError('{} needs {} (or give a --device: {})'.format(
-            given, missing, ', '.join(roofline.DEVICES)))
+            given, missing, ', '.join(devices.DEVICES)))
     if args.device is not None:
         try:
-            roofline.resolve_device(args.device)
+            devices.resolve_device(args.device)
         except ValueError as e:
             raise CommandError(str(e))
     if args.plot_roofline is not None and args.device is None \
             and args.peak_flops is None:
         raise CommandError('--plot-roofline needs a device: --device ({}) '
                            'or --peak-flops and --bandwidth'.format(
-                               ', '.join(roofline.DEVICES)))
+                               ', '.join(devices.DEVICES)))
 
 
 def _check_training(args):
@@ -811,7 +823,7 @@ def check_args(args):
 def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
     number of bytes."""
-    if text.lower() in memory.CAPACITIES:
+    if text.lower() in devices.CAPACITIES:
         try:  # a CPU preset has none: fit_batch's own words
             fit.preset_capacity(text)
         except ValueError as e:
@@ -947,7 +959,7 @@ def build_netbench_parser():
     return parser
 
 
-def _joined_values(parser, argv):
+def joined_values(parser, argv):
     """``argv`` with 'OPTION -VALUE' written 'OPTION=-VALUE' where OPTION
     takes one value: argparse reads '--shape -1,3' as an option missing
     its value, while the value's own check says what is wrong with it."""

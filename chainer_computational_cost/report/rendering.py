@@ -18,10 +18,10 @@ import json
 import math
 import numbers
 
-from chainer_computational_cost.columns import (
-    BYTE_METRICS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS, PREFIXES,
-    SCALED, TIME_COLUMNS, TIME_UNITS)
-from chainer_computational_cost.records import link_depth, safe_text
+from chainer_computational_cost.core.columns import (
+    BYTE_METRICS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS, PREFIXES, SCALED,
+    TIME_COLUMNS, TIME_UNITS)
+from chainer_computational_cost.core.records import link_depth, safe_text
 
 
 # Argument checking: every show_* argument is checked before anything is
@@ -30,7 +30,7 @@ from chainer_computational_cost.records import link_depth, safe_text
 # values and say the same things about the rest.
 
 
-def _choice(value, allowed, name, also=''):
+def choice(value, allowed, name, also=''):
     """``value`` matched case-insensitively against the strings
     ``allowed`` (returned as spelled there), or a ValueError naming
     ``name`` and the allowed values."""
@@ -45,7 +45,7 @@ def _choice(value, allowed, name, also=''):
 def check_mode(mode, name='mode'):
     """The mode of :data:`MODES` that ``mode`` names (any case), or a
     ValueError."""
-    return _choice(mode, MODES, name)
+    return choice(mode, MODES, name)
 
 
 #: Spellings of raw numbers besides None (any case).
@@ -62,13 +62,13 @@ def check_unit(unit, name='unit'):
     allowed = ('raw',) + PREFIXES[1:] + ('autoaligned', 'auto')
     if isinstance(unit, str) and unit.lower() in RAW_UNITS:
         return None
-    return _choice(unit, allowed, name, ' (any case) or None')
+    return choice(unit, allowed, name, ' (any case) or None')
 
 
 def check_time_unit(time_unit, name='time_unit'):
     """The unit of :data:`TIME_UNITS` that ``time_unit`` names (any
     case), or a ValueError."""
-    return _choice(time_unit, TIME_UNITS, name)
+    return choice(time_unit, TIME_UNITS, name)
 
 
 def check_n_digits(n_digits, name='n_digits', above=True):
@@ -116,7 +116,7 @@ def check_depth(depth):
 
 # Units
 
-def _prefix_for(value, base):
+def prefix_for(value, base):
     """Largest prefix whose scale does not exceed ``abs(value)``."""
     chosen = ''
     for i, prefix in enumerate(PREFIXES):
@@ -142,7 +142,7 @@ def _column_prefixes(rows, columns, unit):
             largest = max((abs(r[c]) for r in rows
                            if isinstance(r.get(c), (int, float))),
                           default=0)
-            prefixes[c] = _prefix_for(largest, _base(c))
+            prefixes[c] = prefix_for(largest, _base(c))
         else:
             prefixes[c] = unit or ''
     return prefixes
@@ -226,7 +226,7 @@ def _scaled(value, column, prefix, n_digits):
     """(number, suffix) of a scaled column's cell."""
     base = _base(column)
     if prefix is None:  # unit='auto': a prefix per cell
-        p = _prefix_for(value, base)
+        p = prefix_for(value, base)
         scaled = value / base ** PREFIXES.index(p) if p else value
         suffix = p + ('i' if p and base == 1024 else '')
         return _round(scaled, n_digits), suffix
@@ -362,7 +362,7 @@ def _json_value(row, column, prefix, n_digits, time_unit):
     elif column in ('input_shapes', 'output_shapes'):
         return [list(s) if s is not None else None for s in value]
     elif column == 'params':
-        return _json_param(value)
+        return json_param(value)
     # A number column's infinity or NaN has no JSON number: null.
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -374,16 +374,16 @@ def _json_value(row, column, prefix, n_digits, time_unit):
 _NON_FINITE = {math.inf: 'Infinity', -math.inf: '-Infinity'}
 
 
-def _json_param(value):
+def json_param(value):
     """A params value as strict JSON data: mappings with their keys as text
     (as csv and md show them), sequences as lists, numbers (NumPy's too)
     as numbers, non-finite floats as 'Infinity', '-Infinity' or 'NaN',
     other objects as their text."""
     if isinstance(value, collections.abc.Mapping):
-        return {k if isinstance(k, str) else safe_text(k): _json_param(v)
+        return {k if isinstance(k, str) else safe_text(k): json_param(v)
                 for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_param(v) for v in value]
+        return [json_param(v) for v in value]
     if value is None or isinstance(value, (bool, str)):
         return value
     # NumPy scalars too: numbers stay numbers.
@@ -416,7 +416,7 @@ def render_json(rows, columns, unit, n_digits, time_unit):
             if c in SCALED and prefixes.get(c) is None \
                     and r.get(c) is not None:
                 obj[c + '_unit'] = _unit_name(
-                    c, _prefix_for(r[c], _base(c)))
+                    c, prefix_for(r[c], _base(c)))
         out_rows.append(obj)
     # allow_nan=False: a value with no strict-JSON form raises here rather
     # than writing Infinity or NaN (RFC 8259 has neither).
@@ -453,7 +453,7 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
                                         time_unit, name_title))
 
 
-def _indented(path):
+def indented(path):
     """A link's own name, indented by its depth (two non-breaking spaces a
     level: markdown and texttable keep them, unlike plain spaces)."""
     if path in ('/', 'total'):

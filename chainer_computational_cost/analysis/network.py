@@ -24,153 +24,11 @@ per call, the full link bandwidth for every step.
 """
 
 import collections
-import json
 import math
 import numbers
-import os
 
-from chainer_computational_cost import checks
-
-
-class Network(checks.CheckedFields, collections.namedtuple(
-        'Network', ['name', 'title', 'bandwidth', 'latency'])):
-    """An interconnect, validated when it is built (a ValueError names the
-    field, the value and what it allows).
-
-    Attributes:
-        name (str): the preset's key (or None).
-        title (str): what it is, in words (or None).
-        bandwidth (float): bytes per second, one direction, one port per
-            worker (finite, > 0).
-        latency (float): seconds of one small message (finite, >= 0).
-    """
-
-    __slots__ = ()
-
-
-def _text_or_none(field):
-    def check(value):
-        return checks.instance('Network ' + field, value, (str, type(None)),
-                               'a str or None')
-    return check
-
-
-# Network field -> its checker (the value to keep, or ValueError).
-Network._field_checks = {
-    'name': _text_or_none('name'),
-    'title': _text_or_none('title'),
-    'bandwidth': lambda v: checks.positive('Network bandwidth (bytes/s)', v),
-    'latency': lambda v: checks.non_negative('Network latency (seconds)',
-                                             v),
-}
-
-
-#: Network presets.
-NETWORKS = collections.OrderedDict()
-
-# InfiniBand link rates: EDR 25 Gb/s a lane, HDR 50, NDR 100, four lanes a
-# port: 100, 200 and 400 Gb/s (atgbics.com, "Direct Attach InfiniBand Port
-# Speed Overview"; NDR 400 Gb/s also in NVIDIA's DGX SuperPOD design guide,
-# "NDR Overview").  Latency: an MPI ping-pong over InfiniBand is about a
-# microsecond half round trip (the osu_latency example of QLogic's
-# InfiniPath manual gives 1.26 us for small messages, manualsdump.com,
-# "Benchmark 2"); newer adapters are faster, and 1 us stands for one small
-# message through one switch.
-for _name, _gbps in (('ib-edr', 100), ('ib-hdr200', 200), ('ib-ndr', 400)):
-    NETWORKS[_name] = Network(
-        _name, 'InfiniBand {} ({} Gb/s)'.format(
-            _name[3:6].upper(), _gbps), _gbps * 1e9 / 8, 1e-6)
-
-# Ethernet with MPI over the kernel's TCP stack: an application's one-way
-# latency is about 10 us at best over 10GbE with the standard Linux stack
-# (Larsen et al., "Architectural breakdown of end-to-end latency in a
-# TCP/IP network", Int. J. Parallel Programming 37(6), 2009); a faster link
-# does not shorten the software path, so 25 and 100 GbE keep 10 us.
-for _name, _gbps in (('eth-25g', 25), ('eth-100g', 100)):
-    NETWORKS[_name] = Network(
-        _name, '{} Gigabit Ethernet (TCP)'.format(_gbps),
-        _gbps * 1e9 / 8, 10e-6)
-
-# NVLink 3 inside one node (A100): 12 links, 600 GB/s a GPU counting both
-# directions (nvidia.com, "NVLink"; wikimili.com, "NVLink": 50 GB/s a
-# bidirectional link), so 300 GB/s one way.  Latency: no published MPI
-# figure found; 1 us is an assumption (a small message between two GPUs
-# through NVSwitch, the software path included).
-NETWORKS['nvlink-a100'] = Network(
-    'nvlink-a100', 'NVLink 3 (A100, one node)', 300e9, 1e-6)
-
-# The interconnects of the published runs the scaling report is checked
-# against (tests/test_published_scaling.py).  Goyal et al. 2017 ("Accurate,
-# Large Minibatch SGD", arXiv 1706.02677, section 5): 50 Gbit Ethernet
-# between servers, TCP (10 us as the other TCP presets).
-NETWORKS['eth-50g'] = Network('eth-50g', '50 Gigabit Ethernet (TCP)',
-                              50e9 / 8, 10e-6)
-# Horovod's benchmark page: servers "connected by RoCE-capable 25 Gbit/s
-# network" (horovod docs/benchmarks, 512-GPU benchmark).  RDMA skips the
-# kernel's TCP path; no published MPI latency over RoCE was found, so 2 us
-# (InfiniBand's 1 us and an Ethernet switch's hop) is an assumption.
-NETWORKS['roce-25g'] = Network('roce-25g', '25 Gigabit Ethernet (RoCE)',
-                               25e9 / 8, 2e-6)
-# NVLink 1 inside a P100 server: four links, 80 GB/s a direction in all,
-# 160 GB/s both ways (teckknow.com, "NVIDIA Unveils the Tesla P100 HPC
-# Board"; hothardware.com: 160 GB/s bidirectional).  Latency as NVLink 3's
-# (assumed).
-NETWORKS['nvlink-p100'] = Network(
-    'nvlink-p100', 'NVLink 1 (P100, one node)', 80e9, 1e-6)
-# PCI Express 3.0 x16 between the GPUs of a server without NVLink: 8 GT/s a
-# lane, 128b/130b encoding, 16 lanes: 8e9 * 128/130 * 16 / 8 = 15.75 GB/s
-# a direction (the PCIe 3.0 base specification's rate and encoding).
-# Latency 1 us, assumed as NVLink's.
-NETWORKS['pcie3-x16'] = Network(
-    'pcie3-x16', 'PCI Express 3.0 x16 (one node)', 8e9 * 128 / 130 * 16 / 8,
-    1e-6)
-
-
-def save_network(network, path, **extra):
-    """Write ``network`` (a :class:`Network`) to the JSON file ``path``
-    (``name``, ``title``, ``bandwidth``, ``latency``, then ``extra``: what
-    :mod:`~chainer_computational_cost.netbench` measured); returns it."""
-    doc = collections.OrderedDict(network._asdict())
-    doc.update(extra)
-    with open(path, 'w') as f:
-        json.dump(doc, f, indent=1)
-        f.write('\n')
-    return network
-
-
-def load_network(path):
-    """The :class:`Network` of a JSON file written by :func:`save_network`
-    (a one-line ValueError names the file and what is missing)."""
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-        fields = (str(doc['name']), str(doc['title']),
-                  float(doc['bandwidth']), float(doc['latency']))
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError('{!r} is not a network file (JSON with name, '
-                         'title, bandwidth, latency): {}'.format(path, e))
-    try:
-        return Network(*fields)
-    except ValueError as e:  # Network's own check, the file named
-        raise ValueError('{!r}: bandwidth must be > 0 and latency >= 0, got '
-                         '{} and {} ({})'.format(path, fields[2], fields[3],
-                                                 e))
-
-
-def resolve_network(network):
-    """The :class:`Network` ``network`` names (a preset name, a Network,
-    or the path of a JSON file written by :func:`save_network`, such as
-    netbench's); a one-line ValueError names the presets otherwise."""
-    if isinstance(network, Network):
-        return network
-    if isinstance(network, str) and network.lower() in NETWORKS:
-        return NETWORKS[network.lower()]  # names in any case, as devices
-    if isinstance(network, str) and network.endswith('.json') and \
-            os.path.isfile(network):
-        return load_network(network)
-    raise ValueError('unknown network {!r}; the presets are {} (or a '
-                     'network file, *.json, from netbench)'.format(
-                         network, ', '.join(repr(n) for n in NETWORKS)))
+from chainer_computational_cost.core import checks
+from chainer_computational_cost.core.devices import resolve_network
 
 
 def collective_time(kind, nbytes, n_ranks, network):
@@ -228,8 +86,10 @@ SCALING_COLUMNS = ('workers', 'comm_bytes', 't_compute', 't_allreduce',
                    'efficiency_overlap', 'samples_per_s', 't_exposed_comm',
                    'n_buckets', 't_jitter', 'step_from')
 
+
 #: How the gradient all-reduce meets the backward pass (``overlap=``).
 OVERLAPS = ('none', 'chainermn-double-buffering', 'ddp', 'horovod')
+
 
 # PyTorch DistributedDataParallel: bucket_cap_mb=25, in MiB (c10d's
 # reducer.hpp: kDefaultBucketBytesCap = 25 * 1024 * 1024), and a first
@@ -237,13 +97,19 @@ OVERLAPS = ('none', 'chainermn-double-buffering', 'ddp', 'horovod')
 # all-reduce starts early; pytorch.org, "DistributedDataParallel" (1.7.0:
 # bucket_cap_mb=25).
 DDP_BUCKET_BYTES = 25 * 1024 ** 2
+
+
 DDP_FIRST_BUCKET_BYTES = 1024 ** 2
+
+
 # Horovod's Tensor Fusion: "Default fusion buffer size is 64 MB"
 # (horovod docs/tensor-fusion.rst; parameter_manager.cc turns the MB into
 # bytes as x * 1024 * 1024), and the background thread's cycle of 5 ms
 # (HOROVOD_CYCLE_TIME, milliseconds; parameter_manager.cc's first tuning
 # point and the value the issue's prototype used).
 HOROVOD_FUSION_BYTES = 64 * 1024 ** 2
+
+
 HOROVOD_CYCLE_TIME = 5e-3
 
 

@@ -28,27 +28,73 @@ import collections
 import sys
 import warnings
 
-from chainer_computational_cost import calibration as calib
-from chainer_computational_cost import memory
-from chainer_computational_cost import network as net
-from chainer_computational_cost import plots
-from chainer_computational_cost import roofline
-from chainer_computational_cost.aggregation import (  # NOQA: F401
-    layer_report, link_report, phase_report, summary_report, total_report)
-from chainer_computational_cost.columns import (  # NOQA: F401
-    BYTE_METRICS, LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, MAX_DIGITS,
-    MEMORY_BYTES, METRICS, MODES, PERCENTS, PHASE_COLUMNS, PHASES,
-    PhaseColumns, PREFIXES, ReportColumns, SCALED, SUMMARY_COLUMNS,
-    SummaryColumns, TIME_COLUMNS, TIME_REPORT_COLUMNS, TIME_UNITS,
-    TimeColumns, UNITS)
-from chainer_computational_cost.records import (  # NOQA: F401
-    error_text, format_stack, fresh, FreshDict, is_library_file,
-    link_depth, R_DTYPE, R_ERROR, R_FLOPS, R_GRAD, R_LINK, R_LIVE,
-    R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE, R_SHAPES, R_STACK,
-    R_TIME, R_TYPE, ReportWarning, saved_records, SavedStack, stack_frames)
-from chainer_computational_cost.rendering import (  # NOQA: F401
-    _indented, check_columns, check_depth, check_mode, check_n_digits,
-    check_time_unit, check_unit, render, table_cells)
+from chainer_computational_cost.analysis import calibration as calib
+from chainer_computational_cost.analysis import memory
+from chainer_computational_cost.analysis import network as net
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.report import plots
+from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.analysis.aggregation import layer_report  # NOQA
+from chainer_computational_cost.analysis.aggregation import link_report  # NOQA
+from chainer_computational_cost.analysis.aggregation import phase_report  # NOQA
+from chainer_computational_cost.analysis.aggregation import summary_report  # NOQA
+from chainer_computational_cost.analysis.aggregation import total_report  # NOQA
+from chainer_computational_cost.core.columns import BYTE_METRICS  # NOQA
+from chainer_computational_cost.core.columns import LAYER_COLUMNS  # NOQA
+from chainer_computational_cost.core.columns import LINK_COLUMNS  # NOQA
+from chainer_computational_cost.core.columns import LinkColumns  # NOQA
+from chainer_computational_cost.core.columns import MAX_DIGITS  # NOQA
+from chainer_computational_cost.core.columns import MEMORY_BYTES  # NOQA
+from chainer_computational_cost.core.columns import METRICS  # NOQA
+from chainer_computational_cost.core.columns import MODES  # NOQA
+from chainer_computational_cost.core.columns import PERCENTS  # NOQA
+from chainer_computational_cost.core.columns import PHASE_COLUMNS  # NOQA
+from chainer_computational_cost.core.columns import PHASES  # NOQA
+from chainer_computational_cost.core.columns import PhaseColumns  # NOQA
+from chainer_computational_cost.core.columns import PREFIXES  # NOQA
+from chainer_computational_cost.core.columns import ReportColumns  # NOQA
+from chainer_computational_cost.core.columns import SCALED  # NOQA
+from chainer_computational_cost.core.columns import SUMMARY_COLUMNS  # NOQA
+from chainer_computational_cost.core.columns import SummaryColumns  # NOQA
+from chainer_computational_cost.core.columns import TIME_COLUMNS  # NOQA
+from chainer_computational_cost.core.columns import TIME_REPORT_COLUMNS  # NOQA
+from chainer_computational_cost.core.columns import TIME_UNITS  # NOQA
+from chainer_computational_cost.core.columns import TimeColumns  # NOQA
+from chainer_computational_cost.core.columns import UNITS  # NOQA
+from chainer_computational_cost.core.records import error_text  # NOQA
+from chainer_computational_cost.core.records import format_stack  # NOQA
+from chainer_computational_cost.core.records import fresh  # NOQA
+from chainer_computational_cost.core.records import FreshDict  # NOQA
+from chainer_computational_cost.core.records import is_library_file  # NOQA
+from chainer_computational_cost.core.records import link_depth  # NOQA
+from chainer_computational_cost.core.records import R_DTYPE  # NOQA
+from chainer_computational_cost.core.records import R_ERROR  # NOQA
+from chainer_computational_cost.core.records import R_FLOPS  # NOQA
+from chainer_computational_cost.core.records import R_GRAD  # NOQA
+from chainer_computational_cost.core.records import R_LINK  # NOQA
+from chainer_computational_cost.core.records import R_LIVE  # NOQA
+from chainer_computational_cost.core.records import R_MREAD  # NOQA
+from chainer_computational_cost.core.records import R_MWRITE  # NOQA
+from chainer_computational_cost.core.records import R_N_IN  # NOQA
+from chainer_computational_cost.core.records import R_PARAMS  # NOQA
+from chainer_computational_cost.core.records import R_PHASE  # NOQA
+from chainer_computational_cost.core.records import R_SHAPES  # NOQA
+from chainer_computational_cost.core.records import R_STACK  # NOQA
+from chainer_computational_cost.core.records import R_TIME  # NOQA
+from chainer_computational_cost.core.records import R_TYPE  # NOQA
+from chainer_computational_cost.core.records import ReportWarning  # NOQA
+from chainer_computational_cost.core.records import saved_records  # NOQA
+from chainer_computational_cost.core.records import SavedStack  # NOQA
+from chainer_computational_cost.core.records import stack_frames  # NOQA
+from chainer_computational_cost.report.rendering import indented  # NOQA
+from chainer_computational_cost.report.rendering import check_columns  # NOQA
+from chainer_computational_cost.report.rendering import check_depth  # NOQA
+from chainer_computational_cost.report.rendering import check_mode  # NOQA
+from chainer_computational_cost.report.rendering import check_n_digits  # NOQA
+from chainer_computational_cost.report.rendering import check_time_unit  # NOQA
+from chainer_computational_cost.report.rendering import check_unit  # NOQA
+from chainer_computational_cost.report.rendering import render  # NOQA
+from chainer_computational_cost.report.rendering import table_cells  # NOQA
 
 
 class CostReport(object):
@@ -60,21 +106,21 @@ class CostReport(object):
     records (the length of the list) and handed out as fresh copies.
     """
 
-    def _records(self):
+    def records(self):
         raise NotImplementedError
 
-    def _link_info(self):
+    def link_info(self):
         return {}
 
-    def _memory_state(self):
+    def memory_state(self):
         # Figures of live memory not in the records (at exit, parameters):
         # None when memory was not followed.
         return None
 
     def _cache_key(self):
-        return len(self._records())
+        return len(self.records())
 
-    def _comm_bytes_of(self):
+    def comm_bytes_of(self):
         """Record index -> bytes that call handed to MPI (ChainerMN); a
         record not in it moved none."""
         return {}
@@ -86,8 +132,8 @@ class CostReport(object):
         cache = getattr(self, '_report_cache', None)
         if cache is not None and cache[0] == key:
             return cache[1]
-        records = list(self._records())
-        comm_bytes = self._comm_bytes_of()
+        records = list(self.records())
+        comm_bytes = self.comm_bytes_of()
         tracebacks = {}
         counts = {}
         layers = []
@@ -125,7 +171,7 @@ class CostReport(object):
             d['dtype'] = r[R_DTYPE].name if r[R_DTYPE] is not None else None
             d['comm_bytes'] = comm_bytes.get(i, 0)
             layers.append(d)
-        info = self._link_info()
+        info = self.link_info()
         # The model's parameter count, when a link was called at all.
         n_params = info['/'][1] if '/' in info else None
         built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
@@ -252,7 +298,7 @@ class CostReport(object):
             out[-1] = dict(out[-1], n_params=root['n_params'],
                            n_calls=root['n_calls'])
             if indent:
-                out = [dict(r, name=_indented(r['name'])) for r in out]
+                out = [dict(r, name=indented(r['name'])) for r in out]
             return out
         self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
                    'Link')
@@ -261,9 +307,9 @@ class CostReport(object):
         """A frozen copy of these reports that can be pickled (a live hook
         cannot): a :class:`ReportSnapshot` with the same reading API,
         unchanged by later calls."""
-        return ReportSnapshot(self._records(), self._link_info(),
+        return ReportSnapshot(self.records(), self.link_info(),
                               getattr(self, 'fma_1flop', None),
-                              self._memory_state(), self._comm_bytes_of())
+                              self.memory_state(), self.comm_bytes_of())
 
     # From cost to time: the roofline module computes, this only reads.
 
@@ -374,8 +420,8 @@ class CostReport(object):
         if network is None:
             raise ValueError('scaling_report needs a network: one of {}'
                              .format(', '.join(repr(n)
-                                               for n in net.NETWORKS)))
-        net.resolve_network(network)
+                                               for n in devices.NETWORKS)))
+        devices.resolve_network(network)
         workers = net.check_workers(workers)  # an iterator is read once
         batch_size = net.check_batch_size(batch_size)
         net.check_scaling_options(step_time, overlap, bucket_bytes,
@@ -534,16 +580,16 @@ class ReportSnapshot(CostReport):
         self._memory = memory_state
         self._comm = dict(comm_bytes or {})
 
-    def _records(self):
+    def records(self):
         return self._saved
 
-    def _link_info(self):
+    def link_info(self):
         return self._links
 
-    def _memory_state(self):
+    def memory_state(self):
         return self._memory
 
-    def _comm_bytes_of(self):
+    def comm_bytes_of(self):
         return self._comm
 
     def __reduce__(self):

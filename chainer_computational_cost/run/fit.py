@@ -13,12 +13,14 @@ import math
 import numbers
 import sys
 
-from chainer_computational_cost import checks
-from chainer_computational_cost import memory
-from chainer_computational_cost import projection
-from chainer_computational_cost import rendering
-from chainer_computational_cost.memory import CAPACITIES, OPTIMIZERS
-from chainer_computational_cost.records import R_PHASE
+from chainer_computational_cost.analysis import memory
+from chainer_computational_cost.analysis.memory import OPTIMIZERS
+from chainer_computational_cost.core import checks
+from chainer_computational_cost.core.devices import gpu_presets
+from chainer_computational_cost.core.devices import preset_capacity
+from chainer_computational_cost.core.records import R_PHASE
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.run import projection
 
 MiB = 1 << 20
 
@@ -47,30 +49,6 @@ NUMPY_BUFFERS = 2 * 8192 * 8
 #: (``check_answer=None``): its projected memory at the answer, bytes.  A
 #: step that fits in it runs in seconds on a CPU and in any CI runner.
 CHECK_LIMIT = 1 << 30
-
-
-def gpu_presets():
-    """The names of the device presets with a memory capacity (the GPUs)."""
-    return [k for k, v in CAPACITIES.items() if v is not None]
-
-
-def preset_capacity(device):
-    """Bytes of memory of the device preset ``device`` (any case), or a
-    ValueError naming the presets that have one (a CPU preset has none)."""
-    allowed = ', '.join(gpu_presets())
-    key = checks.instance('device', device, str, 'the name of a GPU '
-                          'preset ({})'.format(allowed)).lower()
-    if key not in CAPACITIES:
-        raise ValueError('device {!r} has no memory capacity preset; '
-                         'presets: {}; or give the capacity in bytes '
-                         '(capacity=, or --fit BYTES)'.format(
-                             device, allowed))
-    if CAPACITIES[key] is None:
-        raise ValueError(
-            'device {!r} is a CPU preset: its memory is the machine\'s, '
-            'which no preset knows; give it in bytes (capacity=, or '
-            '--fit BYTES), or a GPU preset: {}'.format(device, allowed))
-    return CAPACITIES[key]
 
 
 def _capacity(device, capacity):
@@ -297,7 +275,7 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     else:
         projected = projection.project_batch(run, 1, check_batch=None)
         runner = run
-    state = projected._memory_state()
+    state = projected.memory_state()
     if state.get('error'):
         raise ValueError(state['error'])
     if state.get('lines') is None:
@@ -311,7 +289,7 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     table = OPTIMIZERS[key] * params
     # The state a real first update allocates, when a run made one
     measured = step.state > 0
-    updates = any(r[R_PHASE] == 'update' for r in projected._records())
+    updates = any(r[R_PHASE] == 'update' for r in projected.records())
     opt_state = step.state if measured else table
     fixed = params + opt_state + reserve
     n = step.largest(cap - fixed)

@@ -4,8 +4,8 @@
   any case) or a user's ``package.module:factory``;
 * :class:`CommandError`, the command's one-line mistakes, and the helpers
   that turn a failure of the user's code into one, naming the user's line
-  (:func:`_failure`) rather than Chainer's, unless the failure is a bug of
-  this package (:func:`_is_internal`).
+  (:func:`failure`) rather than Chainer's, unless the failure is a bug of
+  this package (:func:`is_internal`).
 
 Part of the command line (``__main__``); it imports only
 :mod:`~chainer_computational_cost.records`.
@@ -17,8 +17,10 @@ import os
 import traceback
 
 # Shared with the reports' tracebacks, which end in the user's code too.
-from chainer_computational_cost.records import _is_under
-from chainer_computational_cost.records import is_library_file as _is_library_file  # NOQA
+from chainer_computational_cost.core.records import is_under
+from chainer_computational_cost.core.records import PACKAGE_DIR
+from chainer_computational_cost.core.records import (
+    is_library_file as _is_library_file)  # NOQA
 
 
 class CommandError(Exception):
@@ -68,10 +70,9 @@ def make_optimizer(name):
     return getattr(chainer.optimizers, OPTIMIZER_CLASSES[name])()
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-#: The command line's own modules: a failure raised there is the user's
-#: (a model that returned the wrong thing), not a bug of the reports.
-_CLI_FILES = ('__main__.py', '_cli_models.py', '_cli_args.py')
+#: The command line's own folder: a failure raised there is the user's (a
+#: model that returned the wrong thing), not a bug of the reports.
+_CLI_DIR = os.path.join(PACKAGE_DIR, 'cli')
 
 
 def _user_location(error):
@@ -92,18 +93,18 @@ def _user_location(error):
     return location
 
 
-def _is_internal(error):
+def is_internal(error):
     """Whether ``error`` was raised inside this package's hook or report
     code: a bug here, whose traceback the user should see and report."""
     frames = list(traceback.walk_tb(error.__traceback__))
     if not frames:
         return False
     path = os.path.abspath(frames[-1][0].f_code.co_filename)
-    return (_is_under(path, _PACKAGE_DIR)
-            and os.path.basename(path) not in _CLI_FILES)
+    return (is_under(path, PACKAGE_DIR) and not is_under(path, _CLI_DIR)
+            and os.path.basename(path) != '__main__.py')
 
 
-def _one_line(error):
+def one_line(error):
     """'Type: message' with the message's lines joined: Chainer's type
     check errors span several lines."""
     if isinstance(error, SyntaxError):
@@ -115,10 +116,10 @@ def _one_line(error):
     return '{}: {}'.format(name, '; '.join(lines)) if lines else name
 
 
-def _failure(what, error):
+def failure(what, error):
     location = _user_location(error)
     where = ' at {}'.format(location) if location else ''
-    return CommandError('{}{}: {}'.format(what, where, _one_line(error)))
+    return CommandError('{}{}: {}'.format(what, where, one_line(error)))
 
 
 def _import_factory(spec, module_name, attr):
@@ -131,9 +132,9 @@ def _import_factory(spec, module_name, attr):
                        or module_name.startswith(e.name + '.')):
             raise CommandError('cannot import module {!r} of model {!r}: '
                                '{}'.format(module_name, spec, e))
-        raise _failure('importing module {!r} failed'.format(module_name), e)
+        raise failure('importing module {!r} failed'.format(module_name), e)
     except Exception as e:
-        raise _failure('importing module {!r} failed'.format(module_name), e)
+        raise failure('importing module {!r} failed'.format(module_name), e)
     for part in attr.split('.'):
         try:
             factory = getattr(factory, part)
@@ -209,7 +210,7 @@ def load_model(spec):
     try:
         model = factory()
     except Exception as e:
-        raise _failure('building the model failed', e)
+        raise failure('building the model failed', e)
     if model is None:
         raise CommandError('the factory of {} returned None: it must return '
                            'the model'.format(spec))

@@ -1,7 +1,6 @@
-"""Live memory of a run: how many bytes its arrays take after each call,
-the peak, their projection to any batch size, and the devices' memory
-capacities (the largest batch a device holds is in
-:mod:`~chainer_computational_cost.fit`).
+"""Live memory during a run: how many bytes its arrays take after each
+call (the figures made of it are in
+:mod:`~chainer_computational_cost.analysis.memory`).
 
 The hook sees every array a function call creates (``FunctionNode.apply``
 holds its outputs when it calls the hook), forward and backward alike.
@@ -52,65 +51,18 @@ it is read:
   forgotten, only once their arrays are marked: a mark cut short is done
   again (and changes nothing the second time).  Those arrays are held by
   weak references meanwhile: a call an interrupt cut short leaves nothing
-  alive (on the main of issue 38 it left them in ``pre``, alive and
-  uncounted).
+  alive.
 
 The price is a loop at each reading over the buffers added and freed
 since the last one, which the hook ran anyway to add and take off bytes.
 """
 
-import collections
 from inspect import CO_OPTIMIZED
 import sys
 import weakref
 
 import chainer
 import numpy
-
-from chainer_computational_cost.affine import affine
-from chainer_computational_cost.records import (
-    R_GRAD, R_LIVE, R_PHASE, R_SCRATCH, R_STATE, R_TYPE)
-
-#: Bytes of optimizer state per byte of parameters, in the parameters'
-#: dtype: SGD keeps nothing, MomentumSGD a velocity, Adam two moments.
-OPTIMIZERS = collections.OrderedDict(
-    [('sgd', 0), ('momentumsgd', 1), ('adam', 2)])
-
-GiB = 1 << 30
-
-#: Memory capacity of the device presets, bytes, under the names of
-#: ``roofline.DEVICES`` (one registry: every preset is in both, and a new
-#: one adds a line to each).  A GPU's "GB" of memory is binary (11 GB is
-#: 11 * 2**30 bytes); part of it is never the user's (see docs/memory.md,
-#: "Will it fit": what is left out).  None: a CPU, whose memory is the
-#: machine's, not the processor's.
-CAPACITIES = collections.OrderedDict([
-    # GeForce GTX 1080 Ti: 11 GB GDDR5X on a 352-bit bus, one chip fewer
-    # than the TITAN X Pascal's 12 (TechPowerUp's review of the ASUS GTX
-    # 1080 Ti Strix OC; technic3d.com's review of the ZOTAC AMP Extreme).
-    ('gtx1080ti', 11 * GiB),
-    # A100 SXM4: 40 GB HBM2 at launch, then 80 GB HBM2e, same FLOPs
-    # (glennklockwood.com/garden/processors/A100, after NVIDIA's A100
-    # datasheet; AnandTech, "NVIDIA Announces A100 80GB").  The roofline
-    # preset 'a100' is the 80 GB board.  CUDA reports 42405855232 bytes
-    # (40441 MiB) on a 40 GB board (Paderborn PC2 wiki, "NVIDIA A100 40GB
-    # with NVLINK", deviceQuery): 0.5 GiB under the nominal figure.
-    ('a100', 80 * GiB),
-    ('a100-40gb', 40 * GiB),
-    ('a100-80gb', 80 * GiB),
-    # H100 SXM5: 80 GB HBM3 (glennklockwood.com/garden/processors/h100,
-    # after NVIDIA's H100 datasheet; TweakTown, "NVIDIA H100 SXM in the
-    # flesh: 4nm Hopper GPU + 80GB HBM3 memory").
-    ('h100', 80 * GiB),
-    # Tesla P100 SXM2 and V100 SXM2: 16 GB HBM2 each (the sources of the
-    # roofline presets 'p100' and 'v100').
-    ('p100', 16 * GiB),
-    ('v100', 16 * GiB),
-    # A CPU's memory is the machine's (12 DDR5 channels, anything up to
-    # 6 TB a socket; Tom's Hardware, "AMD Confirms Twelve DDR5 Memory
-    # Channels For Zen 4 EPYC CPUs"): fit_batch asks for capacity= there.
-    ('epyc9654', None),
-])
 
 
 # Following live memory (the hook's side)
@@ -136,7 +88,9 @@ class _Owned(weakref.ref):
 #: The array classes a node may keep (NumPy's, CuPy's when installed).
 _ARRAY_TYPES = frozenset(chainer.get_array_types())
 
+
 _ADAPTER = chainer.function.FunctionAdapter
+
 
 _VARIABLE = chainer.Variable
 
@@ -181,6 +135,7 @@ def _backward_stops():
 
 #: Where the frames of a node's backward end (Chainer 6's and 7's loops).
 _BACKWARD_STOPS = _backward_stops()
+
 
 #: Chainer's step of one node's backward (6 and 7): once the backward has
 #: returned, it sums each input's gradients (``F.add``, a call) while the
@@ -283,7 +238,7 @@ class Tracker(object):
         for ref in added:
             other = seen.get(ref.key)
             # A second reference to a buffer met before (added again when
-            # an interrupt came between _take's append and its index)
+            # an interrupt came between take's append and its index)
             # counts nothing: the first one added decides whether it is
             # the user's.  A decision once marked stays.
             if other is not ref:
@@ -319,7 +274,7 @@ class Tracker(object):
 
     def mark(self, a):
         """``a`` is the user's: its buffer counts nothing, ever."""
-        self._take(a, None, False)
+        self.take(a, None, False)
 
     def before(self, node):
         """Before ``node``'s forward: the arrays it already keeps were
@@ -342,7 +297,7 @@ class Tracker(object):
         (made by a backward outside any call, such as a sign mask).  In a
         forward call, inputs and what the node kept before its forward
         are the user's.  Returns :meth:`now`."""
-        take = self._take
+        take = self.take
         mark = self.mark
         pre = self.pre.get(id(node)) if self.pre else None
         if backward:
@@ -378,7 +333,7 @@ class Tracker(object):
         return self.now()
 
     def _take_gradient(self, a):
-        self._take(a, True, True)
+        self.take(a, True, True)
 
     def backward_started(self, node, in_data, out_grad, table):
         """Before ``node``'s backward: what it holds that nothing counted
@@ -410,7 +365,7 @@ class Tracker(object):
         """After ``node``'s backward: the gradients it returned (an
         old-style Function makes them outside any call) and the arrays it
         kept meanwhile.  ``grads``: lists of gradient Variables."""
-        take = self._take
+        take = self.take
         for listed in grads:
             for v in listed:
                 if v is not None:
@@ -432,11 +387,11 @@ class Tracker(object):
         except Exception:  # an array without .base (ChainerX's)
             return
         if counted:
-            self._take(new, ref.grad, True)
+            self.take(new, ref.grad, True)
         else:
             self.mark(new)
 
-    def _take(self, a, grad, count):
+    def take(self, a, grad, count):
         # Count the buffer of ``a`` (``count``: as a gradient's if
         # ``grad``, else as an activation's) or mark it as the user's,
         # unless it was met before.
@@ -529,287 +484,3 @@ class Follower(object):
         params = self.watcher.params if self.watcher is not None else {}
         return {'at_exit': self.tracker.now(),
                 'params': sum(params.values())}
-
-
-# The reports
-
-_NOT_FOLLOWED = ('memory was not followed in this run: use '
-                 'ComputationalCostHook(memory=True) (on the command line, '
-                 '--memory)')
-
-
-def _names(records):
-    counts = {}
-    names = []
-    for r in records:
-        k = counts[r[R_TYPE]] = counts.get(r[R_TYPE], 0) + 1
-        names.append('{}-{}'.format(r[R_TYPE], k))
-    return names
-
-
-def scratch(record):
-    """The scratch bytes of a record: 0 when none is known (an MPI call, a
-    record saved before scratch was recorded)."""
-    return (record[R_SCRATCH] or 0) if len(record) > R_SCRATCH else 0
-
-
-def memory_report(source):
-    """The memory figures of ``source`` (a hook or a projection): an
-    ordered dict
-
-    * ``peak``: the most bytes alive at any moment of the run, which is
-      during a call: what was alive when it started, what it adds (its
-      outputs and the arrays it keeps) and its scratch (what it allocates
-      and frees inside itself), i.e. its ``live`` plus its scratch;
-      ``peak_layer`` names that call (None if nothing was called),
-      ``peak_phase`` its phase; the split of the peak: ``activations``
-      (alive, created by forward calls), ``gradients`` (alive, created by
-      backward calls) and ``scratch`` (the call's);
-    * ``peak_between_calls``: the most bytes alive right after a call (the
-      highest ``live``), ``peak_between_calls_layer`` that call, split the
-      same way (``peak_between_calls_activations``,
-      ``peak_between_calls_gradients``);
-    * ``at_exit``: bytes still alive when the block exited, split the same
-      way (``at_exit_activations``, ``at_exit_gradients``);
-    * ``params``: bytes of the parameters of the links called (they
-      existed before the block: not in the figures above);
-    * ``n_calls``: calls seen.
-
-    A hook used for several blocks follows each block's arrays from zero:
-    the peaks are over every call recorded, ``at_exit`` the last block's.
-
-    Raises ValueError if memory was not followed, or (a projection) if it
-    cannot be projected.
-    """
-    state = source._memory_state()
-    if state is None:
-        raise ValueError(_NOT_FOLLOWED)
-    if state.get('error'):
-        raise ValueError(state['error'])
-    records = source._records()
-    peak = between = 0
-    at = at_between = None
-    for i, r in enumerate(records):
-        live = r[R_LIVE]
-        if live is None:
-            continue
-        during = live + scratch(r)
-        if at is None or during > peak:
-            peak, at = during, i
-        if at_between is None or live > between:
-            between, at_between = live, i
-    names = _names(records) if at is not None else None
-
-    def split(i, total):
-        # (activations, gradients) of the bytes alive after call i
-        grad = records[i][R_GRAD] if i is not None else 0
-        return total - grad, grad
-    act, grad = split(at, peak - (0 if at is None else scratch(records[at])))
-    between_act, between_grad = split(at_between, between)
-    act_exit, grad_exit = state['at_exit']
-    out = collections.OrderedDict([
-        ('peak', peak),
-        ('peak_layer', None if at is None else names[at]),
-        ('peak_phase', None if at is None else records[at][R_PHASE]),
-        ('activations', act), ('gradients', grad),
-        ('scratch', peak - act - grad),
-        ('peak_between_calls', between),
-        ('peak_between_calls_layer',
-         None if at is None else names[at_between]),
-        ('peak_between_calls_activations', between_act),
-        ('peak_between_calls_gradients', between_grad),
-        ('at_exit', act_exit + grad_exit),
-        ('at_exit_activations', act_exit),
-        ('at_exit_gradients', grad_exit),
-        ('params', state['params']), ('n_calls', len(records))])
-    if 'batch_size' in state:
-        out['batch_size'] = state['batch_size']
-    return out
-
-
-#: The columns of the rendered memory report.
-MEMORY_COLUMNS = ['name', 'bytes', 'activations', 'gradients', 'scratch',
-                  'layer']
-
-
-def memory_rows(figures):
-    """The rows ``show_memory_report`` renders: the peak (during a call),
-    the peak between calls, at exit, the parameters."""
-    return [
-        {'name': 'peak', 'bytes': figures['peak'],
-         'activations': figures['activations'],
-         'gradients': figures['gradients'], 'scratch': figures['scratch'],
-         'layer': figures['peak_layer']},
-        {'name': 'peak between calls',
-         'bytes': figures['peak_between_calls'],
-         'activations': figures['peak_between_calls_activations'],
-         'gradients': figures['peak_between_calls_gradients'],
-         'scratch': None, 'layer': figures['peak_between_calls_layer']},
-        {'name': 'at exit', 'bytes': figures['at_exit'],
-         'activations': figures['at_exit_activations'],
-         'gradients': figures['at_exit_gradients'], 'scratch': None,
-         'layer': None},
-        {'name': 'parameters', 'bytes': figures['params'],
-         'activations': None, 'gradients': None, 'scratch': None,
-         'layer': None},
-    ]
-
-
-def live_series(source):
-    """``(live bytes, scratch bytes, phase)`` of each call of ``source``.
-    """
-    return [(r[R_LIVE], scratch(r), r[R_PHASE]) for r in source._records()]
-
-
-# Any batch size: each call's live bytes (and its scratch) are a sum of
-# array sizes, each affine in the batch size, so runs at a few batch sizes
-# give every call's line, and the peak at any batch is the highest of the
-# lines there.
-
-def _line(values, batches):
-    """``(a, b)`` with ``values[k] == a + b * batches[k]`` for every k, or
-    None."""
-    a = affine(values, batches, 0)
-    if a is None:
-        return None
-    return a, affine(values, batches, 1) - a
-
-
-def figures(records):
-    """``(live, gradients, scratch)`` bytes of each record: what a
-    projection's lines are drawn through and checked against."""
-    return [(r[R_LIVE], r[R_GRAD], scratch(r)) for r in records]
-
-
-def created(records):
-    """Per record, the bytes of optimizer state the calls up to it created
-    (a first update's; 0 throughout without update calls, or when the
-    state existed before the run)."""
-    out = []
-    total = 0
-    for r in records:
-        if len(r) > R_STATE and r[R_STATE]:
-            total += r[R_STATE]
-        out.append(total)
-    return out
-
-
-def sample(records):
-    """What fit_batch keeps of a run: ``(call names, figures, created)``
-    (see :func:`figures` and :func:`created`)."""
-    return _names(records), figures(records), created(records)
-
-
-_FIELDS = ('live bytes', 'gradient bytes', 'scratch bytes')
-
-
-def on_lines(lines, real, n, names, bounded=(), below=None):
-    """None if the figures of a real run at batch ``n`` (``real``, see
-    :func:`figures`, the same calls as ``names``) are those the ``lines``
-    give there (a ``bounded`` call's scratch at most that), else a
-    sentence naming the first call off its line.  With a list ``below``,
-    any call's scratch may also be under its line (the line then bounds
-    it from above, as for a ``bounded`` call): such calls are appended to
-    it."""
-    for name, line, got in zip(names, lines, real):
-        if line is None:
-            continue
-        for label, (a, b), value in zip(_FIELDS, line, got):
-            if label == _FIELDS[2] and below is not None \
-                    and value < a + b * n and name not in bounded:
-                below.append(name)
-                continue
-            if a + b * n != value and not (
-                    label == _FIELDS[2] and name in bounded
-                    and value <= a + b * n):
-                return ('the {} of {} at batch {} are {} on the line '
-                        'through the smaller batches but {} in a real run'
-                        .format(label, name, n, a + b * n, value))
-    return None
-
-
-def _upper_line(values, batches):
-    """``(a, b)``: a line at or above every point, with the steepest
-    slope between consecutive ones, through the highest point relative to
-    it: a bound of a figure that bends, beyond the batches."""
-    slope = max(-(-(v2 - v1) // (n2 - n1)) for v1, v2, n1, n2 in zip(
-        values, values[1:], batches, batches[1:]))
-    slope = max(slope, 0)
-    return max(v - slope * n for v, n in zip(values, batches)), slope
-
-
-def project(runs, states, batches, batch_size, records, samples,
-            bound_scratch=False):
-    """The records of a projection to ``batch_size`` with their memory
-    figures projected, and the memory state of the projection.
-
-    ``runs`` are the records of runs at ``batches`` (the same calls),
-    ``states`` their memory states, ``samples`` the figures of every run
-    made (batch -> :func:`sample`), kept for ``fit_batch``.  A call whose
-    live bytes, their gradients' part or its scratch are not affine in the
-    batch size gets None, and the state an error that ``memory_report``
-    raises.  The state's ``lines`` hold each call's ``((a, b) of live, of
-    gradients, of scratch)``, the bytes ``a + b * n`` at batch ``n`` (None
-    for all of them when one call's are not affine), ``names`` their
-    calls, ``batches`` the sizes they go through, ``created`` the
-    optimizer state in their live bytes (see :func:`created`).  With
-    ``bound_scratch``, a scratch that is not affine gets a line above its
-    points instead (``_upper_line``), its call named in the state's
-    ``bounded``.
-    """
-    names = _names(runs[0])
-    error = off = None
-    lines = []
-    bounded = []
-    out = []
-    for i, record in enumerate(records):
-        fields = (R_LIVE, R_GRAD, R_SCRATCH)
-        line = tuple(_line([run[i][f] if f != R_SCRATCH else scratch(run[i])
-                            for run in runs], batches) for f in fields)
-        bound = bound_scratch and line[2] is None
-        if bound:
-            line = line[:2] + (_upper_line(
-                [scratch(run[i]) for run in runs], batches),)
-        if None in line:
-            lines.append(None)
-            projected = (None, None, None)
-            if error is None:
-                k = off = line.index(None)
-                error = (
-                    'the {} {} {} are not affine in the batch size ({}): '
-                    'the peak cannot be projected'.format(
-                        _FIELDS[k], 'of' if k == 2 else 'after', names[i],
-                        ', '.join('{} at n={}'.format(
-                            figures([run[i]])[0][k], n)
-                            for run, n in zip(runs, batches))))
-        else:
-            if bound:
-                bounded.append(i)
-            lines.append(line)
-            projected = tuple(a + b * batch_size for a, b in line)
-        out.append(record[:R_LIVE] + projected + record[R_STATE:])
-    at_exit = []
-    for k in (0, 1):
-        line = _line([s['at_exit'][k] for s in states], batches)
-        if line is None:
-            error = error or (
-                'the bytes alive at exit are not affine in the batch size '
-                '({}): they cannot be projected'.format(', '.join(
-                    '{} at n={}'.format(sum(s['at_exit']), n)
-                    for s, n in zip(states, batches))))
-        # None: unknown (memory_report raises the error instead)
-        at_exit.append(None if line is None
-                       else line[0] + line[1] * batch_size)
-    params = {s['params'] for s in states}
-    if len(params) != 1:
-        error = error or ('the parameters differ between batch sizes: {}'
-                          .format(', '.join(
-                              '{} bytes at n={}'.format(s['params'], n)
-                              for s, n in zip(states, batches))))
-    state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
-             'error': error, 'off': off, 'lines': None if error else lines,
-             'bounded': [names[i] for i in bounded],
-             'batches': tuple(batches), 'names': names, 'samples': samples,
-             'created': created(runs[0]),
-             'batch_size': batch_size}
-    return out, state

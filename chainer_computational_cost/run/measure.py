@@ -38,11 +38,10 @@ import chainer.functions as F
 import chainer.links as L
 import numpy
 
-from chainer_computational_cost import calibration as cal
-from chainer_computational_cost import checks
-from chainer_computational_cost import computational_cost_hook as _hook
-from chainer_computational_cost.computational_cost_hook import \
-    ComputationalCostHook
+from chainer_computational_cost.analysis import calibration as cal
+from chainer_computational_cost.core import checks
+from chainer_computational_cost.run import hook as _hook
+from chainer_computational_cost.run.hook import ComputationalCostHook
 
 #: Dimensions of the matrix-product table.
 GEMM_DIMS = (4, 16, 64, 256, 1024, 4096)

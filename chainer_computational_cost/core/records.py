@@ -89,7 +89,12 @@ def format_stack(node):
         [traceback.FrameSummary(*f) for f in frames]))
 
 
-def _is_under(path, directory):
+#: The package's folder: a frame in a file below it is the library's.
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def is_under(path, directory):
+    """Whether ``path`` is ``directory`` or inside it (absolute paths)."""
     return path == directory or path.startswith(directory + os.sep)
 
 
@@ -102,21 +107,18 @@ def is_library_file(filename):
     import chainer
     import numpy
     path = os.path.abspath(filename)
-    libraries = [_PACKAGE_DIR] + [
+    libraries = [PACKAGE_DIR] + [
         os.path.dirname(os.path.abspath(m.__file__)) for m in (chainer, numpy)]
-    if any(_is_under(path, d) for d in libraries):
+    if any(is_under(path, d) for d in libraries):
         return True
     paths = sysconfig.get_paths()
     # Some distributions keep site-packages inside the standard library's
     # directory; a user's installed package there is still user code.
     installed = (paths['purelib'], paths['platlib'])
-    if any(_is_under(path, os.path.abspath(d)) for d in installed):
+    if any(is_under(path, os.path.abspath(d)) for d in installed):
         return False
-    return any(_is_under(path, os.path.abspath(paths[k]))
+    return any(is_under(path, os.path.abspath(paths[k]))
                for k in ('stdlib', 'platstdlib'))
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def _line_of(code, lasti):

@@ -39,11 +39,11 @@ import itertools
 import json
 import math
 
-from chainer_computational_cost import checks
-from chainer_computational_cost import roofline
-from chainer_computational_cost.aggregation import _ancestors
-from chainer_computational_cost.columns import PHASES
-from chainer_computational_cost.columns import TIME_BY
+from chainer_computational_cost.analysis.aggregation import ancestors
+from chainer_computational_cost.core import checks
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.core.columns import PHASES
+from chainer_computational_cost.core.columns import TIME_BY
 
 #: The JSON format's version (a file of another one is refused).  Format
 #: 2 gives each convolution type its own fit, with two more features.
@@ -566,10 +566,10 @@ class Calibration(object):
         every peak (twice that with ``fma_1flop=False``, when a multiply-add
         counts as two FLOPs) and the measured copy bandwidth."""
         peak = self.gemm.peak() * (1 if fma_1flop else 2)
-        peaks = {(u, p): ('calibrated', peak) for u in roofline.UNITS
-                 for p in roofline.PRECISIONS.values()}
-        return roofline.Device('calibrated', self.info.get('device'),
-                               self.bandwidth or 1e10, peaks)
+        peaks = {(u, p): ('calibrated', peak) for u in devices.UNITS
+                 for p in devices.PRECISIONS.values()}
+        return devices.Device('calibrated', self.info.get('device'),
+                              self.bandwidth or 1e10, peaks)
 
     # JSON
 
@@ -681,7 +681,7 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     keys = {'layer': lambda r: [r['name']],
             'type': lambda r: [r['type']],
             'phase': lambda r: [r['phase'] or 'forward'],
-            'link': lambda r: _ancestors(r['link'] or '/')}[by]
+            'link': lambda r: ancestors(r['link'] or '/')}[by]
     report = collections.OrderedDict()
     if by == 'phase':
         for p in PHASES:

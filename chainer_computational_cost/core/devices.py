@@ -1,38 +1,21 @@
-"""From cost to time: the least time each layer needs on a device.
+"""The registry of hardware: devices (peak FLOP/s per unit and precision,
+memory bandwidth, memory capacity) and interconnects (bandwidth,
+latency), each a preset under a name or one the user builds, checked
+when it is made.
 
-A layer that does ``flops`` operations and moves ``mrw`` bytes cannot run
-faster on a device than ``flops / peak`` (its arithmetic at the device's
-peak FLOP/s) nor than ``mrw / bandwidth`` (its traffic at the device's
-memory bandwidth).  The larger of the two is the roofline bound
-``t_roofline``; their sum, ``t_serial``, is the bound when arithmetic and
-traffic do not overlap (the blog estimate of the original tool).
-
-Which peak a layer gets depends on
-
-* its class of operation: matrix-unit ops (convolutions, deconvolutions,
-  linear layers, matmuls, tensordot, einsum, the cuDNN RNNs and their
-  gradient functions: :data:`MATRIX_TYPES`) may run on tensor cores;
-  every other function runs on the vector units;
-* its precision, read from the layer's ``dtype`` (the first input's):
-  ``float16``, ``float32`` or ``float64``; a layer whose first input is
-  not a float (integer ids or labels) or whose dtype is unknown is costed
-  as ``float32``.
-
-Each device preset maps every (class, precision) pair to a named peak;
-rows report it as ``peak_used`` (``'fp32 vector'``, ``'tf32 matrix'``, ...)
-and ``peak_flops``.  Where a precision can run on more than one unit, the
-preset takes the fastest, because a roofline is a lower bound.
-
-Datasheet peaks count a fused multiply-add as two FLOPs.  The hook counts
-it as one by default (``fma_1flop=True``), which halves ``t_compute`` of
-convolutions and linear layers compared with the datasheet's convention;
-run the hook with ``fma_1flop=False`` for a bound in the datasheet's terms.
+Every figure cites its source beside it.  The roofline
+(:mod:`~chainer_computational_cost.analysis.roofline`), the time of
+collectives and scaling (:mod:`~chainer_computational_cost.analysis.network`)
+and ``fit_batch`` read them from here, and only from here.
 """
 
 import collections
 import collections.abc
+import json
+import os
 
-from chainer_computational_cost import checks
+from chainer_computational_cost.core import checks
+
 
 #: Function types that run on matrix units (tensor cores) when a device
 #: has them: the forward functions and the gradient functions their
@@ -48,16 +31,14 @@ MATRIX_TYPES = frozenset([
     'NStepRNNReLU', 'NStepBiRNNTanh', 'NStepBiRNNReLU',
 ])
 
+
 #: numpy dtype name -> precision of the peak; anything else is 'fp32'.
 PRECISIONS = collections.OrderedDict(
     [('float16', 'fp16'), ('float32', 'fp32'), ('float64', 'fp64')])
 
+
 #: The label of the peak when ``peak_flops`` is given instead of a device.
 GIVEN = 'given'
-
-
-# extensions.py checks its peak_flops with it
-_positive = checks.positive
 
 
 #: The units and precisions a Device's ``peaks`` covers.
@@ -88,9 +69,10 @@ class Device(checks.CheckedFields, collections.namedtuple(
         return self.peaks[(unit, PRECISIONS.get(dtype, 'fp32'))]
 
 
-def _text_or_none(field):
+def _text_or_none(kind, field):
+    """The check of a text field (or None) of a Device or Network."""
     def check(value):
-        return checks.instance('Device ' + field, value, (str, type(None)),
+        return checks.instance(kind + ' ' + field, value, (str, type(None)),
                                'a str or None')
     return check
 
@@ -123,8 +105,8 @@ def _check_peaks(peaks):
 # Device field -> its checker (the value to keep, or ValueError): a new
 # field adds one.
 Device._field_checks = {
-    'name': _text_or_none('name'),
-    'title': _text_or_none('title'),
+    'name': _text_or_none('Device', 'name'),
+    'title': _text_or_none('Device', 'title'),
     'bandwidth': lambda v: checks.positive('Device bandwidth (bytes/s)', v),
     'peaks': _check_peaks,
 }
@@ -144,6 +126,7 @@ def _profile(name, title, bandwidth, vector, matrix=None):
 #: Device presets, with datasheet figures (dense, no structured sparsity).
 DEVICES = collections.OrderedDict()
 
+
 # NVIDIA GeForce GTX 1080 Ti (Pascal GP102, no tensor cores).  10.6e12 is
 # the blog's figure: 3584 CUDA cores x 2 FLOPs (FMA) x 1480 MHz base clock,
 # both figures from "NVIDIA GTX 1080 Ti review" (vortez.net, Technical
@@ -155,6 +138,7 @@ DEVICES = collections.OrderedDict()
 DEVICES['gtx1080ti'] = _profile(
     'gtx1080ti', 'NVIDIA GeForce GTX 1080 Ti', 484e9,
     {'fp16': 10.6e12, 'fp32': 10.6e12, 'fp64': 10.6e12 / 32})
+
 
 # NVIDIA A100 SXM4 80GB.  Dense peaks of the A100 datasheet (NVIDIA, "A100
 # Tensor Core GPU" datasheet, as tabulated by glennklockwood.com/garden/
@@ -173,6 +157,7 @@ DEVICES['a100'] = _profile(
     {'fp16': ('fp16 matrix', 312e12), 'fp32': ('tf32 matrix', 156e12),
      'fp64': ('fp64 matrix', 19.5e12)})
 
+
 # NVIDIA A100 SXM4 40GB: the launch board, the 80GB's FLOPs on HBM2 at
 # 2.4 Gb/s a pin instead of HBM2e at 3.2: 1555 GB/s (glennklockwood.com/
 # garden/processors/A100, "A100 40G SXM4: 1.555 TB/s"; TechPowerUp GPU
@@ -180,9 +165,11 @@ DEVICES['a100'] = _profile(
 DEVICES['a100-40gb'] = DEVICES['a100']._replace(
     name='a100-40gb', title='NVIDIA A100 SXM4 40GB', bandwidth=1555e9)
 
+
 # 'a100', the same board by the name of its memory, as the capacity presets
 # (memory.CAPACITIES) name it: one name for every entry point.
 DEVICES['a100-80gb'] = DEVICES['a100']._replace(name='a100-80gb')
+
 
 # NVIDIA H100 SXM5 80GB.  H100 datasheet figures (copied by HPC Tech,
 # archive-lib.hpctech.co.jp/gpuproduct/nvidia-h100.html): FP64 34, FP64
@@ -196,6 +183,7 @@ DEVICES['h100'] = _profile(
     {'fp16': ('fp16 matrix', 989.5e12), 'fp32': ('tf32 matrix', 494.5e12),
      'fp64': ('fp64 matrix', 67e12)})
 
+
 # NVIDIA Tesla P100 SXM2 (Pascal GP100, NVLink; no tensor cores): 21.2
 # TFLOP/s fp16, 10.6 fp32, 5.3 fp64 (half rate), 16 GB HBM2 at 720 GB/s
 # (hothardware.com, "NVIDIA Unveils Beastly Tesla P100"; tech4gamers.com,
@@ -205,6 +193,7 @@ DEVICES['h100'] = _profile(
 DEVICES['p100'] = _profile(
     'p100', 'NVIDIA Tesla P100 SXM2 16GB', 720e9,
     {'fp16': 21.2e12, 'fp32': 10.6e12, 'fp64': 5.3e12})
+
 
 # NVIDIA Tesla V100 SXM2 16GB (Volta GV100): 15.7 TFLOP/s fp32 and 125
 # tensor TFLOP/s (fp16 in, fp32 accumulate; NVIDIA developer blog,
@@ -220,6 +209,7 @@ DEVICES['v100'] = _profile(
     {'fp16': 31.4e12, 'fp32': 15.7e12, 'fp64': 7.85e12},
     {'fp16': ('fp16 matrix', 125e12)})
 
+
 # AMD EPYC 9654 (Zen 4, one socket): 96 cores at 2.40 GHz base (TechPowerUp
 # CPU database, quoted by llmperf.net "AMD EPYC 9000 Series"); 12 channels
 # of DDR5-4800, 12 x 4800e6 x 8 B = 460.8 GB/s (tomshardware.fr, "EPYC
@@ -233,31 +223,6 @@ DEVICES['epyc9654'] = _profile(
     'epyc9654', 'AMD EPYC 9654 (1 socket)', 460.8e9,
     {'fp16': 96 * 2.4e9 * 32, 'fp32': 96 * 2.4e9 * 32,
      'fp64': 96 * 2.4e9 * 16})
-
-
-class RooflineColumns(object):
-    """Predefined column sets for ``show_roofline_report``."""
-
-    DEFAULT = ['name', 'flops', 'mrw', 'intensity', 'peak_used',
-               't_compute', 't_memory', 't_roofline', 'bound']
-    #: DEFAULT and the measured time with the efficiency it gives.
-    TIMED = DEFAULT + ['time', 'efficiency']
-    ALL = ['name', 'type', 'flops', 'mread', 'mwrite', 'mrw', 'intensity',
-           'peak_flops', 'peak_used', 'bandwidth', 't_compute', 't_memory',
-           't_roofline', 't_serial', 'bound', 'time', 'efficiency']
-
-
-#: Columns a roofline report can show.
-ROOFLINE_COLUMNS = tuple(RooflineColumns.ALL)
-
-
-def default_columns(rows):
-    """``RooflineColumns.TIMED`` when a row has a measured time, else
-    ``RooflineColumns.DEFAULT``."""
-    rows = rows.values() if isinstance(rows, dict) else rows
-    if any(r.get('time') is not None for r in rows):
-        return list(RooflineColumns.TIMED)
-    return list(RooflineColumns.DEFAULT)
 
 
 def resolve_device(device=None, peak_flops=None, bandwidth=None):
@@ -286,97 +251,207 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
         device, names))
 
 
-def _row(layer, dev):
-    flops = layer['flops']
-    mrw = layer['mread'] + layer['mwrite']
-    label, peak = dev.peak(layer['type'], layer.get('dtype'))
-    bandwidth = dev.bandwidth
-    t_compute = flops / peak
-    t_memory = mrw / bandwidth
-    if mrw:
-        intensity = flops / mrw
-        bound = 'compute' if intensity >= peak / bandwidth else 'memory'
-    else:
-        # No traffic: no place on the intensity axis (None, not inf, so
-        # that every renderer and JSON take it); bound by arithmetic if
-        # there is any, by nothing otherwise (a free reshape).
-        intensity = None
-        bound = 'compute' if flops else None
-    row = collections.OrderedDict([
-        ('name', layer['name']), ('type', layer['type']),
-        ('dtype', layer.get('dtype')), ('flops', flops),
-        ('mread', layer['mread']), ('mwrite', layer['mwrite']),
-        ('mrw', mrw), ('intensity', intensity), ('peak_flops', peak),
-        ('peak_used', label), ('bandwidth', bandwidth),
-        ('t_compute', t_compute), ('t_memory', t_memory),
-        ('t_roofline', max(t_compute, t_memory)),
-        ('t_serial', t_compute + t_memory), ('bound', bound)])
-    time = layer.get('time')
-    if time is not None:
-        row['time'] = time
-        row['efficiency'] = row['t_roofline'] / time if time > 0 else None
-    return row
+class Network(checks.CheckedFields, collections.namedtuple(
+        'Network', ['name', 'title', 'bandwidth', 'latency'])):
+    """An interconnect, validated when it is built (a ValueError names the
+    field, the value and what it allows).
 
-
-def roofline_report(layers, device=None, peak_flops=None, bandwidth=None):
-    """Ordered dict layer name -> the least time the layer needs on a
-    device, then 'total'.
-
-    Args:
-        layers: layer dicts with ``name, type, flops, mread, mwrite`` and
-            optionally ``dtype`` (numpy dtype name) and ``time`` (seconds
-            measured by the hook).
-        device: a preset name from :data:`DEVICES` or a :class:`Device`;
-            or None, with both
-        peak_flops (float): FLOP/s for every layer, and
-        bandwidth (float): bytes per second.
-
-    Each row has ``name, type, dtype, flops, mread, mwrite, mrw``,
-    ``intensity = flops / mrw`` (None when ``mrw`` is 0), ``peak_flops``
-    and ``peak_used`` (its label), ``bandwidth``, ``t_compute = flops /
-    peak_flops``, ``t_memory = mrw / bandwidth``, ``t_roofline`` (their
-    maximum), ``t_serial`` (their sum), in seconds, and ``bound``:
-    ``'compute'`` when the intensity reaches the ridge point ``peak_flops
-    / bandwidth``, else ``'memory'`` (``'compute'`` for FLOPs without
-    traffic, None for a layer with neither).  A layer with a measured
-    ``time`` also gets ``time`` and ``efficiency = t_roofline / time``.
-
-    The 'total' row sums flops, bytes and the four times (``t_roofline``
-    is the sum of the layers' maxima); its intensity is total flops over
-    total bytes; ``peak_flops`` and ``peak_used`` are those of the layers
-    when they all share one, else None.  When every layer has a time, it
-    has the summed ``time`` and ``efficiency = t_roofline / time``.
+    Attributes:
+        name (str): the preset's key (or None).
+        title (str): what it is, in words (or None).
+        bandwidth (float): bytes per second, one direction, one port per
+            worker (finite, > 0).
+        latency (float): seconds of one small message (finite, >= 0).
     """
-    dev = resolve_device(device, peak_flops, bandwidth)
-    report = collections.OrderedDict()
-    total = collections.OrderedDict(
-        [('name', 'total'), ('type', 'total'), ('dtype', None),
-         ('flops', 0), ('mread', 0), ('mwrite', 0), ('mrw', 0),
-         ('intensity', None), ('peak_flops', None), ('peak_used', None),
-         ('bandwidth', dev.bandwidth), ('t_compute', 0.0),
-         ('t_memory', 0.0), ('t_roofline', 0.0), ('t_serial', 0.0),
-         ('bound', None)])
-    peaks = set()
-    time = 0.0
-    timed = bool(layers)
-    for layer in layers:
-        row = _row(layer, dev)
-        report[row['name']] = row
-        for k in ('flops', 'mread', 'mwrite', 'mrw', 't_compute',
-                  't_memory', 't_roofline', 't_serial'):
-            total[k] += row[k]
-        peaks.add((row['peak_used'], row['peak_flops']))
-        if row.get('time') is None:
-            timed = False
-        else:
-            time += row['time']
-    if total['mrw']:
-        total['intensity'] = total['flops'] / total['mrw']
-    if len(peaks) == 1:
-        (total['peak_used'], total['peak_flops']), = peaks
-    if timed:
-        total['time'] = time
-        total['efficiency'] = total['t_roofline'] / time if time > 0 \
-            else None
-    report['total'] = total
-    return report
+
+    __slots__ = ()
+
+
+# Network field -> its checker (the value to keep, or ValueError).
+Network._field_checks = {
+    'name': _text_or_none('Network', 'name'),
+    'title': _text_or_none('Network', 'title'),
+    'bandwidth': lambda v: checks.positive('Network bandwidth (bytes/s)', v),
+    'latency': lambda v: checks.non_negative('Network latency (seconds)',
+                                             v),
+}
+
+
+#: Network presets.
+NETWORKS = collections.OrderedDict()
+
+
+# InfiniBand link rates: EDR 25 Gb/s a lane, HDR 50, NDR 100, four lanes a
+# port: 100, 200 and 400 Gb/s (atgbics.com, "Direct Attach InfiniBand Port
+# Speed Overview"; NDR 400 Gb/s also in NVIDIA's DGX SuperPOD design guide,
+# "NDR Overview").  Latency: an MPI ping-pong over InfiniBand is about a
+# microsecond half round trip (the osu_latency example of QLogic's
+# InfiniPath manual gives 1.26 us for small messages, manualsdump.com,
+# "Benchmark 2"); newer adapters are faster, and 1 us stands for one small
+# message through one switch.
+for _name, _gbps in (('ib-edr', 100), ('ib-hdr200', 200), ('ib-ndr', 400)):
+    NETWORKS[_name] = Network(
+        _name, 'InfiniBand {} ({} Gb/s)'.format(
+            _name[3:6].upper(), _gbps), _gbps * 1e9 / 8, 1e-6)
+
+
+# Ethernet with MPI over the kernel's TCP stack: an application's one-way
+# latency is about 10 us at best over 10GbE with the standard Linux stack
+# (Larsen et al., "Architectural breakdown of end-to-end latency in a
+# TCP/IP network", Int. J. Parallel Programming 37(6), 2009); a faster link
+# does not shorten the software path, so 25 and 100 GbE keep 10 us.
+for _name, _gbps in (('eth-25g', 25), ('eth-100g', 100)):
+    NETWORKS[_name] = Network(
+        _name, '{} Gigabit Ethernet (TCP)'.format(_gbps),
+        _gbps * 1e9 / 8, 10e-6)
+
+
+# NVLink 3 inside one node (A100): 12 links, 600 GB/s a GPU counting both
+# directions (nvidia.com, "NVLink"; wikimili.com, "NVLink": 50 GB/s a
+# bidirectional link), so 300 GB/s one way.  Latency: no published MPI
+# figure found; 1 us is an assumption (a small message between two GPUs
+# through NVSwitch, the software path included).
+NETWORKS['nvlink-a100'] = Network(
+    'nvlink-a100', 'NVLink 3 (A100, one node)', 300e9, 1e-6)
+
+
+# The interconnects of the published runs the scaling report is checked
+# against (tests/test_published_scaling.py).  Goyal et al. 2017 ("Accurate,
+# Large Minibatch SGD", arXiv 1706.02677, section 5): 50 Gbit Ethernet
+# between servers, TCP (10 us as the other TCP presets).
+NETWORKS['eth-50g'] = Network('eth-50g', '50 Gigabit Ethernet (TCP)',
+                              50e9 / 8, 10e-6)
+
+
+# Horovod's benchmark page: servers "connected by RoCE-capable 25 Gbit/s
+# network" (horovod docs/benchmarks, 512-GPU benchmark).  RDMA skips the
+# kernel's TCP path; no published MPI latency over RoCE was found, so 2 us
+# (InfiniBand's 1 us and an Ethernet switch's hop) is an assumption.
+NETWORKS['roce-25g'] = Network('roce-25g', '25 Gigabit Ethernet (RoCE)',
+                               25e9 / 8, 2e-6)
+
+
+# NVLink 1 inside a P100 server: four links, 80 GB/s a direction in all,
+# 160 GB/s both ways (teckknow.com, "NVIDIA Unveils the Tesla P100 HPC
+# Board"; hothardware.com: 160 GB/s bidirectional).  Latency as NVLink 3's
+# (assumed).
+NETWORKS['nvlink-p100'] = Network(
+    'nvlink-p100', 'NVLink 1 (P100, one node)', 80e9, 1e-6)
+
+
+# PCI Express 3.0 x16 between the GPUs of a server without NVLink: 8 GT/s a
+# lane, 128b/130b encoding, 16 lanes: 8e9 * 128/130 * 16 / 8 = 15.75 GB/s
+# a direction (the PCIe 3.0 base specification's rate and encoding).
+# Latency 1 us, assumed as NVLink's.
+NETWORKS['pcie3-x16'] = Network(
+    'pcie3-x16', 'PCI Express 3.0 x16 (one node)', 8e9 * 128 / 130 * 16 / 8,
+    1e-6)
+
+
+def save_network(network, path, **extra):
+    """Write ``network`` (a :class:`Network`) to the JSON file ``path``
+    (``name``, ``title``, ``bandwidth``, ``latency``, then ``extra``: what
+    :mod:`~chainer_computational_cost.netbench` measured); returns it."""
+    doc = collections.OrderedDict(network._asdict())
+    doc.update(extra)
+    with open(path, 'w') as f:
+        json.dump(doc, f, indent=1)
+        f.write('\n')
+    return network
+
+
+def load_network(path):
+    """The :class:`Network` of a JSON file written by :func:`save_network`
+    (a one-line ValueError names the file and what is missing)."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        fields = (str(doc['name']), str(doc['title']),
+                  float(doc['bandwidth']), float(doc['latency']))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError('{!r} is not a network file (JSON with name, '
+                         'title, bandwidth, latency): {}'.format(path, e))
+    try:
+        return Network(*fields)
+    except ValueError as e:  # Network's own check, the file named
+        raise ValueError('{!r}: bandwidth must be > 0 and latency >= 0, got '
+                         '{} and {} ({})'.format(path, fields[2], fields[3],
+                                                 e))
+
+
+def resolve_network(network):
+    """The :class:`Network` ``network`` names (a preset name, a Network,
+    or the path of a JSON file written by :func:`save_network`, such as
+    netbench's); a one-line ValueError names the presets otherwise."""
+    if isinstance(network, Network):
+        return network
+    if isinstance(network, str) and network.lower() in NETWORKS:
+        return NETWORKS[network.lower()]  # names in any case, as devices
+    if isinstance(network, str) and network.endswith('.json') and \
+            os.path.isfile(network):
+        return load_network(network)
+    raise ValueError('unknown network {!r}; the presets are {} (or a '
+                     'network file, *.json, from netbench)'.format(
+                         network, ', '.join(repr(n) for n in NETWORKS)))
+
+
+GiB = 1 << 30
+
+
+#: Memory capacity of the device presets, bytes, under the names of
+#: :data:`DEVICES` (every preset is in both, and a new one adds a line to
+#: each).  A GPU's "GB" of memory is binary (11 GB is 11 * 2**30 bytes);
+#: part of it is never the user's (see docs/memory.md, "Will it fit": what
+#: is left out).  None: a CPU, whose memory is the
+#: machine's, not the processor's.
+CAPACITIES = collections.OrderedDict([
+    # GeForce GTX 1080 Ti: 11 GB GDDR5X on a 352-bit bus, one chip fewer
+    # than the TITAN X Pascal's 12 (TechPowerUp's review of the ASUS GTX
+    # 1080 Ti Strix OC; technic3d.com's review of the ZOTAC AMP Extreme).
+    ('gtx1080ti', 11 * GiB),
+    # A100 SXM4: 40 GB HBM2 at launch, then 80 GB HBM2e, same FLOPs
+    # (glennklockwood.com/garden/processors/A100, after NVIDIA's A100
+    # datasheet; AnandTech, "NVIDIA Announces A100 80GB").  The roofline
+    # preset 'a100' is the 80 GB board.  CUDA reports 42405855232 bytes
+    # (40441 MiB) on a 40 GB board (Paderborn PC2 wiki, "NVIDIA A100 40GB
+    # with NVLINK", deviceQuery): 0.5 GiB under the nominal figure.
+    ('a100', 80 * GiB),
+    ('a100-40gb', 40 * GiB),
+    ('a100-80gb', 80 * GiB),
+    # H100 SXM5: 80 GB HBM3 (glennklockwood.com/garden/processors/h100,
+    # after NVIDIA's H100 datasheet; TweakTown, "NVIDIA H100 SXM in the
+    # flesh: 4nm Hopper GPU + 80GB HBM3 memory").
+    ('h100', 80 * GiB),
+    # Tesla P100 SXM2 and V100 SXM2: 16 GB HBM2 each (the sources of the
+    # roofline presets 'p100' and 'v100').
+    ('p100', 16 * GiB),
+    ('v100', 16 * GiB),
+    # A CPU's memory is the machine's (12 DDR5 channels, anything up to
+    # 6 TB a socket; Tom's Hardware, "AMD Confirms Twelve DDR5 Memory
+    # Channels For Zen 4 EPYC CPUs"): fit_batch asks for capacity= there.
+    ('epyc9654', None),
+])
+
+
+def gpu_presets():
+    """The names of the device presets with a memory capacity (the GPUs)."""
+    return [k for k, v in CAPACITIES.items() if v is not None]
+
+
+def preset_capacity(device):
+    """Bytes of memory of the device preset ``device`` (any case), or a
+    ValueError naming the presets that have one (a CPU preset has none)."""
+    allowed = ', '.join(gpu_presets())
+    key = checks.instance('device', device, str, 'the name of a GPU '
+                          'preset ({})'.format(allowed)).lower()
+    if key not in CAPACITIES:
+        raise ValueError('device {!r} has no memory capacity preset; '
+                         'presets: {}; or give the capacity in bytes '
+                         '(capacity=, or --fit BYTES)'.format(
+                             device, allowed))
+    if CAPACITIES[key] is None:
+        raise ValueError(
+            'device {!r} is a CPU preset: its memory is the machine\'s, '
+            'which no preset knows; give it in bytes (capacity=, or '
+            '--fit BYTES), or a GPU preset: {}'.format(device, allowed))
+    return CAPACITIES[key]

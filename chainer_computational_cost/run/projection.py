@@ -12,14 +12,13 @@ without running it.
 import numbers
 import warnings
 
-from chainer_computational_cost.computational_cost_hook import (
-    ComputationalCostHook)
-from chainer_computational_cost import memory
-from chainer_computational_cost.affine import affine
-from chainer_computational_cost import report
-from chainer_computational_cost.records import (
+from chainer_computational_cost.analysis import memory
+from chainer_computational_cost.core.affine import affine
+from chainer_computational_cost.core.records import (
     R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE,
     R_SHAPES, R_TYPE, ReportWarning, saved_records)
+from chainer_computational_cost.report import cost_report as report
+from chainer_computational_cost.run.hook import ComputationalCostHook
 
 #: The batch sizes that are run (two give the line, the third checks it).
 BATCHES = (1, 2, 3)
@@ -53,8 +52,8 @@ class Projection(report.ReportSnapshot):
 
     def __reduce__(self):
         # Records hold interned stacks of code objects: saved as frames.
-        return (Projection, (saved_records(self._records()),
-                             self._link_info(), self.batch_size,
+        return (Projection, (saved_records(self.records()),
+                             self.link_info(), self.batch_size,
                              self.fma_1flop, self.flop_convention,
                              self._memory))
 
@@ -421,7 +420,7 @@ def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
             warnings.simplefilter('ignore', ReportWarning)
         with hook:
             run(n)
-    return hook._records(), hook._link_info(), hook._memory_state()
+    return hook.records(), hook.link_info(), hook.memory_state()
 
 
 def _check_links(infos, batches):

@@ -11,8 +11,8 @@ of a record), ordered dicts out: :func:`total_report`,
 
 import collections
 
-from chainer_computational_cost.columns import METRICS, PHASES
-from chainer_computational_cost.records import link_depth
+from chainer_computational_cost.core.columns import METRICS, PHASES
+from chainer_computational_cost.core.records import link_depth
 
 
 def _percentages(entry, total):
@@ -188,7 +188,7 @@ def link_report(layers, link_info, depth=None):
         paths.add(layer.get('link') or '/')
     full = set()
     for p in paths:
-        full.update(_ancestors(p))
+        full.update(ancestors(p))
     entries = {}
     for p in full:
         n_calls, n_params = link_info.get(p, (0, 0))[:2]
@@ -197,7 +197,7 @@ def link_report(layers, link_info, depth=None):
              ('n_layers', 0), ('flops', 0), ('mread', 0), ('mwrite', 0),
              ('mrw', 0)])
     for layer in layers:
-        for p in _ancestors(layer.get('link') or '/'):
+        for p in ancestors(layer.get('link') or '/'):
             _sum_into(entries[p], layer)
     report = collections.OrderedDict()
     for p in _preorder(list(link_info) + sorted(full - set(link_info))):
@@ -214,7 +214,7 @@ def _preorder(paths):
     their first call)."""
     children = collections.OrderedDict()
     for path in paths:
-        chain = _ancestors(path)
+        chain = ancestors(path)
         for parent, child in zip(chain, chain[1:]):
             children.setdefault(parent, collections.OrderedDict())[
                 child] = None
@@ -227,7 +227,7 @@ def _preorder(paths):
     return out
 
 
-def _ancestors(path):
+def ancestors(path):
     """'/a/b' -> ['/', '/a', '/a/b']."""
     parts = [p for p in path.split('/') if p]
     return ['/'] + ['/' + '/'.join(parts[:i + 1]) for i in range(len(parts))]

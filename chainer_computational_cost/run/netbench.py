@@ -1,14 +1,13 @@
 """Measure the user's own network: the all-reduce a ChainerMN communicator
 runs, timed at several sizes, fitted to the ring model of
-:mod:`~chainer_computational_cost.network`, saved as a
-:class:`~chainer_computational_cost.network.Network`.
+:mod:`~chainer_computational_cost.analysis.network`, saved as a
+:class:`~chainer_computational_cost.core.devices.Network` (the command
+is :mod:`~chainer_computational_cost.cli.netbench`).
 
 Under MPI (every rank runs it)::
 
     mpiexec -n 4 python -m chainer_computational_cost netbench \\
         --communicator naive --output mynet.json
-
-(``python -m chainer_computational_cost.netbench`` is the same command)
 
 then ``scaling_report(..., network='mynet.json')`` or ``--network
 mynet.json``.  What is timed is the communicator's own
@@ -28,16 +27,10 @@ exact for N; at other rank counts the model extrapolates.
 """
 
 import statistics
-import sys
 import time
 
-from chainer_computational_cost._cli_args import build_netbench_parser
-from chainer_computational_cost._cli_args import check_output_file
-from chainer_computational_cost._cli_args import report_errors
-from chainer_computational_cost._cli_args import say
-from chainer_computational_cost._cli_models import _one_line
-from chainer_computational_cost._cli_models import CommandError
-from chainer_computational_cost import network as net
+from chainer_computational_cost.analysis import network as net
+from chainer_computational_cost.core import devices
 
 #: Bytes timed by default, from 4 B to 16 MiB.
 DEFAULT_SIZES = (4, 256, 4096, 65536, 262144, 1048576, 4194304, 16777216)
@@ -142,120 +135,10 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     seconds = [time_allreduce(comm, s, repeats, warmup) for s in sizes]
     latency, bandwidth = fit_ring(list(sizes), seconds, n)
     kind = type(comm).__name__
-    network = net.Network(
+    network = devices.Network(
         name or 'netbench-{}'.format(n),
         'measured: {} over {} ranks'.format(kind, n), bandwidth, latency)
     rows = [{'bytes': s, 'seconds': t,
              'model': net.collective_time('MPI_Allreduce', s, n, network)}
             for s, t in zip(sizes, seconds)]
     return network, rows
-
-
-def _world_rank():
-    """This process's rank in MPI's world (0 without mpi4py): only rank 0
-    reports a mistake."""
-    try:
-        from mpi4py import MPI
-    except ImportError:
-        return 0
-    return MPI.COMM_WORLD.Get_rank()
-
-
-def _world():
-    """mpi4py's world communicator, or CommandError."""
-    try:
-        from mpi4py import MPI
-    except ImportError:
-        raise CommandError('netbench needs mpi4py: pip install mpi4py, or '
-                           'install chainer_computational_cost with the '
-                           '[mpi] extra')
-    return MPI.COMM_WORLD
-
-
-def _agreed(mpi_comm, check):
-    """``check()``'s value on every rank, or the same CommandError on
-    every rank when it raised one on any (the lowest such rank's): a rank
-    that went on alone would wait for the others forever."""
-    try:
-        value, mine = check(), None
-    except CommandError as e:
-        value, mine = None, str(e)
-    failed = [m for m in mpi_comm.allgather(mine) if m is not None]
-    if failed:
-        raise CommandError(failed[0])
-    return value
-
-
-def _communicator(name):
-    """``chainermn.create_communicator(name)``, or CommandError."""
-    try:
-        import chainermn
-    except ImportError as e:
-        raise CommandError('netbench needs ChainerMN: {}'.format(
-            _one_line(e)))
-    try:
-        return chainermn.create_communicator(name)
-    except Exception as e:  # a name ChainerMN lacks, NCCL absent, ...
-        raise CommandError('--communicator {!r} cannot be created here: {} '
-                           '(naive runs on any machine)'.format(
-                               name, _one_line(e)))
-
-
-def main(argv=None, ost=None):
-    """The command, on every rank: measure, save the fit and print it on
-    rank 0; a mistake is one ``error:`` line of rank 0 and status 2 on
-    every rank.  Returns the exit status."""
-    ost = sys.stdout if ost is None else ost
-    tell = say if _world_rank() == 0 else (lambda text: None)
-    return report_errors(lambda: _command(argv, ost), tell)
-
-
-def _command(argv, ost):
-    args = build_netbench_parser().parse_args(argv)
-    comm = _agreed(_world(), lambda: _communicator(args.communicator))
-    if comm.size < 2:
-        raise CommandError('netbench needs 2 ranks or more: mpiexec -n N '
-                           'python -m chainer_computational_cost netbench')
-    # Before minutes of measuring; rank 0 writes the file.
-    _agreed(comm.mpi_comm, lambda: comm.rank == 0 and check_output_file(
-        args.output, '--output', 'network.json'))
-    try:
-        network, rows = measure(comm, args.sizes or DEFAULT_SIZES,
-                                args.repeats, name=args.name)
-    except ValueError as e:  # the times do not follow the sizes
-        raise CommandError(str(e))
-    status = 0
-    if comm.rank == 0:
-        try:
-            net.save_network(network, args.output, n_ranks=comm.size,
-                             communicator=args.communicator,
-                             sizes=[r['bytes'] for r in rows],
-                             seconds=[r['seconds'] for r in rows])
-            saved = '; saved to {}'.format(args.output)
-        except OSError as e:  # found writable, then a full disk
-            saved = ''
-            status = WRITE_FAILED_STATUS
-            failure = 'error: cannot write {}: {}'.format(
-                args.output, e.strerror or e)
-        ost.write('{:>10}  {:>12}  {:>12}\n'.format(
-            'bytes', 'measured us', 'model us'))
-        for r in rows:
-            ost.write('{:>10}  {:>12.1f}  {:>12.1f}\n'.format(
-                r['bytes'], r['seconds'] * 1e6, r['model'] * 1e6))
-        ost.write('latency {:.2f} us, bandwidth {:.3f} GB/s ({} ranks, '
-                  '{}){}\n'.format(network.latency * 1e6,
-                                   network.bandwidth / 1e9, comm.size,
-                                   args.communicator, saved))
-        ost.flush()
-        if status:
-            say(failure)
-    # (every rank ends with rank 0's status)
-    return comm.mpi_comm.bcast(status, root=0)
-
-
-#: Exit status when the network file could not be written (a full disk).
-WRITE_FAILED_STATUS = 1
-
-
-if __name__ == '__main__':
-    sys.exit(main())

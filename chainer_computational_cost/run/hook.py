@@ -12,26 +12,27 @@ import weakref
 import chainer
 import numpy
 
+from chainer_computational_cost.collect import live_memory
+from chainer_computational_cost.collect import mpi_recorder
+from chainer_computational_cost.collect import updates as _update
+from chainer_computational_cost.core.records import error_text
+from chainer_computational_cost.core.records import fresh
+from chainer_computational_cost.core.records import R_LIVE
+from chainer_computational_cost.core.records import R_SCRATCH
+from chainer_computational_cost.core.records import R_STATE
+from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
 from chainer_computational_cost.cost_calculators import Elements
-from chainer_computational_cost.cost_calculators import scratch_of
 from chainer_computational_cost.cost_calculators import FLOP_CONVENTIONS
+from chainer_computational_cost.cost_calculators import scratch_of
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import update_calculators
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost.cost_calculators import with_keywords
-from chainer_computational_cost import memory as _memory
-from chainer_computational_cost import mn
-from chainer_computational_cost.records import error_text
-from chainer_computational_cost.records import fresh
-from chainer_computational_cost.records import R_LIVE
-from chainer_computational_cost.records import R_SCRATCH
-from chainer_computational_cost.records import R_STATE
-from chainer_computational_cost.records import ReportWarning
-from chainer_computational_cost import report
-from chainer_computational_cost import update as _update
+from chainer_computational_cost.report import cost_report as report
+from chainer_computational_cost.report import gathered as mn
 
 
 # ``FunctionNode.apply`` (Chainer 6 and 7) runs ``forward`` once, keeps
@@ -504,10 +505,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         self._comm = None
         self._comm_saved = []
         if comm is not None:
-            self._comm = mn.check_comm(comm)
+            self._comm = mpi_recorder.check_comm(comm)
         # One attribute: beyond 30, CPython 3.11 stops sharing the keys of
         # instance dicts, and every attribute read of the hook slows down.
-        self._memory = _memory.Follower() if memory else None
+        self._memory = live_memory.Follower() if memory else None
         if memory:
             # Only a hook following memory pays for these (see
             # memory.Tracker); a timing one for a forward_preprocess.
@@ -545,7 +546,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             if self._comm is not None:
                 real = self._comm.mpi_comm
                 self._comm_saved.append(real)
-                self._comm.mpi_comm = mn.MPIRecorder(real, self._comm_record)
+                self._comm.mpi_comm = mpi_recorder.MPIRecorder(
+                    real, self._comm_record)
             if self._memory is not None:
                 self._memory.start(self.name)
             _update.start(self)
@@ -990,12 +992,12 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             flat[at + R_SCRATCH] = peak
 
     def _comm_record(self, kind, nbytes, caller, error=None):
-        """Record one MPI call of the communicator (see mn.MPIRecorder):
+        """Record one MPI call of the communicator (see MPIRecorder):
         no FLOPs, no device memory traffic, ``nbytes`` handed to MPI; a
         call whose bytes could not be counted (``error``) is ignored, with
         a warning at exit."""
         stack, backward, depth, link = self._stack_at(caller, self._anchor)
-        params = {'call': mn.caller_name(caller, self._comm),
+        params = {'call': mpi_recorder.caller_name(caller, self._comm),
                   'n_ranks': self._comm_saved[-1].size}
         if error is not None:
             params = None
@@ -1003,7 +1005,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             self._pending[(kind, False)] = (
                 'the bytes of an MPI call ({}) could not be counted, call '
                 'ignored: {}'.format(kind, error))
-        phase = 'backward' if backward or mn.is_grad_call(caller) \
+        phase = 'backward' if backward or mpi_recorder.is_grad_call(caller) \
             else 'forward'
         self._comm_bytes[len(self._flat_records) // _N_FIELDS] = nbytes
         self._flat_records.extend(
@@ -1060,7 +1062,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             # gradient; it is counted with the activations (slot 0).
             before = follower.tracker.now()[0]
             for a in new_arrays:
-                follower.tracker._take(a, 0, True)
+                follower.tracker.take(a, 0, True)
             # the rule's temporaries (Adam's: 3 x the parameter on NumPy),
             # and the state it created
             live = self._live()[:2] + (
@@ -1250,7 +1252,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # What the reports read (report.CostReport)
 
-    def _records(self):
+    def records(self):
         # Grouped once per change (another thread may be extending the
         # list: a slice is taken in one step, whole records only).
         n = len(self._flat_records) // _N_FIELDS
@@ -1261,7 +1263,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 zip(*[iter(flat)] * _N_FIELDS))
         return cached
 
-    def _link_info(self):
+    def link_info(self):
         # dict.copy() first, which runs no Python code (list(d.items())
         # allocates a tuple per item, and a garbage collection then may run
         # weakref callbacks and switch threads): another thread may be
@@ -1274,8 +1276,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return (len(self._flat_records) // _N_FIELDS,
                 self._link_observer.version)
 
-    def _comm_bytes_of(self):
+    def comm_bytes_of(self):
         return self._comm_bytes
 
-    def _memory_state(self):
+    def memory_state(self):
         return None if self._memory is None else self._memory.state()

@@ -65,18 +65,18 @@ from chainer.training import extension
 from chainer.training import updaters
 import numpy
 
-from chainer_computational_cost import calibration as calib
-from chainer_computational_cost.computational_cost_hook import \
-    ComputationalCostHook
+from chainer_computational_cost.analysis import calibration as calib
+from chainer_computational_cost.analysis import memory
+from chainer_computational_cost.collect import mpi_recorder
+from chainer_computational_cost.core import checks
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.core.records import R_FLOPS
+from chainer_computational_cost.core.records import R_PARAMS
+from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import lookup
 from chainer_computational_cost.cost_calculators import validate_cost
-from chainer_computational_cost import memory
-from chainer_computational_cost import mn
-from chainer_computational_cost.records import R_FLOPS
-from chainer_computational_cost.records import R_PARAMS
-from chainer_computational_cost.records import ReportWarning
-from chainer_computational_cost import roofline
+from chainer_computational_cost.run.hook import ComputationalCostHook
 
 #: The updaters that run forward and backward outside optimizer.update (and
 #: where): CostMonitor refuses them (and subclasses) when the trainer starts.
@@ -428,8 +428,8 @@ def _step_figures(hook):
     the report would format a traceback per call)."""
     flops = 0
     comm = 0
-    comm_of = hook._comm_bytes_of()
-    for i, r in enumerate(hook._records()):
+    comm_of = hook.comm_bytes_of()
+    for i, r in enumerate(hook.records()):
         if r[R_PARAMS] is not None:  # not an ignored call
             flops += r[R_FLOPS]
             comm += comm_of.get(i, 0)
@@ -537,10 +537,10 @@ class CostMonitor(extension.Extension):
                              'peak_flops, not both')
         self._device = None
         if device is not None:
-            self._device = roofline.resolve_device(device)
+            self._device = devices.resolve_device(device)
         self._peak_flops = None
         if peak_flops is not None:
-            self._peak_flops = roofline._positive('peak_flops', peak_flops)
+            self._peak_flops = checks.positive('peak_flops', peak_flops)
         if isinstance(limit, bool) or not isinstance(limit, int) \
                 or limit < 1:
             raise ValueError('CostMonitor: limit must be an int >= 1, got '
@@ -550,7 +550,7 @@ class CostMonitor(extension.Extension):
                             '{!r}'.format(memory))
         self._limit = limit
         self._memory = memory
-        self._comm = mn.check_comm(comm)
+        self._comm = mpi_recorder.check_comm(comm)
         self._calibration = None if calibration is None else \
             calib.load_calibration(calibration)
         self._updater = None
@@ -595,7 +595,7 @@ class CostMonitor(extension.Extension):
             for _, optimizer in optimizers:
                 found = vars(optimizer).get('communicator')
                 if found is not None:
-                    comm = mn.check_comm(found)
+                    comm = mpi_recorder.check_comm(found)
                     break
         self._steps = steps = _Steps(self, comm)
         self._updater = updater
@@ -642,7 +642,7 @@ class CostMonitor(extension.Extension):
     def _peak_of(self, dtype):
         if self._peak_flops is not None:
             return self._peak_flops
-        precision = roofline.PRECISIONS.get(dtype, 'fp32')
+        precision = devices.PRECISIONS.get(dtype, 'fp32')
         return self._device.peaks[('matrix', precision)][1]
 
 
@@ -741,7 +741,7 @@ class _Steps(object):
                 result = real_update(
                     None if lossfun is None else _forward(
                         lossfun, seen,
-                        lambda: forward_end.append(len(hook._records()))),
+                        lambda: forward_end.append(len(hook.records()))),
                     *args, **kwargs)
             forward_time = None
             try:
@@ -751,7 +751,7 @@ class _Steps(object):
                     figures = figures._replace(predicted_time=sum(times))
                     if backward and forward_end:
                         # the forward's, for a step whose backward differs
-                        n = len([r for r in hook._records()[:forward_end[0]]
+                        n = len([r for r in hook.records()[:forward_end[0]]
                                  if r[R_PARAMS] is not None])
                         forward_time = sum(times[:n])
             except Exception as e:  # ours: it must not stop the training

@@ -15,11 +15,11 @@ import collections
 import io
 import json
 
-from chainer_computational_cost import fit as fit_module
-from chainer_computational_cost import rendering
-from chainer_computational_cost._cli_args import _ALL_LEVELS
-from chainer_computational_cost._cli_args import scaling_options
-from chainer_computational_cost.fit import fit_rows
+from chainer_computational_cost.cli.args import ALL_LEVELS
+from chainer_computational_cost.cli.args import scaling_options
+from chainer_computational_cost.report import rendering
+from chainer_computational_cost.run import fit as fit_module
+from chainer_computational_cost.run.fit import fit_rows
 
 
 def _show(report, args, kind, columns, ost):
@@ -46,7 +46,7 @@ def _show(report, args, kind, columns, ost):
         report.show_time_report(args.calibration,
                                 by=args.predict_by or 'layer', **options)
     elif kind == 'links':
-        depth = None if args.links == _ALL_LEVELS else args.links
+        depth = None if args.links == ALL_LEVELS else args.links
         report.show_link_report(depth=depth, **options)
     elif kind == 'phases':
         report.show_phase_report(**options)
@@ -70,7 +70,7 @@ def _render_fit(fit, args, columns, notes):
     if args.mode == 'json':
         # The answer's figures (raw bytes) beside the table's rows.
         doc = collections.OrderedDict(
-            (k, rendering._json_param(v)) for k, v in fit.items())
+            (k, rendering.json_param(v)) for k, v in fit.items())
         doc.update(json.loads(table, object_pairs_hook=collections.
                               OrderedDict))
         return json.dumps(doc, indent=1, allow_nan=False) + '\n'

@@ -187,3 +187,23 @@ def watched(progress, label, call):
         return call()
     with progress.running(label):
         return call()
+
+
+def progress_bar(stream):
+    """A progress function drawing ``[####......]  40% text``: in place
+    on a terminal, else a line each tenth."""
+    tty = getattr(stream, 'isatty', lambda: False)()
+    shown = set()  # the tenths with a line
+
+    def progress(fraction, text):
+        filled = int(round(30 * fraction))
+        line = '[{}{}] {:3.0f}% {}'.format('#' * filled, '.' * (30 - filled),
+                                           100 * fraction, text)
+        if tty:
+            stream.write('\r' + '{:70.70}'.format(line) +
+                         ('\n' if fraction >= 1 else ''))
+        elif int(10 * fraction) not in shown:
+            shown.add(int(10 * fraction))
+            stream.write(line + '\n')
+        stream.flush()
+    return progress

@@ -10,9 +10,10 @@ import collections
 import itertools
 import os
 
-from chainer_computational_cost import rendering
-from chainer_computational_cost.columns import PREFIXES
-from chainer_computational_cost import roofline
+from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.core.columns import PREFIXES
+from chainer_computational_cost.report import rendering
 
 
 def _matplotlib():
@@ -71,7 +72,7 @@ def _save(fig, path, dpi):
 
 def _si(value, unit, base=1000):
     """'10.6 TFLOP/s'-style text for ``value`` in ``unit``."""
-    prefix = rendering._prefix_for(value, base)
+    prefix = rendering.prefix_for(value, base)
     scaled = value / base ** PREFIXES.index(prefix)
     infix = 'i' if prefix and base == 1024 else ''
     return '{:.4g} {}{}{}'.format(scaled, prefix, infix, unit)
@@ -115,7 +116,7 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
     """
     plot_format(path)  # before drawing: a wrong name is a quick mistake
     rows = roofline.roofline_report(layers, device, peak_flops, bandwidth)
-    dev = roofline.resolve_device(device, peak_flops, bandwidth)
+    dev = devices.resolve_device(device, peak_flops, bandwidth)
     rows = [r for k, r in rows.items() if k != 'total']
     if not rows:
         raise ValueError('no layers to plot')
@@ -222,8 +223,8 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
     reads = [r['mread'] for r in rows]
     writes = [r['mwrite'] for r in rows]
     # One prefix per panel, that of its largest bar, as in 'autoaligned'.
-    fp = rendering._prefix_for(max(flops), 1000)
-    bp = rendering._prefix_for(max(r + w for r, w in zip(reads, writes)), 1024)
+    fp = rendering.prefix_for(max(flops), 1000)
+    bp = rendering.prefix_for(max(r + w for r, w in zip(reads, writes)), 1024)
     fs = 1000 ** PREFIXES.index(fp)
     bs = 1024 ** PREFIXES.index(bp)
 
@@ -289,7 +290,7 @@ def plot_memory(series, figures, path, title=None, dpi=100):
         raise ValueError('no calls to plot')
     during = [live + scratch for live, scratch, _ in series]
     largest = max(during)
-    prefix = rendering._prefix_for(largest, 1024)
+    prefix = rendering.prefix_for(largest, 1024)
     scale = 1024 ** PREFIXES.index(prefix)
     fig = _new_figure((9, 4))
     ax = fig.add_subplot(1, 1, 1)

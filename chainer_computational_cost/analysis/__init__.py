@@ -1,0 +1,2 @@
+"""What analyses the records: aggregation, roofline, memory figures,
+network times and scaling, calibrated time."""

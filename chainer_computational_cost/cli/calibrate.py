@@ -1,0 +1,47 @@
+"""``calibrate``: measure this machine and save a calibration for
+``--predict-time`` and ``CostReport.time_report``::
+
+    python -m chainer_computational_cost calibrate --out cpu.json --clock cpu
+"""
+
+import sys
+import time
+
+from chainer_computational_cost.cli.args import build_calibrate_parser
+from chainer_computational_cost.cli.args import check_calibrate_args
+from chainer_computational_cost.cli.args import say
+from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
+from chainer_computational_cost.cli.models import CommandError
+from chainer_computational_cost.cli.progress import progress_bar
+from chainer_computational_cost.run.measure import calibrate
+
+
+def calibrate_command(argv, ost):
+    """``calibrate --out FILE [--seconds S] [--clock wall|cpu] [--seed
+    N]``: measure this machine and save the calibration, with a progress
+    bar on stderr; its summary on ``ost``."""
+    args = build_calibrate_parser().parse_args(argv)
+    # Checked before minutes of measuring.
+    check_calibrate_args(args)
+    started = time.time()
+    try:
+        found = calibrate(seconds=args.seconds, clock=args.clock,
+                          seed=args.seed, progress=progress_bar(sys.stderr))
+    except ValueError as e:
+        raise CommandError(str(e))
+    try:
+        found.save(args.out)
+    except OSError as e:  # found writable, then a full disk
+        say('error: cannot write {}: {}'.format(args.out, e.strerror or e))
+        return WRITE_FAILED_STATUS
+    error = found.error
+    ost.write('calibrated {} in {:.0f} s: {} probe runs, held-out error '
+              '{} (inference), {} (training); saved to {}\n'.format(
+                  found.info.get('device'), time.time() - started,
+                  error.get('n_probes'), _percent(error.get('inference')),
+                  _percent(error.get('training')), args.out))
+    return 0
+
+
+def _percent(x):
+    return 'n/a' if x is None else '{:.0%}'.format(x)

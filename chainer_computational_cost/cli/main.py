@@ -1,0 +1,389 @@
+"""Command line: print the cost report of a model's forward pass or
+training step.
+
+    python -m chainer_computational_cost vgg16 --unit G --mode md
+    python -m chainer_computational_cost mypkg.models:build --shape 1,3,64,64
+    python -m chainer_computational_cost resnet50 --shape 32,3,224,224 \
+        --train --project
+    python -m chainer_computational_cost resnet50 --device gtx1080ti
+
+This module runs the model (:func:`main`); the models and the errors of
+the user's code are in ``_cli_models.py``, the arguments and their checks
+in ``_cli_args.py``, the progress shown during the run in
+``_cli_progress.py``, and the writing of the reports in
+``_cli_output.py``.
+"""
+
+import collections
+import os
+import sys
+
+import chainer
+import chainer.functions as F
+import numpy
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.analysis import network
+from chainer_computational_cost.report import plots
+from chainer_computational_cost.run import projection
+from chainer_computational_cost.cli.args import joined_values
+from chainer_computational_cost.cli.args import build_parser
+from chainer_computational_cost.cli.args import check_args
+from chainer_computational_cost.cli.args import COMMANDS
+from chainer_computational_cost.cli.args import parse_shape  # NOQA
+from chainer_computational_cost.cli.args import PLOT_OPTIONS
+from chainer_computational_cost.cli.args import report_errors
+from chainer_computational_cost.cli.args import BROKEN_PIPE_STATUS
+from chainer_computational_cost.cli.args import INTERRUPTED_STATUS
+from chainer_computational_cost.cli.args import say as _say
+from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
+from chainer_computational_cost.cli.calibrate import calibrate_command
+from chainer_computational_cost.cli.args import scaling_options
+from chainer_computational_cost.cli.models import failure
+from chainer_computational_cost.cli.models import is_internal
+from chainer_computational_cost.cli.models import one_line
+from chainer_computational_cost.cli.models import check_model_or_command
+from chainer_computational_cost.cli.models import CommandError
+from chainer_computational_cost.cli.models import load_model
+from chainer_computational_cost.cli.models import LOGITS
+from chainer_computational_cost.cli.models import make_optimizer
+from chainer_computational_cost.cli.models import model_name  # NOQA
+from chainer_computational_cost.cli.models import MODELS  # NOQA
+from chainer_computational_cost.cli.output import render_reports
+from chainer_computational_cost.cli.progress import make_progress
+from chainer_computational_cost.cli.progress import Progress  # NOQA
+from chainer_computational_cost.cli.progress import watched
+from chainer_computational_cost.run.fit import fit_batch
+
+#: Seed of --train's random labels: the same labels on every run (costs do
+#: not depend on them, but a reproducible command is easier to reason about).
+LABEL_SEED = 0
+
+#: Beyond this batch size a real run is slow enough for --project to be
+#: worth suggesting.
+LARGE_BATCH = 8
+
+
+def _inputs(args, dtype):
+    """Batch size -> input: the batch of --shape, or with --project the
+    batches a projection runs (allocated before the model is built, so
+    that a shape too big is found at once)."""
+    batch, rest = args.shape[0], args.shape[1:]
+    batches = (projection.sample_batches(batch) if args.project
+               else (batch,))
+    inputs = {}
+    for n in batches:
+        shape = (n,) + rest
+        try:
+            inputs[n] = numpy.zeros(shape, dtype=dtype)
+        except (MemoryError, ValueError) as e:
+            raise CommandError('cannot allocate an input of shape {} and '
+                               'dtype {}: {}'.format(shape, dtype, e))
+    return inputs
+
+
+#: The start of --train's errors about what the model returned.
+_NEEDS_LOGITS = ('--train needs the model to return logits of shape '
+                 '(N, n_classes): a Variable or array, alone or as the one '
+                 'entry of a dict; it returned ')
+
+
+def _logits(y, n):
+    """The logits in what a user's model returned for a batch of ``n``:
+    a Variable or array of shape (n, n_classes), alone or as the one entry
+    of a dict."""
+    if isinstance(y, dict):
+        if len(y) != 1:
+            raise CommandError(_NEEDS_LOGITS + 'a dict of {} entries '
+                               '({})'.format(len(y), ', '.join(
+                                   repr(k) for k in y)))
+        y, = y.values()
+    arrays = (chainer.Variable,) + tuple(chainer.get_array_types())
+    if not isinstance(y, arrays):
+        raise CommandError(_NEEDS_LOGITS + 'an object of type {}'.format(
+            type(y).__name__))
+    if y.ndim != 2 or y.shape[0] != n or y.shape[1] < 1:
+        raise CommandError(_NEEDS_LOGITS + 'shape {} for a batch of '
+                           '{}'.format(tuple(y.shape), n))
+    return y
+
+
+def _model_call(model, args, dtype):
+    """``call(x)``: one forward pass, or with --train one training step
+    (the update of --optimizer included, but for --fit, which adds the
+    optimizer's state from its table), each failure of the user's code a
+    CommandError."""
+    logits_layer = LOGITS.get(args.model) if args.train else None
+    # A new optimizer at each step: each run's update is a first one,
+    # which creates the optimizer's state (--project's runs line up).
+    update = (isinstance(model, chainer.Link) and args.fit is None
+              and getattr(args, 'optimizer', None) is not None)
+
+    def forward(x):
+        try:
+            if logits_layer is not None:
+                return model(x, layers=[logits_layer])[logits_layer]
+            return model(x)
+        except Exception as e:
+            if is_internal(e):
+                raise
+            raise failure('the model rejected input of shape {} and '
+                          'dtype {}'.format(x.shape, dtype), e)
+
+    def infer(x):
+        with chainer.no_backprop_mode(), \
+                chainer.using_config('train', False):
+            forward(x)
+
+    def train(x):
+        if isinstance(model, chainer.Link):
+            # Gradients left by an earlier step would be accumulated, with
+            # additions a single step does not make (and --project's runs
+            # would not line up).
+            model.cleargrads()
+        with chainer.using_config('train', True), \
+                chainer.using_config('enable_backprop', True):
+            y = _logits(forward(x), len(x))
+            t = numpy.random.RandomState(LABEL_SEED).randint(
+                0, y.shape[1], len(x)).astype(numpy.int32)
+            try:
+                F.softmax_cross_entropy(y, t).backward()
+            except Exception as e:
+                if is_internal(e):
+                    raise
+                raise failure('the loss or the backward pass failed', e)
+            if update:
+                try:
+                    make_optimizer(args.optimizer).setup(model).update()
+                except Exception as e:
+                    if is_internal(e):
+                        raise
+                    raise failure('the optimizer\'s update failed', e)
+
+    return train if args.train else infer
+
+
+#: A run's results: ``report``, the hook or projection of the run at
+#: --shape (None when only --fit is asked for), and ``fit``, the
+#: fit_batch answer (or None).
+Result = collections.namedtuple('Result', ['report', 'fit'])
+
+
+def _needs_shape_run(args, kinds):
+    """Whether anything asked for needs the run at --shape: every report
+    but --fit's, and the plots."""
+    return kinds != ['fit'] or any(
+        getattr(args, attr) is not None for _, attr in PLOT_OPTIONS)
+
+
+def _projected(call, args, inputs, dtype, progress):
+    """The projection to --shape's batch of runs of ``call``, or
+    CommandError."""
+    batch = args.shape[0]
+    runs = []
+
+    def projected_run(n):
+        runs.append(n)
+        # Three runs, and a check run beyond batch 3; a fallback to
+        # batches 2-4 adds one more.
+        expected = len(projection.BATCHES) + (
+            batch > max(projection.BATCHES))
+        label = ('batch {} (run {} of {})'.format(
+            n, len(runs), expected) if len(runs) <= expected else
+            'batch {} (run {})'.format(n, len(runs)))
+        x = inputs[n] if n in inputs else numpy.zeros(
+            (n,) + args.shape[1:], dtype=dtype)
+        watched(progress, label, lambda: call(x))
+    try:
+        return projection.project_batch(
+            projected_run, batch, fma_1flop=not args.no_fma,
+            flop_convention=args.flop_convention)
+    except ValueError as e:
+        raise CommandError('--project cannot project to batch {}: '
+                           '{}'.format(batch, e))
+
+
+def _run(args, kinds):
+    """The results of the runs the arguments ask for, or CommandError."""
+    dtype = numpy.dtype(args.dtype)
+    inputs = _inputs(args, dtype)
+    batch = args.shape[0]
+    shape_run = _needs_shape_run(args, kinds)
+    if shape_run and batch > LARGE_BATCH and not args.project \
+            and not args.measure_time:
+        sys.stderr.write(
+            'note: running the model at batch {}; --project gives the same '
+            'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
+            'fraction of the time\n'.format(batch))
+    # Links create their weights in chainer.config.dtype, at construction
+    # or (for sizes left as None) at the first call: both must see it, or
+    # float16 input meets float32 weights.
+    with chainer.using_config('dtype', dtype):
+        progress = make_progress()
+        with progress.building('building the model'):
+            model = load_model(args.model)
+        call = _model_call(model, args, dtype)
+        if args.project:
+            report = _projected(call, args, inputs, dtype, progress)
+            # The fit takes the projection's runs: no more runs.
+            fit = _fit(report, args) if 'fit' in kinds else None
+            return Result(report, fit)
+        report = None
+        if shape_run:
+            # The progress hook inside the cost hook: its work on each
+            # call falls outside the time --measure-time measures.
+            with ComputationalCostHook(
+                    fma_1flop=not args.no_fma,
+                    flop_convention=args.flop_convention,
+                    measure_time=args.measure_time, memory=True) as report:
+                watched(progress, 'batch {}'.format(batch),
+                        lambda: call(inputs[batch]))
+        fit = None
+        if 'fit' in kinds:
+            fit = _fit(_fit_runs(call, inputs, progress), args)
+    return Result(report, fit)
+
+
+def _fit_runs(call, inputs, progress):
+    """``run(n)`` for fit_batch: the step ``call`` at batch ``n``, on
+    inputs shaped like ``inputs``', under a progress of its own."""
+    x = next(iter(inputs.values()))
+    runs = []
+
+    def run(n):
+        runs.append(n)
+        watched(progress, 'fit: batch {} (run {})'.format(n, len(runs)),
+                lambda: call(numpy.zeros((n,) + x.shape[1:], x.dtype)))
+    return run
+
+
+def _fit(run, args):
+    """fit_batch of ``run`` (a step at batch n, or a projection) on
+    --fit's device or capacity, or CommandError."""
+    where = 'device' if isinstance(args.fit, str) else 'capacity'
+    try:
+        return fit_batch(run, optimizer=args.optimizer, margin=args.margin,
+                         **{where: args.fit})
+    except ValueError as e:
+        raise CommandError('--fit: {}'.format(e))
+
+
+def _plot_summary(report, path, by_phase):
+    if by_phase:
+        # The bars of the summary --train prints: a backward Add is not a
+        # forward one.
+        plots.plot_summary(report.summary_report_by_phase(), path)
+    else:
+        report.plot_summary(path)
+
+
+def _write_plots(report, args):
+    for path, draw in (
+            (args.plot_roofline, lambda p: report.plot_roofline(
+                p, device=args.device, peak_flops=args.peak_flops,
+                bandwidth=args.bandwidth)),
+            (args.plot_summary, lambda p: _plot_summary(
+                report, p, args.train)),
+            (args.plot_memory, lambda p: report.plot_memory(p)),
+            (args.plot_scaling, lambda p: report.plot_scaling(
+                p, args.workers, device=args.device, network=args.network,
+                peak_flops=args.peak_flops, bandwidth=args.bandwidth,
+                overlaps=network.OVERLAPS, **scaling_options(args)))):
+        if path is None:
+            continue
+        try:
+            draw(path)
+        except (OSError, ValueError) as e:
+            raise CommandError('cannot write the plot {!r}: {}'.format(
+                path, one_line(e)))
+
+
+def _stdout_to_devnull():
+    """Point stdout at /dev/null: Python flushes it again at exit, which
+    must not fail a second time (as Python's documentation of SIGPIPE
+    advises)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _report(argv, ost):
+    """A model's report: the exit status, or CommandError."""
+    parser = build_parser()
+    args = parser.parse_args(joined_values(parser, argv))
+    # Check every option before the (possibly slow) run.
+    plan = check_args(args)
+    result = _run(args, [kind for kind, _ in plan])
+    # Plots first: a plot that cannot be written is an error, and an
+    # error must not follow a printed report.
+    _write_plots(result.report, args)
+    text, notes = render_reports(result, args, plan, ost)
+    try:
+        ost.write(text)
+        ost.flush()
+    except BrokenPipeError:
+        if ost is sys.stdout:
+            _stdout_to_devnull()
+        return BROKEN_PIPE_STATUS
+    except OSError as e:
+        # (Python's flush at exit finds nothing left to write: no second
+        # error.)
+        _say('error: cannot write the report: {}'.format(e.strerror or e))
+        return WRITE_FAILED_STATUS
+    for note in notes:
+        _say(note)
+    return 0
+
+
+def _netbench_command(argv, ost):
+    """``netbench``, under mpiexec (see
+    :mod:`~chainer_computational_cost.cli.netbench`): it reports its own
+    mistakes, on rank 0 only."""
+    from chainer_computational_cost.cli import netbench
+    return netbench.main(argv, ost)
+
+
+def _command(argv, ost):
+    """The command ``argv`` names first, run: ``calibrate``, or a model's
+    report; a first argument that is neither is refused at once (the
+    options of a misspelt command are not a model's)."""
+    if argv[:1] == ['calibrate']:
+        return calibrate_command(argv[1:], ost)
+    if argv and not argv[0].startswith('-'):
+        check_model_or_command(argv[0], COMMANDS)
+    return _report(argv, ost)
+
+
+def main(argv=None, ost=None):
+    """Run the command line; returns the exit status.
+
+    Mistakes in the arguments, a model that cannot be imported or built
+    and a forward pass or training step that fails are reported as one
+    ``error:`` line on stderr with status 2 (a mistake the parser finds
+    raises SystemExit(2) after its line, as argparse does); so are the
+    mistakes of the ``calibrate`` and ``netbench`` commands (named by
+    the first argument).  A report that cannot be written (a full disk)
+    is one line and status 1; Ctrl-C stops the command with one line and
+    status 130; a reader of the report that goes away early (``| head``)
+    ends it quietly with status 141.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ost = sys.stdout if ost is None else ost
+    try:
+        if argv[:1] == ['netbench']:
+            return _netbench_command(argv[1:], ost)
+        return report_errors(lambda: _command(argv, ost))
+    except KeyboardInterrupt:
+        _say('interrupted')
+        return INTERRUPTED_STATUS
+
+
+def console():
+    """The ``chainer-computational-cost`` command."""
+    sys.exit(main())
+
+
+if __name__ == '__main__':
+    console()

@@ -1,0 +1,2 @@
+"""What collects during a run, driven by the hook: live memory, MPI
+calls, optimizer updates."""

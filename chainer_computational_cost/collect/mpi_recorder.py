@@ -1,0 +1,239 @@
+"""ChainerMN support: the bytes a communicator hands to MPI, as records.
+
+Inside a ``with ComputationalCostHook(comm=communicator)`` block the
+communicator's mpi4py communicator (``comm.mpi_comm``) is replaced by a
+:class:`MPIRecorder`: every attribute reads through to the real one, and
+the calls that move data (``Allreduce``, ``Bcast``, ``Allgatherv``, ...,
+and mpi4py's pickle-based ``bcast``, ``gather``, ``send``, ...) are made
+unchanged, then reported to the hook with the bytes this rank handed to MPI.
+Counting at this level is exact by construction: what ChainerMN converts
+before the call (float16 gradients all-reduced as float32, metadata sent
+as pickles) is what gets counted.  Nothing is called on MPI that the user's
+code did not call; the real communicator is put back on exit.
+
+The bytes of one call (``comm_bytes``):
+
+* buffer calls: the first buffer argument that is given (the send buffer;
+  for an in-place all-reduce, the receive buffer): its ``counts x
+  datatype size`` when the buffer specification has counts, else the
+  buffer's ``nbytes``; for ``Recv``, the message received (read from its
+  status: the caller's, or one the recorder passes), not the buffer,
+  which may be larger;
+* pickle-based calls: the length of the pickle of the object sent (for a
+  list scattered or sent all-to-all, the sum over its items), and for a
+  receive the pickle of the object received.
+"""
+
+import pickle
+import sys
+
+
+#: The record's type of each buffer call, by method name.
+BUFFER_CALLS = {
+    'Allreduce': 'MPI_Allreduce', 'Bcast': 'MPI_Bcast',
+    'Allgather': 'MPI_Allgather', 'Allgatherv': 'MPI_Allgather',
+    'Gather': 'MPI_Gather', 'Gatherv': 'MPI_Gather',
+    'Scatter': 'MPI_Scatter', 'Scatterv': 'MPI_Scatter',
+    'Alltoall': 'MPI_Alltoall', 'Alltoallv': 'MPI_Alltoall',
+    'Reduce': 'MPI_Reduce', 'Send': 'MPI_Send', 'Ssend': 'MPI_Send',
+    'Recv': 'MPI_Recv',
+}
+
+
+#: The record's type of each pickle-based call, by method name.
+OBJECT_CALLS = {
+    'allreduce': 'MPI_allreduce_obj', 'bcast': 'MPI_bcast_obj',
+    'allgather': 'MPI_allgather_obj', 'gather': 'MPI_gather_obj',
+    'scatter': 'MPI_scatter_obj', 'alltoall': 'MPI_alltoall_obj',
+    'reduce': 'MPI_reduce_obj', 'send': 'MPI_send_obj',
+    'ssend': 'MPI_send_obj', 'recv': 'MPI_recv_obj',
+}
+
+
+#: The communicator methods that all-reduce gradients (their calls belong
+#: to the backward phase of a training step).
+GRAD_CALLS = frozenset(['multi_node_mean_grad', 'allreduce_grad'])
+
+
+def _pickled_size(obj):
+    # mpi4py pickles with the highest protocol by default.
+    return len(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
+
+
+def _mpi():
+    """mpi4py.MPI if it is imported (a communicator imported it): this
+    module never imports it, as importing it initialises MPI."""
+    return sys.modules.get('mpi4py.MPI')
+
+
+def _is_datatype(x):
+    return isinstance(x, getattr(_mpi(), 'Datatype', ()))  # () matches none
+
+
+def _in_place(spec):
+    mpi = _mpi()
+    return mpi is not None and spec is mpi.IN_PLACE
+
+
+def buffer_bytes(spec):
+    """Bytes of an mpi4py buffer specification: ``buf``, ``[buf, type]``,
+    ``[buf, count, type]``, ``[buf, (counts, displs), type]`` or
+    ``[buf, counts, displs, type]``; 0 for None or ``MPI.IN_PLACE``."""
+    if spec is None or _in_place(spec):
+        return 0
+    if isinstance(spec, (list, tuple)) and spec:
+        # Counts (after the buffer) count only with a datatype (last).
+        dtype = spec[-1]
+        counts = spec[1] if len(spec) > 2 else None
+        if counts is not None and _is_datatype(dtype):
+            if isinstance(counts, tuple) and len(counts) == 2 and \
+                    not isinstance(counts[0], int):
+                counts = counts[0]  # (counts, displacements)
+            total = counts if isinstance(counts, int) else sum(counts)
+            return int(total) * dtype.Get_size()
+        return _nbytes(spec[0])
+    return _nbytes(spec)
+
+
+def _nbytes(buf):
+    n = getattr(buf, 'nbytes', None)
+    if isinstance(n, int):
+        return n
+    return memoryview(buf).nbytes
+
+
+def _first_buffer(args):
+    """The bytes of the first buffer argument that is given."""
+    for spec in args[:2]:
+        if spec is None or _in_place(spec):
+            continue
+        return buffer_bytes(spec)
+    return 0
+
+
+class MPIRecorder(object):
+    """Stands in for an mpi4py communicator: reads through to ``real`` and
+    reports each data-moving call, after it returned, to ``record(type,
+    comm_bytes, caller frame, error)`` (``error``: the exception raised
+    while sizing its buffers, else None)."""
+
+    def __init__(self, real, record):
+        self.__dict__['_real'] = real
+        self.__dict__['_record'] = record
+
+    def __getattr__(self, name):
+        value = getattr(self._real, name)
+        kind = BUFFER_CALLS.get(name) or OBJECT_CALLS.get(name)
+        if kind is None or not callable(value):
+            return value
+        return _Call(self, value, name, kind)
+
+    def __setattr__(self, name, value):
+        setattr(self._real, name, value)
+
+
+class _Call(object):
+    __slots__ = ('owner', 'method', 'name', 'kind')
+
+    def __init__(self, owner, method, name, kind):
+        self.owner = owner
+        self.method = method
+        self.name = name
+        self.kind = kind
+
+    def __call__(self, *args, **kwargs):
+        name = self.name
+        status = None
+        if name == 'Recv':
+            args, kwargs, status = _with_status(args, kwargs)
+        result = self.method(*args, **kwargs)  # errors propagate unchanged
+        error = None
+        try:
+            if status is not None:
+                # The message, not the buffer (which may be larger).
+                nbytes = status.Get_count(_mpi().BYTE)
+            elif name in BUFFER_CALLS:
+                nbytes = _first_buffer(args or (
+                    kwargs.get('sendbuf', kwargs.get('buf')),
+                    kwargs.get('recvbuf')))
+            else:
+                nbytes = _object_bytes(name, args, kwargs, result,
+                                       self.owner._real)
+        except Exception as e:  # a buffer form not understood
+            nbytes, error = 0, e
+        try:
+            self.owner._record(self.kind, nbytes, sys._getframe(1), error)
+        except Exception:
+            pass  # never raise in the user's code: the call was made
+        return result
+
+
+def _with_status(args, kwargs):
+    """The arguments of ``Recv(buf, source, tag, status)`` with a status
+    to read the message's size from: the caller's, else a new one."""
+    mpi = _mpi()
+    if mpi is None:
+        return args, kwargs, None
+    status = args[3] if len(args) > 3 else kwargs.get('status')
+    if status is None:
+        status = mpi.Status()
+        if len(args) > 3:
+            args = args[:3] + (status,) + args[4:]
+        else:
+            kwargs = dict(kwargs, status=status)
+    return args, kwargs, status
+
+
+def _object_bytes(name, args, kwargs, result, real):
+    obj = args[0] if args else kwargs.get('obj', kwargs.get('sendobj'))
+    if name == 'recv':
+        return _pickled_size(result)
+    root = kwargs.get('root', args[1] if len(args) > 1 else 0)
+    if name == 'bcast':
+        return _pickled_size(obj if real.rank == root else result)
+    if name == 'scatter':
+        if real.rank == root:
+            return sum(_pickled_size(o) for o in obj)
+        return _pickled_size(result)
+    if name == 'alltoall':
+        return sum(_pickled_size(o) for o in obj)
+    return _pickled_size(obj)
+
+
+def check_comm(comm):
+    """``comm`` if it is a ChainerMN communicator with an mpi4py
+    communicator; a one-line TypeError otherwise."""
+    if comm is None:
+        return None
+    try:
+        import chainermn
+        base = chainermn.CommunicatorBase
+    except Exception as e:  # no chainermn or no mpi4py
+        raise TypeError('comm= needs ChainerMN with mpi4py (pip install '
+                        'chainer_computational_cost[mpi]): {}'.format(e))
+    if not isinstance(comm, base) or not hasattr(comm, 'mpi_comm'):
+        raise TypeError('comm must be a ChainerMN communicator (from '
+                        'chainermn.create_communicator), got {!r}'.format(
+                            comm))
+    return comm
+
+
+def caller_name(frame, comm):
+    """The name of the outermost method of ``comm`` among the callers of
+    an MPI call (``multi_node_mean_grad``, ``bcast_obj``, ...): the
+    ChainerMN operation that made it; the caller's name if none is."""
+    name = frame.f_code.co_name
+    while frame is not None:
+        if frame.f_locals.get('self') is comm:
+            name = frame.f_code.co_name
+        frame = frame.f_back
+    return name
+
+
+def is_grad_call(frame):
+    """Whether a gradient all-reduce method is on the stack."""
+    while frame is not None:
+        if frame.f_code.co_name in GRAD_CALLS:
+            return True
+        frame = frame.f_back
+    return False

@@ -1,0 +1,3 @@
+"""The ground: records, columns, devices and networks, argument checks.
+
+Imports nothing else of the package."""
