@@ -7,6 +7,7 @@ from chainer_computational_cost.analysis.calibration import Calibration  # NOQA
 from chainer_computational_cost.core.columns import LinkColumns  # NOQA
 from chainer_computational_cost.core.columns import PhaseColumns  # NOQA
 from chainer_computational_cost.core.columns import ReportColumns  # NOQA
+from chainer_computational_cost.core.columns import RooflineColumns  # NOQA
 from chainer_computational_cost.core.columns import SummaryColumns  # NOQA
 from chainer_computational_cost.core.columns import TimeColumns  # NOQA
 from chainer_computational_cost.run.hook import ComputationalCostHook  # NOQA
@@ -16,7 +17,6 @@ from chainer_computational_cost.run.measure import calibrate  # NOQA
 from chainer_computational_cost.run.projection import project_batch  # NOQA
 from chainer_computational_cost.run.projection import Projection  # NOQA
 from chainer_computational_cost.core.records import ReportWarning  # NOQA
-from chainer_computational_cost.analysis.roofline import RooflineColumns  # NOQA
 
 __version__ = '0.2.0'
 

@@ -20,7 +20,7 @@ from chainer_computational_cost import ReportColumns
 from chainer_computational_cost import SummaryColumns
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.core.columns import TIME_COLUMNS
-from chainer_computational_cost.analysis.roofline import RooflineColumns
+from chainer_computational_cost.core.columns import RooflineColumns
 
 MiB = 1024 * 1024
 

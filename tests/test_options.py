@@ -10,7 +10,7 @@ import pytest
 import chainer_computational_cost
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.report import rendering
-from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.core import columns
 from chainer_computational_cost.core import devices
 
 
@@ -72,7 +72,7 @@ def test_auto_unit_is_not_scientific():
 
 def test_roofline_columns_are_exported():
     assert chainer_computational_cost.RooflineColumns is \
-        roofline.RooflineColumns
+        columns.RooflineColumns
 
 
 def test_device_names_in_any_case():

@@ -17,7 +17,8 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.analysis import roofline
 from chainer_computational_cost.core import devices
-from chainer_computational_cost.analysis.roofline import RooflineColumns
+from chainer_computational_cost.core import columns
+from chainer_computational_cost.core.columns import RooflineColumns
 from helpers import layer
 
 
@@ -255,7 +256,7 @@ def test_default_columns_add_time_when_measured():
         RooflineColumns.DEFAULT + ['time', 'efficiency']
     assert RooflineColumns.TIMED == RooflineColumns.DEFAULT + [
         'time', 'efficiency']
-    assert set(RooflineColumns.ALL) == set(roofline.ROOFLINE_COLUMNS)
+    assert set(RooflineColumns.ALL) == set(columns.ROOFLINE_COLUMNS)
 
 
 def test_csv_headers_and_cells_in_seconds():

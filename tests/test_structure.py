@@ -117,19 +117,32 @@ def test_every_module_is_in_a_floor_or_on_top():
     assert {_folder(m) for m in _modules()} - {None} == set(FLOORS)
 
 
-def test_imports_go_down_the_floors():
+def _upward(graph):
+    """The imports of ``graph`` that go up the floors."""
     bad = []
-    for module, imported in _graph().items():
+    for module, imported in graph.items():
         floor = _folder(module)
         if floor is None:
             continue
         for other in imported:
-            below = _folder(other)
             if other == 'compat' or (other == '' and floor == 'cli'):
                 continue
+            below = _folder(other)
             if below is None or FLOORS.index(below) > FLOORS.index(floor):
                 bad.append('{} imports {}'.format(module, other or PACKAGE))
-    assert bad == []
+    return bad
+
+
+def test_imports_go_down_the_floors():
+    assert _upward(_graph()) == []
+
+
+def test_the_floor_check_finds_a_planted_upward_import():
+    assert _upward({'core.records': {'report.rendering', 'core.columns'},
+                    'analysis.memory': {'core.records', 'compat'},
+                    'run.fit': {''}}) == [
+        'core.records imports report.rendering',
+        'run.fit imports chainer_computational_cost']
 
 
 def test_the_graph_sees_the_imports_it_must_see():
@@ -234,10 +247,10 @@ def test_the_private_check_finds_a_planted_use():
                      'a._secret()\n'
                      'from chainer_computational_cost.a import _x\n')
     assert len(_private_uses(tree, 'b', modules)) == 2
-    tree = ast.parse('hook.records()\nself.records()\n')
+    tree = ast.parse('hook._records()\nself._records()\n')
     methods = {'b': set(), 'c': {'_records'}}
     assert _foreign_method_calls(tree, 'b', methods) == [
-        'b calls .records()']
+        'b calls ._records()']
 
 
 def _source(module):
@@ -252,16 +265,31 @@ def _homes(pattern):
 
 
 def test_each_decision_has_one_home():
-    # the presets: devices, their memory, networks
+    # the presets: devices, their memory capacities, networks
     assert _homes(r'^(DEVICES|CAPACITIES|NETWORKS) = ') == ['core.devices']
-    # argument checks: the integer test written once
-    assert _homes(r'isinstance\([^)]*numbers\.Integral') == ['core.checks']
-    # which calculator costs a class
-    assert _homes(r'lookup\(calculators') == ['cost_calculators']
-    # argument parsing
-    assert _homes(r'argparse\.ArgumentParser\(') == ['cli.parser']
+    # argument checks: "an int, and not a bool" is tested once
+    assert _homes(r'isinstance\(\w+, bool\) or not isinstance') == [
+        'core.checks']
+    assert _homes(r'^def (is_int|integer|number|positive|one_of)\(') == [
+        'core.checks']
+    # which calculator costs a function class
+    assert _homes(r'for \w+ in cls\.__mro__') == ['cost_calculators']
+    assert _homes(r'calculator_for\(') == [
+        'cost_calculators', 'run.extensions', 'run.hook']
+    # argument parsing: one parser class, every command's parser built
+    # beside it
+    assert _homes(r'argparse\.ArgumentParser|CommandParser\(') == [
+        'cli.args']
     # progress shown while a command runs
-    assert _homes(r'^class \w*Progress\w*\(') == ['cli.progress']
+    assert _homes(r'^(class \w*Progress\w*\(|def progress_bar\()') == [
+        'cli.progress']
+
+
+def test_the_home_check_finds_a_second_home():
+    # _homes reads the modules' text: a pattern every module has is found
+    # everywhere, one no module has nowhere.
+    assert len(_homes(r'^import|^from|^"""')) == len(_modules())
+    assert _homes(r'^NO MODULE HAS THIS LINE$') == []
 
 
 def test_docs_draw_the_floors_in_order():

@@ -25,7 +25,6 @@ per call, the full link bandwidth for every step.
 
 import collections
 import math
-import numbers
 
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.devices import resolve_network
@@ -116,8 +115,7 @@ HOROVOD_CYCLE_TIME = 5e-3
 def check_workers(workers):
     """``workers`` as a list of ints >= 1: one int, or any iterable of
     them (read once); a one-line ValueError otherwise."""
-    if isinstance(workers, numbers.Integral) and not isinstance(
-            workers, bool):
+    if checks.is_int(workers):
         workers = [workers]
     elif isinstance(workers, (str, bytes)):
         workers = [workers]  # not its characters
@@ -126,8 +124,7 @@ def check_workers(workers):
             workers = list(workers)
         except TypeError:
             workers = [workers]
-    bad = [w for w in workers if isinstance(w, bool) or not isinstance(
-        w, numbers.Integral) or w <= 0]
+    bad = [w for w in workers if not checks.is_int(w) or w <= 0]
     if not workers or bad:
         raise ValueError('workers must be ints >= 1 (one int or an '
                          'iterable of them), got {!r}'.format(

@@ -32,23 +32,8 @@ run the hook with ``fma_1flop=False`` for a bound in the datasheet's terms.
 import collections
 import collections.abc
 
+from chainer_computational_cost.core.columns import RooflineColumns
 from chainer_computational_cost.core.devices import resolve_device
-
-
-class RooflineColumns(object):
-    """Predefined column sets for ``show_roofline_report``."""
-
-    DEFAULT = ['name', 'flops', 'mrw', 'intensity', 'peak_used',
-               't_compute', 't_memory', 't_roofline', 'bound']
-    #: DEFAULT and the measured time with the efficiency it gives.
-    TIMED = DEFAULT + ['time', 'efficiency']
-    ALL = ['name', 'type', 'flops', 'mread', 'mwrite', 'mrw', 'intensity',
-           'peak_flops', 'peak_used', 'bandwidth', 't_compute', 't_memory',
-           't_roofline', 't_serial', 'bound', 'time', 'efficiency']
-
-
-#: Columns a roofline report can show.
-ROOFLINE_COLUMNS = tuple(RooflineColumns.ALL)
 
 
 def default_columns(rows):

@@ -22,7 +22,6 @@ import textwrap
 from chainer_computational_cost import __version__
 from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.analysis import network
-from chainer_computational_cost.analysis import roofline
 from chainer_computational_cost.analysis.calibration import Calibration
 from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.models import model_name
@@ -34,6 +33,8 @@ from chainer_computational_cost.core.columns import (
     ReportColumns, SUMMARY_COLUMNS, SummaryColumns, TIME_BY,
     TIME_REPORT_COLUMNS)
 from chainer_computational_cost.core.columns import PREFIXES
+from chainer_computational_cost.core.columns import ROOFLINE_COLUMNS
+from chainer_computational_cost.core.columns import RooflineColumns
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.run import fit
@@ -474,8 +475,8 @@ REPORT_OPTIONS = {
 # the report's own) and, when they differ from those plus 'time', its
 # default columns with measured times.
 _KINDS = {
-    'roofline': (roofline.ROOFLINE_COLUMNS, roofline.RooflineColumns.DEFAULT,
-                 roofline.RooflineColumns.TIMED),
+    'roofline': (ROOFLINE_COLUMNS, RooflineColumns.DEFAULT,
+                 RooflineColumns.TIMED),
     'scaling': (network.SCALING_COLUMNS, None, None),
     'time': (TIME_REPORT_COLUMNS, None, None),
     'links': (LINK_COLUMNS, LinkColumns.DEFAULT, None),

@@ -6,7 +6,7 @@ arithmetic, not with Chainer functions, so function hooks never see it.
 While at least one ``ComputationalCostHook`` is active, five methods
 of Chainer's optimizer classes are replaced at class level by wrappers
 that call the real method and then tell the hooks active in the calling
-thread what was updated (their ``_record_update``); the last hook to exit
+thread what was updated (their ``record_update``); the last hook to exit
 puts the real methods back (only those still ours: a method someone else
 replaced in between is left as it is).  A thread with no active hook goes
 straight to the real method.  Nothing of the user's is touched: the
@@ -197,18 +197,18 @@ def _emit(obj, param, owner, frame, kwargs, timed, new_arrays=()):
     if in_data is None:
         return
     for hook in list(_thread.hooks):
-        hook._record_update(obj, in_data, _owner(owner, hook), frame, kwargs,
-                            new_arrays, timed)
+        hook.record_update(obj, in_data, _owner(owner, hook), frame, kwargs,
+                           new_arrays, timed)
 
 
 def _start_clocks(obj, param):
     """Start the clock of ``obj`` in every hook that measures time (see
-    ComputationalCostHook._start_clock); True if one did."""
+    ComputationalCostHook.start_clock); True if one did."""
     # nothing is updated without arrays: nothing is recorded or timed
     timing = [hook for hook in _thread.hooks if hook.measure_time] \
         if _arrays(param) is not None else []
     for hook in timing:
-        hook._start_clock(obj, (param.array,))
+        hook.start_clock(obj, (param.array,))
     return bool(timing)
 
 
@@ -336,16 +336,16 @@ def _opt_call_hook(self, hook):
         updated = [(param, _arrays(param)) for param in target.params()]
         for h in list(_thread.hooks):
             paths = _paths(entry, h)
-            if not each and h._update_calculator(type(hook)) is None:
+            if not each and h.update_calculator(type(hook)) is None:
                 # A hook of the optimizer's own that no calculator knows
                 # (GradientClipping has one): one record, ignored.
-                h._record_update(hook, (), '/', frame, kwargs, ())
+                h.record_update(hook, (), '/', frame, kwargs, ())
                 continue
             for param, in_data in updated:
                 if in_data is not None:
-                    h._record_update(hook, in_data,
-                                     paths.get(id(param), '/'), frame,
-                                     kwargs, ())
+                    h.record_update(hook, in_data,
+                                    paths.get(id(param), '/'), frame,
+                                    kwargs, ())
     return result
 
 

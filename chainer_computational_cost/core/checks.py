@@ -27,6 +27,12 @@ class ArgumentTypeError(TypeError, ValueError):
     """
 
 
+def is_int(value):
+    """Whether ``value`` is an integer (Python's or NumPy's; a bool is no
+    integer here): the one test of every check of an int."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _refuse(error, name, value, allowed):
     raise error('{} must be {}, got {!r}'.format(name, allowed, value))
 
@@ -34,7 +40,7 @@ def _refuse(error, name, value, allowed):
 def integer(name, value, low=1, allowed=None):
     """``value`` as an int >= ``low`` (a bool is no int here)."""
     allowed = allowed or 'an int >= {}'.format(low)
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if not is_int(value):
         _refuse(ArgumentTypeError, name, value, allowed)
     if value < low:
         _refuse(ValueError, name, value, allowed)

@@ -97,3 +97,19 @@ MAX_DIGITS = 10
 #: Columns scaled by the unit prefix (counts of FLOPs and bytes).
 SCALED = METRICS + ('peak_flops', 'bandwidth', 'comm_bytes') + \
     MEMORY_BYTES
+
+
+class RooflineColumns(object):
+    """Predefined column sets for ``show_roofline_report``."""
+
+    DEFAULT = ['name', 'flops', 'mrw', 'intensity', 'peak_used',
+               't_compute', 't_memory', 't_roofline', 'bound']
+    #: DEFAULT and the measured time with the efficiency it gives.
+    TIMED = DEFAULT + ['time', 'efficiency']
+    ALL = ['name', 'type', 'flops', 'mread', 'mwrite', 'mrw', 'intensity',
+           'peak_flops', 'peak_used', 'bandwidth', 't_compute', 't_memory',
+           't_roofline', 't_serial', 'bound', 'time', 'efficiency']
+
+
+#: Columns a roofline report can show.
+ROOFLINE_COLUMNS = tuple(RooflineColumns.ALL)

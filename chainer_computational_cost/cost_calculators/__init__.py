@@ -36,6 +36,8 @@ from typing import NamedTuple
 import chainer
 import numpy
 
+from chainer_computational_cost.core import checks
+
 
 _NDARRAY = numpy.ndarray
 
@@ -177,6 +179,22 @@ LIMIT = 2 ** 63
 #: exists in the installed Chainer.
 calculators = {}
 
+
+def calculator_for(cls, custom=None, table=None):
+    """The calculator that costs a call of the class ``cls``: a custom one
+    (``custom``: class -> calculator), else a built-in one (``table``,
+    :data:`calculators` by default), for ``cls`` or, failing that, its
+    nearest base class that has either; None if no class of its MRO has
+    one.  The one rule the hook and the Trainer extension resolve
+    calculators by, function classes and update rules alike."""
+    table = calculators if table is None else table
+    for c in cls.__mro__:
+        found = (custom and custom.get(c)) or table.get(c)
+        if found is not None:
+            return found
+    return None
+
+
 #: Update rule or optimizer hook class -> calculator (the update phase, see
 #: ``cost_calculators.optimizer``): a
 #: target that is not a function type is registered here.
@@ -231,8 +249,7 @@ def scratch_of(node, in_data, out_shapes=None, backend='numpy', **kwargs):
         return 0
     nbytes = scratch(func, in_data, out_shapes=out_shapes, backend=backend,
                      **kwargs)
-    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral) \
-            or nbytes < 0:
+    if not checks.is_int(nbytes) or nbytes < 0:
         raise ValueError('scratch function {} for {} returned {!r}; a '
                          'number of bytes >= 0 is expected'.format(
                              scratch.__qualname__, cls.__name__, nbytes))
@@ -793,7 +810,7 @@ def validate_cost(result, calc_name, type_name):
             'got {!r}'.format(where(), result))
     counts = []
     for field, value in zip(Cost._fields[:3], result[:3]):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if not checks.is_int(value):
             raise TypeError('{} returned {}={!r} of type {}; an int is '
                             'expected'.format(where(), field, value,
                                               type(value).__name__))

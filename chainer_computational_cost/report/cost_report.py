@@ -31,70 +31,42 @@ import warnings
 from chainer_computational_cost.analysis import calibration as calib
 from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.analysis import network as net
-from chainer_computational_cost.core import devices
-from chainer_computational_cost.report import plots
 from chainer_computational_cost.analysis import roofline
-from chainer_computational_cost.analysis.aggregation import layer_report  # NOQA
-from chainer_computational_cost.analysis.aggregation import link_report  # NOQA
-from chainer_computational_cost.analysis.aggregation import phase_report  # NOQA
-from chainer_computational_cost.analysis.aggregation import summary_report  # NOQA
-from chainer_computational_cost.analysis.aggregation import total_report  # NOQA
-from chainer_computational_cost.core.columns import BYTE_METRICS  # NOQA
-from chainer_computational_cost.core.columns import LAYER_COLUMNS  # NOQA
-from chainer_computational_cost.core.columns import LINK_COLUMNS  # NOQA
-from chainer_computational_cost.core.columns import LinkColumns  # NOQA
-from chainer_computational_cost.core.columns import MAX_DIGITS  # NOQA
-from chainer_computational_cost.core.columns import MEMORY_BYTES  # NOQA
-from chainer_computational_cost.core.columns import METRICS  # NOQA
-from chainer_computational_cost.core.columns import MODES  # NOQA
-from chainer_computational_cost.core.columns import PERCENTS  # NOQA
-from chainer_computational_cost.core.columns import PHASE_COLUMNS  # NOQA
-from chainer_computational_cost.core.columns import PHASES  # NOQA
-from chainer_computational_cost.core.columns import PhaseColumns  # NOQA
-from chainer_computational_cost.core.columns import PREFIXES  # NOQA
-from chainer_computational_cost.core.columns import ReportColumns  # NOQA
-from chainer_computational_cost.core.columns import SCALED  # NOQA
-from chainer_computational_cost.core.columns import SUMMARY_COLUMNS  # NOQA
-from chainer_computational_cost.core.columns import SummaryColumns  # NOQA
-from chainer_computational_cost.core.columns import TIME_COLUMNS  # NOQA
-from chainer_computational_cost.core.columns import TIME_REPORT_COLUMNS  # NOQA
-from chainer_computational_cost.core.columns import TIME_UNITS  # NOQA
-from chainer_computational_cost.core.columns import TimeColumns  # NOQA
-from chainer_computational_cost.core.columns import UNITS  # NOQA
-from chainer_computational_cost.core.records import error_text  # NOQA
-from chainer_computational_cost.core.records import format_stack  # NOQA
-from chainer_computational_cost.core.records import fresh  # NOQA
-from chainer_computational_cost.core.records import FreshDict  # NOQA
-from chainer_computational_cost.core.records import is_library_file  # NOQA
-from chainer_computational_cost.core.records import link_depth  # NOQA
-from chainer_computational_cost.core.records import R_DTYPE  # NOQA
-from chainer_computational_cost.core.records import R_ERROR  # NOQA
-from chainer_computational_cost.core.records import R_FLOPS  # NOQA
-from chainer_computational_cost.core.records import R_GRAD  # NOQA
-from chainer_computational_cost.core.records import R_LINK  # NOQA
-from chainer_computational_cost.core.records import R_LIVE  # NOQA
-from chainer_computational_cost.core.records import R_MREAD  # NOQA
-from chainer_computational_cost.core.records import R_MWRITE  # NOQA
-from chainer_computational_cost.core.records import R_N_IN  # NOQA
-from chainer_computational_cost.core.records import R_PARAMS  # NOQA
-from chainer_computational_cost.core.records import R_PHASE  # NOQA
-from chainer_computational_cost.core.records import R_SHAPES  # NOQA
-from chainer_computational_cost.core.records import R_STACK  # NOQA
-from chainer_computational_cost.core.records import R_TIME  # NOQA
-from chainer_computational_cost.core.records import R_TYPE  # NOQA
-from chainer_computational_cost.core.records import ReportWarning  # NOQA
-from chainer_computational_cost.core.records import saved_records  # NOQA
-from chainer_computational_cost.core.records import SavedStack  # NOQA
-from chainer_computational_cost.core.records import stack_frames  # NOQA
-from chainer_computational_cost.report.rendering import indented  # NOQA
-from chainer_computational_cost.report.rendering import check_columns  # NOQA
-from chainer_computational_cost.report.rendering import check_depth  # NOQA
-from chainer_computational_cost.report.rendering import check_mode  # NOQA
-from chainer_computational_cost.report.rendering import check_n_digits  # NOQA
-from chainer_computational_cost.report.rendering import check_time_unit  # NOQA
-from chainer_computational_cost.report.rendering import check_unit  # NOQA
-from chainer_computational_cost.report.rendering import render  # NOQA
-from chainer_computational_cost.report.rendering import table_cells  # NOQA
+from chainer_computational_cost.analysis.aggregation import layer_report
+from chainer_computational_cost.analysis.aggregation import link_report
+from chainer_computational_cost.analysis.aggregation import phase_report
+from chainer_computational_cost.analysis.aggregation import summary_report
+from chainer_computational_cost.analysis.aggregation import total_report
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.core.columns import LAYER_COLUMNS
+from chainer_computational_cost.core.columns import LINK_COLUMNS
+from chainer_computational_cost.core.columns import LinkColumns
+from chainer_computational_cost.core.columns import PHASE_COLUMNS
+from chainer_computational_cost.core.columns import PhaseColumns
+from chainer_computational_cost.core.columns import ReportColumns
+from chainer_computational_cost.core.columns import ROOFLINE_COLUMNS
+from chainer_computational_cost.core.columns import SUMMARY_COLUMNS
+from chainer_computational_cost.core.columns import SummaryColumns
+from chainer_computational_cost.core.columns import TIME_REPORT_COLUMNS
+from chainer_computational_cost.core.columns import TimeColumns
+from chainer_computational_cost.core.records import format_stack
+from chainer_computational_cost.core.records import fresh
+from chainer_computational_cost.core.records import FreshDict
+from chainer_computational_cost.core.records import link_depth
+from chainer_computational_cost.core.records import ReportWarning
+from chainer_computational_cost.core.records import (
+    R_DTYPE, R_ERROR, R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN,
+    R_PARAMS, R_PHASE, R_SHAPES, R_STACK, R_TIME, R_TYPE)
+from chainer_computational_cost.core.records import saved_records
+from chainer_computational_cost.report import plots
+from chainer_computational_cost.report.rendering import check_columns
+from chainer_computational_cost.report.rendering import check_depth
+from chainer_computational_cost.report.rendering import check_mode
+from chainer_computational_cost.report.rendering import check_n_digits
+from chainer_computational_cost.report.rendering import check_time_unit
+from chainer_computational_cost.report.rendering import check_unit
+from chainer_computational_cost.report.rendering import indented
+from chainer_computational_cost.report.rendering import render
 
 
 class CostReport(object):
@@ -339,7 +311,7 @@ class CostReport(object):
         ``time_unit`` is ``'s'``, ``'ms'`` or ``'us'``; with ``network``,
         ``comm_bytes`` and ``t_network`` columns too)."""
         rows = self._roofline_rows(device, peak_flops, bandwidth, network)
-        available = roofline.ROOFLINE_COLUMNS
+        available = ROOFLINE_COLUMNS
         if network is not None:
             available += ('comm_bytes', 't_network')
         if columns is None:  # with measured times, their columns too

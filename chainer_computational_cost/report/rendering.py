@@ -18,6 +18,7 @@ import json
 import math
 import numbers
 
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.columns import (
     BYTE_METRICS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS, PREFIXES, SCALED,
     TIME_COLUMNS, TIME_UNITS)
@@ -78,9 +79,8 @@ def check_n_digits(n_digits, name='n_digits', above=True):
     ValueError otherwise."""
     if n_digits is None:
         return MAX_DIGITS
-    if isinstance(n_digits, bool) or not isinstance(
-            n_digits, numbers.Integral) or (n_digits > MAX_DIGITS
-                                            and not above):
+    if not checks.is_int(n_digits) or (n_digits > MAX_DIGITS
+                                       and not above):
         raise ValueError('{} must be an int from 0 to {}, got {!r}'.format(
             name, MAX_DIGITS, n_digits))
     if n_digits < 0:
@@ -107,8 +107,7 @@ def check_depth(depth):
     """Raise ValueError unless ``depth`` is None or a non-negative int."""
     if depth is None:
         return None
-    if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) \
-            or depth < 0:
+    if not checks.is_int(depth) or depth < 0:
         raise ValueError('depth must be None or an int >= 0, got '
                          '{!r}'.format(depth))
     return int(depth)

@@ -73,8 +73,7 @@ from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.records import R_FLOPS
 from chainer_computational_cost.core.records import R_PARAMS
 from chainer_computational_cost.core.records import ReportWarning
-from chainer_computational_cost.cost_calculators import calculators
-from chainer_computational_cost.cost_calculators import lookup
+from chainer_computational_cost.cost_calculators import calculator_for
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
@@ -100,7 +99,7 @@ def _calculator(cls):
         return _CALCULATORS[cls]
     except KeyError:
         pass
-    found = _CALCULATORS[cls] = lookup(calculators, cls)
+    found = _CALCULATORS[cls] = calculator_for(cls)
     return found
 
 
@@ -541,8 +540,7 @@ class CostMonitor(extension.Extension):
         self._peak_flops = None
         if peak_flops is not None:
             self._peak_flops = checks.positive('peak_flops', peak_flops)
-        if isinstance(limit, bool) or not isinstance(limit, int) \
-                or limit < 1:
+        if not checks.is_int(limit) or limit < 1:
             raise ValueError('CostMonitor: limit must be an int >= 1, got '
                              '{!r}'.format(limit))
         if not isinstance(memory, bool):

@@ -21,6 +21,7 @@ from chainer_computational_cost.core.records import R_LIVE
 from chainer_computational_cost.core.records import R_SCRATCH
 from chainer_computational_cost.core.records import R_STATE
 from chainer_computational_cost.core.records import ReportWarning
+from chainer_computational_cost.cost_calculators import calculator_for
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
 from chainer_computational_cost.cost_calculators import Cost
@@ -517,7 +518,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             self.backward_preprocess = self._memory_backward_preprocess
             self.backward_postprocess = self._memory_backward_postprocess
         elif measure_time:
-            self.forward_preprocess = self._start_clock
+            self.forward_preprocess = self.start_clock
 
     def __enter__(self):
         hooks = chainer.get_function_hooks()
@@ -734,12 +735,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             return self._resolved[cls]
         except KeyError:
             pass
-        found = None
-        for base in cls.__mro__[1:]:
-            found = self._custom.get(base) or calculators.get(base)
-            if found is not None:
-                break
-        self._resolved[cls] = found
+        found = self._resolved[cls] = calculator_for(cls, self._custom)
         return found
 
     def forward_postprocess(self, function, in_data):
@@ -949,7 +945,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def _before_and_clock(self, function, in_data):
         self._memory.tracker.before(function)
-        self._start_clock(function, in_data)
+        self.start_clock(function, in_data)
 
     def _memory_backward_preprocess(self, function, in_data, out_grad):
         # The backward loops of Chainer 6 and 7 (_backprop_to_all, and
@@ -1012,8 +1008,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             (kind, 0, 0, 0, params, 0, (), error, stack, phase,
              link, None, None) + self._live())
 
-    def _record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
-                       timed=False):
+    def record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
+                      timed=False):
         """Record what an update rule or an optimizer hook ``obj`` did to
         one parameter (see ``chainer_computational_cost.update``):
         ``in_data`` is ``(param, grad)`` (empty for an optimizer hook
@@ -1028,7 +1024,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         elapsed = self._stop_clock(obj) if timed and self._measure_time \
             else None
         cls = type(obj)
-        calc = self._update_calculator(cls) if in_data else None
+        calc = self.update_calculator(cls) if in_data else None
         # A hook may be a plain function: its name says more than its type.
         type_name = (getattr(obj, '__name__', cls.__name__)
                      if inspect.isroutine(obj) else cls.__name__)
@@ -1137,7 +1133,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # Timing
 
-    def _start_clock(self, function, in_data):
+    def start_clock(self, function, in_data):
         xp = chainer.backend.get_array_module(*[
             x for x in in_data if x is not None])
         if xp.__name__ == 'cupy':  # pragma: no cover (no GPU here)
@@ -1167,15 +1163,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # Warnings
 
-    def _update_calculator(self, cls):
+    def update_calculator(self, cls):
         """The calculator of an update rule or optimizer hook class: a
         custom one or a built-in one, of the class or of its nearest base
         class that has either (None if none)."""
-        for base in cls.__mro__:
-            calc = self._custom.get(base) or update_calculators.get(base)
-            if calc is not None:
-                return calc
-        return None
+        return calculator_for(cls, self._custom, update_calculators)
 
     def _note_ignored(self, cls, error, what='layer'):
         """A warning for the exit: calls of ``cls`` (a class, or the

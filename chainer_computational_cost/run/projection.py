@@ -9,10 +9,10 @@ batch only up to 4).  The report for any batch size follows exactly,
 without running it.
 """
 
-import numbers
 import warnings
 
 from chainer_computational_cost.analysis import memory
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.affine import affine
 from chainer_computational_cost.core.records import (
     R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE,
@@ -90,8 +90,7 @@ def _project_value(values, batches, target):
     first, *_ = values
     if same(values):
         return first, True
-    if all(isinstance(v, numbers.Integral) and not isinstance(v, bool)
-           for v in values):
+    if all(checks.is_int(v) for v in values):
         out = affine([int(v) for v in values], batches, target)
         return out, out is not None
     if all(isinstance(v, (tuple, list)) for v in values) and len(
@@ -282,8 +281,7 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
     if not callable(run):
         raise TypeError('run must be a callable run(n), got {!r}'.format(
             run))
-    if isinstance(batch_size, bool) or not isinstance(
-            batch_size, numbers.Integral) or batch_size < 1:
+    if not checks.is_int(batch_size) or batch_size < 1:
         raise ValueError('batch_size must be an int >= 1, got {!r}'.format(
             batch_size))
     if not isinstance(fma_1flop, bool):
@@ -291,9 +289,7 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
             fma_1flop))
     first_check = max(LATER_BATCHES) + 1
     if check_batch is not None and (
-            isinstance(check_batch, bool)
-            or not isinstance(check_batch, numbers.Integral)
-            or check_batch < first_check):
+            not checks.is_int(check_batch) or check_batch < first_check):
         raise ValueError('check_batch must be None or an int >= {}, got '
                          '{!r}'.format(first_check, check_batch))
     batch_size = int(batch_size)
