@@ -574,3 +574,20 @@ def test_output_is_shown_as_the_program_prints_it():
 
 #: The comment before an output (docs/conf.py's OUTPUT_MARKER).
 OUTPUT_MARKER = '<!-- output'
+
+
+#: How a page says which FLOP convention its figures use.
+FLOP_CONVENTION = re.compile(r'multiply-add\s+(as|being|counts as)\s+(1|one)'
+                             r'\s+FLOP')
+
+
+def test_a_page_showing_flops_says_how_it_counts_them():
+    # The hook and the command line count a multiply-add as 1 FLOP by
+    # default, CostMonitor (and a device's peak) as 2: a figure means
+    # nothing without its convention.
+    for page in PAGES[1:]:
+        shown = [line for block in parse(page) for _, lines in block.outputs
+                 for line in lines]
+        if any('FLOP' in line for line in shown):
+            with open(os.path.join(ROOT, page), encoding='utf-8') as f:
+                assert FLOP_CONVENTION.search(f.read()), page
