@@ -468,3 +468,126 @@ def test_every_page_is_in_a_toctree():
     pages = {name[:-3] for name in os.listdir(DOCS)
              if name.endswith('.md') and name != 'index.md'}
     assert pages <= listed, pages - listed
+
+
+# What a newcomer trips on
+
+#: A line of a ``text`` block that is code to run, not a signature, an
+#: error line or output: an import, a ``with`` block, an assignment from
+#: a call, a call on its own line.
+CODE_LINE = re.compile(r'^(import \w|from [\w.]+ import |with .*:$|\w+ = .*\(|'
+                       r'\w+(\.\w+)*\(.*\)$)')
+
+
+def test_code_is_fenced_as_python_and_run():
+    # Code fenced as text is never run: nothing checks that its names
+    # (model, x, optimizer...) are defined or that it still works.
+    for page in PAGES:
+        for block in parse(page):
+            if block.lang == 'text':
+                code = [line for line in block.code.split('\n')
+                        if CODE_LINE.match(line)]
+                assert code == [], (block, code)
+
+
+def _user_guide():
+    with open(os.path.join(DOCS, 'index.md'), encoding='utf-8') as f:
+        index = f.read()
+    toctree = re.search(r':caption: User guide\n(?::.*\n)*\n((?:\w+\n)+)',
+                        index)
+    return toctree.group(1).split()
+
+
+def test_every_user_guide_page_has_an_example_the_tests_run():
+    guide = _user_guide()
+    assert 'predicted_time' in guide and len(guide) >= 10
+    for name in guide:
+        page = os.path.join('docs', name + '.md')
+        run = [b for b in parse(page)
+               if b.lang == 'python' and b.file is None
+               or b.lang == 'sh' and not b.markers or b.lang == 'py']
+        assert run, page
+
+
+def test_a_training_step_clears_its_gradients():
+    # Copied into a loop, a step without cleargrads() adds each new
+    # gradient to the last: the report shows Add calls, and the update
+    # follows the sum.
+    for block in all_blocks():
+        if block.lang in ('python', 'py', 'text') and \
+                re.search(r'\boptimizer\.update\(\)', block.code):
+            assert 'cleargrads()' in block.code, block
+
+
+#: A link of the README to a page of the manual, its text and its page.
+README_LINK = re.compile(r'\[([^\]]+)\]\((docs/\w+\.md|DETAILS\.md)\)')
+
+
+def _title(page):
+    with open(os.path.join(ROOT, page), encoding='utf-8') as f:
+        first = f.readline()
+    assert first.startswith('# '), page
+    return first[2:].strip()
+
+
+def test_the_readme_names_each_page_by_its_title():
+    # One name per page: the README's list, the page's title and the
+    # sidebar (which shows the title) agree, so a reader who scans the
+    # sidebar for "ChainerMN" or "memory" finds the page the README named.
+    with open(os.path.join(ROOT, 'README.md'), encoding='utf-8') as f:
+        readme = f.read()
+    links = README_LINK.findall(readme)
+    manual = readme[readme.index('## The manual'):]
+    listed = {page for _, page in README_LINK.findall(manual)}
+    pages = {os.path.join('docs', name) for name in os.listdir(DOCS)
+             if name.endswith('.md') and name not in ('index.md',
+                                                      'details.md')}
+    assert listed == pages | {'DETAILS.md'}
+    for text, page in links:
+        page = 'docs/details.md' if page == 'DETAILS.md' else page
+        assert text == _title(page), (text, page)
+    assert 'ChainerMN' in _title('docs/chainermn.md')
+    assert 'Memory' in _title('docs/memory.md')
+
+
+def test_each_script_has_its_own_name():
+    # A script a page saves and runs (under mpiexec) is named on its first
+    # line; two different scripts never share a name.
+    names = {}
+    for block in _mpi_blocks():
+        first = block.code.split('\n')[0]
+        assert re.match(r'^# \w+\.py$', first), block
+        assert first not in names, (block, names.get(first))
+        names[first] = block
+
+
+def test_output_is_shown_as_the_program_prints_it():
+    # A report in markdown mode prints pipe text: a page of the manual
+    # shows that text, fenced, not the table a browser renders from it.
+    for page in PAGES[1:]:
+        with open(os.path.join(ROOT, page), encoding='utf-8') as f:
+            lines = f.read().split('\n')
+        for i, line in enumerate(lines[:-1]):
+            if line.startswith(OUTPUT_MARKER):
+                assert not lines[i + 1].startswith('|'), (page, i + 2)
+
+
+#: The comment before an output (docs/conf.py's OUTPUT_MARKER).
+OUTPUT_MARKER = '<!-- output'
+
+
+#: How a page says which FLOP convention its figures use.
+FLOP_CONVENTION = re.compile(r'multiply-add\s+(as|being|counts as)\s+(1|one)'
+                             r'\s+FLOP')
+
+
+def test_a_page_showing_flops_says_how_it_counts_them():
+    # The hook and the command line count a multiply-add as 1 FLOP by
+    # default, CostMonitor (and a device's peak) as 2: a figure means
+    # nothing without its convention.
+    for page in PAGES[1:]:
+        shown = [line for block in parse(page) for _, lines in block.outputs
+                 for line in lines]
+        if any('FLOP' in line for line in shown):
+            with open(os.path.join(ROOT, page), encoding='utf-8') as f:
+                assert FLOP_CONVENTION.search(f.read()), page

@@ -158,3 +158,58 @@ def test_a_file_to_save_is_captioned_with_its_name(site):
     html = _read(os.path.join(site, 'cli.html'))
     assert re.search(r'<div class="code-block-caption"><span '
                      r'class="caption-text">models.py</span>', html)
+
+
+def test_the_reference_shows_options_as_help_prints_them(site):
+    html = _read(os.path.join(site, 'cli_reference.html'))
+    # each option with the placeholder of its argument
+    assert '<kbd>--fit DEVICE</kbd>' in html
+    assert '<kbd>--links [DEPTH]</kbd>' in html
+    assert '<kbd>--out FILE</kbd>' in html  # calibrate's
+    # a help string is text: its asterisk is one, not an emphasis
+    assert 'a network file (*.json) from netbench' in html
+    # defaults as the help says them, typed; no Python value beside them
+    assert '(default 1,3,224,224)' in html
+    assert '(1, 3, 224, 224)' not in html and 'Default:' not in html
+
+
+def test_no_page_shows_a_markup_error(site):
+    for page in _pages(site):
+        assert 'class="problematic"' not in _read(page), \
+            os.path.basename(page)
+
+
+def _conf():
+    spec = importlib.util.spec_from_file_location(
+        'manual_conf', os.path.join(DOCS, 'conf.py'))
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    return conf
+
+
+def test_a_markup_error_outside_sphinx_s_log_is_a_warning(caplog):
+    # Text parsed in a document of its own (sphinx-argparse's help
+    # strings): docutils reports its errors to its stream, not to
+    # Sphinx's log, and -W let them pass.
+    import io
+
+    from docutils.core import publish_doctree
+    stream = io.StringIO()
+    doctree = publish_doctree('a network file (*.json) from netbench\n',
+                              settings_overrides={'warning_stream': stream})
+    assert 'Inline emphasis start-string' in stream.getvalue()
+    transform = _conf()._markup_errors()(doctree)
+    with caplog.at_level('WARNING'):
+        transform.apply()
+    assert [r.getMessage() for r in caplog.records] == [
+        'markup error: <string>:1: (WARNING/2) Inline emphasis '
+        'start-string without end-string.']
+
+
+def test_help_text_is_escaped_as_typed():
+    conf = _conf()
+    assert conf._as_text('(*.json), a_b, `x`, a|b') == \
+        '(\\*.json), a\\_b, \\`x\\`, a\\|b'
+    from docutils.core import publish_doctree
+    text = 'a (*.json) b_ `c` d|e \\f'
+    assert publish_doctree(conf._as_text(text)).astext() == text
