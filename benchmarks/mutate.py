@@ -61,42 +61,170 @@ PACKAGE = 'chainer_computational_cost'
 #: tests/test_mutants_<name>.py or tests/test_behaviour_<name>.py that
 #: exists, <name> the module's last part without its underscores).
 TESTS = {
-    # Fast files first: with -x a mutant is killed by the first failure.
-    'memory': ['test_interrupt.py::test_an_interrupt_at_any_line_of_the'
-               '_tracker', 'test_behaviour_fit.py', 'test_mutants_fit.py',
-               'test_scratch.py', 'test_update.py', 'test_peak.py',
-               'test_fit.py', 'test_projection.py', 'test_presets.py',
-               'test_links.py', 'test_extensions.py', 'test_memory.py'],
-    'fit': ['test_fit.py', 'test_peak.py', 'test_memory.py'],
-    'mn': ['test_chainermn.py', 'test_network.py'],
-    'network': ['test_network.py', 'test_presets.py', 'test_chainermn.py'],
-    'projection': ['test_projection.py', 'test_network.py',
-                   'test_update.py', 'test_fit.py', 'test_peak.py',
-                   'test_fuzz.py'],
-    'aggregation': ['test_aggregation.py', 'test_report.py',
-                    'test_links.py', 'test_phase.py', 'test_chainermn.py'],
-    'update': ['test_update.py', 'test_extensions.py', 'test_fit.py'],
-    'cost_calculators.optimizer': ['test_update.py', 'test_fit.py'],
-    'extensions': ['test_extensions.py', 'test_chainermn.py::test_cost_'
-                   'monitor_logs_each_ranks_comm_bytes'],
-    '__main__': ['test_cli.py', 'test_cli_combos.py'],
-    '_cli_args': ['test_cli.py', 'test_cli_combos.py'],
-    '_cli_output': ['test_cli.py', 'test_cli_combos.py'],
-    # The reading API, rendering and the time model (first sampled on
-    # 2026-11-27, after the round's four issues).
-    'records': ['test_hook.py', 'test_report.py', 'test_saving.py',
-                'test_robustness.py', 'test_links.py', 'test_memory.py'],
-    'report': ['test_report.py', 'test_json.py', 'test_options.py',
-               'test_hook.py', 'test_aggregation.py', 'test_roofline.py',
-               'test_saving.py', 'test_robustness.py'],
-    'rendering': ['test_report.py', 'test_json.py', 'test_options.py',
-                  'test_robustness.py', 'test_links.py', 'test_roofline.py',
-                  'test_calibration.py'],
-    'roofline': ['test_roofline.py', 'test_presets.py', 'test_options.py',
-                 'test_json.py', 'test_network.py'],
-    'calibration': ['test_calibration.py', 'test_roofline.py'],
-    'measure': ['test_calibration.py', 'test_roofline.py'],
-    'plots': ['test_plots.py'],
+    'collect.live_memory': [
+        'test_interrupt.py::test_an_interrupt_at_any_line_of_the_tracker',
+        'test_behaviour_fit.py',
+        'test_mutants_fit.py',
+        'test_scratch.py',
+        'test_update.py',
+        'test_peak.py',
+        'test_fit.py',
+        'test_projection.py',
+        'test_presets.py',
+        'test_links.py',
+        'test_extensions.py',
+        'test_memory.py',
+    ],
+    'analysis.memory': [
+        'test_interrupt.py::test_an_interrupt_at_any_line_of_the_tracker',
+        'test_behaviour_fit.py',
+        'test_mutants_fit.py',
+        'test_scratch.py',
+        'test_update.py',
+        'test_peak.py',
+        'test_fit.py',
+        'test_projection.py',
+        'test_presets.py',
+        'test_links.py',
+        'test_extensions.py',
+        'test_memory.py',
+    ],
+    'run.fit': [
+        'test_fit.py',
+        'test_peak.py',
+        'test_memory.py',
+    ],
+    'report.gathered': [
+        'test_chainermn.py',
+        'test_network.py',
+    ],
+    'collect.mpi_recorder': [
+        'test_chainermn.py',
+        'test_network.py',
+    ],
+    'analysis.network': [
+        'test_network.py',
+        'test_presets.py',
+        'test_chainermn.py',
+    ],
+    'core.devices': [
+        'test_network.py',
+        'test_presets.py',
+        'test_chainermn.py',
+    ],
+    'run.projection': [
+        'test_projection.py',
+        'test_network.py',
+        'test_update.py',
+        'test_fit.py',
+        'test_peak.py',
+        'test_fuzz.py',
+    ],
+    'analysis.aggregation': [
+        'test_aggregation.py',
+        'test_report.py',
+        'test_links.py',
+        'test_phase.py',
+        'test_chainermn.py',
+    ],
+    'collect.updates': [
+        'test_update.py',
+        'test_extensions.py',
+        'test_fit.py',
+    ],
+    'cost_calculators.optimizer': [
+        'test_update.py',
+        'test_fit.py',
+    ],
+    'run.extensions': [
+        'test_extensions.py',
+        'test_chainermn.py::test_cost_monitor_logs_each_ranks_comm_bytes',
+    ],
+    'cli.main': [
+        'test_cli.py',
+        'test_cli_combos.py',
+    ],
+    'cli.args': [
+        'test_cli.py',
+        'test_cli_combos.py',
+    ],
+    'cli.output': [
+        'test_cli.py',
+        'test_cli_combos.py',
+    ],
+    'core.records': [
+        'test_hook.py',
+        'test_report.py',
+        'test_saving.py',
+        'test_robustness.py',
+        'test_links.py',
+        'test_memory.py',
+    ],
+    'report.cost_report': [
+        'test_report.py',
+        'test_json.py',
+        'test_options.py',
+        'test_hook.py',
+        'test_aggregation.py',
+        'test_roofline.py',
+        'test_saving.py',
+        'test_robustness.py',
+    ],
+    'report.rendering': [
+        'test_report.py',
+        'test_json.py',
+        'test_options.py',
+        'test_robustness.py',
+        'test_links.py',
+        'test_roofline.py',
+        'test_calibration.py',
+    ],
+    'analysis.roofline': [
+        'test_roofline.py',
+        'test_presets.py',
+        'test_options.py',
+        'test_json.py',
+        'test_network.py',
+    ],
+    'analysis.calibration': [
+        'test_calibration.py',
+        'test_roofline.py',
+    ],
+    'run.measure': [
+        'test_calibration.py',
+        'test_roofline.py',
+    ],
+    'report.plots': [
+        'test_plots.py',
+    ],
+}
+
+
+#: Module -> the short name of its test_mutants_<name>.py and
+#: test_behaviour_<name>.py files (the module's name in 0.2.0).
+OWN_TESTS = {
+    'collect.live_memory': 'memory',
+    'analysis.memory': 'memory',
+    'run.fit': 'fit',
+    'report.gathered': 'mn',
+    'collect.mpi_recorder': 'mn',
+    'analysis.network': 'network',
+    'core.devices': 'network',
+    'run.projection': 'projection',
+    'analysis.aggregation': 'aggregation',
+    'collect.updates': 'update',
+    'cost_calculators.optimizer': 'cost_calculators.optimizer',
+    'run.extensions': 'extensions',
+    'cli.main': '__main__',
+    'cli.args': '_cli_args',
+    'cli.output': '_cli_output',
+    'core.records': 'records',
+    'report.cost_report': 'report',
+    'report.rendering': 'rendering',
+    'analysis.roofline': 'roofline',
+    'analysis.calibration': 'calibration',
+    'run.measure': 'measure',
+    'report.plots': 'plots',
 }
 
 _BINOP_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div,
@@ -337,7 +465,7 @@ def module_path(root, module):
 
 def test_files(tmp, module):
     files = list(TESTS[module])
-    name = module.split('.')[-1].strip('_')
+    name = OWN_TESTS.get(module, module.split('.')[-1]).strip('_')
     for prefix in ('test_behaviour_', 'test_mutants_'):
         own = '{}{}.py'.format(prefix, name)
         if os.path.exists(os.path.join(tmp, 'tests', own)):

@@ -44,6 +44,10 @@ OLD_PATHS = {
     'extensions': ('run.extensions',),
 }
 
+#: Old modules that ran as a command with ``python -m``: the command they
+#: are now (``python -m chainer_computational_cost <command>``).
+OLD_COMMANDS = {'netbench': 'netbench'}
+
 #: Where the names of the old ``report`` module that are not the reading
 #: API itself now live.
 REPORT_PARTS = ('report.cost_report', 'analysis.aggregation',
@@ -102,6 +106,18 @@ class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module = importlib.import_module(PACKAGE + '.' + parts[0])
         self._specs[spec.name] = module.__spec__
         return module
+
+    def get_code(self, fullname):
+        """What ``python -m chainer_computational_cost.<old>`` runs: the
+        command the old module was (None for a module that was none)."""
+        command = OLD_COMMANDS.get(fullname.rpartition('.')[2])
+        if command is None:
+            return None
+        return compile(
+            'import sys\n'
+            'from chainer_computational_cost.cli.main import main\n'
+            'sys.exit(main([{!r}] + sys.argv[1:]))\n'.format(command),
+            '<{}>'.format(fullname), 'exec')
 
     def exec_module(self, module):
         # The import system set the alias's spec on the real module: its
