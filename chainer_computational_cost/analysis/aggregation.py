@@ -5,8 +5,8 @@ of a record), ordered dicts out: :func:`total_report`,
 :func:`layer_report`, :func:`summary_report`, :func:`phase_report`,
 :func:`link_report`.  Every report's last row is the total of
 :func:`total_report`, with percentages.  It imports
-:mod:`~chainer_computational_cost.columns` and
-:mod:`~chainer_computational_cost.records` only.
+:mod:`~chainer_computational_cost.core.columns` and
+:mod:`~chainer_computational_cost.core.records` only.
 """
 
 import collections

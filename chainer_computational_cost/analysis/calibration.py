@@ -1,7 +1,7 @@
 """From cost to the time a call will take: a :class:`Calibration`.
 
 A calibration holds what :func:`chainer_computational_cost.calibrate`
-measured on one device (see :mod:`~chainer_computational_cost.measure`):
+measured on one device (see :mod:`~chainer_computational_cost.run.measure`):
 
 * a table of matrix-product times over a grid of shapes ``(M, N, K)``
   (the BLAS's speed depends on the shape far more than on the FLOPs);
@@ -561,7 +561,7 @@ class Calibration(object):
 
     def device(self, fma_1flop=True):
         """The roofline's
-        :class:`~chainer_computational_cost.roofline.Device` of this
+        :class:`~chainer_computational_cost.core.devices.Device` of this
         calibration: the table's fastest matrix product as
         every peak (twice that with ``fma_1flop=False``, when a multiply-add
         counts as two FLOPs) and the measured copy bandwidth."""

@@ -6,7 +6,7 @@ command reports a mistake (:class:`CommandParser`,
 :func:`report_errors`: one ``error:`` line, status 2).
 
 Values the API takes too (unit, mode, decimals, columns) go through the
-same checks as the API (:mod:`~chainer_computational_cost.rendering`).
+same checks as the API (:mod:`~chainer_computational_cost.report.rendering`).
 Part of the command line (``__main__``).
 """
 

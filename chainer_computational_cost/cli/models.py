@@ -8,7 +8,7 @@
   this package (:func:`is_internal`).
 
 Part of the command line (``__main__``); it imports only
-:mod:`~chainer_computational_cost.records`.
+:mod:`~chainer_computational_cost.core.records`.
 """
 
 import difflib

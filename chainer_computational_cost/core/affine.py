@@ -2,9 +2,9 @@
 the first two of three points, checked against the third.
 
 Exact on integers (no float rounding): costs and bytes are counts.  Both
-:mod:`~chainer_computational_cost.projection` (costs) and
-:mod:`~chainer_computational_cost.memory` (live bytes) use it; it imports
-nothing.
+:mod:`~chainer_computational_cost.run.projection` (costs) and
+:mod:`~chainer_computational_cost.analysis.memory` (live bytes) use it; it
+imports nothing.
 """
 
 

@@ -3,9 +3,10 @@ and modes.
 
 The lowest layer of the package: it imports nothing of it.  Which column
 scales by which prefix, which holds seconds, and which columns each report
-kind can show are decided here; :mod:`~chainer_computational_cost.rendering`
-turns them into text and :mod:`~chainer_computational_cost.report` picks
-them per report.
+kind can show are decided here;
+:mod:`~chainer_computational_cost.report.rendering` turns them into text
+and :mod:`~chainer_computational_cost.report.cost_report` picks them per
+report.
 """
 
 #: Metrics that are summed into totals and get a percentage column.

@@ -351,7 +351,7 @@ NETWORKS['pcie3-x16'] = Network(
 def save_network(network, path, **extra):
     """Write ``network`` (a :class:`Network`) to the JSON file ``path``
     (``name``, ``title``, ``bandwidth``, ``latency``, then ``extra``: what
-    :mod:`~chainer_computational_cost.netbench` measured); returns it."""
+    :mod:`~chainer_computational_cost.run.netbench` measured); returns it."""
     doc = collections.OrderedDict(network._asdict())
     doc.update(extra)
     with open(path, 'w') as f:

@@ -89,7 +89,7 @@ def format_stack(node):
         [traceback.FrameSummary(*f) for f in frames]))
 
 
-#: The package's folder: a frame in a file below it is the library's.
+#: The folder of the package (a frame in a file below it is the library's).
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -2,7 +2,8 @@ r"""Cost calculators for the update phase: ``chainer.optimizers``' update
 rules and ``chainer.optimizer_hooks``.
 
 These are not function nodes: the hook calls them for each parameter an
-optimizer updates (see ``chainer_computational_cost.update``), with the
+optimizer updates (see ``chainer_computational_cost.collect.updates``), with
+the
 update rule or the optimizer hook as ``func`` and ``in_data = (param,
 grad)``, the parameter's array and its gradient.  They are registered in
 ``cost_calculators.update_calculators``, not

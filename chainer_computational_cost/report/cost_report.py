@@ -6,17 +6,17 @@ gathered reports of ChainerMN) inherits :class:`CostReport` and provides
 handed out as a fresh copy.  The concerns it reads through live in their
 own modules, below this one:
 
-* :mod:`~chainer_computational_cost.columns`: column names and sets;
-* :mod:`~chainer_computational_cost.records`: the record layout, stacks,
+* :mod:`~chainer_computational_cost.core.columns`: column names and sets;
+* :mod:`~chainer_computational_cost.core.records`: the record layout, stacks,
   fresh copies, the warning class;
-* :mod:`~chainer_computational_cost.aggregation`: totals and the layer,
-  summary, phase and link reports (pure functions);
-* :mod:`~chainer_computational_cost.rendering`: argument checks, number
+* :mod:`~chainer_computational_cost.analysis.aggregation`: totals and the
+  layer, summary, phase and link reports (pure functions);
+* :mod:`~chainer_computational_cost.report.rendering`: argument checks, number
   formatting and the csv, md, table and json renderers;
-* :mod:`~chainer_computational_cost.roofline`,
-  :mod:`~chainer_computational_cost.network`,
-  :mod:`~chainer_computational_cost.memory`,
-  :mod:`~chainer_computational_cost.plots`: time, communication, live
+* :mod:`~chainer_computational_cost.analysis.roofline`,
+  :mod:`~chainer_computational_cost.analysis.network`,
+  :mod:`~chainer_computational_cost.analysis.memory`,
+  :mod:`~chainer_computational_cost.report.plots`: time, communication, live
   memory and pictures.
 
 The column sets, the aggregation functions, ``render``, the record
@@ -288,9 +288,9 @@ class CostReport(object):
     def roofline_report(self, device=None, peak_flops=None, bandwidth=None,
                         network=None):
         """Ordered dict layer name -> the time the layer needs on a device
-        at best (see :mod:`chainer_computational_cost.roofline`); last
+        at best (see :mod:`chainer_computational_cost.analysis.roofline`); last
         'total'.  With ``network`` (see
-        :mod:`~chainer_computational_cost.network`), rows also get
+        :mod:`~chainer_computational_cost.analysis.network`), rows also get
         ``comm_bytes`` and ``t_network``."""
         return FreshDict(self._roofline_rows(device, peak_flops, bandwidth,
                                              network))
@@ -329,10 +329,11 @@ class CostReport(object):
         """Ordered dict name -> the time a calibration predicts, per call
         (``by='layer'``) or summed per ``'type'``, ``'link'`` or ``'phase'``;
         last 'total' (see
-        :func:`chainer_computational_cost.calibration.time_report`).
+        :func:`chainer_computational_cost.analysis.calibration.time_report`).
 
         ``calibration``: a
-        :class:`~chainer_computational_cost.calibration.Calibration` (see
+        :class:`~chainer_computational_cost.analysis.calibration.Calibration`
+        (see
         :func:`chainer_computational_cost.calibrate`) or the path of its
         JSON file.  ``t_roofline`` is the bound on
         ``device`` (or ``peak_flops`` and ``bandwidth``), by default on the
@@ -379,7 +380,8 @@ class CostReport(object):
                        bucket_bytes=None, gpus_per_node=1,
                        node_network=None, jitter=0.0):
         """Ordered dict N -> one data-parallel training step on N workers
-        (see :func:`chainer_computational_cost.network.scaling_report`):
+        (see
+        :func:`chainer_computational_cost.analysis.network.scaling_report`):
         the records must hold one training step (forward and backward) of
         one worker, on ``device`` (or ``peak_flops`` and ``bandwidth``),
         over ``network``.  ``batch_size`` (samples per worker) defaults to
@@ -488,7 +490,8 @@ class CostReport(object):
         most alive during any call, its scratch included), ``peak_layer``,
         its split into ``activations``, ``gradients`` and ``scratch``,
         ``peak_between_calls``, ``at_exit``, ``params`` (see
-        :func:`chainer_computational_cost.memory.memory_report`); needs
+        :func:`chainer_computational_cost.analysis.memory.memory_report`);
+        needs
         ``ComputationalCostHook(memory=True)``."""
         return memory.memory_report(self)
 

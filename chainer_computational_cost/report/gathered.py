@@ -35,8 +35,8 @@ def gather(hook, root=0):
 def rank_part(rank, source):
     """What :func:`gather` sends of one rank: its rank and a frozen copy
     of ``source``'s reports (a
-    :class:`~chainer_computational_cost.report.ReportSnapshot`, which
-    pickles); a list of them makes a
+    :class:`~chainer_computational_cost.report.cost_report.ReportSnapshot`,
+    which pickles); a list of them makes a
     :class:`GatheredReport`."""
     return {'rank': rank, 'snapshot': source.snapshot()}
 
@@ -187,7 +187,7 @@ class GatheredReport(report.CostReport):
 
     def memory_report_by_rank(self):
         """Ordered dict rank -> that rank's memory figures (see
-        :func:`chainer_computational_cost.memory.memory_report`), the
+        :func:`chainer_computational_cost.analysis.memory.memory_report`), the
         ``peak_layer`` named ``rank<r>/<name>``; needs every rank's hook
         made with ``memory=True``."""
         out = collections.OrderedDict()

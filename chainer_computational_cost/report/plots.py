@@ -104,10 +104,10 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
 
     Args:
         layers: layer dicts as for
-            :func:`chainer_computational_cost.roofline.roofline_report`.
+            :func:`chainer_computational_cost.analysis.roofline.roofline_report`.
         path: a file name or a binary file object (PNG).
         device, peak_flops, bandwidth: the device, as for
-            :func:`~chainer_computational_cost.roofline.roofline_report`.
+            :func:`~chainer_computational_cost.analysis.roofline.roofline_report`.
         title (str): the title; default 'Roofline: <device>'.
         dpi (int): resolution of raster images.
 

@@ -3,11 +3,11 @@ of numbers and cells, headers, and the csv, md, table and json renderers.
 
 Pure functions of rows (lists of dicts) and column names: they know
 nothing of records or reports, so that
-:mod:`~chainer_computational_cost.plots`,
-:mod:`~chainer_computational_cost.fit` and the command line use
+:mod:`~chainer_computational_cost.report.plots`,
+:mod:`~chainer_computational_cost.run.fit` and the command line use
 them without importing the reports.  It imports
-:mod:`~chainer_computational_cost.columns` and, for two helpers on text
-and link paths, :mod:`~chainer_computational_cost.records`.
+:mod:`~chainer_computational_cost.core.columns` and, for two helpers on text
+and link paths, :mod:`~chainer_computational_cost.core.records`.
 """
 
 import collections
@@ -56,7 +56,8 @@ RAW_UNITS = ('', 'raw', 'none')
 def check_unit(unit, name='unit'):
     """The unit ``unit`` names (any case: ``'g'`` is ``'G'``,
     ``'AUTO'`` is ``'auto'``): None for raw numbers (None, '', 'raw',
-    'none'), else one of :data:`~chainer_computational_cost.columns.UNITS`;
+    'none'), else one of
+    :data:`~chainer_computational_cost.core.columns.UNITS`;
     a ValueError otherwise."""
     if unit is None:
         return None

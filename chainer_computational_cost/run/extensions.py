@@ -17,7 +17,8 @@ through ``chainer.reporter`` (so that ``LogReport``, ``PrintReport`` and
 * ``cost/comm_bytes`` (ChainerMN): the bytes this rank hands to MPI in
   the step;
 * ``cost/predicted_time`` and ``cost/time`` (``calibration=``): the
-  seconds a :class:`~chainer_computational_cost.calibration.Calibration`
+  seconds a
+  :class:`~chainer_computational_cost.analysis.calibration.Calibration`
   predicts for the step (see ``CostReport.time_report``), beside the
   measured time of the updater's update.
 
@@ -467,8 +468,9 @@ class CostMonitor(extension.Extension):
 
     Args:
         device: a device preset of
-            :data:`chainer_computational_cost.roofline.DEVICES` (``'a100'``,
-            ...) or a :class:`~chainer_computational_cost.roofline.Device`:
+            :data:`chainer_computational_cost.core.devices.DEVICES`
+            (``'a100'``, ...) or a
+            :class:`~chainer_computational_cost.core.devices.Device`:
             ``cost/mfu`` is then reported, over the device's matrix-unit
             peak for the dtype of most of the parameters (by elements) of
             the models the updater's optimizers update, read after the
@@ -491,7 +493,7 @@ class CostMonitor(extension.Extension):
             the one of a multi-node optimizer
             (``chainermn.create_multi_node_optimizer``).
         calibration: a
-            :class:`~chainer_computational_cost.calibration.Calibration`
+            :class:`~chainer_computational_cost.analysis.calibration.Calibration`
             (see :func:`chainer_computational_cost.calibrate`) or the path
             of its JSON file: also report
             ``cost/predicted_time`` (not for a step whose forward pass

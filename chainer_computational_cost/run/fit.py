@@ -1,7 +1,7 @@
 """The largest batch a device holds: :func:`fit_batch`, from the memory
-(:mod:`~chainer_computational_cost.memory`: what is alive during each
+(:mod:`~chainer_computational_cost.analysis.memory`: what is alive during each
 call, its scratch included) of runs at batch sizes 1, 2 and 3 projected to
-any batch (:mod:`~chainer_computational_cost.projection`), checked by real
+any batch (:mod:`~chainer_computational_cost.run.projection`), checked by real
 runs, and its rendering.
 
 It sits above both: nothing in the package but the command line and

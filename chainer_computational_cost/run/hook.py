@@ -418,7 +418,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     A Chainer optimizer's update inside the block is recorded too, one
     record per parameter per update rule and optimizer hook, in the phase
-    ``update`` (see ``chainer_computational_cost.update``).
+    ``update`` (see ``chainer_computational_cost.collect.updates``).
 
     Args:
         fma_1flop (bool): count a fused multiply-add as one FLOP (default)
@@ -433,7 +433,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             multiply-add, a bias free; calculators get it as a keyword.
         comm: a ChainerMN communicator: every call it makes to MPI inside
             the block becomes a record with its ``comm_bytes`` (see
-            :mod:`chainer_computational_cost.mn`).
+            :mod:`chainer_computational_cost.report.gathered`).
         memory (bool): also follow the bytes of the arrays the run creates
             that are alive after each call (column ``live``,
             ``memory_report``); it changes no other figure.
@@ -1011,7 +1011,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
                       timed=False):
         """Record what an update rule or an optimizer hook ``obj`` did to
-        one parameter (see ``chainer_computational_cost.update``):
+        one parameter (see ``chainer_computational_cost.collect.updates``):
         ``in_data`` is ``(param, grad)`` (empty for an optimizer hook
         without a calculator), ``link`` the path of the link owning the
         parameter, ``frame`` where the update was called from, ``kwargs``
@@ -1128,7 +1128,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         """Every rank's records, collected on ``root`` (a hook made with
         ``comm=``; every rank calls it, after the block): a report with
         this hook's reading API on the root, None elsewhere (see
-        :func:`chainer_computational_cost.mn.gather`)."""
+        :func:`chainer_computational_cost.report.gathered.gather`)."""
         return mn.gather(self, root)
 
     # Timing

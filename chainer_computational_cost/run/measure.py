@@ -4,7 +4,7 @@ It times, on the device the arrays live on (NumPy: this CPU, with
 ``time.perf_counter``; CuPy: the current GPU, with CUDA events),
 
 1. matrix products over a grid of shapes (the table of
-   :class:`~chainer_computational_cost.calibration.GemmTable`);
+   :class:`~chainer_computational_cost.analysis.calibration.GemmTable`);
 2. *probes*: small random networks (convolutions with batch
    normalization, pooling, residual sums, concatenations, local response
    normalization and dropout; perceptrons; attention blocks; LSTM language
@@ -163,7 +163,7 @@ def _blas_name():
 
 
 def gemm_table(xp, dims=GEMM_DIMS, deadline=None, dtype=numpy.float32):
-    """A :class:`~chainer_computational_cost.calibration.GemmTable`
+    """A :class:`~chainer_computational_cost.analysis.calibration.GemmTable`
     measured on ``xp``: the median of three products per shape (after one
     not timed)."""
     speed = {}
@@ -529,7 +529,7 @@ MIN_SECONDS = 10
 def calibrate(seconds=120, device=None, progress=None, seed=None,
               clock='wall'):
     """Measure the device and return a
-    :class:`~chainer_computational_cost.calibration.Calibration`.
+    :class:`~chainer_computational_cost.analysis.calibration.Calibration`.
 
     Args:
         seconds (float): the budget, a finite number of seconds, at

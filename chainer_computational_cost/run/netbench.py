@@ -129,7 +129,7 @@ def fit_ring(sizes, seconds, n_ranks):
 def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     """Measure ``comm``'s all-reduce (every rank must call it): returns
     ``(network, rows)``, a fitted
-    :class:`~chainer_computational_cost.network.Network` and one row per
+    :class:`~chainer_computational_cost.core.devices.Network` and one row per
     size (``bytes``, ``seconds`` measured, ``model`` seconds)."""
     n = comm.size
     seconds = [time_allreduce(comm, s, repeats, warmup) for s in sizes]
