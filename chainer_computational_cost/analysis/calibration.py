@@ -34,7 +34,6 @@ the package only, and the reports read it.
 import bisect
 import collections
 import datetime
-import functools
 import itertools
 import json
 import math
@@ -44,6 +43,7 @@ from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.columns import PHASES
 from chainer_computational_cost.core.columns import TIME_BY
+from chainer_computational_cost.cost_calculators import time_family
 
 #: The JSON format's version (a file of another one is refused).  Format
 #: 2 gives each convolution type its own fit, with two more features.
@@ -59,8 +59,9 @@ MATMUL_TYPES = frozenset([
     'LinearFunction', 'LinearGradData', 'LinearGradWeight', 'MatMul',
     'BatchMatMul'])
 
-#: Family -> what it holds.  Other types belong to the family named after
-#: the package of ``chainer.functions`` their calculator covers.
+#: Family -> what it holds.  Other types belong to the family their
+#: calculator's module declares (its ``TIME_FAMILY``, see
+#: :func:`~chainer_computational_cost.cost_calculators.time_family`).
 FAMILIES = collections.OrderedDict([
     ('convolution', '2-D convolutions and their gradients (im2col + GEMM)'),
     ('matmul', 'linear layers, matmul, batch matmul and their gradients'),
@@ -115,22 +116,6 @@ OUT_OF_RANGE = 'outside range'
 RANGE_FACTOR = 4.0
 
 
-@functools.lru_cache(maxsize=None)
-def _calculator_modules():
-    """Function type name -> the module of its built-in calculator (the
-    package of ``chainer.functions`` it covers)."""
-    from chainer_computational_cost import cost_calculators
-    by_name = {}
-    for cls, calc in cost_calculators.calculators.items():
-        by_name.setdefault(cls.__name__, calc.__module__.rsplit('.', 1)[-1])
-    return by_name
-
-
-def _family_of_module(type_name):
-    module = _calculator_modules().get(type_name)
-    return module if module in FAMILIES else None
-
-
 def family_of(layer):
     """The family (a key of :data:`FAMILIES`) of a layer dict, or None when
     the type belongs to none."""
@@ -141,7 +126,8 @@ def family_of(layer):
         return 'convolution'
     if t in MATMUL_TYPES:
         return 'matmul'
-    return _family_of_module(t)
+    family = time_family(t)
+    return family if family in FAMILIES else None
 
 
 def fit_key(layer):

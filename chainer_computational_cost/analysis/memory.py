@@ -9,6 +9,7 @@ the peak is the highest ``live + scratch`` over the calls.
 import collections
 
 from chainer_computational_cost.core.affine import affine
+from chainer_computational_cost.core.records import MemoryState
 from chainer_computational_cost.core.records import (
     R_GRAD, R_LIVE, R_PHASE, R_SCRATCH, R_STATE, R_TYPE)
 
@@ -69,7 +70,7 @@ def memory_report(source):
     Raises ValueError if memory was not followed, or (a projection) if it
     cannot be projected.
     """
-    state = source.memory_state()
+    state = MemoryState.of(source.memory_state())
     if state is None:
         raise ValueError(_NOT_FOLLOWED)
     if state.get('error'):
@@ -110,8 +111,8 @@ def memory_report(source):
         ('at_exit_activations', act_exit),
         ('at_exit_gradients', grad_exit),
         ('params', state['params']), ('n_calls', len(records))])
-    if 'batch_size' in state:
-        out['batch_size'] = state['batch_size']
+    if state.batch_size is not None:
+        out['batch_size'] = state.batch_size
     return out
 
 
@@ -294,10 +295,10 @@ def project(runs, states, batches, batch_size, records, samples,
                           .format(', '.join(
                               '{} bytes at n={}'.format(s['params'], n)
                               for s, n in zip(states, batches))))
-    state = {'at_exit': tuple(at_exit), 'params': states[0]['params'],
-             'error': error, 'off': off, 'lines': None if error else lines,
-             'bounded': [names[i] for i in bounded],
-             'batches': tuple(batches), 'names': names, 'samples': samples,
-             'created': created(runs[0]),
-             'batch_size': batch_size}
+    state = MemoryState(
+        at_exit=tuple(at_exit), params=states[0]['params'], error=error,
+        off=off, lines=None if error else lines,
+        bounded=[names[i] for i in bounded], batches=tuple(batches),
+        names=names, samples=samples, created=created(runs[0]),
+        batch_size=batch_size)
     return out, state

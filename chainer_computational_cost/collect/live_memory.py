@@ -64,6 +64,8 @@ import weakref
 import chainer
 import numpy
 
+from chainer_computational_cost.core.records import MemoryState
+
 
 # Following live memory (the hook's side)
 
@@ -467,14 +469,14 @@ class Follower(object):
         if watcher is None:
             return
         watcher.__exit__(None, None, None)
-        self.exit = {'at_exit': self.tracker.now(),
-                     'params': sum(watcher.params.values())}
+        self.exit = MemoryState(at_exit=self.tracker.now(),
+                                params=sum(watcher.params.values()))
 
     def __deepcopy__(self, memo):
         # A copy of a hook is not active: it keeps the figures, not the
         # weak references to the run's buffers (those cannot be copied).
         twin = Follower()
-        twin.exit = dict(self.state())
+        twin.exit = self.state()
         return twin
 
     def state(self):
@@ -482,5 +484,5 @@ class Follower(object):
         if self.exit is not None:
             return self.exit
         params = self.watcher.params if self.watcher is not None else {}
-        return {'at_exit': self.tracker.now(),
-                'params': sum(params.values())}
+        return MemoryState(at_exit=self.tracker.now(),
+                           params=sum(params.values()))

@@ -19,6 +19,7 @@ import functools
 import os
 import sysconfig
 import traceback
+import typing
 
 # Records: what the hook stores per call, one flat tuple.  The projection
 # builds records of the same layout.
@@ -252,3 +253,63 @@ class FreshDict(dict):
 def link_depth(path):
     """How many links below the root a link path is: '/' 0, '/a/b' 2."""
     return len([p for p in path.split('/') if p])
+
+
+class MemoryState(typing.NamedTuple):
+    """The figures of live memory that the records do not hold: those of
+    a hook's block (``at_exit``, ``params``) and, for a projection, the
+    lines its figures were drawn on.  Read as a mapping too
+    (``state['at_exit']``, ``state.get('lines')``), as it was a dict.
+
+    Attributes:
+        at_exit: ``(activations, gradients)`` bytes alive when the block
+            ended.
+        params: bytes of the parameters the block's links hold.
+        error: why the memory could not be projected (None if it could).
+        line_error: a projection answered by a run: why its lines cannot
+            be (``fit_batch``'s error), or None.
+        off: how many batch sizes a figure was off its line, or None.
+        lines: per record, the lines of its live, gradient and scratch
+            bytes over the batch size (None when ``error``).
+        bounded: the records whose scratch is a bound from above.
+        batches: the batch sizes the lines go through.
+        names: the records' layer names.
+        samples: batch size -> (names, figures) of the runs made.
+        created: per record, the bytes its call created.
+        batch_size: the batch size projected to (None for a hook's).
+    """
+
+    at_exit: tuple = (0, 0)
+    params: int = 0
+    error: typing.Optional[str] = None
+    line_error: typing.Optional[str] = None
+    off: typing.Optional[int] = None
+    lines: typing.Any = None
+    bounded: typing.Any = ()
+    batches: tuple = ()
+    names: typing.Any = ()
+    samples: typing.Any = None
+    created: typing.Any = None
+    batch_size: typing.Optional[int] = None
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                return getattr(self, key)
+            except AttributeError:
+                raise KeyError(key)
+        return tuple.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        """The field ``key``, or ``default`` if there is none or it is
+        None."""
+        value = getattr(self, key, None)
+        return default if value is None else value
+
+    @classmethod
+    def of(cls, state):
+        """``state`` as a MemoryState: None stays None, a mapping (as
+        snapshots pickled by 0.2.0 hold) gives its fields."""
+        if state is None or isinstance(state, cls):
+            return state
+        return cls(**dict(state))

@@ -27,6 +27,7 @@ import importlib
 import inspect
 import numbers
 import pkgutil
+import sys
 import warnings
 # Aliased: importing this package's submodule ``math`` rebinds the name
 # ``math`` here.
@@ -193,6 +194,23 @@ def calculator_for(cls, custom=None, table=None):
         if found is not None:
             return found
     return None
+
+
+def time_family(type_name):
+    """The family of a calibration's fits that predicts the time of calls
+    of the function class named ``type_name``: the ``TIME_FAMILY`` its
+    built-in calculator's module declares (None for a class without a
+    calculator, or whose module declares none)."""
+    return _time_families().get(type_name)
+
+
+@functools.lru_cache(maxsize=None)
+def _time_families():
+    found = {}
+    for cls, calc in calculators.items():
+        module = sys.modules[calc.__module__]
+        found.setdefault(cls.__name__, getattr(module, 'TIME_FAMILY', None))
+    return found
 
 
 #: Update rule or optimizer hook class -> calculator (the update phase, see

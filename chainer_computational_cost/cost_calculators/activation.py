@@ -69,6 +69,10 @@ from chainer_computational_cost.cost_calculators import resolve_table
 from chainer_computational_cost.cost_calculators import total_size
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'activation'
+
 
 #: FLOPs of one logistic sigmoid evaluation: negate, exp, add, divide.
 _SIGMOID_FLOPS = 4

@@ -87,6 +87,10 @@ from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import total_size
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'array'
+
 
 # Private helpers: pure functions of numbers, shapes and index objects.
 

@@ -60,6 +60,10 @@ from chainer_computational_cost.cost_calculators import total_size
 from chainer_computational_cost.cost_calculators import TORCH
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'connection'
+
 
 def _accumulate_flops(macs, n_sums, has_init, fma):
     """FLOPs of ``n_sums`` sums of ``macs`` products in all.

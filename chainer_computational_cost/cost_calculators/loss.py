@@ -63,6 +63,10 @@ from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'loss'
+
 
 #: Whether MeanAbsoluteError computes float16 in float32 (Chainer 7).
 _MAE_FLOAT32 = hasattr(mean_absolute_error, '_get_intermediate_dtype')

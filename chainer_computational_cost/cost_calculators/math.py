@@ -134,6 +134,10 @@ from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import total_size
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'math'
+
 
 # Private helpers: pure functions of shapes and numbers.
 

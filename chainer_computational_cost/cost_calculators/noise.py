@@ -44,6 +44,10 @@ from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import uses_cudnn
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'noise'
+
 
 #: Drawn masks and flags that are NumPy/CuPy booleans.
 _BOOL = numpy.dtype(bool)

@@ -84,6 +84,10 @@ from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import strides_of
 from chainer_computational_cost.cost_calculators import total_size
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'normalization'
+
 
 #: FLOPs of the symmetric eigendecomposition (eigenvalues and eigenvectors)
 #: of an n-by-n matrix, as a multiple of n**3: the usual estimate for the

@@ -66,6 +66,10 @@ from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import elides
 from chainer_computational_cost.cost_calculators import strides_of
 
+#: No family of its own: update rules are the 'update' family by their
+#: phase (``analysis.calibration.family_of``).
+TIME_FAMILY = None
+
 
 _FLOAT16 = numpy.dtype(numpy.float16)
 _FLOAT32 = numpy.dtype(numpy.float32)

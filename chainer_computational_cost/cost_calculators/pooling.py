@@ -63,6 +63,10 @@ from chainer_computational_cost.cost_calculators import scatter_axis
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'pooling'
+
 
 def _window_params(ksize, stride, pad):
     return {'k': compact(ksize), 's': compact(stride), 'p': compact(pad)}

@@ -26,6 +26,10 @@ from chainer_computational_cost.cost_calculators import register
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import total_size
 
+#: The family of calls whose time one fit of a calibration predicts
+#: (``analysis.calibration.FAMILIES``): this module's.
+TIME_FAMILY = 'rnn'
+
 
 #: FLOPs of one logistic sigmoid evaluation: negate, exp, add, divide.
 _SIGMOID = 4

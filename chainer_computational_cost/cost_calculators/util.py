@@ -2,6 +2,10 @@
 
 from chainer.functions.util.forget import Forget
 
+#: No family of a calibration's fits: its calls are predicted by none
+#: (flagged as uncovered in a time report).
+TIME_FAMILY = None
+
 
 def calc_forget(func: Forget, in_data, **kwargs):
     r"""Forget

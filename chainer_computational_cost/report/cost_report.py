@@ -52,6 +52,7 @@ from chainer_computational_cost.core.columns import TimeColumns
 from chainer_computational_cost.core.records import format_stack
 from chainer_computational_cost.core.records import fresh
 from chainer_computational_cost.core.records import FreshDict
+from chainer_computational_cost.core.records import MemoryState
 from chainer_computational_cost.core.records import link_depth
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.core.records import (
@@ -552,7 +553,7 @@ class ReportSnapshot(CostReport):
         self._saved = list(records)
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
-        self._memory = memory_state
+        self._memory = MemoryState.of(memory_state)
         self._comm = dict(comm_bytes or {})
 
     def records(self):

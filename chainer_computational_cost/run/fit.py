@@ -18,6 +18,7 @@ from chainer_computational_cost.analysis.memory import OPTIMIZERS
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.devices import gpu_presets
 from chainer_computational_cost.core.devices import preset_capacity
+from chainer_computational_cost.core.records import MemoryState
 from chainer_computational_cost.core.records import R_PHASE
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.run import projection
@@ -275,7 +276,7 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     else:
         projected = projection.project_batch(run, 1, check_batch=None)
         runner = run
-    state = projected.memory_state()
+    state = MemoryState.of(projected.memory_state())
     if state.get('error'):
         raise ValueError(state['error'])
     if state.get('lines') is None:

@@ -319,8 +319,9 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
             answer = runs[batch_size]
             state = _project_memory(runs, batches, batch_size, records,
                                     None, record)[1]
-            state = dict(state, at_exit=answer[2]['at_exit'], error=None,
-                         line_error=state['error'], batch_size=batch_size)
+            state = state._replace(
+                at_exit=answer[2]['at_exit'], error=None,
+                line_error=state.error, batch_size=batch_size)
             return Projection(answer[0], answer[1], batch_size, fma_1flop,
                               flop_convention, state)
     checked = None
@@ -375,7 +376,7 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
             wrong = memory.on_lines(state['lines'], samples[checked][1],
                                     checked, names, state['bounded'])
             if wrong is not None:
-                state = dict(state, lines=None, off=None, error=(
+                state = state._replace(lines=None, off=None, error=(
                     '{}: the peak cannot be projected'.format(wrong)))
                 out = [r[:R_LIVE] + (None, None, None) + r[R_LIVE + 3:]
                        for r in out]
@@ -386,7 +387,7 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
         if again is not None and not again[1]['error']:
             out, state = again
         elif again is not None:
-            state = dict(state, off=again[1].get('off'))
+            state = state._replace(off=again[1].off)
     if state['error'] and state.get('off') == 2:
         # only a scratch that bends is drawn from the top; one off every
         # line there (a copy whose size follows the batch unevenly) is
@@ -400,7 +401,7 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
         # a batch that was run: its own figures
         out = [r[:R_LIVE] + figures + r[R_LIVE + 3:]
                for r, figures in zip(out, samples[batch_size][1])]
-        state['at_exit'] = runs[batch_size][2]['at_exit']
+        state = state._replace(at_exit=runs[batch_size][2]['at_exit'])
     return out, state
 
 
