@@ -30,7 +30,6 @@ import contextlib
 import os
 import platform
 import time
-import types
 import warnings
 
 import chainer
@@ -40,7 +39,6 @@ import numpy
 
 from chainer_computational_cost.analysis import calibration as cal
 from chainer_computational_cost.core import checks
-from chainer_computational_cost.run import hook as _hook
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
 #: Dimensions of the matrix-product table.
@@ -71,18 +69,16 @@ _now = [time.perf_counter]
 
 @contextlib.contextmanager
 def using_clock(clock):
-    """Time with ``clock`` (a key of :data:`CLOCKS`): this module's timings
-    and the hook's ``measure_time`` (whose module's ``time`` is replaced by
-    one whose ``perf_counter`` is the clock, until the block ends)."""
+    """Time with ``clock`` (a key of :data:`CLOCKS`) until the block
+    ends: this module's timings and the hooks it makes
+    (``ComputationalCostHook(clock=...)``)."""
     checks.one_of('clock', clock, CLOCKS)
-    saved = _hook.time, _now[0]
+    saved = _now[0]
     _now[0] = CLOCKS[clock]
-    if clock != 'wall':
-        _hook.time = types.SimpleNamespace(perf_counter=CLOCKS[clock])
     try:
         yield
     finally:
-        _hook.time, _now[0] = saved
+        _now[0] = saved
 
 
 def _clock(xp, fn):
@@ -438,7 +434,7 @@ def _measure_probe(model, inputs, loss_of, train, xp, deadline=None):
     times = []
     layers = None
     for _ in range(REPEATS):
-        with ComputationalCostHook(measure_time=True) as hook:
+        with ComputationalCostHook(measure_time=True, clock=_now[0]) as hook:
             run()
         report = hook.layer_report
         del report['total']
