@@ -25,6 +25,7 @@ per call, the full link bandwidth for every step.
 
 import collections
 import math
+import typing
 
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.devices import resolve_network
@@ -361,6 +362,51 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
         raise ValueError('scaling_report needs a training step: no backward '
                          'pass was recorded (call loss.backward() inside '
                          'the block)')
+    grad_bytes = gradient_bytes(layers, grad_bytes, param_bytes, n_params)
+    step = phase_times(local, roofline_rows, opts['step_time'])
+    grads = _gradients([x for x in local if x.get('phase') == 'backward'],
+                       [t for t, p in zip(step.times, step.phases)
+                        if p == 'backward'],
+                       step.before, grad_bytes, link_bytes)
+    report = collections.OrderedDict()
+    for n in workers:
+        def t_ar(nbytes, n=n):
+            return allreduce_time(nbytes, n, net, opts['gpus_per_node'],
+                                  opts['node_network'])
+        t_all = t_ar(grad_bytes)
+        # t_forward + max(t_backward, t_all), added to t_compute itself
+        # (a step_time is not the sum of its spread parts to the last
+        # bit): t_compute at one worker, never less at more
+        t_overlap = step.compute + max(0.0, t_all - step.backward)
+        exposed, n_buckets = exposed_communication(
+            opts['overlap'], n, step, grads, t_all, t_ar,
+            opts['bucket_bytes'])
+        t_jitter = opts['jitter'] * step.compute * expected_max_normal(n) \
+            if opts['jitter'] else 0.0
+        t_step = step.compute + exposed + t_jitter
+        # At one worker the all-reduce costs 0: the step is t_compute.
+        report[n] = collections.OrderedDict([
+            ('workers', n), ('comm_bytes', int(grad_bytes)),
+            ('t_compute', step.compute), ('t_allreduce', t_all),
+            ('t_step', t_step), ('t_step_overlap', t_overlap),
+            ('efficiency', step.compute / t_step if t_step else 1.0),
+            ('efficiency_overlap',
+             step.compute / t_overlap if t_overlap else 1.0),
+            ('samples_per_s',
+             n * batch_size / t_step if t_step and batch_size else None),
+            ('t_exposed_comm', exposed), ('n_buckets', n_buckets),
+            ('t_jitter', t_jitter),
+            ('step_from', 'roofline' if opts['step_time'] is None
+             else 'step_time')])
+    return report
+
+
+def gradient_bytes(layers, grad_bytes=None, param_bytes=None,
+                   n_params=None):
+    """The bytes each worker all-reduces a step, first found:
+    ``grad_bytes``; the gradient all-reduces recorded in the backward pass;
+    ``param_bytes``; ``n_params`` float32 parameters (see
+    :func:`scaling_report`)."""
     if grad_bytes is None:
         recorded = [x['comm_bytes'] for x in layers
                     if x['type'] == 'MPI_Allreduce' and x.get('phase') ==
@@ -374,67 +420,64 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
                              'called): give grad_bytes')
         else:
             grad_bytes = n_params * 4
-    grad_bytes = checks.integer('grad_bytes', grad_bytes, 0)
+    return checks.integer('grad_bytes', grad_bytes, 0)
+
+
+class PhaseTimes(typing.NamedTuple):
+    """One worker's step split by phase, seconds: ``times`` and ``phases``
+    per call (MPI calls left out), the ``forward`` pass with the update,
+    the ``backward`` pass, the ``update``, the forward pass ``before`` the
+    backward, and the whole step's ``compute``."""
+
+    times: list
+    phases: list
+    forward: float
+    backward: float
+    update: float
+    before: float
+    compute: float
+
+
+def phase_times(local, roofline_rows, step_time=None):
+    """The :class:`PhaseTimes` of the calls ``local``: their roofline
+    times, or ``step_time`` spread over them in proportion to their
+    measured times (when every call has one) or their roofline times."""
     times = [roofline_rows[x['name']]['t_roofline'] for x in local]
-    if opts['step_time'] is not None:
+    if step_time is not None:
         measured = [roofline_rows[x['name']].get('time') for x in local]
         if all(t is not None for t in measured) and sum(measured) > 0:
             times = measured
-        scale = opts['step_time'] / sum(times) if sum(times) else 0.0
+        scale = step_time / sum(times) if sum(times) else 0.0
         times = [t * scale for t in times]
     phases = [x.get('phase') for x in local]
     t_forward = sum(t for t, p in zip(times, phases) if p != 'backward')
     t_backward = sum(t for t, p in zip(times, phases) if p == 'backward')
     t_update = sum(t for t, p in zip(times, phases) if p == 'update')
-    t_before = t_forward - t_update  # the forward pass itself
     t_compute = t_forward + t_backward
-    if opts['step_time'] is not None:
-        t_compute = opts['step_time']  # the sum, without rounding
-    grads = _gradients([x for x in local if x.get('phase') == 'backward'],
-                       [t for t, p in zip(times, phases) if p == 'backward'],
-                       t_before, grad_bytes, link_bytes)
-    report = collections.OrderedDict()
-    for n in workers:
-        def t_ar(nbytes, n=n):
-            return allreduce_time(nbytes, n, net, opts['gpus_per_node'],
-                                  opts['node_network'])
-        t_all = t_ar(grad_bytes)
-        # t_forward + max(t_backward, t_all), added to t_compute itself
-        # (a step_time is not the sum of its spread parts to the last
-        # bit): t_compute at one worker, never less at more
-        t_overlap = t_compute + max(0.0, t_all - t_backward)
-        mode = opts['overlap']
-        n_buckets = 1
-        if n <= 1:
-            exposed = 0.0
-        elif mode == 'none':
-            exposed = t_all
-        elif mode == 'chainermn-double-buffering':
-            exposed = max(0.0, t_all - t_compute)
-        else:
-            if mode == 'ddp':
-                end, n_buckets = _ddp_end(
-                    grads, opts['bucket_bytes'] or DDP_BUCKET_BYTES, t_ar)
-            else:
-                end, n_buckets = _horovod_end(
-                    grads, opts['bucket_bytes'] or HOROVOD_FUSION_BYTES,
-                    HOROVOD_CYCLE_TIME, t_before, t_ar)
-            exposed = max(0.0, end - (t_before + t_backward))
-        t_jitter = opts['jitter'] * t_compute * expected_max_normal(n) \
-            if opts['jitter'] else 0.0
-        t_step = t_compute + exposed + t_jitter
-        # At one worker the all-reduce costs 0: the step is t_compute.
-        report[n] = collections.OrderedDict([
-            ('workers', n), ('comm_bytes', int(grad_bytes)),
-            ('t_compute', t_compute), ('t_allreduce', t_all),
-            ('t_step', t_step), ('t_step_overlap', t_overlap),
-            ('efficiency', t_compute / t_step if t_step else 1.0),
-            ('efficiency_overlap',
-             t_compute / t_overlap if t_overlap else 1.0),
-            ('samples_per_s',
-             n * batch_size / t_step if t_step and batch_size else None),
-            ('t_exposed_comm', exposed), ('n_buckets', n_buckets),
-            ('t_jitter', t_jitter),
-            ('step_from', 'roofline' if opts['step_time'] is None
-             else 'step_time')])
-    return report
+    if step_time is not None:
+        t_compute = step_time  # the sum, without rounding
+    return PhaseTimes(times, phases, t_forward, t_backward, t_update,
+                      t_forward - t_update, t_compute)
+
+
+def exposed_communication(mode, n, step, grads, t_all, t_ar,
+                          bucket_bytes=None):
+    """``(seconds, all-reduces)``: the communication of a step on ``n``
+    workers that its compute does not hide under the overlap ``mode``
+    (see :data:`OVERLAPS`), ``step`` its :class:`PhaseTimes`, ``grads``
+    when each gradient is ready, ``t_all`` one all-reduce of them all and
+    ``t_ar(nbytes)`` one of ``nbytes``."""
+    if n <= 1:
+        return 0.0, 1
+    if mode == 'none':
+        return t_all, 1
+    if mode == 'chainermn-double-buffering':
+        return max(0.0, t_all - step.compute), 1
+    if mode == 'ddp':
+        end, n_buckets = _ddp_end(
+            grads, bucket_bytes or DDP_BUCKET_BYTES, t_ar)
+    else:
+        end, n_buckets = _horovod_end(
+            grads, bucket_bytes or HOROVOD_FUSION_BYTES,
+            HOROVOD_CYCLE_TIME, step.before, t_ar)
+    return max(0.0, end - (step.before + step.backward)), n_buckets
