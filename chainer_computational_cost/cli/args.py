@@ -198,10 +198,7 @@ def build_parser():
     other commands have :func:`build_calibrate_parser` and
     :func:`build_netbench_parser`)."""
     # allow_abbrev=False: '--shap' is a mistake, not '--shape' (a
-    # prefix that names an option today may name two tomorrow).  Group
-    # titles are short (a heading in the help and in the manual's
-    # reference); what they need to say goes in their description, which
-    # argparse wraps to the terminal.
+    # prefix that names an option today may name two tomorrow).
     parser = CommandParser(
         prog=_prog(), allow_abbrev=False, formatter_class=_HelpFormatter,
         # every option's [--name VALUE] would be twenty lines: the options
@@ -214,6 +211,20 @@ def build_parser():
         epilog='Other commands, typed in place of MODEL, each with its '
                'own --help: ' + '; '.join(
             '{}: {}'.format(c, what) for c, what in COMMANDS.items()) + '.')
+    # The order of the calls is the order of --help and of the manual's
+    # reference: the untitled options first, then one titled group each.
+    _add_model_options(parser)
+    _add_format_options(parser)
+    _add_counting_options(parser)
+    _add_run_options(parser)
+    _add_report_options(parser)
+    _add_plot_options(parser)
+    _add_scaling_options(parser)
+    return parser
+
+
+def _add_model_options(parser):
+    """--version, the model and its input: MODEL, --shape, --dtype."""
     parser.add_argument('--version', action='version',
                         version='chainer_computational_cost {}'.format(
                             __version__))
@@ -228,6 +239,10 @@ def build_parser():
                         type=str.lower,
                         help='dtype of the input and of the weights '
                              '(default float32)')
+
+
+def _add_format_options(parser):
+    """How figures are printed: --unit, --mode, --n-digits, --columns."""
     # Values of --unit, --mode, --n-digits and --time-unit are checked by
     # the report's own checks (check_args), so that the command line and
     # the API accept the same values.
@@ -245,6 +260,10 @@ def build_parser():
     parser.add_argument('--columns', default=None,
                         help='comma-separated columns (default: the '
                              "report's default set)")
+
+
+def _add_counting_options(parser):
+    """How FLOPs are counted: --no-fma, --flop-convention."""
     parser.add_argument('--no-fma', action='store_true',
                         help='count a multiply-add as two FLOPs (as '
                              "datasheets' peak FLOP/s do)")
@@ -254,6 +273,11 @@ def build_parser():
                         help="torch: count convolutions, linear layers and "
                              'matrix products as PyTorch\'s FlopCounterMode '
                              'does (2 FLOPs per multiply-add, bias free)')
+
+
+def _add_run_options(parser):
+    """What is run and timed: --train, --project, --measure-time,
+    --time-unit."""
     parser.add_argument('--train', action='store_true',
                         help='cost a training step: forward in train mode, '
                              'softmax cross entropy on random labels, '
@@ -271,6 +295,13 @@ def build_parser():
     parser.add_argument('--time-unit', default=None,
                         help='unit of time columns: s, ms or us (default us '
                              'in the roofline report, ms otherwise)')
+
+
+def _add_report_options(parser):
+    """The group "reports": the reports beside the layer report."""
+    # Group titles are short (a heading in the help and in the manual's
+    # reference); what they need to say goes in their description, which
+    # argparse wraps to the terminal.
     reports = parser.add_argument_group(
         'reports',
         'Every report given is printed: --fit, --memory, then the others '
@@ -296,6 +327,21 @@ def build_parser():
     reports.add_argument('--summary', action='store_true',
                          help='per-type summary (split by phase with '
                               '--train)')
+    _add_memory_report_options(reports)
+    reports.add_argument('--predict-time', default=None, metavar='FILE',
+                         help='predicted time of each call from a '
+                              'calibration saved in FILE (see `calibrate '
+                              '--out FILE`), beside the roofline on its '
+                              'measured peak')
+    reports.add_argument('--predict-by', default=None,
+                         choices=TIME_BY,
+                         help='with --predict-time: per layer (default), '
+                              'type, link or phase')
+
+
+def _add_memory_report_options(reports):
+    """The memory reports of the group "reports": --memory, --fit,
+    --margin, --optimizer."""
     reports.add_argument('--memory', action='store_true',
                          help='live memory: peak, where, at exit, '
                               'parameters (before the reports above)')
@@ -318,6 +364,11 @@ def build_parser():
                          help='with --train: the optimizer whose update the '
                               'step runs and whose state --fit counts '
                               '(default adam)')
+
+
+def _add_plot_options(parser):
+    """The group "plots": --plot-roofline, --plot-summary,
+    --plot-memory."""
     plots_group = parser.add_argument_group(
         'plots', 'Written to FILE, in the format of its extension ({}); '
         'they need matplotlib.'.format(
@@ -330,15 +381,11 @@ def build_parser():
                              help='FLOPs and memory traffic per type')
     plots_group.add_argument('--plot-memory', default=None, metavar='FILE',
                              help='live memory over the calls')
-    reports.add_argument('--predict-time', default=None, metavar='FILE',
-                         help='predicted time of each call from a '
-                              'calibration saved in FILE (see `calibrate '
-                              '--out FILE`), beside the roofline on its '
-                              'measured peak')
-    reports.add_argument('--predict-by', default=None,
-                         choices=TIME_BY,
-                         help='with --predict-time: per layer (default), '
-                              'type, link or phase')
+
+
+def _add_scaling_options(parser):
+    """The group "scaling": --workers, --network and the scaling report's
+    options."""
     scaling = parser.add_argument_group(
         'scaling', 'Data-parallel training over N workers (with --train '
         'and --device).')
@@ -378,7 +425,6 @@ def build_parser():
                          metavar='CV',
                          help="coefficient of variation of a worker's "
                               'step: the wait for the slowest (default 0)')
-    return parser
 
 
 #: The scaling report's options beyond --workers and --network: option
