@@ -427,6 +427,57 @@ def _add_scaling_options(parser):
                               'step: the wait for the slowest (default 0)')
 
 
+#: A valid value of each option of :func:`build_parser` (None: the option
+#: takes no value; a tuple: several values, each worth a run of its own),
+#: for tests that combine options (tests/test_cli_combos.py runs every
+#: pair): an option without a line here fails that test, which names it.
+#: A file's name is an example: the caller puts a file there.
+SAMPLE_VALUES = {
+    '--shape': '5,3', '--dtype': 'float64',
+    '--unit': 'raw', '--mode': ('json', 'csv'), '--n-digits': '1',
+    '--columns': 'name,flops',
+    '--no-fma': None, '--flop-convention': 'torch',
+    '--train': None, '--project': None, '--measure-time': None,
+    '--time-unit': 's',
+    '--device': 'a100', '--peak-flops': '1e12', '--bandwidth': '1e11',
+    '--links': None, '--phases': None, '--summary': None, '--memory': None,
+    '--fit': '1e6', '--margin': '0.1', '--optimizer': 'sgd',
+    '--predict-time': 'calibration.json', '--predict-by': 'type',
+    '--plot-roofline': 'roofline.png', '--plot-summary': 'summary.png',
+    '--plot-memory': 'memory.png',
+    '--workers': '1,8', '--network': 'ib-edr', '--step-time': '0.1',
+    '--overlap': 'ddp', '--bucket-bytes': '1000000',
+    '--gpus-per-node': '4', '--node-network': 'nvlink-a100',
+    '--plot-scaling': 'scaling.png', '--jitter': '0.1',
+}
+
+#: An option of the command line with a valid value: ``arguments`` as
+#: typed (``['--mode', 'json']``), None when it has no sample value.
+OptionSpec = collections.namedtuple('OptionSpec', 'option arguments')
+
+
+def option_specs():
+    """Every option of :func:`build_parser` but --help and --version
+    (which print and exit), in the order of --help, as
+    :class:`OptionSpec`: once per value of :data:`SAMPLE_VALUES`, once
+    with ``arguments`` None for an option that has none there."""
+    specs = []
+    for group in build_parser()._action_groups:
+        for action in group._group_actions:
+            if not action.option_strings or \
+                    action.dest in ('help', 'version'):
+                continue
+            option = action.option_strings[-1]
+            values = SAMPLE_VALUES.get(option, ())
+            if not isinstance(values, tuple):
+                values = (values,)
+            specs.extend(OptionSpec(option, [option] + (
+                [] if value is None else [value])) for value in values)
+            if not values:
+                specs.append(OptionSpec(option, None))
+    return specs
+
+
 #: The scaling report's options beyond --workers and --network: option
 #: attribute -> scaling_report's keyword.
 SCALING_OPTIONS = collections.OrderedDict([
