@@ -198,10 +198,7 @@ def build_parser():
     other commands have :func:`build_calibrate_parser` and
     :func:`build_netbench_parser`)."""
     # allow_abbrev=False: '--shap' is a mistake, not '--shape' (a
-    # prefix that names an option today may name two tomorrow).  Group
-    # titles are short (a heading in the help and in the manual's
-    # reference); what they need to say goes in their description, which
-    # argparse wraps to the terminal.
+    # prefix that names an option today may name two tomorrow).
     parser = CommandParser(
         prog=_prog(), allow_abbrev=False, formatter_class=_HelpFormatter,
         # every option's [--name VALUE] would be twenty lines: the options
@@ -214,6 +211,20 @@ def build_parser():
         epilog='Other commands, typed in place of MODEL, each with its '
                'own --help: ' + '; '.join(
             '{}: {}'.format(c, what) for c, what in COMMANDS.items()) + '.')
+    # The order of the calls is the order of --help and of the manual's
+    # reference: the untitled options first, then one titled group each.
+    _add_model_options(parser)
+    _add_format_options(parser)
+    _add_counting_options(parser)
+    _add_run_options(parser)
+    _add_report_options(parser)
+    _add_plot_options(parser)
+    _add_scaling_options(parser)
+    return parser
+
+
+def _add_model_options(parser):
+    """--version, the model and its input: MODEL, --shape, --dtype."""
     parser.add_argument('--version', action='version',
                         version='chainer_computational_cost {}'.format(
                             __version__))
@@ -228,6 +239,10 @@ def build_parser():
                         type=str.lower,
                         help='dtype of the input and of the weights '
                              '(default float32)')
+
+
+def _add_format_options(parser):
+    """How figures are printed: --unit, --mode, --n-digits, --columns."""
     # Values of --unit, --mode, --n-digits and --time-unit are checked by
     # the report's own checks (check_args), so that the command line and
     # the API accept the same values.
@@ -245,6 +260,10 @@ def build_parser():
     parser.add_argument('--columns', default=None,
                         help='comma-separated columns (default: the '
                              "report's default set)")
+
+
+def _add_counting_options(parser):
+    """How FLOPs are counted: --no-fma, --flop-convention."""
     parser.add_argument('--no-fma', action='store_true',
                         help='count a multiply-add as two FLOPs (as '
                              "datasheets' peak FLOP/s do)")
@@ -254,6 +273,11 @@ def build_parser():
                         help="torch: count convolutions, linear layers and "
                              'matrix products as PyTorch\'s FlopCounterMode '
                              'does (2 FLOPs per multiply-add, bias free)')
+
+
+def _add_run_options(parser):
+    """What is run and timed: --train, --project, --measure-time,
+    --time-unit."""
     parser.add_argument('--train', action='store_true',
                         help='cost a training step: forward in train mode, '
                              'softmax cross entropy on random labels, '
@@ -271,6 +295,13 @@ def build_parser():
     parser.add_argument('--time-unit', default=None,
                         help='unit of time columns: s, ms or us (default us '
                              'in the roofline report, ms otherwise)')
+
+
+def _add_report_options(parser):
+    """The group "reports": the reports beside the layer report."""
+    # Group titles are short (a heading in the help and in the manual's
+    # reference); what they need to say goes in their description, which
+    # argparse wraps to the terminal.
     reports = parser.add_argument_group(
         'reports',
         'Every report given is printed: --fit, --memory, then the others '
@@ -296,6 +327,21 @@ def build_parser():
     reports.add_argument('--summary', action='store_true',
                          help='per-type summary (split by phase with '
                               '--train)')
+    _add_memory_report_options(reports)
+    reports.add_argument('--predict-time', default=None, metavar='FILE',
+                         help='predicted time of each call from a '
+                              'calibration saved in FILE (see `calibrate '
+                              '--out FILE`), beside the roofline on its '
+                              'measured peak')
+    reports.add_argument('--predict-by', default=None,
+                         choices=TIME_BY,
+                         help='with --predict-time: per layer (default), '
+                              'type, link or phase')
+
+
+def _add_memory_report_options(reports):
+    """The memory reports of the group "reports": --memory, --fit,
+    --margin, --optimizer."""
     reports.add_argument('--memory', action='store_true',
                          help='live memory: peak, where, at exit, '
                               'parameters (before the reports above)')
@@ -318,6 +364,11 @@ def build_parser():
                          help='with --train: the optimizer whose update the '
                               'step runs and whose state --fit counts '
                               '(default adam)')
+
+
+def _add_plot_options(parser):
+    """The group "plots": --plot-roofline, --plot-summary,
+    --plot-memory."""
     plots_group = parser.add_argument_group(
         'plots', 'Written to FILE, in the format of its extension ({}); '
         'they need matplotlib.'.format(
@@ -330,15 +381,11 @@ def build_parser():
                              help='FLOPs and memory traffic per type')
     plots_group.add_argument('--plot-memory', default=None, metavar='FILE',
                              help='live memory over the calls')
-    reports.add_argument('--predict-time', default=None, metavar='FILE',
-                         help='predicted time of each call from a '
-                              'calibration saved in FILE (see `calibrate '
-                              '--out FILE`), beside the roofline on its '
-                              'measured peak')
-    reports.add_argument('--predict-by', default=None,
-                         choices=TIME_BY,
-                         help='with --predict-time: per layer (default), '
-                              'type, link or phase')
+
+
+def _add_scaling_options(parser):
+    """The group "scaling": --workers, --network and the scaling report's
+    options."""
     scaling = parser.add_argument_group(
         'scaling', 'Data-parallel training over N workers (with --train '
         'and --device).')
@@ -378,7 +425,57 @@ def build_parser():
                          metavar='CV',
                          help="coefficient of variation of a worker's "
                               'step: the wait for the slowest (default 0)')
-    return parser
+
+
+#: A valid value of each option of :func:`build_parser` (None: the option
+#: takes no value; a tuple: several values, each worth a run of its own),
+#: for tests that combine options (tests/test_cli_combos.py runs every
+#: pair): an option without a line here fails that test, which names it.
+#: A file's name is an example: the caller puts a file there.
+SAMPLE_VALUES = {
+    '--shape': '5,3', '--dtype': 'float64',
+    '--unit': 'raw', '--mode': ('json', 'csv'), '--n-digits': '1',
+    '--columns': 'name,flops',
+    '--no-fma': None, '--flop-convention': 'torch',
+    '--train': None, '--project': None, '--measure-time': None,
+    '--time-unit': 's',
+    '--device': 'a100', '--peak-flops': '1e12', '--bandwidth': '1e11',
+    '--links': None, '--phases': None, '--summary': None, '--memory': None,
+    '--fit': '1e6', '--margin': '0.1', '--optimizer': 'sgd',
+    '--predict-time': 'calibration.json', '--predict-by': 'type',
+    '--plot-roofline': 'roofline.png', '--plot-summary': 'summary.png',
+    '--plot-memory': 'memory.png',
+    '--workers': '1,8', '--network': 'ib-edr', '--step-time': '0.1',
+    '--overlap': 'ddp', '--bucket-bytes': '1000000',
+    '--gpus-per-node': '4', '--node-network': 'nvlink-a100',
+    '--plot-scaling': 'scaling.png', '--jitter': '0.1',
+}
+
+#: An option of the command line with a valid value: ``arguments`` as
+#: typed (``['--mode', 'json']``), None when it has no sample value.
+OptionSpec = collections.namedtuple('OptionSpec', 'option arguments')
+
+
+def option_specs():
+    """Every option of :func:`build_parser` but --help and --version
+    (which print and exit), in the order of --help, as
+    :class:`OptionSpec`: once per value of :data:`SAMPLE_VALUES`, once
+    with ``arguments`` None for an option that has none there."""
+    specs = []
+    for group in build_parser()._action_groups:
+        for action in group._group_actions:
+            if not action.option_strings or \
+                    action.dest in ('help', 'version'):
+                continue
+            option = action.option_strings[-1]
+            values = SAMPLE_VALUES.get(option, ())
+            if not isinstance(values, tuple):
+                values = (values,)
+            specs.extend(OptionSpec(option, [option] + (
+                [] if value is None else [value])) for value in values)
+            if not values:
+                specs.append(OptionSpec(option, None))
+    return specs
 
 
 #: The scaling report's options beyond --workers and --network: option
