@@ -106,6 +106,11 @@ def overhead_kind(layer, inference):
     return phase if phase in OVERHEADS else 'backward'
 
 
+#: The held-out error above which a calibration warns that its predictions
+#: cannot be trusted (:meth:`Calibration.untrusted`): a prediction that far
+#: off was 2x off a measured step on a busy machine.
+TRUSTED_ERROR = 0.25
+
 #: Flags of a prediction.
 UNCOVERED = 'uncovered type'
 OUT_OF_RANGE = 'outside range'
@@ -509,6 +514,27 @@ class Calibration(object):
         self.info = dict(_fields('info', {} if info is None else info))
         self.bandwidth = None if bandwidth is None else checks.positive(
             _field('bandwidth'), bandwidth)
+
+    def untrusted(self):
+        """Why this calibration's predictions cannot be trusted, in one
+        line naming the likely cause and the remedies, or None: its
+        held-out error (either mode) is above :data:`TRUSTED_ERROR`."""
+        worst = max((self.error.get(k) or 0.0)
+                    for k in ('inference', 'training'))
+        if worst <= TRUSTED_ERROR:
+            return None
+        if self.info.get('clock', 'wall') == 'wall':
+            cause = ('likely cause: other processes sharing the machine, '
+                     'which the wall clock counts; remedies: --clock cpu '
+                     "(calibrate(clock='cpu')), a quieter machine, a "
+                     'longer budget')
+        else:
+            cause = ('likely cause: too few probes of the call types your '
+                     'model runs, or a busy machine; remedies: a longer '
+                     'budget, a quieter machine')
+        return ('held-out error {:.0%} is above {:.0%}: predicted times may '
+                'be off by that much or more ({})'.format(
+                    worst, TRUSTED_ERROR, cause))
 
     def __repr__(self):
         return '<Calibration of {} ({}), {} families, {} types>'.format(

@@ -6,6 +6,7 @@
 
 import sys
 import time
+import warnings
 
 from chainer_computational_cost.cli.args import build_calibrate_parser
 from chainer_computational_cost.cli.args import check_calibrate_args
@@ -13,6 +14,7 @@ from chainer_computational_cost.cli.args import say
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.progress import progress_bar
+from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.run.measure import calibrate
 
 
@@ -25,8 +27,12 @@ def calibrate_command(argv, ost):
     check_calibrate_args(args)
     started = time.time()
     try:
-        found = calibrate(seconds=args.seconds, clock=args.clock,
-                          seed=args.seed, progress=progress_bar(sys.stderr))
+        with warnings.catch_warnings():
+            # said once, after the summary, as the command's warning line
+            warnings.simplefilter('ignore', ReportWarning)
+            found = calibrate(seconds=args.seconds, clock=args.clock,
+                              seed=args.seed,
+                              progress=progress_bar(sys.stderr))
     except ValueError as e:
         raise CommandError(str(e))
     try:
@@ -40,6 +46,9 @@ def calibrate_command(argv, ost):
                   found.info.get('device'), time.time() - started,
                   error.get('n_probes'), _percent(error.get('inference')),
                   _percent(error.get('training')), args.out))
+    untrusted = found.untrusted()
+    if untrusted is not None:
+        say('warning: ' + untrusted)
     return 0
 
 

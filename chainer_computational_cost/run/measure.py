@@ -39,6 +39,7 @@ import numpy
 
 from chainer_computational_cost.analysis import calibration as cal
 from chainer_computational_cost.core import checks
+from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
 #: Dimensions of the matrix-product table.
@@ -549,7 +550,9 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     runs to predict.
 
     Every argument is checked before anything runs (a one-line ValueError
-    names it).
+    names it).  A calibration whose held-out error is above
+    :data:`~chainer_computational_cost.analysis.calibration.TRUSTED_ERROR`
+    warns (a ``ReportWarning`` naming the likely cause and the remedies).
     """
     # a finite budget: the probes run until it is spent
     checks.number('seconds', seconds, MIN_SECONDS)
@@ -565,6 +568,9 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     with using_clock(clock):
         found = _calibrate(seconds, device, progress, seed)
     found.info['clock'] = clock
+    untrusted = found.untrusted()
+    if untrusted is not None:
+        warnings.warn(untrusted, ReportWarning, stacklevel=2)
     return found
 
 
