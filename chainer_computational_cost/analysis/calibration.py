@@ -740,3 +740,33 @@ def _finish(group):
     if group.pop('n_timed', 0) != group['n_layers']:
         group.pop('time', None)
     return group
+
+
+#: What each flag of a prediction means, for a reader of the report.
+FLAG_REASONS = collections.OrderedDict([
+    (UNCOVERED, 'the calibration never ran that type, so its call is '
+                'predicted 0 s; a longer budget covers more types'),
+    (OUT_OF_RANGE, 'bigger than {:g}x the largest call of its family the '
+                   'calibration ran: extrapolated'.format(RANGE_FACTOR)),
+])
+
+
+def flagged_summary(rows):
+    """One line saying which calls of a per-call time report (``rows``, as
+    :func:`time_report` gives them ``by='layer'``) are flagged and why,
+    counted by flag and type, most first; None when none is."""
+    counts = collections.Counter(
+        (row['flag'], row['type']) for name, row in rows.items()
+        if name != 'total' and row.get('flag'))
+    if not counts:
+        return None
+    by_flag = collections.OrderedDict()
+    for (flag, type_name), n in sorted(counts.items(),
+                                       key=lambda kv: (-kv[1], kv[0])):
+        by_flag.setdefault(flag, []).append('{} {}'.format(n, type_name))
+    parts = ['{!r} ({}): {}'.format(flag, FLAG_REASONS.get(flag, flag),
+                                    ', '.join(types))
+             for flag, types in by_flag.items()]
+    return '{} of {} calls flagged; {}'.format(
+        sum(counts.values()), len(rows) - ('total' in rows),
+        '; '.join(parts))

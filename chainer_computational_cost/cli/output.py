@@ -15,6 +15,7 @@ import collections
 import io
 import json
 
+from chainer_computational_cost.analysis import calibration
 from chainer_computational_cost.cli.args import ALL_LEVELS
 from chainer_computational_cost.cli.args import scaling_options
 from chainer_computational_cost.report import rendering
@@ -124,6 +125,8 @@ def render_reports(result, args, plan, ost):
         texts.append(buf.getvalue())
         if kind == 'roofline' and args.mode != 'json':
             notes.extend(_roofline_notes(result.report, args, columns))
+        if kind == 'time':
+            notes.extend(_time_notes(result.report, args))
     if args.mode == 'json' and len(texts) > 1:
         doc = collections.OrderedDict(
             (kind, json.loads(text, object_pairs_hook=collections.
@@ -133,6 +136,20 @@ def render_reports(result, args, plan, ost):
     else:
         text = '\n'.join(texts)
     return _encodable(text, ost), notes
+
+
+def _time_notes(report, args):
+    """Lines for stderr beside a time report: a calibration that cannot be
+    trusted, and which calls are flagged and why."""
+    found = calibration.load_calibration(args.calibration)
+    notes = []
+    untrusted = found.untrusted()
+    if untrusted is not None:
+        notes.append('warning: ' + untrusted)
+    flagged = calibration.flagged_summary(report.time_report(found))
+    if flagged is not None:
+        notes.append('note: ' + flagged)
+    return notes
 
 
 def _encodable(text, stream):
