@@ -1,8 +1,7 @@
-"""Behaviours of the command line's arguments (``_cli_args``) a user
-would miss: defaults, the values each option takes or refuses, and the
-checks made before the model is built (``cli_models:build_raising``
-fails if it is built, so an error about the arguments proves the check
-came first).  main() in-process."""
+"""The command line's arguments (cli/args.py): defaults, the values each option
+takes or refuses, and the checks made before the model is built
+(``cli_models:build_raising`` fails if it is built, so an error about the
+arguments proves the check came first). main() in-process."""
 
 import os
 

@@ -1,8 +1,7 @@
-"""Behaviours of the command line's output (``_cli_output``) a user would
-miss: where the fit's answer goes in each mode, the layout of a JSON
-document, the predicted-time report, the notes on stderr, and text for a
-stream of an unusual encoding.  Tiny models (tests/cli_models.py),
-main() in-process."""
+"""The command line's output (cli/output.py): where the fit's answer goes in
+each mode, the layout of a JSON document, the predicted-time report, the notes
+on stderr, and text for a stream of an unusual encoding. Tiny models
+(tests/cli_models.py), main() in-process."""
 
 import io
 import json

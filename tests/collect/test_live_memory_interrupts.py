@@ -30,7 +30,7 @@ from chainer_computational_cost.collect import live_memory
 from chainer_computational_cost.core.records import R_LIVE
 from chainer_computational_cost.core.records import R_PHASE
 import memory_oracle
-from test_memory import _interrupt_at  # raises at the k-th line of drain
+from tracker_interrupts import interrupt_at
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, 'setitimer'),
                                 reason='needs signal.setitimer (POSIX)')
@@ -144,8 +144,8 @@ def test_interrupts_never_leave_memory_miscounted():
     # In a child process: an interrupt may leave Chainer's own state off
     # (it is not written for them), which must not reach other tests.
     seed = random.randrange(1 << 30)
-    code = ('import json, test_interrupt; print(json.dumps('
-            'test_interrupt._runs({}, 20, 30)))'.format(seed))
+    code = ('import json, test_live_memory_interrupts as t; print('
+            'json.dumps(t._runs({}, 20, 30)))'.format(seed))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [os.path.dirname(os.path.abspath(__file__))] + sys.path))
     done = subprocess.run([sys.executable, '-c', code], env=env,
@@ -180,7 +180,7 @@ def test_an_interrupt_at_any_line_of_the_tracker():
         k += 1
         tracker = live_memory.Tracker()
         counter = [0]
-        sys.settrace(_interrupt_at(k, counter))
+        sys.settrace(interrupt_at(k, counter))
         try:
             tracker.take(kept, 0, True)
             tracker.take(numpy.ones(8, numpy.float32), 1, True)  # freed

@@ -15,31 +15,12 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost import cost_calculators
 from chainer_computational_cost import project_batch
 from chainer_computational_cost.core.records import R_LIVE, R_SCRATCH
 from chainer_computational_cost.core.records import ReportWarning
 
 import memory_oracle
-
-
-RELU = chainer.functions.activation.relu.ReLU
-EXP = chainer.functions.math.exponential.Exp
-
-
-@pytest.fixture
-def planted(monkeypatch):
-    """Plant a scratch function for a type: ``planted(cls, fn)``; every
-    call's ``(backend, out_shapes)`` is noted in ``planted.calls``."""
-    calls = []
-
-    def plant(cls, nbytes):
-        def scratch(func, in_data, out_shapes=None, backend=None):
-            calls.append((backend, out_shapes))
-            return nbytes(in_data)
-        monkeypatch.setitem(cost_calculators.scratches, cls, scratch)
-    plant.calls = calls
-    return plant
+from helpers import RELU
 
 
 def _relu_exp(hook):

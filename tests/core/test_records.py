@@ -1,5 +1,5 @@
 """Records, stacks and the copies reports are handed out as, as a user
-reads them (see benchmarks/mutate.py for how this file is used).
+reads them.
 
 Not tested, as nothing a user reads tells it apart: ``FreshDict``'s
 ``__slots__`` (without it each mapping handed out carries an empty

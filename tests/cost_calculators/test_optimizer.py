@@ -1,8 +1,7 @@
 """The update phase's calculators as a user reads them: the scratch memory
 of each rule and hook (what memory=True adds to the peak while one
 parameter is updated) and the parameters a record shows, worked by hand
-from the docstrings of cost_calculators/optimizer.py (see
-benchmarks/mutate.py for how this file is used).
+from the docstrings of cost_calculators/optimizer.py.
 
 Sizes: SMALL is 64 x 64 elements (float32: 16384 bytes, under NumPy's 256
 KiB temporary elision, so every temporary is a new array), BIG 256 x 256

@@ -1,21 +1,8 @@
 """Scratch figures (bytes a call allocates and frees inside itself) against
-tracemalloc, call by call, on NumPy.
-
-A probe hook resets tracemalloc's peak when a call starts and reads it when
-the call ends: the peak above what is traced at the end (outputs and what
-the node keeps) is the call's scratch as the model defines it.  The figure
-of each case is also derived by hand in a comment.
-
-What tracemalloc sees beside the modelled buffers:
-
-* Python's own objects made (or freed) during a call: frames, tuples,
-  NumPy scalars and index arrays of a few elements, measured between -1.4
-  and +3.8 KiB on these calls (``PY``);
-* NumPy's ufunc buffers (``bufsize``, 8192 elements): a ufunc that casts
-  an operand or walks strided views in its buffered loop takes up to one
-  buffer of ``min(8192, n)`` elements per operand; not modelled (NumPy's
-  internals), so a case whose path has such a ufunc allows them, named in
-  a comment.
+tracemalloc, call by call, on NumPy, with the probe of
+``tests/scratch_probe.py`` (its docstring says what tracemalloc sees beside
+the modelled buffers).  The figure of each case is also derived by hand in
+a comment.
 """
 
 import tracemalloc
@@ -27,89 +14,12 @@ import pytest
 
 from chainer_computational_cost import cost_calculators as cc
 
-
-#: Python objects a call makes or frees (see the module docstring).
-PY = 4096
-
-#: NumPy's default ufunc buffer, in elements.
-BUFSIZE = 8192
-
-
-def buffers(k, n, itemsize=4):
-    """Up to ``k`` ufunc buffers of a loop over ``n`` elements."""
-    return k * min(BUFSIZE, n) * itemsize
-
-
-class _Probe(chainer.FunctionHook):
-    """Each call's traced peak above what is traced when it ends, beside
-    the scratch figure."""
-
-    name = 'ScratchProbe'
-
-    def __init__(self):
-        self.calls = []
-
-    def forward_preprocess(self, function, in_data):
-        tracemalloc.reset_peak()
-
-    def forward_postprocess(self, function, in_data):
-        current, peak = tracemalloc.get_traced_memory()
-        figure = cc.scratch_of(function, in_data)
-        name = type(cc.function_object(function)).__name__
-        self.calls.append((name, peak - current, figure))
-
-    # An old-style Function's backward runs no call: its step is measured
-    # the same way, as '<type> backward', beside its backward figure.
-    def backward_preprocess(self, function, in_data, out_grad):
-        if isinstance(function, chainer.function.FunctionAdapter):
-            tracemalloc.reset_peak()
-
-    def backward_postprocess(self, function, in_data, out_grad):
-        if isinstance(function, chainer.function.FunctionAdapter):
-            current, peak = tracemalloc.get_traced_memory()
-            figure = cc.scratch_of(function, in_data, backward=True,
-                                   grad_outputs=out_grad)
-            name = type(function.function).__name__ + ' backward'
-            self.calls.append((name, peak - current, figure))
-
-
-def probe(step):
-    """``{type name: [(measured, figure), ...]}`` of the calls ``step()``
-    makes."""
-    p = _Probe()
-    tracemalloc.start()
-    try:
-        with p:
-            step()
-    finally:
-        tracemalloc.stop()
-    out = {}
-    for name, measured, figure in p.calls:
-        out.setdefault(name, []).append((measured, figure))
-    return out
-
-
-def check(calls, name, expected, allowance=0):
-    """Every call of ``name`` (or of the first of a tuple of names that
-    ran: Chainer 6 and 7 name some classes differently): the figure is
-    ``expected`` (derived by hand) and tracemalloc's scratch is within
-    ``PY`` of it, plus ``allowance`` of ufunc buffers above."""
-    names = name if isinstance(name, tuple) else (name,)
-    found = [n for n in names if n in calls]
-    assert found, sorted(calls)
-    for measured, figure in calls[found[0]]:
-        assert figure == expected
-        assert -PY <= measured - figure <= PY + allowance, (measured, figure)
-
-
-def _var(rng, *shape, dtype=np.float32):
-    return chainer.Variable(rng.rand(*shape).astype(dtype))
-
-
-def _backward(y):
-    """Backward from a C-contiguous gradient of ones."""
-    y.grad = np.ones(y.shape, y.dtype)
-    y.backward()
+from scratch_probe import backprop
+from scratch_probe import buffers
+from scratch_probe import check
+from scratch_probe import probe
+from scratch_probe import PY
+from scratch_probe import rand
 
 
 @pytest.fixture
@@ -120,8 +30,8 @@ def rng():
 # Convolution
 
 def test_convolution_2d_and_its_gradients(rng):
-    x, W, b = _var(rng, 2, 3, 10, 12), _var(rng, 4, 3, 3, 3), _var(rng, 4)
-    calls = probe(lambda: _backward(F.convolution_2d(x, W, b, pad=1)))
+    x, W, b = rand(rng, 2, 3, 10, 12), rand(rng, 4, 3, 3, 3), rand(rng, 4)
+    calls = probe(lambda: backprop(F.convolution_2d(x, W, b, pad=1)))
     # padded x: 2*3*(10+2)*(12+2) = 1008 floats = 4032 bytes
     # col: 2*3*3*3*10*12 = 6480 floats = 25920; tensordot copies it
     # (batch 2): 25920; y: 2*4*10*12 = 960 floats = 3840
@@ -140,7 +50,7 @@ def test_convolution_2d_and_its_gradients(rng):
 
 
 def test_convolution_2d_grad_w_follows_the_layout_of_gy(rng):
-    x, W = _var(rng, 2, 3, 10, 12), _var(rng, 4, 3, 3, 3)
+    x, W = rand(rng, 2, 3, 10, 12), rand(rng, 4, 3, 3, 3)
     y = F.convolution_2d(x, W, pad=1)
     # y is a transposed view (channels last in memory); ones_like keeps
     # that layout, so gy's axes (out, n, h, w) merge into (4, 240)
@@ -151,7 +61,7 @@ def test_convolution_2d_grad_w_follows_the_layout_of_gy(rng):
 
 
 def test_convolution_2d_batch_1_makes_no_copy_for_tensordot(rng):
-    x, W, b = _var(rng, 1, 3, 10, 12), _var(rng, 4, 3, 3, 3), _var(rng, 4)
+    x, W, b = rand(rng, 1, 3, 10, 12), rand(rng, 4, 3, 3, 3), rand(rng, 4)
     calls = probe(lambda: F.convolution_2d(x, W, b, pad=1))
     # padded 3*12*14 = 504 floats = 2016; col 3*9*120 = 3240 floats =
     # 12960 (a view for tensordot at batch 1); y 480 floats = 1920:
@@ -160,7 +70,7 @@ def test_convolution_2d_batch_1_makes_no_copy_for_tensordot(rng):
 
 
 def test_deconvolution_2d_with_stride_and_bias(rng):
-    x, W, b = _var(rng, 2, 4, 9, 10), _var(rng, 4, 3, 3, 3), _var(rng, 3)
+    x, W, b = rand(rng, 2, 4, 9, 10), rand(rng, 4, 3, 3, 3), rand(rng, 3)
     calls = probe(lambda: F.deconvolution_2d(x, W, b, stride=2, pad=1))
     # out: 2*(9-1)+3-2 = 17, 2*(10-1)+3-2 = 19
     # x (2, 4, 9, 10) made (4, 180): a copy, 720 floats = 2880
@@ -176,8 +86,8 @@ def test_deconvolution_2d_with_stride_and_bias(rng):
 # Pooling
 
 def test_max_pooling_2d_and_its_gradient(rng):
-    x = _var(rng, 4, 8, 16, 16)
-    calls = probe(lambda: _backward(F.max_pooling_2d(x, 3, 2, 1)))
+    x = rand(rng, 4, 8, 16, 16)
+    calls = probe(lambda: backprop(F.max_pooling_2d(x, 3, 2, 1)))
     # cover_all (the default): out (16 + 2 - 3 + 2 - 1) // 2 + 1 = 9;
     # planes 4*8 = 32; padded 32*(16+2+1)^2 = 11552 floats = 46208; col
     # 32*9*81 = 23328 floats = 93312; y 32*81 floats = 10368; indexes
@@ -200,8 +110,8 @@ def test_max_pooling_2d_and_its_gradient(rng):
 
 
 def test_average_pooling_2d_and_its_gradient(rng):
-    x = _var(rng, 8, 32, 16, 16)
-    calls = probe(lambda: _backward(F.average_pooling_2d(x, 2, 2)))
+    x = rand(rng, 8, 32, 16, 16)
+    calls = probe(lambda: backprop(F.average_pooling_2d(x, 2, 2)))
     # planes 256; padded 256*(16+0+1)^2 = 73984 floats = 295936; col
     # 256*4*64 = 65536 floats = 262144; y 256*64 floats = 65536
     # max(295936 + 262144 - 65536, 262144) = 492544
@@ -214,8 +124,8 @@ def test_average_pooling_2d_and_its_gradient(rng):
 
 
 def test_max_pooling_grad_positions_elided_at_256_kib(rng):
-    x = _var(rng, 2, 64, 32, 32, dtype=np.float16)
-    calls = probe(lambda: _backward(F.max_pooling_2d(x, 2, 2)))
+    x = rand(rng, 2, 64, 32, 32, dtype=np.float16)
+    calls = probe(lambda: backprop(F.max_pooling_2d(x, 2, 2)))
     # out (32 + 0 - 2 + 1) // 2 + 1 = 16 (cover_all); gy 2*64*16*16 =
     # 32768 elements; positions 32768 int64 = 262144 bytes: NumPy adds
     # into the flattened copy (two arrays alive, not three)
@@ -230,8 +140,8 @@ def test_max_pooling_grad_positions_elided_at_256_kib(rng):
 # Normalization
 
 def test_batch_normalization_and_its_gradient(rng):
-    x, gamma, beta = _var(rng, 8, 16, 12, 12), _var(rng, 16), _var(rng, 16)
-    calls = probe(lambda: _backward(F.batch_normalization(x, gamma, beta)))
+    x, gamma, beta = rand(rng, 8, 16, 12, 12), rand(rng, 16), rand(rng, 16)
+    calls = probe(lambda: backprop(F.batch_normalization(x, gamma, beta)))
     # |x| = 8*16*144 = 18432 floats = 73728 bytes
     # x_hat and x_hat*gamma beside the copy astype makes: 2*73728
     check(calls, 'BatchNormalization', 147456)
@@ -241,9 +151,9 @@ def test_batch_normalization_and_its_gradient(rng):
 
 
 def test_fixed_batch_normalization_and_its_gradient(rng):
-    x = _var(rng, 8, 16, 12, 12)
-    stats = [_var(rng, 16) for _ in range(4)]
-    calls = probe(lambda: _backward(F.fixed_batch_normalization(x, *stats)))
+    x = rand(rng, 8, 16, 12, 12)
+    stats = [rand(rng, 16) for _ in range(4)]
+    calls = probe(lambda: backprop(F.fixed_batch_normalization(x, *stats)))
     # as BatchNormalization: 2 * 73728
     check(calls, 'FixedBatchNormalization', 147456)
     # x_hat, gamma/std * gy, x_hat * gy: 3*73728 - gx = 147456 (buffered
@@ -252,7 +162,7 @@ def test_fixed_batch_normalization_and_its_gradient(rng):
 
 
 def test_layer_normalization(rng):
-    x, gamma, beta = _var(rng, 256, 128), _var(rng, 128), _var(rng, 128)
+    x, gamma, beta = rand(rng, 256, 128), rand(rng, 128), rand(rng, 128)
     calls = probe(lambda: F.layer_normalization(x, gamma, beta))
     # X = 32768 floats = 131072, R = 256 floats = 1024: mu, x - mu, its
     # square, var, std, 1/std and x_hat (3X + 4R), then x_hat*gamma and
@@ -266,7 +176,7 @@ def test_layer_normalization(rng):
 
 def test_relu_gradient_mask(rng):
     x = chainer.Variable(rng.rand(512, 512).astype(np.float32) - 0.5)
-    calls = probe(lambda: _backward(F.relu(x)))
+    calls = probe(lambda: backprop(F.relu(x)))
     # the bool mask: 512*512 = 262144 bytes; gy * mask casts the mask
     # (a buffer for it and one for the loop: 2 buffers)
     check(calls, 'ReLUGrad2', 262144, buffers(2, 262144))
@@ -274,14 +184,14 @@ def test_relu_gradient_mask(rng):
 
 
 def test_softmax_and_log_softmax_with_gradients(rng):
-    x = _var(rng, 64, 1000)
-    calls = probe(lambda: _backward(F.softmax(x)))
+    x = rand(rng, 64, 1000)
+    calls = probe(lambda: backprop(F.softmax(x)))
     # row maxima, then row sums: 64 floats = 256 (the max reduction over
     # axis 1 is buffered: 1 buffer)
     check(calls, 'Softmax', 256, buffers(1, 64000))
     # y * sumdx (64000 floats = 256000) and sumdx (256): 256256
     check(calls, '_SoftmaxGrad', 256256, buffers(1, 64000))
-    calls = probe(lambda: _backward(F.log_softmax(x)))
+    calls = probe(lambda: backprop(F.log_softmax(x)))
     # logsumexp's row maxima and sums: 2 * 256 = 512
     check(calls, 'LogSoftmax', 512, buffers(1, 64000))
     # exp(y), its product with the row sums (256000 bytes each, below
@@ -290,8 +200,8 @@ def test_softmax_and_log_softmax_with_gradients(rng):
 
 
 def test_log_softmax_gradient_not_elided_at_256_kib(rng):
-    x = _var(rng, 64, 1024)
-    calls = probe(lambda: _backward(F.log_softmax(x)))
+    x = rand(rng, 64, 1024)
+    calls = probe(lambda: backprop(F.log_softmax(x)))
     # exp(y) is 65536 floats = 262144 bytes, but its partner (the row
     # sums, 64 floats = 256) is broadcast, so NumPy makes the product
     # apart: 262144 + 256 = 262400 above the output (issue 34)
@@ -300,8 +210,8 @@ def test_log_softmax_gradient_not_elided_at_256_kib(rng):
 
 def test_sigmoid_and_its_gradient(rng):
     for n, grad in ((128, 2 * 131072), (256, 262144)):
-        x = _var(rng, n, 256)
-        calls = probe(lambda: _backward(F.sigmoid(x)))
+        x = rand(rng, n, 256)
+        calls = probe(lambda: backprop(F.sigmoid(x)))
         # x/2 and its tanh: |x| = n*256 floats
         check(calls, 'Sigmoid', n * 256 * 4)
         # gy*y and 1-y: 2|y| = 2 * 131072 bytes at n = 128; at n = 256
@@ -312,7 +222,7 @@ def test_sigmoid_and_its_gradient(rng):
 # Losses
 
 def test_softmax_cross_entropy_and_its_gradient(rng):
-    x = _var(rng, 64, 1000)
+    x = rand(rng, 64, 1000)
     t = rng.randint(0, 1000, 64).astype(np.int32)
     calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
     # log_y (64000 floats = 256000) beside the cached softmax; labels:
@@ -330,7 +240,7 @@ def test_softmax_cross_entropy_and_its_gradient(rng):
 # Noise
 
 def test_dropout_draws_and_flags(rng):
-    x = _var(rng, 256, 256, dtype=np.float16)
+    x = rand(rng, 256, 256, dtype=np.float16)
     calls = probe(lambda: F.dropout(x, 0.5))
     # float64 draws 8*65536 and bool flags 65536: 589824, of which the
     # float16 mask and y stay (2 * 131072): 327680
@@ -340,7 +250,7 @@ def test_dropout_draws_and_flags(rng):
 # RNN
 
 def test_lstm_and_its_gradient(rng):
-    c, x = _var(rng, 32, 256), _var(rng, 32, 1024)
+    c, x = rand(rng, 32, 256), rand(rng, 32, 1024)
     calls = probe(lambda: F.sum(F.lstm(c, x)[1]).backward())
     # U = 32*256 = 8192 floats = 32768 bytes (< 256 KiB): 6U = 196608
     check(calls, 'LSTM', 196608)
@@ -349,7 +259,7 @@ def test_lstm_and_its_gradient(rng):
 
 
 def test_lstm_elided_at_256_kib(rng):
-    c, x = _var(rng, 256, 256), _var(rng, 256, 1024)
+    c, x = rand(rng, 256, 256), rand(rng, 256, 1024)
     calls = probe(lambda: F.lstm(c, x))
     # U = 65536 floats = 262144 bytes: a*i + f*c adds into a*i and h is
     # written into tanh(c): 5U = 1310720
@@ -360,7 +270,7 @@ def test_lstm_elided_at_256_kib(rng):
 
 def test_linear_copies_a_non_contiguous_input(rng):
     x = rng.rand(64, 512).astype(np.float32)[:, ::2]
-    W = _var(rng, 128, 256)
+    W = rand(rng, 128, 256)
     calls = probe(lambda: F.linear(x, W))
     # x (64, 256) with a stride of 2: dot copies it, 64*256 floats
     check(calls, 'LinearFunction', 65536)
@@ -430,10 +340,10 @@ def test_tensordot_copies_agrees_with_tracemalloc():
 # CuPy figures (by the code paths, no GPU needed)
 
 def test_cupy_figures_follow_use_cudnn(rng):
-    x, W = _var(rng, 2, 3, 10, 12), _var(rng, 4, 3, 3, 3)
+    x, W = rand(rng, 2, 3, 10, 12), rand(rng, 4, 3, 3, 3)
     conv = F.convolution_2d(x, W, pad=1).creator
     pool = F.max_pooling_2d(x, 2).creator
-    bn = F.batch_normalization(x, _var(rng, 3), _var(rng, 3)).creator
+    bn = F.batch_normalization(x, rand(rng, 3), rand(rng, 3)).creator
     inputs = (x.array, W.array)
     with chainer.using_config('use_cudnn', 'auto'):
         # cuDNN's workspace, capped at CuPy's default 8 MiB
@@ -462,8 +372,8 @@ def test_cupy_figures_follow_use_cudnn(rng):
 # N-d and grouped convolutions, N-d average pooling
 
 def test_convolution_nd_and_its_gradients(rng):
-    x, W, b = _var(rng, 2, 3, 6, 7, 8), _var(rng, 4, 3, 3, 3, 3), _var(rng, 4)
-    calls = probe(lambda: _backward(
+    x, W, b = rand(rng, 2, 3, 6, 7, 8), rand(rng, 4, 3, 3, 3, 3), rand(rng, 4)
+    calls = probe(lambda: backprop(
         F.convolution_nd(x, W, b, stride=(1, 2, 1), pad=1)))
     # out: 6, (7 + 2 - 3) // 2 + 1 = 4, 8; padded 2*3*8*(9+1)*10 = 4800
     # floats = 19200 (stride 2 pads one more); col 2*3*27*6*4*8 = 31104
@@ -482,8 +392,8 @@ def test_convolution_nd_and_its_gradients(rng):
 
 
 def test_grouped_convolution_2d_and_its_gradients(rng):
-    x, W = _var(rng, 2, 4, 10, 12), _var(rng, 6, 2, 3, 3)
-    calls = probe(lambda: _backward(
+    x, W = rand(rng, 2, 4, 10, 12), rand(rng, 6, 2, 3, 3)
+    calls = probe(lambda: backprop(
         F.convolution_2d(x, W, pad=1, groups=2)))
     # padded 2*4*12*14 floats = 5376; col 2*4*9*120 floats = 34560,
     # reshaped for the batched matmul: a copy replacing it; y 2*6*120
@@ -501,8 +411,8 @@ def test_grouped_convolution_2d_and_its_gradients(rng):
 
 
 def test_average_pooling_nd_and_its_gradient(rng):
-    x = _var(rng, 8, 32, 16, 16)
-    calls = probe(lambda: _backward(F.average_pooling_nd(x, 2, 2)))
+    x = rand(rng, 8, 32, 16, 16)
+    calls = probe(lambda: backprop(F.average_pooling_nd(x, 2, 2)))
     # as AveragePooling2D's: max(295936 + 262144 - 65536, 262144)
     check(calls, 'AveragePoolingND', 492544)
     # as AveragePooling2DGrad's: max(393216 - 295936, 262144).  col2im's
@@ -516,11 +426,11 @@ def test_leaky_relu_and_elu_masks_all_selected(rng):
     # every x < 0: the selected elements are all of them (the bound is
     # exact); 128*256 = 32768 elements
     x = chainer.Variable(-rng.rand(128, 256).astype(np.float32) - 0.1)
-    calls = probe(lambda: _backward(F.leaky_relu(x)))
+    calls = probe(lambda: backprop(F.leaky_relu(x)))
     # mask 32768 bytes + gathered 32768 floats = 163840
     check(calls, 'LeakyReLU', 163840)
     check(calls, '_LeakyReLUGrad', 163840)
-    calls = probe(lambda: _backward(F.elu(x)))
+    calls = probe(lambda: backprop(F.elu(x)))
     # mask 32768 + gathered and expm1, 2 * 131072: 294912
     check(calls, 'ELU', 294912)
     # the mask x > 0: 32768
@@ -539,7 +449,7 @@ def test_leaky_relu_bound_holds_for_mixed_signs(rng):
 def test_clipped_relu_and_tanh_gradients(rng):
     for n, grad in ((128, 32768 + 131072), (256, 65536)):
         x = chainer.Variable(rng.rand(n, 256).astype(np.float32) * 30 - 5)
-        calls = probe(lambda: _backward(F.clipped_relu(x, 20.0)))
+        calls = probe(lambda: backprop(F.clipped_relu(x, 20.0)))
         # max(0, x): n*256 floats
         check(calls, 'ClippedReLU', n * 256 * 4)
         # n = 128: mask (32768 bytes) and gy*mask (131072), the second
@@ -547,7 +457,7 @@ def test_clipped_relu_and_tanh_gradients(rng):
         # gy*mask, only a mask (65536 bytes) is above it.  gy * mask casts
         # the mask: 1 buffer.
         check(calls, 'ClippedReLUGrad2', grad, buffers(1, n * 256))
-        calls = probe(lambda: _backward(F.tanh(x)))
+        calls = probe(lambda: backprop(F.tanh(x)))
         # y*y and 1 - y*y before the product: n*256 floats above it
         check(calls, 'TanhGrad', n * 256 * 4)
 

@@ -1,8 +1,8 @@
-"""Scratch figures of activation, math, array, noise and evaluation
-functions against tracemalloc, call by call on NumPy (issue 34), with the
-probe and tolerances of ``test_scratch.py`` (Python objects ``PY`` either
-way, NumPy's ufunc buffers named where a path casts or broadcasts).  Each
-figure is derived by hand in a comment from Chainer's code path."""
+"""Scratch figures of activation, math, array, noise and evaluation functions
+against tracemalloc, call by call on NumPy (issue 34), with the probe and
+tolerances of ``tests/scratch_probe.py`` (Python objects ``PY`` either way,
+NumPy's ufunc buffers named where a path casts or broadcasts). Each figure is
+derived by hand in a comment from Chainer's code path."""
 
 import chainer
 import chainer.functions as F
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import cost_calculators as cc
-from test_scratch import _backward
-from test_scratch import buffers
-from test_scratch import PY
-from test_scratch import check
-from test_scratch import probe
+from scratch_probe import backprop
+from scratch_probe import buffers
+from scratch_probe import PY
+from scratch_probe import check
+from scratch_probe import probe
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def _mixed(rng, *shape, dtype=np.float32):
 
 def test_prelu_and_its_gradient(rng):
     x, W = _mixed(rng, 64, 32), chainer.Variable(rng.rand(32).astype('f'))
-    calls = probe(lambda: _backward(F.prelu(x, W)))
+    calls = probe(lambda: backprop(F.prelu(x, W)))
     # |x| = 64*32 = 2048 elements: the mask (2048 bytes) and W broadcast
     # by numpy.where (2048 floats = 8192): 10240.  where walks W's
     # broadcast view in buffers: 2 buffers.
@@ -44,7 +44,7 @@ def test_prelu_and_its_gradient(rng):
 
 def test_swish_and_its_gradient(rng):
     x, beta = _mixed(rng, 64, 32), chainer.Variable(rng.rand(32).astype('f'))
-    calls = probe(lambda: _backward(F.swish(x, beta)))
+    calls = probe(lambda: backprop(F.swish(x, beta)))
     # |x| = 2048 floats = 8192 bytes: beta*x, bx*0.5, tanh (3 * 8192)
     # before y: 2 * 8192 = 16384 above it
     check(calls, 'Swish', 16384, buffers(1, 2048))
@@ -57,7 +57,7 @@ def test_swish_and_its_gradient(rng):
 def test_swish_gradient_elided_at_256_kib(rng):
     x = _mixed(rng, 256, 256)
     beta = chainer.Variable(rng.rand(256).astype('f'))
-    calls = probe(lambda: _backward(F.swish(x, beta)))
+    calls = probe(lambda: backprop(F.swish(x, beta)))
     # |x| = 65536 floats = 262144 bytes (256 KiB): gy*y receives its
     # product with x-y, 6 arrays alive: 6*262144 - 262144 (gx) - 1024
     # (g_beta, 256 floats) = 1309696
@@ -66,7 +66,7 @@ def test_swish_gradient_elided_at_256_kib(rng):
 
 def test_softplus_and_its_gradient(rng):
     x = _mixed(rng, 64, 32)
-    calls = probe(lambda: _backward(F.softplus(x)))
+    calls = probe(lambda: backprop(F.softplus(x)))
     # bx, fmax(bx, 0) and two of fabs/negation/exp/log1p: 4 * 8192, less
     # the output: 24576
     check(calls, 'Softplus', 24576)
@@ -84,7 +84,7 @@ def test_crelu_makes_minus_x(rng):
 
 def test_hard_sigmoid_and_its_gradient(rng):
     x = _mixed(rng, 64, 32)
-    calls = probe(lambda: _backward(F.hard_sigmoid(x)))
+    calls = probe(lambda: backprop(F.hard_sigmoid(x)))
     # x*0.2 and +0.5 (8192 each), then clip's result: 8192 above it
     check(calls, 'HardSigmoid', 8192)
     # masks 3 * 2048 = 6144; the mask and mask*gy 2048 + 8192 = 10240;
@@ -95,7 +95,7 @@ def test_hard_sigmoid_and_its_gradient(rng):
 
 def test_hard_sigmoid_gradient_elided(rng):
     x = _mixed(rng, 512, 512)
-    calls = probe(lambda: _backward(F.hard_sigmoid(x)))
+    calls = probe(lambda: backprop(F.hard_sigmoid(x)))
     # n = 262144 elements: the masks (262144 bytes each) elide their
     # conjunction, 2n = 524288; the conjunction and mask*gy n + 4n =
     # 1310720; *0.2 in place: 1310720 - 1048576 (gx) = 262144
@@ -106,7 +106,7 @@ def test_rrelu_draws_its_slopes_in_float64(rng):
     for dtype, expected in ((np.float32, 10240), (np.float16, 12288)):
         x = _mixed(rng, 64, 32, dtype=dtype)
         with chainer.using_config('train', True):
-            calls = probe(lambda: _backward(F.rrelu(x)))
+            calls = probe(lambda: backprop(F.rrelu(x)))
         # float32: draws 2048*8 = 16384 and r 8192: 24576; then r, mask
         # 2048, x*r and y: 3*8192 + 2048 = 26624; less r and y (16384):
         # 10240.  float16: draws 16384 + r 4096 = 20480 (3*4096 + 2048 =
@@ -187,7 +187,7 @@ def _pos(rng, *shape):
 
 def test_div_gradient_with_a_broadcast_divisor(rng):
     x0, x1 = _pos(rng, 64, 32), _pos(rng, 32)
-    calls = probe(lambda: _backward(F.sum(x0 / x1, axis=0)))
+    calls = probe(lambda: backprop(F.sum(x0 / x1, axis=0)))
     # 64*32 floats = 8192 bytes: gx0 = gy / x1 (8192, kept), -gx0 and its
     # product with x0 (24576), then the product and its quotient by x1
     # (24576); gx1 summed to (32,): 128 bytes. Outputs gx0 and the sum:
@@ -198,7 +198,7 @@ def test_div_gradient_with_a_broadcast_divisor(rng):
 
 def test_div_from_constant_and_pow_gradients(rng):
     x = _pos(rng, 64, 32)
-    calls = probe(lambda: (_backward(2.0 / x), _backward(x ** 3.0)))
+    calls = probe(lambda: (backprop(2.0 / x), backprop(x ** 3.0)))
     # -2 * gy and x ** 2 (8192 each), then their quotient: 24576 - 8192
     check(calls, 'DivFromConstantGrad', 16384)
     # x ** 2 (8192), 3 * it (16384 with it), * gy: 16384 - 8192
@@ -207,8 +207,8 @@ def test_div_from_constant_and_pow_gradients(rng):
 
 def test_minimum_and_arctan2_gradients(rng):
     x1, x2 = _pos(rng, 64, 32), _pos(rng, 64, 32)
-    calls = probe(lambda: (_backward(F.minimum(x1, x2)),
-                           _backward(F.arctan2(x1, x2))))
+    calls = probe(lambda: (backprop(F.minimum(x1, x2)),
+                           backprop(F.arctan2(x1, x2))))
     # the mask x1 <= x2 (2048 bytes) beside gy * it (8192); then the
     # other mask beside the first product and the second:
     # 8192 + 2048 + 8192 - 16384 (both outputs) = 2048.  gy * mask casts
@@ -223,7 +223,7 @@ def test_minimum_and_arctan2_gradients(rng):
 
 def test_batch_l2_norm_squared_log_sum_exp_and_argmax(rng):
     x = _pos(rng, 64, 32)
-    calls = probe(lambda: (_backward(F.batch_l2_norm_squared(x)),
+    calls = probe(lambda: (backprop(F.batch_l2_norm_squared(x)),
                            F.logsumexp(x, axis=1), F.argmax(x, axis=0),
                            F.argmin(x, axis=1)))
     # x * x: 8192 bytes (its row sums are the output)
@@ -322,7 +322,7 @@ def test_binary_accuracy_and_r2_score(rng):
 def test_select_item_and_assign_make_python_ints(rng):
     x = chainer.Variable(rng.rand(1000, 4).astype(np.float32))
     t = rng.randint(0, 4, 1000).astype(np.int32)
-    calls = probe(lambda: _backward(F.select_item(x, t)))
+    calls = probe(lambda: backprop(F.select_item(x, t)))
     # range(1000) as an index: a list of 1000 pointers (8000), ints for
     # 257..999 (743 * 28 = 20804) and their intp array (8000): 36804
     check(calls, 'SelectItem', 36804)
@@ -340,7 +340,7 @@ def test_im2col_pads_a_copy(rng):
 @pytest.mark.filterwarnings('ignore:`np.float` is a deprecated alias')
 def test_resize_images_and_its_gradient(rng):
     x = _mixed(rng, 2, 3, 8, 8)
-    calls = probe(lambda: _backward(F.resize_images(x, (16, 16))))
+    calls = probe(lambda: backprop(F.resize_images(x, (16, 16))))
     # N = 6 images, 16x16 out: indexes and weights (8 + 4) * (16 + 16) =
     # 384; one panel of all 16 rows (_infer_lines: 2**17 // (6 * (64 //
     # 16 + 4 * 16)) = 321 >= 16), 256 pixels: vcol, ucol (2 * 2 * 256 *
@@ -362,7 +362,7 @@ def test_linear_interpolate_cumprod_and_fft(rng):
     # p*x, 1-p and its product with y (3 * 8192), then the sum beside p*x
     # and that product: 24576 - 8192 (the output)
     check(calls, 'LinearInterpolate', 16384)
-    calls = probe(lambda: _backward(F.cumprod(x, axis=1)))
+    calls = probe(lambda: backprop(F.cumprod(x, axis=1)))
     # the running value: x without axis 1, 64 floats = 256.  Each in-place
     # step on a strided column is buffered: 2 buffers of 64.
     check(calls, 'Cumprodsum', 256, buffers(2, 64))
@@ -438,7 +438,7 @@ def test_ndtr_without_scipy_makes_python_floats(rng):
 
 def test_spatial_transformer_grid_and_sampler_backward(rng):
     theta = chainer.Variable(rng.rand(2, 2, 3).astype(np.float32))
-    calls = probe(lambda: _backward(F.spatial_transformer_grid(
+    calls = probe(lambda: backprop(F.spatial_transformer_grid(
         theta, (128, 128))))
     # H = W = 128: the two linspaces (256 * 4 = 1024) throughout; while
     # the coordinates (3 * 16384 * 4 = 196608) are concatenated, the ones
@@ -454,7 +454,7 @@ def test_spatial_transformer_grid_and_sampler_backward(rng):
     x = chainer.Variable(rng.rand(256, 3, 16, 16).astype(np.float32))
     grid = chainer.Variable(
         rng.rand(256, 2, 16, 16).astype(np.float32) * 2 - 1)
-    calls = probe(lambda: _backward(F.spatial_transformer_sampler(x, grid)))
+    calls = probe(lambda: backprop(F.spatial_transformer_sampler(x, grid)))
     # G = 65536 points, C = 3: padded x 256*3*18*18*4 = 995328, u, v and
     # their clips 16G, int32 corners 16G: 3092480 kept; the four weights
     # cast (16G = 1048576) and the four neighbourhoods (4 * G*C*4 =
@@ -469,9 +469,9 @@ def test_spatial_transformer_grid_and_sampler_backward(rng):
 def test_get_item_grad_scatter_add_and_as_strided_grad(rng):
     x = _mixed(rng, 64, 32)
     mask = np.arange(2048).reshape(64, 32) % 2 == 0
-    calls = probe(lambda: (_backward(F.get_item(x, mask)),
-                           _backward(F.get_item(x, (slice(None),
-                                                    slice(0, 16))))))
+    calls = probe(lambda: (backprop(F.get_item(x, mask)),
+                           backprop(F.get_item(x, (slice(None),
+                                                   slice(0, 16))))))
     # numpy.add.at's iteration state (ADD_AT, 8192) and nonzero's two intp
     # arrays of the 1024 selected elements (2 * 8192): 24576; with basic
     # slices only the state: 8192
@@ -484,7 +484,7 @@ def test_get_item_grad_scatter_add_and_as_strided_grad(rng):
     # arrays (16384); then add.at: 8192 + 16384 = 24576, the larger
     check(calls, 'ScatterAdd', 24576)
     w = _mixed(rng, 64, 8)
-    calls = probe(lambda: _backward(F.as_strided(w, (64, 6, 3), (8, 1, 1))))
+    calls = probe(lambda: backprop(F.as_strided(w, (64, 6, 3), (8, 1, 1))))
     # windows of 3 every element: gy.sum(()) copies gy (64*18 floats =
     # 4608); the span 63*8 + 5 + 2 + 1 = 512 elements: arange (int32,
     # 2048) beside the zeroed storage (the output's base); the windows
@@ -552,7 +552,7 @@ def test_chainermn_float16_copies_and_send_buffers():
 
 def test_gradients_below_the_elision_threshold(rng):
     x = _pos(rng, 64, 32)
-    calls = probe(lambda: (_backward(F.absolute(x)), _backward(2.0 ** x)))
+    calls = probe(lambda: (backprop(F.absolute(x)), backprop(2.0 ** x)))
     # sign(x) and its product with gy, 8192 bytes each (below 256 KiB,
     # not elided): 8192 above the output
     check(calls, 'AbsoluteGrad', 8192)

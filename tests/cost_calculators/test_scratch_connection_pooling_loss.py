@@ -1,7 +1,7 @@
 """Scratch figures of the connection, normalization, pooling, RNN and loss
-functions that ``tests/test_scratch.py`` does not cover, against
-tracemalloc, call by call, on NumPy (the same probe and allowances: see
-that module's docstring).  Each figure is derived by hand in a comment.
+functions that ``test_scratch.py`` does not cover, against
+tracemalloc, call by call, on NumPy (the probe and allowances of
+``tests/scratch_probe.py``).  Each figure is derived by hand in a comment.
 """
 
 import chainer
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from chainer_computational_cost import cost_calculators as cc
-from test_scratch import _backward
-from test_scratch import _var
-from test_scratch import buffers
-from test_scratch import check
-from test_scratch import probe
-from test_scratch import PY
+from scratch_probe import backprop
+from scratch_probe import rand
+from scratch_probe import buffers
+from scratch_probe import check
+from scratch_probe import probe
+from scratch_probe import PY
 
 
 @pytest.fixture
@@ -30,9 +30,9 @@ def _labels(rng, shape, lo=0, hi=2):
 # Connection
 
 def test_bilinear_and_its_gradient(rng):
-    e1, e2, W = _var(rng, 64, 32), _var(rng, 64, 32), _var(rng, 32, 32, 16)
-    V1, V2, b = _var(rng, 32, 16), _var(rng, 32, 16), _var(rng, 16)
-    calls = probe(lambda: _backward(F.bilinear(e1, e2, W, V1, V2, b)))
+    e1, e2, W = rand(rng, 64, 32), rand(rng, 64, 32), rand(rng, 32, 32, 16)
+    V1, V2, b = rand(rng, 32, 16), rand(rng, 32, 16), rand(rng, 16)
+    calls = probe(lambda: backprop(F.bilinear(e1, e2, W, V1, V2, b)))
     # the outer products (N, J, K) = 64*32*32 floats = 262144 bytes;
     # e1.dot(V1) is N*L = 64*16 floats = 4096: max(262144, 4096)
     check(calls, 'BilinearFunction', 262144)
@@ -40,7 +40,7 @@ def test_bilinear_and_its_gradient(rng):
     # alive while gy.dot(V1.T) (N*J = 2048 floats = 8192) is added into
     # ge1: 262144 + 8192 = 270336
     check(calls, 'BilinearFunctionGrad', 270336)
-    calls = probe(lambda: _backward(F.bilinear(e1, e2, W)))
+    calls = probe(lambda: backprop(F.bilinear(e1, e2, W)))
     # without the linear terms: 262144 for both
     check(calls, 'BilinearFunction', 262144)
     check(calls, 'BilinearFunctionGrad', 262144)
@@ -49,7 +49,7 @@ def test_bilinear_and_its_gradient(rng):
 # Losses
 
 def test_sigmoid_cross_entropy_and_its_gradient(rng):
-    x, t = _var(rng, 256, 256), _labels(rng, (256, 256))
+    x, t = rand(rng, 256, 256), _labels(rng, (256, 256))
     calls = probe(lambda: F.sigmoid_cross_entropy(x, t).backward())
     # n = 65536: x >= 0 (n bytes) and t - (x >= 0) (4n), then x * that
     # in float64 (8n) with it; abs(x) (4n, negated in place: 256 KiB),
@@ -65,8 +65,8 @@ def test_sigmoid_cross_entropy_and_its_gradient(rng):
 
 
 def test_sigmoid_cross_entropy_below_256_kib(rng):
-    x, t = _var(rng, 64, 64), _labels(rng, (64, 64), -1, 2)
-    calls = probe(lambda: _backward(
+    x, t = rand(rng, 64, 64), _labels(rng, (64, 64), -1, 2)
+    calls = probe(lambda: backprop(
         F.sigmoid_cross_entropy(x, t, reduce='no')))
     # n = 4096, nothing elided: the product (8n) and log1p (4n) alive
     # when the difference (8n) is made: 20n; then the cast copy (the
@@ -84,8 +84,8 @@ def test_sigmoid_cross_entropy_below_256_kib(rng):
 # Normalization
 
 def test_group_normalization_and_its_gradients(rng):
-    x, gamma, beta = _var(rng, 16, 16, 16, 16), _var(rng, 16), _var(rng, 16)
-    calls = probe(lambda: _backward(F.group_normalization(x, 4, gamma, beta)))
+    x, gamma, beta = rand(rng, 16, 16, 16, 16), rand(rng, 16), rand(rng, 16)
+    calls = probe(lambda: backprop(F.group_normalization(x, 4, gamma, beta)))
     # |x| = 65536 floats = 262144 bytes: x - mean and its square alive
     # together, the first becomes y: 262144.  The means over the rows are
     # buffered reductions: 1 buffer.
@@ -99,22 +99,22 @@ def test_group_normalization_and_its_gradients(rng):
 
 
 def test_group_normalization_casts_and_small_arrays(rng):
-    x = _var(rng, 16, 16, 16, 16, dtype=np.float16)
-    gamma, beta = _var(rng, 16), _var(rng, 16)
+    x = rand(rng, 16, 16, 16, 16, dtype=np.float16)
+    gamma, beta = rand(rng, 16), rand(rng, 16)
     calls = probe(lambda: F.group_normalization(x, 4, gamma, beta))
     # float16 x, float32 gamma: x - mean in float32 (I = 4*65536 =
     # 262144) and its square, then the float16 copy y (O = 131072):
     # max(2I, I + O) - O = 393216 (1 buffer of the reductions)
     check(calls, 'GroupNormalization', 393216, buffers(1, 65536))
-    x, gamma, beta = _var(rng, 4, 8, 8, 8), _var(rng, 8), _var(rng, 8)
-    calls = probe(lambda: _backward(F.group_normalization(x, 4, gamma, beta)))
+    x, gamma, beta = rand(rng, 4, 8, 8, 8), rand(rng, 8), rand(rng, 8)
+    calls = probe(lambda: backprop(F.group_normalization(x, 4, gamma, beta)))
     # |x| = 2048 floats = 8192 bytes, below 256 KiB: the difference is a
     # new array, 2 * 8192 + two row means of 16 floats = 16512 above gx
     check(calls, '_XHatGrad', 16512, buffers(1, 2048))
 
 
 def test_batch_renormalization(rng):
-    x, gamma, beta = _var(rng, 256, 256), _var(rng, 256), _var(rng, 256)
+    x, gamma, beta = rand(rng, 256, 256), rand(rng, 256), rand(rng, 256)
     mean, var = np.zeros(256, np.float32), np.ones(256, np.float32)
     calls = probe(lambda: F.batch_renormalization(
         x, gamma, beta, 2.0, 1.0, running_mean=mean, running_var=var))
@@ -126,9 +126,9 @@ def test_batch_renormalization(rng):
 
 def test_local_response_normalization_and_its_gradient(rng):
     for shape, grad in (((16, 16, 16, 16), 3), ((4, 8, 8, 8), 4)):
-        x = _var(rng, *shape)
+        x = rand(rng, *shape)
         X = x.size * 4
-        calls = probe(lambda: _backward(F.local_response_normalization(x)))
+        calls = probe(lambda: backprop(F.local_response_normalization(x)))
         # x**2 and its window sums: 2X (65536 floats: X = 262144; 2048
         # floats: X = 8192)
         check(calls, 'LocalResponseNormalization', 2 * X)
@@ -142,8 +142,8 @@ def test_local_response_normalization_and_its_gradient(rng):
 # Pooling
 
 def test_unpooling_2d_and_its_gradient(rng):
-    x = _var(rng, 16, 16, 16, 16)
-    calls = probe(lambda: _backward(F.unpooling_2d(x, 3, 2, 1)))
+    x = rand(rng, 16, 16, 16, 16)
+    calls = probe(lambda: backprop(F.unpooling_2d(x, 3, 2, 1)))
     # out 2*15 + 3 - 2 + 1 - 2 = 30 (cover_all); |x| = 65536 floats =
     # 262144 bytes; tile: 3*262144 = 786432 with G = 9*262144 = 2359296;
     # image 256*(30+2+2-1)^2 floats = 1115136
@@ -154,7 +154,7 @@ def test_unpooling_2d_and_its_gradient(rng):
     # padded 256*33*33 floats = 1115136, columns 256*9*256 floats =
     # 2359296, gx 262144: max(1115136 + 2359296 - 262144, 2359296)
     check(calls, 'Unpooling2DGrad', 3212288)
-    calls = probe(lambda: _backward(F.unpooling_2d(x, 2, 2, cover_all=False)))
+    calls = probe(lambda: backprop(F.unpooling_2d(x, 2, 2, cover_all=False)))
     # k = s = 2, no padding, out 32 = 2*16: the integer-scale path, y
     # copied from a strided view and gx summed from a view of gy: none
     # (the sum is a buffered reduction: 1 buffer)
@@ -163,8 +163,8 @@ def test_unpooling_2d_and_its_gradient(rng):
 
 
 def test_unpooling_nd_and_its_gradient(rng):
-    x = _var(rng, 4, 8, 8, 8, 8)
-    calls = probe(lambda: _backward(F.unpooling_nd(x, 2, 2, cover_all=False)))
+    x = rand(rng, 4, 8, 8, 8, 8)
+    calls = probe(lambda: backprop(F.unpooling_nd(x, 2, 2, cover_all=False)))
     # |x| = 16384 floats = 65536; tile: 131072, then 262144 with it
     # (393216), then 524288 with that (786432); G = 524288; image
     # 32*17^3 floats = 628864: max(786432 - 628864, 524288) = 524288
@@ -177,12 +177,12 @@ def test_unpooling_nd_and_its_gradient(rng):
 
 
 def test_upsampling_2d_and_its_gradient(rng):
-    x = _var(rng, 16, 16, 16, 16)
+    x = rand(rng, 16, 16, 16, 16)
 
     def step():
         y, indexes = F.max_pooling_2d(x, 2, 2, cover_all=False,
                                       return_indices=True)
-        _backward(F.upsampling_2d(y, indexes, 2, 2, outsize=(16, 16)))
+        backprop(F.upsampling_2d(y, indexes, 2, 2, outsize=(16, 16)))
     calls = probe(step)
     # zeros of y 65536 floats = 262144, padded 256*17*17 floats = 295936,
     # columns 256*4*8*8 floats = 262144 (all three alive), the reshaped
@@ -198,9 +198,9 @@ def test_upsampling_2d_and_its_gradient(rng):
 # Losses without labels, and hinge
 
 def test_pairwise_losses(rng):
-    x0, x1 = _var(rng, 256, 256), _var(rng, 256, 256)
+    x0, x1 = rand(rng, 256, 256), rand(rng, 256, 256)
     # |x0| = 65536 floats = 262144 bytes
-    calls = probe(lambda: _backward(F.squared_error(x0, x1)))
+    calls = probe(lambda: backprop(F.squared_error(x0, x1)))
     # x0 - x1 alive while diff * diff makes y: 262144
     check(calls, 'SquaredError', 262144)
     calls = probe(lambda: F.mean_squared_error(x0, x1))
@@ -223,7 +223,7 @@ def test_pairwise_losses(rng):
 
 @pytest.mark.chainer7_only
 def test_mean_absolute_error_float16_in_float32(rng):
-    x0, x1 = (_var(rng, 256, 256, dtype=np.float16) for _ in range(2))
+    x0, x1 = (rand(rng, 256, 256, dtype=np.float16) for _ in range(2))
     calls = probe(lambda: F.mean_absolute_error(x0, x1))
     # the float32 copy of the difference and its abs: 2 * 4*65536
     check(calls, 'MeanAbsoluteError', 524288)
@@ -231,7 +231,7 @@ def test_mean_absolute_error_float16_in_float32(rng):
 
 def test_triplet_elides_from_256_kib(rng):
     for n, figure in ((256, 2 * 262144 - 1024), (16, 3 * 16384 - 64)):
-        a, p, m = (_var(rng, n, 256) for _ in range(3))
+        a, p, m = (rand(rng, n, 256) for _ in range(3))
         calls = probe(lambda: F.triplet(a, p, m))
         # n = 256: (a - p) squared in place (262144 bytes), (a - m)
         # likewise, the difference in place: 2 * 262144; n = 16 (16384
@@ -241,7 +241,7 @@ def test_triplet_elides_from_256_kib(rng):
 
 
 def test_cross_covariance(rng):
-    y, z = _var(rng, 256, 128), _var(rng, 256, 128)
+    y, z = rand(rng, 256, 128), rand(rng, 256, 128)
     calls = probe(lambda: F.cross_covariance(y, z))
     # centred y and z (2 * 131072) and the covariance 128*128 floats
     # (65536) before vdot: 327680
@@ -249,7 +249,7 @@ def test_cross_covariance(rng):
 
 
 def test_hinge(rng):
-    x, t = _var(rng, 256, 256), _labels(rng, 256, 0, 256)
+    x, t = rand(rng, 256, 256), _labels(rng, 256, 0, 256)
     calls = probe(lambda: F.hinge(x, t))
     # the copy, 1 + copy, their max (kept): 3 * 262144 - 262144
     check(calls, 'Hinge', 524288)
@@ -260,7 +260,7 @@ def test_hinge(rng):
 
 
 def test_negative_sampling_and_its_gradient(rng):
-    x, W = _var(rng, 256, 128), _var(rng, 100, 128)
+    x, W = rand(rng, 256, 128), rand(rng, 100, 128)
     t = _labels(rng, 256, 0, 100)
     draws = np.random.RandomState(1)
 
@@ -278,7 +278,7 @@ def test_negative_sampling_and_its_gradient(rng):
 
 
 def test_softmax_cross_entropy_with_more_axes(rng):
-    x = _var(rng, 4, 16, 32, 32)
+    x = rand(rng, 4, 16, 32, 32)
     t = _labels(rng, (4, 32, 32), 0, 16)
     calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
     # X = 65536 floats = 262144, T = 4096 labels: log_y (X) beside the
@@ -293,7 +293,7 @@ def test_softmax_cross_entropy_with_more_axes(rng):
 
 @pytest.mark.chainer7_only
 def test_softmax_cross_entropy_soft_targets(rng):
-    x = _var(rng, 256, 256)
+    x = rand(rng, 256, 256)
     t = rng.rand(256, 256).astype(np.float32)
     t /= t.sum(axis=1, keepdims=True)
     calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
@@ -310,8 +310,8 @@ def test_softmax_cross_entropy_soft_targets(rng):
 @pytest.mark.chainer7_only
 def test_slstm_and_its_gradient(rng):
     for n, forward in ((64, 8), (256, 7)):
-        c1, c2 = _var(rng, n, 256), _var(rng, n, 256)
-        x1, x2 = _var(rng, n, 1024), _var(rng, n, 1024)
+        c1, c2 = rand(rng, n, 256), rand(rng, n, 256)
+        x1, x2 = rand(rng, n, 1024), rand(rng, n, 1024)
         U = n * 256 * 4  # 65536 or 262144 bytes
         calls = probe(lambda: F.sum(F.slstm(c1, c2, x1, x2)[1]).backward())
         # six gates and the output gate's sum and temporaries (9U), the
@@ -326,8 +326,8 @@ def test_slstm_and_its_gradient(rng):
 @pytest.mark.chainer7_only
 def test_tree_lstm(rng):
     for n, children, figure in ((64, 2, 2), (256, 2, 1), (64, 1, 1)):
-        cs = [_var(rng, n, 256) for _ in range(children)]
-        x = _var(rng, n, (3 + children) * 256)
+        cs = [rand(rng, n, 256) for _ in range(children)]
+        x = rand(rng, n, (3 + children) * 256)
         U = n * 256 * 4  # 65536 or 262144 bytes
         calls = probe(lambda: F.tree_lstm(*(cs + [x])))
         # a*i, the running sum, the next product and the new sum (4U),
@@ -338,9 +338,9 @@ def test_tree_lstm(rng):
 
 def test_decorrelated_batch_normalization_and_its_gradient(rng):
     for shape, copy in (((64, 16, 8, 8), 262144), ((1, 16, 64, 64), 0)):
-        x = _var(rng, *shape)
+        x = rand(rng, *shape)
         with np.errstate(divide='ignore', invalid='ignore'):
-            calls = probe(lambda: _backward(
+            calls = probe(lambda: backprop(
                 F.decorrelated_batch_normalization(x, groups=2)))
         # X = 65536 floats = 262144; x - mean alive while the whitened
         # arrays are made: X, plus 4 matrices of 2*8*8 floats (2048)
@@ -350,8 +350,8 @@ def test_decorrelated_batch_normalization_and_its_gradient(rng):
         # matrices (4096): 1052672 or 790528
         check(calls, 'DecorrelatedBatchNormalizationGrad',
               3 * 262144 + copy + 4096)
-    x = _var(rng, 64, 16, 8, 8)
-    mean, projection = _var(rng, 2, 8), _var(rng, 2, 8, 8)
+    x = rand(rng, 64, 16, 8, 8)
+    mean, projection = rand(rng, 2, 8), rand(rng, 2, 8, 8)
     calls = probe(lambda: F.fixed_decorrelated_batch_normalization(
         x, mean, projection, groups=2))
     # the regrouped copy and x - mean, then x - mean beside y: X above y
@@ -361,7 +361,7 @@ def test_decorrelated_batch_normalization_and_its_gradient(rng):
 
 
 def test_embed_id_and_shift(rng):
-    W = _var(rng, 1000, 128)
+    W = rand(rng, 1000, 128)
     x = rng.randint(0, 1000, 512).astype(np.int32)
     calls = probe(lambda: F.embed_id(x, W))
     # W[x] with int32 labels: their int64 copy, 8*512 = 4096
@@ -372,8 +372,8 @@ def test_embed_id_and_shift(rng):
     # 262144 beside y (where's loop casts the scalar 0 and broadcasts
     # the mask: 1 buffer): 262656
     check(calls, 'EmbedIDFunction', 262656, buffers(1, 65536))
-    x = _var(rng, 4, 16, 16, 16)
-    calls = probe(lambda: _backward(F.shift(x, ksize=3)))
+    x = rand(rng, 4, 16, 16, 16)
+    calls = probe(lambda: backprop(F.shift(x, ksize=3)))
     # padded by 1 on each side: 4*16*18*18 floats = 82944 (the
     # gradient is a Shift too)
     check(calls, 'Shift', 82944)
@@ -382,7 +382,7 @@ def test_embed_id_and_shift(rng):
 # Paths met by the conformance test's inputs
 
 def test_convolution_2d_grad_w_copies_a_gappy_gy(rng):
-    x, W = _var(rng, 16384, 1, 1, 1), _var(rng, 2, 1, 3, 1)
+    x, W = rand(rng, 16384, 1, 1, 1), rand(rng, 2, 1, 3, 1)
     y = F.convolution_2d(x, W, stride=(2, 1), pad=1)
     # gy (16384, 2, 1, 3) as a transposed view: neither C- nor
     # F-contiguous, an axis of 1: Chainer copies it C-contiguous first
@@ -399,11 +399,11 @@ def test_convolution_2d_grad_w_copies_a_gappy_gy(rng):
 
 @pytest.mark.chainer7_only
 def test_max_pooling_with_indexes_in_double_backward(rng):
-    x = _var(rng, 16, 16, 16, 16)
+    x = rand(rng, 16, 16, 16, 16)
     y = F.max_pooling_2d(x, 2, 2, cover_all=False)
     gy = chainer.Variable(np.ones(y.shape, np.float32))
     gx, = chainer.grad([y], [x], [gy], enable_double_backprop=True)
-    calls = probe(lambda: _backward(gx))
+    calls = probe(lambda: backprop(gx))
     # ggx padded 256*17*17 floats = 295936 and its columns 256*4*64
     # floats = 262144, their copy with the window last (262144), an int64
     # arange of 16384 (131072) and the gathered 16384 floats (65536):
@@ -412,7 +412,7 @@ def test_max_pooling_with_indexes_in_double_backward(rng):
 
 
 def test_local_convolution_2d_keeps_two_window_copies(rng):
-    x, W = _var(rng, 4096, 2, 4, 4), _var(rng, 3, 3, 3, 2, 2, 2)
+    x, W = rand(rng, 4096, 2, 4, 4), rand(rng, 3, 3, 3, 2, 2, 2)
     calls = probe(lambda: F.local_convolution_2d(x, W))
     # each window's (4096, 8) copy is 131072 bytes; the previous one is
     # still referenced when the next is made: 262144; the product is
@@ -421,12 +421,12 @@ def test_local_convolution_2d_keeps_two_window_copies(rng):
 
 
 def test_normalize_and_layer_normalization_row_arrays(rng):
-    x = _var(rng, 256, 256)
+    x = rand(rng, 256, 256)
     calls = probe(lambda: F.normalize(x))
     # the 256 norms beside y: 1024 (the squares are freed before y; the
     # sum and the division broadcast: 1 buffer)
     check(calls, 'NormalizeL2', 1024, buffers(1, 65536))
-    x, gamma, beta = _var(rng, 24576, 4), _var(rng, 4), _var(rng, 4)
+    x, gamma, beta = rand(rng, 24576, 4), rand(rng, 4), rand(rng, 4)
     calls = probe(lambda: F.layer_normalization(x, gamma, beta))
     # X = 393216, R = 24576 floats = 98304: max(2X + 4R, 3X + 2R) =
     # 1376256 (the row means: 1 buffer)
@@ -434,7 +434,7 @@ def test_normalize_and_layer_normalization_row_arrays(rng):
 
 
 def test_softmax_cross_entropy_fancy_index_buffers(rng):
-    x = _var(rng, 16384, 4)
+    x = rand(rng, 16384, 4)
     t = _labels(rng, 16384, 0, 4)
     calls = probe(lambda: F.softmax_cross_entropy(x, t).backward())
     # X = 262144, T = 16384: log_y beside the kept softmax (2X), the
@@ -455,7 +455,7 @@ def test_softmax_cross_entropy_fancy_index_buffers(rng):
 # CuPy figures (by the code paths, no GPU needed)
 
 def test_cupy_figures_of_these_modules(rng):
-    x, gamma, beta = _var(rng, 2, 8, 4, 4), _var(rng, 8), _var(rng, 8)
+    x, gamma, beta = rand(rng, 2, 8, 4, 4), rand(rng, 8), rand(rng, 8)
     gn = F.group_normalization(x, 4, gamma, beta).creator
     lrn = F.local_response_normalization(x)
     lrn_grad = chainer.grad([lrn], [x], [chainer.Variable(
@@ -480,23 +480,23 @@ def test_cupy_figures_of_these_modules(rng):
 
 
 # The backward of old-style Functions (measured as '<type> backward' by
-# test_scratch's probe) and gradients of 256 KiB and more
+# scratch_probe's probe) and gradients of 256 KiB and more
 
 def test_tree_lstm_backward(rng):
     for n, children, figure in ((64, 2, 4), (256, 2, 3), (256, 1, 4)):
-        cs = [_var(rng, n, 256) for _ in range(children)]
-        x = _var(rng, n, (3 + children) * 256)
+        cs = [rand(rng, n, 256) for _ in range(children)]
+        x = rand(rng, n, (3 + children) * 256)
         U = n * 256 * 4  # 65536 or 262144 bytes
-        calls = probe(lambda: _backward(F.tree_lstm(*(cs + [x]))[0]))
+        calls = probe(lambda: backprop(F.tree_lstm(*(cs + [x]))[0]))
         # tanh(c) and tmp (2U) beside a gate's expression of two
         # temporaries: 4U; 3U from 256 KiB with two children
         check(calls, 'TreeLSTM backward', figure * U)
 
 
 def test_batch_renormalization_backward(rng):
-    x, gamma, beta = _var(rng, 256, 256), _var(rng, 256), _var(rng, 256)
+    x, gamma, beta = rand(rng, 256, 256), rand(rng, 256), rand(rng, 256)
     mean, var = np.zeros(256, np.float32), np.ones(256, np.float32)
-    calls = probe(lambda: _backward(F.batch_renormalization(
+    calls = probe(lambda: backprop(F.batch_renormalization(
         x, gamma, beta, 2.0, 1.0, running_mean=mean, running_var=var)))
     # 65536 floats = 262144 bytes: gx's expression keeps two arrays at
     # each step, the last one while astype copies it into gx: 2 * 262144
@@ -507,10 +507,10 @@ def test_batch_renormalization_backward(rng):
 
 
 def test_fixed_decorrelated_batch_normalization_gradient(rng):
-    x = _var(rng, 64, 16, 8, 8)  # 65536 floats = 262144 bytes
+    x = rand(rng, 64, 16, 8, 8)  # 65536 floats = 262144 bytes
     mean, projection = rng.rand(1, 16).astype(np.float32), \
         rng.rand(1, 16, 16).astype(np.float32)
-    calls = probe(lambda: _backward(F.fixed_decorrelated_batch_normalization(
+    calls = probe(lambda: backprop(F.fixed_decorrelated_batch_normalization(
         x, mean, projection, 1)))
     # gy and x regrouped to (1, 16, 4096): copies (2 * 262144); rhs and
     # x_hat - rhs (2 * 262144): 1048576 above gx's buffer and gP
@@ -519,7 +519,7 @@ def test_fixed_decorrelated_batch_normalization_gradient(rng):
 
 def test_ctc_backward(rng):
     # T = 20 steps of (B, V) = (256, 32), labels of L = 5: S = 11 states
-    xs = [_var(rng, 256, 32) for _ in range(20)]
+    xs = [rand(rng, 256, 32) for _ in range(20)]
     t = rng.randint(1, 32, (256, 5)).astype(np.int32)
     calls = probe(
         lambda: F.connectionist_temporal_classification(xs, t, 0).backward())
@@ -560,7 +560,7 @@ CTC_OBJECTS = 2048
     (20, 256, 32, 5, np.float64, 3399760),
 ])
 def test_ctc_forward(rng, T, B, V, L, dtype, figure):
-    xs = [_var(rng, B, V, dtype=dtype) for _ in range(T)]
+    xs = [rand(rng, B, V, dtype=dtype) for _ in range(T)]
     t = rng.randint(1, V, (B, L)).astype(np.int32)
     calls = probe(lambda: F.connectionist_temporal_classification(xs, t, 0))
     check(calls, 'ConnectionistTemporalClassification', figure, CTC_OBJECTS)
@@ -592,7 +592,7 @@ def _double_backward(fn, xs, outputs):
     (256, (0,), 21),
 ])
 def test_lstm_double_backward(rng, n, outputs, units):
-    c, x = _var(rng, n, 256), _var(rng, n, 1024)
+    c, x = rand(rng, n, 256), rand(rng, n, 1024)
     calls = probe(lambda: _double_backward(F.lstm, [c, x], outputs))
     # the gates are strided views of x and of its gradient: ufunc buffers
     check(calls, 'LSTMGrad backward', units * n * 256 * 4,
@@ -610,8 +610,8 @@ def test_lstm_double_backward(rng, n, outputs, units):
 ])
 @pytest.mark.chainer7_only
 def test_slstm_double_backward(rng, n, outputs, units):
-    c1, c2 = _var(rng, n, 256), _var(rng, n, 256)
-    x1, x2 = _var(rng, n, 1024), _var(rng, n, 1024)
+    c1, c2 = rand(rng, n, 256), rand(rng, n, 256)
+    x1, x2 = rand(rng, n, 1024), rand(rng, n, 1024)
     calls = probe(lambda: _double_backward(F.slstm, [c1, c2, x1, x2],
                                            outputs))
     check(calls, 'SLSTMGrad backward', units * n * 256 * 4,

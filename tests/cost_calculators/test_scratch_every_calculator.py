@@ -1,31 +1,29 @@
 """Scratch as a coverage figure: every registered calculator's type, run on
 inputs of a few hundred KiB, against tracemalloc.
 
-Each case of ``property_cases`` (every registered forward and gradient
-type has one) is drawn once, its batch inputs repeated along the batch
-axis until they hold about each of :data:`TARGETS` bytes (one below
-NumPy's 256 KiB temporary elision, where an expression's temporaries are
-all new arrays, one above it), and run under a probe
-hook: each call's scratch is tracemalloc's peak during the call minus
-what is traced right after it (its outputs and what the node keeps), as
-``test_scratch.py`` measures it, beside ``cost_calculators.scratch_of``'s
-figure for the call (0 for a type without a scratch function).  Where the
-case's function takes Variables, it also runs backward from gradients of
-ones and, where Chainer can, a second backward through the first one's
-gradients, so gradient types (and theirs) are met at the same scale.
-An old-style Function's backward step, which runs no call of its own,
-is measured the same way, as ``<type> backward``, against
-``scratch_of(..., backward=True)``.
-Functions that loop in Python over the batch are scaled less (``SLOW``);
-erf, erfc and ndtr, whose cases need SciPy, also run on Chainer's path
-without it, and ``MORE_CASES`` adds inputs that reach :data:`LIMIT` where
-a property case cannot (one matrix has no batch; a grid's or a
-projection's size is not the batch's) or gets no backward (running
-statistics or a list of steps as arguments); cuDNN-, SciPy- and MPI-only
-cases cannot run here and are printed as such.
+Each case of ``property_cases`` (every registered forward and gradient type has
+one) is drawn once, its batch inputs repeated along the batch axis until they
+hold about each of :data:`TARGETS` bytes (one below NumPy's 256 KiB temporary
+elision, where an expression's temporaries are all new arrays, one above it),
+and run under a probe hook: each call's scratch is tracemalloc's peak during
+the call minus what is traced right after it (its outputs and what the node
+keeps), as ``tests/scratch_probe.py`` measures it, beside
+``cost_calculators.scratch_of``'s figure for the call (0 for a type without a
+scratch function). Where the case's function takes Variables, it also runs
+backward from gradients of ones and, where Chainer can, a second backward
+through the first one's gradients, so gradient types (and theirs) are met at
+the same scale. An old-style Function's backward step, which runs no call of
+its own, is measured the same way, as ``<type> backward``, against
+``scratch_of(..., backward=True)``. Functions that loop in Python over the
+batch are scaled less (``SLOW``); erf, erfc and ndtr, whose cases need SciPy,
+also run on Chainer's path without it, and ``MORE_CASES`` adds inputs that
+reach :data:`LIMIT` where a property case cannot (one matrix has no batch; a
+grid's or a projection's size is not the batch's) or gets no backward (running
+statistics or a list of steps as arguments); cuDNN-, SciPy- and MPI-only cases
+cannot run here and are printed as such.
 
 A call is *covered* when its figure is what tracemalloc measured, allowing
-what ``test_scratch.py`` documents and no more:
+what ``tests/scratch_probe.py`` documents and no more:
 
 * ``PY`` bytes either way for Python's own objects;
 * above the figure, NumPy's ufunc buffers, at most three of ``min(8192,
@@ -110,7 +108,7 @@ SLOW = {
 #: node applied by hand): they take arrays, not Variables.
 ARRAYS_ONLY = {'ClippedReLUGrad3'}
 
-#: Python objects a call makes or frees (``test_scratch.PY``).
+#: Python objects a call makes or frees (``scratch_probe.PY``).
 PY = 4096
 
 #: NumPy's default ufunc buffer, in elements.

@@ -10,14 +10,14 @@ traces every allocation from before the parameter is made (an array the
 update frees, SMORMS3's old state, is then seen leaving), its peak is
 reset when the measured span starts, and the span's scratch is its peak
 above what is traced after the whole ``optimizer.update()`` (what the
-hook's ``live`` holds then: the model of tests/test_scratch.py).  The span
+hook's ``live`` holds then: the model of tests/scratch_probe.py).  The span
 of a rule is the whole ``optimizer.update()`` with no hook; the span of a
 hook is its ``__call__`` (a subclass of the hook that probes around it,
 the calculator and scratch function found through its base).
 
 The modelled figure is the scratch of the case's records in a separate run
 under ``ComputationalCostHook(memory=True)``, never tracemalloc's.  They
-must agree within what tests/test_scratch.py allows: Python objects
+must agree within what tests/scratch_probe.py allows: Python objects
 (``PY``) and, where the path has a casting ufunc, NumPy's buffers, named
 per case.  The test prints whatever is not covered and fails on it; the
 coverage rule of docs/memory.md (nothing uncovered above 256 KiB) is
@@ -41,8 +41,8 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.core.records import R_PHASE
 from chainer_computational_cost.core.records import R_SCRATCH
 from chainer_computational_cost.core.records import R_TYPE
-from test_scratch import buffers
-from test_scratch import PY
+from scratch_probe import buffers
+from scratch_probe import PY
 
 
 SHAPE = (256, 512)
@@ -93,7 +93,7 @@ HALF_DOT = 5338
 
 
 def _allowance(rule, dtype, fp32):
-    """What a case's path may take beyond the model (see test_scratch):
+    """What a case's path may take beyond the model (see scratch_probe):
     Adam on a float16 parameter without use_fp32_update updates its
     float16 `m`, `v` and parameter in place by float32 temporaries, a
     casting loop with a float32 buffer per operand (2 x 8192 x 4 bytes);

@@ -44,7 +44,8 @@ import pytest
 import chainer_computational_cost
 from processes import communicate
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 DOCS = os.path.join(ROOT, 'docs')
 PAGES = ['README.md'] + sorted(
     os.path.join('docs', name) for name in os.listdir(DOCS)

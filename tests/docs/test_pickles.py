@@ -10,7 +10,8 @@ import pytest
 from chainer_computational_cost import Projection
 from chainer_computational_cost.report.cost_report import ReportSnapshot
 
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))), 'data')
 
 
 def _load(name):

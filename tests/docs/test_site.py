@@ -17,7 +17,8 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
 DOCS = os.path.join(ROOT, 'docs')
 
 pytestmark = pytest.mark.slow

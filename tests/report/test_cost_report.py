@@ -1,5 +1,5 @@
 """The reading API (CostReport) as a user reads it, on literal records
-worked by hand (see benchmarks/mutate.py for how this file is used)."""
+worked by hand."""
 
 import io
 import pickle
@@ -11,7 +11,8 @@ import pytest
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.report.cost_report import CostReport
 from chainer_computational_cost.report.cost_report import ReportSnapshot
-import test_calibration
+
+from calibration_fixtures import literal_calibration
 
 F32 = numpy.dtype('float32')
 
@@ -452,7 +453,7 @@ def _calibration():
     from chainer_computational_cost.analysis import calibration as cal
     # every matrix product at 1e9 FLOP/s, copies at 1e10 B/s, ReLU as
     # elementwise math
-    return test_calibration._calibration(
+    return literal_calibration(
         types=('ReLU',), overhead=dict.fromkeys(cal.OVERHEADS, 1e-6))
 
 

@@ -1,7 +1,7 @@
 """Measuring a device as a user sees it: what a calibration records, the
 table and bandwidth it derives from its clock's readings, which probe
 runs it keeps, the fits it makes of literal timings and the probes it
-builds (see benchmarks/mutate.py for how this file is used).
+builds.
 
 No test depends on how fast anything runs: the clock is a fake one
 (:func:`measure.using_clock` with a clock registered for the test) whose

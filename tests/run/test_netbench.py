@@ -9,8 +9,9 @@ from chainer_computational_cost.cli import netbench as netbench_cli
 from chainer_computational_cost.run import netbench
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.cli.args import parse_sizes
-from test_chainermn import launch
-from test_chainermn import needs_mpi
+from helpers import mlp_step
+from processes import launch
+from processes import needs_mpi
 
 
 def test_fit_ring_recovers_a_known_network():
@@ -57,8 +58,7 @@ def test_network_file_round_trip(tmp_path):
     assert devices.load_network(path) == net
     assert devices.resolve_network(path) == net
     # a scaling report over it: 2 workers, 104 bytes: 104/1.5e9 + 2 * 4 us
-    from test_network import _step
-    rows = _step().scaling_report([2], device='a100', network=path)
+    rows = mlp_step().scaling_report([2], device='a100', network=path)
     assert rows[2]['t_allreduce'] == pytest.approx(104 / 1.5e9 + 8e-6,
                                                    rel=1e-12)
 
