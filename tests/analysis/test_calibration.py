@@ -36,6 +36,7 @@ from calibration_fixtures import flat_table
 from calibration_fixtures import literal_calibration
 from calibration_fixtures import math_fit
 from calibration_fixtures import OVERHEAD
+from cli_runs import run
 
 
 # The matrix-product table
@@ -334,18 +335,12 @@ def test_calibrate_checks_its_arguments():
 # The command line
 
 
-def _cli(*argv):
-    from chainer_computational_cost.cli.main import main
-    out = io.StringIO()
-    return main(list(argv), ost=out), out.getvalue()
-
-
 def test_command_line_predict_time(tmp_path):
     path = str(tmp_path / 'cal.json')
     literal_calibration(types=('Add',)).save(path)
-    status, text = _cli('cli_models:build_tiny', '--shape', '2,3',
-                        '--predict-time', path, '--mode', 'csv',
-                        '--time-unit', 'us')
+    status, text = run('cli_models:build_tiny', '--shape', '2,3',
+                       '--predict-time', path, '--mode', 'csv',
+                       '--time-unit', 'us')
     assert status == 0
     # ReLU of 6 float32: reads and writes 24 bytes; its family has no fit,
     # so elementwise math stands in, flagged: 1e-5 + 24e-9 + 2 * 24e-9 =
@@ -358,16 +353,16 @@ def test_command_line_predict_time(tmp_path):
 
 
 def test_command_line_calibration_errors(tmp_path, capsys):
-    status, _ = _cli('cli_models:build_tiny', '--predict-by', 'type')
+    status, _ = run('cli_models:build_tiny', '--predict-by', 'type')
     assert status == 2
     assert '--predict-by needs --predict-time FILE' in capsys.readouterr().err
     bad = tmp_path / 'bad.json'
     bad.write_text('[]')
-    status, _ = _cli('cli_models:build_tiny', '--predict-time', str(bad))
+    status, _ = run('cli_models:build_tiny', '--predict-time', str(bad))
     assert status == 2
     assert '--predict-time: not a calibration' in capsys.readouterr().err
-    status, _ = _cli('calibrate', '--out', str(tmp_path / 'c.json'),
-                     '--seconds', '3')
+    status, _ = run('calibrate', '--out', str(tmp_path / 'c.json'),
+                    '--seconds', '3')
     assert status == 2
     assert 'seconds must be a finite number >= 10' in capsys.readouterr().err
 
@@ -482,7 +477,7 @@ def test_convolution_features_by_hand():
 
 def test_calibrate_command_refuses_an_unwritable_file_at_once(
         tmp_path, capsys):
-    status, _ = _cli('calibrate', '--out', str(tmp_path / 'no' / 'c.json'))
+    status, _ = run('calibrate', '--out', str(tmp_path / 'no' / 'c.json'))
     assert status == 2
     assert 'cannot write' in capsys.readouterr().err
     assert not (tmp_path / 'no').exists()

@@ -22,6 +22,8 @@ from chainer_computational_cost.core import devices
 
 from mpi.mn_models import MLP
 from helpers import mlp_step
+from cli_runs import error_of
+from cli_runs import run
 
 
 def test_presets_in_bytes_per_second():
@@ -105,10 +107,8 @@ def test_roofline_without_network_is_unchanged():
 
 
 def _cli(argv, capsys):
-    from chainer_computational_cost.cli.main import main
-    status = main(argv)
-    out, err = capsys.readouterr()
-    return status, out, err
+    status, out = run(*argv)
+    return status, out, capsys.readouterr().err
 
 
 def test_cli_scaling_report(capsys):
@@ -137,10 +137,9 @@ def test_cli_scaling_errors(capsys, extra, message):
 
 
 def test_cli_bad_workers(capsys):
-    with pytest.raises(SystemExit) as e:
-        _cli(['mpi.mn_models:build_mlp', '--train', '--workers', '1,0',
-              '--network', 'ib-edr'], capsys)
-    assert e.value.code == 2 and 'ints >= 1' in capsys.readouterr().err
+    err = error_of(capsys, 'mpi.mn_models:build_mlp', '--train',
+                   '--workers', '1,0', '--network', 'ib-edr')
+    assert 'ints >= 1' in err
 
 
 def test_cli_scaling_needs_train(capsys):

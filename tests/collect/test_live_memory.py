@@ -35,6 +35,8 @@ from chainer_computational_cost.analysis import memory
 import memory_oracle
 from tracker_interrupts import interrupt_at
 from helpers import RELU
+from cli_runs import error_of
+from cli_runs import run
 
 
 def lives(hook):
@@ -503,15 +505,13 @@ def test_fit_batch_device_and_errors():
 
 # The command line (tests/cli_models.py's one-ReLU model)
 
+#: The one-ReLU model in raw CSV.
+TINY = ('cli_models:build_tiny', '--shape', '2,3', '--unit', 'raw',
+        '--mode', 'csv')
+
+
 def cli(*argv):
-    import os
-    import sys
-    sys.path.insert(0, os.path.dirname(__file__))
-    from chainer_computational_cost.cli.main import main
-    out = io.StringIO()
-    status = main(['cli_models:build_tiny', '--shape', '2,3', '--unit',
-                   'raw', '--mode', 'csv'] + list(argv), ost=out)
-    return status, out.getvalue()
+    return run(*(TINY + argv))
 
 
 def test_cli_memory():
@@ -567,12 +567,9 @@ def test_cli_fit_errors(argv, message, capsys):
 
 
 def test_cli_fit_unknown_device(capsys):
-    with pytest.raises(SystemExit) as e:
-        cli('--train', '--fit', 'tpu')
-    assert e.value.code == 2
     assert "'tpu' is neither a device (gtx1080ti, a100, a100-40gb, " \
         "a100-80gb, h100, p100, v100) nor a number of bytes > 0" in \
-        capsys.readouterr().err
+        error_of(capsys, *(TINY + ('--train', '--fit', 'tpu')))
 
 
 def test_plot_memory(tmp_path):

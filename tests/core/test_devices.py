@@ -1,10 +1,12 @@
 """Every hardware preset pinned to the figure its cited source gives (the
-sources are cited beside each preset in memory.py, roofline.py and
-network.py): a preset halved or off by a digit fails here."""
+sources are cited beside each preset in core/devices.py): a preset
+halved or off by a digit fails here."""
 
 import pytest
 
 from chainer_computational_cost.core import devices
+
+from cli_runs import run
 
 
 def test_capacities():
@@ -125,15 +127,13 @@ def test_network_presets():
 
 def test_one_registry_for_every_entry_point(capsys):
     # issue 34: --fit took a100-40gb, --device and CostMonitor refused it
-    import io
     from chainer_computational_cost import CostMonitor
     from chainer_computational_cost import fit_batch
-    from chainer_computational_cost.cli.main import main
     assert list(devices.CAPACITIES) == list(devices.DEVICES)
 
     def cli(*argv):
-        status = main(['cli_models:build_tiny', '--shape', '2,3', '--unit',
-                       'raw'] + list(argv), ost=io.StringIO())
+        status, _ = run('cli_models:build_tiny', '--shape', '2,3', '--unit',
+                        'raw', *argv)
         return status, capsys.readouterr().err
 
     def step(n):  # refused before any run
@@ -146,11 +146,8 @@ def test_one_registry_for_every_entry_point(capsys):
         if devices.CAPACITIES[name] is None:  # the CPU: one error, twice
             with pytest.raises(ValueError) as e:
                 fit_batch(step, device=upper)
-            with pytest.raises(SystemExit) as exit:
-                cli('--train', '--fit', upper)
-            assert exit.value.code == 2
-            assert capsys.readouterr().err == (
-                'error: argument --fit: {} (see --help)\n'.format(e.value))
+            assert cli('--train', '--fit', upper) == (
+                2, 'error: argument --fit: {} (see --help)\n'.format(e.value))
         else:
             status, err = cli('--train', '--fit', upper, '--mode', 'csv')
             assert status == 0

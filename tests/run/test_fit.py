@@ -32,6 +32,8 @@ from chainer_computational_cost import cost_calculators
 from chainer_computational_cost.core.records import ReportWarning
 
 from memory_oracle import traced_peak
+from cli_runs import error_of
+from cli_runs import run
 
 
 def _exp_step(n):
@@ -468,14 +470,14 @@ def test_sgd_update_has_no_state():
 
 # The command line: --margin, and a GPU's default
 
+#: The one-ReLU model's training step with SGD, in raw CSV.
+TINY_SGD = ('cli_models:build_tiny', '--shape', '2,3', '--unit', 'raw',
+            '--mode', 'csv', '--train', '--optimizer', 'sgd')
+
+
 def _cli(capsys, *argv):
-    import io
-    from chainer_computational_cost.cli.main import main
-    out = io.StringIO()
-    status = main(['cli_models:build_tiny', '--shape', '2,3', '--unit',
-                   'raw', '--mode', 'csv', '--train', '--optimizer', 'sgd']
-                  + list(argv), ost=out)
-    return status, out.getvalue(), capsys.readouterr().err
+    status, out = run(*(TINY_SGD + argv))
+    return status, out, capsys.readouterr().err
 
 
 def test_cli_margin(capsys):
@@ -514,10 +516,7 @@ def test_cli_gpu_answer_says_its_margin(capsys):
     (('--margin', 'rocm', '--fit', 'h100'), "got 'rocm' (see --help)\n"),
 ])
 def test_cli_bad_margin(argv, message, capsys):
-    with pytest.raises(SystemExit) as e:
-        _cli(capsys, *argv)
-    assert e.value.code == 2
-    assert capsys.readouterr().err.endswith(message)
+    assert error_of(capsys, *(TINY_SGD + argv)).endswith(message[:-1])
 
 
 def test_cli_margin_needs_fit(capsys):
