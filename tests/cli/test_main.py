@@ -1114,8 +1114,8 @@ TINY_TRAIN = ('cli_models:build_tiny', '--shape', '2,3', '--unit', 'raw',
               '--train')
 # build_tiny's step at batch n: the ReLU's output 12n, the loss 4 and the
 # softmax the loss keeps for its backward 12n: 24n + 4, and the loss's
-# scratch 45n during it: 69n + 4 <= 1000 for n <= 14 (tests/test_memory.py's
-# test_cli_fit).
+# scratch 45n during it: 69n + 4 <= 1000 for n <= 14
+# (tests/collect/test_live_memory.py's test_cli_fit).
 FIT_1000 = ('--fit', '1000', '--optimizer', 'sgd')
 
 

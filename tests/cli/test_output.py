@@ -10,7 +10,7 @@ from chainer_computational_cost.cli.output import _encodable
 from cli_runs import run
 
 # build_tiny's training step with SGD: the largest batch in 1000 bytes is
-# 14 (69n + 4 <= 1000, see test_cli.FIT_1000): activations 24*14 + 4 =
+# 14 (69n + 4 <= 1000, see test_main.FIT_1000): activations 24*14 + 4 =
 # 340, the loss's scratch 45*14 = 630, in all 970.
 FIT = ('cli_models:build_tiny', '--shape', '2,3', '--unit', 'raw', '--train',
        '--fit', '1000', '--optimizer', 'sgd')

@@ -67,7 +67,7 @@ def test_every_old_path_imports():
 
 def test_an_old_path_pickles_as_its_new_module():
     # what is pickled now names the new module; an old pickle's names load
-    # (tests/test_pickles.py)
+    # (tests/docs/test_pickles.py)
     net = devices.NETWORKS['eth-50g']
     assert b'core.devices' in pickle.dumps(net)
 

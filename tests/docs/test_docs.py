@@ -28,7 +28,7 @@ A page marks its blocks with MyST comments on the lines right before them:
 - ``<!-- not run: <reason> -->`` before a block of commands (``sh``): the
   tests cannot run it, and say why.
 
-The site built from these pages is checked by tests/test_site.py.
+The site built from these pages is checked by tests/docs/test_site.py.
 """
 
 import importlib

@@ -87,7 +87,7 @@ def test_tracebacks_end_in_the_users_code():
         last = r['traceback'].splitlines()[-2]
         # forward calls end at net(x) or at the Chain's forward, backward
         # ones at .backward(): never in function_node.py
-        assert 'test_saving.py' in last, (name, r['traceback'])
+        assert 'test_cost_report_saving.py' in last, (name, r['traceback'])
     tb = cch.layer_report['ReLU-1']['traceback']
     assert tb.splitlines()[-1].strip() == 'return F.relu(self.fc(x))'
 

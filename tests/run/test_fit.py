@@ -481,8 +481,9 @@ def _cli(capsys, *argv):
 
 
 def test_cli_margin(capsys):
-    # the one-ReLU model's step: 69n + 4 bytes (tests/test_memory.py's
-    # test_cli_fit); 0.1 of 1000 kept: 69n + 4 <= 900 up to n = 12
+    # the one-ReLU model's step: 69n + 4 bytes
+    # (tests/collect/test_live_memory.py's test_cli_fit); 0.1 of 1000
+    # kept: 69n + 4 <= 900 up to n = 12
     status, out, err = _cli(capsys, '--fit', '1000', '--margin', '0.1')
     assert status == 0
     assert err == ('largest batch in 1000 bytes with sgd: 12 (peak during '

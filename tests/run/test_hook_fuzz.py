@@ -54,7 +54,7 @@ Environment:
   reproducible ones of CI (a long exploration)::
 
       FUZZ_EXAMPLES=5000 FUZZ_RANDOM=1 .venv/bin/python -m pytest -s \\
-          tests/test_fuzz.py
+          tests/run/test_hook_fuzz.py
 
 * ``FUZZ_PROGRAM=<seed>``: replay the one program a failure names
   (``test_one_program``, printing its listing; memory checked too).
@@ -125,7 +125,7 @@ DOWNGRADED = collections.Counter()
 #: They are counted and printed, not failed on; give each a regression test
 #: with its calculator's and remove the entry once it is fixed.  (The three
 #: this test found, negative FLOPs on empty arrays, are fixed and tested in
-#: test_robustness.py.)
+#: test_hook_robustness.py.)
 KNOWN = {}
 KNOWN_SEEN = collections.Counter()
 

@@ -432,7 +432,7 @@ def test_the_api_accepts_the_raw_unit():
     assert out.getvalue().splitlines()[1] == 'ReLU-1,6,24,24,48'
 
 
-# Found by tests/test_fuzz.py: empty arrays gave negative FLOPs
+# Found by tests/run/test_hook_fuzz.py: empty arrays gave negative FLOPs
 
 def _empty_batch_backward(fn):
     x = chainer.Variable(np.zeros((0, 3), np.float32))
