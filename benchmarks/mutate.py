@@ -60,34 +60,26 @@ PACKAGE = 'chainer_computational_cost'
 INTERRUPTS = ('collect/test_live_memory_interrupts.py'
               '::test_an_interrupt_at_any_line_of_the_tracker')
 
+#: The tests of live memory: the tracker's and its figures'.
+LIVE_MEMORY = [
+    'collect/test_live_memory.py',
+    INTERRUPTS,
+    'run/test_fit.py',
+    'cost_calculators/test_scratch.py',
+    'collect/test_updates.py',
+    'collect/test_live_memory_peak.py',
+    'run/test_projection.py',
+    'core/test_devices.py',
+    'run/test_hook_links.py',
+    'run/test_extensions.py',
+]
+
 #: Module (dotted, under the package) -> the test files (under tests/,
 #: the module's own tests/<folder>/test_<module>.py first) that must catch
 #: its bugs, chosen to keep a mutant's run short.
 TESTS = {
-    'collect.live_memory': [
-        'collect/test_live_memory.py',
-        INTERRUPTS,
-        'run/test_fit.py',
-        'cost_calculators/test_scratch.py',
-        'collect/test_updates.py',
-        'collect/test_live_memory_peak.py',
-        'run/test_projection.py',
-        'core/test_devices.py',
-        'run/test_hook_links.py',
-        'run/test_extensions.py',
-    ],
-    'analysis.memory': [
-        'collect/test_live_memory.py',
-        INTERRUPTS,
-        'run/test_fit.py',
-        'cost_calculators/test_scratch.py',
-        'collect/test_updates.py',
-        'collect/test_live_memory_peak.py',
-        'run/test_projection.py',
-        'core/test_devices.py',
-        'run/test_hook_links.py',
-        'run/test_extensions.py',
-    ],
+    'collect.live_memory': LIVE_MEMORY,
+    'analysis.memory': LIVE_MEMORY,
     'run.fit': [
         'run/test_fit.py',
         'collect/test_live_memory_peak.py',
