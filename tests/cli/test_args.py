@@ -82,7 +82,7 @@ FIT = ('cli_models:build_tiny', '--shape', '2,3', '--unit', 'raw', '--train',
 @pytest.mark.parametrize('margin, kept', [('100', "margin 100: 100 bytes"),
                                           ('0.1', "margin 0.1: 100 bytes")])
 def test_margin_in_bytes_or_as_a_fraction(margin, kept):
-    # build_tiny's step needs 69n + 4 bytes (test_cli.FIT_1000); 100 of
+    # build_tiny's step needs 69n + 4 bytes (test_main.FIT_1000); 100 of
     # 1000 kept: 69n + 4 <= 900 up to n = 12 (832; 13 needs 901)
     status, text = run(*FIT, '--fit', '1e3', '--margin', margin)
     assert status == 0
@@ -242,7 +242,7 @@ def test_raw_unit_spellings(unit):
 
 
 def test_json_defaults_to_exact_figures_in_seconds():
-    # The convolution of test_cli (3888 FLOPs, 1216 + 576 bytes) on a100:
+    # The convolution of test_main (3888 FLOPs, 1216 + 576 bytes) on a100:
     # fp32 vector 19.5e12 FLOP/s, 2.039e12 B/s: memory bound, 1792 /
     # 2.039e12 s, neither scaled to K nor rounded nor in us
     import json

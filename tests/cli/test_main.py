@@ -1034,7 +1034,7 @@ def test_progress_is_erased_before_the_models_own_output(monkeypatch,
         return real_write(self, s)
     monkeypatch.setattr(FakeTerminal, 'write', write)
     status, _, err = progress_run(
-        monkeypatch, 'test_cli:build_printing', '--shape', '1,3',
+        monkeypatch, 'test_main:build_printing', '--shape', '1,3',
         '--project', '--columns', 'name')
     assert status == 0
     assert out.getvalue().count('model says hi\n') == 3
@@ -1124,7 +1124,7 @@ def test_fit_with_project():
     fitted = run(*TINY_TRAIN, *FIT_1000)
     assert fitted[0] == 0
     assert run(*TINY_TRAIN, *FIT_1000, '--project') == fitted
-    # 69n + 4 <= 1000 (test_memory.test_cli_fit)
+    # 69n + 4 <= 1000 (test_live_memory.test_cli_fit)
     assert fitted[1].startswith('largest batch in 1000 bytes with sgd: 14 ')
 
 
@@ -1287,7 +1287,7 @@ def test_json_of_fit_and_a_report(capsys):
     assert status == 0
     doc = json.loads(text)
     assert list(doc) == ['fit', 'phases']
-    assert doc['fit']['batch_size'] == 14  # test_memory.test_cli_fit
+    assert doc['fit']['batch_size'] == 14  # test_live_memory.test_cli_fit
     assert [r['name'] for r in doc['phases']['rows']] == [
         'forward', 'backward', 'total']
 
@@ -1620,7 +1620,7 @@ def test_progress_of_a_plain_run_names_its_batch(monkeypatch):
 def test_progress_of_fit_numbers_its_runs(monkeypatch):
     # fit's runs: the line through batches 1, 2, 3, its check at 9, then
     # the answer checked by a real run: 14 (69n + 4 <= 1000, see
-    # test_cli.FIT_1000)
+    # test_main.FIT_1000)
     shown, text = labels(monkeypatch, 'cli_models:build_tiny', '--shape',
                          '2,3', '--unit', 'raw', '--train', '--fit', '1000',
                          '--optimizer', 'sgd')
@@ -1677,7 +1677,7 @@ def test_inference_in_test_mode_and_a_step_in_train_mode():
     # statistics (FixedBatchNormalization) in inference, the batch's own
     # (BatchNormalization) in a training step
     def first_type(*options):
-        status, text = run('test_behaviour_main:build_normalized',
+        status, text = run('test_main:build_normalized',
                            '--shape', '2,3', '--mode', 'csv', '--columns',
                            'type', '--summary', *options)
         assert status == 0
@@ -1689,7 +1689,7 @@ def test_inference_in_test_mode_and_a_step_in_train_mode():
 def test_train_takes_logits_of_a_single_class():
     # Linear(3 -> 1) at batch 2: forward 2*3 multiply-adds + 2 bias adds
     # = 8 FLOPs (the forward LinearFunction row)
-    status, text = run('test_behaviour_main:build_one_class', '--shape',
+    status, text = run('test_main:build_one_class', '--shape',
                        '2,3', '--unit', 'raw', '--train', '--mode', 'csv',
                        '--columns', 'type,phase,flops')
     assert status == 0
@@ -1700,7 +1700,7 @@ def test_train_takes_logits_of_a_single_class():
     ('build_no_classes', '(2, 0)'), ('build_one_row_short', '(1, 3)')])
 def test_train_refuses_logits_of_no_class_or_another_batch(factory, shape,
                                                            capsys):
-    status, text = run('test_behaviour_main:' + factory, '--shape', '2,3',
+    status, text = run('test_main:' + factory, '--shape', '2,3',
                        '--train')
     err = capsys.readouterr().err
     assert (status, text) == (2, '')
@@ -1894,7 +1894,7 @@ def build_array_logits():
 
 def test_train_takes_logits_as_an_array():
     # the loss alone: softmax cross entropy of 3 samples of 2 classes
-    status, text = run('test_behaviour_main:build_array_logits', '--shape',
+    status, text = run('test_main:build_array_logits', '--shape',
                        '3,4', '--unit', 'raw', '--train', '--mode', 'csv',
                        '--columns', 'type,phase')
     assert status == 0

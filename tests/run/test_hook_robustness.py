@@ -98,7 +98,7 @@ def test_unsupported_warning_is_given_once_per_type_at_exit():
     assert len(caught) == 1
     assert caught[0].category is ReportWarning
     assert issubclass(ReportWarning, UserWarning)
-    assert 'test_robustness.Echo` is not yet supported' in str(
+    assert 'test_hook_robustness.Echo` is not yet supported' in str(
         caught[0].message)
 
 

@@ -631,9 +631,10 @@ def test_the_batches_run():
 
 @pytest.mark.slow
 def test_a_bending_scratch_runs_the_top_batches(planted):
-    # the uneven scratch of test_peak (4n, 4 more at odd batches) is on no
-    # line through 1, 2, 3 nor 2, 3, 4: TOP_BATCHES 4, 9 and 2*9 - 4 = 14
-    # (9 first: the costs are checked before the memory is drawn)
+    # the uneven scratch of test_live_memory_peak (4n, 4 more at odd
+    # batches) is on no line through 1, 2, 3 nor 2, 3, 4: TOP_BATCHES 4,
+    # 9 and 2*9 - 4 = 14 (9 first: the costs are checked before the
+    # memory is drawn)
     planted(RELU, lambda in_data: 4 * in_data[0].shape[0]
             + 4 * (in_data[0].shape[0] % 2))
     run = _logged(_relu)
