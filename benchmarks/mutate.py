@@ -56,176 +56,145 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = 'chainer_computational_cost'
 
-#: Module (dotted, under the package) -> the test files that must catch
-#: its bugs, chosen to keep a mutant's run short (and any
-#: tests/test_mutants_<name>.py or tests/test_behaviour_<name>.py that
-#: exists, <name> the module's last part without its underscores).
+#: An interrupt at every line of the live-memory tracker.
+INTERRUPTS = ('collect/test_live_memory_interrupts.py'
+              '::test_an_interrupt_at_any_line_of_the_tracker')
+
+#: The tests of live memory: the tracker's and its figures'.
+LIVE_MEMORY = [
+    'collect/test_live_memory.py',
+    INTERRUPTS,
+    'run/test_fit.py',
+    'cost_calculators/test_scratch.py',
+    'collect/test_updates.py',
+    'collect/test_live_memory_peak.py',
+    'run/test_projection.py',
+    'core/test_devices.py',
+    'run/test_hook_links.py',
+    'run/test_extensions.py',
+]
+
+#: Module (dotted, under the package) -> the test files (under tests/,
+#: the module's own tests/<folder>/test_<module>.py first) that must catch
+#: its bugs, chosen to keep a mutant's run short.
 TESTS = {
-    'collect.live_memory': [
-        'test_interrupt.py::test_an_interrupt_at_any_line_of_the_tracker',
-        'test_behaviour_fit.py',
-        'test_mutants_fit.py',
-        'test_scratch.py',
-        'test_update.py',
-        'test_peak.py',
-        'test_fit.py',
-        'test_projection.py',
-        'test_presets.py',
-        'test_links.py',
-        'test_extensions.py',
-        'test_memory.py',
-    ],
-    'analysis.memory': [
-        'test_interrupt.py::test_an_interrupt_at_any_line_of_the_tracker',
-        'test_behaviour_fit.py',
-        'test_mutants_fit.py',
-        'test_scratch.py',
-        'test_update.py',
-        'test_peak.py',
-        'test_fit.py',
-        'test_projection.py',
-        'test_presets.py',
-        'test_links.py',
-        'test_extensions.py',
-        'test_memory.py',
-    ],
+    'collect.live_memory': LIVE_MEMORY,
+    'analysis.memory': LIVE_MEMORY,
     'run.fit': [
-        'test_fit.py',
-        'test_peak.py',
-        'test_memory.py',
+        'run/test_fit.py',
+        'collect/test_live_memory_peak.py',
+        'collect/test_live_memory.py',
     ],
     'report.gathered': [
-        'test_chainermn.py',
-        'test_network.py',
+        'collect/test_mpi_recorder.py',
+        'analysis/test_network.py',
     ],
     'collect.mpi_recorder': [
-        'test_chainermn.py',
-        'test_network.py',
+        'collect/test_mpi_recorder.py',
+        'analysis/test_network.py',
     ],
     'analysis.network': [
-        'test_network.py',
-        'test_presets.py',
-        'test_chainermn.py',
+        'analysis/test_network.py',
+        'core/test_devices.py',
+        'collect/test_mpi_recorder.py',
     ],
     'core.devices': [
-        'test_network.py',
-        'test_presets.py',
-        'test_chainermn.py',
+        'core/test_devices.py',
+        'analysis/test_network.py',
+        'collect/test_mpi_recorder.py',
     ],
     'run.projection': [
-        'test_projection.py',
-        'test_network.py',
-        'test_update.py',
-        'test_fit.py',
-        'test_peak.py',
-        'test_fuzz.py',
+        'run/test_projection.py',
+        'analysis/test_network.py',
+        'collect/test_updates.py',
+        'run/test_fit.py',
+        'collect/test_live_memory_peak.py',
+        'run/test_hook_fuzz.py',
     ],
     'analysis.aggregation': [
-        'test_aggregation.py',
-        'test_report.py',
-        'test_links.py',
-        'test_phase.py',
-        'test_chainermn.py',
+        'analysis/test_aggregation.py',
+        'report/test_rendering.py',
+        'run/test_hook_links.py',
+        'run/test_hook_phase.py',
+        'collect/test_mpi_recorder.py',
     ],
     'collect.updates': [
-        'test_update.py',
-        'test_extensions.py',
-        'test_fit.py',
+        'collect/test_updates.py',
+        'run/test_extensions.py',
+        'run/test_fit.py',
     ],
     'cost_calculators.optimizer': [
-        'test_update.py',
-        'test_fit.py',
+        'cost_calculators/test_optimizer.py',
+        'collect/test_updates.py',
+        'run/test_fit.py',
     ],
     'run.extensions': [
-        'test_extensions.py',
-        'test_chainermn.py::test_cost_monitor_logs_each_ranks_comm_bytes',
+        'run/test_extensions.py',
+        'collect/test_mpi_recorder.py'
+        '::test_cost_monitor_logs_each_ranks_comm_bytes',
     ],
     'cli.main': [
-        'test_cli.py',
-        'test_cli_combos.py',
+        'cli/test_main.py',
+        'cli/test_args_pairs.py',
     ],
     'cli.args': [
-        'test_cli.py',
-        'test_cli_combos.py',
+        'cli/test_args.py',
+        'cli/test_main.py',
+        'cli/test_args_pairs.py',
     ],
     'cli.output': [
-        'test_cli.py',
-        'test_cli_combos.py',
+        'cli/test_output.py',
+        'cli/test_main.py',
+        'cli/test_args_pairs.py',
     ],
     'core.records': [
-        'test_hook.py',
-        'test_report.py',
-        'test_saving.py',
-        'test_robustness.py',
-        'test_links.py',
-        'test_memory.py',
+        'core/test_records.py',
+        'run/test_hook.py',
+        'report/test_rendering.py',
+        'report/test_cost_report_saving.py',
+        'run/test_hook_robustness.py',
+        'run/test_hook_links.py',
+        'collect/test_live_memory.py',
     ],
     'report.cost_report': [
-        'test_report.py',
-        'test_json.py',
-        'test_options.py',
-        'test_hook.py',
-        'test_aggregation.py',
-        'test_roofline.py',
-        'test_saving.py',
-        'test_robustness.py',
+        'report/test_cost_report.py',
+        'report/test_rendering.py',
+        'report/test_rendering_json.py',
+        'run/test_hook.py',
+        'analysis/test_aggregation.py',
+        'analysis/test_roofline.py',
+        'report/test_cost_report_saving.py',
+        'run/test_hook_robustness.py',
     ],
     'report.rendering': [
-        'test_report.py',
-        'test_json.py',
-        'test_options.py',
-        'test_robustness.py',
-        'test_links.py',
-        'test_roofline.py',
-        'test_calibration.py',
+        'report/test_rendering.py',
+        'report/test_rendering_json.py',
+        'run/test_hook_robustness.py',
+        'run/test_hook_links.py',
+        'analysis/test_roofline.py',
+        'analysis/test_calibration.py',
     ],
     'analysis.roofline': [
-        'test_roofline.py',
-        'test_presets.py',
-        'test_options.py',
-        'test_json.py',
-        'test_network.py',
+        'analysis/test_roofline.py',
+        'core/test_devices.py',
+        'report/test_rendering.py',
+        'report/test_rendering_json.py',
+        'analysis/test_network.py',
     ],
     'analysis.calibration': [
-        'test_calibration.py',
-        'test_roofline.py',
+        'analysis/test_calibration.py',
+        'analysis/test_roofline.py',
     ],
     'run.measure': [
-        'test_calibration.py',
-        'test_roofline.py',
+        'run/test_measure.py',
+        'analysis/test_calibration.py',
+        'analysis/test_roofline.py',
     ],
     'report.plots': [
-        'test_plots.py',
+        'report/test_plots.py',
     ],
 }
 
-
-#: Module -> the short name of its test_mutants_<name>.py and
-#: test_behaviour_<name>.py files (the module's name in 0.2.0).
-OWN_TESTS = {
-    'collect.live_memory': 'memory',
-    'analysis.memory': 'memory',
-    'run.fit': 'fit',
-    'report.gathered': 'mn',
-    'collect.mpi_recorder': 'mn',
-    'analysis.network': 'network',
-    'core.devices': 'network',
-    'run.projection': 'projection',
-    'analysis.aggregation': 'aggregation',
-    'collect.updates': 'update',
-    'cost_calculators.optimizer': 'cost_calculators.optimizer',
-    'run.extensions': 'extensions',
-    'cli.main': '__main__',
-    'cli.args': '_cli_args',
-    'cli.output': '_cli_output',
-    'core.records': 'records',
-    'report.cost_report': 'report',
-    'report.rendering': 'rendering',
-    'analysis.roofline': 'roofline',
-    'analysis.calibration': 'calibration',
-    'run.measure': 'measure',
-    'report.plots': 'plots',
-}
 
 _BINOP_SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div,
                 ast.Div: ast.Mult, ast.FloorDiv: ast.Div}
@@ -463,14 +432,9 @@ def module_path(root, module):
     return os.path.join(root, PACKAGE, *module.split('.')) + '.py'
 
 
-def test_files(tmp, module):
-    files = list(TESTS[module])
-    name = OWN_TESTS.get(module, module.split('.')[-1]).strip('_')
-    for prefix in ('test_behaviour_', 'test_mutants_'):
-        own = '{}{}.py'.format(prefix, name)
-        if os.path.exists(os.path.join(tmp, 'tests', own)):
-            files.insert(0, own)
-    return files
+def test_files(module):
+    """The test files (under tests/) run against ``module``'s mutants."""
+    return list(TESTS[module])
 
 
 def sample(tmp, module, n, seed):
@@ -525,7 +489,7 @@ def main(argv=None):
         prepare(tmp)
         for module in modules:
             source, chosen, n_sites = sample(tmp, module, n, seed)
-            files = test_files(tmp, module)
+            files = test_files(module)
             print('{}: {} mutants of {} sites; tests: {}'.format(
                 module, len(chosen), n_sites, ' '.join(files)), flush=True)
             if args.list:

@@ -56,7 +56,7 @@ templates_path = ['_templates']
 smartquotes = False
 
 #: The MyST comment before a block that shows what the code before it
-#: prints (tests/test_docs.py reads the same comments).
+#: prints (tests/docs/test_docs.py reads the same comments).
 OUTPUT_MARKER = '<!-- output'
 #: The MyST comment before a block the reader saves as a file.
 FILE_MARKER = '<!-- file: '

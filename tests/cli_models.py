@@ -1,7 +1,7 @@
-"""Model factories for tests/test_cli.py, given on its command lines as
+"""Model factories for tests/cli/test_main.py, given on its command lines as
 ``cli_models:<factory>``.
 
-test_cli.py finds the lines where these raise by their text, so keep each
+test_main.py finds the lines where these raise by their text, so keep each
 ``raise`` and the convolution call unique in this file.
 """
 

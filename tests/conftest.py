@@ -2,18 +2,22 @@
 loop; ``make test`` and CI (``make test-all``) run every test.
 
 Besides the tests marked ``@pytest.mark.slow`` where they are defined
-(full-size models), the heavy oracles are slow here, by name, so that a
-new fuzzing, property or mutant module joins its tier without a marker:
-each of them is minutes of the suite's time, and none is what an edit of
-one calculator or one page needs first.
+(full-size models, the tests of the behaviours planted bugs got past),
+the heavy oracles are slow here, by file name, so that a new fuzzing or
+property module (``test_hook_fuzz*``, ``test_properties*``) joins its
+tier without a marker: each of them is minutes of the suite's time, and
+none is what an edit of one calculator or one page needs first.  The
+fixtures the test folders share are here too.
 """
 
 import pytest
 
-#: Modules whose every test is slow: random graphs and tracemalloc
-#: (test_fuzz), every calculator under generated shapes (test_properties),
-#: planted bugs each run again (test_mutants_*).
-SLOW_MODULES = ('test_fuzz', 'test_properties', 'test_mutants_')
+from chainer_computational_cost import cost_calculators
+
+#: Modules whose every test is slow, by the start of their file name:
+#: random graphs and tracemalloc (run/test_hook_fuzz.py), every calculator
+#: under generated shapes (cost_calculators/test_properties.py).
+SLOW_MODULES = ('test_hook_fuzz', 'test_properties')
 
 #: Directories whose every test is slow: full-size models (VGG, ResNet,
 #: GoogLeNet) against published figures.
@@ -22,8 +26,8 @@ SLOW_DIRECTORIES = ('tests/models/',)
 #: Single tests of other modules that take many seconds: real runs
 #: measured against tracemalloc, and an interrupt sent at every call.
 SLOW_TESTS = (
-    'test_memory.py::test_an_interrupt_is_never_lost_nor_miscounts',
-    'test_peak.py::test_peak_against_tracemalloc',
+    'test_live_memory.py::test_an_interrupt_is_never_lost_nor_miscounts',
+    'test_live_memory_peak.py::test_peak_against_tracemalloc',
 )
 
 
@@ -36,3 +40,18 @@ def pytest_collection_modifyitems(config, items):
         if module.startswith(SLOW_MODULES) or name in SLOW_TESTS or \
                 item.nodeid.startswith(SLOW_DIRECTORIES):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def planted(monkeypatch):
+    """Plant a scratch function for a type: ``planted(cls, fn)``; every
+    call's ``(backend, out_shapes)`` is noted in ``planted.calls``."""
+    calls = []
+
+    def plant(cls, nbytes):
+        def scratch(func, in_data, out_shapes=None, backend=None):
+            calls.append((backend, out_shapes))
+            return nbytes(in_data)
+        monkeypatch.setitem(cost_calculators.scratches, cls, scratch)
+    plant.calls = calls
+    return plant

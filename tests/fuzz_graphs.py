@@ -1,4 +1,4 @@
-"""Random small Chainer graphs for the fuzz test (``test_fuzz.py``).
+"""Random small Chainer graphs for the fuzz test (``test_hook_fuzz.py``).
 
 :func:`draw_program` makes the :class:`Program` of a seed: a
 batch size (0 included), a dtype, a few input arrays and a sequence of
@@ -165,7 +165,7 @@ class Program(object):
         self.mode = 'forward'
         self.outputs = []
         self.grad_outputs = []
-        # Options of the hooked run (see test_fuzz.py).
+        # Options of the hooked run (see test_hook_fuzz.py).
         self.fma = True
         self.measure_time = False
         self.nested = False

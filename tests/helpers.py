@@ -8,6 +8,7 @@ own tests.
 import sys
 
 import chainer
+import chainer.functions as F
 import numpy
 
 from chainer_computational_cost import ComputationalCostHook
@@ -15,6 +16,10 @@ from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import function_object
 from chainer_computational_cost.cost_calculators import function_type
 from chainer_computational_cost.cost_calculators import validate_cost
+from mpi.mn_models import MLP
+
+#: Chainer's ReLU, a type the tests plant a scratch function for.
+RELU = chainer.functions.activation.relu.ReLU
 
 
 class _Recorder(chainer.FunctionHook):
@@ -92,3 +97,13 @@ def flops_by_layer(step, **hook_options):
         step()
     return {name: record['flops'] for name, record in cch.layer_report.items()
             if name != 'total'}
+
+
+def mlp_step():
+    """The hook of one training step of the 3-4-2 MLP of tests/mpi (26
+    parameters, 104 bytes of float32 gradients) on a batch of 2."""
+    model = MLP()
+    x = numpy.zeros((2, 3), numpy.float32)
+    with ComputationalCostHook() as cch:
+        F.sum(model(x)).backward()
+    return cch

@@ -103,7 +103,7 @@ def _recv(d, n):
     return Spec(f, [B(d.x(n))], fixed_mread=0,
                 writes_outputs='costed directly (no out_shapes), what '
                                'arrives cannot be known: 0; the hook '
-                               'passes the shapes (test_chainermn.py)')
+                               'passes the shapes (test_mpi_recorder.py)')
 
 
 @case('PseudoConnect')

@@ -3,9 +3,9 @@
 Every input of every row was read from its source before any prediction
 was compared with it (the rule: fix a prediction's inputs from their
 sources before you compare, never after). Nothing here calls the package;
-``tests/test_published_scaling_rows.py`` checks only that the data agrees
-with itself (each efficiency is the ratio of the throughputs recorded
-next to it).
+``tests/analysis/test_network_published_scaling_rows.py`` checks only
+that the data agrees with itself (each efficiency is the ratio of the
+throughputs recorded next to it).
 
 Sources: the research notes /work/research/published_rows.md (groups
 A1-A19, B, C), each row then read again from its source where the source
@@ -13,7 +13,7 @@ is at hand: NVIDIA DeepLearningExamples ("DLE") at commit
 729963dd47e7c8bd462ad10bfac7a7b0b604e6dd; TensorFlow's benchmark page
 ``tensorflow/docs_src/performance/benchmarks.md`` (tensorflow/tensorflow
 at 6535ed7c270f9fb96798eec626e1883e15905226, test date May 2017, the
-figures the six rows of ``test_published_scaling.py`` use); the Chainer
+figures the six rows of ``test_network_published_scaling.py`` use); the Chainer
 blog (chainer/chainer.org ``_posts``), whose throughputs are plotted only,
 so they are the research's readings of the figures (about +-3 %).
 
@@ -72,7 +72,7 @@ Rejected (and why)
 The research notes give A14 and A15 throughputs (e.g. ResNet-50 238 /
 1886 images/s on a DGX-1) that are not in the stored versions of the
 TensorFlow page; the rows below use the page at the commit above (219 /
-1734), the same figures ``test_published_scaling.py`` uses.
+1734), the same figures ``test_network_published_scaling.py`` uses.
 """
 
 import typing

@@ -429,7 +429,7 @@ def _add_scaling_options(parser):
 
 #: A valid value of each option of :func:`build_parser` (None: the option
 #: takes no value; a tuple: several values, each worth a run of its own),
-#: for tests that combine options (tests/test_cli_combos.py runs every
+#: for tests that combine options (tests/cli/test_args_pairs.py runs every
 #: pair): an option without a line here fails that test, which names it.
 #: A file's name is an example: the caller puts a file there.
 SAMPLE_VALUES = {

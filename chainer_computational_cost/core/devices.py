@@ -316,8 +316,9 @@ NETWORKS['nvlink-a100'] = Network(
 
 
 # The interconnects of the published runs the scaling report is checked
-# against (tests/test_published_scaling.py).  Goyal et al. 2017 ("Accurate,
-# Large Minibatch SGD", arXiv 1706.02677, section 5): 50 Gbit Ethernet
+# against (tests/analysis/test_network_published_scaling.py).  Goyal et
+# al. 2017 ("Accurate, Large Minibatch SGD", arXiv 1706.02677, section
+# 5): 50 Gbit Ethernet
 # between servers, TCP (10 us as the other TCP presets).
 NETWORKS['eth-50g'] = Network('eth-50g', '50 Gigabit Ethernet (TCP)',
                               50e9 / 8, 10e-6)

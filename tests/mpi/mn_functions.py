@@ -1,5 +1,5 @@
-"""Run under mpiexec by tests/test_chainermn.py: each ChainerMN function
-forward and backward in its own hook, with the spy of mn_train.py in
+"""Run under mpiexec by tests/collect/test_mpi_recorder.py: each ChainerMN
+function forward and backward in its own hook, with the spy of mn_train.py in
 place of the communicator's mpi4py communicator.  Writes one JSON line
 per rank and dtype: per function, the spy's bytes and the hook's
 comm_bytes, and the functions the hook ignored."""

@@ -1,5 +1,5 @@
-"""Run under mpiexec by tests/test_chainermn.py: a data-parallel Trainer
-(StandardUpdater, multi-node SGD, one CostMonitor per rank) and, beside
+"""Run under mpiexec by tests/collect/test_mpi_recorder.py: a data-parallel
+Trainer (StandardUpdater, multi-node SGD, one CostMonitor per rank) and, beside
 it, the hook run on the first two steps of the same setup.  Writes one JSON
 line per rank (see mn_train.emit)."""
 

@@ -1,4 +1,4 @@
-"""Run under mpiexec by tests/test_netbench.py: netbench's command line
+"""Run under mpiexec by tests/run/test_netbench.py: netbench's command line
 on the naive communicator, writing a network file; every rank then loads
 it and writes one JSON line (see mn_train.emit)."""
 

@@ -1,5 +1,5 @@
-"""Run under mpiexec by tests/test_chainermn.py: a two-update multi-node
-SGD step of an MLP, with a spy in place of the communicator's mpi4py
+"""Run under mpiexec by tests/collect/test_mpi_recorder.py: a two-update
+multi-node SGD step of an MLP, with a spy in place of the communicator's mpi4py
 communicator, and the hook's comm_bytes compared with the spy's total.
 Writes one JSON line per rank and dtype (see emit)."""
 

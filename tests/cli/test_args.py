@@ -1,0 +1,514 @@
+"""The command line's arguments (cli/args.py): defaults, the values each option
+takes or refuses, and the checks made before the model is built
+(``cli_models:build_raising`` fails if it is built, so an error about the
+arguments proves the check came first). main() in-process."""
+
+import os
+
+import pytest
+
+from chainer_computational_cost.cli.main import main
+from cli_runs import error_of
+from cli_runs import run
+
+RAISING = 'cli_models:build_raising'
+
+
+def test_default_shape_is_one_224_by_224_rgb_image():
+    # a ReLU over 1*3*224*224 = 150528 float32 elements: 150528 FLOPs,
+    # 4*150528 = 602112 bytes read and as many written
+    status, text = run('cli_models:build_tiny', '--unit', 'raw', '--mode',
+                       'csv')
+    assert status == 0
+    assert text.splitlines()[-1] == 'total,150528,602112,602112,1204224'
+
+
+def test_help_names_the_plot_formats(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['--help'])
+    assert e.value.code == 0
+    text = ' '.join(capsys.readouterr().out.split())
+    assert 'in the format of its extension (.png, .svg, .pdf, .eps, .ps)' \
+        in text
+    assert text.startswith('usage: python -m chainer_computational_cost '
+                           'MODEL [options]')
+
+
+def test_help_names_the_console_command(monkeypatch, capsys):
+    # (the console script on Windows ends with .exe)
+    monkeypatch.setattr('sys.argv',
+                        ['/venv/Scripts/chainer-computational-cost.exe'])
+    with pytest.raises(SystemExit):
+        main(['--help'])
+    assert capsys.readouterr().out.startswith(
+        'usage: chainer-computational-cost MODEL [options]')
+
+
+def test_help_without_a_program_name(monkeypatch, capsys):
+    # sys.argv empty or blank (an embedded interpreter)
+    for argv in ([], ['']):
+        monkeypatch.setattr('sys.argv', argv)
+        with pytest.raises(SystemExit):
+            main(['--help'])
+        assert capsys.readouterr().out.startswith(
+            'usage: python -m chainer_computational_cost MODEL [options]')
+
+
+@pytest.mark.parametrize('shape', ['0', '2,0', '0,3,8,8'])
+def test_a_shape_of_zero_is_refused(shape, capsys):
+    assert error_of(capsys, RAISING, '--shape', shape) == (
+        'error: argument --shape: shape must be positive integers separated '
+        'by commas, e.g. 1,3,224,224; got {!r} (see --help)'.format(shape))
+
+
+def test_a_device_slower_than_one_flop_a_second():
+    # ReLU of 6 float32: 6 FLOPs at 0.5 FLOP/s = 12 s; 48 bytes at 0.25
+    # B/s = 192 s: memory bound, 192 s
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
+                       'csv', '--unit', 'raw', '--time-unit', 's',
+                       '--peak-flops', '0.5', '--bandwidth', '0.25',
+                       '--columns', 'name,t_compute,t_memory,t_roofline,'
+                       'bound')
+    assert status == 0
+    assert text.splitlines()[1] == 'ReLU-1,12.0,192.0,192.0,memory'
+
+
+# --fit and --margin
+
+FIT = ('cli_models:build_tiny', '--shape', '2,3', '--unit', 'raw', '--train',
+       '--optimizer', 'sgd')
+
+
+@pytest.mark.parametrize('margin, kept', [('100', "margin 100: 100 bytes"),
+                                          ('0.1', "margin 0.1: 100 bytes")])
+def test_margin_in_bytes_or_as_a_fraction(margin, kept):
+    # build_tiny's step needs 69n + 4 bytes (test_main.FIT_1000); 100 of
+    # 1000 kept: 69n + 4 <= 900 up to n = 12 (832; 13 needs 901)
+    status, text = run(*FIT, '--fit', '1e3', '--margin', margin)
+    assert status == 0
+    assert text.splitlines()[0] == (
+        'largest batch in 1000 bytes with sgd: 12 (peak during '
+        'SoftmaxCrossEntropy-1; {} kept)'.format(kept))
+
+
+@pytest.mark.parametrize('margin', ['0', '5000', '0.5', '0.0', 'cuda',
+                                    'CUDA'])
+def test_margin_values_taken(margin, capsys):
+    # taken by the parser: the next check, that --margin needs --fit
+    assert error_of(capsys, RAISING, '--margin', margin) == (
+        "error: --margin needs --fit: it is the memory the fit's answer "
+        'keeps free')
+
+
+@pytest.mark.parametrize('margin', ['1.0', '1.5', '-1', '-0.5', 'nan',
+                                    'gpu'])
+def test_margin_values_refused(margin, capsys):
+    assert error_of(capsys, RAISING, '--margin', margin) == (
+        "error: argument --margin: must be bytes (an integer >= 0), a "
+        "fraction of the capacity (a decimal in [0, 1), e.g. 0.1) or "
+        "'cuda'; got {!r} (see --help)".format(margin))
+
+
+@pytest.mark.parametrize('value', ['H100', 'a100-40GB', '1', '1e3'])
+def test_fit_values_taken(value, capsys):
+    # a GPU in any case, bytes as a number: taken by the parser, refused
+    # by the next check (--fit needs --train)
+    assert error_of(capsys, RAISING, '--fit', value) == (
+        'error: --fit needs --train: it sizes the batch of a training step')
+
+
+@pytest.mark.parametrize('value', ['0', '-5', 'inf', 'nan', 'big'])
+def test_fit_values_refused(value, capsys):
+    assert error_of(capsys, RAISING, '--fit', value) == (
+        'error: argument --fit: {!r} is neither a device (gtx1080ti, a100, '
+        'a100-40gb, a100-80gb, h100, p100, v100) nor a number of bytes > 0 '
+        '(see --help)'.format(value))
+
+
+def test_fit_on_a_cpu_preset_is_refused(capsys):
+    err = error_of(capsys, RAISING, '--train', '--fit', 'epyc9654')
+    assert err.startswith('error: argument --fit: ')
+    assert 'epyc9654' in err
+
+
+# Scaling: --workers and its options
+
+SCALING = ('--train', '--device', 'a100', '--workers', '1,8', '--network',
+           'ib-edr')
+
+
+@pytest.mark.parametrize('value', ['0,8', '8,-1', 'a', '1,,8'])
+def test_workers_values_refused(value, capsys):
+    assert error_of(capsys, RAISING, *SCALING[:3], '--network', 'ib-edr',
+                    '--workers', value) == (
+        'error: argument --workers: must be comma-separated ints >= 1, '
+        'e.g. 1,8,64; got {!r} (see --help)'.format(value))
+
+
+@pytest.mark.parametrize('options, message', [
+    (('--overlap', 'ddp', '--jitter', '0.1'),
+     '--jitter needs --workers and --network'),
+    (('--plot-scaling', 'x.png'), '--plot-scaling needs --workers and '
+     '--network'),
+    (('--gpus-per-node', '4'), '--gpus-per-node needs --workers and '
+     '--network'),
+    (('--workers', '1,8'), '--workers and --network go together: e.g. '
+     '--workers 1,8,64 --network ib-hdr200'),
+    (('--network', 'ib-edr'), '--workers and --network go together: e.g. '
+     '--workers 1,8,64 --network ib-hdr200'),
+    (SCALING[1:], '--workers needs --train: scaling is of a training step'),
+    (('--train',) + SCALING[3:], '--workers needs a --device (gtx1080ti, '
+     'a100, a100-40gb, a100-80gb, h100, p100, v100, epyc9654) or '
+     '--peak-flops and --bandwidth'),
+])
+def test_scaling_options_need_their_companions(options, message, capsys):
+    assert error_of(capsys, RAISING, *options) == 'error: ' + message
+
+
+def test_scaling_options_are_checked_before_the_run(capsys):
+    err = error_of(capsys, RAISING, *SCALING, '--network', 'nosuchnet')
+    assert err.startswith('error: ') and 'nosuchnet' in err
+    err = error_of(capsys, RAISING, *SCALING, '--jitter', '-1')
+    assert err.startswith('error: ') and 'jitter' in err
+
+
+def test_scaling_report_replaces_the_roofline():
+    status, text = run('cli_models:build_linear', '--shape', '4,3', '--mode',
+                       'csv', '--columns', 'workers', *SCALING)
+    assert (status, text) == (0, 'Workers\n1\n8\n')
+
+
+def scaling_rows(*options):
+    status, text = run('cli_models:build_conv_linear', '--shape', '4,3,8,8',
+                       '--mode', 'csv', '--time-unit', 'us',
+                       *SCALING[:4], '1,8,64', *SCALING[5:], *options)
+    assert status == 0
+    lines = text.splitlines()
+    return [dict(zip(lines[0].split(','), line.split(',')))
+            for line in lines[1:]]
+
+
+def test_step_time_is_the_compute_time_of_each_worker():
+    # 0.01 s = 10000 us of compute at every worker count
+    rows = scaling_rows('--step-time', '0.01')
+    assert [(r['T compute us'], r['Step from']) for r in rows] == [
+        ('10000.0', 'step_time')] * 3
+
+
+STEP = ('--step-time', '0.01')
+
+
+@pytest.mark.parametrize('options, other', [
+    # 3348 bytes of gradients in buckets of 8 bytes: more than one bucket
+    (('--overlap', 'ddp', '--bucket-bytes', '8'), ('--overlap', 'ddp')),
+    (('--overlap', 'horovod', '--bucket-bytes', '8'),
+     ('--overlap', 'ddp', '--bucket-bytes', '8')),
+    (('--gpus-per-node', '8'), ()),
+    (('--gpus-per-node', '8', '--node-network', 'nvlink-a100'),
+     ('--gpus-per-node', '8')),
+    (('--jitter', '0.5'), ()),
+])
+def test_each_scaling_option_changes_the_report(options, other):
+    # none of them is dropped on the way: the rows differ from those of a
+    # run without it
+    assert scaling_rows(*STEP, *options) != scaling_rows(*STEP, *other)
+
+
+# Devices
+
+@pytest.mark.parametrize('options, message', [
+    (('--device', 'a100', '--peak-flops', '1e12'), 'give either --device '
+     'or --peak-flops and --bandwidth, not both'),
+    (('--device', 'a100', '--bandwidth', '1e12'), 'give either --device '
+     'or --peak-flops and --bandwidth, not both'),
+    (('--plot-summary', 'x.png', '--plot-roofline', 'x.png'),
+     '--plot-roofline needs a device: --device (gtx1080ti, a100, '
+     'a100-40gb, a100-80gb, h100, p100, v100, epyc9654) or --peak-flops '
+     'and --bandwidth'),
+])
+def test_device_options(options, message, capsys):
+    assert error_of(capsys, RAISING, *options) == 'error: ' + message
+
+
+# Values checked as the API checks them, canonicalised
+
+@pytest.mark.parametrize('unit', ['none', 'None', 'RAW', 'raw'])
+def test_raw_unit_spellings(unit):
+    # as test_default_shape: exact figures, no prefix
+    status, text = run('cli_models:build_tiny', '--unit', unit, '--mode',
+                       'csv')
+    assert (status, text.splitlines()[-1]) == (
+        0, 'total,150528,602112,602112,1204224')
+
+
+def test_json_defaults_to_exact_figures_in_seconds():
+    # The convolution of test_main (3888 FLOPs, 1216 + 576 bytes) on a100:
+    # fp32 vector 19.5e12 FLOP/s, 2.039e12 B/s: memory bound, 1792 /
+    # 2.039e12 s, neither scaled to K nor rounded nor in us
+    import json
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--mode', 'json', '--device', 'a100')
+    assert status == 0
+    row = json.loads(text)['rows'][0]
+    assert row['flops'] == 3888
+    assert row['t_roofline'] == pytest.approx(1792 / 2.039e12, rel=1e-12)
+
+
+def test_json_with_a_unit_is_rounded_as_asked():
+    import json
+    status, text = run('cli_models:build_conv_linear', '--shape', '1,3,8,8',
+                       '--mode', 'json', '--unit', 'K', '--n-digits', '1',
+                       '--columns', 'name,flops')
+    assert status == 0
+    # 3888 FLOPs: 3.9 K
+    assert json.loads(text)['rows'][0] == {
+        'name': 'Convolution2DFunction-1', 'flops': 3.9}
+
+
+def test_n_digits_0_and_10_are_taken():
+    # 3888 FLOPs = 0.000003888 G: nine decimals needed, 0 rounds it away
+    for digits, cell in (('0', '0'), ('10', '0.000003888')):
+        status, text = run('cli_models:build_conv_linear', '--shape',
+                           '1,3,8,8', '--unit', 'G', '--mode', 'csv',
+                           '--columns', 'name,flops', '--n-digits', digits)
+        assert (status, text.splitlines()[1]) == (
+            0, 'Convolution2DFunction-1,' + cell)
+
+
+# Reports asked for and their columns
+
+def header(*options):
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
+                       'csv', *options)
+    assert status == 0
+    return text.splitlines()[0].split(',')
+
+
+def test_measured_times_add_a_time_column_to_the_default_columns():
+    assert header('--links', '--measure-time') == [
+        'Link', '# Params', '# Calls', '# Layers', 'FLOPs', 'MemRead B',
+        'MemWrite B', 'MemR+W B', 'Time ms']
+    assert header('--links') == header('--links', '--measure-time')[:-1]
+
+
+def test_measured_times_add_time_and_efficiency_to_the_roofline():
+    untimed = ['Layer name', 'FLOPs', 'MemR+W B', 'Intensity FLOP/B',
+               'Peak used', 'T compute us', 'T memory us', 'T roofline us',
+               'Bound']
+    assert header('--device', 'a100') == untimed
+    assert header('--device', 'a100', '--measure-time') == untimed + [
+        'Time us', 'Efficiency']
+
+
+def test_a_calibration_file_that_does_not_exist(tmp_path, capsys):
+    err = error_of(capsys, RAISING, '--predict-time', str(tmp_path / 'c'))
+    assert err.startswith('error: --predict-time: ')
+    assert 'No such file' in err
+
+
+def test_predict_by_needs_predict_time(capsys):
+    assert error_of(capsys, RAISING, '--predict-by', 'type') == (
+        'error: --predict-by needs --predict-time FILE')
+
+
+def test_a_calibration_that_is_not_one(tmp_path, capsys):
+    path = tmp_path / 'c.json'
+    path.write_text('[]')
+    err = error_of(capsys, RAISING, '--predict-time', str(path))
+    assert err.startswith('error: --predict-time: not a calibration')
+
+
+def test_csv_of_one_report_with_an_option_that_adds_none():
+    # --train alone: the summary by phase, one report, csv allowed
+    status, text = run('cli_models:build_linear', '--shape', '4,3', '--mode',
+                       'csv', '--train', '--columns', 'type,phase')
+    assert status == 0
+    assert text.splitlines()[:2] == ['Layer type,Phase',
+                                     'LinearFunction,forward']
+
+
+@pytest.mark.parametrize('options, column, why', [
+    (('--columns', 'name,comm_bytes'), 'comm_bytes',
+     'the command line runs no ChainerMN communication (give '
+     'ComputationalCostHook a comm= in Python for it)'),
+    (('--summary', '--columns', 'type,slowest_rank'), 'slowest_rank',
+     'ranks are those of a gathered ChainerMN report '
+     '(ComputationalCostHook.gather), which the command line does not '
+     'make'),
+])
+def test_columns_no_run_fills(options, column, why, capsys):
+    err = error_of(capsys, RAISING, *options)
+    assert err == 'error: --columns: column {!r} would be empty: {}'.format(
+        column, why)
+
+
+def test_time_column_with_measured_times_is_kept():
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
+                       'csv', '--measure-time', '--columns', 'name,time')
+    assert status == 0
+    assert text.splitlines()[0] == 'Layer name,Time ms'
+
+
+def test_phase_column_of_a_training_summary_is_kept():
+    status, text = run('cli_models:build_linear', '--shape', '4,3', '--mode',
+                       'csv', '--train', '--summary', '--columns',
+                       'type,phase')
+    assert status == 0
+    assert text.splitlines()[1] == 'LinearFunction,forward'
+
+
+# Plot files: found unwritable before the run, left as they were
+
+def test_an_existing_plot_file_is_left_as_it_was(tmp_path, capsys):
+    path = tmp_path / 'old.png'
+    path.write_bytes(b'old')
+    err = error_of(capsys, RAISING, '--plot-summary', str(path))
+    # the model failed (after the check), the file untouched, no probe left
+    assert 'no weights for width 0' in err
+    assert path.read_bytes() == b'old'
+    assert os.listdir(str(tmp_path)) == ['old.png']
+
+
+def test_a_plot_in_a_writable_directory_leaves_no_probe(tmp_path, capsys):
+    err = error_of(capsys, RAISING, '--plot-memory', str(tmp_path / 'm.png'))
+    assert 'no weights for width 0' in err
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_plot_file_that_cannot_be_written(tmp_path, capsys):
+    path = tmp_path / 'ro.png'
+    path.write_bytes(b'old')
+    os.chmod(str(path), 0o444)
+    try:
+        if os.access(str(path), os.W_OK):
+            pytest.skip('root writes read-only files')
+        err = error_of(capsys, RAISING, '--plot-summary', str(path))
+    finally:
+        os.chmod(str(path), 0o644)
+    assert err == ('error: --plot-summary {!r} cannot be written: '
+                   'Permission denied'.format(str(path)))
+
+
+# Values written as '-N' after an option taking one value
+
+def test_a_negative_value_is_the_options_not_an_option(capsys):
+    assert error_of(capsys, RAISING, '--n-digits', '-1') == (
+        'error: --n-digits must not be negative, got -1')
+    # a value that is no number stays argparse's mistake
+    assert error_of(capsys, RAISING, '--columns', '-x') == (
+        'error: argument --columns: expected one argument (see --help)')
+
+
+# The commands and the first argument; --version
+
+def test_help_names_the_other_commands(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(['--help'])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    # its last paragraph, wrapped to the terminal
+    assert ' '.join(out.split('\n\n')[-1].split()) == (
+        'Other commands, typed in place of MODEL, each with its own --help: '
+        'calibrate: measure this machine (NumPy) and save a calibration '
+        "for --predict-time; netbench: under mpiexec, measure a ChainerMN "
+        "communicator's all-reduce and save a network file for --network.")
+
+
+@pytest.mark.parametrize('command', ['calibrate', 'netbench'])
+def test_each_command_has_its_help(command, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([command, '--help'])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith(
+        'usage: python -m chainer_computational_cost {} [-h]'.format(
+            command))
+
+
+def test_version_is_printed(capsys):
+    import chainer_computational_cost
+    with pytest.raises(SystemExit) as e:
+        main(['--version'])
+    assert e.value.code == 0
+    assert capsys.readouterr() == (
+        'chainer_computational_cost {}\n'.format(
+            chainer_computational_cost.__version__), '')
+
+
+@pytest.mark.parametrize('argv, message', [
+    # the options of a misspelt command are not taken for a model's
+    (('calibrat', '--out', 'x.json'),
+     "unknown command or model 'calibrat'; did you mean 'calibrate'?"),
+    (('Calibrte',),
+     "unknown command or model 'Calibrte'; did you mean 'calibrate'?"),
+    (('netbech', '--communicator', 'naive'),
+     "unknown command or model 'netbech'; did you mean 'netbench'?"),
+    (('resnt50', '--shape', '2,3'),
+     "unknown model 'resnt50' (did you mean 'resnet50'?): use one of "
+     'googlenet, resnet101, resnet152, resnet50, vgg16, vgg19 or '
+     'package.module:factory'),
+    (('VGG-16',),
+     "unknown model 'VGG-16' (did you mean 'vgg16'?): use one of "
+     'googlenet, resnet101, resnet152, resnet50, vgg16, vgg19 or '
+     'package.module:factory'),
+])
+def test_a_misspelt_command_or_model_gets_a_suggestion(argv, message,
+                                                       capsys):
+    assert error_of(capsys, *argv) == 'error: ' + message
+
+
+def test_a_model_later_on_the_line_gets_its_suggestion_too(capsys):
+    assert error_of(capsys, '--shape', '2,3', 'resnet5O') == (
+        "error: unknown model 'resnet5O' (did you mean 'resnet50'?): use one "
+        'of googlenet, resnet101, resnet152, resnet50, vgg16, vgg19 or '
+        'package.module:factory')
+
+
+def test_model_names_are_not_taken_for_commands():
+    from chainer_computational_cost.cli.args import COMMANDS
+    from chainer_computational_cost.cli.models import check_model_or_command
+    # a built-in model in any case, a factory in a module named like a
+    # command: models, not slips
+    for spec in ('vgg16', 'ResNet50', 'calibrate:build', 'netbench.x:f'):
+        check_model_or_command(spec, COMMANDS)
+    # and a factory in such a module runs
+    status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
+                       'csv', '--columns', 'name,flops', '--unit', 'raw')
+    assert (status, text) == (0, 'Layer name,FLOPs\nReLU-1,6\ntotal,6\n')
+
+
+# Values refused before the model is built (RAISING fails if it is)
+
+def test_a_worker_count_given_twice_is_refused(capsys):
+    # one row per count: '8,8' would print one row for two counts
+    assert error_of(capsys, RAISING, *SCALING[:3], '--network', 'ib-edr',
+                    '--workers', '1,8,8') == (
+        "error: argument --workers: gives 8 more than once in '1,8,8': each "
+        'worker count is a row, give it once (see --help)')
+
+
+def test_a_missing_network_file_is_said_to_be_missing(tmp_path, capsys):
+    path = str(tmp_path / 'nofile.json')
+    presets = ('ib-edr, ib-hdr200, ib-ndr, eth-25g, eth-100g, nvlink-a100, '
+               'eth-50g, roce-25g, nvlink-p100, pcie3-x16')
+    assert error_of(capsys, RAISING, *SCALING[:5], '--network', path) == (
+        'error: --network {!r}: no such network file (written by netbench; '
+        'the presets are {})'.format(path, presets))
+    assert error_of(capsys, RAISING, *SCALING, '--gpus-per-node', '2',
+                    '--node-network', path) == (
+        'error: --node-network {!r}: no such network file (written by '
+        'netbench; the presets are {})'.format(path, presets))
+    (tmp_path / 'dir.json').mkdir()
+    assert error_of(capsys, RAISING, *SCALING[:5], '--network',
+                    str(tmp_path / 'dir.json')) == (
+        'error: --network {!r}: a directory, not a network '
+        'file'.format(str(tmp_path / 'dir.json')))
+
+
+@pytest.mark.parametrize('value', ['0.5', '1e-300'])
+def test_fit_below_one_byte_is_refused_before_the_build(value, capsys):
+    # fit_batch takes whole bytes: 0, which it refuses only after the
+    # model is built and run
+    assert error_of(capsys, RAISING, '--train', '--fit', value) == (
+        'error: argument --fit: {!r} is less than one byte: give a device '
+        '(gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100) or a '
+        'number of bytes >= 1 (see --help)'.format(value))

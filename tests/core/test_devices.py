@@ -1,0 +1,155 @@
+"""Every hardware preset pinned to the figure its cited source gives (the
+sources are cited beside each preset in core/devices.py): a preset
+halved or off by a digit fails here."""
+
+import pytest
+
+from chainer_computational_cost.core import devices
+
+from cli_runs import run
+
+
+def test_capacities():
+    # GTX 1080 Ti 11 GB, A100 80 GB (the 'a100' roofline preset's board)
+    # and 40 GB, H100 SXM5 80 GB; binary gigabytes as CUDA reports them.
+    assert dict(devices.CAPACITIES) == {
+        'gtx1080ti': 11 * 1073741824, 'a100': 80 * 1073741824,
+        'a100-40gb': 40 * 1073741824, 'a100-80gb': 80 * 1073741824,
+        'h100': 80 * 1073741824,
+        # Tesla P100 and V100 SXM2: 16 GB HBM2 each
+        'p100': 16 * 1073741824, 'v100': 16 * 1073741824,
+        'epyc9654': None}
+
+
+A100_PEAKS = {
+    ('vector', 'fp16'): ('fp16 vector', 78e12),
+    ('matrix', 'fp16'): ('fp16 matrix', 312e12),
+    ('vector', 'fp32'): ('fp32 vector', 19.5e12),
+    ('matrix', 'fp32'): ('tf32 matrix', 156e12),
+    ('vector', 'fp64'): ('fp64 vector', 9.7e12),
+    ('matrix', 'fp64'): ('fp64 matrix', 19.5e12)}
+
+# (device, bandwidth B/s, {(class, precision): (label, FLOP/s)})
+DEVICE_FIGURES = [
+    # 3584 cores x 2 x 1.48 GHz = 10.6 TFLOP/s (rounded, the blog's); fp64
+    # at 1/32; 484 GB/s.
+    ('gtx1080ti', 484e9, {
+        ('vector', 'fp16'): ('fp16 vector', 10.6e12),
+        ('matrix', 'fp16'): ('fp16 vector', 10.6e12),
+        ('vector', 'fp32'): ('fp32 vector', 10.6e12),
+        ('matrix', 'fp32'): ('fp32 vector', 10.6e12),
+        ('vector', 'fp64'): ('fp64 vector', 0.33125e12),
+        ('matrix', 'fp64'): ('fp64 vector', 0.33125e12)}),
+    # A100 datasheet: FP16 78 / tensor 312, FP32 19.5 / TF32 156, FP64 9.7
+    # / tensor 19.5 TFLOP/s; 2039 GB/s.
+    ('a100', 2039e9, A100_PEAKS),
+    # A100 SXM4 40GB: the same FLOPs on HBM2, 1555 GB/s; the 80GB board
+    # by its memory's name is 'a100'.
+    ('a100-40gb', 1555e9, A100_PEAKS),
+    ('a100-80gb', 2039e9, A100_PEAKS),
+    # H100 SXM5: FP16 133.8 / tensor 1979 / 2, FP32 67 / TF32 989 / 2, FP64
+    # 34 / tensor 67 TFLOP/s; 3350 GB/s.
+    ('h100', 3350e9, {
+        ('vector', 'fp16'): ('fp16 vector', 133.8e12),
+        ('matrix', 'fp16'): ('fp16 matrix', 989.5e12),
+        ('vector', 'fp32'): ('fp32 vector', 67e12),
+        ('matrix', 'fp32'): ('tf32 matrix', 494.5e12),
+        ('vector', 'fp64'): ('fp64 vector', 34e12),
+        ('matrix', 'fp64'): ('fp64 matrix', 67e12)}),
+    # Tesla P100 SXM2: FP16 21.2, FP32 10.6, FP64 5.3 TFLOP/s, no tensor
+    # cores; 720 GB/s.
+    ('p100', 720e9, {
+        ('vector', 'fp16'): ('fp16 vector', 21.2e12),
+        ('matrix', 'fp16'): ('fp16 vector', 21.2e12),
+        ('vector', 'fp32'): ('fp32 vector', 10.6e12),
+        ('matrix', 'fp32'): ('fp32 vector', 10.6e12),
+        ('vector', 'fp64'): ('fp64 vector', 5.3e12),
+        ('matrix', 'fp64'): ('fp64 vector', 5.3e12)}),
+    # Tesla V100 SXM2: FP32 15.7, tensor 125 TFLOP/s; FP16 twice and FP64
+    # half the FP32 rate (31.4, 7.85); 900 GB/s.
+    ('v100', 900e9, {
+        ('vector', 'fp16'): ('fp16 vector', 31.4e12),
+        ('matrix', 'fp16'): ('fp16 matrix', 125e12),
+        ('vector', 'fp32'): ('fp32 vector', 15.7e12),
+        ('matrix', 'fp32'): ('fp32 vector', 15.7e12),
+        ('vector', 'fp64'): ('fp64 vector', 7.85e12),
+        ('matrix', 'fp64'): ('fp64 vector', 7.85e12)}),
+    # EPYC 9654: 96 cores x 2.4 GHz x 32 fp32 FLOPs = 7.3728e12 (fp16 the
+    # same, fp64 half); 12 x 4800e6 x 8 B = 460.8 GB/s.
+    ('epyc9654', 460.8e9, {
+        ('vector', 'fp16'): ('fp16 vector', 7.3728e12),
+        ('matrix', 'fp16'): ('fp16 vector', 7.3728e12),
+        ('vector', 'fp32'): ('fp32 vector', 7.3728e12),
+        ('matrix', 'fp32'): ('fp32 vector', 7.3728e12),
+        ('vector', 'fp64'): ('fp64 vector', 3.6864e12),
+        ('matrix', 'fp64'): ('fp64 vector', 3.6864e12)}),
+]
+
+
+@pytest.mark.parametrize('name, bandwidth, peaks', DEVICE_FIGURES)
+def test_device_presets(name, bandwidth, peaks):
+    dev = devices.DEVICES[name]
+    assert dev.bandwidth == bandwidth
+    assert set(dev.peaks) == set(peaks)
+    for key, (label, flops) in peaks.items():
+        assert dev.peaks[key][0] == label
+        assert dev.peaks[key][1] == pytest.approx(flops, rel=1e-12), key
+
+
+def test_every_device_is_pinned():
+    assert [d[0] for d in DEVICE_FIGURES] == list(devices.DEVICES)
+    assert all(d.name == k for k, d in devices.DEVICES.items())
+
+
+def test_network_presets():
+    # InfiniBand EDR, HDR, NDR: 100, 200, 400 Gb/s, 1 us; Ethernet 25 and
+    # 100 Gb/s over TCP, 10 us; NVLink 3 300 GB/s one way, 1 us.  Bytes per
+    # second: Gb/s * 1e9 / 8.
+    assert {n: (x.bandwidth, x.latency)
+            for n, x in devices.NETWORKS.items()} == {
+        'ib-edr': (12.5e9, 1e-6), 'ib-hdr200': (25e9, 1e-6),
+        'ib-ndr': (50e9, 1e-6), 'eth-25g': (3.125e9, 10e-6),
+        'eth-100g': (12.5e9, 10e-6), 'nvlink-a100': (300e9, 1e-6),
+        # 50 GbE TCP, 25 GbE RoCE (2 us assumed), NVLink 1 80 GB/s one way,
+        # PCIe 3.0 x16: 8e9 * 128/130 * 16 / 8 B/s
+        'eth-50g': (6.25e9, 10e-6), 'roce-25g': (3.125e9, 2e-6),
+        'nvlink-p100': (80e9, 1e-6),
+        'pcie3-x16': (8e9 * 128 / 130 * 16 / 8, 1e-6)}
+    assert [x.title for x in devices.NETWORKS.values()] == [
+        'InfiniBand EDR (100 Gb/s)', 'InfiniBand HDR (200 Gb/s)',
+        'InfiniBand NDR (400 Gb/s)', '25 Gigabit Ethernet (TCP)',
+        '100 Gigabit Ethernet (TCP)', 'NVLink 3 (A100, one node)',
+        '50 Gigabit Ethernet (TCP)', '25 Gigabit Ethernet (RoCE)',
+        'NVLink 1 (P100, one node)', 'PCI Express 3.0 x16 (one node)']
+    assert [x.name for x in devices.NETWORKS.values()] == list(
+        devices.NETWORKS)
+
+
+def test_one_registry_for_every_entry_point(capsys):
+    # issue 34: --fit took a100-40gb, --device and CostMonitor refused it
+    from chainer_computational_cost import CostMonitor
+    from chainer_computational_cost import fit_batch
+    assert list(devices.CAPACITIES) == list(devices.DEVICES)
+
+    def cli(*argv):
+        status, _ = run('cli_models:build_tiny', '--shape', '2,3', '--unit',
+                        'raw', *argv)
+        return status, capsys.readouterr().err
+
+    def step(n):  # refused before any run
+        raise AssertionError('run')
+    for name in devices.DEVICES:
+        upper = name.upper()  # any case, everywhere
+        assert devices.resolve_device(upper) is devices.DEVICES[name]
+        CostMonitor(device=upper)
+        assert cli('--device', upper)[0] == 0
+        if devices.CAPACITIES[name] is None:  # the CPU: one error, twice
+            with pytest.raises(ValueError) as e:
+                fit_batch(step, device=upper)
+            assert cli('--train', '--fit', upper) == (
+                2, 'error: argument --fit: {} (see --help)\n'.format(e.value))
+        else:
+            status, err = cli('--train', '--fit', upper, '--mode', 'csv')
+            assert status == 0
+            assert err.startswith('largest batch on {} with adam: '.format(
+                name))

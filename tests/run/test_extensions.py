@@ -1,0 +1,1809 @@
+"""CostMonitor, the Trainer extension: the cost of each training step in
+Chainer's log, against the hook run on one update of the same shapes.
+
+Also, worked by hand or against an oracle: the batch behind
+cost/samples_per_second however the update is called, the peak behind
+cost/mfu for a float16 model, the memory peak of a step with two
+optimizers, a step with other work that differentiates in its forward
+pass, a failure of its own in such a step, steps whose backward pass, a
+node's settings or a second input differ at the same shapes, an
+unchanging training costed twice only, an optimizer hook beside a link
+never called, two models given one batch.
+"""
+
+import warnings
+
+import chainer
+from chainer import training
+from chainer.dataset import concat_examples
+import chainer.functions as F
+import chainer.links as L
+from chainer.training import extensions
+import numpy
+import pytest
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import CostMonitor
+from chainer_computational_cost.run import extensions as cm_extensions
+from chainer_computational_cost import ReportWarning
+from chainer_computational_cost.cost_calculators import calculators
+from chainer_computational_cost.cost_calculators import skips_out_shapes
+
+from memory_oracle import traced_peak
+from calibration_fixtures import literal_calibration
+
+BATCH = 64
+VOCAB = 20
+N_CLASSES = 3
+# A100, float32 parameters: the TF32 tensor-core peak (156 TFLOP/s), the
+# one the documentation names for float32.
+A100_FP32_PEAK = 156e12
+
+
+class SeqModel(chainer.Chain):
+    """Token ids (batch, time) -> classes: an embedding, a linear layer
+    applied at every step, summed over time: every cost but the last
+    layer's grows with the length."""
+
+    def __init__(self):
+        super(SeqModel, self).__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(VOCAB, 8)
+            self.mix = L.Linear(8, 8)
+            self.out = L.Linear(8, N_CLASSES)
+
+    def forward(self, x):
+        batch, length = x.shape
+        h = F.reshape(self.embed(x), (batch * length, 8))
+        h = F.relu(self.mix(h))
+        h = F.sum(F.reshape(h, (batch, length, 8)), axis=1)
+        return self.out(h)
+
+
+def padded(batch, device=None):
+    return concat_examples(batch, device, padding=0)
+
+
+def sequences(n=1024, short=BATCH):
+    """``n`` samples of length 10, the first ``short`` of length 5 (one
+    batch's worth, the first batch without shuffling)."""
+    rng = numpy.random.RandomState(0)
+    return [(rng.randint(0, VOCAB, 5 if i < short else 10).astype(
+        numpy.int32), numpy.int32(rng.randint(N_CLASSES)))
+        for i in range(n)]
+
+
+def make_trainer(monitor, n_iter, data=None, evaluate=True, lossfun=None,
+                 optimizer=None, out='result'):
+    data = sequences() if data is None else data
+    model = L.Classifier(SeqModel())
+    opt = optimizer or chainer.optimizers.Adam()
+    opt.setup(model)
+    it = chainer.iterators.SerialIterator(data, BATCH, shuffle=False)
+    updater = training.StandardUpdater(it, opt, converter=padded,
+                                       loss_func=lossfun)
+    trainer = training.Trainer(updater, (n_iter, 'iteration'), out=out)
+    if monitor is not None:
+        trainer.extend(monitor)
+    if evaluate:
+        valid = chainer.iterators.SerialIterator(
+            data[:2 * BATCH], BATCH, repeat=False, shuffle=False)
+        trainer.extend(extensions.Evaluator(valid, model, converter=padded),
+                       trigger=(5, 'iteration'))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    return trainer, log, model, opt
+
+
+def one_update_cost(length):
+    """The hook's total (fma_1flop=False) for one Adam update of a fresh
+    model on a batch of ``BATCH`` sequences of ``length``."""
+    model = L.Classifier(SeqModel())
+    opt = chainer.optimizers.Adam()
+    opt.setup(model)
+    x = numpy.zeros((BATCH, length), numpy.int32)
+    t = numpy.zeros(BATCH, numpy.int32)
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update(model, x, t)
+    return hook.total_report['flops']
+
+
+class SumLinear(chainer.Chain):
+    """x (batch, time, 4) -> the sum of a Linear(4, 2, nobias) of each
+    time step: a cost a hand formula gives."""
+
+    def __init__(self):
+        super(SumLinear, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 2, nobias=True)
+
+    def forward(self, x):
+        batch, time, _ = x.shape
+        loss = F.sum(self.lin(F.reshape(x, (batch * time, 4))))
+        chainer.report({'loss': loss}, self)
+        return loss
+
+
+def sum_linear_flops(rows):
+    """The FLOPs of one SGD step of SumLinear on ``rows`` = batch * time
+    rows, a multiply-add as 2 (DETAILS.md): LinearFunction rows * out *
+    (2 in - 1) = 14 rows; Sum |y| - |loss| = 2 rows - 1; BroadcastTo and
+    Reshape 0; LinearGradWeight out * in * (2 rows - 1) = 16 rows - 8 (no
+    gradient for x, an input); SGDRule 2 |W| = 16: 32 rows + 7."""
+    return 32 * rows + 7
+
+
+def sum_linear_trainer(tmp_path, data, n_iter, monitor):
+    """(trainer, model, optimizer): SumLinear trained with SGD on
+    ``data`` in batches of BATCH, in order, ``monitor`` extended."""
+    model = SumLinear()
+    opt = chainer.optimizers.SGD()
+    opt.setup(model)
+    it = chainer.iterators.SerialIterator(data, BATCH, shuffle=False)
+    trainer = training.Trainer(
+        training.StandardUpdater(it, opt, converter=padded, loss_func=model),
+        (n_iter, 'iteration'), out=str(tmp_path))
+    trainer.extend(monitor)
+    return trainer, model, opt
+
+
+def counted_costings(monkeypatch):
+    """The list of the hooks CostMonitor enters from now on, one a
+    costing."""
+    runs = []
+
+    class Counting(ComputationalCostHook):
+        def __enter__(self):
+            runs.append(self)
+            return super(Counting, self).__enter__()
+
+    monkeypatch.setattr(cm_extensions, 'ComputationalCostHook', Counting)
+    return runs
+
+
+def test_every_log_entry_has_the_cost_of_its_step(tmp_path, monkeypatch):
+    # 1024 samples of batch 64: 16 iterations an epoch; iteration 1 and 17
+    # get the short batch (length 5), every other one length 10.
+    rng = numpy.random.RandomState(0)
+    data = [rng.rand(5 if i < BATCH else 10, 4).astype(numpy.float32)
+            for i in range(1024)]
+    trainer, model, _ = sum_linear_trainer(tmp_path, data, 40,
+                                           CostMonitor(device='a100'))
+    valid = chainer.iterators.SerialIterator(
+        data[:2 * BATCH], BATCH, repeat=False, shuffle=False)
+    trainer.extend(extensions.Evaluator(valid, model, converter=padded,
+                                        eval_func=model),
+                   trigger=(5, 'iteration'))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    # Every update_core takes 0.25 s by the monitor's clock.
+    ticks = iter(range(10 ** 6))
+    monkeypatch.setattr(cm_extensions, '_clock', lambda: next(ticks) / 4)
+    trainer.run()
+    entries = log.log
+    assert len(entries) == 40
+    # The Evaluator's validation keys are in every fifth entry, and its
+    # forward passes are not in cost/flops.
+    assert 'validation/main/loss' in entries[4]
+    for entry in entries:
+        i = entry['iteration']
+        # 64 * 5 = 320 rows: 10247 FLOPs; 64 * 10 = 640: 20487
+        expected = 10247 if i in (1, 17, 33) else 20487
+        assert expected == sum_linear_flops(
+            BATCH * (5 if i in (1, 17, 33) else 10))
+        assert entry['cost/flops'] == expected, i
+        assert entry['cost/flops_per_second'] == expected * 4
+        # over the A100's float32 (TF32) peak, 156e12
+        assert entry['cost/mfu'] == pytest.approx(expected * 4 / 156e12,
+                                                  rel=1e-12)
+        assert entry['cost/samples_per_second'] == 64 * 4
+        assert 'cost/memory_peak' not in entry
+        assert 'cost/comm_bytes' not in entry
+
+
+def test_the_updater_and_the_optimizer_are_left_as_they_were(tmp_path):
+    trainer, _, _, opt = make_trainer(CostMonitor(), 3, evaluate=False,
+                                      out=str(tmp_path))
+    updater = trainer.updater
+    trainer.run()
+    assert 'update_core' not in vars(updater)
+    assert 'update' not in vars(opt)
+    assert updater.update_core.__func__ is \
+        training.StandardUpdater.update_core
+
+
+def test_costed_runs_are_the_new_shapes_and_the_first_again(
+        tmp_path, monkeypatch):
+    runs = counted_costings(monkeypatch)
+    trainer, log, _, _ = make_trainer(CostMonitor(), 40, out=str(tmp_path))
+    trainer.run()
+    # Iteration 1 (length 5), 2 (length 10, new), 17 (length 5 again: the
+    # first iteration's shapes are costed a second time); the Evaluator's
+    # eight runs are not costed.
+    assert len(runs) == 3
+    assert len(log.log) == 40
+
+
+def test_training_is_unchanged_by_the_monitor(tmp_path):
+    params = []
+    for monitor in (None, CostMonitor(memory=True)):
+        numpy.random.seed(1)  # the same initial parameters
+        trainer, _, model, _ = make_trainer(
+            monitor, 20, out=str(tmp_path / str(len(params))))
+        trainer.run()
+        params.append({n: p.array.copy() for n, p in model.namedparams()})
+    for name, value in params[0].items():
+        numpy.testing.assert_array_equal(value, params[1][name], name)
+
+
+def test_memory_peak_against_tracemalloc(tmp_path):
+    # SumLinear on 64 x 1000 rows with SGD: the gradient of the sum, a
+    # broadcast view, is copied by LinearGradWeight (64000 x 2 float32,
+    # 512000 bytes): arrays of hundreds of KiB, against which the Python
+    # objects of the graph are a few KiB
+    data = [numpy.ones((1000, 4), numpy.float32)] * (3 * BATCH)
+    trainer, model, opt = sum_linear_trainer(tmp_path, data, 3,
+                                             CostMonitor(memory=True))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()
+    # The oracle: tracemalloc's peak of the same step (the batch made
+    # before), never less than the arrays the hook counts; above them by
+    # what it does not count, the same at any size: the Python objects of
+    # the graph and the loss's initial gradient (39440 bytes more at 1000
+    # rows, 39024 at 4000 when measured), at most 64 KiB
+    x = padded(data[:BATCH])
+    opt.update(model, x)
+    traced = traced_peak(lambda: opt.update(model, x))
+    peaks = [e['cost/memory_peak'] for e in log.log]
+    assert peaks[0] == peaks[1] == peaks[2]
+    assert 512000 <= peaks[0] <= traced <= peaks[0] + 65536, (peaks, traced)
+
+
+def test_peak_flops_instead_of_a_device(tmp_path):
+    trainer, log, _, _ = make_trainer(CostMonitor(peak_flops=1e9), 2,
+                                      evaluate=False, out=str(tmp_path))
+    trainer.run()
+    for entry in log.log:
+        assert entry['cost/mfu'] == pytest.approx(
+            entry['cost/flops_per_second'] / 1e9, rel=1e-12)
+
+
+def test_a_float16_model_gets_the_fp16_matrix_peak():
+    monitor = CostMonitor(device='a100')
+    # A100: FP16 tensor cores, 312 TFLOP/s; float64: FP64 tensor, 19.5.
+    assert monitor._peak_of('float16') == 312e12
+    assert monitor._peak_of('float64') == 19.5e12
+    assert monitor._peak_of('float32') == A100_FP32_PEAK
+
+
+def test_beyond_the_limit_no_flops_and_one_warning(tmp_path):
+    # Lengths 5 and 10 are two signatures; limit=1 costs the first only.
+    trainer, log, _, _ = make_trainer(CostMonitor(limit=1), 4,
+                                      evaluate=False, out=str(tmp_path))
+    with pytest.warns(ReportWarning, match='limit=1') as caught:
+        trainer.run()
+    assert len([w for w in caught if 'limit' in str(w.message)]) == 1
+    assert 'cost/flops' in log.log[0]
+    for entry in log.log[1:]:
+        assert 'cost/flops' not in entry and 'cost/mfu' not in entry
+        assert entry['cost/samples_per_second'] > 0
+
+
+@pytest.mark.parametrize('kwargs, error, match', [
+    ({'device': 'tpu9'}, ValueError, r"unknown device 'tpu9'; the presets"),
+    ({'limit': -1}, ValueError, r'limit must be an int >= 1, got -1'),
+    ({'limit': 0}, ValueError, r'limit must be an int >= 1, got 0'),
+    ({'limit': 2.0}, ValueError, r'limit must be an int >= 1, got 2.0'),
+    ({'device': 'a100', 'peak_flops': 1e12}, ValueError, 'not both'),
+    ({'peak_flops': -1}, ValueError, r'peak_flops must be a finite'),
+    ({'memory': 1}, TypeError, r'memory must be a bool'),
+    ({'comm': object()}, TypeError, r'comm'),
+])
+def test_bad_arguments_are_one_line_errors(kwargs, error, match):
+    with pytest.raises(error, match=match) as info:
+        CostMonitor(**kwargs)
+    assert '\n' not in str(info.value)
+
+
+def _parallel_updater(tmp_path):
+    model = L.Classifier(SeqModel())
+    opt = chainer.optimizers.SGD()
+    opt.setup(model)
+    it = chainer.iterators.SerialIterator(sequences(128), BATCH)
+    return training.updaters.ParallelUpdater(
+        it, opt, converter=padded, devices={'main': '@numpy'})
+
+
+class _NoCore(training.Updater):
+    """An updater with only ``update``."""
+
+    iteration = 0
+    epoch = 0
+    epoch_detail = 0.0
+    is_new_epoch = False
+
+    def update(self):
+        self.iteration += 1
+
+    def get_all_optimizers(self):
+        return {}
+
+
+@pytest.mark.parametrize('make, match', [
+    (_parallel_updater, 'cannot cost a ParallelUpdater'),
+    (lambda tmp_path: _NoCore(), 'needs an updater with update_core'),
+])
+def test_an_updater_it_cannot_wrap_fails_when_the_trainer_starts(
+        tmp_path, make, match):
+    updater = make(tmp_path)
+    trainer = training.Trainer(updater, (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    with pytest.raises(TypeError, match=match) as info:
+        trainer.run()
+    assert '\n' not in str(info.value)
+    assert updater.iteration == 0
+    assert 'update_core' not in vars(updater)
+
+
+def test_two_monitors_on_one_trainer_fail_when_it_starts(tmp_path):
+    trainer, _, _, _ = make_trainer(CostMonitor(), 2, evaluate=False,
+                                    out=str(tmp_path))
+    trainer.extend(CostMonitor(), name='again')
+    with pytest.raises(RuntimeError, match='already has a CostMonitor'):
+        trainer.run()
+    assert 'update_core' not in vars(trainer.updater)
+
+
+class Boom(Exception):
+    pass
+
+
+@pytest.mark.parametrize('when', [1, 3])
+def test_an_exception_in_the_step_passes_through(tmp_path, when):
+    # ``when`` 1: in a costed step (inside the hook); 3: in a step that
+    # is not costed.
+    calls = []
+    error = Boom('in the loss')
+
+    def lossfun(x, t):
+        calls.append(x.shape)
+        if len(calls) == when:
+            raise error
+        return model(x, t)
+
+    trainer, _, model, opt = make_trainer(
+        CostMonitor(), 5, evaluate=False, lossfun=lossfun,
+        out=str(tmp_path))
+    updater = trainer.updater
+    with pytest.raises(Boom) as info:
+        trainer.run(show_loop_exception_msg=False)
+    assert info.value is error
+    assert info.value.__context__ is None
+    assert 'update_core' not in vars(updater)
+    assert 'update' not in vars(opt)
+    assert chainer.get_function_hooks() == {}
+
+
+def test_an_update_without_a_loss_function_is_the_update_only(tmp_path):
+    # A hand-written update_core: forward and backward before the update.
+    class Manual(training.StandardUpdater):
+        def update_core(self):
+            x, t = self.converter(self.get_iterator('main').next())
+            opt = self.get_optimizer('main')
+            loss = opt.target(x, t)
+            opt.target.cleargrads()
+            loss.backward()
+            opt.update()
+
+    model = L.Classifier(SeqModel())
+    opt = chainer.optimizers.SGD()
+    opt.setup(model)
+    it = chainer.iterators.SerialIterator(sequences(256), BATCH)
+    trainer = training.Trainer(Manual(it, opt, converter=padded),
+                               (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with pytest.warns(ReportWarning, match="optimizer 'main' was updated "
+                      'without a loss function'):
+        trainer.run()
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update()
+    assert [e['cost/flops'] for e in log.log] == [
+        hook.total_report['flops']] * 2
+
+
+def test_a_warning_turned_error_does_not_stop_training(tmp_path):
+    trainer, log, _, _ = make_trainer(CostMonitor(limit=1), 3,
+                                      evaluate=False, out=str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ReportWarning)
+        trainer.run()
+    assert len(log.log) == 3
+
+
+def test_an_update_the_user_wrapped_is_put_back_as_it_was(tmp_path):
+    trainer, log, _, opt = make_trainer(CostMonitor(), 2, evaluate=False,
+                                        out=str(tmp_path))
+    real = opt.update
+    seen = []
+
+    def users_update(*args, **kwargs):
+        seen.append(len(args))
+        return real(*args, **kwargs)
+    opt.update = users_update
+    trainer.run()
+    assert vars(opt)['update'] is users_update
+    assert seen == [3, 3]  # the monitor called through the user's wrapper
+    assert len(log.log) == 2 and 'cost/flops' in log.log[1]
+
+
+def test_a_failure_of_its_own_does_not_stop_training(tmp_path, monkeypatch):
+    def broken(hook):
+        raise ValueError('planted')
+    monkeypatch.setattr(cm_extensions, '_step_figures', broken)
+    trainer, log, _, _ = make_trainer(CostMonitor(), 3, evaluate=False,
+                                      out=str(tmp_path))
+    with pytest.warns(ReportWarning, match='could not be costed.*planted'):
+        trainer.run()
+    assert len(log.log) == 3
+    assert all('cost/flops' not in e and 'cost/samples_per_second' in e
+               for e in log.log)
+
+
+def test_two_optimizers_a_step_is_the_sum_of_their_updates(tmp_path):
+    # A custom updater with two models (as a GAN's), each updated with its
+    # own loss function on the batch.
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            x, t = self.converter(self.get_iterator('main').next())
+            for name in ('a', 'b'):
+                opt = self.get_optimizer(name)
+                opt.update(opt.target, x, t)
+
+    opts = {}
+    for name in ('a', 'b'):
+        opts[name] = chainer.optimizers.SGD()
+        opts[name].setup(L.Classifier(SeqModel()))
+    it = chainer.iterators.SerialIterator(sequences(256, short=0), BATCH)
+    trainer = training.Trainer(Two(it, opts, converter=padded),
+                               (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()
+    model = L.Classifier(SeqModel())
+    opt = chainer.optimizers.SGD()
+    opt.setup(model)
+    x = numpy.zeros((BATCH, 10), numpy.int32)
+    t = numpy.zeros(BATCH, numpy.int32)
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update(model, x, t)
+    one = hook.total_report['flops']
+    assert [e['cost/flops'] for e in log.log] == [2 * one] * 2
+
+
+def test_a_new_dtype_is_a_new_key(tmp_path, monkeypatch):
+    runs = counted_costings(monkeypatch)
+    # All of length 10; the first batch's ids are int64, the others int32.
+    data = [(x.astype(numpy.int64) if i < BATCH else x, t)
+            for i, (x, t) in enumerate(sequences(short=0))]
+    trainer, log, _, _ = make_trainer(CostMonitor(), 20, data=data,
+                                      evaluate=False, out=str(tmp_path))
+    trainer.run()
+    # Iteration 1 (int64), 2 (int32), 17 (int64 again, the first
+    # iteration's key costed a second time).
+    assert len(runs) == 3
+    assert {e['cost/flops'] for e in log.log} == {one_update_cost(10)}
+
+
+# Steps that do other work at the same argument shapes (issue 34): a
+# variable-length LSTM whose converter passes the lengths as an array, so
+# that the batch shrinks as sequences end while every argument keeps its
+# shape.  Expectations: the hook run afresh on each step of a replay.
+
+class VarLengthLSTM(chainer.Chain):
+    """(x (batch, time, 3), lengths (batch,), t (batch, time)) -> the
+    summed loss of the steps each sequence has (longest first)."""
+
+    def __init__(self):
+        super(VarLengthLSTM, self).__init__()
+        with self.init_scope():
+            self.lstm = L.LSTM(3, 5)
+            self.out = L.Linear(5, 2)
+
+    def forward(self, x, lengths, t):
+        self.lstm.reset_state()
+        loss = 0
+        for step in range(x.shape[1]):
+            batch = int((lengths > step).sum())
+            if batch == 0:
+                break
+            h = self.lstm(x[:batch, step])
+            loss += F.softmax_cross_entropy(self.out(h), t[:batch, step])
+        return loss
+
+
+#: Lengths of the sequences, three a batch: a first batch that runs every
+#: step, then batches with the same padded shapes and less work.
+LENGTHS = [4, 4, 4, 4, 2, 1, 3, 3, 1, 4, 1, 1]
+TIME = 4
+
+
+def var_sequences(lengths=LENGTHS):
+    rng = numpy.random.RandomState(0)
+    return [(rng.rand(n, 3).astype(numpy.float32),
+             rng.randint(0, 2, n).astype(numpy.int32)) for n in lengths]
+
+
+def pad_sorted(batch, device=None):
+    """Padded to TIME steps, longest first, with the lengths as an array."""
+    batch = sorted(batch, key=lambda e: -len(e[0]))
+    x = numpy.zeros((len(batch), TIME, 3), numpy.float32)
+    t = numpy.zeros((len(batch), TIME), numpy.int32)
+    for i, (xi, ti) in enumerate(batch):
+        x[i, :len(xi)] = xi
+        t[i, :len(ti)] = ti
+    return x, numpy.array([len(e[0]) for e in batch], numpy.int32), t
+
+
+def _replayed_flops(models, batches):
+    """The hook's total (fma_1flop=False) of each step of a replay: every
+    optimizer.update run afresh inside a new hook, nothing cached."""
+    flops = []
+    for batch in batches:
+        total = 0
+        for model, opt in models:
+            with ComputationalCostHook(fma_1flop=False) as hook:
+                opt.update(model, *batch)
+            total += hook.total_report['flops']
+        flops.append(total)
+    return flops
+
+
+def _batches(data, batch_size, n_iter, repeat=True):
+    it = chainer.iterators.SerialIterator(data, batch_size, repeat=repeat,
+                                          shuffle=False)
+    return [pad_sorted(it.next()) for _ in range(n_iter)]
+
+
+def _lstm_trainer(tmp_path, monitor, data, n_iter, repeat=True,
+                  log_first=False):
+    numpy.random.seed(3)
+    model = VarLengthLSTM()
+    opt = chainer.optimizers.Adam()
+    opt.setup(model)
+    replay = (VarLengthLSTM(), chainer.optimizers.Adam())
+    replay[0].copyparams(model)
+    replay[1].setup(replay[0])
+    it = chainer.iterators.SerialIterator(data, 3, repeat=repeat,
+                                          shuffle=False)
+    trainer = training.Trainer(
+        training.StandardUpdater(it, opt, converter=pad_sorted,
+                                 loss_func=model),
+        (n_iter, 'iteration'), out=str(tmp_path))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    if log_first:  # the log extended before the monitor
+        trainer.extend(log)
+    trainer.extend(monitor)
+    if not log_first:
+        trainer.extend(log)
+    return trainer, log, [replay]
+
+
+def test_a_step_with_other_work_at_the_same_shapes_is_costed(tmp_path):
+    # issue 34: cost/flops was the first step's for every step of these
+    # shapes (2.69x over on the issue's model)
+    n_iter = 8
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(),
+                                         var_sequences(), n_iter)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        trainer.run()
+    expected = _replayed_flops(replay, _batches(var_sequences(), 3, n_iter))
+    assert len(set(expected)) == 4  # four batches of other work
+    assert [e['cost/flops'] for e in log.log] == expected
+    # Once.  The reference is iteration 2's step (the first iteration's
+    # key is costed again), lengths 4, 2, 1; iteration 3's, 3, 3, 1, runs
+    # its first time step on 3 rows (5 calls: upward, LSTM, out, loss,
+    # the sum) and its second on 2 (9 calls: upward, the split of h,
+    # lateral, Add, LSTM, Concat, out, loss, Add) as it does; its third
+    # runs 2 rows, not 1: call 15 differs.
+    assert [str(w.message) for w in caught if issubclass(
+        w.category, ReportWarning)] == [
+        'CostMonitor: a step did other work than the costed step with the '
+        'same argument shapes (its function calls differ from call 15 on): '
+        'its FLOPs are counted call by call; cost/memory_peak and '
+        'cost/comm_bytes are not reported for such steps']
+
+
+def test_a_step_with_other_work_has_no_memory_peak(tmp_path):
+    trainer, log, _ = _lstm_trainer(tmp_path, CostMonitor(memory=True),
+                                    var_sequences(), 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    # iterations 1 and 2 costed (batches 1 and 2: the first iteration's
+    # key again), 3 to 5 other work than batch 2's, 6 batch 2 again: the
+    # costed step's calls, its peak
+    peaks = ['cost/memory_peak' in e for e in log.log]
+    assert peaks == [True, True, False, False, False, True]
+    assert log.log[5]['cost/memory_peak'] == log.log[1]['cost/memory_peak']
+    assert all('cost/flops' in e for e in log.log)
+
+
+def test_the_short_last_batch_of_an_epoch(tmp_path):
+    # 11 sequences, batches of 3: the last batch of the epoch has 2
+    data = var_sequences(LENGTHS[:11])
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(), data, 4,
+                                         repeat=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    batches = _batches(data, 3, 4, repeat=False)
+    assert [len(b[1]) for b in batches] == [3, 3, 3, 2]
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(replay,
+                                                                 batches)
+    # samples/s of each step over its own batch: the same time unit
+    assert [round(e['cost/samples_per_second'] /
+                  e['cost/flops_per_second'] * e['cost/flops'], 9)
+            for e in log.log] == [3, 3, 3, 2]
+
+
+def test_a_log_extended_before_the_monitor_gets_each_steps_cost(tmp_path):
+    n_iter = 6
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(),
+                                         var_sequences(), n_iter,
+                                         log_first=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(
+        replay, _batches(var_sequences(), 3, n_iter))
+
+
+def test_two_optimizers_of_two_different_models(tmp_path):
+    # the LSTM on the sequences and an MLP on their lengths, each with its
+    # own optimizer and loss, in one update_core
+    class MLP(chainer.Chain):
+        def __init__(self):
+            super(MLP, self).__init__()
+            with self.init_scope():
+                self.l1 = L.Linear(1, 7)
+                self.l2 = L.Linear(7, 1)
+
+        def forward(self, x, lengths, t):
+            y = self.l2(F.tanh(self.l1(lengths[:, None].astype('f'))))
+            return F.mean_squared_error(y, x[:, :1, 0])
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            batch = self.converter(self.get_iterator('main').next())
+            for name in ('lstm', 'mlp'):
+                opt = self.get_optimizer(name)
+                opt.update(opt.target, *batch)
+
+    numpy.random.seed(4)
+    models = {'lstm': VarLengthLSTM(), 'mlp': MLP()}
+    opts, replay = {}, []
+    for name, model in sorted(models.items()):
+        opts[name] = chainer.optimizers.MomentumSGD()
+        opts[name].setup(model)
+        copy = type(model)()
+        copy.copyparams(model)
+        replay.append((copy, chainer.optimizers.MomentumSGD().setup(copy)))
+    it = chainer.iterators.SerialIterator(var_sequences(), 3, shuffle=False)
+    trainer = training.Trainer(Two(it, opts, converter=pad_sorted),
+                               (6, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(
+        replay, _batches(var_sequences(), 3, 6))
+
+
+@pytest.fixture
+def quarter_second_steps(monkeypatch):
+    """Every update_core takes 0.25 s by the monitor's clock."""
+    ticks = iter(range(10 ** 6))
+    monkeypatch.setattr(cm_extensions, '_clock', lambda: next(ticks) / 4)
+
+
+class _Calling(training.StandardUpdater):
+    """An updater whose step is ``call(optimizer)``."""
+
+    def __init__(self, call, optimizer):
+        super(_Calling, self).__init__(
+            chainer.iterators.SerialIterator([0], 1), optimizer)
+        self.call = call
+
+    def update_core(self):
+        self.call(self.get_optimizer('main'))
+
+
+def _run(updater, n_iter, tmp_path, monitor):
+    trainer = training.Trainer(updater, (n_iter, 'iteration'),
+                               out=str(tmp_path))
+    trainer.extend(monitor)
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    return log.log
+
+
+X = numpy.ones((BATCH, 1, 4), numpy.float32)
+
+
+def _keywords_only(opt):
+    opt.update(lambda x: opt.target(x), x=X)
+
+
+def _a_scalar_first(opt):
+    opt.update(lambda scale, x: scale * opt.target(x), 0.5, X)
+
+
+def _a_list_of_arrays(opt):
+    opt.update(lambda xs: opt.target(F.stack(xs)), list(X))
+
+
+def _a_shorter_array_after(opt):
+    # per-class weights (3,) after the batch: the first array counts
+    opt.update(lambda x, w: F.sum(w) * opt.target(x), X,
+               numpy.ones(3, numpy.float32))
+
+
+@pytest.mark.parametrize('call', [_keywords_only, _a_scalar_first,
+                                  _a_list_of_arrays, _a_shorter_array_after])
+def test_samples_per_second_counts_the_batch_however_it_is_passed(
+        tmp_path, quarter_second_steps, call):
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(call, opt), 3, tmp_path, CostMonitor())
+    # 64 samples in 0.25 s
+    assert [e['cost/samples_per_second'] for e in log] == [256] * 3
+    assert all('cost/flops' in e for e in log)
+    if call is _keywords_only:
+        # SumLinear on 64 x 1 rows of 4 (test_extensions.sum_linear_flops):
+        # 32 * 64 + 7 = 2055 FLOPs, 8220 a second
+        assert [(e['cost/flops'], e['cost/flops_per_second'])
+                for e in log] == [(2055, 8220)] * 3
+
+
+def test_a_step_given_no_array_has_flops_but_no_samples_per_second(
+        tmp_path, quarter_second_steps):
+    # a loss that makes its own input (a generator's noise, say): no
+    # batch to count
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(lambda o: o.update(lambda: o.target(X)), opt), 2,
+               tmp_path, CostMonitor())
+    assert [e['cost/flops'] for e in log] == [2055] * 2
+    assert not any('cost/samples_per_second' in e for e in log)
+
+
+class _Mixed(chainer.Chain):
+    """x (batch, 4) float16 -> two float16 layers without bias (4 x 5 and
+    5 x 4: 40 float16 elements in two parameters), then a float32 one
+    (4 x ``out``) on the result cast to float32."""
+
+    def __init__(self, out):
+        super(_Mixed, self).__init__()
+        with self.init_scope():
+            with chainer.using_config('dtype', numpy.float16):
+                self.l1 = L.Linear(4, 5, nobias=True)
+                self.l2 = L.Linear(5, 4, nobias=True)
+            self.l3 = L.Linear(4, out, nobias=True)
+
+    def forward(self, x):
+        h = F.cast(self.l2(self.l1(x)), numpy.float32)
+        return F.sum(self.l3(h))
+
+
+@pytest.mark.parametrize('out, peak', [
+    # 40 float16 elements against 28 float32 ones, though float32 has the
+    # larger parameter (and float16 two parameters, each smaller): the
+    # A100's FP16 tensor-core peak, 312 TFLOP/s
+    (7, 312e12),
+    # 40 against 44: float32's, TF32 tensor cores, 156 TFLOP/s
+    (11, 156e12),
+])
+def test_the_mfu_of_a_model_is_over_the_peak_of_most_of_its_elements(
+        tmp_path, quarter_second_steps, out, peak):
+    x16 = numpy.ones((BATCH, 4), numpy.float16)
+    opt = chainer.optimizers.SGD().setup(_Mixed(out))
+    log = _run(_Calling(lambda o: o.update(o.target, x16), opt), 2,
+               tmp_path, CostMonitor(device='a100'))
+    for e in log:
+        # FLOPs over 0.25 s, over the peak
+        assert e['cost/mfu'] == pytest.approx(
+            e['cost/flops'] * 4 / peak, rel=1e-12)
+
+
+def test_a_float16_model_whose_links_initialise_lazily(
+        tmp_path, quarter_second_steps):
+    # in_size None: no parameter array until the first forward pass,
+    # which makes it in the configured dtype (float16: the whole training
+    # runs under it)
+    x = numpy.ones((BATCH, 4), numpy.float16)
+    t = numpy.zeros(BATCH, numpy.int32)
+    with chainer.using_config('dtype', numpy.float16):
+        model = L.Classifier(L.Linear(None, 3))
+        opt = chainer.optimizers.SGD().setup(model)
+        log = _run(_Calling(lambda o: o.update(o.target, x, t), opt), 2,
+                   tmp_path, CostMonitor(device='a100'))
+    assert model.predictor.W.dtype == numpy.float16
+    for e in log:  # FP16 tensor cores: 312 TFLOP/s
+        assert e['cost/mfu'] == pytest.approx(
+            e['cost/flops'] * 4 / 312e12, rel=1e-12)
+
+
+def test_the_memory_peak_of_two_optimizers_is_the_larger_update(tmp_path):
+    # Two SumLinear models, each with its own SGD, on 64 x 1000 rows and
+    # on the first 100 of them: each update's peak is above its gradient
+    # copy (rows x 2 float32: 512000 and 51200 bytes), and the step's is
+    # the larger one's, not their sum: the arrays of the first update are
+    # freed before the second runs.  The oracle, tracemalloc's peak of the
+    # same two updates, is above the hook's by the Python objects of the
+    # graph, at most 64 KiB (test_extensions: 39440 bytes measured).
+    x = numpy.ones((BATCH, 1000, 4), numpy.float32)
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in ('big', 'small')}
+
+    def both():
+        opts['big'].update(opts['big'].target, x)
+        opts['small'].update(opts['small'].target, x[:, :100])
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            both()
+
+    updater = Two(chainer.iterators.SerialIterator([0], 1), opts)
+    log = _run(updater, 3, tmp_path, CostMonitor(memory=True))
+    traced = traced_peak(both)
+    peaks = [e['cost/memory_peak'] for e in log]
+    assert peaks[0] == peaks[1] == peaks[2]
+    assert 512000 <= peaks[0] <= traced <= peaks[0] + 65536, (peaks, traced)
+
+
+class _PoolPenalty(chainer.Chain):
+    """(x (batch, 1, 4, 4), lengths (batch,)) -> a gradient penalty of
+    the rows with a length, through an average pooling: its forward pass
+    differentiates (AveragePooling2DGrad is a call of the forward)."""
+
+    def __init__(self):
+        super(_PoolPenalty, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.full((1, 1, 1, 1), 0.5, 'f'))
+
+    def forward(self, x, lengths):
+        h = chainer.Variable(x[:int((lengths > 0).sum())])
+        y = F.average_pooling_2d(h * F.broadcast_to(self.w, h.shape), 2)
+        gx, = chainer.grad([F.sum(y * y)], [h], enable_double_backprop=True)
+        return F.sum(gx * gx)
+
+
+class _BinaryRows(chainer.Chain):
+    """(x (batch, 1, 4, 4), lengths (batch,)) -> the sigmoid cross
+    entropy of the rows with a length, reporting their binary accuracy:
+    BinaryAccuracy is an old-style Function (5 FLOPs an element)."""
+
+    def __init__(self):
+        super(_BinaryRows, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.full((1, 16), 0.5, 'f'))
+
+    def forward(self, x, lengths):
+        n = int((lengths > 0).sum())
+        h = F.reshape(x[:n], (n, 16))
+        y = h * F.broadcast_to(self.w, h.shape) - 0.25
+        t = (x[:n].reshape(n, 16) > 0.5).astype(numpy.int32)
+        chainer.report({'accuracy': F.binary_accuracy(y, t)}, self)
+        return F.sigmoid_cross_entropy(y, t)
+
+
+class _Square(chainer.FunctionNode):
+    """A user's node, without a calculator: the hook ignores it."""
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return inputs[0] * inputs[0],
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        return 2 * x * grad_outputs[0],
+
+
+class _NotASum(F.math.sum.Sum):
+    """A user's node deriving from a built-in whose calculator cannot read
+    it (no ``axis``): the hook ignores it, with the calculator's error."""
+
+    def __init__(self):
+        pass
+
+    def check_type_forward(self, in_types):
+        pass
+
+    def forward(self, inputs):
+        return inputs[0].sum(keepdims=True).reshape(()),
+
+    def backward(self, indexes, grad_outputs):
+        return F.broadcast_to(grad_outputs[0], self.inputs[0].shape),
+
+
+class _IgnoredCalls(chainer.Chain):
+    """(x (batch, 1, 4, 4), lengths (batch,)) -> the rows with a length
+    through a Linear(16, 2), _Square and _NotASum."""
+
+    def __init__(self):
+        super(_IgnoredCalls, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(16, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, lengths):
+        y = self.lin(x[:int((lengths > 0).sum())])
+        y, = _Square().apply((y,))
+        return _NotASum().apply((y,))[0]
+
+
+@pytest.mark.parametrize('chain', [_PoolPenalty, _BinaryRows,
+                                   _IgnoredCalls])
+def test_other_work_through_gradients_old_style_and_ignored_calls(
+        tmp_path, chain):
+    # rows with a length per batch of 3: 3, 3 (the costed reference), then
+    # 2, 1, 3, 2: other work at the same shapes from the first call on
+    # the rows
+    rng = numpy.random.RandomState(0)
+    lengths = [1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 1, 0]
+    data = [(rng.rand(1, 4, 4).astype('f'), numpy.int32(n))
+            for n in lengths]
+    model = chain()
+    replay = chain()
+    opt = chainer.optimizers.SGD().setup(model)
+    it = chainer.iterators.SerialIterator(data, 3, shuffle=False)
+    updater = training.StandardUpdater(it, opt, converter=concat_examples,
+                                       loss_func=model)
+    log = _run(updater, 6, tmp_path, CostMonitor())
+    batches = [concat_examples(data[i:i + 3]) for i in range(0, 18, 3)]
+    with warnings.catch_warnings():  # the calls the hook ignores
+        warnings.simplefilter('ignore', ReportWarning)
+        expected = _replayed_flops(
+            [(replay, chainer.optimizers.SGD().setup(replay))], batches)
+    assert len(set(expected)) == 3
+    assert [e['cost/flops'] for e in log] == expected
+
+
+def test_no_calculator_s_flops_need_the_output_shapes():
+    # CostMonitor counts a step with other work call by call without the
+    # output shapes (extensions._call_flops): the calculators that read
+    # them must have FLOPs that do not depend on them, as these do
+    # (DETAILS.md): GetItem and ChainerMN's communications are 0 FLOPs, a
+    # pooling gradient's output has its forward's input shape.  A new one
+    # must be checked and added here.
+    readers = set(calculators.values()) - skips_out_shapes
+    assert sorted(c.__name__ for c in readers) == [
+        'calc_average_pooling_2d_grad', 'calc_average_pooling_nd_grad',
+        'calc_chainermn_communication', 'calc_get_item',
+        'calc_max_pooling_grad']
+
+
+def test_a_failure_of_its_own_in_a_step_with_other_work(tmp_path,
+                                                        monkeypatch):
+    # The third costing fails: iteration 3's, the first step with other
+    # work than its shapes' costed step; it has no cost/flops, and the
+    # training goes on, the later steps costed
+    real = cm_extensions._step_figures
+    runs = []
+
+    def third_fails(hook):
+        runs.append(hook)
+        if len(runs) == 3:
+            raise ValueError('planted')
+        return real(hook)
+    monkeypatch.setattr(cm_extensions, '_step_figures', third_fails)
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(),
+                                         var_sequences(), 5)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    expected = _replayed_flops(replay, _batches(var_sequences(), 3, 5))
+    assert len(log.log) == 5
+    assert 'cost/flops' not in log.log[2]
+    assert 'cost/samples_per_second' in log.log[2]
+    flops = [e.get('cost/flops') for e in log.log]
+    assert flops[:2] + flops[3:] == expected[:2] + expected[3:]
+
+
+def test_the_predicted_time_of_two_optimizers_is_the_sum_of_theirs(
+        tmp_path, quarter_second_steps):
+    # The oracle: the calibration applied to the hook's run of each
+    # update alone (the monitor's hook counts a multiply-add as 2 FLOPs)
+    c = literal_calibration()
+    xs = {'big': numpy.ones((BATCH, 30, 4), numpy.float32),
+          'small': numpy.ones((BATCH, 3, 4), numpy.float32)}
+    expected = 0
+    for x in xs.values():
+        model = SumLinear()
+        opt = chainer.optimizers.SGD().setup(model)
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, x)
+        expected += hook.time_report(c)['total']['t_predicted']
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in xs}
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            for name, x in sorted(xs.items()):
+                opts[name].update(opts[name].target, x)
+
+    log = _run(Two(chainer.iterators.SerialIterator([0], 1), opts), 2,
+               tmp_path, CostMonitor(calibration=c))
+    for e in log:
+        assert e['cost/predicted_time'] == pytest.approx(expected,
+                                                         rel=1e-12)
+        assert e['cost/time'] == 0.25
+
+
+def _rows_by_step(step):
+    """Steps 1, 3, 5: two sequences of 2 and 3 rows; 2, 4, 6: 3 and 3."""
+    return [2, 3] if step % 2 else [3, 3]
+
+
+@pytest.mark.parametrize('as_keywords', [False, True])
+def test_alternating_sequence_lists_are_each_costed_whole(
+        tmp_path, as_keywords):
+    # A list of variable-length sequences, given as an argument or a
+    # keyword: each step of the two layouts is costed as such, with its
+    # memory peak (a step taken for the other layout has none)
+    steps = []
+
+    def call(opt):
+        steps.append(None)
+        xs = [numpy.ones((1, n, 4), numpy.float32)
+              for n in _rows_by_step(len(steps))]
+
+        def lossfun(xs):
+            return opt.target(F.concat(xs, axis=1))
+        if as_keywords:
+            opt.update(lossfun, xs=xs)
+        else:
+            opt.update(lossfun, xs)
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(call, opt), 6, tmp_path, CostMonitor(memory=True))
+    # SumLinear on 5 rows: 32 * 5 + 7 = 167 FLOPs; on 6: 199 (the concat
+    # of the sequences: 0)
+    assert [e['cost/flops'] for e in log] == [167, 199] * 3
+    assert all(e['cost/memory_peak'] > 0 for e in log)
+
+
+class _Finished(object):
+    """A trigger finished before the training starts (as a resumed
+    ManualScheduleTrigger past its points): the trainer neither
+    initializes nor calls its extension, but finalizes it."""
+
+    finished = True
+
+    def __call__(self, trainer):
+        return False
+
+
+def test_a_monitor_no_trainer_started_does_nothing(tmp_path):
+    monitor = CostMonitor()
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    updater = _Calling(lambda o: o.update(o.target, X), opt)
+    trainer = training.Trainer(updater, (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(monitor, trigger=_Finished())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()  # finalized without having been initialized
+    assert len(log.log) == 2
+    assert not any(k.startswith('cost/') for e in log.log for k in e)
+    # called by hand: nothing to report, nothing reported
+    observation = {}
+    with chainer.reporter.Reporter().scope(observation):
+        monitor(trainer)
+    assert observation == {}
+    monitor.finalize()
+
+
+def test_a_step_the_clock_sees_as_instant_has_flops_and_no_rates(
+        tmp_path, monkeypatch):
+    # a clock too coarse to see the step (0 s): no rate to divide by 0,
+    # the step's FLOPs all the same (SumLinear on 64 rows: 2055)
+    monkeypatch.setattr(cm_extensions, '_clock', lambda: 7.0)
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(lambda o: o.update(o.target, X), opt), 2, tmp_path,
+               CostMonitor(device='a100', calibration=literal_calibration()))
+    assert [sorted(k for k in e if k.startswith('cost/')) for e in log] == [
+        ['cost/flops', 'cost/predicted_time', 'cost/time']] * 2
+    assert [(e['cost/flops'], e['cost/time']) for e in log] == [
+        (2055, 0.0)] * 2
+
+
+def test_the_mfu_peak_counts_the_parameters_of_every_optimizer(
+        tmp_path, quarter_second_steps):
+    # 'main' updates a float32 Linear(4, 2) (10 elements), 'other' a
+    # float16 Linear(4, 20) (100): most of the elements are float16, the
+    # A100's FP16 peak, 312 TFLOP/s
+    x = numpy.ones((BATCH, 4), numpy.float32)
+    with chainer.using_config('dtype', numpy.float16):
+        big = L.Linear(4, 20)
+    opts = {'main': chainer.optimizers.SGD().setup(L.Linear(4, 2)),
+            'other': chainer.optimizers.SGD().setup(big)}
+
+    class Two(training.StandardUpdater):
+        def update_core(self):
+            for name, dtype in (('main', 'f'), ('other', 'e')):
+                opts[name].update(lambda x: F.sum(opts[name].target(x)),
+                                  x.astype(dtype))
+
+    log = _run(Two(chainer.iterators.SerialIterator([0], 1), opts), 2,
+               tmp_path, CostMonitor(device='a100'))
+    for e in log:
+        assert e['cost/mfu'] == pytest.approx(e['cost/flops'] * 4 / 312e12,
+                                              rel=1e-12)
+
+
+def test_the_default_limit_is_16_signatures(tmp_path):
+    # step i on 64 x i rows: every step a new signature, the first 16
+    # costed (SumLinear: 32 * 64 i + 7 FLOPs), the 17th not
+    steps = []
+
+    def call(opt):
+        steps.append(None)
+        opt.update(opt.target, numpy.ones((BATCH, len(steps), 4), 'f'))
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Calling(call, opt), 17, tmp_path, CostMonitor())
+    assert [e.get('cost/flops') for e in log] == [
+        2048 * i + 7 for i in range(1, 17)] + [None]
+
+
+class _Manual(training.StandardUpdater):
+    """Runs forward and backward itself, then updates each optimizer
+    without a loss function."""
+
+    def update_core(self):
+        for name, opt in sorted(self.get_all_optimizers().items()):
+            loss = opt.target(X)
+            opt.target.cleargrads()
+            loss.backward()
+            opt.update()  # the line the warnings point at
+
+
+def _warnings_of(trainer):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        trainer.run()
+    return [w for w in caught if issubclass(w.category, ReportWarning)]
+
+
+def test_one_warning_per_optimizer_updated_without_a_loss_function(
+        tmp_path):
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in ('a', 'b')}
+    updater = _Manual(chainer.iterators.SerialIterator([0], 1), opts)
+    trainer = training.Trainer(updater, (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    caught = _warnings_of(trainer)
+    assert [str(w.message) for w in caught] == [
+        "CostMonitor: optimizer '{}' was updated without a loss function "
+        '(the updater ran forward and backward itself): only its update is '
+        'costed'.format(name) for name in ('a', 'b')]
+    # every step, the updates only: SGDRule on SumLinear's W (2 x 4),
+    # 2 |W| = 16 FLOPs, twice
+    assert [e['cost/flops'] for e in log.log] == [32] * 3
+
+
+def test_a_plain_training_warns_nothing(tmp_path):
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(memory=True))
+    assert _warnings_of(trainer) == []
+
+
+def test_every_warning_points_at_the_updater(tmp_path, monkeypatch):
+    # The limit, an update without a loss function, a step with other
+    # work at the same shapes, a failure of its own: each warning's
+    # location is the updater's call of optimizer.update
+    import inspect
+    line = [n for n, text in enumerate(
+        inspect.getsourcelines(_Manual)[0],
+        inspect.getsourcelines(_Manual)[1]) if 'opt.update()' in text]
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(
+        _Manual(chainer.iterators.SerialIterator([0], 1), opt),
+        (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    caught = _warnings_of(trainer)
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line[0])]
+
+    def growing(opt):  # a new signature each step
+        opt.update(opt.target, numpy.ones((1, trainer.updater.iteration + 1,
+                                           4), 'f'))
+    trainer = training.Trainer(_Calling(growing, opt), (3, 'iteration'),
+                               out=str(tmp_path))
+    trainer.extend(CostMonitor(limit=1))
+    caught = _warnings_of(trainer)
+    assert [(w.filename, str(w.message)[:30]) for w in caught] == [
+        (__file__, 'CostMonitor: more than limit=1')]
+
+    trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(), var_sequences(),
+                                  3)
+    caught = _warnings_of(trainer)
+    # StandardUpdater.update_core calls optimizer.update
+    here = training.updaters.standard_updater.__file__
+    assert [(w.filename, str(w.message)[:39]) for w in caught] == [
+        (here, 'CostMonitor: a step did other work than')]
+
+    def broken(hook):
+        raise ValueError('planted')
+    monkeypatch.setattr(cm_extensions, '_step_figures', broken)
+    trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(), var_sequences(),
+                                  2)
+    caught = _warnings_of(trainer)
+    assert [(w.filename, str(w.message)) for w in caught] == [
+        (here, 'CostMonitor: a step could not be costed, its shapes are not '
+         'costed again: ValueError: planted')]
+
+
+class _ReturningSGD(chainer.optimizers.SGD):
+    """An SGD whose update returns something (Chainer's return None)."""
+
+    def update(self, lossfun=None, *args, **kwds):
+        super(_ReturningSGD, self).update(lossfun, *args, **kwds)
+        return 'updated', args[0].shape
+
+
+def test_what_an_optimizer_s_update_returns_is_passed_through(tmp_path):
+    # Steps costed (1, 2), with other work than the costed one (3 to 5:
+    # the LSTM's batches) and as the costed one (6): the updater gets the
+    # optimizer's answer each time
+    model = VarLengthLSTM()
+    opt = _ReturningSGD().setup(model)
+    got = []
+
+    class Keeping(training.StandardUpdater):
+        def update_core(self):
+            batch = self.converter(self.get_iterator('main').next())
+            got.append(opt.update(model, *batch))
+
+    it = chainer.iterators.SerialIterator(var_sequences(), 3, shuffle=False)
+    log = _run(Keeping(it, opt, converter=pad_sorted), 6, tmp_path,
+               CostMonitor())
+    assert got == [('updated', (3, 4, 3))] * 6
+    assert all('cost/flops' in e for e in log)
+
+
+class _Counting(chainer.FunctionHook):
+    """A user's function hook, with FunctionHook's default name."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def forward_postprocess(self, function, in_data):
+        self.calls += 1
+
+
+def test_a_users_function_hook_runs_beside_the_monitor(tmp_path):
+    # the monitor's own hooks must not take the name of the user's
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with _Counting() as users:
+        trainer.run()
+    # a step of SumLinear applies Reshape, LinearFunction, Sum, then, in
+    # its backward, BroadcastTo (Sum's gradient) and LinearGradWeight (no
+    # gradient for the input): 5 calls, 3 steps
+    assert users.calls == 15
+    assert [e['cost/flops'] for e in log.log] == [2055] * 3
+
+
+#: Sequence lengths, three a batch: (3, 2, 1) twice (costed twice, the
+#: first iteration's), then the same calls and more (4, 2, 1: a fourth
+#: step) and fewer (2, 2, 1: no third step).
+LONGER_SHORTER = [3, 2, 1, 3, 2, 1, 4, 2, 1, 2, 2, 1]
+
+
+def test_a_step_with_the_costed_calls_and_more_or_fewer(tmp_path):
+    data = var_sequences(LONGER_SHORTER)
+    trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(), data, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    expected = _replayed_flops(replay, _batches(data, 3, 4))
+    assert len(set(expected)) == 3
+    assert [e['cost/flops'] for e in log.log] == expected
+
+
+class _CastBy(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> a Linear(4, 2) cast to float64
+    when the first flag is set, else to float16, squared and summed: the
+    same shapes, other dtypes."""
+
+    def __init__(self):
+        super(_CastBy, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, flag):
+        y = F.cast(self.lin(x), 'd' if flag[0] else 'e')
+        return F.sum(y * y)
+
+
+def test_a_step_whose_arrays_take_another_dtype_is_not_the_costed_one(
+        tmp_path):
+    # batches 1, 2: float16 (costed), 3: float64 (other work: no memory
+    # peak), 4: float16 again, the costed step's peak
+    x = numpy.ones((4, 4), numpy.float32)
+    flags = [0, 0, 1, 0]
+
+    def call(opt):
+        flag = numpy.full(4, flags[len(log_flags)], numpy.int32)
+        log_flags.append(flag[0])
+        opt.update(opt.target, x, flag)
+    log_flags = []
+    opt = chainer.optimizers.SGD().setup(_CastBy())
+    log = _run(_Calling(call, opt), 4, tmp_path, CostMonitor(memory=True))
+    assert ['cost/memory_peak' in e for e in log] == [True, True, False,
+                                                      True]
+    assert log[3]['cost/memory_peak'] == log[1]['cost/memory_peak']
+
+
+@pytest.mark.chainer7_only
+def test_a_monitor_called_before_training_reports_nothing(tmp_path):
+    # Chainer 7's call_before_training: the monitor is called once before
+    # the first iteration, with no step to report
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(), call_before_training=True)
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()
+    assert [e['cost/flops'] for e in log.log] == [2055] * 2
+
+
+def test_every_value_reported_is_a_number(tmp_path):
+    # What an extension reading the observation (a logger of its own)
+    # gets: a key the step has no figure for is left out, never None
+    # (LogReport would drop a None; a user's writer would not).  Steps 3
+    # to 5 do other work than the costed one: no memory peak.
+    trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(memory=True),
+                                  var_sequences(), 6)
+    seen = []
+    trainer.extend(lambda t: seen.append({
+        k: v for k, v in t.observation.items() if k.startswith('cost/')}))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    assert ['cost/memory_peak' in o for o in seen] == [
+        True, True, False, False, False, True]
+    assert all(type(v) in (int, float) for o in seen for v in o.values())
+
+
+# Steps that differ from the costed step of their shapes in their backward
+# pass, in a node's settings or in a second input only (issue 44).  The
+# oracle: a fresh hook on each step's batch, and the hand counts of
+# DETAILS.md.
+
+def _train(model, batches, monitor, tmp_path):
+    """The log of an SGD training of ``model`` on ``batches`` in turn."""
+    steps = iter(batches)
+    opt = chainer.optimizers.SGD().setup(model)
+    return _run(_Calling(lambda o: o.update(o.target, *next(steps)), opt),
+                len(batches), tmp_path, monitor)
+
+
+def _fresh(chain, batches, calibration=None):
+    """(FLOPs, predicted seconds) of each batch's step of a new ``chain``
+    with SGD, each inside a fresh hook."""
+    model = chain()
+    opt = chainer.optimizers.SGD().setup(model)
+    out = []
+    for batch in batches:
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, *batch)
+        out.append((hook.total_report['flops'],
+                    None if calibration is None else
+                    hook.time_report(calibration)['total']['t_predicted']))
+    return out
+
+
+class _Rewrap(chainer.Chain):
+    """(x (batch, 4), cut (batch,)) -> the sum of a decoder Linear(3, 2)
+    of an encoder Linear(4, 3) of x (no biases); when the first cut is
+    set, the encoder's output is re-wrapped as a new Variable: the same
+    forward calls, a backward pass without the encoder."""
+
+    def __init__(self):
+        super(_Rewrap, self).__init__()
+        with self.init_scope():
+            self.enc = L.Linear(4, 3, initialW=0.5, nobias=True)
+            self.dec = L.Linear(3, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, cut):
+        h = self.enc(x)
+        if cut[0]:
+            h = chainer.Variable(h.array)
+        return F.sum(self.dec(h))
+
+
+def _cut_batches(cuts):
+    x = numpy.ones((4, 4), numpy.float32)
+    return [(x, numpy.full(4, c, numpy.int32)) for c in cuts]
+
+
+@pytest.mark.parametrize('calibrated', [False, True])
+def test_a_step_whose_backward_differs_is_costed_as_such(tmp_path,
+                                                         calibrated):
+    # Batch 4 (DETAILS.md, a multiply-add as 2): the encoder 4*3*(2*4-1)
+    # = 84, the decoder 4*2*(2*3-1) = 40, Sum 8-1 = 7; backward: the
+    # decoder's weight gradient 2*3*(2*4-1) = 42, its input gradient
+    # 4*3*(2*2-1) = 36, the encoder's weight gradient 3*4*(2*4-1) = 84
+    # (BroadcastTo 0); SGD 2 a weight: 24 + 12.  Whole: 329.  Cut: no
+    # weight gradient of the encoder (its weight is updated all the same,
+    # with the zeros Chainer puts in place of its missing gradient):
+    # 329 - 84 = 245.
+    cuts = [0, 0, 1, 0, 1, 1]
+    batches = _cut_batches(cuts)
+    c = literal_calibration() if calibrated else None
+    log = _train(_Rewrap(), batches, CostMonitor(calibration=c), tmp_path)
+    expected = _fresh(_Rewrap, batches, c)
+    assert [f for f, _ in expected] == [245 if cut else 329 for cut in cuts]
+    assert [e['cost/flops'] for e in log] == [f for f, _ in expected]
+    if calibrated:
+        # only the backward pass differs: the forward's predicted time is
+        # the costed step's, the rest the hook's
+        assert [e['cost/predicted_time'] for e in log] == [
+            pytest.approx(t, rel=1e-12) for _, t in expected]
+
+
+def test_a_step_with_other_work_and_a_calibration_goes_on(tmp_path):
+    # The LSTM of test_extensions, whose steps 3 to 5 make other calls at
+    # the same shapes: every step's FLOPs, and the predicted time of the
+    # steps with the costed step's calls (a step that differs in its
+    # forward pass is not predicted)
+    c = literal_calibration()
+    trainer, log, replay = _lstm_trainer(
+        tmp_path, CostMonitor(calibration=c), var_sequences(), 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        trainer.run()
+    batches = _batches(var_sequences(), 3, 6)
+    assert [e['cost/flops'] for e in log.log] == _replayed_flops(replay,
+                                                                 batches)
+    model, opt = replay[0]
+    times = []
+    for batch in batches:
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, *batch)
+        times.append(hook.time_report(c)['total']['t_predicted'])
+    assert [e.get('cost/predicted_time') for e in log.log] == [
+        pytest.approx(times[0], rel=1e-12), pytest.approx(times[1], rel=1e-12),
+        None, None, None, pytest.approx(times[5], rel=1e-12)]
+    assert all(e['cost/time'] > 0 for e in log.log)
+
+
+class _Window(chainer.Chain):
+    """(x (1, 1, 32, 32), k (1,)) -> the sum of a max pooling of x times a
+    weight, its window k x k (stride 1, padded by k // 2: every window
+    gives a 32 x 32 output)."""
+
+    def __init__(self):
+        super(_Window, self).__init__()
+        with self.init_scope():
+            self.w = chainer.Parameter(numpy.full((1, 1, 1, 1), 0.5, 'f'))
+
+    def forward(self, x, k):
+        k = int(k[0])
+        h = x * F.broadcast_to(self.w, x.shape)
+        return F.sum(F.max_pooling_2d(h, k, stride=1, pad=k // 2,
+                                      cover_all=False))
+
+
+def test_a_node_whose_settings_differ_at_the_same_shapes(tmp_path):
+    # Windows 5, 5 (costed), 3, 5, 3: a 3 x 3 window makes 1024 outputs
+    # x (24 - 8) comparisons fewer than a 5 x 5 one
+    x = numpy.ones((1, 1, 32, 32), numpy.float32)
+    windows = [5, 5, 3, 5, 3]
+    batches = [(x, numpy.array([k], numpy.int32)) for k in windows]
+    log = _train(_Window(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Window, batches)]
+    assert expected[0] - expected[2] == 1024 * (24 - 8)
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Width(chainer.Chain):
+    """(x (batch, 4), k (batch,)) -> the sum of a Linear(4, 4) of x (no
+    bias) times the first k columns of a constant 4 x 8 matrix: a matrix
+    product whose second input's shape depends on the batch's values."""
+
+    def __init__(self):
+        super(_Width, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 4, initialW=0.5, nobias=True)
+        self.proj = numpy.ones((4, 8), numpy.float32)
+
+    def forward(self, x, k):
+        return F.sum(F.matmul(self.lin(x), self.proj[:, :int(k[0])]))
+
+
+def test_a_call_whose_second_input_differs(tmp_path):
+    # Batch 16, widths 8, 8 (costed), 2, 8, 2: the product 16*k*(2*4-1),
+    # the sum 16*k-1 and the product's input gradient 16*4*(2*k-1) change
+    # with k, the calls before them do not
+    x = numpy.ones((16, 4), numpy.float32)
+    widths = [8, 8, 2, 8, 2]
+    batches = [(x, numpy.full(16, k, numpy.int32)) for k in widths]
+    log = _train(_Width(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Width, batches)]
+    # at k = 2: 16*6*7 + 16*6 + 16*4*(16-4) = 1536 fewer
+    assert expected[0] - expected[2] == 1536
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Steady(chainer.Chain):
+    """(x (batch, 1, 8, 8), t (batch,)) -> the softmax cross entropy of a
+    dropout, a pooling and a Linear of x made positive without a graph
+    (no_backprop_mode), labels -1 ignored: nodes with settings, with
+    arrays (the dropout's mask) and with a value computed from the data
+    (the loss's count of labels) that change from step to step while
+    the calls stay the same."""
+
+    def __init__(self):
+        super(_Steady, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(16, 3)
+
+    def forward(self, x, t):
+        with chainer.no_backprop_mode():
+            x = F.absolute(x)
+        h = F.max_pooling_2d(F.dropout(x, 0.25), 2)
+        return F.softmax_cross_entropy(self.lin(h), t)
+
+
+def test_an_unchanging_training_is_costed_twice_only(tmp_path, monkeypatch):
+    runs = counted_costings(monkeypatch)
+    rng = numpy.random.RandomState(0)
+    x = rng.rand(4, 1, 8, 8).astype(numpy.float32)
+    # a different number of ignored labels at each step
+    labels = [[0, 1, 2, 0], [1, -1, 2, 0], [-1, -1, 2, 0], [2, 2, 2, -1]]
+    batches = [(x, numpy.array(t, numpy.int32)) for t in labels * 2]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        log = _train(_Steady(), batches, CostMonitor(memory=True), tmp_path)
+    # the first iteration and the next, its key costed again
+    assert len(runs) == 2
+    assert [w for w in caught if issubclass(w.category, ReportWarning)] == []
+    assert [e['cost/flops'] for e in log] == [
+        f for f, _ in _fresh(_Steady, batches)]
+    assert all('cost/memory_peak' in e for e in log)
+
+
+def test_memory_and_a_backward_that_differs(tmp_path):
+    # memory=True: the step whose backward differs is costed exactly, and
+    # has no memory peak (its forward pass ran unhooked); the steps with
+    # the costed graph have the costed step's
+    cuts = [0, 0, 1, 0]
+    batches = _cut_batches(cuts)
+    log = _train(_Rewrap(), batches, CostMonitor(memory=True), tmp_path)
+    assert [e['cost/flops'] for e in log] == [329, 329, 245, 329]
+    assert ['cost/memory_peak' in e for e in log] == [True, True, False,
+                                                      True]
+    assert log[3]['cost/memory_peak'] == log[1]['cost/memory_peak']
+
+
+class _Lazy(chainer.Chain):
+    """x (batch, 4) -> the sum of a Linear(4, 2) (no bias) of x, beside a
+    Linear(None, 3) that is never called: its weight never gets an
+    array."""
+
+    def __init__(self):
+        super(_Lazy, self).__init__()
+        with self.init_scope():
+            self.used = L.Linear(4, 2, initialW=0.5, nobias=True)
+            self.unused = L.Linear(None, 3)
+
+    def forward(self, x):
+        return F.sum(self.used(x))
+
+
+def test_an_optimizer_hook_beside_a_link_never_called(tmp_path):
+    # WeightDecay on every parameter: the monitored training updates the
+    # weight as a bare one does, and each step costs what a fresh hook
+    # counts
+    weights = []
+    for monitor in (None, CostMonitor(device='a100')):
+        model = _Lazy()
+        opt = chainer.optimizers.SGD(lr=0.1).setup(model)
+        opt.add_hook(chainer.optimizer_hooks.WeightDecay(0.5))
+        trainer = training.Trainer(
+            _Calling(lambda o: o.update(o.target, X[:, 0]), opt),
+            (3, 'iteration'), out=str(tmp_path))
+        log = extensions.LogReport(trigger=(1, 'iteration'))
+        trainer.extend(log)
+        if monitor is not None:
+            trainer.extend(monitor)
+        trainer.run()
+        weights.append(model.used.W.array.copy())
+        assert model.unused.W.array is None
+    # each step: W -= 0.1 * (64 + 0.5 W), from 0.5: 0.5 * 0.95 - 6.4, ...
+    w = 0.5
+    for _ in range(3):
+        w = w - 0.1 * (64 + 0.5 * w)
+    numpy.testing.assert_allclose(weights[0], numpy.full((2, 4), w, 'f'),
+                                  rtol=1e-6)
+    numpy.testing.assert_array_equal(weights[0], weights[1])
+    model = _Lazy()
+    opt = chainer.optimizers.SGD(lr=0.1).setup(model)
+    opt.add_hook(chainer.optimizer_hooks.WeightDecay(0.5))
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        opt.update(model, X[:, 0])
+    assert [e['cost/flops'] for e in log.log] == [
+        hook.total_report['flops']] * 3
+
+
+class _Half(chainer.Chain):
+    """x (batch, 8) float16 -> a float16 Linear(8, 8) (64 + 8 elements in
+    two arrays), then three float32 batch normalisations of 8 (gamma and
+    beta: 48 elements in six arrays) on the result cast to float32."""
+
+    def __init__(self):
+        super(_Half, self).__init__()
+        with self.init_scope():
+            with chainer.using_config('dtype', numpy.float16):
+                self.lin = L.Linear(8, 8)
+            self.norms = chainer.ChainList(
+                *[L.BatchNormalization(8) for _ in range(3)])
+
+    def forward(self, x):
+        h = F.cast(self.lin(x), numpy.float32)
+        for norm in self.norms:
+            h = norm(h)
+        return F.sum(h)
+
+
+def test_the_mfu_peak_of_a_float16_model_with_float32_norms(
+        tmp_path, quarter_second_steps):
+    # most arrays are float32 (6 of 8), most elements float16 (72 of
+    # 120): the A100's FP16 tensor-core peak, 312 TFLOP/s
+    x = numpy.ones((BATCH, 8), numpy.float16)
+    opt = chainer.optimizers.SGD().setup(_Half())
+    log = _run(_Calling(lambda o: o.update(o.target, x), opt), 2,
+               tmp_path, CostMonitor(device='a100'))
+    for e in log:
+        assert e['cost/mfu'] == pytest.approx(e['cost/flops'] * 4 / 312e12,
+                                              rel=1e-12)
+
+
+class _Critic(chainer.Chain):
+    """x (batch, 1, 4) -> the sum of a Linear(4, 3) (no bias) of x and of
+    its square: another model than SumLinear on the same batch."""
+
+    def __init__(self):
+        super(_Critic, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 3, nobias=True)
+
+    def forward(self, x):
+        y = self.lin(F.reshape(x, (x.shape[0], 4)))
+        return F.sum(y * y)
+
+
+def test_two_optimizers_given_the_same_batch_cost_their_own_models(
+        tmp_path):
+    # A GAN's updater: a generator and a discriminator, each updated on
+    # the batch: the step is the sum of each model's own update, each
+    # costed whole (with its memory peak)
+    opts = {'gen': chainer.optimizers.SGD().setup(SumLinear()),
+            'dis': chainer.optimizers.SGD().setup(_Critic())}
+
+    class Gan(training.StandardUpdater):
+        def update_core(self):
+            for name in ('gen', 'dis'):
+                opts[name].update(opts[name].target, X)
+
+    log = _run(Gan(chainer.iterators.SerialIterator([0], 1), opts), 3,
+               tmp_path, CostMonitor(memory=True))
+    each = []
+    for chain in (SumLinear, _Critic):
+        model = chain()
+        opt = chainer.optimizers.SGD().setup(model)
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            opt.update(model, X)
+        each.append(hook.total_report['flops'])
+    # SumLinear on 64 rows: 32 * 64 + 7 = 2055; the other is not that
+    assert each[0] == 2055 and each[1] != 2055
+    assert [e['cost/flops'] for e in log] == [sum(each)] * 3
+    assert all(e['cost/memory_peak'] > 0 for e in log)
+
+
+def test_the_memory_peak_of_three_updates_is_the_highest(tmp_path):
+    # a small update, a large one, a small one: the step's peak is the
+    # large one's, as a hook with memory=True finds it on that update
+    # alone (not the first's, the last's, nor the sum)
+    x = numpy.ones((BATCH, 1000, 4), numpy.float32)
+    sizes = {'a': 10, 'b': 1000, 'c': 20}
+    opts = {name: chainer.optimizers.SGD().setup(SumLinear())
+            for name in sizes}
+
+    class Three(training.StandardUpdater):
+        def update_core(self):
+            for name in sorted(sizes):
+                opts[name].update(opts[name].target, x[:, :sizes[name]])
+
+    log = _run(Three(chainer.iterators.SerialIterator([0], 1), opts), 2,
+               tmp_path, CostMonitor(memory=True))
+    peaks = {}
+    for name, rows in sizes.items():
+        model = SumLinear()
+        opt = chainer.optimizers.SGD().setup(model)
+        opt.update(model, x[:, :rows])  # as the monitor's later steps
+        with ComputationalCostHook(fma_1flop=False, memory=True) as hook:
+            opt.update(model, x[:, :rows])
+        peaks[name] = hook.memory_report['peak']
+    assert peaks['b'] > peaks['a'] + peaks['c']
+    assert [e['cost/memory_peak'] for e in log] == [peaks['b']] * 2
+
+
+class _InputGrad(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> the sum of a Linear(4, 3) (no
+    bias) of x, given as a Variable that needs a gradient when the first
+    flag is set: the same calls and graph, a longer backward pass."""
+
+    def __init__(self):
+        super(_InputGrad, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 3, initialW=0.5, nobias=True)
+
+    def forward(self, x, flag):
+        return F.sum(self.lin(chainer.Variable(x, requires_grad=bool(
+            flag[0]))))
+
+
+def test_a_step_whose_input_needs_a_gradient(tmp_path):
+    # Batch 4, flags 0, 0 (costed), 1, 0: the input's gradient, a
+    # LinearGradData of 4*4*(2*3-1) = 80 FLOPs, in step 3 only
+    flags = [0, 0, 1, 0]
+    batches = _cut_batches(flags)
+    log = _train(_InputGrad(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_InputGrad, batches)]
+    assert expected[2] - expected[0] == 80
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Tied(chainer.Chain):
+    """(x (batch, 4), flag (batch,)) -> the sum of x times a (4,) weight
+    times itself, or times a second weight when the first flag is set: a
+    weight used twice sums its two gradients (one Add more)."""
+
+    def __init__(self):
+        super(_Tied, self).__init__()
+        with self.init_scope():
+            self.a = chainer.Parameter(numpy.full(4, 0.5, 'f'))
+            self.b = chainer.Parameter(numpy.full(4, 0.5, 'f'))
+
+    def forward(self, x, flag):
+        w = self.a * (self.b if flag[0] else self.a)
+        return F.sum(x * F.broadcast_to(w, x.shape))
+
+
+def test_a_step_whose_weight_is_used_twice_or_not(tmp_path):
+    flags = [0, 0, 1, 0, 1]
+    batches = _cut_batches(flags)
+    log = _train(_Tied(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Tied, batches)]
+    assert expected[0] != expected[2]
+    assert [e['cost/flops'] for e in log] == expected

@@ -1,0 +1,353 @@
+"""netbench: the ring fit, network files, and the command under mpiexec
+(issue 35)."""
+
+import json
+
+import pytest
+
+from chainer_computational_cost.cli import netbench as netbench_cli
+from chainer_computational_cost.run import netbench
+from chainer_computational_cost.core import devices
+from chainer_computational_cost.cli.args import parse_sizes
+from helpers import mlp_step
+from processes import launch
+from processes import needs_mpi
+
+
+def test_fit_ring_recovers_a_known_network():
+    # Times made by hand from a = 5 us, B = 2e9 B/s over 4 ranks:
+    # t(S) = 2*3 * 5e-6 + 2*3/4 * S / 2e9 = 3e-5 + 7.5e-10 * S
+    sizes = [4, 1024, 2 ** 20, 2 ** 24]
+    seconds = [3e-5 + 7.5e-10 * s for s in sizes]
+    latency, bandwidth = netbench.fit_ring(sizes, seconds, 4)
+    assert latency == pytest.approx(5e-6, rel=1e-9)
+    assert bandwidth == pytest.approx(2e9, rel=1e-9)
+
+
+def test_fit_ring_takes_bandwidth_from_the_large_sizes():
+    # 5 us of latency over 2 ranks: t = 2 * 5 us + S / B.  4 bytes and
+    # the megabytes at B = 1 GB/s (memory); 64 KiB at 10 GB/s (cache), in
+    # neither the small sizes (<= 4 KiB) nor the larger half: the fit is
+    # the megabytes' line exactly, undisturbed by the cache.
+    sizes = [4, 65536, 2 ** 20, 2 ** 22, 2 ** 24]
+    seconds = [1e-5 + 4 / 1e9, 1e-5 + 65536 / 1e10] + [
+        1e-5 + s / 1e9 for s in sizes[2:]]
+    latency, bandwidth = netbench.fit_ring(sizes, seconds, 2)
+    assert bandwidth == pytest.approx(1e9, rel=1e-9)
+    assert latency == pytest.approx(5e-6, rel=1e-9)
+    # a latency below 0 is 0
+    latency, _ = netbench.fit_ring([4, 2 ** 20, 2 ** 24],
+                                   [1e-9, 2 ** 20 / 1e9, 2 ** 24 / 1e9], 2)
+    assert latency == 0.0
+
+
+def test_fit_ring_errors():
+    with pytest.raises(ValueError, match='2 ranks or more, got 1'):
+        netbench.fit_ring([4, 8], [1e-6, 2e-6], 1)
+    with pytest.raises(ValueError, match='two sizes or more'):
+        netbench.fit_ring([4], [1e-6], 2)
+    with pytest.raises(ValueError, match='do not grow with the size'):
+        netbench.fit_ring([4, 8], [2e-6, 1e-6], 2)
+
+
+def test_network_file_round_trip(tmp_path):
+    path = str(tmp_path / 'mine.json')
+    net = devices.Network('mine', 'measured', 1.5e9, 4e-6)
+    devices.save_network(net, path, n_ranks=4)
+    assert json.loads(open(path).read())['n_ranks'] == 4
+    assert devices.load_network(path) == net
+    assert devices.resolve_network(path) == net
+    # a scaling report over it: 2 workers, 104 bytes: 104/1.5e9 + 2 * 4 us
+    rows = mlp_step().scaling_report([2], device='a100', network=path)
+    assert rows[2]['t_allreduce'] == pytest.approx(104 / 1.5e9 + 8e-6,
+                                                   rel=1e-12)
+
+
+def test_bad_network_files(tmp_path):
+    bad = tmp_path / 'bad.json'
+    bad.write_text('{"name": "x"}')
+    with pytest.raises(ValueError, match='is not a network file'):
+        devices.resolve_network(str(bad))
+    bad.write_text('{"name": "x", "title": "x", "bandwidth": 0, '
+                   '"latency": 1}')
+    with pytest.raises(ValueError, match='bandwidth must be > 0'):
+        devices.load_network(str(bad))
+    with pytest.raises(ValueError, match="unknown network 'none.json'"):
+        devices.resolve_network('none.json')  # no such file
+
+
+def test_sizes_option():
+    assert parse_sizes('4,1K,2M') == [4, 1024, 2 * 1024 ** 2]
+    import argparse
+    with pytest.raises(argparse.ArgumentTypeError, match='two sizes'):
+        parse_sizes('4')
+    with pytest.raises(argparse.ArgumentTypeError, match='bytes >= 4'):
+        parse_sizes('1,x')
+
+
+@needs_mpi
+@pytest.mark.parametrize('n', [2, 4])
+def test_netbench_under_mpiexec(tmp_path, n):
+    rows = launch(tmp_path, n, 'mn_netbench.py', 'float32')
+    assert [r['rank'] for r in rows] == list(range(n))
+    for row in rows:
+        # every rank reads the file rank 0 wrote: a network with a
+        # positive bandwidth and a latency >= 0, named as asked
+        assert row['status'] == 0
+        assert row['name'] == 'here'
+        assert row['title'] == 'measured: NaiveCommunicator over {} ' \
+            'ranks'.format(n)
+        assert row['bandwidth'] > 0 and row['latency'] >= 0
+    assert len({(r['bandwidth'], r['latency']) for r in rows}) == 1
+
+
+def test_cli_accepts_a_network_file(tmp_path, capsys):
+    from chainer_computational_cost.cli.main import main
+    path = str(tmp_path / 'mine.json')
+    devices.save_network(devices.Network('mine', 'm', 1e9, 1e-6), path)
+    status = main(['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
+                   '--device', 'a100', '--workers', '2', '--network', path,
+                   '--mode', 'csv', '--columns', 'workers,t_allreduce',
+                   '--time-unit', 'us'])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    # 104 bytes over 2 ranks: 104/1e9 s + 2 * 1 us = 2.104 us
+    assert out.splitlines() == ['Workers,T allreduce us', '2,2.104']
+
+
+# Timing and the command, on a fake clock and a fake communicator whose
+# times are known
+
+class FakeClock(object):
+    """``time`` for netbench: perf_counter reads ``now``, which only the
+    fake all-reduces move."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def perf_counter(self):
+        return self.now
+
+
+class FakeMPI(object):
+    """The mpi4py communicator of two ranks: this one (rank 0) and one
+    whose gradient all-reduces take ``slower`` times as long (per round,
+    as time_mean_grad gathers them)."""
+
+    def __init__(self, repeats, slower=2.0):
+        self.repeats, self.slower = repeats, slower
+
+    def Barrier(self):
+        pass
+
+    def allgather(self, value):
+        if isinstance(value, list) and value and \
+                isinstance(value[0], float):  # a size's rounds
+            assert len(value) == self.repeats  # the warmup left out
+            return [value, [self.slower * t for t in value]]
+        return [value, value]
+
+    def bcast(self, value, root=0):
+        assert root == 0
+        return value
+
+
+class FakeComm(object):
+    """A ChainerMN communicator of 2 ranks whose gradient all-reduce of S
+    bytes takes ``seconds(S)`` on this rank (the fake clock moves by it)."""
+
+    size, rank = 2, 0
+
+    def __init__(self, clock, seconds, repeats, warmup_seconds=None):
+        self.clock, self.seconds = clock, seconds
+        self.mpi_comm = FakeMPI(repeats)
+        self.calls = 0
+        self.warmup_seconds = warmup_seconds
+
+    def multi_node_mean_grad(self, link):
+        self.calls += 1
+        nbytes = link.p.size * 4
+        self.clock.now += self.seconds(nbytes)
+
+
+def test_a_round_is_timed_per_call_on_the_slowest_rank(monkeypatch):
+    # Each all-reduce takes 3 us here; a round is 4 of them back to back
+    # (12 us on the clock): 3 us a call.  The other rank takes twice as
+    # long, 6 us a call: the all-reduce ends for all when it ends there.
+    # (The round's 12 us, or this faster rank's 3 us, would be wrong.)
+    clock = FakeClock()
+    monkeypatch.setattr(netbench, 'time', clock)
+    comm = FakeComm(clock, lambda nbytes: 3e-6, repeats=5)
+    t = netbench.time_mean_grad(comm, netbench._one_param_link(4),
+                                repeats=5, warmup=2, calls=4)
+    assert t == pytest.approx(6e-6, rel=1e-6)
+    assert comm.calls == (2 + 5) * 4  # warmup and timed rounds
+
+
+def test_measure_fits_the_slowest_ranks_time_of_one_call(monkeypatch):
+    # The slower rank runs the ring model exactly: a = 5 us, B = 1e9 B/s
+    # over 2 ranks, t(S) = 2*1 * 5e-6 + 2*1/2 * S / 1e9 = 1e-5 + S/1e9;
+    # this rank takes half as long.  The fit must give back a and B, and
+    # each size's time t(S); four calls' time would make everything 4x
+    # slow here (2x on the slower rank's), this rank's time 2x fast.
+    clock = FakeClock()
+    monkeypatch.setattr(netbench, 'time', clock)
+    comm = FakeComm(clock, lambda nbytes: (1e-5 + nbytes / 1e9) / 2,
+                    repeats=3)
+    sizes = [4, 1024, 2 ** 20, 2 ** 22]
+    network_, rows = netbench.measure(comm, sizes, repeats=3, name='fake')
+    assert network_.latency == pytest.approx(5e-6, rel=1e-6)
+    assert network_.bandwidth == pytest.approx(1e9, rel=1e-6)
+    # 1e-5 + 4/1e9, 1e-5 + 1024/1e9, 1e-5 + 1048576/1e9, ...
+    assert [r['seconds'] for r in rows] == pytest.approx(
+        [1.0004e-5, 1.1024e-5, 1.058576e-3, 4.204304e-3], rel=1e-6)
+    assert network_.title == 'measured: FakeComm over 2 ranks'
+
+
+def _fake_command(monkeypatch, seconds=lambda nbytes: 1e-5 + nbytes / 1e9):
+    """netbench's command on FakeComm (rank 0 of 2) and a fake clock."""
+    import chainermn
+    clock = FakeClock()
+    monkeypatch.setattr(netbench, 'time', clock)
+    comm = FakeComm(clock, seconds, repeats=2)
+    made = []
+
+    def create_communicator(name):
+        made.append(name)
+        return comm
+    monkeypatch.setattr(chainermn, 'create_communicator',
+                        create_communicator)
+    monkeypatch.setattr(netbench_cli, '_world', lambda: comm.mpi_comm)
+    monkeypatch.setattr(netbench_cli, '_world_rank', lambda: 0)
+    return comm, made
+
+
+def _netbench(*argv):
+    import io
+    out = io.StringIO()
+    try:
+        status = netbench_cli.main(list(argv), out)
+    except SystemExit as e:
+        status = e.code
+    return status, out.getvalue()
+
+
+def test_output_into_a_missing_directory_is_refused_before_measuring(
+        tmp_path, monkeypatch, capsys):
+    comm, made = _fake_command(monkeypatch)
+    path = str(tmp_path / 'nowhere' / 'net.json')
+    status, out = _netbench('--output', path, '--repeats', '2')
+    assert (status, out) == (2, '')
+    assert capsys.readouterr().err == (
+        "error: --output {!r}: cannot write in directory {!r}: it does not "
+        'exist\n'.format(path, str(tmp_path / 'nowhere')))
+    assert made == ['naive'] and comm.calls == 0  # nothing measured
+
+
+def test_the_file_is_saved_before_saved_is_printed(tmp_path, monkeypatch,
+                                                   capsys):
+    _fake_command(monkeypatch)
+    path = str(tmp_path / 'net.json')
+    status, out = _netbench('--output', path, '--sizes', '4,1K', '--repeats',
+                            '2', '--name', 'here')
+    assert status == 0, capsys.readouterr().err
+    # the slower rank (2x): 2 * (1e-5 + 4/1e9) = 20.008 us; 2 * (1e-5 +
+    # 1024/1e9) = 22.048 us; the fit a = 10 us (2*1*a = 20 us; the 4
+    # bytes' 0.008 us are S/B at B = 0.5e9: 2e-5 + S/0.5e9)
+    assert out.splitlines() == [
+        '     bytes   measured us      model us',
+        '         4          20.0          20.0',
+        '      1024          22.0          22.0',
+        'latency 10.00 us, bandwidth 0.500 GB/s (2 ranks, naive); saved to '
+        + path]
+    saved = devices.load_network(path)
+    assert (saved.name, saved.latency, saved.bandwidth) == (
+        'here', pytest.approx(1e-5, rel=1e-6), pytest.approx(5e8, rel=1e-6))
+
+
+def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
+                                                       capsys):
+    _fake_command(monkeypatch)
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, 'No space left on device')
+    monkeypatch.setattr(netbench_cli.devices, 'save_network', full_disk)
+    path = str(tmp_path / 'net.json')
+    status, out = _netbench('--output', path, '--sizes', '4,1K', '--repeats',
+                            '2')
+    assert status == 1
+    # the figures measured are kept; no 'saved to'
+    assert out.splitlines()[-1] == (
+        'latency 10.00 us, bandwidth 0.500 GB/s (2 ranks, naive)')
+    assert capsys.readouterr().err == (
+        'error: cannot write {}: No space left on device\n'.format(path))
+    assert not (tmp_path / 'net.json').exists()
+
+
+@pytest.mark.parametrize('argv, message', [
+    (('--repeats', '0'), "argument --repeats: must be an integer >= 1; got "
+                         "'0' (see --help)"),
+    (('--sizes', '4'), 'argument --sizes: must be two sizes or more in bytes '
+                       '>= 4, comma-separated (K, M, G suffixes: 4,1K,1M); '
+                       "got '4' (see --help)"),
+    (('--output',), 'argument --output: expected one argument (see --help)'),
+    (('--communicator', 'nosuch'), "--communicator 'nosuch' cannot be "
+     'created here: ValueError: Unrecognized communicator: "nosuch" (naive '
+     'runs on any machine)'),
+])
+def test_netbench_mistakes_are_one_error_line(argv, message, monkeypatch,
+                                              capsys):
+    comm, made = _fake_command(monkeypatch)
+    import chainermn
+
+    def create_communicator(name):
+        if name != 'naive':
+            raise ValueError('Unrecognized communicator: "{}"'.format(name))
+        return comm
+    monkeypatch.setattr(chainermn, 'create_communicator',
+                        create_communicator)
+    assert _netbench(*argv) == (2, '')
+    assert capsys.readouterr().err == 'error: {}\n'.format(message)
+    assert comm.calls == 0
+
+
+def test_a_rank_that_fails_stops_every_rank(monkeypatch, capsys):
+    # rank 1 (say, without a GPU) could not create the communicator:
+    # rank 0, which could, must not go on measuring alone
+    comm, made = _fake_command(monkeypatch)
+    failed = ("--communicator 'pure_nccl' cannot be created here: "
+              'RuntimeError: no NCCL')
+    comm.mpi_comm.allgather = lambda value: [value, failed]
+    assert _netbench('--communicator', 'pure_nccl') == (2, '')
+    assert capsys.readouterr().err == (
+        "error: --communicator 'pure_nccl' cannot be created here: "
+        'RuntimeError: no NCCL\n')
+    assert comm.calls == 0
+
+
+@needs_mpi
+@pytest.mark.parametrize('argv, message', [
+    (('--communicator', 'nosuch'), "error: --communicator 'nosuch' cannot "
+     'be created here: ValueError: Unrecognized communicator: "nosuch" '
+     '(naive runs on any machine)'),
+    (('--communicator', 'pure_nccl'), "error: --communicator 'pure_nccl' "
+     'cannot be created here: '),
+    (('--repeats', '0'), "error: argument --repeats: must be an integer >= "
+     "1; got '0' (see --help)"),
+    (('--output', 'nowhere/net.json'), "error: --output 'nowhere/net.json': "
+     'cannot write in directory '),
+])
+def test_a_mistake_under_mpiexec_is_one_line_of_rank_0(argv, message,
+                                                       tmp_path):
+    from cli_runs import run_mpi
+    if argv[1] == 'pure_nccl':
+        try:
+            import cupy  # NOQA
+            pytest.skip('NCCL may be there: pure_nccl may be created')
+        except ImportError:
+            pass
+    status, out, err = run_mpi(2, 'netbench', *argv, cwd=tmp_path)
+    assert (status, out) == (2, ''), err
+    # one line, whatever the number of ranks: no traceback, no usage
+    assert err.count('\n') == 1 and err.startswith(message), err
+    assert list(tmp_path.iterdir()) == []
