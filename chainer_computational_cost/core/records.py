@@ -261,22 +261,19 @@ class MemoryState(typing.NamedTuple):
     lines its figures were drawn on.  Read as a mapping too
     (``state['at_exit']``, ``state.get('lines')``), as it was a dict.
 
-    Attributes:
-        at_exit: ``(activations, gradients)`` bytes alive when the block
-            ended.
-        params: bytes of the parameters the block's links hold.
-        error: why the memory could not be projected (None if it could).
-        line_error: a projection answered by a run: why its lines cannot
-            be (``fit_batch``'s error), or None.
-        off: how many batch sizes a figure was off its line, or None.
-        lines: per record, the lines of its live, gradient and scratch
-            bytes over the batch size (None when ``error``).
-        bounded: the records whose scratch is a bound from above.
-        batches: the batch sizes the lines go through.
-        names: the records' layer names.
-        samples: batch size -> (names, figures) of the runs made.
-        created: per record, the bytes its call created.
-        batch_size: the batch size projected to (None for a hook's).
+    Its fields: ``at_exit``, the ``(activations, gradients)`` bytes
+    alive when the block ended; ``params``, the bytes of the parameters
+    the block's links hold; ``error``, why the memory could not be
+    projected (None if it could); ``line_error``, for a projection
+    answered by a run, why its lines cannot be (``fit_batch``'s error);
+    ``off``, how many batch sizes a figure was off its line; ``lines``,
+    per record, the lines of its live, gradient and scratch bytes over
+    the batch size; ``bounded``, the records whose scratch is a bound
+    from above; ``batches``, the batch sizes the lines go through;
+    ``names``, the records' layer names; ``samples``, batch size ->
+    (names, figures) of the runs made; ``created``, per record, the bytes
+    its call created; ``batch_size``, the batch size projected to (None
+    for a hook's).
     """
 
     at_exit: tuple = (0, 0)
