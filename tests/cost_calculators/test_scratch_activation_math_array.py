@@ -389,6 +389,7 @@ def test_inverse_and_determinant_in_float64(rng):
     check(calls, 'Inv', 49152)
 
 
+@pytest.mark.chainer7_only  # F.cholesky
 def test_linalg_of_large_matrices_counts_numpy_arrays_only(rng):
     # LAPACK's work copy of the one n x n matrix it works on (malloc'd by
     # NumPy's linalg module) is not counted: at n = 256 it would double

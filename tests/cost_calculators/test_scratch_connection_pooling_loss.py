@@ -482,6 +482,7 @@ def test_cupy_figures_of_these_modules(rng):
 # The backward of old-style Functions (measured as '<type> backward' by
 # scratch_probe's probe) and gradients of 256 KiB and more
 
+@pytest.mark.chainer7_only  # Chainer 6's TreeLSTM backward is no old-style
 def test_tree_lstm_backward(rng):
     for n, children, figure in ((64, 2, 4), (256, 2, 3), (256, 1, 4)):
         cs = [rand(rng, n, 256) for _ in range(children)]
@@ -591,6 +592,7 @@ def _double_backward(fn, xs, outputs):
     # no gradient of h: its gradient (U) is dropped: 20U + U
     (256, (0,), 21),
 ])
+@pytest.mark.chainer7_only  # chainer.backward
 def test_lstm_double_backward(rng, n, outputs, units):
     c, x = rand(rng, n, 256), rand(rng, n, 1024)
     calls = probe(lambda: _double_backward(F.lstm, [c, x], outputs))

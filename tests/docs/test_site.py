@@ -194,6 +194,9 @@ def test_a_markup_error_outside_sphinx_s_log_is_a_warning(caplog):
     # Sphinx's log, and -W let them pass.
     import io
 
+    pytest.importorskip('sphinx', reason='the [docs] extra is not '
+                        'installed')
+
     from docutils.core import publish_doctree
     stream = io.StringIO()
     doctree = publish_doctree('a network file (*.json) from netbench\n',
@@ -208,6 +211,8 @@ def test_a_markup_error_outside_sphinx_s_log_is_a_warning(caplog):
 
 
 def test_help_text_is_escaped_as_typed():
+    pytest.importorskip('sphinx', reason='the [docs] extra is not '
+                        'installed')
     conf = _conf()
     assert conf._as_text('(*.json), a_b, `x`, a|b') == \
         '(\\*.json), a\\_b, \\`x\\`, a\\|b'
