@@ -818,19 +818,10 @@ def test_a_gpu_is_calibrated_on_the_wall_clock_only(monkeypatch):
 
 # The clock of a hook, and of a calibration's probes
 
-def _ticks(step):
-    """A clock advancing by ``step`` seconds at each reading."""
-    now = [0.0]
-
-    def clock():
-        now[0] += step
-        return now[0]
-    return clock
-
-
 def test_a_hook_times_each_call_with_its_clock():
     x = numpy.ones((2, 3), numpy.float32)
-    with ComputationalCostHook(measure_time=True, clock=_ticks(0.5)) as cch:
+    clock = _Ticks(step=0.5)
+    with ComputationalCostHook(measure_time=True, clock=clock) as cch:
         F.relu(x)
         F.exp(x)
     # each call reads the clock twice, before and after: 0.5 s apart
@@ -845,7 +836,7 @@ def test_a_clock_that_is_not_a_function_is_refused():
 
 
 def test_a_probe_is_timed_with_the_clock_of_its_block(monkeypatch):
-    monkeypatch.setitem(measure.CLOCKS, 'fake', _ticks(0.25))
+    monkeypatch.setitem(measure.CLOCKS, 'fake', _Ticks(step=0.25))
     x = numpy.ones((2, 3), numpy.float32)
 
     class Model(object):
