@@ -28,6 +28,7 @@ import math
 import typing
 
 from chainer_computational_cost.core import checks
+from chainer_computational_cost.core.devices import bus_bandwidth
 from chainer_computational_cost.core.devices import resolve_network
 
 
@@ -84,7 +85,32 @@ def add_t_network(rows, layers, network):
 SCALING_COLUMNS = ('workers', 'comm_bytes', 't_compute', 't_allreduce',
                    't_step', 't_step_overlap', 'efficiency',
                    'efficiency_overlap', 'samples_per_s', 't_exposed_comm',
-                   'n_buckets', 't_jitter', 'step_from')
+                   'n_buckets', 't_jitter', 'step_from', 't_contention',
+                   't_negotiation', 'bus_bandwidth', 'anchored')
+
+
+#: What ``model=`` a scaling report follows: ``'sourced'`` (effective bus
+#: bandwidths, compute slowed by the all-reduces it overlaps, Horovod's
+#: negotiation, stragglers by default, each from a published measurement)
+#: or ``'bound'`` (line rates and none of those costs: 0.2.x's report, an
+#: upper bound of the efficiency).
+SCALING_MODELS = ('sourced', 'bound')
+
+
+#: How much slower a backward pass runs while an all-reduce runs beside
+#: it (NCCL's kernels take cores and memory bandwidth): the median of the
+#: published endpoints 1.6, 2.5 (NVIDIA/nccl#1428: compute 1.6-2.5x slower
+#: during an all-gather) and 2, 4 (NVIDIA/nccl#338: a batch normalization
+#: backward from 2 ms to 4-8 ms).
+CONTENTION_SLOWDOWN = 2.25
+
+
+#: The default ``jitter`` of the sourced model, the coefficient of
+#: variation of a worker's step: "an average of 8 % performance
+#: variation" between GPUs of one model in one cluster (Sinha et al.
+#: 2022, "Not All GPUs Are Created Equal", arXiv 2208.11035 v3, abstract),
+#: read as the standard deviation of a GPU's speed about the median.
+DEFAULT_JITTER = 0.08
 
 
 #: How the gradient all-reduce meets the backward pass (``overlap=``).
@@ -143,7 +169,7 @@ def check_batch_size(batch_size):
 
 
 def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
-                   node_network=None):
+                   node_network=None, effective=False):
     """Seconds of one all-reduce of ``nbytes`` over ``n_workers``.
 
     With ``gpus_per_node`` 1 (or every worker in one node), one ring over
@@ -154,11 +180,17 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     ``M = ceil(N / gpus_per_node)`` nodes on ``network`` (one port a node),
     a broadcast inside each node.  The reduce and the broadcast inside a
     node of ``g`` GPUs are pipelined chains, as NCCL runs them: ``S/B_node
-    + (g-1) * a_node`` each.  ``node_network`` defaults to ``network``."""
+    + (g-1) * a_node`` each.  ``node_network`` defaults to ``network``.
+    With ``effective``, each network moves its :func:`bus_bandwidth` (its
+    line rate times what all-reduces reach on its transport) instead of
+    its line rate."""
     net = resolve_network(network)
     node = net if node_network is None else resolve_network(node_network)
     n = int(n_workers)
     g = checks.positive_int('gpus_per_node', gpus_per_node)
+    if effective:
+        net = effective_network(net, g)
+        node = effective_network(node, g)
     # One worker costs 0 on either path (collective_time at n <= 1).
     if g <= 1:
         return collective_time('MPI_Allreduce', nbytes, n, net)
@@ -167,6 +199,18 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     nodes = -(-n // g)
     inside = nbytes / node.bandwidth + (g - 1) * node.latency
     return 2 * inside + collective_time('MPI_Allreduce', nbytes, nodes, net)
+
+
+def effective_network(network, gpus_per_node=1):
+    """``network`` with its :func:`bus_bandwidth` for ``gpus_per_node``
+    GPUs a node as its bandwidth, named ``'<name> (effective)'`` so that
+    no transport applies twice."""
+    net = resolve_network(network)
+    effective = bus_bandwidth(net, gpus_per_node)
+    if effective == net.bandwidth:
+        return net
+    return net._replace(name='{} (effective)'.format(net.name),
+                        bandwidth=effective)
 
 
 def expected_max_normal(n):
@@ -186,10 +230,19 @@ def expected_max_normal(n):
 
 
 def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
-                          gpus_per_node=1, node_network=None, jitter=0.0):
+                          gpus_per_node=1, node_network=None, jitter=None,
+                          model='sourced', cycle_time=None, measured=None):
     """The checked scaling options as a dict (one-line ValueError naming
-    the argument and what it allows otherwise)."""
+    the argument and what it allows otherwise); ``jitter`` None becomes
+    the model's default."""
     checks.one_of('overlap', overlap, OVERLAPS)
+    checks.one_of('model', model, SCALING_MODELS)
+    if cycle_time is not None:
+        if overlap != 'horovod':
+            raise ValueError("cycle_time goes with overlap='horovod', not "
+                             "{!r}".format(overlap))
+        cycle_time = checks.positive('cycle_time (seconds)', cycle_time)
+    measured = check_measured(measured)
     if step_time is not None:
         step_time = checks.positive('step_time (seconds)', step_time)
     if bucket_bytes is not None:
@@ -200,10 +253,31 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
     gpus_per_node = checks.positive_int('gpus_per_node', gpus_per_node)
     if node_network is not None:
         node_network = resolve_network(node_network)
+    if jitter is None:
+        jitter = DEFAULT_JITTER if model == 'sourced' else 0.0
     jitter = checks.non_negative('jitter', jitter)
     return dict(step_time=step_time, overlap=overlap,
                 bucket_bytes=bucket_bytes, gpus_per_node=gpus_per_node,
-                node_network=node_network, jitter=jitter)
+                node_network=node_network, jitter=jitter, model=model,
+                cycle_time=cycle_time or HOROVOD_CYCLE_TIME,
+                measured=measured)
+
+
+def check_measured(measured):
+    """``measured`` as ``(workers, seconds)`` or None: a dict of one worker
+    count > 1 to the seconds of a step measured on that many workers
+    (one-line ValueError otherwise)."""
+    if measured is None:
+        return None
+    what = ('measured must be a dict of one worker count > 1 to the '
+            'seconds of a step measured on them, such as {8: 0.31}')
+    if not isinstance(measured, dict) or len(measured) != 1:
+        raise ValueError('{}, got {!r}'.format(what, measured))
+    (n, seconds), = measured.items()
+    if not checks.is_int(n) or n <= 1:
+        raise ValueError('{}, got {!r} workers (one worker is '
+                         'step_time)'.format(what, n))
+    return int(n), checks.positive('measured step (seconds)', seconds)
 
 
 def own_param_bytes(link_info):
@@ -258,24 +332,37 @@ def _buckets(grads, cap, first_cap):
     return out
 
 
-def _ddp_end(grads, cap, t_ar):
-    """(end of the last all-reduce, number of buckets) for DDP."""
-    end = 0.0
+def _overlap(begin, end, window):
+    """Seconds of [begin, end] before ``window`` (the backward's end)."""
+    return max(0.0, min(end, window) - min(begin, window))
+
+
+def _ddp_end(grads, cap, t_ar, window):
+    """(end of the last all-reduce, number of buckets, seconds the network
+    works, of them before ``window``) for DDP."""
+    end = busy = before = 0.0
     buckets = _buckets(grads, cap, min(cap, DDP_FIRST_BUCKET_BYTES))
     for ready, nbytes in buckets:
-        end = max(end, ready) + t_ar(nbytes)
-    return end, len(buckets)
+        begin = max(end, ready)
+        end = begin + t_ar(nbytes)
+        busy += end - begin
+        before += _overlap(begin, end, window)
+    return end, len(buckets), busy, before
 
 
-def _horovod_end(grads, threshold, cycle, t_start, t_ar):
-    """(end of the last all-reduce, number of fused all-reduces) for
+def _horovod_end(grads, threshold, cycle, t_start, t_ar, window,
+                 negotiate=0.0):
+    """(end of the last all-reduce, number of fused all-reduces, seconds
+    the network works, of them before ``window``, seconds negotiating) for
     Horovod: every ``cycle`` seconds from ``t_start`` (the backward's
-    start) its background thread takes the gradients ready by then and
+    start) its background thread takes the gradients ready by then,
+    agrees on them with the other workers (``negotiate`` seconds), and
     all-reduces them fused into messages of at most ``threshold`` bytes
     (a larger gradient alone), one after the other; the next cycle starts
     ``cycle`` after this one's start, or when its all-reduces end."""
     pending = list(grads)
     s, end, count = t_start, t_start, 0
+    busy = before = talks = 0.0
     while pending:
         ready = [g for g in pending if g[0] <= s]
         if not ready:
@@ -291,19 +378,32 @@ def _horovod_end(grads, threshold, cycle, t_start, t_ar):
                 size = 0.0
             size += nbytes
         messages.append(size)
-        end = s
+        end = s + negotiate
+        talks += negotiate
         for nbytes in messages:
-            end += t_ar(nbytes)
+            begin, end = end, end + t_ar(nbytes)
+            busy += end - begin
+            before += _overlap(begin, end, window)
         count += len(messages)
         s = max(s + cycle, end)
-    return end, count
+    return end, count, busy, before, talks
+
+
+def negotiation_time(n_workers, network):
+    """Seconds of one Horovod negotiation on ``n_workers``: the ready
+    tensors' names gathered to the coordinator and its answer broadcast,
+    two small messages up and down a tree (:func:`collective_time` of
+    ``MPI_Gather`` and ``MPI_Bcast`` of 0 bytes)."""
+    return (collective_time('MPI_Gather', 0, n_workers, network) +
+            collective_time('MPI_Bcast', 0, n_workers, network))
 
 
 def scaling_report(layers, roofline_rows, n_params, workers, network,
                    batch_size, grad_bytes=None, param_bytes=None,
                    step_time=None, overlap='none', bucket_bytes=None,
-                   gpus_per_node=1, node_network=None, jitter=0.0,
-                   link_bytes=None):
+                   gpus_per_node=1, node_network=None, jitter=None,
+                   link_bytes=None, model='sourced', cycle_time=None,
+                   measured=None):
     """Ordered dict N -> the time of one data-parallel training step on
     ``N`` workers (weak scaling: ``batch_size`` samples per worker).
 
@@ -313,17 +413,29 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     all-reduces; ``t_compute``, the step without communication (the
     roofline time, or ``step_time``); ``t_allreduce``, one all-reduce of
     those bytes over ``N`` workers (see :func:`allreduce_time`);
-    ``t_step``, the step under ``overlap`` with the stragglers' wait;
-    ``t_step_overlap = t_forward + max(t_backward, t_allreduce)`` (the
-    all-reduce hidden behind the backward pass as far as it goes: a bound
-    no framework reaches); ``efficiency = t_compute / t_step`` and
-    ``efficiency_overlap``, the step at 1 worker over the one at N;
-    ``samples_per_s = N * batch_size / t_step`` (None without a batch
-    size); ``t_exposed_comm``, the communication the compute does not
-    hide; ``n_buckets``, the all-reduces a step makes; ``t_jitter``, the
-    wait for the slowest worker; ``step_from``, ``'roofline'`` or
-    ``'step_time'``.
+    ``t_step``, the step under ``overlap``: ``t_compute + t_contention +
+    t_exposed_comm + t_jitter``; ``t_step_overlap = t_forward +
+    max(t_backward, t_allreduce)`` (the all-reduce hidden behind the
+    backward pass as far as it goes: a bound no framework reaches);
+    ``efficiency = t_compute / t_step`` and ``efficiency_overlap``, the
+    step at 1 worker over the one at N; ``samples_per_s = N * batch_size
+    / t_step`` (None without a batch size); ``t_exposed_comm``, the
+    communication the (slowed) compute does not hide; ``n_buckets``, the
+    all-reduces a step makes; ``t_jitter``, the wait for the slowest
+    worker; ``step_from``, ``'roofline'`` or ``'step_time'``;
+    ``t_contention``, the compute lost to the all-reduces it runs beside;
+    ``t_negotiation``, Horovod's negotiations in a step (hidden or not);
+    ``bus_bandwidth``, bytes per second the all-reduce between nodes (or
+    of the single ring) moves; ``anchored``, the term a ``measured`` step
+    set (``'jitter'`` or ``'bus_bandwidth'``), else None.
 
+    * ``model``: ``'sourced'`` (the default) takes each network's
+      effective bus bandwidth (:func:`~chainer_computational_cost.core.
+      devices.bus_bandwidth`), slows the compute by
+      :data:`CONTENTION_SLOWDOWN` while an all-reduce runs beside it,
+      charges Horovod's negotiation and defaults ``jitter`` to
+      :data:`DEFAULT_JITTER`; ``'bound'`` uses line rates and none of
+      these (an upper bound of the efficiency: the report before them).
     * ``step_time``: seconds of one worker's measured step at
       ``batch_size``; spread over the calls in proportion to their
       measured times (when every call has one) or their roofline times.
@@ -334,12 +446,19 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
       ``'ddp'`` (buckets of ``bucket_bytes``, default 25 MiB, the first
       1 MiB, all-reduced as their gradients are ready); ``'horovod'``
       (fused all-reduces of up to ``bucket_bytes``, default 64 MiB, every
-      5 ms cycle).  A gradient is ready when the last backward record of
-      its link ends; the update waits for the last all-reduce.
+      ``cycle_time``, default 5 ms).  A gradient is ready when the last
+      backward record of its link ends; the update waits for the last
+      all-reduce.
     * ``gpus_per_node``, ``node_network``: the hierarchical all-reduce.
     * ``jitter``: the coefficient of variation of a worker's compute time;
       every step waits for the slowest of N, on average
-      ``jitter * t_compute * E[max of N standard normals]``.
+      ``jitter * t_compute * E[max of N standard normals]``; 0 turns it
+      off.
+    * ``measured``: ``{N: seconds}``, a step measured on ``N > 1``
+      workers.  The difference from the model at ``N`` is put on one
+      term, then every N is predicted with it: inside one node (``N <=
+      gpus_per_node``) on ``jitter`` (never below 0), across nodes on the
+      bus bandwidth between nodes.
 
     The gradient bytes are, first found: ``grad_bytes``; the bytes of the
     gradient all-reduces recorded in the backward pass (a run with
@@ -356,7 +475,8 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     workers = check_workers(workers)
     batch_size = check_batch_size(batch_size)
     opts = check_scaling_options(step_time, overlap, bucket_bytes,
-                                 gpus_per_node, node_network, jitter)
+                                 gpus_per_node, node_network, jitter, model,
+                                 cycle_time, measured)
     local = [x for x in layers if not x['type'].startswith('MPI_')]
     if not any(x.get('phase') == 'backward' for x in local):
         raise ValueError('scaling_report needs a training step: no backward '
@@ -368,25 +488,59 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
                        [t for t, p in zip(step.times, step.phases)
                         if p == 'backward'],
                        step.before, grad_bytes, link_bytes)
+    sourced = opts['model'] == 'sourced'
+    g = opts['gpus_per_node']
+    node = net if opts['node_network'] is None else opts['node_network']
+    if sourced:
+        net, node = effective_network(net, g), effective_network(node, g)
+    plan = _Plan(step, grads, grad_bytes, opts, batch_size, sourced)
+    cv, anchored = opts['jitter'], None
+    if opts['measured'] is not None:
+        net, cv, anchored = plan.anchor(opts['measured'], net, node, cv)
     report = collections.OrderedDict()
     for n in workers:
-        def t_ar(nbytes, n=n):
-            return allreduce_time(nbytes, n, net, opts['gpus_per_node'],
-                                  opts['node_network'])
-        t_all = t_ar(grad_bytes)
+        report[n] = plan.row(n, net, node, cv, anchored)
+    return report
+
+
+class _Plan(typing.NamedTuple):
+    """What every worker count of one scaling report shares."""
+
+    step: 'PhaseTimes'
+    grads: list
+    grad_bytes: int
+    opts: dict
+    batch_size: typing.Optional[int]
+    sourced: bool
+
+    def row(self, n, net, node, cv, anchored=None):
+        """The report's row of ``n`` workers over ``net`` between nodes
+        and ``node`` inside one, with stragglers' variation ``cv``."""
+        step, opts, g = self.step, self.opts, self.opts['gpus_per_node']
+
+        def t_ar(nbytes):
+            return allreduce_time(nbytes, n, net, g, node)
+        t_all = t_ar(self.grad_bytes)
         # t_forward + max(t_backward, t_all), added to t_compute itself
         # (a step_time is not the sum of its spread parts to the last
         # bit): t_compute at one worker, never less at more
         t_overlap = step.compute + max(0.0, t_all - step.backward)
-        exposed, n_buckets = exposed_communication(
-            opts['overlap'], n, step, grads, t_all, t_ar,
-            opts['bucket_bytes'])
-        t_jitter = opts['jitter'] * step.compute * expected_max_normal(n) \
-            if opts['jitter'] else 0.0
-        t_step = step.compute + exposed + t_jitter
+        talk = negotiation_time(n, net if n > g else node) \
+            if self.sourced and opts['overlap'] == 'horovod' else 0.0
+        comm = exposed_communication(
+            opts['overlap'], n, step, self.grads, t_all, t_ar,
+            opts['bucket_bytes'], opts['cycle_time'], talk)
+        t_contention = (1 - 1 / CONTENTION_SLOWDOWN) * comm.overlapped \
+            if self.sourced else 0.0
+        # the slowed compute hides as much more of the communication
+        exposed = max(0.0, comm.exposed - t_contention)
+        t_jitter = cv * step.compute * expected_max_normal(n) if cv \
+            else 0.0
+        t_step = step.compute + t_contention + exposed + t_jitter
+        batch_size = self.batch_size
         # At one worker the all-reduce costs 0: the step is t_compute.
-        report[n] = collections.OrderedDict([
-            ('workers', n), ('comm_bytes', int(grad_bytes)),
+        return collections.OrderedDict([
+            ('workers', n), ('comm_bytes', int(self.grad_bytes)),
             ('t_compute', step.compute), ('t_allreduce', t_all),
             ('t_step', t_step), ('t_step_overlap', t_overlap),
             ('efficiency', step.compute / t_step if t_step else 1.0),
@@ -394,11 +548,49 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
              step.compute / t_overlap if t_overlap else 1.0),
             ('samples_per_s',
              n * batch_size / t_step if t_step and batch_size else None),
-            ('t_exposed_comm', exposed), ('n_buckets', n_buckets),
+            ('t_exposed_comm', exposed), ('n_buckets', comm.n_buckets),
             ('t_jitter', t_jitter),
             ('step_from', 'roofline' if opts['step_time'] is None
-             else 'step_time')])
-    return report
+             else 'step_time'),
+            ('t_contention', t_contention), ('t_negotiation', comm.talks),
+            ('bus_bandwidth', (net if n > g else node).bandwidth),
+            ('anchored', anchored)])
+
+    def anchor(self, measured, net, node, cv):
+        """``(net, cv, term)``: the network between nodes and the
+        stragglers' variation that make the step on ``measured[0]``
+        workers last ``measured[1]`` seconds, and which of them changed
+        (see :func:`scaling_report`)."""
+        n, seconds = measured
+        g = self.opts['gpus_per_node']
+        if g > 1 and n <= g:
+            return net, self._jitter_for(n, seconds, net, node, cv), 'jitter'
+        lo, hi = -12.0, 12.0  # log2 of the bandwidth's factor
+
+        def t_step(log_f):
+            scaled = net._replace(bandwidth=net.bandwidth * 2 ** log_f)
+            return self.row(n, scaled, node, cv)['t_step'], scaled
+        if t_step(hi)[0] > seconds:
+            # faster than any network makes it: the rest is stragglers'
+            fast = t_step(hi)[1]
+            return fast, self._jitter_for(n, seconds, fast, node, cv), \
+                'jitter'
+        if t_step(lo)[0] < seconds:
+            lo = hi  # slower than any bandwidth: the slowest one taken
+        for _ in range(60):  # bisection: the step shrinks as B grows
+            mid = (lo + hi) / 2
+            if t_step(mid)[0] > seconds:
+                lo = mid
+            else:
+                hi = mid
+        return t_step(hi)[1], cv, 'bus_bandwidth'
+
+    def _jitter_for(self, n, seconds, net, node, cv):
+        """The jitter (>= 0) that makes the step on ``n`` workers last
+        ``seconds``."""
+        row = self.row(n, net, node, cv)
+        spread = self.step.compute * expected_max_normal(n)
+        return max(0.0, cv + (seconds - row['t_step']) / spread)
 
 
 def gradient_bytes(layers, grad_bytes=None, param_bytes=None,
@@ -460,24 +652,41 @@ def phase_times(local, roofline_rows, step_time=None):
                       t_forward - t_update, t_compute)
 
 
+class Exposure(typing.NamedTuple):
+    """The communication of one step: ``exposed`` seconds the compute does
+    not hide, ``n_buckets`` all-reduces, ``busy`` seconds the network
+    works, ``overlapped`` of them beside the compute, and ``talks``,
+    seconds of Horovod's negotiation."""
+
+    exposed: float
+    n_buckets: int
+    busy: float = 0.0
+    overlapped: float = 0.0
+    talks: float = 0.0
+
+
 def exposed_communication(mode, n, step, grads, t_all, t_ar,
-                          bucket_bytes=None):
-    """``(seconds, all-reduces)``: the communication of a step on ``n``
-    workers that its compute does not hide under the overlap ``mode``
-    (see :data:`OVERLAPS`), ``step`` its :class:`PhaseTimes`, ``grads``
-    when each gradient is ready, ``t_all`` one all-reduce of them all and
-    ``t_ar(nbytes)`` one of ``nbytes``."""
+                          bucket_bytes=None, cycle_time=HOROVOD_CYCLE_TIME,
+                          negotiate=0.0):
+    """The :class:`Exposure` of a step on ``n`` workers under the overlap
+    ``mode`` (see :data:`OVERLAPS`), ``step`` its :class:`PhaseTimes`,
+    ``grads`` when each gradient is ready, ``t_all`` one all-reduce of
+    them all, ``t_ar(nbytes)`` one of ``nbytes``, and ``negotiate`` the
+    seconds of one Horovod negotiation."""
     if n <= 1:
-        return 0.0, 1
+        return Exposure(0.0, 1)
     if mode == 'none':
-        return t_all, 1
+        return Exposure(t_all, 1, t_all)
     if mode == 'chainermn-double-buffering':
-        return max(0.0, t_all - step.compute), 1
+        return Exposure(max(0.0, t_all - step.compute), 1, t_all,
+                        min(t_all, step.compute))
+    window = step.before + step.backward
+    talks = 0.0
     if mode == 'ddp':
-        end, n_buckets = _ddp_end(
-            grads, bucket_bytes or DDP_BUCKET_BYTES, t_ar)
+        end, n_buckets, busy, before = _ddp_end(
+            grads, bucket_bytes or DDP_BUCKET_BYTES, t_ar, window)
     else:
-        end, n_buckets = _horovod_end(
-            grads, bucket_bytes or HOROVOD_FUSION_BYTES,
-            HOROVOD_CYCLE_TIME, step.before, t_ar)
-    return max(0.0, end - (step.before + step.backward)), n_buckets
+        end, n_buckets, busy, before, talks = _horovod_end(
+            grads, bucket_bytes or HOROVOD_FUSION_BYTES, cycle_time,
+            step.before, t_ar, window, negotiate)
+    return Exposure(max(0.0, end - window), n_buckets, busy, before, talks)

@@ -424,7 +424,25 @@ def _add_scaling_options(parser):
     scaling.add_argument('--jitter', type=float, default=None,
                          metavar='CV',
                          help="coefficient of variation of a worker's "
-                              'step: the wait for the slowest (default 0)')
+                              'step: the wait for the slowest (default '
+                              '{} with --scaling-model sourced, else 0; '
+                              '0 turns it off)'.format(
+                                  network.DEFAULT_JITTER))
+    scaling.add_argument('--scaling-model', default=None,
+                         choices=list(network.SCALING_MODELS),
+                         help='sourced (default): effective bus '
+                              'bandwidths, compute slowed by overlapped '
+                              'all-reduces, negotiation and stragglers, '
+                              'from published measurements; bound: line '
+                              'rates and none of them (an upper bound)')
+    scaling.add_argument('--measured', type=parse_measured, default=None,
+                         metavar='N=SECONDS',
+                         help='a step measured on N workers, e.g. 8=0.31: '
+                              'the larger counts are predicted from it')
+    scaling.add_argument('--cycle-time', type=float, default=None,
+                         metavar='SECONDS',
+                         help="with --overlap horovod: Horovod's cycle "
+                              '(default 0.005)')
 
 
 #: A valid value of each option of :func:`build_parser` (None: the option
@@ -449,6 +467,8 @@ SAMPLE_VALUES = {
     '--overlap': 'ddp', '--bucket-bytes': '1000000',
     '--gpus-per-node': '4', '--node-network': 'nvlink-a100',
     '--plot-scaling': 'scaling.png', '--jitter': '0.1',
+    '--scaling-model': 'bound', '--measured': '8=0.5',
+    '--cycle-time': '0.001',
 }
 
 #: An option of the command line with a valid value: ``arguments`` as
@@ -483,7 +503,9 @@ def option_specs():
 SCALING_OPTIONS = collections.OrderedDict([
     ('step_time', 'step_time'), ('overlap', 'overlap'),
     ('bucket_bytes', 'bucket_bytes'), ('gpus_per_node', 'gpus_per_node'),
-    ('node_network', 'node_network'), ('jitter', 'jitter')])
+    ('node_network', 'node_network'), ('jitter', 'jitter'),
+    ('scaling_model', 'model'), ('measured', 'measured'),
+    ('cycle_time', 'cycle_time')])
 
 
 def scaling_options(args):
@@ -511,6 +533,18 @@ def parse_workers(text):
             'gives {} more than once in {!r}: each worker count is a row, '
             'give it once'.format(', '.join(map(str, repeated)), text))
     return workers
+
+
+def parse_measured(text):
+    """A --measured value: ``N=SECONDS``, a step measured on N > 1
+    workers, as ``{N: seconds}``."""
+    n, _, seconds = text.partition('=')
+    try:
+        return {int(n): float(seconds)}
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            'must be N=SECONDS, a step measured on N workers, e.g. 8=0.31; '
+            'got {!r}'.format(text))
 
 
 def check_scaling(args):

@@ -20,7 +20,8 @@ MEMORY_BYTES = ('live', 'bytes', 'activations', 'gradients', 'scratch')
 #: Columns holding seconds (scaled by the time unit).
 TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
                 't_network', 't_allreduce', 't_step', 't_step_overlap',
-                't_exposed_comm', 't_jitter', 't_call', 't_predicted')
+                't_exposed_comm', 't_jitter', 't_call', 't_predicted',
+                't_contention', 't_negotiation')
 #: The phases of a training step, in report order (``update``: what an
 #: optimizer's update does to the parameters).
 PHASES = ('forward', 'backward', 'update')
@@ -96,7 +97,8 @@ TIME_UNITS = ('s', 'ms', 'us')
 MAX_DIGITS = 10
 
 #: Columns scaled by the unit prefix (counts of FLOPs and bytes).
-SCALED = METRICS + ('peak_flops', 'bandwidth', 'comm_bytes') + \
+SCALED = METRICS + ('peak_flops', 'bandwidth', 'bus_bandwidth',
+                    'comm_bytes') + \
     MEMORY_BYTES
 
 

@@ -13,6 +13,7 @@ import collections
 import collections.abc
 import json
 import os
+import typing
 
 from chainer_computational_cost.core import checks
 
@@ -251,6 +252,12 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
         device, names))
 
 
+#: How a preset network moves an all-reduce's bytes: ``'rdma'``
+#: (InfiniBand, RoCE), ``'tcp'`` (the kernel's sockets), ``'nvlink'`` and
+#: ``'pcie'`` (inside one node).
+TRANSPORTS = ('rdma', 'tcp', 'nvlink', 'pcie')
+
+
 class Network(checks.CheckedFields, collections.namedtuple(
         'Network', ['name', 'title', 'bandwidth', 'latency'])):
     """An interconnect, validated when it is built (a ValueError names the
@@ -260,7 +267,7 @@ class Network(checks.CheckedFields, collections.namedtuple(
         name (str): the preset's key (or None).
         title (str): what it is, in words (or None).
         bandwidth (float): bytes per second, one direction, one port per
-            worker (finite, > 0).
+            worker (finite, > 0): a preset's line rate.
         latency (float): seconds of one small message (finite, >= 0).
     """
 
@@ -277,8 +284,74 @@ Network._field_checks = {
 }
 
 
+#: Network preset name -> its transport, one of :data:`TRANSPORTS`; a
+#: network of another name (netbench's, one built by hand) is taken as
+#: measured: its bandwidth is what an all-reduce reaches.
+NETWORK_TRANSPORTS = {}
+
+
+class BusEfficiency(typing.NamedTuple):
+    """The share of a link's line rate an all-reduce's bus bandwidth
+    (nccl-tests' ``busbw``, the ``B`` of the ring formula) reaches:
+    ``one`` with one GPU a node, ``several`` with more, and the
+    measurements each is the median of."""
+
+    one: float
+    several: float
+    sources: str
+
+
+#: Transport -> :class:`BusEfficiency`, each the median of the published
+#: measurements it names (busbw over line rate, large messages).
+BUS_EFFICIENCY = {
+    # 12.2 GB/s on 100 Gb/s EDR (NVIDIA/nccl-tests#29), 24 GB/s on
+    # 200 Gb/s HDR (nccl-tests#119), 75 GB/s on 8 x 100 Gb/s RoCE
+    # (NVIDIA/nccl#495): 0.976, 0.96, 0.75.
+    'rdma': BusEfficiency(0.96, 0.96, 'NVIDIA/nccl-tests#29, #119; '
+                                      'NVIDIA/nccl#495'),
+    # One GPU a node: 30.4-31.4 Gbit/s on 32 Gb/s (NVIDIA/nccl#209): 0.966.
+    # Several: 1.7 GB/s on 25 Gb/s, 4 GPUs a node (nccl-tests#83: 0.544);
+    # 4-6 GB/s on 100 Gb/s, 8 (nccl#450: 0.40); 14.7 and 22.55 Gbit/s on
+    # 32 Gb/s, 8, 2 and 4 nodes (nccl#209: 0.46, 0.70); 6 GB/s on
+    # 100 Gb/s, 8 (nccl#398: 0.48).
+    'tcp': BusEfficiency(0.966, 0.48, 'NVIDIA/nccl#209, #398, #450; '
+                                      'NVIDIA/nccl-tests#83'),
+    # 370 of 450 GB/s, H100 NVLink 4 (nccl-tests#212: 0.82); 200 of
+    # 300 GB/s, A100 NVSwitch (nccl-tests#149: 0.67); 21.4 of 25 GB/s, two
+    # RTX 2080 Ti over a bridge (nccl-tests#44: 0.86); 208 of 300 GB/s, an
+    # A100 pair (nccl-tests#178: 0.69).
+    'nvlink': BusEfficiency(0.755, 0.755, 'NVIDIA/nccl-tests#44, #149, '
+                                          '#178, #212'),
+    # 28 GB/s on PCIe 5.0 x16 (64 GB/s), 8 GPUs (NVIDIA/nccl#1639: 0.44);
+    # two GPUs alone were not measured, so one as several.
+    'pcie': BusEfficiency(0.44, 0.44, 'NVIDIA/nccl#1639'),
+}
+
+
+def bus_bandwidth(network, gpus_per_node=1):
+    """Bytes per second an all-reduce reaches on ``network`` (a
+    :class:`Network` or what :func:`resolve_network` takes) with
+    ``gpus_per_node`` GPUs a node sharing its port: the line rate times
+    :data:`BUS_EFFICIENCY` of its transport (a preset's, see
+    :data:`NETWORK_TRANSPORTS`); the bandwidth itself for any other (a
+    measured one)."""
+    net = resolve_network(network)
+    transport = NETWORK_TRANSPORTS.get(net.name)
+    if transport is None:
+        return net.bandwidth
+    share = BUS_EFFICIENCY[transport]
+    return net.bandwidth * (share.one if gpus_per_node <= 1
+                            else share.several)
+
+
 #: Network presets.
 NETWORKS = collections.OrderedDict()
+
+
+def _preset(name, title, bandwidth, latency, transport):
+    """A preset :class:`Network`, its transport noted."""
+    NETWORK_TRANSPORTS[name] = transport
+    return Network(name, title, bandwidth, latency)
 
 
 # InfiniBand link rates: EDR 25 Gb/s a lane, HDR 50, NDR 100, four lanes a
@@ -290,9 +363,9 @@ NETWORKS = collections.OrderedDict()
 # "Benchmark 2"); newer adapters are faster, and 1 us stands for one small
 # message through one switch.
 for _name, _gbps in (('ib-edr', 100), ('ib-hdr200', 200), ('ib-ndr', 400)):
-    NETWORKS[_name] = Network(
+    NETWORKS[_name] = _preset(
         _name, 'InfiniBand {} ({} Gb/s)'.format(
-            _name[3:6].upper(), _gbps), _gbps * 1e9 / 8, 1e-6)
+            _name[3:6].upper(), _gbps), _gbps * 1e9 / 8, 1e-6, 'rdma')
 
 
 # Ethernet with MPI over the kernel's TCP stack: an application's one-way
@@ -301,9 +374,9 @@ for _name, _gbps in (('ib-edr', 100), ('ib-hdr200', 200), ('ib-ndr', 400)):
 # TCP/IP network", Int. J. Parallel Programming 37(6), 2009); a faster link
 # does not shorten the software path, so 25 and 100 GbE keep 10 us.
 for _name, _gbps in (('eth-25g', 25), ('eth-100g', 100)):
-    NETWORKS[_name] = Network(
+    NETWORKS[_name] = _preset(
         _name, '{} Gigabit Ethernet (TCP)'.format(_gbps),
-        _gbps * 1e9 / 8, 10e-6)
+        _gbps * 1e9 / 8, 10e-6, 'tcp')
 
 
 # NVLink 3 inside one node (A100): 12 links, 600 GB/s a GPU counting both
@@ -311,8 +384,8 @@ for _name, _gbps in (('eth-25g', 25), ('eth-100g', 100)):
 # bidirectional link), so 300 GB/s one way.  Latency: no published MPI
 # figure found; 1 us is an assumption (a small message between two GPUs
 # through NVSwitch, the software path included).
-NETWORKS['nvlink-a100'] = Network(
-    'nvlink-a100', 'NVLink 3 (A100, one node)', 300e9, 1e-6)
+NETWORKS['nvlink-a100'] = _preset(
+    'nvlink-a100', 'NVLink 3 (A100, one node)', 300e9, 1e-6, 'nvlink')
 
 
 # The interconnects of the published runs the scaling report is checked
@@ -320,33 +393,61 @@ NETWORKS['nvlink-a100'] = Network(
 # al. 2017 ("Accurate, Large Minibatch SGD", arXiv 1706.02677, section
 # 5): 50 Gbit Ethernet
 # between servers, TCP (10 us as the other TCP presets).
-NETWORKS['eth-50g'] = Network('eth-50g', '50 Gigabit Ethernet (TCP)',
-                              50e9 / 8, 10e-6)
+NETWORKS['eth-50g'] = _preset('eth-50g', '50 Gigabit Ethernet (TCP)',
+                              50e9 / 8, 10e-6, 'tcp')
 
 
 # Horovod's benchmark page: servers "connected by RoCE-capable 25 Gbit/s
 # network" (horovod docs/benchmarks, 512-GPU benchmark).  RDMA skips the
 # kernel's TCP path; no published MPI latency over RoCE was found, so 2 us
 # (InfiniBand's 1 us and an Ethernet switch's hop) is an assumption.
-NETWORKS['roce-25g'] = Network('roce-25g', '25 Gigabit Ethernet (RoCE)',
-                               25e9 / 8, 2e-6)
+NETWORKS['roce-25g'] = _preset('roce-25g', '25 Gigabit Ethernet (RoCE)',
+                               25e9 / 8, 2e-6, 'rdma')
 
 
 # NVLink 1 inside a P100 server: four links, 80 GB/s a direction in all,
 # 160 GB/s both ways (teckknow.com, "NVIDIA Unveils the Tesla P100 HPC
 # Board"; hothardware.com: 160 GB/s bidirectional).  Latency as NVLink 3's
 # (assumed).
-NETWORKS['nvlink-p100'] = Network(
-    'nvlink-p100', 'NVLink 1 (P100, one node)', 80e9, 1e-6)
+NETWORKS['nvlink-p100'] = _preset(
+    'nvlink-p100', 'NVLink 1 (P100, one node)', 80e9, 1e-6, 'nvlink')
 
 
 # PCI Express 3.0 x16 between the GPUs of a server without NVLink: 8 GT/s a
 # lane, 128b/130b encoding, 16 lanes: 8e9 * 128/130 * 16 / 8 = 15.75 GB/s
 # a direction (the PCIe 3.0 base specification's rate and encoding).
 # Latency 1 us, assumed as NVLink's.
-NETWORKS['pcie3-x16'] = Network(
+NETWORKS['pcie3-x16'] = _preset(
     'pcie3-x16', 'PCI Express 3.0 x16 (one node)', 8e9 * 128 / 130 * 16 / 8,
-    1e-6)
+    1e-6, 'pcie')
+
+
+# The interconnects of the published runs of
+# tests/published_scaling_rows.py.  NVLink 2 (V100): six links of 25 GB/s
+# a direction (NVIDIA Tesla V100 datasheet: "NVLink 300 GB/s", both
+# directions), through the hybrid cube mesh of a DGX-1 or the NVSwitches
+# of a DGX-2 alike; latency as the other NVLinks' (assumed).
+NETWORKS['nvlink-v100'] = _preset(
+    'nvlink-v100', 'NVLink 2 (V100, one node)', 150e9, 1e-6, 'nvlink')
+
+
+# InfiniBand FDR: 14.0625 Gb/s a lane, four lanes, 56 Gb/s a port (as EDR
+# above); latency as EDR's.
+NETWORKS['ib-fdr'] = _preset('ib-fdr', 'InfiniBand FDR (56 Gb/s)',
+                             56e9 / 8, 1e-6, 'rdma')
+
+
+# 10 Gigabit Ethernet over TCP: 10 us as the other TCP presets.
+NETWORKS['eth-10g'] = _preset('eth-10g', '10 Gigabit Ethernet (TCP)',
+                              10e9 / 8, 10e-6, 'tcp')
+
+
+# A DGX A100's compute fabric: eight single-port 200 Gb/s HDR InfiniBand
+# adapters, one a GPU (NVIDIA DGX A100 datasheet), so a node moves
+# 8 x 200 Gb/s; latency as the other InfiniBand presets'.
+NETWORKS['ib-hdr200x8'] = _preset(
+    'ib-hdr200x8', 'InfiniBand HDR, 8 x 200 Gb/s a node (DGX A100)',
+    8 * 200e9 / 8, 1e-6, 'rdma')
 
 
 def save_network(network, path, **extra):

@@ -379,7 +379,8 @@ class CostReport(object):
                        peak_flops=None, bandwidth=None, batch_size=None,
                        grad_bytes=None, step_time=None, overlap='none',
                        bucket_bytes=None, gpus_per_node=1,
-                       node_network=None, jitter=0.0):
+                       node_network=None, jitter=None, model='sourced',
+                       cycle_time=None, measured=None):
         """Ordered dict N -> one data-parallel training step on N workers
         (see
         :func:`chainer_computational_cost.analysis.network.scaling_report`):
@@ -391,7 +392,8 @@ class CostReport(object):
         recorded ChainerMN's all-reduce (see the function).  ``step_time``
         (seconds of a measured step), ``overlap`` (one of
         ``network.OVERLAPS``), ``bucket_bytes``, ``gpus_per_node``,
-        ``node_network`` and ``jitter`` are the function's."""
+        ``node_network``, ``jitter``, ``model``, ``cycle_time`` and
+        ``measured`` are the function's."""
         if network is None:
             raise ValueError('scaling_report needs a network: one of {}'
                              .format(', '.join(repr(n)
@@ -400,7 +402,8 @@ class CostReport(object):
         workers = net.check_workers(workers)  # an iterator is read once
         batch_size = net.check_batch_size(batch_size)
         net.check_scaling_options(step_time, overlap, bucket_bytes,
-                                  gpus_per_node, node_network, jitter)
+                                  gpus_per_node, node_network, jitter,
+                                  model, cycle_time, measured)
         built = self._built()
         rows = self._roofline_rows(device, peak_flops, bandwidth, None)
         if batch_size is None:
@@ -417,7 +420,8 @@ class CostReport(object):
             batch_size, grad_bytes, param_bytes, step_time=step_time,
             overlap=overlap, bucket_bytes=bucket_bytes,
             gpus_per_node=gpus_per_node, node_network=node_network,
-            jitter=jitter,
+            jitter=jitter, model=model, cycle_time=cycle_time,
+            measured=measured,
             link_bytes=net.own_param_bytes(built['link_info']))
 
     def show_scaling_report(self, workers, ost=None, mode='csv',
@@ -429,7 +433,7 @@ class CostReport(object):
         """Write the scaling report to ``ost`` (see :meth:`show_report`;
         ``options``: :meth:`scaling_report`'s ``step_time``, ``overlap``,
         ``bucket_bytes``, ``gpus_per_node``, ``node_network``,
-        ``jitter``)."""
+        ``jitter``, ``model``, ``cycle_time``, ``measured``)."""
         columns = check_columns(columns or list(net.SCALING_COLUMNS),
                                 net.SCALING_COLUMNS)
         rows = self.scaling_report(workers, device, network, peak_flops,

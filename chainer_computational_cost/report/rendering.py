@@ -163,6 +163,7 @@ _TITLES = {
     'layer': 'Layer', 'batch': 'Batch',
     'n_buckets': '# Buckets', 'step_from': 'Step from',
     'family': 'Family', 'n_flagged': '# Flagged', 'flag': 'Flag',
+    'anchored': 'Anchored',
 }
 _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_memory': 'T memory', 't_roofline': 'T roofline',
@@ -170,7 +171,9 @@ _TIME_TITLES = {'time': 'Time', 't_compute': 'T compute',
                 't_allreduce': 'T allreduce', 't_step': 'T step',
                 't_step_overlap': 'T step\n(overlap)',
                 't_exposed_comm': 'T exposed\ncomm', 't_jitter': 'T jitter',
-                't_call': 'T call', 't_predicted': 'T predicted'}
+                't_call': 'T call', 't_predicted': 'T predicted',
+                't_contention': 'T contention',
+                't_negotiation': 'T negotiation'}
 _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'mrw': 'MemR+W', 'live': 'Live', 'bytes': 'Bytes',
                   'activations': 'Activations', 'gradients': 'Gradients',
@@ -187,6 +190,8 @@ def _header(column, prefix, time_unit, name_title):
     if column == 'bandwidth':
         # bandwidths are decimal (GB/s), as datasheets give them
         return 'Bandwidth\n' + (prefix or '') + 'B/s'
+    if column == 'bus_bandwidth':
+        return 'Bus bandwidth\n' + (prefix or '') + 'B/s'
     if column in _METRIC_TITLES:
         unit = (prefix + 'iB') if prefix else 'B'
         return _METRIC_TITLES[column] + '\n' + unit
@@ -427,7 +432,7 @@ def render_json(rows, columns, unit, n_digits, time_unit):
 def _unit_name(column, prefix):
     if column in BYTE_METRICS or column in MEMORY_BYTES:
         return (prefix + 'iB') if prefix else 'B'
-    if column == 'bandwidth':
+    if column in ('bandwidth', 'bus_bandwidth'):
         return (prefix or '') + 'B/s'
     if column == 'peak_flops':
         return prefix + 'FLOP/s'

@@ -1,0 +1,269 @@
+"""The scaling report's predictions of the published rows of
+``published_scaling_rows.py``: the inputs of each prediction, fixed by the
+rules below from the row alone (never from its published efficiency).
+
+* **Model**: the row's model, one training step at batch 1 under the hook
+  (``chainer.links``' ``ResNet50Layers``, ``ResNet152Layers``,
+  ``VGG16Layers`` at 224 x 224; BERT-large and Transformer-big built here
+  from their papers at 8 tokens, :func:`bert_large` and
+  :func:`transformer_big`): its calls split the step into forward and
+  backward and say when each link's gradients are ready.
+* **Step**: ``step_time`` is the row's ``base_step_time`` (the
+  baseline's seconds per GPU and micro-batch) times the micro-batches an
+  all-reduce waits for at that N (``accumulation``, else 1). A row with
+  no baseline throughput takes the roofline time of the nearest device
+  preset.  The device (for the roofline's split only): ``v100``,
+  ``a100``, ``p100``; ``p100`` for a K80 and ``gtx1080ti`` for a
+  Maxwell TITAN X, the nearest presets.
+* **Gradients**: the parameters at 4 bytes (the paper's count for BERT
+  and the Transformer), at 2 where the row states a float16 all-reduce.
+* **Networks** (see :data:`INTRA`, :data:`INTER`): a single server
+  all-reduces over its intra-node preset; servers over the row's network
+  between nodes, ``gpus_per_node`` a node, the intra-node preset inside.
+* **Overlap**: DDP ``'ddp'``; Horovod ``'horovod'`` (the row's cycle time
+  where stated); ChainerMN ``'none'``, or double buffering where stated;
+  TensorFlow's parameter servers and replicated variables ``'none'`` (the
+  variables are updated once the backward is done); any row that
+  accumulates gradients ``'none'`` (the all-reduce follows the last
+  micro-batch).
+* **Efficiency**: ``(acc_N / t_step(N)) / (acc_base / t_step(base))``,
+  the per-GPU throughput at N over the baseline's.
+"""
+
+import chainer
+import chainer.functions as F
+import chainer.links as L
+import numpy as np
+
+from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.analysis.network import expected_max_normal
+from chainer_computational_cost.core import devices
+
+#: Intra-node interconnect of a row -> network preset.
+INTRA = {'nvlink2-cube': 'nvlink-v100', 'nvswitch1': 'nvlink-v100',
+         'nvswitch2': 'nvlink-a100', 'nvlink1-cube': 'nvlink-p100',
+         'pcie3': 'pcie3-x16', 'not stated': 'pcie3-x16'}
+
+#: (network, gpu) of a row -> network preset between nodes; a DGX A100
+#: network not stated is the DGX A100's own fabric (its datasheet), a K80
+#: cluster's is AWS p2.8xlarge's "10 Gigabit" (the instance table).
+INTER = {('infiniband-fdr-4x', 'titanx-maxwell'): 'ib-fdr',
+         ('infiniband-fdr', 'p100'): 'ib-fdr',
+         ('aws-25g', 'v100'): 'eth-25g',
+         ('10gbe', 'p100'): 'eth-10g',
+         ('not stated', 'a100'): 'ib-hdr200x8',
+         ('not stated', 'k80'): 'eth-10g'}
+
+#: GPU of a row -> the device preset of the roofline's split.
+DEVICE = {'v100': 'v100', 'a100': 'a100', 'p100': 'p100', 'k80': 'p100',
+          'titanx-maxwell': 'gtx1080ti'}
+
+_FP16_ALLREDUCE = (('allreduce_post_accumulation_fp16',
+                    'script default true'),
+                   ('allreduce_grad_dtype', 'float16'))
+
+
+class _Block(chainer.Chain):
+    """A Transformer layer: self-attention, with ``cross`` attention on
+    a memory too, and a feed-forward layer, each with a layer norm."""
+
+    def __init__(self, d, ffn, heads, cross=False):
+        super(_Block, self).__init__()
+        self.heads = heads
+        with self.init_scope():
+            self.qkv = L.Linear(d, 3 * d)
+            self.out = L.Linear(d, d)
+            self.norm1 = L.LayerNormalization(d)
+            if cross:
+                self.q2 = L.Linear(d, d)
+                self.kv2 = L.Linear(d, 2 * d)
+                self.out2 = L.Linear(d, d)
+                self.norm2 = L.LayerNormalization(d)
+            self.ff1 = L.Linear(d, ffn)
+            self.ff2 = L.Linear(ffn, d)
+            self.norm3 = L.LayerNormalization(d)
+
+    def _attend(self, q, k, v, out):
+        t, d = q.shape
+        h = self.heads
+
+        def split(x):
+            return F.transpose(F.reshape(x, (-1, h, d // h)), (1, 0, 2))
+        q, k, v = split(q), split(k), split(v)
+        a = F.softmax(F.matmul(q, k, transb=True) / np.sqrt(d // h), axis=2)
+        y = F.reshape(F.transpose(F.matmul(a, v), (1, 0, 2)), (t, d))
+        return out(y)
+
+    def __call__(self, x, memory=None):
+        q, k, v = F.split_axis(self.qkv(x), 3, axis=1)
+        x = self.norm1(x + self._attend(q, k, v, self.out))
+        if memory is not None:
+            k, v = F.split_axis(self.kv2(memory), 2, axis=1)
+            x = self.norm2(x + self._attend(self.q2(x), k, v, self.out2))
+        return self.norm3(x + self.ff2(F.relu(self.ff1(x))))
+
+
+class _Transformer(chainer.Chain):
+    def __init__(self, vocab, d, ffn, heads, encoders, decoders, positions):
+        super(_Transformer, self).__init__()
+        with self.init_scope():
+            self.embed = L.EmbedID(vocab, d)
+            if positions:
+                self.position = L.EmbedID(positions, d)
+            self.encoders = chainer.ChainList(*[
+                _Block(d, ffn, heads) for _ in range(encoders)])
+            self.decoders = chainer.ChainList(*[
+                _Block(d, ffn, heads, cross=True) for _ in range(decoders)])
+            self.head = L.Linear(d, vocab)
+
+    def __call__(self, ids):
+        x = self.embed(ids)
+        if hasattr(self, 'position'):
+            x = x + self.position(np.arange(len(ids), dtype=np.int32))
+        for block in self.encoders:
+            x = block(x)
+        memory, y = x, x
+        for block in self.decoders:
+            y = block(y, memory)
+        return self.head(y)
+
+
+def bert_large():
+    """BERT-large (Devlin et al. 2019, section 3.1: 24 layers, hidden
+    1024, 16 heads, feed-forward 4096; WordPiece vocabulary 30522 and 512
+    positions), its masked-token head tied to nothing: 334M parameters
+    (the paper's rounded figure, 340M, is the gradients' count)."""
+    return _Transformer(30522, 1024, 4096, 16, 24, 0, 512)
+
+
+def transformer_big():
+    """Transformer-big (Vaswani et al. 2017, Table 3: 6 + 6 layers,
+    d_model 1024, 16 heads, d_ff 4096), with a vocabulary of 32768 (WMT
+    en-de's shared BPE, about 37000 in the paper's section 5.1, rounded
+    down); the paper's 213M is the gradients' count."""
+    return _Transformer(32768, 1024, 4096, 16, 6, 6, 0)
+
+
+_STEPS = {}
+
+
+def model_step(name):
+    """The hook's records of one training step of the row model ``name``
+    at batch 1 (cached)."""
+    if name in _STEPS:
+        return _STEPS[name]
+    if name in ('BERT-large', 'Transformer-big'):
+        model = bert_large() if name == 'BERT-large' else transformer_big()
+        ids = np.arange(8, dtype=np.int32)
+
+        def loss():
+            return F.softmax_cross_entropy(model(ids), ids)
+    else:
+        model = getattr(L, name + 'Layers')(pretrained_model=None)
+        layer = 'fc8' if name == 'VGG16' else 'fc6'
+        x = np.zeros((1, 3, 224, 224), np.float32)
+        t = np.zeros(1, np.int32)
+
+        def loss():
+            return F.softmax_cross_entropy(model(x, layers=[layer])[layer],
+                                           t)
+    model.cleargrads()
+    with chainer.using_config('train', True), \
+            ComputationalCostHook() as cch:
+        loss().backward()
+    n_params = sum(p.size for p in model.params())
+    _STEPS[name] = cch, n_params
+    return _STEPS[name]
+
+
+def _accumulation(row, n):
+    return dict(row.accumulation or ()).get(n, 1)
+
+
+def inputs(row):
+    """The keywords of ``scaling_report`` for ``row`` but ``step_time``
+    (see the module's rules)."""
+    cch, n_params = model_step(row.model)
+    params = row.paper_params or n_params
+    grad_bytes = params * (2 if any(k in _FP16_ALLREDUCE for k in row.knobs)
+                           else 4)
+    intra = INTRA[row.intra_node]
+    if row.network is None:
+        net = dict(network=intra, gpus_per_node=row.gpus_per_node)
+    else:
+        net = dict(network=INTER[row.network, row.gpu],
+                   gpus_per_node=row.gpus_per_node, node_network=intra)
+    knobs = dict(row.knobs)
+    if row.accumulation:
+        overlap = dict(overlap='none')
+    elif row.allreduce == 'ddp':
+        overlap = dict(overlap='ddp')
+    elif row.allreduce == 'horovod':
+        overlap = dict(overlap='horovod')
+        if 'HOROVOD_CYCLE_TIME_ms' in knobs:
+            overlap['cycle_time'] = knobs['HOROVOD_CYCLE_TIME_ms'] / 1e3
+    elif knobs.get('double_buffering'):
+        overlap = dict(overlap='chainermn-double-buffering')
+    else:
+        overlap = dict(overlap='none')
+    return dict(device=DEVICE[row.gpu], grad_bytes=grad_bytes, **net,
+                **overlap)
+
+
+def micro_step(row):
+    """Seconds of one micro-batch on one GPU: the row's baseline, else the
+    roofline at the row's batch on the nearest preset."""
+    if row.base_step_time is not None:
+        return row.base_step_time
+    cch, _ = model_step(row.model)
+    rows = cch.roofline_report(device=DEVICE[row.gpu])
+    return rows['total']['t_roofline'] * row.batch
+
+
+def step(row, n, model='sourced', measured=None, **override):
+    """The scaling report's row of ``n`` workers for ``row``."""
+    cch, _ = model_step(row.model)
+    kwargs = inputs(row)
+    kwargs.update(override)
+    acc = _accumulation(row, n)
+    return cch.scaling_report(
+        [n], step_time=acc * micro_step(row), batch_size=row.batch,
+        model=model, measured=measured, **kwargs)[n]
+
+
+def predicted(row, model='sourced'):
+    """The a priori efficiency of ``row`` at its largest N."""
+    t_base = step(row, row.base_gpus, model)['t_step']
+    t_n = step(row, row.gpus, model)['t_step']
+    return (_accumulation(row, row.gpus) / t_n) / (
+        _accumulation(row, row.base_gpus) / t_base)
+
+
+def measured_step(row, n):
+    """Seconds of one step (every micro-batch of it) on ``n`` GPUs of
+    ``row``, from the throughput its table publishes at ``n``."""
+    throughput = dict(row.ladder)[n]
+    if row.unit == 'speedup':
+        # speedups only: the baseline's step is the micro step
+        return _accumulation(row, n) * micro_step(row) * n / throughput
+    return _accumulation(row, n) * row.batch * n / throughput
+
+
+def anchored(row):
+    """The efficiency at ``row.gpus`` predicted from the step measured at
+    ``row.small_gpus``: the report fits one term there (``measured=``),
+    which then holds at the baseline and at N (each with its own
+    micro-batches per all-reduce)."""
+    small = row.small_gpus
+    fit = step(row, small, measured={small: measured_step(row, small)})
+    if fit['anchored'] == 'bus_bandwidth':
+        latency = devices.resolve_network(inputs(row)['network']).latency
+        fitted = dict(network=devices.Network(
+            'fitted', 'fitted', fit['bus_bandwidth'], latency))
+    else:
+        fitted = dict(jitter=fit['t_jitter'] / fit['t_compute'] /
+                      expected_max_normal(small))
+    t_base = step(row, row.base_gpus, **fitted)['t_step']
+    t_n = step(row, row.gpus, **fitted)['t_step']
+    return (_accumulation(row, row.gpus) / t_n) / (
+        _accumulation(row, row.base_gpus) / t_base)
