@@ -266,7 +266,10 @@ def _add_counting_options(parser):
     """How FLOPs are counted: --no-fma, --flop-convention."""
     parser.add_argument('--no-fma', action='store_true',
                         help='count a multiply-add as two FLOPs (as '
-                             "datasheets' peak FLOP/s do)")
+                             "datasheets' peak FLOP/s do; the default, "
+                             "one, is 0.1.2's): the FLOP columns' headers "
+                             "end with '(2 per multiply-add)', JSON has "
+                             '"flops_per_multiply_add": 2')
     parser.add_argument('--flop-convention', choices=('torch',),
                         type=str.lower,
                         default=None,

@@ -12,6 +12,11 @@ report.
 #: Metrics that are summed into totals and get a percentage column.
 METRICS = ('flops', 'mread', 'mwrite', 'mrw')
 PERCENTS = tuple(m + '%' for m in METRICS)
+#: Columns whose figures depend on how a multiply-add is counted
+#: (``fma_1flop``): FLOPs, their share and FLOPs per byte.  The hook and
+#: the command line count it as 1 FLOP by default (0.1.2's convention);
+#: figures counted with 2 (``fma_1flop=False``, ``--no-fma``) say so.
+FLOP_COLUMNS = ('flops', 'flops%', 'intensity')
 #: Metrics counted in bytes (scaled by 1024).
 BYTE_METRICS = ('mread', 'mwrite', 'mrw', 'comm_bytes')
 #: Columns of bytes alive (``ComputationalCostHook(memory=True)``): the

@@ -538,8 +538,10 @@ class CostReport(object):
             warnings.warn('nothing has been recorded yet: no report to '
                           'show', ReportWarning, stacklevel=3)
             return
+        # Figures that count a multiply-add as 2 FLOPs say so.
         ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
-                         name_title))
+                         name_title,
+                         getattr(self, 'fma_1flop', None) is not False))
 
 
 class ReportSnapshot(CostReport):

@@ -20,8 +20,8 @@ import numbers
 
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.columns import (
-    BYTE_METRICS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS, PREFIXES, SCALED,
-    TIME_COLUMNS, TIME_UNITS)
+    BYTE_METRICS, FLOP_COLUMNS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS,
+    PREFIXES, SCALED, TIME_COLUMNS, TIME_UNITS)
 from chainer_computational_cost.core.records import link_depth, safe_text
 
 
@@ -181,6 +181,15 @@ _METRIC_TITLES = {'mread': 'MemRead', 'mwrite': 'MemWrite',
                   'comm_bytes': 'Comm'}
 _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
+#: The last line of the header of each column of
+#: :data:`~chainer_computational_cost.core.columns.FLOP_COLUMNS` when a
+#: multiply-add counts as 2 FLOPs (``fma_1flop=False``): the reports'
+#: default is 1, so figures of the other convention say so.
+FMA_2FLOPS_LABEL = '(2 per multiply-add)'
+#: The field of a JSON report that names that convention:
+#: ``"flops_per_multiply_add": 2`` (only then).
+FMA_FIELD = 'flops_per_multiply_add'
+
 
 def _header(column, prefix, time_unit, name_title):
     if column == 'flops':
@@ -299,16 +308,21 @@ def _skip_none(text):
 
 
 def table_cells(rows, columns, unit='autoaligned', n_digits=3,
-                time_unit='ms', name_title='Layer name'):
+                time_unit='ms', name_title='Layer name', fma_1flop=True):
     """Header and body cells of a report: a list of lists of str.
 
     The first list holds the headers (a newline between title and unit);
     ``rows`` are report entries (the total row included).  A cell a row has
-    no value for is empty.
+    no value for is empty.  With ``fma_1flop=False`` (the figures count a
+    multiply-add as 2 FLOPs) the headers of the FLOP columns end with
+    :data:`FMA_2FLOPS_LABEL`.
     """
     prefixes = _column_prefixes(rows, columns, unit)
     header = [_header(c, prefixes.get(c), time_unit, name_title)
               for c in columns]
+    if not fma_1flop:
+        header = [h + '\n' + FMA_2FLOPS_LABEL if c in FLOP_COLUMNS else h
+                  for c, h in zip(columns, header)]
     formats = [(c, _formatter(c, prefixes.get(c), n_digits, time_unit))
                for c in columns]
     body = [[f(r.get(c)) for c, f in formats] for r in rows]
@@ -401,11 +415,13 @@ def json_param(value):
     return safe_text(value)
 
 
-def render_json(rows, columns, unit, n_digits, time_unit):
+def render_json(rows, columns, unit, n_digits, time_unit, fma_1flop=True):
     """A JSON document: ``units`` (the unit of each scaled column), and
     ``rows``, a list of objects whose numbers stay numbers (scaled by the
     unit, rounded to ``n_digits``).  With ``unit='auto'`` each value is
-    scaled by its own prefix, given in ``<column>_unit``."""
+    scaled by its own prefix, given in ``<column>_unit``.  With
+    ``fma_1flop=False`` and a FLOP column, first
+    ``"flops_per_multiply_add": 2`` (see :data:`FMA_FIELD`)."""
     prefixes = _column_prefixes(rows, columns, unit)
     units = {}
     for c in columns:
@@ -423,10 +439,14 @@ def render_json(rows, columns, unit, n_digits, time_unit):
                 obj[c + '_unit'] = _unit_name(
                     c, prefix_for(r[c], _base(c)))
         out_rows.append(obj)
+    doc = collections.OrderedDict()
+    if not fma_1flop and set(columns) & set(FLOP_COLUMNS):
+        doc[FMA_FIELD] = 2
+    doc['units'] = units
+    doc['rows'] = out_rows
     # allow_nan=False: a value with no strict-JSON form raises here rather
     # than writing Infinity or NaN (RFC 8259 has neither).
-    return json.dumps({'units': units, 'rows': out_rows}, indent=1,
-                      allow_nan=False) + '\n'
+    return json.dumps(doc, indent=1, allow_nan=False) + '\n'
 
 
 def _unit_name(column, prefix):
@@ -443,8 +463,13 @@ _RENDERERS = {'csv': render_csv, 'md': render_md, 'table': render_table}
 
 
 def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
-           time_unit='ms', name_title='Layer name'):
-    """Render report rows as text in ``mode``; arguments are validated."""
+           time_unit='ms', name_title='Layer name', fma_1flop=True):
+    """Render report rows as text in ``mode``; arguments are validated.
+    ``fma_1flop=False``: the figures count a multiply-add as 2 FLOPs,
+    and the FLOP columns' headers (the JSON document) say so."""
+    if not isinstance(fma_1flop, bool):
+        raise TypeError('fma_1flop must be a bool, got {!r}'.format(
+            fma_1flop))
     mode = check_mode(mode)
     unit = check_unit(unit)
     # In json, None is no rounding (a script wants the figures as they
@@ -453,9 +478,10 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
         n_digits = check_n_digits(n_digits)
     time_unit = check_time_unit(time_unit)
     if mode == 'json':
-        return render_json(rows, columns, unit, n_digits, time_unit)
+        return render_json(rows, columns, unit, n_digits, time_unit,
+                           fma_1flop)
     return _RENDERERS[mode](table_cells(rows, columns, unit, n_digits,
-                                        time_unit, name_title))
+                                        time_unit, name_title, fma_1flop))
 
 
 def indented(path):

@@ -6,7 +6,8 @@ through ``chainer.reporter`` (so that ``LogReport``, ``PrintReport`` and
 
 * ``cost/flops``: the FLOPs of the whole step (forward, backward and the
   optimizer's update), a multiply-add counted as 2 FLOPs (the hook's total
-  with ``fma_1flop=False``, the convention of datasheet peaks);
+  with ``fma_1flop=False``): a device's peak FLOP/s counts a multiply-add
+  as 2, so ``cost/mfu`` compares like with like;
 * ``cost/flops_per_second``: ``cost/flops`` over the measured time of the
   updater's update;
 * ``cost/samples_per_second``: the batch size over that time;
@@ -21,6 +22,13 @@ through ``chainer.reporter`` (so that ``LogReport``, ``PrintReport`` and
   :class:`~chainer_computational_cost.analysis.calibration.Calibration`
   predicts for the step (see ``CostReport.time_report``), beside the
   measured time of the updater's update.
+
+``CostMonitor(fma_1flop=True)`` counts a multiply-add as 1 FLOP instead,
+as the hook and the command line do by default, and the two FLOP keys
+say so: ``cost/flops_fma_1flop`` and ``cost/flops_per_second_fma_1flop``
+replace ``cost/flops`` and ``cost/flops_per_second``; ``cost/mfu`` stays
+the FLOPs of the step counted as the peak counts them (2 per multiply-add)
+over the peak.
 
 How it costs: while the trainer runs, the updater's ``update_core`` is
 wrapped.  For the duration of each call, the ``update`` method of each of
@@ -53,6 +61,7 @@ next time they are seen.  Nothing outside ``update_core`` is costed: an
 """
 
 import collections
+import contextlib
 import itertools
 import operator
 import sys
@@ -104,8 +113,9 @@ def _calculator(cls):
     return found
 
 
-def _call_flops(function, in_data):
-    """The FLOPs (a multiply-add as 2) the hook records for one call of
+def _call_flops(function, in_data, fma_1flop=False):
+    """The FLOPs (a multiply-add as 2, as 1 with ``fma_1flop``) the hook
+    records for one call of
     ``function`` on ``in_data``: the same built-in calculator; 0 where the
     hook records an ignored call or an error.  Without the output shapes
     the hook also gives: no calculator's FLOPs need them (GetItem's and
@@ -117,7 +127,7 @@ def _call_flops(function, in_data):
     if calc is None:
         return 0
     try:
-        result = calc(function, in_data, fma_1flop=False)
+        result = calc(function, in_data, fma_1flop=fma_1flop)
         return int(validate_cost(result, calc, type(function).__name__)[0])
     except Exception:
         return 0
@@ -308,17 +318,20 @@ class _Calls(chainer.FunctionHook):
     the costed one is still costed exactly (see CostMonitor).  Not during
     the backward pass, whose calls follow from the forward's calls and
     graph: a hook there would cost every node of the backward pass too
-    (Chainer calls each hook twice a node)."""
+    (Chainer calls each hook twice a node).  With ``fma_1flop``, the
+    FLOPs with a multiply-add as 1 too (``flops_1``, ``each_1``)."""
 
     name = 'CostMonitorCalls'
 
-    def __init__(self, reference):
+    def __init__(self, reference, fma_1flop=False):
         # reference: the costed step's calls (a list), or None to record
         # this step's calls and the FLOPs of each.
         self.reference = reference
         self.matched = 0
         self.diverged = reference is None
         self.flops = 0
+        self.flops_1 = 0 if fma_1flop else None
+        self.each_1 = [] if fma_1flop and reference is None else None
         self.nodes = []
         self.graph = None
         self.calls = [] if reference is None else None
@@ -349,6 +362,11 @@ class _Calls(chainer.FunctionHook):
             self.diverged = True
         flops = _call_flops(function, in_data)
         self.flops += flops
+        if self.flops_1 is not None:
+            flops_1 = _call_flops(function, in_data, True)
+            self.flops_1 += flops_1
+            if self.each_1 is not None:
+                self.each_1.append(flops_1)
         if self.calls is not None:
             self.calls.append(call)
             self.each.append(flops)
@@ -356,12 +374,14 @@ class _Calls(chainer.FunctionHook):
 
 class _Figures(NamedTuple):
     """What one ``optimizer.update`` call costs; None where it is not
-    known (see CostMonitor)."""
+    known (see CostMonitor); ``flops_1``, a multiply-add as 1, with
+    ``CostMonitor(fma_1flop=True)`` only."""
 
     flops: int
     memory_peak: Optional[int]
     comm_bytes: Optional[int]
     predicted_time: Optional[float]
+    flops_1: Optional[int] = None
 
 
 class _Costed(NamedTuple):
@@ -369,7 +389,8 @@ class _Costed(NamedTuple):
     costed), whether they stand for later steps (not those of the first
     iteration), its forward's calls, the FLOPs of the calls before each,
     the graph its forward left, and the predicted seconds of its forward
-    pass (with a calibration)."""
+    pass (with a calibration); with ``fma_1flop``, the FLOPs (a
+    multiply-add as 1) of the calls before each too."""
 
     figures: Optional[_Figures]
     settled: bool
@@ -377,6 +398,7 @@ class _Costed(NamedTuple):
     before: list
     graph: list
     forward_time: Optional[float]
+    before_1: Optional[list] = None
 
 
 def _signature(value):
@@ -435,6 +457,13 @@ def _step_figures(hook):
             comm += comm_of.get(i, 0)
     peak = memory.memory_report(hook)['peak'] if hook.memory else None
     return _Figures(flops, peak, comm, None)
+
+
+def _recorded_flops(hook):
+    """The FLOPs of the total report of ``hook``, read from its records
+    (as :func:`_step_figures` reads them)."""
+    return sum([r[R_FLOPS] for r in hook.records()
+                if r[R_PARAMS] is not None])
 
 
 def _time_rows(hook, calibration):
@@ -499,6 +528,14 @@ class CostMonitor(extension.Extension):
             ``cost/predicted_time`` (not for a step whose forward pass
             does other work than the costed step of its argument shapes)
             and the measured ``cost/time``.
+        fma_1flop (bool): count a multiply-add as 1 FLOP, as the hook and
+            the command line do by default; the keys of the FLOPs then say
+            so: ``cost/flops_fma_1flop`` and
+            ``cost/flops_per_second_fma_1flop`` in place of ``cost/flops``
+            and ``cost/flops_per_second``.  Default False: 2 FLOPs per
+            multiply-add, as a device's peak FLOP/s counts them.
+            ``cost/mfu`` is the same either way: the step's FLOPs counted
+            as the peak counts them (2 per multiply-add) over the peak.
 
     Updaters: ``StandardUpdater`` (and subclasses that call
     ``optimizer.update(lossfun, *batch)``), ChainerMN's data-parallel
@@ -532,7 +569,7 @@ class CostMonitor(extension.Extension):
     priority = extension.PRIORITY_WRITER
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
-                 comm=None, calibration=None):
+                 comm=None, calibration=None, fma_1flop=False):
         if device is not None and peak_flops is not None:
             raise ValueError('CostMonitor: give either a device or '
                              'peak_flops, not both')
@@ -548,6 +585,10 @@ class CostMonitor(extension.Extension):
         if not isinstance(memory, bool):
             raise TypeError('CostMonitor: memory must be a bool, got '
                             '{!r}'.format(memory))
+        if not isinstance(fma_1flop, bool):
+            raise TypeError('CostMonitor: fma_1flop must be a bool, got '
+                            '{!r}'.format(fma_1flop))
+        self._fma_1flop = fma_1flop
         self._limit = limit
         self._memory = memory
         self._comm = mpi_recorder.check_comm(comm)
@@ -656,6 +697,7 @@ class _Steps(object):
         self.monitor = monitor
         self.limit = monitor._limit
         self.memory = monitor._memory
+        self.fma_1flop = monitor._fma_1flop
         self.comm = comm
         self.calibration = monitor._calibration
         self.rated = monitor._device is not None or \
@@ -735,9 +777,11 @@ class _Steps(object):
                     'itself): only its update is costed'.format(name))
             hook = ComputationalCostHook(
                 fma_1flop=False, comm=self.comm, memory=self.memory)
-            seen = _Calls(None)
+            # the FLOPs shown with fma_1flop: a second hook's, inside
+            hook_1 = ComputationalCostHook() if self.fma_1flop else None
+            seen = _Calls(None, self.fma_1flop)
             forward_end = []  # how many records the forward pass made
-            with hook:
+            with hook, (hook_1 or contextlib.nullcontext()):
                 result = real_update(
                     None if lossfun is None else _forward(
                         lossfun, seen,
@@ -746,6 +790,9 @@ class _Steps(object):
             forward_time = None
             try:
                 figures = _step_figures(hook)
+                if hook_1 is not None:
+                    figures = figures._replace(
+                        flops_1=_recorded_flops(hook_1))
                 if self.calibration is not None:  # the predicted seconds
                     times, backward = _time_rows(hook, self.calibration)
                     figures = figures._replace(predicted_time=sum(times))
@@ -764,9 +811,11 @@ class _Steps(object):
             before = [0]
             for flops in seen.each:
                 before.append(before[-1] + flops)
+            before_1 = None if seen.each_1 is None else list(
+                itertools.accumulate([0] + seen.each_1))
             costs[key] = _Costed(figures, figures is None or not self.first,
                                  seen.calls, before, seen.graph,
-                                 forward_time)
+                                 forward_time, before_1)
             calls.append(figures)
             return result
         return update
@@ -782,7 +831,7 @@ class _Steps(object):
         communication, which only a run hooked throughout knows; the
         predicted time when only the backward pass differs."""
         reference = entry.calls
-        seen = _Calls(reference)
+        seen = _Calls(reference, self.fma_1flop)
         late = []
 
         def differs():
@@ -792,12 +841,16 @@ class _Steps(object):
                 hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
                 hook.__enter__()
                 late.append(hook)
+                if self.fma_1flop:
+                    hook = ComputationalCostHook()
+                    hook.__enter__()
+                    late.append(hook)
         try:
             result = real_update(_forward(lossfun, seen, differs), *args,
                                  **kwargs)
         finally:
-            if late:
-                late[0].__exit__(*sys.exc_info())
+            for hook in reversed(late):
+                hook.__exit__(*sys.exc_info())
         if not late:
             self.calls.append(entry.figures)
             return result
@@ -814,6 +867,7 @@ class _Steps(object):
                         seen.matched + 1)), stacklevel=4)
         try:
             rest = _step_figures(late[0])
+            rest_1 = _recorded_flops(late[1]) if late[1:] else None
             predicted = None
             if same_forward and entry.forward_time is not None:
                 times, backward = _time_rows(late[0], self.calibration)
@@ -824,7 +878,8 @@ class _Steps(object):
         else:
             step = _Figures(
                 entry.before[seen.matched] + seen.flops + rest.flops, None,
-                None, predicted)
+                None, predicted, None if rest_1 is None else
+                entry.before_1[seen.matched] + seen.flops_1 + rest_1)
         self.calls.append(step)
         return result
 
@@ -836,9 +891,20 @@ class _Steps(object):
         calls = self.calls
         if not calls or None in calls:
             return out
-        out['cost/flops'] = flops = sum([c.flops for c in calls])
+        flops = sum([c.flops for c in calls])
+        if self.fma_1flop:  # keys that say so; the MFU's FLOPs as the peak's
+            each_1 = [c.flops_1 for c in calls]
+            if None not in each_1:  # a costing of ours that failed
+                out['cost/flops_fma_1flop'] = flops_1 = sum(each_1)
+                if elapsed > 0:
+                    out['cost/flops_per_second_fma_1flop'] = \
+                        flops_1 / elapsed
+        else:
+            out['cost/flops'] = flops
         if elapsed > 0:
-            out['cost/flops_per_second'] = fps = flops / elapsed
+            fps = flops / elapsed
+            if not self.fma_1flop:
+                out['cost/flops_per_second'] = fps
             if self.peak is not None:
                 out['cost/mfu'] = fps / self.peak
         if self.memory and all(c.memory_peak is not None for c in calls):
