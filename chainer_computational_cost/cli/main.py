@@ -17,6 +17,7 @@ in ``_cli_args.py``, the progress shown during the run in
 import collections
 import os
 import sys
+import time
 
 import chainer
 import chainer.functions as F
@@ -59,9 +60,14 @@ from chainer_computational_cost.run.fit import fit_batch
 #: not depend on them, but a reproducible command is easier to reason about).
 LABEL_SEED = 0
 
-#: Beyond this batch size a real run is slow enough for --project to be
-#: worth suggesting.
-LARGE_BATCH = 8
+#: Seconds --project must be estimated to save on the run at --shape before
+#: it is suggested: a saving shorter than that is worth less than reading
+#: the note and typing the command again (a model that runs in 0.1 s gains
+#: nothing).
+PROJECT_HINT_SECONDS = 5.0
+
+#: The clock timing the run at --shape (a test may give its own).
+_clock = time.monotonic
 
 
 def _inputs(args, dtype):
@@ -217,12 +223,6 @@ def _run(args, kinds):
     inputs = _inputs(args, dtype)
     batch = args.shape[0]
     shape_run = _needs_shape_run(args, kinds)
-    if shape_run and batch > LARGE_BATCH and not args.project \
-            and not args.measure_time:
-        sys.stderr.write(
-            'note: running the model at batch {}; --project gives the same '
-            'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
-            'fraction of the time\n'.format(batch))
     # Links create their weights in chainer.config.dtype, at construction
     # or (for sizes left as None) at the first call: both must see it, or
     # float16 input meets float32 weights.
@@ -244,12 +244,37 @@ def _run(args, kinds):
                     fma_1flop=not args.no_fma,
                     flop_convention=args.flop_convention,
                     measure_time=args.measure_time, memory=True) as report:
+                start = _clock()
                 watched(progress, 'batch {}'.format(batch),
                         lambda: call(inputs[batch]))
+                elapsed = _clock() - start
+            hint = None if args.measure_time else _project_hint(batch,
+                                                                elapsed)
+            if hint is not None:
+                _say(hint)
         fit = None
         if 'fit' in kinds:
             fit = _fit(_fit_runs(call, inputs, progress), args)
     return Result(report, fit)
+
+
+def _project_hint(batch, elapsed):
+    """The note suggesting --project after the run at ``batch`` took
+    ``elapsed`` seconds, or None when it would save less than
+    :data:`PROJECT_HINT_SECONDS`.  The saving is estimated with the time
+    proportional to the batch, the projection's being the samples of its
+    runs at 1, 2, 3 and its check (15 beyond batch 9)."""
+    check = min(projection.CHECK_BATCH, batch)
+    samples = sum(projection.BATCHES) + (
+        check if batch > max(projection.BATCHES) else 0)
+    if elapsed * (batch - samples) / batch < PROJECT_HINT_SECONDS:
+        return None
+    return ('note: the run at batch {} took {:.0f} s; --project gives the '
+            'same figures from runs at batch {} and a check run at {} ({} '
+            'samples instead of {}), in about {:.0f} s'.format(
+                batch, elapsed, ', '.join(
+                    str(n) for n in projection.BATCHES), check, samples,
+                batch, elapsed * samples / batch))
 
 
 def _fit_runs(call, inputs, progress):

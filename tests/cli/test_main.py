@@ -648,22 +648,55 @@ def test_project_by_hand():
                       'total,120,480,480,960\n')
 
 
-def test_large_batch_suggests_project(capsys):
-    status, text = run('cli_models:build_tiny', '--shape', '9,3', '--unit',
+def timed(monkeypatch, seconds):
+    """The run at --shape takes ``seconds`` by the command's clock (read
+    at its start and at its end)."""
+    readings = iter([100.0, 100.0 + seconds])
+    monkeypatch.setattr(cli, '_clock', lambda: next(readings))
+
+
+def test_a_slow_large_batch_suggests_project(monkeypatch, capsys):
+    # batch 40 in 8 s: --project runs 1 + 2 + 3 + 9 = 15 samples, about
+    # 8 * 15 / 40 = 3 s, and saves 8 * 25 / 40 = 5 s, the threshold
+    timed(monkeypatch, 8.0)
+    status, text = run('cli_models:build_tiny', '--shape', '40,3', '--unit',
                        'raw', '--mode', 'csv')
-    assert (status, text.splitlines()[1]) == (0, 'ReLU-1,27,108,108,216')
+    assert (status, text.splitlines()[1]) == (0, 'ReLU-1,120,480,480,960')
     assert capsys.readouterr().err == (
-        'note: running the model at batch 9; --project gives the same '
-        'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
-        'fraction of the time\n')
+        'note: the run at batch 40 took 8 s; --project gives the same '
+        'figures from runs at batch 1, 2, 3 and a check run at 9 (15 '
+        'samples instead of 40), in about 3 s\n')
+
+
+@pytest.mark.parametrize('batch, seconds', [
+    (40, 7.9),  # it would save 7.9 * 25 / 40 = 4.94 s
+    (16, 60.0),  # 60 * 1 / 16 = 3.75 s
+    (9, 1000.0),  # 15 samples instead of 9: slower
+    (3, 1000.0),  # 1 + 2 + 3 = 6 samples instead of 3
+])
+def test_no_suggestion_when_project_saves_little(monkeypatch, capsys, batch,
+                                                 seconds):
+    timed(monkeypatch, seconds)
+    assert run('cli_models:build_tiny', '--shape', '{},3'.format(batch))[0] \
+        == 0
+    assert capsys.readouterr().err == ''
+
+
+def test_no_suggestion_after_a_quick_run(capsys):
+    # a tiny model at batch 10000: a large batch, but milliseconds of
+    # this machine's clock
+    assert run('cli_models:build_tiny', '--shape', '10000,3')[0] == 0
+    assert capsys.readouterr().err == ''
 
 
 @pytest.mark.parametrize('options', [('--shape', '8,3'),
-                                     ('--shape', '9,3', '--project'),
-                                     ('--shape', '9,3', '--measure-time')])
-def test_no_suggestion(options, capsys):
-    # At batch 8 or less, with --project, and with times (which a
-    # projection cannot give), there is nothing to suggest.
+                                     ('--shape', '40,3', '--project'),
+                                     ('--shape', '40,3', '--measure-time')])
+def test_no_suggestion(options, monkeypatch, capsys):
+    # At batch 8 --project runs more samples (1 + 2 + 3 + 8); with it,
+    # and with times (which a projection cannot give), there is nothing to
+    # suggest, however long the run.
+    timed(monkeypatch, 1000.0)
     assert run('cli_models:build_tiny', *options)[0] == 0
     assert capsys.readouterr().err == ''
 
