@@ -25,6 +25,7 @@ import numpy
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.analysis import network
+from chainer_computational_cost.core import devices
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.run import projection
 from chainer_computational_cost.cli.args import joined_values
@@ -48,7 +49,7 @@ from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.models import load_model
 from chainer_computational_cost.cli.models import LOGITS
 from chainer_computational_cost.cli.models import make_optimizer
-from chainer_computational_cost.cli.models import model_name  # NOQA
+from chainer_computational_cost.cli.models import model_name
 from chainer_computational_cost.cli.models import MODELS  # NOQA
 from chainer_computational_cost.cli.output import render_reports
 from chainer_computational_cost.cli.progress import make_progress
@@ -310,6 +311,16 @@ def _plot_summary(report, path, by_phase):
         report.plot_summary(path)
 
 
+def _scaling_title(args):
+    """--plot-scaling's title: the model, the device and the network as
+    their presets name them ('resnet50 on v100, ib-edr: scaling'); a
+    device given by its peak is 'given peak', a network file its name."""
+    device = 'given peak' if args.device is None else devices.resolve_device(
+        args.device).name
+    return plots.scaling_title(model_name(args.model), device,
+                               devices.resolve_network(args.network).name)
+
+
 def _write_plots(report, args):
     for path, draw in (
             (args.plot_roofline, lambda p: report.plot_roofline(
@@ -321,7 +332,8 @@ def _write_plots(report, args):
             (args.plot_scaling, lambda p: report.plot_scaling(
                 p, args.workers, device=args.device, network=args.network,
                 peak_flops=args.peak_flops, bandwidth=args.bandwidth,
-                overlaps=network.OVERLAPS, **scaling_options(args)))):
+                overlaps=network.OVERLAPS, title=_scaling_title(args),
+                **scaling_options(args)))):
         if path is None:
             continue
         try:

@@ -2010,11 +2010,40 @@ def test_train_takes_logits_as_an_array():
 
 # Plots
 
-def test_plot_scaling_is_written(tmp_path):
+def scaling_plot_title(monkeypatch, tmp_path, *options):
+    """The title of the scaling plot a run of build_linear writes, and
+    the file's first bytes."""
+    drawn = []
+    draw = plots.plot_scaling
+
+    def kept(*args, **kwargs):
+        drawn.append(draw(*args, **kwargs))
+        return drawn[-1]
+    monkeypatch.setattr(plots, 'plot_scaling', kept)
     path = str(tmp_path / 'scaling.png')
     status, _ = run('cli_models:build_linear', '--shape', '4,3', '--train',
-                    '--device', 'a100', '--workers', '1,8', '--network',
-                    'ib-edr', '--plot-scaling', path)
+                    '--workers', '1,8', '--plot-scaling', path, *options)
     assert status == 0
     with open(path, 'rb') as f:
-        assert f.read(8) == b'\x89PNG\r\n\x1a\n'
+        head = f.read(8)
+    fig, = drawn
+    return fig.axes[0].get_title(), head
+
+
+def test_plot_scaling_is_written(monkeypatch, tmp_path):
+    title, head = scaling_plot_title(monkeypatch, tmp_path, '--device',
+                                     'A100', '--network', 'IB-EDR')
+    assert head == b'\x89PNG\r\n\x1a\n'
+    # the model as typed, the presets by their names
+    assert title == 'cli_models:build_linear on a100, ib-edr: scaling'
+
+
+def test_plot_scaling_of_a_given_peak_over_a_network_file(monkeypatch,
+                                                          tmp_path):
+    from chainer_computational_cost.core import devices
+    net = str(tmp_path / 'net.json')
+    devices.save_network(devices.Network('my-net', 'mine', 1e9, 1e-5), net)
+    title, _ = scaling_plot_title(monkeypatch, tmp_path, '--peak-flops',
+                                  '1e12', '--bandwidth', '1e11',
+                                  '--network', net)
+    assert title == 'cli_models:build_linear on given peak, my-net: scaling'
