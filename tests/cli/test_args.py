@@ -424,6 +424,35 @@ def test_each_command_has_its_help(command, capsys):
             command))
 
 
+@pytest.mark.parametrize('build', ['build_parser', 'build_calibrate_parser',
+                                   'build_netbench_parser'])
+def test_every_option_taking_a_value_names_it(build):
+    # '--shape N,C,H,W' in --help, not '--shape SHAPE': argparse's default
+    # placeholder is the option's name in capitals, which says nothing of
+    # what to type; a set of choices shows itself ({float16,...})
+    from chainer_computational_cost.cli import args
+    parser = getattr(args, build)()
+    unnamed = [action.option_strings[-1] for action in parser._actions
+               if action.option_strings and action.nargs != 0
+               and action.metavar is None and action.choices is None]
+    assert unnamed == []
+
+
+def test_the_help_shows_each_placeholder(capsys):
+    with pytest.raises(SystemExit):
+        main(['--help'])
+    out = capsys.readouterr().out
+    for shown in ('--shape N,C,H,W', '--n-digits N', '--columns COL,...',
+                  '--time-unit UNIT', '--network NET', '--device DEVICE'):
+        assert shown in out
+    with pytest.raises(SystemExit):
+        main(['netbench', '--help'])
+    out = capsys.readouterr().out
+    for shown in ('--communicator NAME', '--sizes BYTES,...',
+                  '--repeats N'):
+        assert shown in out
+
+
 def test_version_is_printed(capsys):
     import chainer_computational_cost
     with pytest.raises(SystemExit) as e:
