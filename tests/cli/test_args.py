@@ -541,3 +541,57 @@ def test_fit_below_one_byte_is_refused_before_the_build(value, capsys):
         'error: argument --fit: {!r} is less than one byte: give a device '
         '(gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100) or a '
         'number of bytes >= 1 (see --help)'.format(value))
+
+
+# The guide's table of what is refused (docs/cli.md, "What is refused")
+
+def guide_section(title):
+    """The text of the section ``title`` of docs/cli.md."""
+    from cli_runs import ROOT
+    with open(os.path.join(ROOT, 'docs', 'cli.md')) as f:
+        text = f.read()
+    return text.split('\n## {}\n'.format(title), 1)[1].split('\n## ')[0]
+
+
+def refusal_rows():
+    """The first cell (the combination refused) of each row of the
+    guide's table of refusals."""
+    import re
+    return [m.group(1) for m in re.finditer(
+        r'^\| (`.*?) \| ', guide_section('What is refused'), re.M)]
+
+
+def test_the_guide_lists_every_refusal_of_a_lone_option(tmp_path, capsys,
+                                                        monkeypatch):
+    # Each option alone, on a model that fails if it is built: an error
+    # other than the build's is a refusal, and the table has a row naming
+    # the option, and the option it needs when the error names one
+    # ('--margin needs --fit'). (In an empty directory: --predict-time's
+    # example file is not there.)
+    import re
+    from chainer_computational_cost.cli.args import option_specs
+    monkeypatch.chdir(tmp_path)
+    rows = refusal_rows()
+    assert len(rows) >= 15
+    missing = []
+    for spec in option_specs():
+        if spec.arguments is None:
+            continue
+        error = error_of(capsys, RAISING, *spec.arguments)
+        if error.startswith('error: building the model failed'):
+            continue
+        named = re.match(r'error: (--[a-z-]+)(?: needs (--[a-z-]+))?',
+                         error).groups()
+        options = ['`{}`'.format(o) for o in named if o is not None]
+        if not any(all(o in row for o in options) for row in rows):
+            missing.append(error)
+    assert missing == []
+
+
+def test_the_guide_names_every_key_of_a_json_of_several_reports():
+    import re
+    from chainer_computational_cost.cli.args import REPORT_ORDER
+    text = ' '.join(guide_section('Output for scripts: json and csv').split())
+    keys = re.search(r'keys are the reports, in the order above: (.*?), '
+                     r'each holding', text).group(1)
+    assert re.findall(r'`(\w+)`', keys) == list(REPORT_ORDER)
