@@ -264,7 +264,7 @@ def _project_hint(batch, elapsed):
     ``elapsed`` seconds, or None when it would save less than
     :data:`PROJECT_HINT_SECONDS`.  The saving is estimated with the time
     proportional to the batch, the projection's being the samples of its
-    runs at 1, 2, 3 and its check (15 beyond batch 9)."""
+    runs at 1, 2, 3 and its check (15 from batch 9 up)."""
     check = min(projection.CHECK_BATCH, batch)
     samples = sum(projection.BATCHES) + (
         check if batch > max(projection.BATCHES) else 0)
