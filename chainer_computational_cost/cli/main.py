@@ -8,10 +8,9 @@ training step.
     python -m chainer_computational_cost resnet50 --device gtx1080ti
 
 This module runs the model (:func:`main`); the models and the errors of
-the user's code are in ``_cli_models.py``, the arguments and their checks
-in ``_cli_args.py``, the progress shown during the run in
-``_cli_progress.py``, and the writing of the reports in
-``_cli_output.py``.
+the user's code are in ``cli/models.py``, the arguments and their checks
+in ``cli/args.py``, the progress shown during the run in
+``cli/progress.py``, and the writing of the reports in ``cli/output.py``.
 """
 
 import collections
