@@ -233,6 +233,7 @@ def _add_model_options(parser):
         help='one of {} (any case) or package.module:factory'.format(
             ', '.join(sorted(MODELS))))
     parser.add_argument('--shape', type=parse_shape, default=(1, 3, 224, 224),
+                        metavar='N,C,H,W',
                         help='input shape, comma separated, the batch size '
                              'first (default 1,3,224,224)')
     parser.add_argument('--dtype', choices=DTYPES, default='float32',
@@ -247,17 +248,17 @@ def _add_format_options(parser):
     # the report's own checks (check_args), so that the command line and
     # the API accept the same values.
     # None: not given (see _output_defaults: json's default differs).
-    parser.add_argument('--unit', default=None,
+    parser.add_argument('--unit', default=None, metavar='UNIT',
                         help='raw, K, M, G, T, autoaligned or auto, any '
                              'case (default autoaligned: one prefix per '
                              'column; with --mode json, raw)')
-    parser.add_argument('--mode', default='md',
+    parser.add_argument('--mode', default='md', metavar='MODE',
                         help='csv, md, table (needs texttable) or json '
                              '(default md)')
-    parser.add_argument('--n-digits', type=int, default=None,
+    parser.add_argument('--n-digits', type=int, default=None, metavar='N',
                         help='decimals, 0 to 10 (default 3; with --mode '
                              'json and no --unit, no rounding)')
-    parser.add_argument('--columns', default=None,
+    parser.add_argument('--columns', default=None, metavar='COL,...',
                         help='comma-separated columns (default: the '
                              "report's default set)")
 
@@ -295,7 +296,7 @@ def _add_run_options(parser):
                         help='also measure the wall time of each function '
                              '(a time column; efficiency in the roofline '
                              'report)')
-    parser.add_argument('--time-unit', default=None,
+    parser.add_argument('--time-unit', default=None, metavar='UNIT',
                         help='unit of time columns: s, ms or us (default us '
                              'in the roofline report, ms otherwise)')
 
@@ -310,7 +311,7 @@ def _add_report_options(parser):
         'Every report given is printed: --fit, --memory, then the others '
         'in the order listed here. Without any, the layer report (with '
         '--train, the summary by phase).')
-    reports.add_argument('--device', default=None,
+    reports.add_argument('--device', default=None, metavar='DEVICE',
                          help='roofline report on a preset device: {} (any '
                               'case)'.format(', '.join(devices.DEVICES)))
     reports.add_argument('--peak-flops', type=parse_positive, default=None,
@@ -396,7 +397,7 @@ def _add_scaling_options(parser):
                          metavar='N,N,...',
                          help='worker counts, e.g. 1,8,64,512: shows the '
                               'scaling report instead of the roofline')
-    scaling.add_argument('--network', default=None,
+    scaling.add_argument('--network', default=None, metavar='NET',
                          help='interconnect: one of {}, or a network file '
                               '(*.json) from netbench'.format(
                                   ', '.join(devices.NETWORKS)))
@@ -1051,13 +1052,14 @@ def build_calibrate_parser():
                         help='the JSON file to write (checked before '
                              'measuring)')
     parser.add_argument('--seconds', type=float, default=120,
+                        metavar='SECONDS',
                         help='the budget (default 120, at least {})'.format(
                             measure.MIN_SECONDS))
     parser.add_argument('--clock', choices=('wall', 'cpu'), default='wall',
                         help='wall (perf_counter, default) or cpu '
                              '(process time: for a machine other busy '
                              'processes share; one BLAS thread)')
-    parser.add_argument('--seed', type=int, default=None,
+    parser.add_argument('--seed', type=int, default=None, metavar='N',
                         help="the probes' random shapes")
     return parser
 
@@ -1078,18 +1080,20 @@ def build_netbench_parser():
         'netbench', 'Measure the all-reduce of a ChainerMN communicator '
         'under mpiexec (every rank runs the command) and save it as a '
         'network file for --network and scaling_report.')
-    parser.add_argument('--communicator', default='naive',
+    parser.add_argument('--communicator', default='naive', metavar='NAME',
                         help='chainermn.create_communicator name (default '
                              'naive, which runs on CPUs)')
     parser.add_argument('--sizes', type=parse_sizes, default=None,
+                        metavar='BYTES,...',
                         help='bytes to time, e.g. 4,1K,64K,1M,16M (default '
                              '4 B to 16M)')
     parser.add_argument('--repeats', type=parse_count, default=10,
+                        metavar='N',
                         help='timed rounds per size (default 10)')
     parser.add_argument('--output', default='network.json', metavar='FILE',
                         help='the network file to write (default '
                              'network.json; checked before measuring)')
-    parser.add_argument('--name', default=None,
+    parser.add_argument('--name', default=None, metavar='NAME',
                         help="the network's name (default netbench-N)")
     return parser
 

@@ -8,15 +8,15 @@ training step.
     python -m chainer_computational_cost resnet50 --device gtx1080ti
 
 This module runs the model (:func:`main`); the models and the errors of
-the user's code are in ``_cli_models.py``, the arguments and their checks
-in ``_cli_args.py``, the progress shown during the run in
-``_cli_progress.py``, and the writing of the reports in
-``_cli_output.py``.
+the user's code are in ``cli/models.py``, the arguments and their checks
+in ``cli/args.py``, the progress shown during the run in
+``cli/progress.py``, and the writing of the reports in ``cli/output.py``.
 """
 
 import collections
 import os
 import sys
+import time
 
 import chainer
 import chainer.functions as F
@@ -24,6 +24,7 @@ import numpy
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.analysis import network
+from chainer_computational_cost.core import devices
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.run import projection
 from chainer_computational_cost.cli.args import joined_values
@@ -47,7 +48,7 @@ from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.models import load_model
 from chainer_computational_cost.cli.models import LOGITS
 from chainer_computational_cost.cli.models import make_optimizer
-from chainer_computational_cost.cli.models import model_name  # NOQA
+from chainer_computational_cost.cli.models import model_name
 from chainer_computational_cost.cli.models import MODELS  # NOQA
 from chainer_computational_cost.cli.output import render_reports
 from chainer_computational_cost.cli.progress import make_progress
@@ -59,9 +60,14 @@ from chainer_computational_cost.run.fit import fit_batch
 #: not depend on them, but a reproducible command is easier to reason about).
 LABEL_SEED = 0
 
-#: Beyond this batch size a real run is slow enough for --project to be
-#: worth suggesting.
-LARGE_BATCH = 8
+#: Seconds --project must be estimated to save on the run at --shape before
+#: it is suggested: a saving shorter than that is worth less than reading
+#: the note and typing the command again (a model that runs in 0.1 s gains
+#: nothing).
+PROJECT_HINT_SECONDS = 5.0
+
+#: The clock timing the run at --shape (a test may give its own).
+_clock = time.monotonic
 
 
 def _inputs(args, dtype):
@@ -176,21 +182,29 @@ def _needs_shape_run(args, kinds):
         getattr(args, attr) is not None for _, attr in PLOT_OPTIONS)
 
 
+def _most_projection_runs(batch):
+    """The most runs :func:`projection.project_batch` makes for ``batch``
+    (each batch size is run once at most): batch 1, 2 and 3; 4 when batch
+    1 is off their line; the check run beyond batch 3; 4, 9 and 14 when a
+    scratch of the memory bends below them.  Most projections make 3 or
+    4; a progress that said so would have to change its total midway."""
+    sizes = (set(projection.BATCHES) | set(projection.LATER_BATCHES)
+             | set(projection.TOP_BATCHES))
+    if batch > max(projection.BATCHES):
+        sizes.add(min(projection.CHECK_BATCH, batch))
+    return len(sizes)
+
+
 def _projected(call, args, inputs, dtype, progress):
     """The projection to --shape's batch of runs of ``call``, or
     CommandError."""
     batch = args.shape[0]
+    most = _most_projection_runs(batch)
     runs = []
 
     def projected_run(n):
         runs.append(n)
-        # Three runs, and a check run beyond batch 3; a fallback to
-        # batches 2-4 adds one more.
-        expected = len(projection.BATCHES) + (
-            batch > max(projection.BATCHES))
-        label = ('batch {} (run {} of {})'.format(
-            n, len(runs), expected) if len(runs) <= expected else
-            'batch {} (run {})'.format(n, len(runs)))
+        label = 'batch {} (run {} of at most {})'.format(n, len(runs), most)
         x = inputs[n] if n in inputs else numpy.zeros(
             (n,) + args.shape[1:], dtype=dtype)
         watched(progress, label, lambda: call(x))
@@ -209,12 +223,6 @@ def _run(args, kinds):
     inputs = _inputs(args, dtype)
     batch = args.shape[0]
     shape_run = _needs_shape_run(args, kinds)
-    if shape_run and batch > LARGE_BATCH and not args.project \
-            and not args.measure_time:
-        sys.stderr.write(
-            'note: running the model at batch {}; --project gives the same '
-            'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
-            'fraction of the time\n'.format(batch))
     # Links create their weights in chainer.config.dtype, at construction
     # or (for sizes left as None) at the first call: both must see it, or
     # float16 input meets float32 weights.
@@ -236,12 +244,37 @@ def _run(args, kinds):
                     fma_1flop=not args.no_fma,
                     flop_convention=args.flop_convention,
                     measure_time=args.measure_time, memory=True) as report:
+                start = _clock()
                 watched(progress, 'batch {}'.format(batch),
                         lambda: call(inputs[batch]))
+                elapsed = _clock() - start
+            hint = None if args.measure_time else _project_hint(batch,
+                                                                elapsed)
+            if hint is not None:
+                _say(hint)
         fit = None
         if 'fit' in kinds:
             fit = _fit(_fit_runs(call, inputs, progress), args)
     return Result(report, fit)
+
+
+def _project_hint(batch, elapsed):
+    """The note suggesting --project after the run at ``batch`` took
+    ``elapsed`` seconds, or None when it would save less than
+    :data:`PROJECT_HINT_SECONDS`.  The saving is estimated with the time
+    proportional to the batch, the projection's being the samples of its
+    runs at 1, 2, 3 and its check (15 from batch 9 up)."""
+    check = min(projection.CHECK_BATCH, batch)
+    samples = sum(projection.BATCHES) + (
+        check if batch > max(projection.BATCHES) else 0)
+    if elapsed * (batch - samples) / batch < PROJECT_HINT_SECONDS:
+        return None
+    return ('note: the run at batch {} took {:.0f} s; --project gives the '
+            'same figures from runs at batch {} and a check run at {} ({} '
+            'samples instead of {}), in about {:.0f} s'.format(
+                batch, elapsed, ', '.join(
+                    str(n) for n in projection.BATCHES), check, samples,
+                batch, elapsed * samples / batch))
 
 
 def _fit_runs(call, inputs, progress):
@@ -277,6 +310,16 @@ def _plot_summary(report, path, by_phase):
         report.plot_summary(path)
 
 
+def _scaling_title(args):
+    """--plot-scaling's title: the model, the device and the network as
+    their presets name them ('resnet50 on v100, ib-edr: scaling'); a
+    device given by its peak is 'given peak', a network file its name."""
+    device = 'given peak' if args.device is None else devices.resolve_device(
+        args.device).name
+    return plots.scaling_title(model_name(args.model), device,
+                               devices.resolve_network(args.network).name)
+
+
 def _write_plots(report, args):
     for path, draw in (
             (args.plot_roofline, lambda p: report.plot_roofline(
@@ -288,7 +331,8 @@ def _write_plots(report, args):
             (args.plot_scaling, lambda p: report.plot_scaling(
                 p, args.workers, device=args.device, network=args.network,
                 peak_flops=args.peak_flops, bandwidth=args.bandwidth,
-                overlaps=network.OVERLAPS, **scaling_options(args)))):
+                overlaps=network.OVERLAPS, title=_scaling_title(args),
+                **scaling_options(args)))):
         if path is None:
             continue
         try:

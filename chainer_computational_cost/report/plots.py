@@ -366,6 +366,17 @@ def _published_points(published):
     return points
 
 
+def scaling_title(model=None, device=None, network=None):
+    """The title of a scaling plot naming what it is of, from the parts
+    given (None: left out): ``'resnet50 on v100, ib-edr: scaling'``,
+    ``'Scaling on v100, ib-edr'`` without a model, ``'Scaling'`` with
+    nothing."""
+    where = ', '.join(part for part in (device, network) if part)
+    if model:
+        return '{}{}: scaling'.format(model, ' on ' + where if where else '')
+    return 'Scaling on ' + where if where else 'Scaling'
+
+
 def plot_scaling(curves, path, published=None, title=None, dpi=100):
     """Write the efficiency of a data-parallel step against the number of
     workers to the file ``path`` (in the format its extension names, as
@@ -378,7 +389,9 @@ def plot_scaling(curves, path, published=None, title=None, dpi=100):
         path: a file name or a binary file object.
         published: ``(workers, efficiency[, label])`` points measured in
             published runs, or None.
-        title (str): the title; default 'Scaling'.
+        title (str): the title; default 'Scaling' (see
+            :func:`scaling_title` for one naming the model, the device and
+            the network).
         dpi (int): resolution of raster images.
 
     Returns:

@@ -424,6 +424,35 @@ def test_each_command_has_its_help(command, capsys):
             command))
 
 
+@pytest.mark.parametrize('build', ['build_parser', 'build_calibrate_parser',
+                                   'build_netbench_parser'])
+def test_every_option_taking_a_value_names_it(build):
+    # '--shape N,C,H,W' in --help, not '--shape SHAPE': argparse's default
+    # placeholder is the option's name in capitals, which says nothing of
+    # what to type; a set of choices shows itself ({float16,...})
+    from chainer_computational_cost.cli import args
+    parser = getattr(args, build)()
+    unnamed = [action.option_strings[-1] for action in parser._actions
+               if action.option_strings and action.nargs != 0
+               and action.metavar is None and action.choices is None]
+    assert unnamed == []
+
+
+def test_the_help_shows_each_placeholder(capsys):
+    with pytest.raises(SystemExit):
+        main(['--help'])
+    out = capsys.readouterr().out
+    for shown in ('--shape N,C,H,W', '--n-digits N', '--columns COL,...',
+                  '--time-unit UNIT', '--network NET', '--device DEVICE'):
+        assert shown in out
+    with pytest.raises(SystemExit):
+        main(['netbench', '--help'])
+    out = capsys.readouterr().out
+    for shown in ('--communicator NAME', '--sizes BYTES,...',
+                  '--repeats N'):
+        assert shown in out
+
+
 def test_version_is_printed(capsys):
     import chainer_computational_cost
     with pytest.raises(SystemExit) as e:
@@ -512,3 +541,57 @@ def test_fit_below_one_byte_is_refused_before_the_build(value, capsys):
         'error: argument --fit: {!r} is less than one byte: give a device '
         '(gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100) or a '
         'number of bytes >= 1 (see --help)'.format(value))
+
+
+# The guide's table of what is refused (docs/cli.md, "What is refused")
+
+def guide_section(title):
+    """The text of the section ``title`` of docs/cli.md."""
+    from cli_runs import ROOT
+    with open(os.path.join(ROOT, 'docs', 'cli.md')) as f:
+        text = f.read()
+    return text.split('\n## {}\n'.format(title), 1)[1].split('\n## ')[0]
+
+
+def refusal_rows():
+    """The first cell (the combination refused) of each row of the
+    guide's table of refusals."""
+    import re
+    return [m.group(1) for m in re.finditer(
+        r'^\| (`.*?) \| ', guide_section('What is refused'), re.M)]
+
+
+def test_the_guide_lists_every_refusal_of_a_lone_option(tmp_path, capsys,
+                                                        monkeypatch):
+    # Each option alone, on a model that fails if it is built: an error
+    # other than the build's is a refusal, and the table has a row naming
+    # the option, and the option it needs when the error names one
+    # ('--margin needs --fit'). (In an empty directory: --predict-time's
+    # example file is not there.)
+    import re
+    from chainer_computational_cost.cli.args import option_specs
+    monkeypatch.chdir(tmp_path)
+    rows = refusal_rows()
+    assert len(rows) >= 15
+    missing = []
+    for spec in option_specs():
+        if spec.arguments is None:
+            continue
+        error = error_of(capsys, RAISING, *spec.arguments)
+        if error.startswith('error: building the model failed'):
+            continue
+        named = re.match(r'error: (--[a-z-]+)(?: needs (--[a-z-]+))?',
+                         error).groups()
+        options = ['`{}`'.format(o) for o in named if o is not None]
+        if not any(all(o in row for o in options) for row in rows):
+            missing.append(error)
+    assert missing == []
+
+
+def test_the_guide_names_every_key_of_a_json_of_several_reports():
+    import re
+    from chainer_computational_cost.cli.args import REPORT_ORDER
+    text = ' '.join(guide_section('Output for scripts: json and csv').split())
+    keys = re.search(r'keys are the reports, in the order above: (.*?), '
+                     r'each holding', text).group(1)
+    assert re.findall(r'`(\w+)`', keys) == list(REPORT_ORDER)

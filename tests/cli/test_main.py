@@ -648,22 +648,55 @@ def test_project_by_hand():
                       'total,120,480,480,960\n')
 
 
-def test_large_batch_suggests_project(capsys):
-    status, text = run('cli_models:build_tiny', '--shape', '9,3', '--unit',
+def timed(monkeypatch, seconds):
+    """The run at --shape takes ``seconds`` by the command's clock (read
+    at its start and at its end)."""
+    readings = iter([100.0, 100.0 + seconds])
+    monkeypatch.setattr(cli, '_clock', lambda: next(readings))
+
+
+def test_a_slow_large_batch_suggests_project(monkeypatch, capsys):
+    # batch 40 in 8 s: --project runs 1 + 2 + 3 + 9 = 15 samples, about
+    # 8 * 15 / 40 = 3 s, and saves 8 * 25 / 40 = 5 s, the threshold
+    timed(monkeypatch, 8.0)
+    status, text = run('cli_models:build_tiny', '--shape', '40,3', '--unit',
                        'raw', '--mode', 'csv')
-    assert (status, text.splitlines()[1]) == (0, 'ReLU-1,27,108,108,216')
+    assert (status, text.splitlines()[1]) == (0, 'ReLU-1,120,480,480,960')
     assert capsys.readouterr().err == (
-        'note: running the model at batch 9; --project gives the same '
-        'figures from runs at batch 1, 2, 3 and a check run at 9, in a '
-        'fraction of the time\n')
+        'note: the run at batch 40 took 8 s; --project gives the same '
+        'figures from runs at batch 1, 2, 3 and a check run at 9 (15 '
+        'samples instead of 40), in about 3 s\n')
+
+
+@pytest.mark.parametrize('batch, seconds', [
+    (40, 7.9),  # it would save 7.9 * 25 / 40 = 4.94 s
+    (16, 60.0),  # 60 * 1 / 16 = 3.75 s
+    (9, 1000.0),  # 15 samples instead of 9: slower
+    (3, 1000.0),  # 1 + 2 + 3 = 6 samples instead of 3
+])
+def test_no_suggestion_when_project_saves_little(monkeypatch, capsys, batch,
+                                                 seconds):
+    timed(monkeypatch, seconds)
+    assert run('cli_models:build_tiny', '--shape', '{},3'.format(batch))[0] \
+        == 0
+    assert capsys.readouterr().err == ''
+
+
+def test_no_suggestion_after_a_quick_run(capsys):
+    # a tiny model at batch 10000: a large batch, but milliseconds of
+    # this machine's clock
+    assert run('cli_models:build_tiny', '--shape', '10000,3')[0] == 0
+    assert capsys.readouterr().err == ''
 
 
 @pytest.mark.parametrize('options', [('--shape', '8,3'),
-                                     ('--shape', '9,3', '--project'),
-                                     ('--shape', '9,3', '--measure-time')])
-def test_no_suggestion(options, capsys):
-    # At batch 8 or less, with --project, and with times (which a
-    # projection cannot give), there is nothing to suggest.
+                                     ('--shape', '40,3', '--project'),
+                                     ('--shape', '40,3', '--measure-time')])
+def test_no_suggestion(options, monkeypatch, capsys):
+    # At batch 8 --project runs more samples (1 + 2 + 3 + 8); with it,
+    # and with times (which a projection cannot give), there is nothing to
+    # suggest, however long the run.
+    timed(monkeypatch, 1000.0)
     assert run('cli_models:build_tiny', *options)[0] == 0
     assert capsys.readouterr().err == ''
 
@@ -1013,12 +1046,13 @@ def test_progress_on_a_terminal(monkeypatch, capsys):
     assert status == 0
     # each run: convolution, reshape, linear: 3 calls
     for k, n in enumerate((1, 2, 3), 1):
-        assert '\rbatch {} (run {} of 3): 3 calls so far'.format(n, k) in err
+        assert '\rbatch {} (run {} of at most 6): 3 calls so far'.format(
+            n, k) in err
     # erased at the end of each run: the last thing written is blanks (the
     # last run may be a fourth, at batch 4, when the convolution's scratch
-    # is off its line at batch 1: 'batch 4 (run 4): 3 calls so far')
-    assert err.endswith('\r' + ' ' * len('batch 4 (run 4): 3 calls so far')
-                        + '\r')
+    # is off its line at batch 1)
+    assert err.endswith('\r' + ' ' * len(
+        'batch 4 (run 4 of at most 6): 3 calls so far') + '\r')
     assert text.splitlines()[0] == 'Layer name'
 
 
@@ -1445,8 +1479,7 @@ def test_progress_lines_in_a_log(monkeypatch):
     # only from batch 2), so a fourth run at batch 4 draws the lines
     expected = []
     for k, n in enumerate((1, 2, 3, 4), 1):
-        run_label = 'batch {} \\(run {}{}\\)'.format(
-            n, k, ' of 3' if k < 4 else '')
+        run_label = 'batch {} \\(run {} of at most 6\\)'.format(n, k)
         expected += ['{}: {} calls so far, \\d+ s'.format(run_label, c)
                      for c in (1, 2, 3)]
         expected.append(run_label + r': done, 3 calls in \d+\.\d s')
@@ -1475,14 +1508,14 @@ def test_log_lines_start_after_the_interval(monkeypatch):
     # test_progress_lines_in_a_log) starts at 60, calls at 64 (a line),
     # 68, 72, ends at 76.
     assert err.getvalue() == (
-        'batch 1 (run 1 of 3): 3 calls so far, 12 s\n'
-        'batch 1 (run 1 of 3): done, 3 calls in 16.0 s\n'
-        'batch 2 (run 2 of 3): 1 calls so far, 4 s\n'
-        'batch 2 (run 2 of 3): done, 3 calls in 16.0 s\n'
-        'batch 3 (run 3 of 3): 1 calls so far, 4 s\n'
-        'batch 3 (run 3 of 3): done, 3 calls in 16.0 s\n'
-        'batch 4 (run 4): 1 calls so far, 4 s\n'
-        'batch 4 (run 4): done, 3 calls in 16.0 s\n')
+        'batch 1 (run 1 of at most 6): 3 calls so far, 12 s\n'
+        'batch 1 (run 1 of at most 6): done, 3 calls in 16.0 s\n'
+        'batch 2 (run 2 of at most 6): 1 calls so far, 4 s\n'
+        'batch 2 (run 2 of at most 6): done, 3 calls in 16.0 s\n'
+        'batch 3 (run 3 of at most 6): 1 calls so far, 4 s\n'
+        'batch 3 (run 3 of at most 6): done, 3 calls in 16.0 s\n'
+        'batch 4 (run 4 of at most 6): 1 calls so far, 4 s\n'
+        'batch 4 (run 4 of at most 6): done, 3 calls in 16.0 s\n')
 
 
 def test_fit_shows_progress_on_a_terminal(monkeypatch, capsys):
@@ -1575,43 +1608,92 @@ def labels(monkeypatch, *argv):
 
 # Progress: which run of how many
 
+def assert_counted(shown):
+    """Every label of a projection's run says 'run i of at most n': the
+    same n throughout, i counting 1, 2, 3, ... and never beyond n."""
+    import re
+    counts = [re.fullmatch(r'batch \d+ \(run (\d+) of at most (\d+)\)',
+                           label) for label in shown]
+    assert all(counts), shown
+    runs = [int(m.group(1)) for m in counts]
+    totals = {int(m.group(2)) for m in counts}
+    assert runs == list(range(1, len(runs) + 1)), shown
+    assert len(totals) == 1 and len(runs) <= totals.pop(), shown
+
+
+# A projection runs batches 1, 2, 3; 4 when batch 1 is off their line; its
+# check at min(9, batch) beyond batch 3; 4, 9 and 14 when a scratch bends
+# (projection.TOP_BATCHES): at most {1, 2, 3, 4, 9, 14}, 6 runs, and a
+# seventh, the check, at a batch of 5 to 8.
+
 def test_progress_counts_the_check_run_of_a_projection(monkeypatch):
     # --shape 10: runs at batch 1, 2, 3 and the check run at 9 (the help:
-    # 'runs at batch 1, 2 and 3 and a check run at 9'): 4 runs
+    # 'runs at batch 1, 2 and 3 and a check run at 9'): 4 of at most 6
     shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape', '10,3',
                       '--project', '--unit', 'raw', '--mode', 'csv')
-    assert shown == ['batch 1 (run 1 of 4)', 'batch 2 (run 2 of 4)',
-                     'batch 3 (run 3 of 4)', 'batch 9 (run 4 of 4)']
+    assert shown == ['batch 1 (run 1 of at most 6)',
+                     'batch 2 (run 2 of at most 6)',
+                     'batch 3 (run 3 of at most 6)',
+                     'batch 9 (run 4 of at most 6)']
+    assert_counted(shown)
 
 
 def test_progress_of_a_projection_to_batch_3_has_no_check_run(monkeypatch):
     shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape', '3,3',
                       '--project', '--unit', 'raw', '--mode', 'csv')
-    assert shown == ['batch 1 (run 1 of 3)', 'batch 2 (run 2 of 3)',
-                     'batch 3 (run 3 of 3)']
+    assert shown == ['batch 1 (run 1 of at most 6)',
+                     'batch 2 (run 2 of at most 6)',
+                     'batch 3 (run 3 of at most 6)']
+    assert_counted(shown)
 
 
-def test_projection_runs_batches_beyond_those_it_prepared(monkeypatch):
-    # A ReLU scratch of 4n bytes, 4 more at odd batches, is on no line
-    # through batches 1, 2, 3 nor 2, 3, 4: the projection draws it through
-    # 4, 9 and 14 (projection.TOP_BATCHES) after its check run at 9; the
-    # input of batch 14 is made when it runs.
+def bending_relu_scratch(monkeypatch):
+    """A ReLU scratch of 4n bytes, 4 more at odd batches: on no line
+    through batches 1, 2, 3 nor 2, 3, 4, so the projection draws it
+    through 4, 9 and 14 (projection.TOP_BATCHES)."""
     from chainer_computational_cost import cost_calculators
     relu = chainer.functions.activation.relu.ReLU
     monkeypatch.setitem(
         cost_calculators.scratches, relu,
         lambda func, in_data, out_shapes=None, backend=None:
         4 * len(in_data[0]) + 4 * (len(in_data[0]) % 2))
+
+
+def test_projection_runs_batches_beyond_those_it_prepared(monkeypatch):
+    # the bending scratch: after the check run at 9, batch 4 and 14; the
+    # input of batch 14 is made when it runs
+    bending_relu_scratch(monkeypatch)
     shown, text = labels(monkeypatch, 'cli_models:build_tiny', '--shape',
                          '20,3', '--project', '--memory', '--unit', 'raw',
                          '--mode', 'csv')
-    assert shown == ['batch 1 (run 1 of 4)', 'batch 2 (run 2 of 4)',
-                     'batch 3 (run 3 of 4)', 'batch 9 (run 4 of 4)',
-                     'batch 4 (run 5)', 'batch 14 (run 6)']
+    assert shown == ['batch 1 (run 1 of at most 6)',
+                     'batch 2 (run 2 of at most 6)',
+                     'batch 3 (run 3 of at most 6)',
+                     'batch 9 (run 4 of at most 6)',
+                     'batch 4 (run 5 of at most 6)',
+                     'batch 14 (run 6 of at most 6)']
+    assert_counted(shown)
     # at batch 20: the ReLU's output 20*3*4 = 240 bytes, and its scratch
     # bounded from above: at least 4*20 = 80
     peak = text.splitlines()[1].split(',')
     assert peak[0] == 'peak' and peak[2] == '240' and int(peak[4]) >= 80
+
+
+def test_progress_of_the_most_runs_a_projection_makes(monkeypatch):
+    # at batch 6 the check run is at 6, not among 4, 9, 14: 7 runs, the
+    # most there can be
+    bending_relu_scratch(monkeypatch)
+    shown, _ = labels(monkeypatch, 'cli_models:build_tiny', '--shape',
+                      '6,3', '--project', '--memory', '--unit', 'raw',
+                      '--mode', 'csv')
+    assert shown == ['batch 1 (run 1 of at most 7)',
+                     'batch 2 (run 2 of at most 7)',
+                     'batch 3 (run 3 of at most 7)',
+                     'batch 6 (run 4 of at most 7)',
+                     'batch 4 (run 5 of at most 7)',
+                     'batch 9 (run 6 of at most 7)',
+                     'batch 14 (run 7 of at most 7)']
+    assert_counted(shown)
 
 
 def test_progress_of_a_plain_run_names_its_batch(monkeypatch):
@@ -1928,11 +2010,40 @@ def test_train_takes_logits_as_an_array():
 
 # Plots
 
-def test_plot_scaling_is_written(tmp_path):
+def scaling_plot_title(monkeypatch, tmp_path, *options):
+    """The title of the scaling plot a run of build_linear writes, and
+    the file's first bytes."""
+    drawn = []
+    draw = plots.plot_scaling
+
+    def kept(*args, **kwargs):
+        drawn.append(draw(*args, **kwargs))
+        return drawn[-1]
+    monkeypatch.setattr(plots, 'plot_scaling', kept)
     path = str(tmp_path / 'scaling.png')
     status, _ = run('cli_models:build_linear', '--shape', '4,3', '--train',
-                    '--device', 'a100', '--workers', '1,8', '--network',
-                    'ib-edr', '--plot-scaling', path)
+                    '--workers', '1,8', '--plot-scaling', path, *options)
     assert status == 0
     with open(path, 'rb') as f:
-        assert f.read(8) == b'\x89PNG\r\n\x1a\n'
+        head = f.read(8)
+    fig, = drawn
+    return fig.axes[0].get_title(), head
+
+
+def test_plot_scaling_is_written(monkeypatch, tmp_path):
+    title, head = scaling_plot_title(monkeypatch, tmp_path, '--device',
+                                     'A100', '--network', 'IB-EDR')
+    assert head == b'\x89PNG\r\n\x1a\n'
+    # the model as typed, the presets by their names
+    assert title == 'cli_models:build_linear on a100, ib-edr: scaling'
+
+
+def test_plot_scaling_of_a_given_peak_over_a_network_file(monkeypatch,
+                                                          tmp_path):
+    from chainer_computational_cost.core import devices
+    net = str(tmp_path / 'net.json')
+    devices.save_network(devices.Network('my-net', 'mine', 1e9, 1e-5), net)
+    title, _ = scaling_plot_title(monkeypatch, tmp_path, '--peak-flops',
+                                  '1e12', '--bandwidth', '1e11',
+                                  '--network', net)
+    assert title == 'cli_models:build_linear on given peak, my-net: scaling'

@@ -734,6 +734,20 @@ def test_scaling_of_one_worker(tmp_path):
     assert len(fig.axes[0].texts) == 0
 
 
+@pytest.mark.parametrize('parts, title', [
+    (('resnet50', 'v100', 'ib-edr'), 'resnet50 on v100, ib-edr: scaling'),
+    (('resnet50', None, 'ib-edr'), 'resnet50 on ib-edr: scaling'),
+    (('resnet50', None, None), 'resnet50: scaling'),
+    ((None, 'v100', 'ib-edr'), 'Scaling on v100, ib-edr'),
+    ((None, None, None), 'Scaling'),
+])
+def test_scaling_title_names_what_is_given(parts, title, tmp_path):
+    assert plots.scaling_title(*parts) == title
+    fig = plots.plot_scaling(CURVES, str(tmp_path / 's.png'),
+                             title=plots.scaling_title(*parts))
+    assert fig.axes[0].get_title() == title
+
+
 def test_scaling_checks_its_arguments(tmp_path):
     path = tmp_path / 's.png'
     with pytest.raises(ValueError, match='no scaling report to plot'):
