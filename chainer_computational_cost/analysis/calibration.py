@@ -494,7 +494,11 @@ class Calibration(object):
             times on held-out probes, ``{'inference': ..., 'training':
             ..., 'n_probes': ...}`` (fractions; None when too few probes).
         info (dict): versions of Chainer, NumPy or CuPy and the BLAS, the
-            device, the date, the budget, the array module (``xp``).
+            device, the date, the budget, the array module (``xp``), and
+            ``uncovered``: the types of
+            :data:`~chainer_computational_cost.run.measure.COVER_TYPES`
+            the calibration has no fit for (too short a budget; absent
+            from a file of an earlier version).
         bandwidth (float): a large copy's bytes per second, measured.
     """
 
@@ -518,7 +522,23 @@ class Calibration(object):
     def untrusted(self):
         """Why this calibration's predictions cannot be trusted, in one
         line naming the likely cause and the remedies, or None: its
-        held-out error (either mode) is above :data:`TRUSTED_ERROR`."""
+        held-out error (either mode) is above :data:`TRUSTED_ERROR`, or
+        its budget was too short to probe every type common networks
+        spend their time in (``info['uncovered']``)."""
+        reasons = [r for r in (self._error_reason(), self._cover_reason())
+                   if r is not None]
+        return '; '.join(reasons) if reasons else None
+
+    def _cover_reason(self):
+        uncovered = self.info.get('uncovered')
+        if not uncovered:
+            return None
+        return ('its budget was too short to probe {} of the types common '
+                "networks spend their time in ({}): their calls are flagged "
+                "'{}' (remedies: a longer budget, a quieter machine)".format(
+                    len(uncovered), ', '.join(uncovered), UNCOVERED))
+
+    def _error_reason(self):
         worst = max((self.error.get(k) or 0.0)
                     for k in ('inference', 'training'))
         if worst <= TRUSTED_ERROR:

@@ -12,6 +12,9 @@ It times, on the device the arrays live on (NumPy: this CPU, with
    backward and an optimizer's update) under a
    :class:`~chainer_computational_cost.ComputationalCostHook` that measures
    every call, and again without the hook for the step's wall time.
+   First come the small probes of :data:`COVER`, which run every type of
+   :data:`COVER_TYPES` (the types common networks spend their time in)
+   often enough for a fit, then random ones until the budget is spent.
 
 Probes are networks rather than one function at a time because that is
 where the time goes in a real model: every output is freshly allocated
@@ -27,6 +30,7 @@ calibration's own error on held-out networks.
 
 import collections.abc
 import contextlib
+import functools
 import os
 import platform
 import time
@@ -234,17 +238,30 @@ def _pooled_side(h, kind):
     return h // 2 + 1 if kind == 'maxpool' else h // 2
 
 
-def _cnn_probe(rng):
-    batch = int(rng.choice([1, 2, 4, 8]))
-    channels = int(rng.choice([3, 16, 32, 64, 128, 256]))
-    size = int(rng.choice([7, 14, 28, 56, 112]))
+#: What each step of a convolutional probe may be, and how often.
+CNN_KINDS = ('conv', 'conv', 'conv', 'res', 'maxpool', 'avgpool', 'lrn',
+             'concat', 'dropout')
+
+
+def _cnn_probe(rng, batches=(1, 2, 4, 8),
+               channels=(3, 16, 32, 64, 128, 256),
+               sizes=(7, 14, 28, 56, 112), kinds=None,
+               outs=(16, 32, 64, 128, 256, 512)):
+    """A convolutional probe: its batch, input channels, side and its
+    convolutions' filters drawn from these, and its steps ``kinds`` (None:
+    2 to 7 drawn from :data:`CNN_KINDS`)."""
+    batch = int(rng.choice(batches))
+    channels = int(rng.choice(channels))
+    size = int(rng.choice(sizes))
     while batch * channels * size * size > 3e6:
         size //= 2
+    if kinds is None:
+        # drawn one at a time, each before its step's shapes
+        kinds = (rng.choice(CNN_KINDS)
+                 for _ in range(int(rng.randint(2, 8))))
     links, plan, sides = {}, [], []
     c, h = channels, size
-    for i in range(int(rng.randint(2, 8))):
-        kind = rng.choice(['conv', 'conv', 'conv', 'res', 'maxpool',
-                           'avgpool', 'lrn', 'concat', 'dropout'])
+    for i, kind in enumerate(kinds):
         name = 'l{}'.format(i)
         if kind in ('maxpool', 'avgpool') and h >= 4:
             k, s = (3, 2) if kind == 'maxpool' else (2, 2)
@@ -262,7 +279,8 @@ def _cnn_probe(rng):
             plan.append((lambda n: lambda m, x: x + F.relu(
                 getattr(m, n + 'bn')(getattr(m, n)(x))))(name))
         else:
-            c, h = _conv_step(rng, links, plan, name, kind, batch, c, h)
+            c, h = _conv_step(rng, links, plan, name, kind, batch, c, h,
+                              outs)
         sides.append(h)
     classes = int(rng.choice([10, 100, 1000]))
     links['fc'] = L.Linear(c, classes)
@@ -273,13 +291,15 @@ def _cnn_probe(rng):
     return model, (x,), t, F.softmax_cross_entropy
 
 
-def _conv_step(rng, links, plan, name, kind, batch, c, h):
+def _conv_step(rng, links, plan, name, kind, batch, c, h,
+               outs=(16, 32, 64, 128, 256, 512)):
     """Adds a convolution (its output concatenated to its input for a
-    ``'concat'`` of stride 1) with batch normalization and ReLU to a CNN
-    probe of ``c`` channels of side ``h``; returns the new ``(c, h)``."""
+    ``'concat'`` of stride 1) of one of ``outs`` filters with batch
+    normalization and ReLU to a CNN probe of ``c`` channels of side
+    ``h``; returns the new ``(c, h)``."""
     k = int(rng.choice([1, 1, 3, 3, 3, 5, 7]))
     s = int(rng.choice([1, 1, 1, 2])) if h >= 8 else 1
-    out = int(rng.choice([16, 32, 64, 128, 256, 512]))
+    out = int(rng.choice(outs))
     oh = (h + 2 * (k // 2) - k) // s + 1
     if batch * c * k * k * oh * oh > PROBE_COL_MAX:
         k, s, oh = 1, 1, h
@@ -296,9 +316,11 @@ def _conv_step(rng, links, plan, name, kind, batch, c, h):
     return out, oh
 
 
-def _mlp_probe(rng):
-    batch = int(rng.choice([1, 8, 32, 128, 512]))
-    dims = [int(rng.choice([16, 64, 256, 1024, 4096]))
+def _mlp_probe(rng, batches=(1, 8, 32, 128, 512),
+               widths=(16, 64, 256, 1024, 4096)):
+    """A perceptron probe: its batch and 2 to 4 widths drawn from these."""
+    batch = int(rng.choice(batches))
+    dims = [int(rng.choice(widths))
             for _ in range(int(rng.randint(2, 5)))]
     links, plan = {}, []
     for i, (a, b) in enumerate(zip(dims, dims[1:])):
@@ -312,10 +334,15 @@ def _mlp_probe(rng):
     return model, (x,), t, F.softmax_cross_entropy
 
 
-def _attention_probe(rng):
-    batch = int(rng.choice([1, 2, 4, 8]))
-    length = int(rng.choice([16, 32, 64, 128, 256]))
-    width = int(rng.choice([64, 128, 256, 512]))
+def _attention_probe(rng, batches=(1, 2, 4, 8),
+                     lengths=(16, 32, 64, 128, 256),
+                     widths=(64, 128, 256, 512), two_d=None):
+    """A transformer block probe: its batch, length and width drawn from
+    these, 1 to 8 heads, 2-D products (``MatMul``) or batched ones
+    (``BatchMatMul``) as ``two_d`` says (None: drawn)."""
+    batch = int(rng.choice(batches))
+    length = int(rng.choice(lengths))
+    width = int(rng.choice(widths))
     heads = int(rng.choice([1, 2, 4, 8]))
     hd = width // heads
     links = {'qkv': L.Linear(width, 3 * width), 'o': L.Linear(width, width),
@@ -323,7 +350,8 @@ def _attention_probe(rng):
              'f2': L.Linear(2 * width, width),
              'n1': L.LayerNormalization(width),
              'n2': L.LayerNormalization(width)}
-    two_d = bool(rng.randint(2))
+    if two_d is None:
+        two_d = bool(rng.randint(2))
 
     def attend(m, x):
         b, t, d = x.shape
@@ -357,11 +385,14 @@ def _attention_probe(rng):
     return model, (x,), None, lambda y, t: F.mean(y * y)
 
 
-def _lstm_probe(rng):
-    batch = int(rng.choice([1, 4, 16, 64]))
-    length = int(rng.choice([5, 10, 20]))
-    vocab = int(rng.choice([1000, 5000, 20000]))
-    units = int(rng.choice([64, 128, 256, 512]))
+def _lstm_probe(rng, batches=(1, 4, 16, 64), lengths=(5, 10, 20),
+                vocabs=(1000, 5000, 20000), units=(64, 128, 256, 512)):
+    """An LSTM language model probe: its batch, length, vocabulary and
+    units drawn from these."""
+    batch = int(rng.choice(batches))
+    length = int(rng.choice(lengths))
+    vocab = int(rng.choice(vocabs))
+    units = int(rng.choice(units))
     links = {'embed': L.EmbedID(vocab, units), 'lstm': L.LSTM(units, units),
              'out': L.Linear(units, vocab)}
 
@@ -393,6 +424,57 @@ PROBE_COL_MAX = 2 ** 25
 #: Probe kinds and how often each is drawn.
 PROBES = (_cnn_probe, _cnn_probe, _cnn_probe, _cnn_probe, _mlp_probe,
           _attention_probe, _lstm_probe)
+
+#: The steps of the first phase's convolutional probes: eight
+#: convolutions, seven of them with an input gradient (a network's first
+#: has none), with batch normalization, max and average pooling.
+COVER_KINDS = ('conv', 'res', 'maxpool', 'conv', 'res', 'concat',
+               'avgpool', 'conv', 'res', 'conv')
+
+_SMALL_CNN = dict(batches=(1, 2), channels=(3, 16), sizes=(14, 28, 56),
+                  kinds=COVER_KINDS, outs=(8, 16, 32))
+_SMALL_ATTENTION = dict(batches=(1, 2), lengths=(16, 32, 64),
+                        widths=(64, 128))
+
+#: The first phase, run before any random probe: small probes, their
+#: shapes drawn at random too, that together run every type of
+#: :data:`COVER_TYPES` often enough for its fit (twice as many calls as
+#: features: 14 of each convolution type), so that a short budget
+#: leaves no type that common networks spend their time in unprobed.
+COVER = (
+    functools.partial(_cnn_probe, **_SMALL_CNN),
+    functools.partial(_cnn_probe, **_SMALL_CNN),
+    functools.partial(_attention_probe, two_d=True, **_SMALL_ATTENTION),
+    functools.partial(_attention_probe, two_d=False, **_SMALL_ATTENTION),
+    functools.partial(_mlp_probe, batches=(8, 32), widths=(64, 256, 1024)),
+    functools.partial(_lstm_probe, batches=(1, 4), lengths=(5,),
+                      vocabs=(1000,), units=(64, 128)),
+    functools.partial(_cnn_probe, **_SMALL_CNN),
+)
+
+#: The function types that convolutional networks, perceptrons and
+#: transformers spend their time in, forward and gradients, which the
+#: first phase (:data:`COVER`) runs; those it could not run within the
+#: budget are listed in the calibration's ``info['uncovered']``.
+COVER_TYPES = (
+    'Convolution2DFunction', 'Convolution2DGradW', 'Deconvolution2DFunction',
+    'LinearFunction', 'LinearGradData', 'LinearGradWeight', 'MatMul',
+    'BatchMatMul', 'BatchMatMulGrad', 'BatchNormalization',
+    'BatchNormalizationGrad', 'FixedBatchNormalization',
+    'LayerNormalization', 'MaxPoolingND', 'MaxPoolingNDGrad',
+    'AveragePooling2D', 'AveragePooling2DGrad', 'ReLU', 'ReLUGrad2',
+    'Softmax', 'LSTM', 'EmbedIDFunction')
+
+#: Chainer 6's names of types of :data:`COVER_TYPES`.
+_CHAINER6_NAMES = {'MaxPoolingND': 'MaxPooling2D',
+                   'MaxPoolingNDGrad': 'MaxPooling2DGrad'}
+
+
+def _uncovered(types):
+    """The types of :data:`COVER_TYPES` missing from ``types`` (a
+    calibration's, every type it has a fit for)."""
+    return [t for t in COVER_TYPES
+            if t not in types and _CHAINER6_NAMES.get(t) not in types]
 
 
 def step_function(model, inputs, loss_of, train, optimizer=None,
@@ -596,11 +678,13 @@ def _calibrate(seconds, device, progress, seed):
     state = numpy.random.get_state()
     numpy.random.seed(rng.randint(2 ** 31))
     samples = []
+    # First the probes of COVER, in order, then random ones.
+    first = iter(COVER)
     try:
         while time.time() < end:
             notify(min((time.time() - start) / seconds, 1.0),
                    'probes: {}'.format(len(samples)))
-            make = PROBES[rng.randint(len(PROBES))]
+            make = next(first, None) or PROBES[rng.randint(len(PROBES))]
             model, inputs, loss_of = _on_device(make(rng), device)
             # No probe takes more than PROBE_SHARE of the budget, nor
             # goes past it.
@@ -617,5 +701,6 @@ def _calibrate(seconds, device, progress, seed):
     families, types, overhead = _fit(samples, gemm)
     error = cross_validate(samples, gemm)
     info = cal.info_now(seconds=seconds, **device_info(xp))
+    info['uncovered'] = _uncovered(types)
     return cal.Calibration(gemm, families, types, overhead, error, info,
                            bandwidth)

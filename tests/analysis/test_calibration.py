@@ -1041,6 +1041,30 @@ def test_a_calibration_above_25_percent_says_why_and_what_to_do():
     assert '--clock cpu' not in text and 'longer budget' in text
 
 
+def test_a_calibration_whose_budget_missed_common_types_says_which():
+    # info['uncovered'], the common types a short budget left unprobed:
+    # named (with the error's reason first when both); an empty list, or
+    # none at all (a file of an earlier version), is trusted
+    found = literal_calibration()
+    assert 'uncovered' not in found.info and found.untrusted() is None
+    found.info['uncovered'] = []
+    assert found.untrusted() is None
+    found.info['uncovered'] = ['Convolution2DGradW', 'MatMul']
+    assert found.untrusted() == (
+        'its budget was too short to probe 2 of the types common networks '
+        'spend their time in (Convolution2DGradW, MatMul): their calls '
+        "are flagged 'uncovered type' (remedies: a longer budget, a "
+        'quieter machine)')
+    found.error['training'] = 0.5
+    text = found.untrusted()
+    assert text.startswith('held-out error 50% is above 25%: ')
+    assert text.endswith('; its budget was too short to probe 2 of the '
+                         'types common networks spend their time in '
+                         '(Convolution2DGradW, MatMul): their calls are '
+                         "flagged 'uncovered type' (remedies: a longer "
+                         'budget, a quieter machine)')
+
+
 def test_flagged_calls_are_counted_by_flag_and_type():
     def row(t, flag):
         return {'type': t, 'flag': flag}

@@ -605,10 +605,11 @@ _GEMM_TABLE = measure.gemm_table
 def _calibrate(monkeypatch, seed):
     """A 10 s calibration by a fake time.time moving 0.125 s a reading,
     with a clock moving 1 s a reading (every call and step takes 1 s),
-    tiny probes and a table of dims 4 and 16."""
+    tiny probes only (no first phase) and a table of dims 4 and 16."""
     widths, progress, deadlines = [], [], []
     monkeypatch.setattr(measure, 'PROBES', (functools.partial(
         _tiny_probe, widths),))
+    monkeypatch.setattr(measure, 'COVER', ())
 
     def small_table(xp, deadline):
         deadlines.append(deadline)
@@ -853,3 +854,94 @@ def test_a_probe_is_timed_with_the_clock_of_its_block(monkeypatch):
                        "'cpu', 'fake', got 'sundial'"):
         with measure.using_clock('sundial'):
             pass
+
+
+# The first phase: the common types before any random probe
+
+def _short_calibration(monkeypatch, tick):
+    """A 10 s calibration by a fake time.time moving ``tick`` s a reading
+    and a clock moving 1 s a reading, whose random probes are all the
+    tiny perceptron (an unlucky draw: no convolution, no attention); its
+    warnings and the kinds of probe made, in order."""
+    made = []
+
+    def named(make, name):
+        def run(rng):
+            made.append(name)
+            return make(rng)
+        return run
+    monkeypatch.setattr(measure, 'COVER', [
+        named(m, getattr(m, 'func', m).__name__) for m in measure.COVER])
+    monkeypatch.setattr(measure, 'PROBES', (named(functools.partial(
+        _tiny_probe, []), 'random'),))
+    monkeypatch.setattr(measure, 'gemm_table', lambda xp, deadline:
+                        _GEMM_TABLE(xp, dims=(4, 16), deadline=deadline))
+    monkeypatch.setattr(measure, 'time', types.SimpleNamespace(
+        time=_Ticks(1000.0, tick)))
+    monkeypatch.setitem(measure.CLOCKS, 'fake', _Ticks())
+    with pytest.warns(ReportWarning) as warned:
+        found = calibrate(seconds=10, seed=0, clock='fake')
+    return found, [str(w.message) for w in warned], made
+
+
+def test_a_short_budget_probes_the_common_types_first(monkeypatch):
+    # The least budget, 10 s, whose random phase draws nothing but a
+    # tiny perceptron: the first phase has run every convolution type,
+    # forward, weight gradient and input gradient (the first convolution
+    # of a network has none: the later ones give it), with fits of
+    # their own, and the linear layers, 2-D and batched products, batch
+    # normalization (training and inference) and pooling, forward and
+    # gradients.
+    found, warned, made = _short_calibration(monkeypatch, 0.125)
+    assert {'Convolution2DFunction', 'Convolution2DGradW',
+            'Deconvolution2DFunction', 'LinearFunction', 'LinearGradData',
+            'LinearGradWeight', 'MatMul', 'BatchMatMul', 'BatchMatMulGrad',
+            'BatchNormalization', 'BatchNormalizationGrad',
+            'FixedBatchNormalization', 'AveragePooling2D',
+            'AveragePooling2DGrad', 'LayerNormalization', 'Softmax',
+            'LSTM', 'EmbedIDFunction'} <= set(found.types)
+    assert {'Convolution2DFunction', 'Convolution2DGradW',
+            'Deconvolution2DFunction', 'matmul', 'normalization',
+            'pooling', 'rnn'} <= set(found.families)
+    # Chainer 7's max pooling is MaxPoolingND, Chainer 6's MaxPooling2D.
+    pooling = {t.replace('MaxPooling2D', 'MaxPoolingND')
+               for t in found.types if t.startswith('MaxPooling')}
+    assert pooling == {'MaxPoolingND', 'MaxPoolingNDGrad'}
+    # Nothing left out: the only warning is the error's (every call
+    # taking 1 s of the fake clock).
+    assert found.info['uncovered'] == []
+    assert len(warned) == 1 and warned[0].startswith('held-out error')
+    # the first phase's seven probes, then the random ones
+    assert made[:7] == ['_cnn_probe', '_cnn_probe', '_attention_probe',
+                        '_attention_probe', '_mlp_probe', '_lstm_probe',
+                        '_cnn_probe']
+    assert set(made[7:]) == {'random'}
+
+
+def test_a_budget_too_short_for_the_first_phase_says_what_it_missed(
+        monkeypatch):
+    # At 0.15 s a reading a training run would end past its probe's
+    # eighth of the budget (1.25 s): the first phase runs inference only.
+    # Left out: every gradient, batch normalization in training mode,
+    # and the families too few calls fit (twice their 5 features):
+    # pooling, 3 calls in each of 3 convolutional probes (9), the LSTM
+    # cell and the embedding, 5 each.
+    found, warned, made = _short_calibration(monkeypatch, 0.15)
+    missed = ['Convolution2DGradW', 'Deconvolution2DFunction',
+              'LinearGradData', 'LinearGradWeight', 'BatchMatMulGrad',
+              'BatchNormalization', 'BatchNormalizationGrad',
+              'MaxPoolingND', 'MaxPoolingNDGrad', 'AveragePooling2D',
+              'AveragePooling2DGrad', 'ReLUGrad2', 'LSTM',
+              'EmbedIDFunction']
+    assert found.info['uncovered'] == missed
+    assert 'Convolution2DFunction' in found.types
+    # said once, after the error's reason, in the one line of the warning
+    assert len(warned) == 1
+    assert warned[0].startswith('held-out error')
+    assert ('; its budget was too short to probe 14 of the types common '
+            'networks spend their time in ({}): their calls are flagged '
+            "'uncovered type' (remedies: a longer budget, a quieter "
+            'machine)'.format(', '.join(missed))) in warned[0]
+    # the calibration's file keeps the list
+    again = measure.cal.Calibration.from_dict(found.to_dict())
+    assert again.info['uncovered'] == missed
