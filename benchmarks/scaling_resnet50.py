@@ -20,7 +20,7 @@ from chainer_computational_cost import project_batch
 
 WORKERS = [1, 8, 64, 256, 352]
 OPTIONS = dict(device='p100', network='eth-50g', step_time=32 / 195.0,
-               gpus_per_node=8, node_network='nvlink-p100')
+               gpus_per_node=8, node_network='nvlink-p100', model='bound')
 
 
 def main(plot=None):

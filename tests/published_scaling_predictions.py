@@ -9,12 +9,12 @@ rules below from the row alone (never from its published efficiency).
   :func:`transformer_big`): its calls split the step into forward and
   backward and say when each link's gradients are ready.
 * **Step**: ``step_time`` is the row's ``base_step_time`` (the
-  baseline's seconds per GPU and micro-batch) times the micro-batches an
-  all-reduce waits for at that N (``accumulation``, else 1). A row with
-  no baseline throughput takes the roofline time of the nearest device
-  preset.  The device (for the roofline's split only): ``v100``,
-  ``a100``, ``p100``; ``p100`` for a K80 and ``gtx1080ti`` for a
-  Maxwell TITAN X, the nearest presets.
+  baseline's seconds per GPU and micro-batch), and ``accumulation`` the
+  row's micro-batches per all-reduce at each N. A row with no baseline
+  throughput takes the roofline time of the nearest device preset.  The
+  device (for the roofline's split only): ``v100``, ``a100``, ``p100``;
+  ``p100`` for a K80 and ``gtx1080ti`` for a Maxwell TITAN X, the
+  nearest presets.
 * **Gradients**: the parameters at 4 bytes (the paper's count for BERT
   and the Transformer), at 2 where the row states a float16 all-reduce.
 * **Networks** (see :data:`INTRA`, :data:`INTER`): a single server
@@ -26,8 +26,12 @@ rules below from the row alone (never from its published efficiency).
   variables are updated once the backward is done); any row that
   accumulates gradients ``'none'`` (the all-reduce follows the last
   micro-batch).
-* **Efficiency**: ``(acc_N / t_step(N)) / (acc_base / t_step(base))``,
-  the per-GPU throughput at N over the baseline's.
+* **Efficiency**: the report's efficiency at N over its efficiency at
+  the baseline (the per-GPU throughput at N over the baseline's).
+* **Anchored**: the same inputs, and ``measured`` the step the row's
+  table gives at its small N; for a baseline of several GPUs, whose
+  one-GPU step no source gives, the baseline's step too and no
+  ``step_time`` (the report then fits the compute to the baseline).
 """
 
 import chainer
@@ -36,8 +40,6 @@ import chainer.links as L
 import numpy as np
 
 from chainer_computational_cost import ComputationalCostHook
-from chainer_computational_cost.analysis.network import expected_max_normal
-from chainer_computational_cost.core import devices
 
 #: Intra-node interconnect of a row -> network preset.
 INTRA = {'nvlink2-cube': 'nvlink-v100', 'nvswitch1': 'nvlink-v100',
@@ -176,13 +178,14 @@ def model_step(name):
     return _STEPS[name]
 
 
-def _accumulation(row, n):
-    return dict(row.accumulation or ()).get(n, 1)
+def _accumulation(row):
+    """Micro-batches per all-reduce at every N of ``row``."""
+    return dict(row.accumulation) if row.accumulation else 1
 
 
 def inputs(row):
-    """The keywords of ``scaling_report`` for ``row`` but ``step_time``
-    (see the module's rules)."""
+    """The keywords of ``scaling_report`` for ``row`` (see the module's
+    rules)."""
     cch, n_params = model_step(row.model)
     params = row.paper_params or n_params
     grad_bytes = params * (2 if any(k in _FP16_ALLREDUCE for k in row.knobs)
@@ -206,8 +209,9 @@ def inputs(row):
         overlap = dict(overlap='chainermn-double-buffering')
     else:
         overlap = dict(overlap='none')
-    return dict(device=DEVICE[row.gpu], grad_bytes=grad_bytes, **net,
-                **overlap)
+    return dict(device=DEVICE[row.gpu], grad_bytes=grad_bytes,
+                batch_size=row.batch, accumulation=_accumulation(row),
+                **net, **overlap)
 
 
 def micro_step(row):
@@ -220,50 +224,44 @@ def micro_step(row):
     return rows['total']['t_roofline'] * row.batch
 
 
-def step(row, n, model='sourced', measured=None, **override):
-    """The scaling report's row of ``n`` workers for ``row``."""
+def report(row, counts, model='sourced', **override):
+    """The scaling report of ``row`` on the worker ``counts``."""
     cch, _ = model_step(row.model)
     kwargs = inputs(row)
     kwargs.update(override)
-    acc = _accumulation(row, n)
-    return cch.scaling_report(
-        [n], step_time=acc * micro_step(row), batch_size=row.batch,
-        model=model, measured=measured, **kwargs)[n]
+    if 'measured' not in kwargs or row.base_gpus == 1:
+        kwargs.setdefault('step_time', micro_step(row))
+    return cch.scaling_report(counts, model=model, **kwargs)
+
+
+def _efficiency(rows, row):
+    """The per-GPU throughput at N over the baseline's."""
+    return rows[row.gpus]['efficiency'] / rows[row.base_gpus]['efficiency']
 
 
 def predicted(row, model='sourced'):
     """The a priori efficiency of ``row`` at its largest N."""
-    t_base = step(row, row.base_gpus, model)['t_step']
-    t_n = step(row, row.gpus, model)['t_step']
-    return (_accumulation(row, row.gpus) / t_n) / (
-        _accumulation(row, row.base_gpus) / t_base)
+    return _efficiency(report(row, [row.base_gpus, row.gpus], model), row)
 
 
 def measured_step(row, n):
     """Seconds of one step (every micro-batch of it) on ``n`` GPUs of
     ``row``, from the throughput its table publishes at ``n``."""
     throughput = dict(row.ladder)[n]
+    acc = dict(row.accumulation or ()).get(n, 1)
     if row.unit == 'speedup':
         # speedups only: the baseline's step is the micro step
-        return _accumulation(row, n) * micro_step(row) * n / throughput
-    return _accumulation(row, n) * row.batch * n / throughput
+        return acc * micro_step(row) * n / throughput
+    return acc * row.batch * n / throughput
 
 
 def anchored(row):
-    """The efficiency at ``row.gpus`` predicted from the step measured at
-    ``row.small_gpus``: the report fits one term there (``measured=``),
-    which then holds at the baseline and at N (each with its own
-    micro-batches per all-reduce)."""
-    small = row.small_gpus
-    fit = step(row, small, measured={small: measured_step(row, small)})
-    if fit['anchored'] == 'bus_bandwidth':
-        latency = devices.resolve_network(inputs(row)['network']).latency
-        fitted = dict(network=devices.Network(
-            'fitted', 'fitted', fit['bus_bandwidth'], latency))
-    else:
-        fitted = dict(jitter=fit['t_jitter'] / fit['t_compute'] /
-                      expected_max_normal(small))
-    t_base = step(row, row.base_gpus, **fitted)['t_step']
-    t_n = step(row, row.gpus, **fitted)['t_step']
-    return (_accumulation(row, row.gpus) / t_n) / (
-        _accumulation(row, row.base_gpus) / t_base)
+    """The efficiency at ``row.gpus`` predicted from the steps measured
+    at ``row.small_gpus`` and, for a baseline of several GPUs (whose
+    one-GPU step no source gives), at the baseline."""
+    measured = {row.small_gpus: measured_step(row, row.small_gpus)}
+    if row.base_gpus > 1:
+        measured[row.base_gpus] = measured_step(row, row.base_gpus)
+    rows = report(row, sorted({row.base_gpus, row.gpus}),
+                  measured=measured)
+    return _efficiency(rows, row)

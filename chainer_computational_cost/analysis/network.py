@@ -24,6 +24,7 @@ per call, the full link bandwidth for every step.
 """
 
 import collections
+import functools
 import math
 import typing
 
@@ -213,6 +214,7 @@ def effective_network(network, gpus_per_node=1):
                         bandwidth=effective)
 
 
+@functools.lru_cache(maxsize=None)
 def expected_max_normal(n):
     """E[max of ``n`` independent standard normals] (0 at ``n = 1``), by
     the trapezoid rule on ``x * n * phi(x) * Phi(x)**(n-1)`` over [-9, 9]
@@ -229,9 +231,58 @@ def expected_max_normal(n):
     return total * h
 
 
+class ModelError(typing.NamedTuple):
+    """How far a scaling model's efficiencies fell from published runs, in
+    points of efficiency: of ``rows`` runs, ``within`` were within
+    ``tolerance``; the ``median`` and ``worst`` absolute errors."""
+
+    rows: int
+    within: int
+    tolerance: float
+    median: float
+    worst: float
+
+
+#: Model -> its :class:`ModelError` a priori over the published runs of
+#: ``tests/published_scaling_rows.py`` and
+#: ``tests/analysis/test_network_published_scaling.py``, whose tests hold
+#: these figures to what the runs give.
+MODEL_ERRORS = {
+    'sourced': ModelError(65, 51, 0.10, 0.072, 0.291),
+    'bound': ModelError(65, 46, 0.10, 0.059, 0.432),
+}
+
+
+#: The sourced model anchored on the steps a run measured at a smaller N
+#: (and at a baseline of several GPUs), over the published runs that give
+#: them.
+ANCHORED_ERROR = ModelError(43, 30, 0.05, 0.037, 0.162)
+
+
+def model_error_note(model='sourced', anchored=False, jitter=None):
+    """One sentence for a scaling report: how far ``model`` was from the
+    published runs (and, ``anchored``, the anchored one), and the default
+    jitter when ``jitter`` was not given."""
+    def said(e):
+        return ('within {:.0f} points of {} of {} published runs (median '
+                'miss {:.1f} points, worst {:.1f})'.format(
+                    e.tolerance * 100, e.within, e.rows, e.median * 100,
+                    e.worst * 100))
+    text = 'scaling model {!r}: a priori {}'.format(
+        model, said(MODEL_ERRORS[model]))
+    if anchored and model == 'sourced':
+        text += '; anchored on measured steps {}'.format(
+            said(ANCHORED_ERROR))
+    if jitter is None and model == 'sourced':
+        text += ('; stragglers: jitter {} (Sinha et al. 2022), 0 turns '
+                 'them off'.format(DEFAULT_JITTER))
+    return text
+
+
 def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
                           gpus_per_node=1, node_network=None, jitter=None,
-                          model='sourced', cycle_time=None, measured=None):
+                          model='sourced', cycle_time=None, measured=None,
+                          accumulation=1):
     """The checked scaling options as a dict (one-line ValueError naming
     the argument and what it allows otherwise); ``jitter`` None becomes
     the model's default."""
@@ -242,7 +293,8 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
             raise ValueError("cycle_time goes with overlap='horovod', not "
                              "{!r}".format(overlap))
         cycle_time = checks.positive('cycle_time (seconds)', cycle_time)
-    measured = check_measured(measured)
+    measured = check_measured(measured, step_time is not None)
+    accumulation = check_accumulation(accumulation)
     if step_time is not None:
         step_time = checks.positive('step_time (seconds)', step_time)
     if bucket_bytes is not None:
@@ -260,24 +312,50 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
                 bucket_bytes=bucket_bytes, gpus_per_node=gpus_per_node,
                 node_network=node_network, jitter=jitter, model=model,
                 cycle_time=cycle_time or HOROVOD_CYCLE_TIME,
-                measured=measured)
+                measured=measured, accumulation=accumulation)
 
 
-def check_measured(measured):
-    """``measured`` as ``(workers, seconds)`` or None: a dict of one worker
-    count > 1 to the seconds of a step measured on that many workers
-    (one-line ValueError otherwise)."""
+def check_measured(measured, with_step_time=False):
+    """``measured`` as a dict {workers: seconds} or None: one or two worker
+    counts > 1 (one with ``step_time``) to the seconds of a step measured
+    on them (one-line ValueError otherwise)."""
     if measured is None:
         return None
-    what = ('measured must be a dict of one worker count > 1 to the '
-            'seconds of a step measured on them, such as {8: 0.31}')
-    if not isinstance(measured, dict) or len(measured) != 1:
+    most = 1 if with_step_time else 2
+    what = ('measured must be a dict of {} worker count{} > 1 to the '
+            'seconds of a step measured on them, such as {{8: 0.31}}{}'
+            .format('one' if most == 1 else 'one or two',
+                    '' if most == 1 else 's',
+                    ' (with step_time, the step of one worker, one)'
+                    if most == 1 else ''))
+    if not isinstance(measured, dict) or not 1 <= len(measured) <= most:
         raise ValueError('{}, got {!r}'.format(what, measured))
-    (n, seconds), = measured.items()
-    if not checks.is_int(n) or n <= 1:
-        raise ValueError('{}, got {!r} workers (one worker is '
-                         'step_time)'.format(what, n))
-    return int(n), checks.positive('measured step (seconds)', seconds)
+    out = {}
+    for n, seconds in measured.items():
+        if not checks.is_int(n) or n <= 1:
+            raise ValueError('{}, got {!r} workers (one worker is '
+                             'step_time)'.format(what, n))
+        out[int(n)] = checks.positive(
+            'measured step on {} workers (seconds)'.format(n), seconds)
+    return out
+
+
+def check_accumulation(accumulation):
+    """``accumulation`` (micro-batches a worker runs per all-reduce: one
+    int >= 1, or a dict {workers: int >= 1}) as a function of the worker
+    count, None where the dict has no entry; ValueError otherwise."""
+    what = ('accumulation must be an int >= 1 or a dict {workers: int >= '
+            '1} (micro-batches per all-reduce)')
+    if isinstance(accumulation, dict):
+        bad = [(n, a) for n, a in accumulation.items()
+               if not checks.is_int(n) or not checks.is_int(a) or a < 1]
+        if bad:
+            raise ValueError('{}, got {!r}: {!r}'.format(what, *bad[0]))
+        table = {int(n): int(a) for n, a in accumulation.items()}
+        return table.get
+    if not checks.is_int(accumulation) or accumulation < 1:
+        raise ValueError('{}, got {!r}'.format(what, accumulation))
+    return lambda n, a=int(accumulation): a
 
 
 def own_param_bytes(link_info):
@@ -403,7 +481,7 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
                    step_time=None, overlap='none', bucket_bytes=None,
                    gpus_per_node=1, node_network=None, jitter=None,
                    link_bytes=None, model='sourced', cycle_time=None,
-                   measured=None):
+                   measured=None, accumulation=1):
     """Ordered dict N -> the time of one data-parallel training step on
     ``N`` workers (weak scaling: ``batch_size`` samples per worker).
 
@@ -454,11 +532,20 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
       every step waits for the slowest of N, on average
       ``jitter * t_compute * E[max of N standard normals]``; 0 turns it
       off.
-    * ``measured``: ``{N: seconds}``, a step measured on ``N > 1``
-      workers.  The difference from the model at ``N`` is put on one
-      term, then every N is predicted with it: inside one node (``N <=
-      gpus_per_node``) on ``jitter`` (never below 0), across nodes on the
-      bus bandwidth between nodes.
+    * ``accumulation``: micro-batches each worker runs per all-reduce
+      (an int, or a dict N -> int for every N): the compute is that many
+      steps, the all-reduce meets the last one's backward, and
+      ``samples_per_s`` counts every micro-batch.
+    * ``measured``: ``{N: seconds}``, steps measured on one or two worker
+      counts > 1; the report is then fitted to them and predicts every N
+      from there.  Without ``step_time``, the smallest count fixes the
+      compute (``t_compute`` scaled so its step lasts what was measured).
+      The other count (or, with ``step_time``, the only one) fixes one
+      more term: inside one node (``N <= gpus_per_node``) ``jitter``
+      (from 0 to 2), across nodes the bus bandwidth between nodes (a
+      factor from 1/4096 to 4096), or the jitter when even the fastest
+      network leaves the model slower than measured.  ``anchored`` names
+      what was fitted.
 
     The gradient bytes are, first found: ``grad_bytes``; the bytes of the
     gradient all-reduces recorded in the backward pass (a run with
@@ -476,7 +563,13 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     batch_size = check_batch_size(batch_size)
     opts = check_scaling_options(step_time, overlap, bucket_bytes,
                                  gpus_per_node, node_network, jitter, model,
-                                 cycle_time, measured)
+                                 cycle_time, measured, accumulation)
+    counts = workers + sorted(opts['measured'] or {})
+    missing = [n for n in counts if opts['accumulation'](n) is None]
+    if missing:
+        raise ValueError('accumulation has no entry for {} workers: give '
+                         'every worker count (measured ones too)'.format(
+                             missing[0]))
     local = [x for x in layers if not x['type'].startswith('MPI_')]
     if not any(x.get('phase') == 'backward' for x in local):
         raise ValueError('scaling_report needs a training step: no backward '
@@ -494,13 +587,25 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     if sourced:
         net, node = effective_network(net, g), effective_network(node, g)
     plan = _Plan(step, grads, grad_bytes, opts, batch_size, sourced)
-    cv, anchored = opts['jitter'], None
+    fit = _Fit(net, node, opts['jitter'], 1.0, None)
     if opts['measured'] is not None:
-        net, cv, anchored = plan.anchor(opts['measured'], net, node, cv)
+        fit = plan.anchor(opts['measured'], fit)
     report = collections.OrderedDict()
     for n in workers:
-        report[n] = plan.row(n, net, node, cv, anchored)
+        report[n] = plan.row(n, fit)
     return report
+
+
+class _Fit(typing.NamedTuple):
+    """The terms a scaling report's rows take: the networks between nodes
+    and inside one, the stragglers' variation, the compute's factor, and
+    what a measured step set (None, or the names, comma-separated)."""
+
+    net: object
+    node: object
+    cv: float
+    scale: float
+    anchored: typing.Optional[str]
 
 
 class _Plan(typing.NamedTuple):
@@ -513,10 +618,16 @@ class _Plan(typing.NamedTuple):
     batch_size: typing.Optional[int]
     sourced: bool
 
-    def row(self, n, net, node, cv, anchored=None):
-        """The report's row of ``n`` workers over ``net`` between nodes
-        and ``node`` inside one, with stragglers' variation ``cv``."""
-        step, opts, g = self.step, self.opts, self.opts['gpus_per_node']
+    def row(self, n, fit):
+        """The report's row of ``n`` workers under the terms ``fit``."""
+        opts, g = self.opts, self.opts['gpus_per_node']
+        net, node = fit.net, fit.node
+        acc = opts['accumulation'](n)
+        step = self.step if fit.scale == 1.0 else _scaled(self.step,
+                                                          fit.scale)
+        grads = [(ready * fit.scale, nbytes) for ready, nbytes in self.grads]
+        # the all-reduce meets the last micro-batch's backward only
+        compute = step.compute * acc
 
         def t_ar(nbytes):
             return allreduce_time(nbytes, n, net, g, node)
@@ -524,73 +635,106 @@ class _Plan(typing.NamedTuple):
         # t_forward + max(t_backward, t_all), added to t_compute itself
         # (a step_time is not the sum of its spread parts to the last
         # bit): t_compute at one worker, never less at more
-        t_overlap = step.compute + max(0.0, t_all - step.backward)
+        t_overlap = compute + max(0.0, t_all - step.backward)
         talk = negotiation_time(n, net if n > g else node) \
             if self.sourced and opts['overlap'] == 'horovod' else 0.0
         comm = exposed_communication(
-            opts['overlap'], n, step, self.grads, t_all, t_ar,
-            opts['bucket_bytes'], opts['cycle_time'], talk)
+            opts['overlap'], n, step._replace(compute=compute), grads,
+            t_all, t_ar, opts['bucket_bytes'], opts['cycle_time'], talk)
         t_contention = (1 - 1 / CONTENTION_SLOWDOWN) * comm.overlapped \
             if self.sourced else 0.0
         # the slowed compute hides as much more of the communication
         exposed = max(0.0, comm.exposed - t_contention)
-        t_jitter = cv * step.compute * expected_max_normal(n) if cv \
+        t_jitter = fit.cv * compute * expected_max_normal(n) if fit.cv \
             else 0.0
-        t_step = step.compute + t_contention + exposed + t_jitter
-        batch_size = self.batch_size
+        t_step = compute + t_contention + exposed + t_jitter
+        samples = n * self.batch_size * acc if self.batch_size else None
         # At one worker the all-reduce costs 0: the step is t_compute.
         return collections.OrderedDict([
             ('workers', n), ('comm_bytes', int(self.grad_bytes)),
-            ('t_compute', step.compute), ('t_allreduce', t_all),
+            ('t_compute', compute), ('t_allreduce', t_all),
             ('t_step', t_step), ('t_step_overlap', t_overlap),
-            ('efficiency', step.compute / t_step if t_step else 1.0),
+            ('efficiency', compute / t_step if t_step else 1.0),
             ('efficiency_overlap',
-             step.compute / t_overlap if t_overlap else 1.0),
-            ('samples_per_s',
-             n * batch_size / t_step if t_step and batch_size else None),
+             compute / t_overlap if t_overlap else 1.0),
+            ('samples_per_s', samples / t_step if t_step and samples
+             else None),
             ('t_exposed_comm', exposed), ('n_buckets', comm.n_buckets),
             ('t_jitter', t_jitter),
             ('step_from', 'roofline' if opts['step_time'] is None
              else 'step_time'),
             ('t_contention', t_contention), ('t_negotiation', comm.talks),
             ('bus_bandwidth', (net if n > g else node).bandwidth),
-            ('anchored', anchored)])
+            ('anchored', fit.anchored)])
 
-    def anchor(self, measured, net, node, cv):
-        """``(net, cv, term)``: the network between nodes and the
-        stragglers' variation that make the step on ``measured[0]``
-        workers last ``measured[1]`` seconds, and which of them changed
-        (see :func:`scaling_report`)."""
-        n, seconds = measured
+    def anchor(self, measured, fit):
+        """The :class:`_Fit` whose steps on the ``measured`` worker counts
+        last the seconds measured (see :func:`scaling_report`)."""
+        entries = sorted(measured.items())
+        first = None if self.opts['step_time'] is not None \
+            else entries.pop(0)
+        names = [] if first is None else ['t_compute']
+
+        def fitted(f):
+            # the compute's factor that makes the first entry right
+            if first is None:
+                return f
+            n, seconds = first
+            return f._replace(scale=_solve(
+                lambda x: self.row(n, f._replace(scale=2 ** x))['t_step'],
+                seconds, -40.0, 40.0, rising=True, base=2))
+        if not entries:
+            return fitted(fit)._replace(anchored=', '.join(names))
+        (n, seconds), = entries
         g = self.opts['gpus_per_node']
-        if g > 1 and n <= g:
-            return net, self._jitter_for(n, seconds, net, node, cv), 'jitter'
-        lo, hi = -12.0, 12.0  # log2 of the bandwidth's factor
 
-        def t_step(log_f):
-            scaled = net._replace(bandwidth=net.bandwidth * 2 ** log_f)
-            return self.row(n, scaled, node, cv)['t_step'], scaled
-        if t_step(hi)[0] > seconds:
-            # faster than any network makes it: the rest is stragglers'
-            fast = t_step(hi)[1]
-            return fast, self._jitter_for(n, seconds, fast, node, cv), \
-                'jitter'
-        if t_step(lo)[0] < seconds:
-            lo = hi  # slower than any bandwidth: the slowest one taken
-        for _ in range(60):  # bisection: the step shrinks as B grows
+        def with_jitter(f):
+            cv = _solve(lambda x: self.row(n, fitted(f._replace(cv=x)))[
+                't_step'], seconds, 0.0, 2.0, rising=True)
+            return fitted(f._replace(cv=cv)), 'jitter'
+
+        def with_bandwidth(f):
+            def at(x):
+                return fitted(f._replace(net=f.net._replace(
+                    bandwidth=f.net.bandwidth * 2 ** x)))
+            x = _solve(lambda x: self.row(n, at(x))['t_step'], seconds,
+                       -12.0, 12.0, rising=False)
+            return at(x), 'bus_bandwidth'
+        if g > 1 and n <= g:
+            fit, name = with_jitter(fit)
+        else:
+            fit, name = with_bandwidth(fit)
+            if self.row(n, fit)['t_step'] > seconds * (1 + 1e-9):
+                # faster than any network makes it: the stragglers' part
+                # is smaller than the model's
+                fit, name = with_jitter(fit)
+        return fit._replace(anchored=', '.join(names + [name]))
+
+
+def _solve(f, target, lo, hi, rising, base=None):
+    """``x`` in [lo, hi] with ``f(x) == target`` by bisection (``f``
+    rising or falling in x), the nearer end when out of reach; ``2 ** x``
+    with ``base`` 2."""
+    if (f(lo) > target) == rising:
+        x = lo
+    elif (f(hi) < target) == rising:
+        x = hi
+    else:
+        for _ in range(50):  # 2**-50 of the range: far below a ns
             mid = (lo + hi) / 2
-            if t_step(mid)[0] > seconds:
+            if (f(mid) < target) == rising:
                 lo = mid
             else:
                 hi = mid
-        return t_step(hi)[1], cv, 'bus_bandwidth'
+        x = (lo + hi) / 2
+    return 2 ** x if base else x
 
-    def _jitter_for(self, n, seconds, net, node, cv):
-        """The jitter (>= 0) that makes the step on ``n`` workers last
-        ``seconds``."""
-        row = self.row(n, net, node, cv)
-        spread = self.step.compute * expected_max_normal(n)
-        return max(0.0, cv + (seconds - row['t_step']) / spread)
+
+def _scaled(step, k):
+    """``step`` (a :class:`PhaseTimes`) with every time times ``k``."""
+    return PhaseTimes([t * k for t in step.times], step.phases,
+                      step.forward * k, step.backward * k, step.update * k,
+                      step.before * k, step.compute * k)
 
 
 def gradient_bytes(layers, grad_bytes=None, param_bytes=None,

@@ -443,6 +443,10 @@ def _add_scaling_options(parser):
                          metavar='N=SECONDS',
                          help='a step measured on N workers, e.g. 8=0.31: '
                               'the larger counts are predicted from it')
+    scaling.add_argument('--accumulation', type=int, default=None,
+                         metavar='K',
+                         help='micro-batches each worker runs per '
+                              'all-reduce (default 1)')
     scaling.add_argument('--cycle-time', type=float, default=None,
                          metavar='SECONDS',
                          help="with --overlap horovod: Horovod's cycle "
@@ -468,11 +472,11 @@ SAMPLE_VALUES = {
     '--plot-roofline': 'roofline.png', '--plot-summary': 'summary.png',
     '--plot-memory': 'memory.png',
     '--workers': '1,8', '--network': 'ib-edr', '--step-time': '0.1',
-    '--overlap': 'ddp', '--bucket-bytes': '1000000',
+    '--overlap': 'horovod', '--bucket-bytes': '1000000',
     '--gpus-per-node': '4', '--node-network': 'nvlink-a100',
     '--plot-scaling': 'scaling.png', '--jitter': '0.1',
     '--scaling-model': 'bound', '--measured': '8=0.5',
-    '--cycle-time': '0.001',
+    '--cycle-time': '0.001', '--accumulation': '4',
 }
 
 #: An option of the command line with a valid value: ``arguments`` as
@@ -509,7 +513,7 @@ SCALING_OPTIONS = collections.OrderedDict([
     ('bucket_bytes', 'bucket_bytes'), ('gpus_per_node', 'gpus_per_node'),
     ('node_network', 'node_network'), ('jitter', 'jitter'),
     ('scaling_model', 'model'), ('measured', 'measured'),
-    ('cycle_time', 'cycle_time')])
+    ('cycle_time', 'cycle_time'), ('accumulation', 'accumulation')])
 
 
 def scaling_options(args):
@@ -556,7 +560,8 @@ def check_scaling(args):
     report (--workers, --network and their options)."""
     given = scaling_options(args)
     if args.workers is None and args.network is None:
-        asked = set(given)
+        asked = {a for a in SCALING_OPTIONS
+                 if getattr(args, a, None) is not None}
         if getattr(args, 'plot_scaling', None) is not None:
             asked.add('plot_scaling')
         if asked:

@@ -16,6 +16,7 @@ import io
 import json
 
 from chainer_computational_cost.analysis import calibration
+from chainer_computational_cost.analysis import network
 from chainer_computational_cost.cli.args import ALL_LEVELS
 from chainer_computational_cost.cli.args import scaling_options
 from chainer_computational_cost.report import rendering
@@ -127,6 +128,10 @@ def render_reports(result, args, plan, ost):
             notes.extend(_roofline_notes(result.report, args, columns))
         if kind == 'time':
             notes.extend(_time_notes(result.report, args))
+        if kind == 'scaling':
+            notes.append('note: ' + network.model_error_note(
+                args.scaling_model or 'sourced', args.measured is not None,
+                args.jitter))
     if args.mode == 'json' and len(texts) > 1:
         doc = collections.OrderedDict(
             (kind, json.loads(text, object_pairs_hook=collections.

@@ -380,7 +380,7 @@ class CostReport(object):
                        grad_bytes=None, step_time=None, overlap='none',
                        bucket_bytes=None, gpus_per_node=1,
                        node_network=None, jitter=None, model='sourced',
-                       cycle_time=None, measured=None):
+                       cycle_time=None, measured=None, accumulation=1):
         """Ordered dict N -> one data-parallel training step on N workers
         (see
         :func:`chainer_computational_cost.analysis.network.scaling_report`):
@@ -392,8 +392,8 @@ class CostReport(object):
         recorded ChainerMN's all-reduce (see the function).  ``step_time``
         (seconds of a measured step), ``overlap`` (one of
         ``network.OVERLAPS``), ``bucket_bytes``, ``gpus_per_node``,
-        ``node_network``, ``jitter``, ``model``, ``cycle_time`` and
-        ``measured`` are the function's."""
+        ``node_network``, ``jitter``, ``model``, ``cycle_time``,
+        ``measured`` and ``accumulation`` are the function's."""
         if network is None:
             raise ValueError('scaling_report needs a network: one of {}'
                              .format(', '.join(repr(n)
@@ -403,7 +403,7 @@ class CostReport(object):
         batch_size = net.check_batch_size(batch_size)
         net.check_scaling_options(step_time, overlap, bucket_bytes,
                                   gpus_per_node, node_network, jitter,
-                                  model, cycle_time, measured)
+                                  model, cycle_time, measured, accumulation)
         built = self._built()
         rows = self._roofline_rows(device, peak_flops, bandwidth, None)
         if batch_size is None:
@@ -421,7 +421,7 @@ class CostReport(object):
             overlap=overlap, bucket_bytes=bucket_bytes,
             gpus_per_node=gpus_per_node, node_network=node_network,
             jitter=jitter, model=model, cycle_time=cycle_time,
-            measured=measured,
+            measured=measured, accumulation=accumulation,
             link_bytes=net.own_param_bytes(built['link_info']))
 
     def show_scaling_report(self, workers, ost=None, mode='csv',
@@ -433,7 +433,8 @@ class CostReport(object):
         """Write the scaling report to ``ost`` (see :meth:`show_report`;
         ``options``: :meth:`scaling_report`'s ``step_time``, ``overlap``,
         ``bucket_bytes``, ``gpus_per_node``, ``node_network``,
-        ``jitter``, ``model``, ``cycle_time``, ``measured``)."""
+        ``jitter``, ``model``, ``cycle_time``, ``measured``,
+        ``accumulation``)."""
         columns = check_columns(columns or list(net.SCALING_COLUMNS),
                                 net.SCALING_COLUMNS)
         rows = self.scaling_report(workers, device, network, peak_flops,
@@ -462,9 +463,10 @@ class CostReport(object):
         workers = net.check_workers(workers)
         curves = collections.OrderedDict()
         for mode in overlaps:
-            # buckets are DDP's and Horovod's only
-            kept = {k: v for k, v in options.items() if k != 'bucket_bytes'
-                    or mode in ('ddp', 'horovod')}
+            # buckets are DDP's and Horovod's only, cycles Horovod's
+            kept = {k: v for k, v in options.items() if not (
+                k == 'bucket_bytes' and mode not in ('ddp', 'horovod') or
+                k == 'cycle_time' and mode != 'horovod')}
             curves[mode] = self.scaling_report(
                 workers, device, network, peak_flops, bandwidth, batch_size,
                 grad_bytes, overlap=mode, **kept)

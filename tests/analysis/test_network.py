@@ -24,6 +24,7 @@ from mpi.mn_models import MLP
 from helpers import mlp_step
 from cli_runs import error_of
 from cli_runs import run
+from helpers import bucketed_step
 
 
 def test_presets_in_bytes_per_second():
@@ -66,7 +67,7 @@ def test_scaling_report_worked_example():
     # takes
     # 2*7/8 * 104/25e9 + 2*7 * 1e-6 = 7.28e-9 + 14e-6 = 1.400728e-5 s.
     rows = mlp_step().scaling_report([1, 8, 64], device='a100',
-                                     network='ib-hdr200')
+                                     network='ib-hdr200', model='bound')
     assert list(rows) == [1, 8, 64]
     assert rows[8]['comm_bytes'] == 104
     assert rows[8]['t_allreduce'] == pytest.approx(1.400728e-5)
@@ -86,15 +87,17 @@ def test_scaling_report_worked_example():
 def test_scaling_report_bad_input():
     cch = mlp_step()
     with pytest.raises(ValueError, match='workers must be ints >= 1'):
-        cch.scaling_report([1, 0], device='a100', network='ib-hdr200')
+        cch.scaling_report([1, 0], device='a100', network='ib-hdr200',
+                           model='bound')
     with pytest.raises(ValueError, match="unknown network 'ib-xdr'"):
-        cch.scaling_report([1], device='a100', network='ib-xdr')
+        cch.scaling_report([1], device='a100', network='ib-xdr', model='bound')
     with pytest.raises(ValueError, match='needs a network'):
-        cch.scaling_report([1], device='a100')
+        cch.scaling_report([1], device='a100', model='bound')
     with ComputationalCostHook() as forward_only:
         MLP()(np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match='no backward'):
-        forward_only.scaling_report([1], device='a100', network='ib-edr')
+        forward_only.scaling_report([1], device='a100', network='ib-edr',
+                                    model='bound')
 
 
 def test_roofline_without_network_is_unchanged():
@@ -117,7 +120,8 @@ def test_cli_scaling_report(capsys):
     status, out, err = _cli(
         ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train',
          '--device', 'a100', '--workers', '1,8', '--network', 'ib-hdr200',
-         '--mode', 'csv', '--time-unit', 'us', '--unit', 'raw'], capsys)
+         '--mode', 'csv', '--time-unit', 'us', '--unit', 'raw',
+         '--scaling-model', 'bound'], capsys)
     assert status == 0, err
     lines = out.splitlines()
     assert lines[0].startswith('Workers,Comm B,T compute us,T allreduce us')
@@ -168,7 +172,7 @@ def test_scaling_report_on_a_projection():
     def run(n):
         F.sum(model(np.zeros((n, 3), np.float32))).backward()
     rows = project_batch(run, 64).scaling_report(
-        [1, 8], device='a100', network='ib-hdr200')
+        [1, 8], device='a100', network='ib-hdr200', model='bound')
     # The projection's batch: 64 samples per worker; the gradients do not
     # depend on it (104 bytes).
     assert rows[8]['comm_bytes'] == 104
@@ -206,7 +210,8 @@ def test_gradient_bytes_have_the_parameters_dtype(dtype, expected):
     ids = np.array([1, 2, 3], np.int32)  # int32: not the gradients'
     with ComputationalCostHook() as cch:
         F.sum(model(ids)).backward()
-    rows = cch.scaling_report([1, 2], device='a100', network='ib-edr')
+    rows = cch.scaling_report([1, 2], device='a100', network='ib-edr',
+                              model='bound')
     assert rows[2]['comm_bytes'] == expected
     # ring all-reduce over 2 workers on ib-edr (12.5e9 B/s, 1e-6 s):
     # 2*1/2 * S/12.5e9 + 2*1 * 1e-6
@@ -230,7 +235,8 @@ def test_gradient_bytes_of_mixed_dtypes():
     model = Mixed()
     with ComputationalCostHook() as cch:
         F.sum(model(np.array([1, 2], np.int32))).backward()
-    rows = cch.scaling_report([4], device='a100', network='ib-edr')
+    rows = cch.scaling_report([4], device='a100', network='ib-edr',
+                              model='bound')
     assert rows[4]['comm_bytes'] == 120
 
 
@@ -254,7 +260,7 @@ def test_scaling_report_argument_checks(kwargs, error, message):
     args = dict(workers=[1, 8], device='a100', network='ib-edr')
     args.update(kwargs)
     with pytest.raises(error, match=message):
-        mlp_step().scaling_report(**args)
+        mlp_step().scaling_report(**args, model='bound')
 
 
 def test_scaling_report_reads_workers_once():
@@ -263,13 +269,15 @@ def test_scaling_report_reads_workers_once():
     for workers in ((n for n in [1, 8]), range(1, 9, 7), (1, 8),
                     [np.int64(1), 8]):
         rows = cch.scaling_report(workers, device='a100',
-                                  network='ib-edr', batch_size=3)
+                                  network='ib-edr', batch_size=3,
+                                  model='bound')
         assert list(rows) == [1, 8]
         assert type(rows[1]['workers']) is int
         # samples/s: 8 workers * 3 samples / t_step
         assert rows[8]['samples_per_s'] == pytest.approx(
             24 / rows[8]['t_step'], rel=1e-12)
-    rows = cch.scaling_report(4, device='a100', network='ib-edr')
+    rows = cch.scaling_report(4, device='a100', network='ib-edr',
+                              model='bound')
     assert list(rows) == [4]
 
 
@@ -352,7 +360,8 @@ def _worked_step():
 
 def test_scaling_figures_by_hand():
     layers, rows = _worked_step()
-    report = network.scaling_report(layers, rows, 26, [1, 2, 4], NET, 3)
+    report = network.scaling_report(layers, rows, 26, [1, 2, 4], NET, 3,
+                                    model='bound')
     # t_compute = 3 + 2 + 4 = 9 us; 1000 gradient bytes (600 + 400).
     # N=2: t_ar = 2*1/2 * 1000/1e9 + 2*1 * 1e-6 = 1e-6 + 2e-6 = 3 us;
     #   t_step = 12 us; overlap: 5 + max(4, 3) = 9 us;
@@ -384,7 +393,8 @@ def test_scaling_gradient_bytes_sources():
     local = [x for x in layers if not x['type'].startswith('MPI_')]
 
     def comm(layers, *args, **kwargs):
-        return network.scaling_report(layers, rows, *args, **kwargs)[2][
+        return network.scaling_report(layers, rows, *args, **kwargs,
+                                      model='bound')[2][
             'comm_bytes']
     # given grad_bytes wins over the recorded 1000
     assert comm(layers, 26, [2], NET, 3, grad_bytes=7) == 7
@@ -392,7 +402,8 @@ def test_scaling_gradient_bytes_sources():
     assert comm(local, 26, [2], NET, 3, param_bytes=52) == 52
     assert comm(local, 26, [2], NET, 3) == 104
     # without a batch size, no samples/s
-    assert network.scaling_report(local, rows, 26, [2], NET, None)[2][
+    assert network.scaling_report(local, rows, 26, [2], NET, None,
+                                  model='bound')[2][
         'samples_per_s'] is None
     with pytest.raises(ValueError, match='parameter count is unknown'):
         comm(local, None, [2], NET, 3)
@@ -406,14 +417,14 @@ def test_scaling_function_checks_its_own_arguments():
     # network.scaling_report is public: it checks what the method checks.
     layers, rows = _worked_step()
     with pytest.raises(ValueError, match='workers must be ints >= 1'):
-        network.scaling_report(layers, rows, 26, [0], NET, 3)
+        network.scaling_report(layers, rows, 26, [0], NET, 3, model='bound')
     with pytest.raises(ValueError, match='batch_size must be an int >= 1'):
-        network.scaling_report(layers, rows, 26, [2], NET, -3)
+        network.scaling_report(layers, rows, 26, [2], NET, -3, model='bound')
     with pytest.raises(TypeError, match='batch_size must be an int >= 1'):
-        network.scaling_report(layers, rows, 26, [2], NET, 'x')
+        network.scaling_report(layers, rows, 26, [2], NET, 'x', model='bound')
     # a generator of workers, read once
     assert list(network.scaling_report(layers, rows, 26, iter([1, 2]),
-                                       NET, 3)) == [1, 2]
+                                       NET, 3, model='bound')) == [1, 2]
 
 
 # How it really scales: step_time, overlap modes, buckets, hierarchy,
@@ -422,29 +433,12 @@ def test_scaling_function_checks_its_own_arguments():
 NET_MS = devices.Network('ms', 'ms', 1e9, 1e-4)  # 1 GB/s, 0.1 ms
 
 
-def _bucketed_step():
-    """Forward 3 ms; backward: link /b 4 ms then link /a 2 ms; update
-    1 ms.  Link /a holds 6e6 gradient bytes, /b 4e6: 1e7 in all."""
-    layers = [
-        {'name': 'F', 'type': 'LinearFunction', 'phase': 'forward',
-         'link': '/a'},
-        {'name': 'B1', 'type': 'LinearGradWeight', 'phase': 'backward',
-         'link': '/b'},
-        {'name': 'B2', 'type': 'LinearGradWeight', 'phase': 'backward',
-         'link': '/a'},
-        {'name': 'U', 'type': 'SGDRule', 'phase': 'update', 'link': '/a'},
-    ]
-    rows = {'F': {'t_roofline': 3e-3}, 'B1': {'t_roofline': 4e-3},
-            'B2': {'t_roofline': 2e-3}, 'U': {'t_roofline': 1e-3}}
-    return layers, rows
-
-
 def _modes(overlap, n=2, **kwargs):
-    layers, rows = _bucketed_step()
+    layers, rows = bucketed_step()
     kwargs.setdefault('link_bytes', {'/a': 6 * 10 ** 6, '/b': 4 * 10 ** 6})
     return network.scaling_report(
         layers, rows, None, [1, n], NET_MS, 8, grad_bytes=10 ** 7,
-        overlap=overlap, **kwargs)[n]
+        overlap=overlap, **kwargs, model='bound')[n]
 
 
 # t_compute = 3 + 4 + 2 + 1 = 10 ms.  Over 2 workers an all-reduce of S
@@ -507,7 +501,7 @@ def test_ddp_buckets_fill_in_ready_order():
     row = network.scaling_report(
         layers, rows, None, [2], NET_MS, 1, grad_bytes=6 * 10 ** 6,
         overlap='ddp', bucket_bytes=3 * 10 ** 6,
-        link_bytes={'/a': 2e6, '/b': 2e6, '/c': 2e6})[2]
+        link_bytes={'/a': 2e6, '/b': 2e6, '/c': 2e6}, model='bound')[2]
     # [c]: 7 + 2 + 0.2 = 9.2 ms; [b, a]: max(9, 9.2) + 4 + 0.2 = 13.4 ms;
     # the backward ends at 9 ms: 4.4 ms exposed.
     assert row['n_buckets'] == 2
@@ -531,13 +525,13 @@ def test_step_time_follows_measured_times():
     # Every call measured 1 s: step_time 20 ms is 5 ms a call.  /b ready
     # at 10 ms, /a at 15 ms; DDP: /b 10 + 4.2 = 14.2 ms, /a max(15, 14.2)
     # + 6.2 = 21.2 ms; 6.2 ms after the backward.
-    layers, rows = _bucketed_step()
+    layers, rows = bucketed_step()
     for r in rows.values():
         r['time'] = 1.0
     row = network.scaling_report(
         layers, rows, None, [2], NET_MS, 8, grad_bytes=10 ** 7,
         step_time=0.02, overlap='ddp',
-        link_bytes={'/a': 6e6, '/b': 4e6})[2]
+        link_bytes={'/a': 6e6, '/b': 4e6}, model='bound')[2]
     assert row['t_exposed_comm'] == pytest.approx(6.2e-3, rel=1e-9)
 
 
@@ -595,11 +589,12 @@ def test_own_parameter_bytes_of_links():
 
 def test_new_arguments_at_their_defaults_change_nothing():
     layers, rows = _worked_step()
-    old = network.scaling_report(layers, rows, 26, [1, 2, 4], NET, 3)
+    old = network.scaling_report(layers, rows, 26, [1, 2, 4], NET, 3,
+                                 model='bound')
     new = network.scaling_report(
         layers, rows, 26, [1, 2, 4], NET, 3, step_time=None,
         overlap='none', bucket_bytes=None, gpus_per_node=1,
-        node_network=None, jitter=0.0)
+        node_network=None, jitter=0.0, model='bound')
     assert old == new
 
 
@@ -622,7 +617,7 @@ def test_new_arguments_at_their_defaults_change_nothing():
 def test_new_arguments_are_checked(kwargs, message):
     with pytest.raises(ValueError, match=message):
         mlp_step().scaling_report([1, 8], device='a100', network='ib-edr',
-                                  **kwargs)
+                                  **kwargs, model='bound')
 
 
 def test_report_splits_gradients_over_links():
@@ -630,7 +625,7 @@ def test_report_splits_gradients_over_links():
     # buckets of 1 byte every link is its own bucket: 2 all-reduces.
     rows = mlp_step().scaling_report([1, 2], device='a100',
                                      network='ib-edr', overlap='ddp',
-                                     bucket_bytes=1)
+                                     bucket_bytes=1, model='bound')
     assert rows[2]['n_buckets'] == 2
     assert rows[1]['n_buckets'] == 1 and rows[1]['t_exposed_comm'] == 0
 
@@ -675,14 +670,14 @@ def test_plot_scaling(tmp_path):
     fig = mlp_step().plot_scaling(
         str(path), [1, 2, 8], device='a100', network='ib-edr',
         overlaps=['none', 'ddp'], bucket_bytes=64,
-        published=[(8, 0.9, 'a run'), (2, 0.95)], title='MLP')
+        published=[(8, 0.9, 'a run'), (2, 0.95)], title='MLP', model='bound')
     ax = fig.axes[0]
     # two curves of 3 points each, the published points (2 drawn and an
     # empty legend entry), efficiencies as the report gives them
     lines = ax.get_lines()
     assert [list(line.get_xdata()) for line in lines[:2]] == [[1, 2, 8]] * 2
     rows = mlp_step().scaling_report([1, 2, 8], device='a100',
-                                     network='ib-edr')
+                                     network='ib-edr', model='bound')
     assert list(lines[0].get_ydata()) == [rows[n]['efficiency']
                                           for n in (1, 2, 8)]
     assert [list(line.get_xdata()) for line in lines[2:4]] == [[8], [2]]
@@ -692,10 +687,11 @@ def test_plot_scaling(tmp_path):
     assert matplotlib.image.imread(str(path)).shape[:2] == (450, 700)
     with pytest.raises(ValueError, match='published points must be'):
         mlp_step().plot_scaling(str(path), [1, 2], device='a100',
-                                network='ib-edr', published=[(2,)])
+                                network='ib-edr', published=[(2,)],
+                                model='bound')
     with pytest.raises(ValueError, match='cannot tell the plot format'):
         mlp_step().plot_scaling(str(tmp_path / 's.txt'), [1, 2],
-                                device='a100', network='ib-edr')
+                                device='a100', network='ib-edr', model='bound')
 
 
 def test_cli_plot_scaling(tmp_path, capsys):
@@ -724,7 +720,7 @@ def test_gathered_report_passes_the_new_keywords():
     g = mn.GatheredReport(parts)
     rows = g.scaling_report([1, 8], device='a100', network='ib-hdr200',
                             step_time=1e-3, overlap='chainermn-double-'
-                            'buffering')
+                            'buffering', model='bound')
     # rank 1 (batch 6) bounds the run; a 1 ms step hides the 14 us
     # all-reduce of 104 bytes entirely
     assert rows[8]['rank'] == 1 and rows[8]['step_from'] == 'step_time'
@@ -797,7 +793,7 @@ def test_one_worker_waits_for_no_one():
     rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
     net = devices.Network('t', 't', 1e9, 1e-6)
     report = network.scaling_report(layers, rows, 10, [1], net, 4,
-                                    jitter=0.5)
+                                    jitter=0.5, model='bound')
     row = report[1]
     assert (row['t_jitter'], row['t_allreduce'], row['t_exposed_comm']) \
         == (0.0, 0.0, 0.0)
@@ -818,7 +814,7 @@ def test_horovod_alone_exposes_nothing():
     for overlap in network.OVERLAPS:
         row = network.scaling_report(
             layers, rows, 10, [1], net, 4, overlap=overlap,
-            link_bytes={'/a': 40})[1]
+            link_bytes={'/a': 40}, model='bound')[1]
         assert (row['t_exposed_comm'], row['n_buckets']) == (0.0, 1)
         assert row['t_step'] == pytest.approx(3e-3, rel=1e-12)
 
@@ -854,7 +850,8 @@ def test_a_step_time_measured_as_zero_is_spread_by_the_roofline():
             'B': {'t_roofline': 3e-3, 'time': 0.0}}
     net = devices.Network('t', 't', 1e9, 1e-6)
     row = network.scaling_report(layers, rows, None, [2], net, 4,
-                                 grad_bytes=10 ** 6, step_time=8e-3)[2]
+                                 grad_bytes=10 ** 6, step_time=8e-3,
+                                 model='bound')[2]
     assert row['t_allreduce'] == pytest.approx(1.002e-3, rel=1e-12)
     assert row['t_step_overlap'] == pytest.approx(8e-3, rel=1e-12)
     assert row['t_step'] == pytest.approx(9.002e-3, rel=1e-12)
@@ -879,10 +876,10 @@ def test_gradient_bytes_must_be_a_count(grad_bytes):
     with pytest.raises(ValueError, match=r'^grad_bytes must be an int >= '
                        r'0, got {!r}$'.format(grad_bytes).replace('.', r'\.')):
         network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
-                               grad_bytes=grad_bytes)
+                               grad_bytes=grad_bytes, model='bound')
     # 0 bytes: nothing to all-reduce but the latency, 2 * 1 us on ib-edr
     row = network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
-                                 grad_bytes=0)[2]
+                                 grad_bytes=0, model='bound')[2]
     assert row['t_allreduce'] == pytest.approx(2e-6, rel=1e-12)
 
 
@@ -895,7 +892,8 @@ def test_a_step_that_takes_no_time_is_fully_efficient():
               {'name': 'B', 'type': 'Reshape', 'phase': 'backward'}]
     rows = {'F': {'t_roofline': 0.0}, 'B': {'t_roofline': 0.0}}
     net = devices.Network('t', 't', 1e9, 1e-6)
-    report = network.scaling_report(layers, rows, 0, [1, 2], net, 4)
+    report = network.scaling_report(layers, rows, 0, [1, 2], net, 4,
+                                    model='bound')
     alone, two = report[1], report[2]
     assert (alone['t_step'], alone['efficiency'],
             alone['efficiency_overlap'], alone['samples_per_s']) == (
@@ -918,7 +916,7 @@ def _ddp_buckets(sizes):
     net = devices.Network('t', 't', 1e9, 1e-6)
     return network.scaling_report(
         layers, rows, None, [2], net, 1, grad_bytes=sum(sizes.values()),
-        overlap='ddp', link_bytes=sizes)[2]['n_buckets']
+        overlap='ddp', link_bytes=sizes, model='bound')[2]['n_buckets']
 
 
 def test_ddp_default_buckets_are_1_and_25_mib():
@@ -951,7 +949,8 @@ def test_horovod_default_fusion_is_64_mib():
     net = devices.Network('t', 't', 1e9, 1e-6)
     row = network.scaling_report(layers, rows, None, [2], net, 1,
                                  grad_bytes=sum(sizes.values()),
-                                 overlap='horovod', link_bytes=sizes)[2]
+                                 overlap='horovod', link_bytes=sizes,
+                                 model='bound')[2]
     assert row['n_buckets'] == 3
 
 
@@ -1080,13 +1079,15 @@ def test_overlap_efficiency_is_1_alone_and_never_more(forward, backward,
     rows = {'F': {'t_roofline': forward}, 'B': {'t_roofline': backward}}
     net = devices.Network('t', 't', 1e9, 1e-6)
     report = network.scaling_report(layers, rows, None, [1, 2], net, 4,
-                                    grad_bytes=100, step_time=step_time)
+                                    grad_bytes=100, step_time=step_time,
+                                    model='bound')
     assert report[1]['efficiency_overlap'] == 1.0
     assert report[1]['t_step_overlap'] == step_time
     assert report[2]['efficiency_overlap'] == 1.0
     slow = devices.Network('s', 's', 1e9, 0.1)
     row = network.scaling_report(layers, rows, None, [8], slow, 4,
-                                 grad_bytes=100, step_time=step_time)[8]
+                                 grad_bytes=100, step_time=step_time,
+                                 model='bound')[8]
     share = step_time * forward / (forward + backward)
     assert row['efficiency_overlap'] == pytest.approx(
         step_time / (share + 1.400000175), rel=1e-12)

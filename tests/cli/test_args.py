@@ -518,7 +518,8 @@ def test_a_worker_count_given_twice_is_refused(capsys):
 def test_a_missing_network_file_is_said_to_be_missing(tmp_path, capsys):
     path = str(tmp_path / 'nofile.json')
     presets = ('ib-edr, ib-hdr200, ib-ndr, eth-25g, eth-100g, nvlink-a100, '
-               'eth-50g, roce-25g, nvlink-p100, pcie3-x16')
+               'eth-50g, roce-25g, nvlink-p100, pcie3-x16, nvlink-v100, '
+               'ib-fdr, eth-10g, ib-hdr200x8')
     assert error_of(capsys, RAISING, *SCALING[:5], '--network', path) == (
         'error: --network {!r}: no such network file (written by netbench; '
         'the presets are {})'.format(path, presets))

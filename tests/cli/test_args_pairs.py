@@ -66,6 +66,8 @@ NEEDS = {
     '--bucket-bytes': SCALED + ('--overlap',),
     '--gpus-per-node': SCALED, '--node-network': SCALED,
     '--plot-scaling': SCALED, '--jitter': SCALED,
+    '--scaling-model': SCALED, '--measured': SCALED,
+    '--accumulation': SCALED, '--cycle-time': SCALED + ('--overlap',),
 }
 
 #: The documented order of the reports.

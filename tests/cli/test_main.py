@@ -1235,6 +1235,7 @@ def test_columns_of_the_scaling_report(capsys):
     # 8 parameters of 4 bytes, as in test_fit_with_scaling
     assert run(*options, '--columns', 'workers,comm_bytes') == (
         0, 'Workers,Comm B\n1,32\n8,32\n')
+    capsys.readouterr()  # the scaling model's note of that run
     err = error_of(capsys, *options, '--columns', 'name')
     assert err.startswith("error: unknown column(s) ['name']; available "
                           "columns are ['workers', 'comm_bytes', ")

@@ -327,12 +327,14 @@ def test_show_roofline_report_on_a_given_peak_and_bandwidth():
 def test_a_scaling_report_needs_a_network():
     with pytest.raises(ValueError, match="scaling_report needs a network: "
                        "one of .*'eth-50g'"):
-        _snapshot().scaling_report([1, 2], peak_flops=4e9, bandwidth=8e9)
+        _snapshot().scaling_report([1, 2], peak_flops=4e9, bandwidth=8e9,
+                                   model='bound')
 
 
 def test_the_scaling_batch_is_the_first_forward_inputs_first_dimension():
     rows = _snapshot().scaling_report([1, 4], peak_flops=4e9,
-                                      bandwidth=8e9, network='eth-50g')
+                                      bandwidth=8e9, network='eth-50g',
+                                      model='bound')
     # samples_per_s = N * batch / t_step, batch = 4 (x is (4, 3); not W's
     # first dimension, 2)
     got = [rows[n]['samples_per_s'] * rows[n]['t_step'] / n
@@ -340,26 +342,26 @@ def test_the_scaling_batch_is_the_first_forward_inputs_first_dimension():
     assert got == pytest.approx([4, 4], rel=1e-12)
     rows = _snapshot().scaling_report(iter([4]), peak_flops=4e9,
                                       bandwidth=8e9, network='eth-50g',
-                                      batch_size=3)
+                                      batch_size=3, model='bound')
     assert rows[4]['samples_per_s'] * rows[4]['t_step'] == \
         pytest.approx(12, rel=1e-12)
 
 
 def test_a_scaling_report_all_reduces_the_parameters_own_bytes():
     rows = _snapshot().scaling_report([2], peak_flops=4e9, bandwidth=8e9,
-                                      network='eth-50g')
+                                      network='eth-50g', model='bound')
     # 64 bytes of parameters (not 8 parameters * 4 bytes)
     assert rows[2]['comm_bytes'] == 64
     text = _show(_snapshot().show_scaling_report, [1, 2], peak_flops=4e9,
                  bandwidth=8e9, network='eth-50g', unit=None,
-                 columns=['workers', 'comm_bytes'])
+                 columns=['workers', 'comm_bytes'], model='bound')
     assert text == 'Workers,Comm B\n1,64\n2,64\n'
 
 
 def test_show_scaling_report_three_decimals_by_default():
     text = _show(_snapshot().show_scaling_report, [1, 2], peak_flops=4e9,
                  bandwidth=8e9, network='eth-50g',
-                 columns=['workers', 'samples_per_s'])
+                 columns=['workers', 'samples_per_s'], model='bound')
     # t_compute = 6e-9 + 4e-9 + 1e-8 = 2e-8 s (the roofline times); on 2
     # workers the ring all-reduce of 64 B over eth-50g (6.25e9 B/s, 10 us)
     # takes 2 * 1/2 * 64 / 6.25e9 + 2 * 1e-5 = 2.001024e-5 s; 4 samples a
@@ -369,7 +371,7 @@ def test_show_scaling_report_three_decimals_by_default():
     # 6.25e9 + 2 * 3 * 1e-5 = 6.001536e-5 s; 4 * 4 / 6.003536e-5
     text = _show(_snapshot().show_scaling_report, [4], peak_flops=4e9,
                  bandwidth=8e9, network='eth-50g',
-                 columns=['workers', 'samples_per_s'])
+                 columns=['workers', 'samples_per_s'], model='bound')
     assert text == 'Workers,Samples/s\n4,266509.604\n'
 
 
@@ -379,7 +381,7 @@ def test_show_scaling_report_refuses_a_layer_column():
     with pytest.raises(ValueError) as e:
         _show(_snapshot().show_scaling_report, [1, 2], peak_flops=4e9,
               bandwidth=8e9, network='eth-50g',
-              columns=['workers', 'flops'])
+              columns=['workers', 'flops'], model='bound')
     assert "unknown column(s) ['flops']" in str(e.value)
     assert "'t_exposed_comm'" in str(e.value)
 
@@ -390,7 +392,7 @@ def test_a_projections_batch_size_is_the_scaling_batch():
 
     snap = Projected(_records(), LINKS)
     rows = snap.scaling_report([2], peak_flops=4e9, bandwidth=8e9,
-                               network='eth-50g')
+                               network='eth-50g', model='bound')
     # 2 * 6 / 2.003024e-5 (see above)
     assert rows[2]['samples_per_s'] == pytest.approx(12 / 2.003024e-5,
                                                      rel=1e-9)
@@ -503,11 +505,12 @@ def test_a_scaling_plot_has_one_curve_per_overlap(monkeypatch):
     calls = _captured(monkeypatch, 'plot_scaling')
     snap = _snapshot()
     kwargs = dict(peak_flops=4e9, bandwidth=8e9, network='eth-50g')
-    snap.plot_scaling('s.png', iter([1, 2]), **kwargs)
-    snap.plot_scaling('s.png', [1, 2], overlap='ddp', **kwargs)
+    snap.plot_scaling('s.png', iter([1, 2]), **kwargs, model='bound')
+    snap.plot_scaling('s.png', [1, 2], overlap='ddp', **kwargs, model='bound')
     # workers given as an iterator are read once, for every curve
     snap.plot_scaling('s.png', iter([1, 2]), bucket_bytes=1024,
-                      overlaps=['none', 'ddp'], overlap='horovod', **kwargs)
+                      overlaps=['none', 'ddp'], overlap='horovod', **kwargs,
+                      model='bound')
     curves = [a[0] for a, _ in calls]
     assert [list(c) for c in curves] == [['none'], ['ddp'],
                                          ['none', 'ddp']]
@@ -515,7 +518,7 @@ def test_a_scaling_plot_has_one_curve_per_overlap(monkeypatch):
     # the file, no published points, no title, 100 dots per inch
     assert calls[0][0][1:] == ('s.png', None, None, 100)
     with pytest.raises(ValueError):
-        snap.plot_scaling('s.txt', [1], **kwargs)
+        snap.plot_scaling('s.txt', [1], **kwargs, model='bound')
 
 
 def test_a_scaling_plot_gives_the_bucket_size_to_the_bucketed_modes(
@@ -534,12 +537,12 @@ def test_a_scaling_plot_gives_the_bucket_size_to_the_bucketed_modes(
     snap = ReportSnapshot(recs, links, True)
     snap.plot_scaling('s.png', [2], peak_flops=4e9, bandwidth=8e9,
                       network='eth-50g', overlaps=['ddp', 'horovod', 'none'],
-                      bucket_bytes=64)
+                      bucket_bytes=64, model='bound')
     curves = calls[0][0][0]
     # buckets of 64 bytes: one all-reduce per link's gradients
     assert [curves[m][2]['n_buckets'] for m in ('ddp', 'horovod')] == [2, 2]
     snap.plot_scaling('s.png', [2], peak_flops=4e9, bandwidth=8e9,
-                      network='eth-50g', overlaps=['ddp'])
+                      network='eth-50g', overlaps=['ddp'], model='bound')
     # the default buckets (MiBs) hold both
     assert calls[1][0][0]['ddp'][2]['n_buckets'] == 1
 
