@@ -508,8 +508,8 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     set (``'jitter'`` or ``'bus_bandwidth'``), else None.
 
     * ``model``: ``'sourced'`` (the default) takes each network's
-      effective bus bandwidth (:func:`~chainer_computational_cost.core.
-      devices.bus_bandwidth`), slows the compute by
+      effective bus bandwidth (:func:`.bus_bandwidth`), slows the compute
+      by
       :data:`CONTENTION_SLOWDOWN` while an all-reduce runs beside it,
       charges Horovod's negotiation and defaults ``jitter`` to
       :data:`DEFAULT_JITTER`; ``'bound'`` uses line rates and none of

@@ -252,7 +252,7 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
         device, names))
 
 
-#: How a preset network moves an all-reduce's bytes: ``'rdma'``
+#: How a preset network moves an all-reduce's bytes, one of ``'rdma'``
 #: (InfiniBand, RoCE), ``'tcp'`` (the kernel's sockets), ``'nvlink'`` and
 #: ``'pcie'`` (inside one node).
 TRANSPORTS = ('rdma', 'tcp', 'nvlink', 'pcie')

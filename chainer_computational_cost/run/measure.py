@@ -425,9 +425,9 @@ PROBE_COL_MAX = 2 ** 25
 PROBES = (_cnn_probe, _cnn_probe, _cnn_probe, _cnn_probe, _mlp_probe,
           _attention_probe, _lstm_probe)
 
-#: The steps of the first phase's convolutional probes: eight
-#: convolutions, seven of them with an input gradient (a network's first
-#: has none), with batch normalization, max and average pooling.
+#: The steps of the first phase's convolutional probes, eight
+#: convolutions (seven of them with an input gradient, as a network's
+#: first has none) with batch normalization, max and average pooling.
 COVER_KINDS = ('conv', 'res', 'maxpool', 'conv', 'res', 'concat',
                'avgpool', 'conv', 'res', 'conv')
 
@@ -436,8 +436,8 @@ _SMALL_CNN = dict(batches=(1, 2), channels=(3, 16), sizes=(14, 28, 56),
 _SMALL_ATTENTION = dict(batches=(1, 2), lengths=(16, 32, 64),
                         widths=(64, 128))
 
-#: The first phase, run before any random probe: small probes, their
-#: shapes drawn at random too, that together run every type of
+#: The first phase, run before any random probe, is small probes (their
+#: shapes drawn at random too) that together run every type of
 #: :data:`COVER_TYPES` often enough for its fit (twice as many calls as
 #: features: 14 of each convolution type), so that a short budget
 #: leaves no type that common networks spend their time in unprobed.
