@@ -514,6 +514,10 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
       charges Horovod's negotiation and defaults ``jitter`` to
       :data:`DEFAULT_JITTER`; ``'bound'`` uses line rates and none of
       these (an upper bound of the efficiency: the report before them).
+      How far each was from 65 published runs is :data:`MODEL_ERRORS`
+      (anchored: :data:`ANCHORED_ERROR`); :func:`model_error_note` says
+      it in a sentence, which the command line prints with every scaling
+      report.
     * ``step_time``: seconds of one worker's measured step at
       ``batch_size``; spread over the calls in proportion to their
       measured times (when every call has one) or their roofline times.
