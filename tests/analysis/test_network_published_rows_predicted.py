@@ -10,6 +10,7 @@ rows give, and the issue's targets to the figures.
 
 import statistics
 
+import chainer
 import pytest
 
 import published_scaling_predictions as predictions
@@ -19,7 +20,10 @@ import test_network_published_scaling as older
 
 from chainer_computational_cost.analysis import network
 
-pytestmark = pytest.mark.slow
+# The figures are Chainer 7.8.1's runs (the records of 6.7.0 split a
+# step a little differently); once is enough for minutes of models.
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    chainer.__version__ != '7.8.1', reason='figures of Chainer 7.8.1')]
 
 
 @pytest.fixture(scope='module')
