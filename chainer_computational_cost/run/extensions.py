@@ -50,6 +50,14 @@ work (ChainerMN broadcasts the parameters in place of the all-reduce and
 the update), so the keys of the first iteration are costed once more the
 next time they are seen.  Nothing outside ``update_core`` is costed: an
 ``Evaluator``'s forward passes are not.
+
+What the checks do not see: a change to the update alone (a link's
+``disable_update()`` or an update rule's hyperparameter set between
+steps) keeps the costed figures of the key, its update phase included.
+A plain setting that changes at every step (a dropout ratio drawn per
+step as a Python float) makes every such step one that does other work:
+it is costed call by call at every step, exact but as slow as a hooked
+step.
 """
 
 import collections
