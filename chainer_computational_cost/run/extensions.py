@@ -275,22 +275,13 @@ def _graph(nodes, loss):
         filter(None, map(_INPUTS, nodes))))
     if node is not None:
         inputs.append(node)
-    try:
-        # The nodes themselves as keys (hashed by identity, as Chainer
-        # leaves them): no id() per node and input, at every step.
-        index = dict(zip(nodes, itertools.count()))
-        firsts = {}
-        return (list(map(index.get, map(_CREATOR, inputs))),
-                list(map(_NEEDS_GRAD, inputs)),
-                list(map(firsts.setdefault, inputs, itertools.count())))
-    except TypeError:  # a node class made unhashable (an __eq__ of its own)
-        pass
-    index = {id(n): i for i, n in enumerate(nodes)}
-    ids = list(map(id, inputs))
+    # The nodes themselves as keys, hashed by identity as Chainer's own
+    # backward pass hashes them: no id() per node and input, at every step.
+    index = dict(zip(nodes, itertools.count()))
     firsts = {}
-    return (list(map(index.get, map(id, map(_CREATOR, inputs)))),
+    return (list(map(index.get, map(_CREATOR, inputs))),
             list(map(_NEEDS_GRAD, inputs)),
-            list(map(firsts.setdefault, ids, itertools.count())))
+            list(map(firsts.setdefault, inputs, itertools.count())))
 
 
 def _forward(lossfun, seen, done=None):
