@@ -58,6 +58,14 @@ work (ChainerMN broadcasts the parameters in place of the all-reduce and
 the update), so the keys of the first iteration are costed once more the
 next time they are seen.  Nothing outside ``update_core`` is costed: an
 ``Evaluator``'s forward passes are not.
+
+What the checks do not see: a change to the update alone (a link's
+``disable_update()`` or an update rule's hyperparameter set between
+steps) keeps the costed figures of the key, its update phase included.
+A plain setting that changes at every step (a dropout ratio drawn per
+step as a Python float) makes every such step one that does other work:
+it is costed call by call at every step, exact but as slow as a hooked
+step.
 """
 
 import collections
@@ -213,17 +221,14 @@ def _layout(cls, function):
         elif kind:
             other.append(name)
     getter = None
+    if len(plain) == 1:
+        # a tuple from a getter in C, as for several: the setting twice
+        plain.append(plain[0])
     if plain:
         getter = operator.attrgetter(*plain)
-        if len(plain) == 1:
-            getter = _one(getter)
     layout = _LAYOUTS[cls] = (getter, tuple([type(d[n]) for n in plain]),
                               tuple(other), tuple(plain))
     return layout
-
-
-def _one(getter):
-    return lambda function: (getter(function),)
 
 
 def _value(v):
@@ -274,18 +279,19 @@ def _graph(nodes, loss):
     leaf or a node of an earlier step), whether it requires a gradient
     and the first input that is the same variable (shared variables, as
     tied weights, sum their gradients)."""
-    index = {id(n): i for i, n in enumerate(nodes)}
     node = getattr(loss, 'node', None)
     # a node made without a graph (no_backprop_mode) has inputs None
     inputs = list(itertools.chain.from_iterable(
         filter(None, map(_INPUTS, nodes))))
     if node is not None:
         inputs.append(node)
-    ids = list(map(id, inputs))
+    # The nodes themselves as keys, hashed by identity as Chainer's own
+    # backward pass hashes them: no id() per node and input, at every step.
+    index = dict(zip(nodes, itertools.count()))
     firsts = {}
-    return (list(map(index.get, map(id, map(_CREATOR, inputs)))),
+    return (list(map(index.get, map(_CREATOR, inputs))),
             list(map(_NEEDS_GRAD, inputs)),
-            list(map(firsts.setdefault, ids, itertools.count())))
+            list(map(firsts.setdefault, inputs, itertools.count())))
 
 
 def _forward(lossfun, seen, done=None):
@@ -337,29 +343,41 @@ class _Calls(chainer.FunctionHook):
         self.calls = [] if reference is None else None
         self.each = [] if reference is None else None
 
+    # Chainer calls these at every call and on entering and leaving:
+    # C callables that ignore their arguments cost no Python frame.
+    forward_preprocess = staticmethod(operator.is_)
+    added = deleted = staticmethod(id)
+
     def forward_postprocess(self, function, in_data):
         # Once per function call of every monitored step: kept short.  An
         # input may be None, as the hook allows.
         self.nodes.append(function)
         if type(function) is _ADAPTER:
             function = function.function
-        try:
-            inputs = tuple(map(_SHAPE_DTYPE, in_data))
-        except AttributeError:
-            inputs = tuple([(getattr(x, 'shape', None),
-                             getattr(x, 'dtype', None)) for x in in_data])
-        # The node's settings (see _settings): none, the usual case
         cls = type(function)
-        layout = _LAYOUTS.get(cls) or _layout(cls, function)
-        call = cls, inputs, (None if layout[0] is None and not layout[2]
-                             else _settings(function, layout))
         if not self.diverged:
+            # Compared part by part with the costed call, the cheapest
+            # first, without building this call's key.
             i = self.matched
             reference = self.reference
-            if i < len(reference) and reference[i] == call:
-                self.matched = i + 1
-                return
+            if i < len(reference):
+                ref_cls, ref_inputs, ref_settings = reference[i]
+                if cls is ref_cls:
+                    try:
+                        same = tuple(map(_SHAPE_DTYPE, in_data)) == \
+                            ref_inputs
+                    except AttributeError:
+                        same = _inputs(in_data) == ref_inputs
+                    if same and (ref_settings is None or _settings(
+                            function, _LAYOUTS[cls]) == ref_settings):
+                        self.matched = i + 1
+                        return
             self.diverged = True
+        # The node's settings (see _settings): none, the usual case
+        layout = _LAYOUTS.get(cls) or _layout(cls, function)
+        call = cls, _inputs(in_data), (
+            None if layout[0] is None and not layout[2]
+            else _settings(function, layout))
         flops = _call_flops(function, in_data)
         self.flops += flops
         if self.flops_1 is not None:
@@ -370,6 +388,16 @@ class _Calls(chainer.FunctionHook):
         if self.calls is not None:
             self.calls.append(call)
             self.each.append(flops)
+
+
+def _inputs(in_data):
+    """The shapes and dtypes of a call's inputs (None for an input that
+    is None)."""
+    try:
+        return tuple(map(_SHAPE_DTYPE, in_data))
+    except AttributeError:
+        return tuple([(getattr(x, 'shape', None), getattr(x, 'dtype', None))
+                      for x in in_data])
 
 
 class _Figures(NamedTuple):
