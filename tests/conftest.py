@@ -23,11 +23,22 @@ SLOW_MODULES = ('test_hook_fuzz', 'test_properties')
 #: GoogLeNet) against published figures.
 SLOW_DIRECTORIES = ('tests/models/',)
 
-#: Single tests of other modules that take many seconds: real runs
-#: measured against tracemalloc, and an interrupt sent at every call.
+#: Single tests of other modules that take seconds each: real runs
+#: measured against tracemalloc, an interrupt sent at every call or line,
+#: runs under mpiexec (two or four ranks started for each), and the
+#: probes' convolutions at their largest.
 SLOW_TESTS = (
     'test_live_memory.py::test_an_interrupt_is_never_lost_nor_miscounts',
     'test_live_memory_peak.py::test_peak_against_tracemalloc',
+    'test_live_memory_interrupts.py::'
+    'test_an_interrupt_at_any_line_of_the_tracker',
+    'test_netbench.py::test_netbench_under_mpiexec',
+    'test_netbench.py::test_a_mistake_under_mpiexec_is_one_line_of_rank_0',
+    'test_mpi_recorder.py::test_chainermn_functions_comm_bytes_equal_the_spy',
+    'test_mpi_recorder.py::test_training_step_comm_bytes_equal_the_spy',
+    'test_mpi_recorder.py::test_cost_monitor_logs_each_ranks_comm_bytes',
+    'test_compat.py::test_the_old_netbench_module_runs_the_netbench_command',
+    'test_calibration.py::test_a_cnn_probe_keeps_its_im2col_below_the_cap',
 )
 
 
