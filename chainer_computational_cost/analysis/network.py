@@ -170,7 +170,7 @@ def check_batch_size(batch_size):
 
 
 def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
-                   node_network=None, effective=False):
+                   node_network=None):
     """Seconds of one all-reduce of ``nbytes`` over ``n_workers``.
 
     With ``gpus_per_node`` 1 (or every worker in one node), one ring over
@@ -182,16 +182,12 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     a broadcast inside each node.  The reduce and the broadcast inside a
     node of ``g`` GPUs are pipelined chains, as NCCL runs them: ``S/B_node
     + (g-1) * a_node`` each.  ``node_network`` defaults to ``network``.
-    With ``effective``, each network moves its :func:`bus_bandwidth` (its
-    line rate times what all-reduces reach on its transport) instead of
-    its line rate."""
+    Each network moves its own bandwidth (see :func:`effective_network`
+    for what an all-reduce reaches on a preset)."""
     net = resolve_network(network)
     node = net if node_network is None else resolve_network(node_network)
     n = int(n_workers)
     g = checks.positive_int('gpus_per_node', gpus_per_node)
-    if effective:
-        net = effective_network(net, g)
-        node = effective_network(node, g)
     # One worker costs 0 on either path (collective_time at n <= 1).
     if g <= 1:
         return collective_time('MPI_Allreduce', nbytes, n, net)
@@ -416,22 +412,21 @@ def _overlap(begin, end, window):
 
 
 def _ddp_end(grads, cap, t_ar, window):
-    """(end of the last all-reduce, number of buckets, seconds the network
-    works, of them before ``window``) for DDP."""
-    end = busy = before = 0.0
+    """(end of the last all-reduce, number of buckets, seconds of
+    all-reduce before ``window``) for DDP."""
+    end = before = 0.0
     buckets = _buckets(grads, cap, min(cap, DDP_FIRST_BUCKET_BYTES))
     for ready, nbytes in buckets:
         begin = max(end, ready)
         end = begin + t_ar(nbytes)
-        busy += end - begin
         before += _overlap(begin, end, window)
-    return end, len(buckets), busy, before
+    return end, len(buckets), before
 
 
 def _horovod_end(grads, threshold, cycle, t_start, t_ar, window,
                  negotiate=0.0):
     """(end of the last all-reduce, number of fused all-reduces, seconds
-    the network works, of them before ``window``, seconds negotiating) for
+    of all-reduce before ``window``, seconds negotiating) for
     Horovod: every ``cycle`` seconds from ``t_start`` (the backward's
     start) its background thread takes the gradients ready by then,
     agrees on them with the other workers (``negotiate`` seconds), and
@@ -440,7 +435,7 @@ def _horovod_end(grads, threshold, cycle, t_start, t_ar, window,
     ``cycle`` after this one's start, or when its all-reduces end."""
     pending = list(grads)
     s, end, count = t_start, t_start, 0
-    busy = before = talks = 0.0
+    before = talks = 0.0
     while pending:
         ready = [g for g in pending if g[0] <= s]
         if not ready:
@@ -460,11 +455,10 @@ def _horovod_end(grads, threshold, cycle, t_start, t_ar, window,
         talks += negotiate
         for nbytes in messages:
             begin, end = end, end + t_ar(nbytes)
-            busy += end - begin
             before += _overlap(begin, end, window)
         count += len(messages)
         s = max(s + cycle, end)
-    return end, count, busy, before, talks
+    return end, count, before, talks
 
 
 def negotiation_time(n_workers, network):
@@ -504,13 +498,13 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     ``t_contention``, the compute lost to the all-reduces it runs beside;
     ``t_negotiation``, Horovod's negotiations in a step (hidden or not);
     ``bus_bandwidth``, bytes per second the all-reduce between nodes (or
-    of the single ring) moves; ``anchored``, the term a ``measured`` step
-    set (``'jitter'`` or ``'bus_bandwidth'``), else None.
+    of the single ring) moves; ``anchored``, what ``measured`` set
+    (``'t_compute'``, ``'jitter'``, ``'bus_bandwidth'``, comma-separated),
+    else None.
 
     * ``model``: ``'sourced'`` (the default) takes each network's
       effective bus bandwidth (:func:`.bus_bandwidth`), slows the compute
-      by
-      :data:`CONTENTION_SLOWDOWN` while an all-reduce runs beside it,
+      by :data:`CONTENTION_SLOWDOWN` while an all-reduce runs beside it,
       charges Horovod's negotiation and defaults ``jitter`` to
       :data:`DEFAULT_JITTER`; ``'bound'`` uses line rates and none of
       these (an upper bound of the efficiency: the report before them).
@@ -627,9 +621,9 @@ class _Plan(typing.NamedTuple):
         opts, g = self.opts, self.opts['gpus_per_node']
         net, node = fit.net, fit.node
         acc = opts['accumulation'](n)
-        step = self.step if fit.scale == 1.0 else _scaled(self.step,
-                                                          fit.scale)
-        grads = [(ready * fit.scale, nbytes) for ready, nbytes in self.grads]
+        step, grads = (self.step, self.grads) if fit.scale == 1.0 else (
+            _scaled(self.step, fit.scale),
+            [(ready * fit.scale, nbytes) for ready, nbytes in self.grads])
         # the all-reduce meets the last micro-batch's backward only
         compute = step.compute * acc
 
@@ -802,13 +796,12 @@ def phase_times(local, roofline_rows, step_time=None):
 
 class Exposure(typing.NamedTuple):
     """The communication of one step: ``exposed`` seconds the compute does
-    not hide, ``n_buckets`` all-reduces, ``busy`` seconds the network
-    works, ``overlapped`` of them beside the compute, and ``talks``,
-    seconds of Horovod's negotiation."""
+    not hide, ``n_buckets`` all-reduces, ``overlapped`` seconds of
+    all-reduce beside the compute, and ``talks``, seconds of Horovod's
+    negotiation."""
 
     exposed: float
     n_buckets: int
-    busy: float = 0.0
     overlapped: float = 0.0
     talks: float = 0.0
 
@@ -824,17 +817,17 @@ def exposed_communication(mode, n, step, grads, t_all, t_ar,
     if n <= 1:
         return Exposure(0.0, 1)
     if mode == 'none':
-        return Exposure(t_all, 1, t_all)
+        return Exposure(t_all, 1)
     if mode == 'chainermn-double-buffering':
-        return Exposure(max(0.0, t_all - step.compute), 1, t_all,
+        return Exposure(max(0.0, t_all - step.compute), 1,
                         min(t_all, step.compute))
     window = step.before + step.backward
     talks = 0.0
     if mode == 'ddp':
-        end, n_buckets, busy, before = _ddp_end(
+        end, n_buckets, before = _ddp_end(
             grads, bucket_bytes or DDP_BUCKET_BYTES, t_ar, window)
     else:
-        end, n_buckets, busy, before, talks = _horovod_end(
+        end, n_buckets, before, talks = _horovod_end(
             grads, bucket_bytes or HOROVOD_FUSION_BYTES, cycle_time,
             step.before, t_ar, window, negotiate)
-    return Exposure(max(0.0, end - window), n_buckets, busy, before, talks)
+    return Exposure(max(0.0, end - window), n_buckets, before, talks)

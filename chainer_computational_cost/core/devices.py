@@ -252,12 +252,6 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
         device, names))
 
 
-#: How a preset network moves an all-reduce's bytes, one of ``'rdma'``
-#: (InfiniBand, RoCE), ``'tcp'`` (the kernel's sockets), ``'nvlink'`` and
-#: ``'pcie'`` (inside one node).
-TRANSPORTS = ('rdma', 'tcp', 'nvlink', 'pcie')
-
-
 class Network(checks.CheckedFields, collections.namedtuple(
         'Network', ['name', 'title', 'bandwidth', 'latency'])):
     """An interconnect, validated when it is built (a ValueError names the
@@ -284,7 +278,9 @@ Network._field_checks = {
 }
 
 
-#: Network preset name -> its transport, one of :data:`TRANSPORTS`; a
+#: Network preset name -> its transport, a key of :data:`BUS_EFFICIENCY`
+#: (``'rdma'``: InfiniBand, RoCE; ``'tcp'``: the kernel's sockets;
+#: ``'nvlink'`` and ``'pcie'``: inside one node); a
 #: network of another name (netbench's, one built by hand) is taken as
 #: measured: its bandwidth is what an all-reduce reaches.
 NETWORK_TRANSPORTS = {}
