@@ -200,8 +200,8 @@ _BOOKKEEPING = frozenset([
 
 #: Function class -> how to read its nodes' settings: (a getter of the
 #: attributes that held plain settings in its first node, or None if
-#: none; their types; the names of the others, read one by one:
-#: sequences and arrays; the names of the plain ones).  Learnt from one
+#: none; their types; the names of the others: sequences and arrays; the
+#: names of the plain ones; a getter of the others, or None).  Learnt from one
 #: node's __dict__ a class: reading a node's __dict__ makes CPython 3.11
 #: keep its attributes in a dict from then on, which slows every later
 #: attribute access of it (Chainer's own, in the backward pass, too).
@@ -220,14 +220,14 @@ def _layout(cls, function):
             plain.append(name)
         elif kind:
             other.append(name)
-    getter = None
-    if len(plain) == 1:
-        # a tuple from a getter in C, as for several: the setting twice
-        plain.append(plain[0])
-    if plain:
-        getter = operator.attrgetter(*plain)
+    # a tuple from a getter in C, as for several: a lone name twice
+    for names in plain, other:
+        if len(names) == 1:
+            names.append(names[0])
+    getter = operator.attrgetter(*plain) if plain else None
+    others = operator.attrgetter(*other) if other else None
     layout = _LAYOUTS[cls] = (getter, tuple([type(d[n]) for n in plain]),
-                              tuple(other), tuple(plain))
+                              tuple(other), tuple(plain), others)
     return layout
 
 
@@ -250,17 +250,23 @@ def _settings(function, layout):
     slices, ...) and the shapes and dtypes of the arrays it holds, never
     their values (nothing is copied from a GPU); read through the
     ``layout`` of its class (see _LAYOUTS)."""
-    getter, types, other, plain = layout
+    getter, types, other, plain, others = layout
     try:
         values = () if getter is None else getter(function)
     except AttributeError:  # a node without one of its class's settings
         values = tuple([getattr(function, n, _MISSING) for n in plain])
     if tuple(map(type, values)) != types:  # a setting that is not now
         values = tuple(map(_value, values))
-    if other:
-        return values, tuple([_value(getattr(function, n, None))
-                              for n in other])
-    return values
+    if others is None:
+        return values
+    try:
+        held = others(function)
+    except AttributeError:
+        held = tuple([getattr(function, n, None) for n in other])
+    try:  # arrays only, the usual case: what _value makes of them
+        return values, tuple(map(_SHAPE_DTYPE, held))
+    except AttributeError:
+        return values, tuple(map(_value, held))
 
 
 #: Readers of the graph (VariableNode's properties read these attributes,
@@ -294,20 +300,75 @@ def _graph(nodes, loss):
             list(map(firsts.setdefault, inputs, itertools.count())))
 
 
-def _forward(lossfun, seen, done=None):
+class _Graph(NamedTuple):
+    """The graph a costed step's forward pass left, as later steps' are
+    compared with it: ``full`` is :func:`_graph`'s; ``positions``, each
+    input's creator as a position in the step's nodes followed by None
+    (-1 for None); ``unique``, whether no input is shared."""
+
+    full: tuple
+    positions: list
+    unique: bool
+
+    @classmethod
+    def of(cls, nodes, loss):
+        """The :class:`_Graph` of a forward pass."""
+        full = _graph(nodes, loss)
+        creators, _, firsts = full
+        return cls(full, [-1 if c is None else c for c in creators],
+                   firsts == list(range(len(firsts))))
+
+
+def _same_graph(nodes, loss, reference):
+    """Whether the forward pass that made ``nodes`` and ``loss`` left the
+    graph of ``reference`` (a :class:`_Graph`): :func:`_graph`'s
+    comparison, made on the inputs themselves with no Python call per
+    input in the usual case (every node in the graph, no input made in
+    an earlier step, none shared or as shared as before)."""
+    try:
+        inputs = list(itertools.chain.from_iterable(map(_INPUTS, nodes)))
+    except TypeError:  # a node made without a graph
+        return _graph(nodes, loss) == reference.full
+    node = getattr(loss, 'node', None)
+    if node is not None:
+        inputs.append(node)
+    _, needs_grad, firsts = reference.full
+    if len(inputs) != len(needs_grad) or \
+            list(map(_NEEDS_GRAD, inputs)) != needs_grad:
+        return False
+    nodes = nodes + [None]
+    if list(map(_CREATOR, inputs)) != list(map(
+            nodes.__getitem__, reference.positions)):
+        # maybe made in an earlier step, as the costed step's were
+        return _graph(nodes[:-1], loss) == reference.full
+    if reference.unique:
+        return len(set(inputs)) == len(inputs)
+    seen = {}
+    return list(map(seen.setdefault, inputs, itertools.count())) == firsts
+
+
+def _forward(lossfun, seen, done):
     """``lossfun`` run inside the function hook ``seen``: the forward pass
-    only; then ``seen.graph`` is the graph it left (see _graph), and
-    ``done()`` is called."""
+    only; then ``done(nodes, loss)`` is called with the nodes it made, in
+    call order, and the loss."""
+    name = seen.name
+
     def forward(*args, **kwargs):
-        with seen:
-            loss = lossfun(*args, **kwargs)
-        nodes, seen.nodes = seen.nodes, []
+        # FunctionHook's __enter__ and __exit__, less their lookups of the
+        # hooks' dict (which is the thread's for good) at every step
+        hooks = chainer.get_function_hooks()
+        if name in hooks:
+            raise KeyError('hook %s already exists' % name)
+        hooks[name] = seen
         try:
-            seen.graph = _graph(nodes, loss)
-        except Exception:  # ours: never equal, the step is costed anew
-            seen.graph = object()
-        if done is not None:
-            done()
+            loss = lossfun(*args, **kwargs)
+        finally:
+            hooks.pop(name, None)
+            # a checking closure refers to ``seen``: no cycle left behind
+            # (it would keep the step's graph until the collector runs)
+            vars(seen).pop('forward_postprocess', None)
+        nodes, seen.nodes = seen.nodes, []
+        done(nodes, loss)
         return loss
     return forward
 
@@ -325,54 +386,80 @@ class _Calls(chainer.FunctionHook):
     the backward pass, whose calls follow from the forward's calls and
     graph: a hook there would cost every node of the backward pass too
     (Chainer calls each hook twice a node).  With ``fma_1flop``, the
-    FLOPs with a multiply-add as 1 too (``flops_1``, ``each_1``)."""
+    FLOPs with a multiply-add as 1 too (``flops_1``, ``each_1``).
+
+    After the forward pass of a checked step, ``diverged`` says whether a
+    call differed (or came beyond the costed step's), and then
+    ``matched`` is how many calls matched before it."""
 
     name = 'CostMonitorCalls'
 
     def __init__(self, reference, fma_1flop=False):
         # reference: the costed step's calls (a list), or None to record
         # this step's calls and the FLOPs of each.
-        self.reference = reference
-        self.matched = 0
+        self.nodes = []
         self.diverged = reference is None
+        self.matched = 0
         self.flops = 0
         self.flops_1 = 0 if fma_1flop else None
-        self.each_1 = [] if fma_1flop and reference is None else None
-        self.nodes = []
-        self.graph = None
-        self.calls = [] if reference is None else None
-        self.each = [] if reference is None else None
+        if reference is None:
+            self.graph = None
+            self.calls = []
+            self.each = []
+            self.each_1 = [] if fma_1flop else None
+        else:
+            self.calls = self.each = self.each_1 = None
+            self.forward_postprocess = self._check(reference)
 
     # Chainer calls these at every call and on entering and leaving:
     # C callables that ignore their arguments cost no Python frame.
     forward_preprocess = staticmethod(operator.is_)
     added = deleted = staticmethod(id)
 
+    def _check(self, reference):
+        """The ``forward_postprocess`` of a step checked against the
+        costed step's ``reference``: a closure, as it runs once per call
+        of every monitored step.  An input may be None, as the hook
+        allows."""
+        n = len(reference)
+        keep = self.nodes.append
+        record = self._cost
+        i = 0
+
+        def forward_postprocess(function, in_data):
+            nonlocal i
+            keep(function)
+            if i < n:
+                # Compared part by part with the costed call, the
+                # cheapest first, without building this call's key.
+                cls, inputs, settings = reference[i]
+                node = function.function if type(function) is _ADAPTER \
+                    else function
+                if type(node) is cls:
+                    try:
+                        same = tuple(map(_SHAPE_DTYPE, in_data)) == inputs
+                    except AttributeError:
+                        same = _inputs(in_data) == inputs
+                    if same and (settings is None or _settings(
+                            node, _LAYOUTS[cls]) == settings):
+                        i += 1
+                        return
+            if i <= n:  # the first call that differs (or one more)
+                self.matched = i
+                self.diverged = True
+                i = n + 1
+            record(function, in_data)
+        return forward_postprocess
+
     def forward_postprocess(self, function, in_data):
-        # Once per function call of every monitored step: kept short.  An
-        # input may be None, as the hook allows.
+        """Records a call and its FLOPs (see the class)."""
         self.nodes.append(function)
+        self._cost(function, in_data)
+
+    def _cost(self, function, in_data):
         if type(function) is _ADAPTER:
             function = function.function
         cls = type(function)
-        if not self.diverged:
-            # Compared part by part with the costed call, the cheapest
-            # first, without building this call's key.
-            i = self.matched
-            reference = self.reference
-            if i < len(reference):
-                ref_cls, ref_inputs, ref_settings = reference[i]
-                if cls is ref_cls:
-                    try:
-                        same = tuple(map(_SHAPE_DTYPE, in_data)) == \
-                            ref_inputs
-                    except AttributeError:
-                        same = _inputs(in_data) == ref_inputs
-                    if same and (ref_settings is None or _settings(
-                            function, _LAYOUTS[cls]) == ref_settings):
-                        self.matched = i + 1
-                        return
-            self.diverged = True
         # The node's settings (see _settings): none, the usual case
         layout = _LAYOUTS.get(cls) or _layout(cls, function)
         call = cls, _inputs(in_data), (
@@ -424,7 +511,7 @@ class _Costed(NamedTuple):
     settled: bool
     calls: list
     before: list
-    graph: list
+    graph: Optional[_Graph]
     forward_time: Optional[float]
     before_1: Optional[list] = None
 
@@ -513,6 +600,14 @@ def _quiet_warning(message, stacklevel=3):
         pass
 
 
+class _EveryIteration(object):
+    """CostMonitor's trigger: every iteration, without IntervalTrigger's
+    reading of the updater's epoch at each one."""
+
+    def __call__(self, trainer):
+        return True
+
+
 class CostMonitor(extension.Extension):
     """Reports the cost, throughput and MFU of each training step.
 
@@ -592,9 +687,10 @@ class CostMonitor(extension.Extension):
     optimizers are left as they were.
     """
 
-    # Extension's default trigger: every iteration.  A writer, so that a
-    # LogReport extended before it reads the figures of the same iteration.
+    # A writer, so that a LogReport extended before it reads the figures
+    # of the same iteration.
     priority = extension.PRIORITY_WRITER
+    trigger = _EveryIteration()
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
                  comm=None, calibration=None, fma_1flop=False):
@@ -775,7 +871,7 @@ class _Steps(object):
             if self.batch is None and lossfun is not None:
                 self.batch = _batch_size(args, kwargs)
             try:  # arrays only, the usual case
-                sig = tuple([(a.shape, a.dtype) for a in args])
+                sig = tuple(map(_SHAPE_DTYPE, args))
             except AttributeError:
                 sig = _signature(args)
             key = (name, lossfun is None, sig,
@@ -809,12 +905,17 @@ class _Steps(object):
             hook_1 = ComputationalCostHook() if self.fma_1flop else None
             seen = _Calls(None, self.fma_1flop)
             forward_end = []  # how many records the forward pass made
+
+            def done(nodes, loss):
+                try:
+                    seen.graph = _Graph.of(nodes, loss)
+                except Exception:  # ours: no later step is the same
+                    seen.graph = None
+                forward_end.append(len(hook.records()))
             with hook, (hook_1 or contextlib.nullcontext()):
                 result = real_update(
                     None if lossfun is None else _forward(
-                        lossfun, seen,
-                        lambda: forward_end.append(len(hook.records()))),
-                    *args, **kwargs)
+                        lossfun, seen, done), *args, **kwargs)
             forward_time = None
             try:
                 figures = _step_figures(hook)
@@ -862,17 +963,24 @@ class _Steps(object):
         seen = _Calls(reference, self.fma_1flop)
         late = []
 
-        def differs():
-            if seen.diverged or seen.matched != len(reference) or \
-                    seen.graph != entry.graph:
-                # comm: the FLOPs of an all-reduce are the update's
-                hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
+        def differs(nodes, loss):
+            if not seen.diverged:
+                seen.matched = len(nodes)  # each call matched
+            if seen.matched == len(reference) and not seen.diverged and \
+                    entry.graph is not None:
+                try:
+                    if _same_graph(nodes, loss, entry.graph):
+                        return
+                except Exception:  # ours: costed as a step that differs
+                    pass
+            # comm: the FLOPs of an all-reduce are the update's
+            hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
+            hook.__enter__()
+            late.append(hook)
+            if self.fma_1flop:
+                hook = ComputationalCostHook()
                 hook.__enter__()
                 late.append(hook)
-                if self.fma_1flop:
-                    hook = ComputationalCostHook()
-                    hook.__enter__()
-                    late.append(hook)
         try:
             result = real_update(_forward(lossfun, seen, differs), *args,
                                  **kwargs)
@@ -919,7 +1027,8 @@ class _Steps(object):
         calls = self.calls
         if not calls or None in calls:
             return out
-        flops = sum([c.flops for c in calls])
+        flops = calls[0].flops if len(calls) == 1 else \
+            sum([c.flops for c in calls])
         if self.fma_1flop:  # keys that say so; the MFU's FLOPs as the peak's
             each_1 = [c.flops_1 for c in calls]
             if None not in each_1:  # a costing of ours that failed

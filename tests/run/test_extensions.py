@@ -11,7 +11,9 @@ unchanging training costed twice only, an optimizer hook beside a link
 never called, two models given one batch.
 """
 
+import gc
 import warnings
+import weakref
 
 import chainer
 from chainer import training
@@ -1800,10 +1802,42 @@ class _Tied(chainer.Chain):
         return F.sum(x * F.broadcast_to(w, x.shape))
 
 
-def test_a_step_whose_weight_is_used_twice_or_not(tmp_path):
-    flags = [0, 0, 1, 0, 1]
+@pytest.mark.parametrize('flags', [[0, 0, 1, 0, 1], [1, 1, 0, 1, 0]])
+def test_a_step_whose_weight_is_used_twice_or_not(tmp_path, flags):
+    # the costed step uses a weight twice (first flags) or two weights
     batches = _cut_batches(flags)
     log = _train(_Tied(), batches, CostMonitor(), tmp_path)
     expected = [f for f, _ in _fresh(_Tied, batches)]
     assert expected[0] != expected[2]
     assert [e['cost/flops'] for e in log] == expected
+
+
+class _Watched(chainer.Chain):
+    """_InputGrad's model that keeps a weak reference to the node of each
+    step's Linear: whether something still holds a step's graph."""
+
+    def __init__(self):
+        super(_Watched, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 3, initialW=0.5, nobias=True)
+        self.nodes = []
+
+    def forward(self, x, flag):
+        h = self.lin(x)
+        self.nodes.append(weakref.ref(h.creator_node))
+        return F.sum(h)
+
+
+@pytest.mark.parametrize('flags', [[0, 0, 0, 0], [0, 0, 1, 0]])
+def test_a_step_s_graph_is_freed_when_it_ends(tmp_path, flags):
+    # Without the cycle collector, by reference counts alone: the monitor
+    # keeps no node of a checked step (nor of one that differs) alive
+    model = _Watched()
+    gc.collect()
+    gc.disable()
+    try:
+        _train(model, _cut_batches(flags), CostMonitor(), tmp_path)
+        alive = [ref() is not None for ref in model.nodes]
+    finally:
+        gc.enable()
+    assert alive == [False] * len(flags)
