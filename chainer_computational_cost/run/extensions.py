@@ -221,9 +221,8 @@ def _layout(cls, function):
         elif kind:
             other.append(name)
     # a tuple from a getter in C, as for several: a lone name twice
-    for names in plain, other:
-        if len(names) == 1:
-            names.append(names[0])
+    if len(plain) == 1:
+        plain.append(plain[0])
     getter = operator.attrgetter(*plain) if plain else None
     others = operator.attrgetter(*other) if other else None
     layout = _LAYOUTS[cls] = (getter, tuple([type(d[n]) for n in plain]),
@@ -263,6 +262,9 @@ def _settings(function, layout):
         held = others(function)
     except AttributeError:
         held = tuple([getattr(function, n, None) for n in other])
+    else:
+        if len(other) == 1:  # read once, not twice as the settings
+            held = held,
     try:  # arrays only, the usual case: what _value makes of them
         return values, tuple(map(_SHAPE_DTYPE, held))
     except AttributeError:
