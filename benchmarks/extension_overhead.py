@@ -1,7 +1,7 @@
 """What CostMonitor adds to a training: trained with it over trained without.
 
     python benchmarks/extension_overhead.py [--iterations 300] [--rounds 5]
-                                            [--instructions]
+                                            [--instructions [--layouts K]]
 
 Trains a small MLP (784-100-100-10, batch 32, Adam, synthetic data) for
 ``--iterations`` with a LogReport (every 100 iterations), once without and
@@ -23,8 +23,14 @@ the 100-iteration count less the bare one's the monitor's fixed cost
 (its costed iterations).  Where the arrays land in memory changes which
 path OpenBLAS takes, so two runs that differ only in what was allocated
 before read up to about 1 % apart per iteration: the stand-in run shows
-how much of the monitored run's difference is that.
+how much of the monitored run's difference is that.  ``--layouts K``
+repeats the counts with the heap shifted K ways (a buffer of another size
+allocated before anything else) and prints the median ratio too: the
+spread of the K ratios is what the memory layout alone moves.  The runs
+go two at a time (valgrind counts the same either way).
 """
+
+import concurrent.futures
 
 import argparse
 import os
@@ -126,8 +132,18 @@ def side_by_side(data, iterations, first_monitored, out):
     return times[False], times[True]
 
 
-def _child(mode, iterations):
+#: The sizes of the buffer that shifts the heap in the K layouts of
+#: --layouts: arbitrary, not multiples of a page or of each other.
+_PADS = (0, 24600, 100424, 7208, 51336)
+
+#: Kept until the child's training ends.
+_pad = None
+
+
+def _child(mode, iterations, layout=0):
     """One training under callgrind (see --instructions)."""
+    global _pad
+    _pad = bytearray(_PADS[layout])
     warnings.simplefilter('ignore')
     if mode == 'stand-in':
         # The monitor's own code with a hook that records nothing.
@@ -157,11 +173,11 @@ def _child(mode, iterations):
     trainer.run()
 
 
-def count_instructions(mode, iterations):
+def count_instructions(mode, iterations, layout=0):
     """Instructions of a whole run of the child (callgrind)."""
     cmd = ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null',
            sys.executable, os.path.abspath(__file__), '--child', mode,
-           str(iterations)]
+           str(iterations), str(layout)]
     env = dict(os.environ, PYTHONHASHSEED='0')
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -174,19 +190,38 @@ def count_instructions(mode, iterations):
     sys.exit('error: callgrind printed no count:\n' + done.stderr[-2000:])
 
 
-def instructions():
-    """Print the per-iteration and fixed instruction counts."""
-    counts = {}
-    for mode in ('bare', 'monitored', 'stand-in'):
-        counts[mode] = [count_instructions(mode, n) for n in (100, 300)]
-    bare = (counts['bare'][1] - counts['bare'][0]) / 200
-    for mode in ('bare', 'monitored', 'stand-in'):
-        short, long_ = counts[mode]
-        per = (long_ - short) / 200
-        print('{:9}: {:,.0f} instructions per later iteration ({:.4f} of '
-              "bare's); 100 iterations {:,} ({:+,} against bare)".format(
-                  mode, per, per / bare, short,
-                  short - counts['bare'][0]))
+def instructions(layouts=1):
+    """Print the per-iteration and fixed instruction counts, per layout of
+    the heap, and the median ratio over the layouts."""
+    modes = ('bare', 'monitored', 'stand-in')
+    runs = [(mode, n, layout) for layout in range(layouts)
+            for mode in modes for n in (100, 300)]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        counts = dict(zip(runs, pool.map(
+            lambda run: count_instructions(*run), runs)))
+    ratios = {mode: [] for mode in modes}
+    for layout in range(layouts):
+        if layouts > 1:
+            print('layout {} (heap shifted by {} bytes):'.format(
+                layout, _PADS[layout]))
+
+        def per(mode):
+            return (counts[mode, 300, layout] - counts[mode, 100, layout]) \
+                / 200
+        bare = per('bare')
+        for mode in modes:
+            short = counts[mode, 100, layout]
+            ratios[mode].append(per(mode) / bare)
+            print('{:9}: {:,.0f} instructions per later iteration ({:.4f} '
+                  "of bare's); 100 iterations {:,} ({:+,} against bare)"
+                  .format(mode, per(mode), per(mode) / bare, short,
+                          short - counts['bare', 100, layout]))
+    if layouts > 1:
+        for mode in modes[1:]:
+            print('{:9}: median over {} layouts {:.4f} (from {:.4f} to '
+                  '{:.4f})'.format(mode, layouts,
+                                   statistics.median(ratios[mode]),
+                                   min(ratios[mode]), max(ratios[mode])))
 
 
 def main():
@@ -197,12 +232,17 @@ def main():
     parser.add_argument('--out', default='/tmp/extension_overhead')
     parser.add_argument('--instructions', action='store_true',
                         help='count instructions under callgrind instead')
-    parser.add_argument('--child', nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument('--layouts', type=int, default=1, metavar='K',
+                        help='with --instructions: count with the heap '
+                        'shifted K ways (1 to {})'.format(len(_PADS)))
+    parser.add_argument('--child', nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if not 1 <= args.layouts <= len(_PADS):
+        parser.error('--layouts must be from 1 to {}'.format(len(_PADS)))
     if args.child:
-        return _child(args.child[0], int(args.child[1]))
+        return _child(args.child[0], int(args.child[1]), int(args.child[2]))
     if args.instructions:
-        return instructions()
+        return instructions(args.layouts)
     warnings.simplefilter('ignore')
     data = synthetic_data()
     side_by_side(data, 20, False, args.out)  # warm-up: imports, allocator
