@@ -59,6 +59,12 @@ the update), so the keys of the first iteration are costed once more the
 next time they are seen.  Nothing outside ``update_core`` is costed: an
 ``Evaluator``'s forward passes are not.
 
+A backward pass that runs on into nodes made before the loss function
+was called (a state carried over steps, a graph the updater built) does
+work the checks cannot see: such a step is costed like one whose backward
+pass differs, at every step.  A NumPy integer among a node's attributes
+is a setting; a NumPy float is a value the node computes from the data.
+
 What the checks do not see: a change to the update alone (a link's
 ``disable_update()`` or an update rule's hyperparameter set between
 steps) keeps the costed figures of the key, its update phase included.
@@ -79,6 +85,7 @@ from typing import Optional
 import warnings
 
 import chainer
+from chainer.functions.loss import sigmoid_cross_entropy
 from chainer.training import extension
 from chainer.training import updaters
 import numpy
@@ -157,9 +164,13 @@ def _kind(t):
         kind = 1
     elif t in (tuple, list):
         kind = 2
+    elif issubclass(t, (numpy.integer, numpy.bool_)):
+        # A size, a window or a flag given as a NumPy scalar (drawn with
+        # NumPy, indexed from an array of settings): a setting.
+        kind = 1
     elif issubclass(t, numpy.generic):
-        # A NumPy scalar is what a function computes from the data (a
-        # loss's normalising count): a value, not a setting.
+        # A NumPy float is what a function computes from the data (a
+        # loss's normalising coefficient): a value, not a setting.
         kind = 0
     elif hasattr(t, 'shape') and hasattr(t, 'dtype'):
         kind = 3
@@ -198,6 +209,12 @@ _BOOKKEEPING = frozenset([
     '_config_use_ideep', '_is_chainerx_fallback_mode', 'chainerx_device',
     '_n_local_function_hooks', '_local_function_hooks'])
 
+#: Attributes that hold a count a function computes from the data, as a
+#: NumPy integer: values, not settings (no calculator reads them).
+_DATA_COUNTS = {
+    sigmoid_cross_entropy.SigmoidCrossEntropy: frozenset(['count']),
+}
+
 #: Function class -> how to read its nodes' settings: (a getter of the
 #: attributes that held plain settings in its first node, or None if
 #: none; their types; the names of the others: sequences and arrays; the
@@ -212,8 +229,9 @@ def _layout(cls, function):
     d = function.__dict__
     plain = []
     other = []
+    counts = _DATA_COUNTS.get(cls, ())
     for name, v in d.items():
-        if name in _BOOKKEEPING:
+        if name in _BOOKKEEPING or name in counts:
             continue
         kind = _kind(type(v))
         if kind == 1:
@@ -280,13 +298,20 @@ _NEEDS_GRAD = operator.attrgetter('_requires_grad')
 _SHAPE_DTYPE = operator.attrgetter('shape', 'dtype')
 
 
+#: An input's creator in :func:`_graph` when a node outside the forward
+#: pass made it (an earlier step's, the updater's) and it requires a
+#: gradient: the backward pass runs on into a graph no check sees.
+_OUTSIDE = 'outside'
+
+
 def _graph(nodes, loss):
     """What decides the calls of the backward pass of ``loss`` beyond the
     forward's calls (``nodes``, in call order): for every input of every
-    node and for ``loss``, the node that made it (by call, None for a
-    leaf or a node of an earlier step), whether it requires a gradient
-    and the first input that is the same variable (shared variables, as
-    tied weights, sum their gradients)."""
+    node and for ``loss``, the node that made it (by call; None for a
+    leaf, or for an input made outside the forward pass that requires no
+    gradient, which the backward pass stops at; else :data:`_OUTSIDE`),
+    whether it requires a gradient and the first input that is the same
+    variable (shared variables, as tied weights, sum their gradients)."""
     node = getattr(loss, 'node', None)
     # a node made without a graph (no_backprop_mode) has inputs None
     inputs = list(itertools.chain.from_iterable(
@@ -296,9 +321,11 @@ def _graph(nodes, loss):
     # The nodes themselves as keys, hashed by identity as Chainer's own
     # backward pass hashes them: no id() per node and input, at every step.
     index = dict(zip(nodes, itertools.count()))
+    needs_grad = list(map(_NEEDS_GRAD, inputs))
+    creators = [c if c is None else index.get(c, _OUTSIDE if g else None)
+                for c, g in zip(map(_CREATOR, inputs), needs_grad)]
     firsts = {}
-    return (list(map(index.get, map(_CREATOR, inputs))),
-            list(map(_NEEDS_GRAD, inputs)),
+    return (creators, needs_grad,
             list(map(firsts.setdefault, inputs, itertools.count())))
 
 
@@ -306,19 +333,24 @@ class _Graph(NamedTuple):
     """The graph a costed step's forward pass left, as later steps' are
     compared with it: ``full`` is :func:`_graph`'s; ``positions``, each
     input's creator as a position in the step's nodes followed by None
-    (-1 for None); ``unique``, whether no input is shared."""
+    (-1 for None); ``unique``, whether no input is shared; ``outside``,
+    whether its backward pass runs into nodes made outside the forward
+    pass (then no later step is taken to do the same work)."""
 
     full: tuple
     positions: list
     unique: bool
+    outside: bool
 
     @classmethod
     def of(cls, nodes, loss):
         """The :class:`_Graph` of a forward pass."""
         full = _graph(nodes, loss)
         creators, _, firsts = full
+        if _OUTSIDE in creators:
+            return cls(full, None, False, True)
         return cls(full, [-1 if c is None else c for c in creators],
-                   firsts == list(range(len(firsts))))
+                   firsts == list(range(len(firsts))), False)
 
 
 def _same_graph(nodes, loss, reference):
@@ -349,6 +381,15 @@ def _same_graph(nodes, loss, reference):
     return list(map(seen.setdefault, inputs, itertools.count())) == firsts
 
 
+def _free_name(hooks, name):
+    """``name-<k>``, the first k >= 2 not among ``hooks``: the hook of an
+    update called inside another update's loss function."""
+    k = 2
+    while '{}-{}'.format(name, k) in hooks:
+        k += 1
+    return '{}-{}'.format(name, k)
+
+
 def _forward(lossfun, seen, done):
     """``lossfun`` run inside the function hook ``seen``: the forward pass
     only; then ``done(nodes, loss)`` is called with the nodes it made, in
@@ -359,13 +400,12 @@ def _forward(lossfun, seen, done):
         # FunctionHook's __enter__ and __exit__, less their lookups of the
         # hooks' dict (which is the thread's for good) at every step
         hooks = chainer.get_function_hooks()
-        if name in hooks:
-            raise KeyError('hook %s already exists' % name)
-        hooks[name] = seen
+        key = name if name not in hooks else _free_name(hooks, name)
+        hooks[key] = seen
         try:
             loss = lossfun(*args, **kwargs)
         finally:
-            hooks.pop(name, None)
+            hooks.pop(key, None)
             # a checking closure refers to ``seen``: no cycle left behind
             # (it would keep the step's graph until the collector runs)
             vars(seen).pop('forward_postprocess', None)
@@ -764,6 +804,8 @@ class CostMonitor(extension.Extension):
                 if found is not None:
                     comm = mpi_recorder.check_comm(found)
                     break
+        # calculators registered since an earlier training count too
+        _CALCULATORS.clear()
         self._steps = steps = _Steps(self, comm)
         self._updater = updater
         self._saved_core = updater.__dict__.get('update_core', _MISSING)
@@ -969,7 +1011,7 @@ class _Steps(object):
             if not seen.diverged:
                 seen.matched = len(nodes)  # each call matched
             if seen.matched == len(reference) and not seen.diverged and \
-                    entry.graph is not None:
+                    entry.graph is not None and not entry.graph.outside:
                 try:
                     if _same_graph(nodes, loss, entry.graph):
                         return
@@ -1000,17 +1042,20 @@ class _Steps(object):
                 'with the same argument shapes ({}): its FLOPs are counted '
                 'call by call; cost/memory_peak and cost/comm_bytes are not '
                 'reported for such steps'.format(
-                    'its backward pass differs' if same_forward else
                     'its function calls differ from call {} on'.format(
-                        seen.matched + 1)), stacklevel=4)
+                        seen.matched + 1) if not same_forward else
+                    'its backward pass runs into nodes made outside its '
+                    'loss function' if entry.graph is not None and
+                    entry.graph.outside else 'its backward pass differs'),
+                stacklevel=4)
         try:
             rest = _step_figures(late[0])
             rest_1 = _recorded_flops(late[1]) if late[1:] else None
             predicted = None
             if same_forward and entry.forward_time is not None:
                 times, backward = _time_rows(late[0], self.calibration)
-                if backward:
-                    predicted = entry.forward_time + sum(times)
+                if backward:  # added in the hook's order
+                    predicted = sum(times, entry.forward_time)
         except Exception:  # ours: it must not stop the training
             step = None
         else:
