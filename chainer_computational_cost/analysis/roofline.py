@@ -31,6 +31,7 @@ run the hook with ``fma_1flop=False`` for a bound in the datasheet's terms.
 
 import collections
 import collections.abc
+import math
 
 from chainer_computational_cost.core.columns import RooflineColumns
 from chainer_computational_cost.core.devices import resolve_device
@@ -129,6 +130,14 @@ def roofline_report(layers, device=None, peak_flops=None, bandwidth=None):
             timed = False
         else:
             time += row['time']
+    if not math.isfinite(total['t_serial'] * 1e6):
+        # figures that pass the checks, but too far apart for a float (in
+        # microseconds too, the finest unit the reports show)
+        raise ValueError(
+            'roofline: the times of these figures at {} FLOP/s and {} B/s '
+            'overflow; give a device with a larger peak_flops or '
+            'bandwidth'.format(
+                min(p for _, p in peaks), dev.bandwidth))
     if total['mrw']:
         total['intensity'] = total['flops'] / total['mrw']
     if len(peaks) == 1:

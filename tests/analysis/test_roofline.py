@@ -590,3 +590,20 @@ def test_one_peak_shared_by_two_dtypes_names_the_total():
     assert (total['peak_used'], total['peak_flops']) == (
         'fp32 vector', 10.6e12)
     assert total['t_compute'] == pytest.approx(2e-11, rel=1e-12)
+
+
+@pytest.mark.parametrize('peak, bandwidth', [(1e-300, 10), (100, 1e-305)])
+def test_times_too_large_for_a_float_are_refused(peak, bandwidth):
+    # Conv's 1000 FLOPs at 1e-300 FLOP/s (1e303 s), or its 50 B at 1e-305
+    # B/s (5e306 s): inf in microseconds
+    with pytest.raises(ValueError, match='overflow; give a device with a '
+                       'larger peak_flops or bandwidth'):
+        roofline.roofline_report(LAYERS, peak_flops=peak,
+                                 bandwidth=bandwidth)
+
+
+def test_times_just_inside_a_float_are_shown():
+    # 1000 FLOPs at 1e-290 FLOP/s: 1e293 s, 1e299 us
+    rows = roofline.roofline_report(LAYERS[:1], peak_flops=1e-290,
+                                    bandwidth=10)
+    assert rows['total']['t_compute'] == pytest.approx(1e293, rel=1e-12)
