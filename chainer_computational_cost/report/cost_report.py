@@ -145,7 +145,7 @@ class CostReport(object):
             d['comm_bytes'] = comm_bytes.get(i, 0)
             layers.append(d)
         info = self.link_info()
-        # The model's parameter count, when a link was called at all.
+        # The model's parameter count, when a link was called or updated.
         n_params = info['/'][1] if '/' in info else None
         built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
                  'link_info': info}
