@@ -18,6 +18,8 @@ import json
 import math
 import numbers
 
+import numpy
+
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.columns import (
     BYTE_METRICS, FLOP_COLUMNS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS,
@@ -254,6 +256,9 @@ def _shapes_text(value):
 
 
 def _param_text(value):
+    if isinstance(value, numpy.generic):
+        # A NumPy scalar is its number (or bool), as in JSON (json_param).
+        return str(value.item())
     # An index array kept in params (GetItem) would print over many lines.
     if hasattr(value, 'shape') and hasattr(value, 'dtype'):
         return 'array(shape={}, dtype={})'.format(tuple(value.shape),
