@@ -282,7 +282,8 @@ class CostReport(object):
         unchanged by later calls."""
         return ReportSnapshot(self.records(), self.link_info(),
                               getattr(self, 'fma_1flop', None),
-                              self.memory_state(), self.comm_bytes_of())
+                              self.memory_state(), self.comm_bytes_of(),
+                              getattr(self, 'flop_convention', None))
 
     # From cost to time: the roofline module computes, this only reads.
 
@@ -540,10 +541,12 @@ class CostReport(object):
             warnings.warn('nothing has been recorded yet: no report to '
                           'show', ReportWarning, stacklevel=3)
             return
-        # Figures that count a multiply-add as 2 FLOPs say so.
+        # Figures that count a multiply-add as 2 FLOPs say so: all of them
+        # (fma_1flop=False) or the matrix layers' (flop_convention='torch').
+        two = (getattr(self, 'fma_1flop', None) is False or
+               getattr(self, 'flop_convention', None) is not None)
         ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
-                         name_title,
-                         getattr(self, 'fma_1flop', None) is not False))
+                         name_title, not two))
 
 
 class ReportSnapshot(CostReport):
@@ -557,10 +560,11 @@ class ReportSnapshot(CostReport):
     """
 
     def __init__(self, records, link_info, fma_1flop=None,
-                 memory_state=None, comm_bytes=None):
+                 memory_state=None, comm_bytes=None, flop_convention=None):
         self._saved = list(records)
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
+        self.flop_convention = flop_convention
         self._memory = MemoryState.of(memory_state)
         self._comm = dict(comm_bytes or {})
 
@@ -578,7 +582,8 @@ class ReportSnapshot(CostReport):
 
     def __reduce__(self):
         return (ReportSnapshot, (saved_records(self._saved), self._links,
-                                 self.fma_1flop, self._memory, self._comm))
+                                 self.fma_1flop, self._memory, self._comm,
+                                 self.flop_convention))
 
 
 #: How each cached report is built from the building blocks of

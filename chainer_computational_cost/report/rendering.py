@@ -185,8 +185,9 @@ _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
 #: The last line of the header of each column of
 #: :data:`~chainer_computational_cost.core.columns.FLOP_COLUMNS` when a
-#: multiply-add counts as 2 FLOPs (``fma_1flop=False``): the reports'
-#: default is 1, so figures of the other convention say so.
+#: multiply-add counts as 2 FLOPs (``fma_1flop=False``; with
+#: ``flop_convention='torch'``, in the matrix layers): the reports' default
+#: is 1, so figures of the other conventions say so.
 FMA_2FLOPS_LABEL = '(2 per multiply-add)'
 #: The field of a JSON report that names that convention:
 #: ``"flops_per_multiply_add": 2`` (only then).
