@@ -581,6 +581,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return self
 
     def __exit__(self, exc_type, *args):
+        entered = self._active_thread
+        if entered != threading.get_ident():
+            # Nothing is touched: a hook active in another thread runs on.
+            raise RuntimeError(
+                '{} is not active in this thread ({}): a hook is exited '
+                'once per entry, in the thread that entered it'.format(
+                    self.name, 'not entered' if entered is None else
+                    'entered in thread {}'.format(entered)))
         _update.stop(self)
         if self._comm_saved:
             self._comm.mpi_comm = self._comm_saved.pop()

@@ -425,6 +425,34 @@ def test_one_hook_cannot_be_active_twice_at_once():
     assert len(hook.layer_report) == 2
 
 
+def test_exiting_a_hook_not_active_in_this_thread_is_refused():
+    hook = ComputationalCostHook()
+    with pytest.raises(RuntimeError, match='ComputationalCostHook-1 is not '
+                       r'active in this thread \(not entered\)'):
+        hook.__exit__(None, None, None)
+    with hook:
+        errors = []
+
+        def other():
+            try:
+                hook.__exit__(None, None, None)
+            except RuntimeError as e:
+                errors.append(str(e))
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert len(errors) == 1
+        assert 'not active in this thread (entered in thread ' in errors[0]
+        # untouched: still active here, and recording
+        assert hook.active
+        assert hook.name in chainer.get_function_hooks()
+        F.relu(_x(2))
+    assert not hook.active
+    assert list(hook.layer_report) == ['ReLU-1', 'total']
+    with pytest.raises(RuntimeError, match='not entered'):
+        hook.__exit__(None, None, None)  # once more after its block
+
+
 def test_reports_can_be_read_from_another_thread_during_the_run():
     class Named(chainer.Chain):
         """A Chain with one Linear(2 -> 2) child under a name of its own,
