@@ -37,6 +37,7 @@ from chainer_computational_cost.analysis.aggregation import link_report
 from chainer_computational_cost.analysis.aggregation import phase_report
 from chainer_computational_cost.analysis.aggregation import summary_report
 from chainer_computational_cost.analysis.aggregation import total_report
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.columns import LAYER_COLUMNS
 from chainer_computational_cost.core.columns import LINK_COLUMNS
@@ -47,6 +48,7 @@ from chainer_computational_cost.core.columns import ReportColumns
 from chainer_computational_cost.core.columns import ROOFLINE_COLUMNS
 from chainer_computational_cost.core.columns import SUMMARY_COLUMNS
 from chainer_computational_cost.core.columns import SummaryColumns
+from chainer_computational_cost.core.columns import TIME_BY
 from chainer_computational_cost.core.columns import TIME_REPORT_COLUMNS
 from chainer_computational_cost.core.columns import TimeColumns
 from chainer_computational_cost.core.records import format_stack
@@ -233,6 +235,7 @@ class CostReport(object):
         With ``by_phase=True`` the types are split by phase (forward
         first), with a ``phase`` column in front.
         """
+        checks.instance('by_phase', by_phase, bool, 'a bool')
         columns = check_columns(columns, SUMMARY_COLUMNS)
         if by_phase and 'phase' not in columns:
             columns = ['phase'] + columns
@@ -340,19 +343,22 @@ class CostReport(object):
         JSON file.  ``t_roofline`` is the bound on
         ``device`` (or ``peak_flops`` and ``bandwidth``), by default on the
         calibration's own measured peak and bandwidth.  Calls of a type the
-        calibration never ran or outside its range are flagged.
+        calibration never ran or outside its range are flagged.  ``by``
+        in any case.
         """
         return FreshDict(self._time_rows(calibration, by, device,
-                                         peak_flops, bandwidth))
+                                         peak_flops, bandwidth)[1])
 
     def _time_rows(self, calibration, by, device, peak_flops, bandwidth):
+        """``(by in lower case, the rows of time_report)``."""
+        by = checks.one_of('by', by, TIME_BY, fold_case=True)
         found = calib.load_calibration(calibration)
         layers = self._built()['layers']
         if device is None and peak_flops is None and bandwidth is None:
             device = found.device(getattr(self, 'fma_1flop', True))
         rows = roofline.roofline_report(layers, device, peak_flops,
                                         bandwidth)
-        return calib.time_report(layers, found, rows, by)
+        return by, calib.time_report(layers, found, rows, by)
 
     def show_time_report(self, calibration, ost=None, mode='csv',
                          by='layer', unit='autoaligned', columns=None,
@@ -362,8 +368,8 @@ class CostReport(object):
         :meth:`show_report`); by default the columns of
         ``TimeColumns.DEFAULT`` (per call: ``type`` and ``flag`` too), the
         measured ``time`` when the run measured it."""
-        rows = self._time_rows(calibration, by, device, peak_flops,
-                               bandwidth)
+        by, rows = self._time_rows(calibration, by, device, peak_flops,
+                                   bandwidth)
         if columns is None:
             columns = list(TimeColumns.DEFAULT)
             if by == 'layer':
