@@ -141,10 +141,23 @@ def _path_in(chain, known):
     return owner_path
 
 
+def _named(chain, known):
+    """``(path, links not called)`` of the last link of ``chain`` (see
+    _path_in): the links of the chain below the innermost one the block
+    called, ``(path, link)`` innermost first, whose parameter counts the
+    hook takes from here (they never reach its link observer)."""
+    uncalled = []
+    for i in range(len(chain), 0, -1):
+        if id(chain[i - 1][0]) in known:
+            break
+        uncalled.append((_path_in(chain[:i], known), chain[i - 1][0]))
+    return _path_in(chain, known), tuple(uncalled)
+
+
 def _paths(entry, hook):
-    """``{id(parameter): link path}`` under the target of the optimizer of
-    ``entry`` (see _Thread) as ``hook`` names links, made once per update
-    and hook."""
+    """``{id(parameter): (link path, links not called)}`` (see _named)
+    under the target of the optimizer of ``entry`` (see _Thread) as
+    ``hook`` names links, made once per update and hook."""
     by_hook = entry[2]
     paths = by_hook.get(id(hook))
     if paths is None:
@@ -152,20 +165,28 @@ def _paths(entry, hook):
             target = getattr(entry[0], 'target', None)
             entry[1] = {} if target is None else _chains(target)
         known = _known_links(hook)
-        paths = by_hook[id(hook)] = {
-            key: _path_in(chain, known) for key, chain in entry[1].items()}
+        named = {}  # the parameters of a link share its chain
+        paths = by_hook[id(hook)] = {}
+        for key, chain in entry[1].items():
+            found = named.get(id(chain))
+            if found is None:
+                found = named[id(chain)] = _named(chain, known)
+            paths[key] = found
     return paths
 
 
+_NO_OWNER = ('/', ())
+
+
 def _owner(param, hook):
-    """The link path of ``param`` (as ``hook`` names links) in the
-    innermost optimizer updating that knows it ('/' if none does: a
-    parameter updated by hand)."""
+    """``(link path, links not called)`` of ``param`` (see _named; as
+    ``hook`` names links) in the innermost optimizer updating that knows
+    it (the root if none does: a parameter updated by hand)."""
     for entry in reversed(_thread.optimizers):
-        path = _paths(entry, hook).get(id(param))
-        if path is not None:
-            return path
-    return '/'
+        found = _paths(entry, hook).get(id(param))
+        if found is not None:
+            return found
+    return _NO_OWNER
 
 
 def _arrays(param):
@@ -197,8 +218,9 @@ def _emit(obj, param, owner, frame, kwargs, timed, new_arrays=()):
     if in_data is None:
         return
     for hook in list(_thread.hooks):
-        hook.record_update(obj, in_data, _owner(owner, hook), frame, kwargs,
-                           new_arrays, timed)
+        path, uncalled = _owner(owner, hook)
+        hook.record_update(obj, in_data, path, frame, kwargs, new_arrays,
+                           timed, uncalled)
 
 
 def _start_clocks(obj, param):
@@ -343,9 +365,9 @@ def _opt_call_hook(self, hook):
                 continue
             for param, in_data in updated:
                 if in_data is not None:
-                    h.record_update(hook, in_data,
-                                    paths.get(id(param), '/'), frame,
-                                    kwargs, ())
+                    path, uncalled = paths.get(id(param), _NO_OWNER)
+                    h.record_update(hook, in_data, path, frame, kwargs, (),
+                                    False, uncalled)
     return result
 
 

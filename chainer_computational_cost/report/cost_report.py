@@ -37,6 +37,7 @@ from chainer_computational_cost.analysis.aggregation import link_report
 from chainer_computational_cost.analysis.aggregation import phase_report
 from chainer_computational_cost.analysis.aggregation import summary_report
 from chainer_computational_cost.analysis.aggregation import total_report
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.columns import LAYER_COLUMNS
 from chainer_computational_cost.core.columns import LINK_COLUMNS
@@ -47,6 +48,7 @@ from chainer_computational_cost.core.columns import ReportColumns
 from chainer_computational_cost.core.columns import ROOFLINE_COLUMNS
 from chainer_computational_cost.core.columns import SUMMARY_COLUMNS
 from chainer_computational_cost.core.columns import SummaryColumns
+from chainer_computational_cost.core.columns import TIME_BY
 from chainer_computational_cost.core.columns import TIME_REPORT_COLUMNS
 from chainer_computational_cost.core.columns import TimeColumns
 from chainer_computational_cost.core.records import format_stack
@@ -145,7 +147,7 @@ class CostReport(object):
             d['comm_bytes'] = comm_bytes.get(i, 0)
             layers.append(d)
         info = self.link_info()
-        # The model's parameter count, when a link was called at all.
+        # The model's parameter count, when a link was called or updated.
         n_params = info['/'][1] if '/' in info else None
         built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
                  'link_info': info}
@@ -233,6 +235,7 @@ class CostReport(object):
         With ``by_phase=True`` the types are split by phase (forward
         first), with a ``phase`` column in front.
         """
+        checks.instance('by_phase', by_phase, bool, 'a bool')
         columns = check_columns(columns, SUMMARY_COLUMNS)
         if by_phase and 'phase' not in columns:
             columns = ['phase'] + columns
@@ -282,7 +285,8 @@ class CostReport(object):
         unchanged by later calls."""
         return ReportSnapshot(self.records(), self.link_info(),
                               getattr(self, 'fma_1flop', None),
-                              self.memory_state(), self.comm_bytes_of())
+                              self.memory_state(), self.comm_bytes_of(),
+                              getattr(self, 'flop_convention', None))
 
     # From cost to time: the roofline module computes, this only reads.
 
@@ -339,19 +343,22 @@ class CostReport(object):
         JSON file.  ``t_roofline`` is the bound on
         ``device`` (or ``peak_flops`` and ``bandwidth``), by default on the
         calibration's own measured peak and bandwidth.  Calls of a type the
-        calibration never ran or outside its range are flagged.
+        calibration never ran or outside its range are flagged.  ``by``
+        in any case.
         """
         return FreshDict(self._time_rows(calibration, by, device,
-                                         peak_flops, bandwidth))
+                                         peak_flops, bandwidth)[1])
 
     def _time_rows(self, calibration, by, device, peak_flops, bandwidth):
+        """``(by in lower case, the rows of time_report)``."""
+        by = checks.one_of('by', by, TIME_BY, fold_case=True)
         found = calib.load_calibration(calibration)
         layers = self._built()['layers']
         if device is None and peak_flops is None and bandwidth is None:
             device = found.device(getattr(self, 'fma_1flop', True))
         rows = roofline.roofline_report(layers, device, peak_flops,
                                         bandwidth)
-        return calib.time_report(layers, found, rows, by)
+        return by, calib.time_report(layers, found, rows, by)
 
     def show_time_report(self, calibration, ost=None, mode='csv',
                          by='layer', unit='autoaligned', columns=None,
@@ -361,8 +368,8 @@ class CostReport(object):
         :meth:`show_report`); by default the columns of
         ``TimeColumns.DEFAULT`` (per call: ``type`` and ``flag`` too), the
         measured ``time`` when the run measured it."""
-        rows = self._time_rows(calibration, by, device, peak_flops,
-                               bandwidth)
+        by, rows = self._time_rows(calibration, by, device, peak_flops,
+                                   bandwidth)
         if columns is None:
             columns = list(TimeColumns.DEFAULT)
             if by == 'layer':
@@ -540,10 +547,12 @@ class CostReport(object):
             warnings.warn('nothing has been recorded yet: no report to '
                           'show', ReportWarning, stacklevel=3)
             return
-        # Figures that count a multiply-add as 2 FLOPs say so.
+        # Figures that count a multiply-add as 2 FLOPs say so: all of them
+        # (fma_1flop=False) or the matrix layers' (flop_convention='torch').
+        two = (getattr(self, 'fma_1flop', None) is False or
+               getattr(self, 'flop_convention', None) is not None)
         ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
-                         name_title,
-                         getattr(self, 'fma_1flop', None) is not False))
+                         name_title, not two))
 
 
 class ReportSnapshot(CostReport):
@@ -557,10 +566,11 @@ class ReportSnapshot(CostReport):
     """
 
     def __init__(self, records, link_info, fma_1flop=None,
-                 memory_state=None, comm_bytes=None):
+                 memory_state=None, comm_bytes=None, flop_convention=None):
         self._saved = list(records)
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
+        self.flop_convention = flop_convention
         self._memory = MemoryState.of(memory_state)
         self._comm = dict(comm_bytes or {})
 
@@ -578,7 +588,8 @@ class ReportSnapshot(CostReport):
 
     def __reduce__(self):
         return (ReportSnapshot, (saved_records(self._saved), self._links,
-                                 self.fma_1flop, self._memory, self._comm))
+                                 self.fma_1flop, self._memory, self._comm,
+                                 self.flop_convention))
 
 
 #: How each cached report is built from the building blocks of

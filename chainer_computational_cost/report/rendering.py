@@ -18,6 +18,8 @@ import json
 import math
 import numbers
 
+import numpy
+
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.columns import (
     BYTE_METRICS, FLOP_COLUMNS, MAX_DIGITS, MEMORY_BYTES, MODES, PERCENTS,
@@ -183,8 +185,9 @@ _TIME_SCALE = {'s': 1.0, 'ms': 1e3, 'us': 1e6}
 
 #: The last line of the header of each column of
 #: :data:`~chainer_computational_cost.core.columns.FLOP_COLUMNS` when a
-#: multiply-add counts as 2 FLOPs (``fma_1flop=False``): the reports'
-#: default is 1, so figures of the other convention say so.
+#: multiply-add counts as 2 FLOPs (``fma_1flop=False``; with
+#: ``flop_convention='torch'``, in the matrix layers): the reports' default
+#: is 1, so figures of the other conventions say so.
 FMA_2FLOPS_LABEL = '(2 per multiply-add)'
 #: The field of a JSON report that names that convention:
 #: ``"flops_per_multiply_add": 2`` (only then).
@@ -254,6 +257,9 @@ def _shapes_text(value):
 
 
 def _param_text(value):
+    if isinstance(value, numpy.generic):
+        # A NumPy scalar is its number (or bool), as in JSON (json_param).
+        return str(value.item())
     # An index array kept in params (GetItem) would print over many lines.
     if hasattr(value, 'shape') and hasattr(value, 'dtype'):
         return 'array(shape={}, dtype={})'.format(tuple(value.shape),

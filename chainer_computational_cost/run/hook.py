@@ -373,6 +373,19 @@ class _LinkObserver(chainer.LinkHook):
             info[2] = int(sum(b for _, b in merged.values()))
             self.version += 1
 
+    def not_called(self, links):
+        """Links whose parameters the block updated without calling them,
+        ``((path, link), ...)``: each path not seen yet gets the link's
+        parameter count and no call, so that a parent's count is its
+        children's."""
+        for path, link in links:
+            if path not in self.links:
+                sizes = [(p.size, p.array.nbytes) for p in link.params()
+                         if p.array is not None]
+                self.links[path] = [0, int(sum(n for n, _ in sizes)),
+                                    int(sum(b for _, b in sizes))]
+                self.version += 1
+
     def __exit__(self, *args):
         # Links are measured again in the next block: they may have
         # changed in between (lazy initialisation, new parameters).
@@ -568,6 +581,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         return self
 
     def __exit__(self, exc_type, *args):
+        entered = self._active_thread
+        if entered != threading.get_ident():
+            # Nothing is touched: a hook active in another thread runs on.
+            raise RuntimeError(
+                '{} is not active in this thread ({}): a hook is exited '
+                'once per entry, in the thread that entered it'.format(
+                    self.name, 'not entered' if entered is None else
+                    'entered in thread {}'.format(entered)))
         _update.stop(self)
         if self._comm_saved:
             self._comm.mpi_comm = self._comm_saved.pop()
@@ -1016,7 +1037,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
              link, None, None) + self._live())
 
     def record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
-                      timed=False):
+                      timed=False, uncalled=()):
         """Record what an update rule or an optimizer hook ``obj`` did to
         one parameter (see ``chainer_computational_cost.collect.updates``):
         ``in_data`` is ``(param, grad)`` (empty for an optimizer hook
@@ -1026,10 +1047,14 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         ``new_arrays`` the arrays the rule created (its state, counted
         live when memory is followed); ``timed``: its clock was started
         (measure_time: the time of the rule's update_core, of the rule's
-        hook; an optimizer's hook is not timed per parameter).  Phase
+        hook; an optimizer's hook is not timed per parameter);
+        ``uncalled``: the links owning the parameter that the block did not
+        call, ``(path, link)`` (see _LinkObserver.not_called).  Phase
         ``update``."""
         elapsed = self._stop_clock(obj) if timed and self._measure_time \
             else None
+        if uncalled:
+            self._link_observer.not_called(uncalled)
         cls = type(obj)
         calc = self.update_calculator(cls) if in_data else None
         # A hook may be a plain function: its name says more than its type.

@@ -847,8 +847,9 @@ def test_plot_onto_a_directory(tmp_path, capsys):
 def test_flop_convention_torch():
     # conv x (1,3,8,8), W (4,3,3,3) with bias: y (1,4,6,6), |y| = 144,
     # K = 27: 2*144*27 = 7776 (3888 with FMA by default); Linear(144 -> 5)
-    # with bias: 2*5*144 = 1440, the bias free (725 with FMA)
-    expected = ('Layer name,FLOPs\n'
+    # with bias: 2*5*144 = 1440, the bias free (725 with FMA); 2 FLOPs per
+    # multiply-add, and the header says so
+    expected = ('Layer name,FLOPs (2 per multiply-add)\n'
                 'Convolution2DFunction-1,7776\n'
                 'Reshape-1,0\n'
                 'LinearFunction-1,1440\n'
@@ -858,7 +859,7 @@ def test_flop_convention_torch():
     assert run(*options, '--shape', '1,3,8,8') == (0, expected)
     # projected to batch 12: 12 times each figure
     assert run(*options, '--shape', '12,3,8,8', '--project') == (
-        0, 'Layer name,FLOPs\n'
+        0, 'Layer name,FLOPs (2 per multiply-add)\n'
            'Convolution2DFunction-1,93312\n'
            'Reshape-1,0\n'
            'LinearFunction-1,17280\n'

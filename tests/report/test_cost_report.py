@@ -459,6 +459,17 @@ def _calibration():
         types=('ReLU',), overhead=dict.fromkeys(cal.OVERHEADS, 1e-6))
 
 
+@pytest.mark.parametrize('by_phase', ['yes', 1, None])
+def test_show_summary_report_refuses_a_by_phase_that_is_not_a_bool(
+        by_phase):
+    out = io.StringIO()
+    with pytest.raises(TypeError) as e:
+        _snapshot().show_summary_report(ost=out, by_phase=by_phase)
+    assert str(e.value) == 'by_phase must be a bool, got {!r}'.format(
+        by_phase)
+    assert out.getvalue() == ''
+
+
 def _column(text, title):
     lines = [x.split(',') for x in text.splitlines()]
     i = lines[0].index(title)
@@ -492,6 +503,20 @@ def test_time_report_bounds_on_the_calibrations_own_device():
     rows = _snapshot().time_report(_calibration(), by='phase')
     assert list(rows) == ['forward', 'backward', 'total']
     assert rows['backward']['time'] == 0.25
+
+
+def test_time_report_takes_by_in_any_case():
+    # the same rows as by='phase' and by='type' above
+    rows = _snapshot().time_report(_calibration(), by='PHASE')
+    assert list(rows) == ['forward', 'backward', 'total']
+    assert rows['backward']['time'] == 0.25
+    text = _show(_snapshot().show_time_report, _calibration(), by='Type')
+    assert text.splitlines()[0] == (
+        'Layer type,# Layers,T predicted ms,T roofline ms,# Flagged')
+    assert _column(text, 'Layer type') == ['Linear', 'ReLU', 'total']
+    with pytest.raises(ValueError, match="by must be one of 'layer', "
+                       "'type', 'link', 'phase', got 'kind'"):
+        _snapshot().time_report(_calibration(), by='kind')
 
 
 def _captured(monkeypatch, name):

@@ -18,6 +18,7 @@ import numpy
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import project_batch
 from chainer_computational_cost.report import rendering
 
 ROWS = [{'name': 'a', 'flops': 40, 'flops%': 100.0, 'mrw': 104,
@@ -132,6 +133,28 @@ def test_a_snapshot_and_its_pickle_keep_the_label():
         'Layer name,FLOPs (2 per multiply-add),MemRead B,MemWrite B,'
         'MemR+W B',
         'LinearFunction-1,40,72,32,104']
+
+
+def test_the_torch_convention_is_labelled_as_2_per_multiply_add():
+    # FlopCounterMode's count: 2 per multiply-add, 2*2*3*4 = 48 FLOPs
+    lin = L.Linear(3, 4, nobias=True)
+    with ComputationalCostHook(flop_convention='torch') as hook:
+        lin(numpy.zeros((2, 3), numpy.float32))
+    lines = [
+        'Layer name,FLOPs (2 per multiply-add),MemRead B,MemWrite B,'
+        'MemR+W B',
+        'LinearFunction-1,48,72,32,104',
+        'total,48,72,32,104']
+    assert _shown(hook, mode='csv').splitlines() == lines
+    doc = json.loads(_shown(hook, mode='json'))
+    assert doc['flops_per_multiply_add'] == 2
+    assert doc['rows'][-1]['flops'] == 48
+    snapshot = pickle.loads(pickle.dumps(hook.snapshot()))
+    assert _shown(snapshot, mode='csv').splitlines() == lines
+    projected = project_batch(
+        lambda n: lin(numpy.zeros((n, 3), numpy.float32)), 2,
+        flop_convention='torch', check_batch=None)
+    assert _shown(projected, mode='csv').splitlines() == lines
 
 
 def test_reports_without_flops_are_unlabelled():

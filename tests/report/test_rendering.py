@@ -220,6 +220,21 @@ def test_index_arrays_in_params_render_on_one_line():
         'axis=(1,)|')
 
 
+def test_numpy_scalars_in_params_render_as_their_numbers_in_every_mode():
+    rows = [{'name': 'Custom-1',
+             'params': {'np': np.float32(1.5), 'k': np.int64(3),
+                        'on': np.bool_(True)}}]
+    columns = ['name', 'params']
+    assert rendering.render(rows, columns, 'md', None).splitlines()[2] == (
+        '|Custom-1|np=1.5, k=3, on=True|')
+    assert rendering.render(rows, columns, 'csv', None).splitlines()[1] == (
+        'Custom-1,"np=1.5, k=3, on=True"')
+    assert rendering.table_cells(rows, columns)[1] == [
+        'Custom-1', 'np=1.5, k=3, on=True']
+    got = _json(rendering.render(rows, ['params'], 'json'))
+    assert got['rows'][0]['params'] == {'np': 1.5, 'k': 3, 'on': 'True'}
+
+
 def test_each_scaled_column_names_its_unit_and_scales_by_its_base():
     # FLOPs and bandwidths are decimal (1000), bytes binary (1024):
     # 2e9 / 1e9 = 2.0 GFLOPs, 5e12 / 1e9 = 5000.0 GFLOP/s, 9e11 / 1e9 =

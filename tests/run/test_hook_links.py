@@ -176,6 +176,62 @@ def test_n_params_counts_every_parameter_of_the_subtree_once():
     assert cch.total_report['n_params'] == 21
 
 
+class _Idle(chainer.Chain):
+    """Calls ``used`` only; ``unused`` and ``idle`` (a Chain holding
+    ``fc``) are parameters the optimizer updates all the same."""
+
+    def __init__(self):
+        super(_Idle, self).__init__()
+        with self.init_scope():
+            self.used = L.Linear(3, 2)
+            self.unused = L.Linear(3, 2)
+            self.idle = chainer.Chain()
+            with self.idle.init_scope():
+                self.idle.fc = L.Linear(3, 2)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+def test_a_link_updated_but_never_called_counts_its_parameters():
+    model = _Idle()
+    optimizer = chainer.optimizers.SGD().setup(model)
+    with ComputationalCostHook(strict=True) as cch:
+        model.cleargrads()
+        F.sum(model(_x(1, 3))).backward()
+        optimizer.update()
+    report = cch.link_report
+    # each Linear(3, 2): W 2*3 + b 2 = 8; the root holds the three
+    assert report['/']['n_params'] == 24
+    assert report['/']['n_calls'] == 1
+    # never called: no call, but their parameters, which the update
+    # (2 records each, W and b) touched; a Chain never called counts its
+    # child's
+    for path in ('/unused', '/idle', '/idle/fc'):
+        assert report[path]['n_params'] == 8
+        assert report[path]['n_calls'] == 0
+        assert report[path]['n_layers'] == 2
+    # the children add up to their parent: 8 + 8 + 8 = 24
+    assert sum(report[p]['n_params']
+               for p in ('/used', '/unused', '/idle')) == 24
+
+
+def test_an_lstm_s_lateral_link_on_its_first_step_counts_its_parameters():
+    model = L.LSTM(2, 2)
+    optimizer = chainer.optimizers.SGD().setup(model)
+    with ComputationalCostHook(strict=True) as cch:
+        model.cleargrads()
+        F.sum(model(_x(1, 2))).backward()  # no state yet: lateral idle
+        optimizer.update()
+    report = cch.link_report
+    # upward Linear(2, 8): 8*2 + 8 = 24; lateral Linear(2, 8, nobias):
+    # 8*2 = 16; 24 + 16 = 40
+    assert report['/upward']['n_params'] == 24
+    assert report['/lateral']['n_params'] == 16
+    assert report['/lateral']['n_calls'] == 0
+    assert report['/']['n_params'] == 40
+
+
 # Link attribution that must stay right whatever the user's code does
 # (issue "Never break a run, round three").
 
@@ -367,6 +423,34 @@ def test_one_hook_cannot_be_active_twice_at_once():
     with hook:  # once exited, it can be entered again
         F.relu(_x(2))
     assert len(hook.layer_report) == 2
+
+
+def test_exiting_a_hook_not_active_in_this_thread_is_refused():
+    hook = ComputationalCostHook()
+    with pytest.raises(RuntimeError, match='ComputationalCostHook-1 is not '
+                       r'active in this thread \(not entered\)'):
+        hook.__exit__(None, None, None)
+    with hook:
+        errors = []
+
+        def other():
+            try:
+                hook.__exit__(None, None, None)
+            except RuntimeError as e:
+                errors.append(str(e))
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        assert len(errors) == 1
+        assert 'not active in this thread (entered in thread ' in errors[0]
+        # untouched: still active here, and recording
+        assert hook.active
+        assert hook.name in chainer.get_function_hooks()
+        F.relu(_x(2))
+    assert not hook.active
+    assert list(hook.layer_report) == ['ReLU-1', 'total']
+    with pytest.raises(RuntimeError, match='not entered'):
+        hook.__exit__(None, None, None)  # once more after its block
 
 
 def test_reports_can_be_read_from_another_thread_during_the_run():
