@@ -37,6 +37,7 @@ import datetime
 import itertools
 import json
 import math
+import os
 
 from chainer_computational_cost.analysis.aggregation import ancestors
 from chainer_computational_cost.core import checks
@@ -637,31 +638,35 @@ class Calibration(object):
                    data.get('bandwidth'))
 
     def save(self, path):
-        """Write the calibration to the JSON file ``path``."""
+        """Write the calibration to the JSON file ``path`` (a str or
+        os.PathLike)."""
+        checks.path('path', path)
         with open(path, 'w', encoding='utf-8') as f:
             json.dump(self.to_dict(), f, indent=1)
             f.write('\n')
 
     @classmethod
     def load(cls, path):
-        """The calibration saved in the JSON file ``path``."""
+        """The calibration saved in the JSON file ``path`` (a str or
+        os.PathLike)."""
+        checks.path('path', path)
         with open(path, encoding='utf-8') as f:
             try:
                 data = json.load(f)
             except ValueError as e:
                 raise ValueError('{} is not a calibration (JSON): {}'.format(
-                    path, e))
+                    os.fspath(path), e))
         return cls.from_dict(data)
 
 
 def load_calibration(calibration):
-    """A :class:`Calibration`, given one or the path of its JSON file."""
+    """A :class:`Calibration`, given one or the path of its JSON file (a
+    str or os.PathLike)."""
     if isinstance(calibration, Calibration):
         return calibration
-    if isinstance(calibration, str):
-        return Calibration.load(calibration)
-    raise TypeError('calibration must be a Calibration or the path of its '
-                    'JSON file, got {!r}'.format(calibration))
+    return Calibration.load(checks.path(
+        'calibration', calibration, 'a Calibration or the path of its '
+        'JSON file'))
 
 
 def info_now(**extra):
@@ -695,15 +700,18 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     overhead = calibration.overhead
     inference = not any(x.get('phase') == 'backward' for x in layers)
     rows = []
+    used = set()  # the fields of the calibration the times come from
     for layer in layers:
         t_call, flag = calibration.predict(layer)
+        kind = overhead_kind(layer, inference)
+        used.update(['families.{}.coef'.format(fit_key(layer) or 'math'),
+                     'overhead.' + kind])
         row = collections.OrderedDict([
             ('name', layer['name']), ('type', layer['type']),
             ('phase', layer.get('phase')), ('link', layer.get('link')),
             ('family', family_of(layer)), ('n_layers', 1),
             ('n_flagged', 1 if flag else 0), ('t_call', t_call),
-            ('t_predicted', t_call + overhead[
-                overhead_kind(layer, inference)])])
+            ('t_predicted', t_call + overhead[kind])])
         if roofline_rows is not None:
             row['t_roofline'] = roofline_rows[layer['name']]['t_roofline']
         if layer.get('time') is not None:
@@ -735,6 +743,13 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     for r in rows:
         _add(total, r)
     report['total'] = _finish(total)
+    if not math.isfinite(total['t_predicted']):  # t_call is part of it
+        part = 'overhead.' if math.isfinite(total['t_call']) else 'families.'
+        raise ValueError(
+            'the calibration predicts times beyond a float\'s range (total '
+            't_predicted {}): its field(s) {} are too large; calibrate '
+            'again'.format(total['t_predicted'], ', '.join(
+                sorted(f for f in used if f.startswith(part)))))
     return report
 
 

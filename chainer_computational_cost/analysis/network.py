@@ -141,8 +141,9 @@ HOROVOD_CYCLE_TIME = 5e-3
 
 
 def check_workers(workers):
-    """``workers`` as a list of ints >= 1: one int, or any iterable of
-    them (read once); a one-line ValueError otherwise."""
+    """``workers`` as a list of ints >= 1, each once: one int, or any
+    iterable of them (read once); a one-line TypeError for a count that
+    is no int, a ValueError otherwise."""
     if checks.is_int(workers):
         workers = [workers]
     elif isinstance(workers, (str, bytes)):
@@ -154,10 +155,37 @@ def check_workers(workers):
             workers = [workers]
     bad = [w for w in workers if not checks.is_int(w) or w <= 0]
     if not workers or bad:
-        raise ValueError('workers must be ints >= 1 (one int or an '
-                         'iterable of them), got {!r}'.format(
-                             bad or workers))
+        # a TypeError when a count is no int at all, else a ValueError
+        error = ValueError if all(checks.is_int(w) for w in bad) \
+            else checks.ArgumentTypeError
+        raise error('workers must be ints >= 1 (one int or an iterable of '
+                    'them), got {!r}'.format(bad or workers))
+    repeated = sorted({w for w in workers if workers.count(w) > 1})
+    if repeated:
+        # a row per count: a repeat would be silently one row fewer
+        raise ValueError('workers gives {} more than once in {!r}: each '
+                         'worker count is a row, give it once'.format(
+                             ', '.join(map(str, repeated)), workers))
     return [int(w) for w in workers]
+
+
+def check_overlaps(overlaps):
+    """``overlaps`` (modes of :data:`OVERLAPS` to compare: one str, or an
+    iterable of them) as a list; a one-line ValueError names a mode that
+    is none."""
+    if isinstance(overlaps, str):
+        overlaps = [overlaps]  # one mode, not its characters
+    else:
+        try:
+            overlaps = list(overlaps)
+        except TypeError:
+            raise checks.ArgumentTypeError(
+                'overlaps must be one of {} or a list of them, got '
+                '{!r}'.format(', '.join(map(repr, OVERLAPS)), overlaps))
+    if not overlaps:
+        raise ValueError('overlaps must name one mode or more of {}, got '
+                         '[]'.format(', '.join(map(repr, OVERLAPS))))
+    return [checks.one_of('overlaps', mode, OVERLAPS) for mode in overlaps]
 
 
 def check_batch_size(batch_size):
@@ -339,18 +367,24 @@ def check_measured(measured, with_step_time=False):
 def check_accumulation(accumulation):
     """``accumulation`` (micro-batches a worker runs per all-reduce: one
     int >= 1, or a dict {workers: int >= 1}) as a function of the worker
-    count, None where the dict has no entry; ValueError otherwise."""
+    count, None where the dict has no entry; a TypeError for a value
+    that is no int, a ValueError for one < 1."""
     what = ('accumulation must be an int >= 1 or a dict {workers: int >= '
             '1} (micro-batches per all-reduce)')
     if isinstance(accumulation, dict):
         bad = [(n, a) for n, a in accumulation.items()
                if not checks.is_int(n) or not checks.is_int(a) or a < 1]
         if bad:
-            raise ValueError('{}, got {!r}: {!r}'.format(what, *bad[0]))
+            n, a = bad[0]
+            error = ValueError if checks.is_int(n) and checks.is_int(a) \
+                else checks.ArgumentTypeError
+            raise error('{}, got {!r}: {!r}'.format(what, n, a))
         table = {int(n): int(a) for n, a in accumulation.items()}
         return table.get
     if not checks.is_int(accumulation) or accumulation < 1:
-        raise ValueError('{}, got {!r}'.format(what, accumulation))
+        error = ValueError if checks.is_int(accumulation) \
+            else checks.ArgumentTypeError
+        raise error('{}, got {!r}'.format(what, accumulation))
     return lambda n, a=int(accumulation): a
 
 
@@ -573,6 +607,12 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
         raise ValueError('scaling_report needs a training step: no backward '
                          'pass was recorded (call loss.backward() inside '
                          'the block)')
+    # what grows the figures, as given, to name it if they overflow
+    given = collections.OrderedDict([
+        ('step_time', step_time), ('accumulation', accumulation),
+        ('jitter', jitter), ('grad_bytes', grad_bytes),
+        ('measured', measured), ('cycle_time', cycle_time),
+        ('bucket_bytes', bucket_bytes)])
     grad_bytes = gradient_bytes(layers, grad_bytes, param_bytes, n_params)
     step = phase_times(local, roofline_rows, opts['step_time'])
     grads = _gradients([x for x in local if x.get('phase') == 'backward'],
@@ -586,12 +626,43 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
         net, node = effective_network(net, g), effective_network(node, g)
     plan = _Plan(step, grads, grad_bytes, opts, batch_size, sourced)
     fit = _Fit(net, node, opts['jitter'], 1.0, None)
-    if opts['measured'] is not None:
-        fit = plan.anchor(opts['measured'], fit)
     report = collections.OrderedDict()
-    for n in workers:
-        report[n] = plan.row(n, fit)
+    try:
+        if opts['measured'] is not None:
+            fit = plan.anchor(opts['measured'], fit)
+        for n in workers:
+            report[n] = row = plan.row(n, fit)
+            bad = [k for k, v in row.items()
+                   if isinstance(v, float) and not math.isfinite(v)]
+            if bad:
+                raise OverflowError(bad[0], row[bad[0]], n)
+    except OverflowError as e:
+        # the batch grows samples_per_s only (or an int Python overflowed)
+        known = len(e.args) == 3 and e.args[0] != 'samples_per_s'
+        raise ValueError(_overflow(e.args, dict(
+            given, batch_size=None if known else batch_size)))
     return report
+
+
+def _overflow(where, given):
+    """The message of a scaling report whose figures overflow a float:
+    where (a column, its value, the workers) when known, and the
+    arguments given that grew them."""
+    named = ', '.join('{}={}'.format(k, _shown(v)) for k, v in given.items()
+                      if v is not None and not (k == 'accumulation' and
+                                                v == 1))
+    at = '{} is {} at N={}: '.format(*where) if len(where) == 3 else ''
+    return ('the scaling report overflows a float ({}{} give figures '
+            'beyond its range); give smaller ones'.format(
+                at, named or 'the arguments'))
+
+
+def _shown(value):
+    """``value`` as an error shows it: an int too long to read as its
+    count of digits."""
+    if checks.is_int(value) and abs(value) >= 10 ** 16:
+        return 'an int of {} digits'.format(len(str(abs(value))))
+    return repr(value)
 
 
 class _Fit(typing.NamedTuple):
@@ -643,8 +714,9 @@ class _Plan(typing.NamedTuple):
             if self.sourced else 0.0
         # the slowed compute hides as much more of the communication
         exposed = max(0.0, comm.exposed - t_contention)
-        t_jitter = fit.cv * compute * expected_max_normal(n) if fit.cv \
-            else 0.0
+        # alone, a worker waits for no one: 0 exactly (never inf * 0)
+        t_jitter = fit.cv * compute * expected_max_normal(n) \
+            if fit.cv and n > 1 else 0.0
         t_step = compute + t_contention + exposed + t_jitter
         samples = n * self.batch_size * acc if self.batch_size else None
         # At one worker the all-reduce costs 0: the step is t_compute.
@@ -754,7 +826,17 @@ def gradient_bytes(layers, grad_bytes=None, param_bytes=None,
                              'called): give grad_bytes')
         else:
             grad_bytes = n_params * 4
-    return checks.integer('grad_bytes', grad_bytes, 0)
+    grad_bytes = checks.integer('grad_bytes', grad_bytes, 0)
+    if grad_bytes >= MAX_BYTES:  # a count of bytes is divided as a float
+        raise ValueError('grad_bytes must be an int from 0 to below '
+                         '{:.0e} (bytes a float holds), got {}'.format(
+                             MAX_BYTES, _shown(grad_bytes)))
+    return grad_bytes
+
+
+#: Bytes a scaling report takes (``grad_bytes`` below it): a float's
+#: range, to the nearest power of ten below.
+MAX_BYTES = 10 ** 308
 
 
 class PhaseTimes(typing.NamedTuple):

@@ -16,6 +16,7 @@ This module imports nothing of the package: every module may use it.
 
 import math
 import numbers
+import os
 
 
 class ArgumentTypeError(TypeError, ValueError):
@@ -94,6 +95,14 @@ def instance(name, value, types, allowed):
     if not isinstance(value, types):
         _refuse(ArgumentTypeError, name, value, allowed)
     return value
+
+
+def path(name, value, allowed=None):
+    """``value`` if it names a file: a str or an ``os.PathLike``.  An int
+    is refused, since ``open()`` takes it as a file descriptor and closes
+    the caller's file when done with it; an open file object as well."""
+    return instance(name, value, (str, os.PathLike),
+                    allowed or 'the path of a file (a str or os.PathLike)')
 
 
 class CheckedFields(object):

@@ -280,8 +280,9 @@ Network._field_checks = {
 
 #: Network preset name -> its transport, a key of :data:`BUS_EFFICIENCY`
 #: (``'rdma'``: InfiniBand, RoCE; ``'tcp'``: the kernel's sockets;
-#: ``'nvlink'`` and ``'pcie'``: inside one node); a
-#: network of another name (netbench's, one built by hand) is taken as
+#: ``'nvlink'`` and ``'pcie'``: inside one node); any other network
+#: (netbench's, one built by hand or loaded from a file, whatever its
+#: name, unless it equals the preset in every field) is taken as
 #: measured: its bandwidth is what an all-reduce reaches.
 NETWORK_TRANSPORTS = {}
 
@@ -330,9 +331,10 @@ def bus_bandwidth(network, gpus_per_node=1):
     ``gpus_per_node`` GPUs a node sharing its port: the line rate times
     :data:`BUS_EFFICIENCY` of its transport (a preset's, see
     :data:`NETWORK_TRANSPORTS`); the bandwidth itself for any other (a
-    measured one)."""
+    measured one, even under a preset's name)."""
     net = resolve_network(network)
-    transport = NETWORK_TRANSPORTS.get(net.name)
+    transport = NETWORK_TRANSPORTS.get(net.name) \
+        if NETWORKS.get(net.name) == net else None
     if transport is None:
         return net.bandwidth
     share = BUS_EFFICIENCY[transport]
@@ -447,9 +449,11 @@ NETWORKS['ib-hdr200x8'] = _preset(
 
 
 def save_network(network, path, **extra):
-    """Write ``network`` (a :class:`Network`) to the JSON file ``path``
-    (``name``, ``title``, ``bandwidth``, ``latency``, then ``extra``: what
-    :mod:`~chainer_computational_cost.run.netbench` measured); returns it."""
+    """Write ``network`` (a :class:`Network`) to the JSON file ``path`` (a
+    str or os.PathLike) (``name``, ``title``, ``bandwidth``, ``latency``,
+    then ``extra``: what :mod:`~chainer_computational_cost.run.netbench`
+    measured); returns it."""
+    checks.path('path', path)
     doc = collections.OrderedDict(network._asdict())
     doc.update(extra)
     with open(path, 'w') as f:
@@ -460,37 +464,59 @@ def save_network(network, path, **extra):
 
 def load_network(path):
     """The :class:`Network` of a JSON file written by :func:`save_network`
-    (a one-line ValueError names the file and what is missing)."""
+    (``path``: a str or os.PathLike).  The file's values go to
+    :class:`Network`'s own checks as they are, so a file is refused where
+    the object would be; a one-line error names the file and the field."""
+    checks.path('path', path)
+    name = os.fspath(path)
     try:
         with open(path) as f:
             doc = json.load(f)
-        fields = (str(doc['name']), str(doc['title']),
-                  float(doc['bandwidth']), float(doc['latency']))
+        fields = [doc[k] for k in Network._fields]
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise ValueError('{!r} is not a network file (JSON with name, '
-                         'title, bandwidth, latency): {}'.format(path, e))
+                         'title, bandwidth, latency): {}'.format(name, e))
     try:
         return Network(*fields)
     except ValueError as e:  # Network's own check, the file named
-        raise ValueError('{!r}: bandwidth must be > 0 and latency >= 0, got '
-                         '{} and {} ({})'.format(path, fields[2], fields[3],
-                                                 e))
+        error = checks.ArgumentTypeError \
+            if isinstance(e, TypeError) else ValueError
+        raise error('{!r}: {}'.format(name, e))
+
+
+def _names_a_file(network):
+    """Whether ``network`` reads as a file's name rather than a preset's:
+    an os.PathLike, or a str ending in .json or holding a separator."""
+    if not isinstance(network, str):
+        return isinstance(network, os.PathLike)
+    seps = {os.sep, os.altsep or os.sep}
+    return network.lower().endswith('.json') or any(
+        sep in network for sep in seps)
 
 
 def resolve_network(network):
     """The :class:`Network` ``network`` names (a preset name, a Network,
     or the path of a JSON file written by :func:`save_network`, such as
-    netbench's); a one-line ValueError names the presets otherwise."""
+    netbench's, a str or os.PathLike); a one-line error says what is
+    wrong otherwise: a TypeError for a value of another type, a
+    ValueError naming the presets for an unknown name, or the file for a
+    path that names none."""
     if isinstance(network, Network):
         return network
+    presets = ', '.join(repr(n) for n in NETWORKS)
+    checks.path('network', network, 'a preset name ({}), a Network or '
+                'the path of a network file'.format(presets))
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
-    if isinstance(network, str) and network.endswith('.json') and \
-            os.path.isfile(network):
+    if _names_a_file(network):
+        if not os.path.isfile(network):
+            raise ValueError('network file {!r} does not exist (a network '
+                             'is a preset name or an existing file)'
+                             .format(os.fspath(network)))
         return load_network(network)
     raise ValueError('unknown network {!r}; the presets are {} (or a '
                      'network file, *.json, from netbench)'.format(
-                         network, ', '.join(repr(n) for n in NETWORKS)))
+                         network, presets))
 
 
 GiB = 1 << 30

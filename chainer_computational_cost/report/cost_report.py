@@ -457,8 +457,9 @@ class CostReport(object):
         """Write the efficiency against the workers to the file ``path``
         (PNG, SVG, PDF, EPS or PS, as its extension says; needs
         matplotlib: the ``[plot]`` extra): one line per mode of
-        ``overlaps`` (a list of ``network.OVERLAPS``; default the
-        ``overlap`` option's, else ``'none'``), and ``published`` points
+        ``overlaps`` (one of ``network.OVERLAPS`` or a list of them;
+        default the ``overlap`` option's, else ``'none'``), and
+        ``published`` points
         ``(workers, efficiency[, label])``; returns the figure.  The other
         arguments are :meth:`scaling_report`'s."""
         plots.plot_format(path)
@@ -466,7 +467,7 @@ class CostReport(object):
             overlaps = [options.pop('overlap', 'none')]
         else:
             options.pop('overlap', None)
-            overlaps = list(overlaps)
+            overlaps = net.check_overlaps(overlaps)
         workers = net.check_workers(workers)
         curves = collections.OrderedDict()
         for mode in overlaps:

@@ -223,15 +223,32 @@ def _round(value, n_digits):
     return value
 
 
+def _round_unitless(value, n_digits):
+    """A float of no unit (an efficiency, an intensity) to ``n_digits``
+    decimals, except that one which is not 0 but would round to 0 keeps
+    that many significant digits (one at least): no unit can be chosen
+    to show it, so it never shows as 0.  A figure in a unit (bytes,
+    seconds, FLOPs, percent) rounds as the unit's decimals say."""
+    rounded = _round(value, n_digits)
+    if rounded == 0 and value != 0 and math.isfinite(value):
+        return float('{:.{}g}'.format(value, max(n_digits, 1)))
+    return rounded
+
+
 def _text(number, n_digits):
     """A rounded number as a cell shows it: as ``str`` does, except that
-    a float is never written in scientific notation (``str`` gives
-    '8e-05' below 1e-4 and '1e+16' from 1e16 on)."""
+    a float is written in scientific notation (``str`` gives '8e-05'
+    below 1e-4 and '1e+16' from 1e16 on) only when its decimals would
+    show it as 0 (see :func:`_round_unitless`)."""
     text = str(number)
     if 'e' in text and math.isfinite(number):
-        text = '{:.{}f}'.format(number, n_digits).rstrip('0')
-        if text.endswith('.'):
-            text += '0'
+        fixed = '{:.{}f}'.format(number, n_digits)
+        if '.' in fixed:
+            fixed = fixed.rstrip('0')
+            if fixed.endswith('.'):
+                fixed += '0'
+        if float(fixed) != 0 or number == 0:
+            text = fixed
     return text
 
 
@@ -301,7 +318,8 @@ def _formatter(column, prefix, n_digits, time_unit):
         return _skip_none(_params_text)
     if column in ('input_shapes', 'output_shapes'):
         return _skip_none(_shapes_text)
-    return _skip_none(lambda v: _number(v, n_digits)
+    return _skip_none(lambda v: _text(_round_unitless(v, n_digits),
+                                      n_digits)
                       if isinstance(v, float) else str(v))
 
 
@@ -383,7 +401,9 @@ def _json_value(row, column, prefix, n_digits, time_unit):
     elif column in TIME_COLUMNS:
         value = _round(value * _TIME_SCALE[time_unit], n_digits)
     elif isinstance(value, float):
-        value = _round(value, n_digits) if math.isfinite(value) else None
+        # a percent is a unit: it rounds as the table's cells do
+        rounding = _round if column in PERCENTS else _round_unitless
+        value = rounding(value, n_digits) if math.isfinite(value) else None
     elif column in ('input_shapes', 'output_shapes'):
         return [list(s) if s is not None else None for s in value]
     elif column == 'params':

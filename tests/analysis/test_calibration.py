@@ -1083,3 +1083,36 @@ def test_flagged_calls_are_counted_by_flag_and_type():
         "the calibration ran: extrapolated): 1 Add")
     assert cal.flagged_summary({'Add-1': row('Add', None),
                                 'total': row(None, None)}) is None
+
+
+def test_a_calibration_path_is_a_str_or_a_path_like(tmp_path):
+    # an int would go to open() as a file descriptor and close the
+    # caller's file; a pathlib.Path is a path wherever a str is
+    c = literal_calibration()
+    with open(str(tmp_path / 'victim.txt'), 'w') as victim:
+        fd = victim.fileno()
+        for call in (lambda: Calibration.load(fd), lambda: c.save(fd)):
+            with pytest.raises(TypeError, match=r'^path must be the path '
+                               r'of a file \(a str or os.PathLike\), got '
+                               r'{}$'.format(fd)):
+                call()
+        with pytest.raises(TypeError, match='^calibration must be a '
+                           'Calibration or the path of its JSON file'):
+            cal.load_calibration(fd)
+        victim.write('still open')  # an OSError had the file been closed
+    path = tmp_path / 'cal.json'
+    c.save(path)
+    assert Calibration.load(path).to_dict() == c.to_dict()
+    # 3 calls of 1.2e-5 s each (test_time_report_per_call_by_hand)
+    assert cal.time_report(_three_calls(), path)['total']['t_call'] == \
+        pytest.approx(3.6e-5)
+
+
+def test_overheads_too_large_for_a_float_are_named():
+    # 1e308 s a call is a float, and so each call's time; three of them
+    # sum past the largest float: a ValueError naming the fields, not inf
+    huge = {k: 1e308 for k in OVERHEAD}
+    with pytest.raises(ValueError, match=r"beyond a float's range \(total "
+                       r't_predicted inf\): its field\(s\) '
+                       r'overhead.backward, overhead.forward are too large'):
+        cal.time_report(_three_calls(), literal_calibration(overhead=huge))

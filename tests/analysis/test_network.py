@@ -751,21 +751,22 @@ def test_a_network_file_keeps_what_was_measured(tmp_path):
 
 @pytest.mark.parametrize('doc, message', [
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': -1e-6},
-     'bandwidth must be > 0 and latency >= 0, got 1000000000.0 and -1e-06'),
+     r'Network latency \(seconds\) must be a finite number >= 0, got '
+     r'-1e-06'),
     ({'name': 'x', 'title': 'x', 'bandwidth': -1e9, 'latency': 0},
-     'bandwidth must be > 0'),
+     'bandwidth .* must be a finite number > 0'),
     ({'name': 'x', 'title': 'x', 'bandwidth': 0, 'latency': 0},
-     'bandwidth must be > 0 and latency >= 0, got 0.0 and 0.0'),
+     r'Network bandwidth \(bytes/s\) must be a finite number > 0, got 0'),
     ({'name': 'x', 'title': 'x', 'bandwidth': 'inf', 'latency': 0},
-     'bandwidth must be > 0'),
+     'bandwidth .* must be a finite number > 0'),
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'nan'},
-     'latency >= 0'),
+     'latency .* >= 0'),
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'inf'},
-     'latency >= 0, got 1000000000.0 and inf'),
+     "latency .* >= 0, got 'inf'"),
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9},
      "is not a network file .*'latency'"),
     ({'name': 'x', 'title': 'x', 'bandwidth': [1], 'latency': 0},
-     'is not a network file'),
+     'bandwidth .* must be a finite number > 0'),
 ])
 def test_a_bad_network_file_is_named(tmp_path, doc, message):
     path = tmp_path / 'bad.json'
@@ -1091,3 +1092,103 @@ def test_overlap_efficiency_is_1_alone_and_never_more(forward, backward,
     share = step_time * forward / (forward + backward)
     assert row['efficiency_overlap'] == pytest.approx(
         step_time / (share + 1.400000175), rel=1e-12)
+
+
+def _one_step():
+    # a 1 ms forward and a 2 ms backward, 10 float32 parameters (40 B)
+    layers = [{'name': 'F', 'type': 'LinearFunction', 'phase': 'forward'},
+              {'name': 'B', 'type': 'LinearGradWeight',
+               'phase': 'backward'}]
+    rows = {'F': {'t_roofline': 1e-3}, 'B': {'t_roofline': 2e-3}}
+    return layers, rows
+
+
+def test_a_huge_jitter_is_no_nan_alone():
+    # alone a worker waits for no one: t_jitter is 0 exactly, never
+    # 1e308 * 10 s * 0 (inf * 0, NaN); over 8 workers 1e308 * 10 s
+    # overflows, named with the arguments that grew it
+    layers, rows = _one_step()
+    net = devices.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(layers, rows, 10, [1], net, 4,
+                                 step_time=10.0, jitter=1e308)[1]
+    assert (row['t_jitter'], row['t_step'], row['efficiency']) == \
+        (0.0, 10.0, 1.0)
+    with pytest.raises(ValueError, match=r'^the scaling report overflows a '
+                       r'float \(t_step is inf at N=8: step_time=10.0, '
+                       r'jitter=1e\+308 give figures beyond its range\)'):
+        network.scaling_report(layers, rows, 10, [1, 8], net, 4,
+                               step_time=10.0, jitter=1e308)
+
+
+@pytest.mark.parametrize('kwargs, shown', [
+    # 1e300 s * 1e10 micro-batches = inf at one worker already
+    ({'step_time': 1e300, 'accumulation': 10 ** 10},
+     r't_compute is inf at N=1: step_time=1e\+300, accumulation=10000000000 '
+     r'give'),
+    # 4 samples / 1e-320 s = 4e320 samples a second: inf
+    ({'step_time': 1e-320},
+     r'samples_per_s is inf at N=1: step_time=1e-320, batch_size=4 give'),
+    # an int no float holds: Python's own overflow, the arguments named
+    ({'accumulation': 10 ** 400},
+     r'accumulation=an int of 401 digits, batch_size=4 give'),
+])
+def test_figures_past_a_float_are_a_value_error(kwargs, shown):
+    layers, rows = _one_step()
+    net = devices.Network('t', 't', 1e9, 1e-6)
+    with pytest.raises(ValueError, match=r'^the scaling report overflows a '
+                       r'float \(' + shown):
+        network.scaling_report(layers, rows, 10, [1, 8], net, 4,
+                               model='bound', **kwargs)
+
+
+def test_gradient_bytes_a_float_cannot_hold_are_refused():
+    layers, rows = _one_step()
+    net = devices.Network('t', 't', 1e9, 1e-6)
+    with pytest.raises(ValueError, match=r'^grad_bytes must be an int from '
+                       r'0 to below 1e\+308 \(bytes a float holds\), got an '
+                       r'int of 401 digits$'):
+        network.scaling_report(layers, rows, 10, [8], net, 4,
+                               grad_bytes=10 ** 400)
+    # 1e307 B over 2 workers at 1 GB/s: 2*1/2 * 1e307/1e9 + 2e-6 = 1e298 s
+    row = network.scaling_report(layers, rows, 10, [2], net, 4,
+                                 grad_bytes=10 ** 307, model='bound')[2]
+    assert row['t_allreduce'] == pytest.approx(1e298, rel=1e-12)
+
+
+@pytest.mark.parametrize('workers', [2.0, '8', None, [4, '8'], [True]])
+def test_workers_of_a_wrong_type_are_a_type_error(workers):
+    with pytest.raises(TypeError, match=r'^workers must be ints >= 1'):
+        network.check_workers(workers)
+
+
+def test_a_repeated_worker_count_is_refused():
+    # a row per count: [8, 8] was one row, silently
+    with pytest.raises(ValueError, match=r'^workers gives 8 more than once '
+                       r'in \[1, 8, 8\]: each worker count is a row, give '
+                       r'it once$'):
+        network.check_workers([1, 8, 8])
+    assert network.check_workers([8, 1]) == [8, 1]
+
+
+@pytest.mark.parametrize('accumulation, error', [
+    (2.0, TypeError), ('2', TypeError), (None, TypeError),
+    ({8: 2.0}, TypeError), ({8.0: 2}, TypeError), (0, ValueError),
+    ({8: 0}, ValueError)])
+def test_accumulation_of_a_wrong_type_is_a_type_error(accumulation, error):
+    with pytest.raises(error, match='^accumulation must be an int >= 1'
+                       ) as info:
+        network.check_accumulation(accumulation)
+    # a wrong value is no TypeError
+    assert isinstance(info.value, TypeError) == (error is TypeError)
+
+
+def test_one_overlap_mode_is_one_mode():
+    # a str is one mode, not its characters ('d', 'd', 'p')
+    assert network.check_overlaps('ddp') == ['ddp']
+    assert network.check_overlaps(('none', 'ddp')) == ['none', 'ddp']
+    with pytest.raises(ValueError, match="^overlaps must be one of 'none', "
+                       ".*, got 'd'$"):
+        network.check_overlaps(['d'])
+    with pytest.raises(TypeError, match='^overlaps must be one of .* or a '
+                       'list of them, got 5$'):
+        network.check_overlaps(5)

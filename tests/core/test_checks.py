@@ -2,6 +2,7 @@
 line each raises, naming the argument, the value and what is allowed."""
 
 import collections
+import io
 
 import numpy
 import pytest
@@ -98,3 +99,14 @@ def test_checked_fields_of_a_named_tuple():
         with pytest.raises(ValueError, match='^a must be a finite number > '
                            '0, got 0$'):
             make()
+
+
+def test_a_path_is_a_str_or_a_path_like(tmp_path):
+    # open(3) would take 3 as a file descriptor, read the caller's file
+    # and close it: a path is a str or an os.PathLike, nothing else
+    assert checks.path('path', 'a.json') == 'a.json'
+    assert checks.path('path', tmp_path) is tmp_path
+    for value in (3, b'a.json', None, io.StringIO()):
+        with pytest.raises(TypeError, match=r'^path must be the path of a '
+                           r'file \(a str or os.PathLike\), got '):
+            checks.path('path', value)

@@ -2,6 +2,8 @@
 sources are cited beside each preset in core/devices.py): a preset
 halved or off by a digit fails here."""
 
+import json
+
 import pytest
 
 from chainer_computational_cost.core import devices
@@ -160,3 +162,86 @@ def test_one_registry_for_every_entry_point(capsys):
             assert status == 0
             assert err.startswith('largest batch on {} with adam: '.format(
                 name))
+
+
+def test_a_path_argument_is_never_a_file_descriptor(tmp_path):
+    # an int given as a path would go to open() as a file descriptor,
+    # which closes the caller's file: refused before any open
+    with open(str(tmp_path / 'victim.txt'), 'w') as victim:
+        fd = victim.fileno()
+        for call in (lambda: devices.load_network(fd),
+                     lambda: devices.save_network(
+                         devices.NETWORKS['ib-edr'], fd)):
+            with pytest.raises(TypeError, match=r'^path must be the path '
+                               r'of a file \(a str or os.PathLike\), '
+                               r'got {}$'.format(fd)):
+                call()
+        with pytest.raises(TypeError, match='^network must be a preset '
+                           'name .*, got {}$'.format(fd)):
+            devices.resolve_network(fd)
+        victim.write('still open')  # an OSError had the file been closed
+    # a pathlib.Path is a path wherever a str is
+    path = tmp_path / 'net.json'
+    net = devices.Network(None, None, 1e9, 0.0)
+    devices.save_network(net, path)
+    assert devices.load_network(path) == net
+    assert devices.resolve_network(path) == net
+
+
+def test_only_the_preset_itself_gets_its_bus_share():
+    # ib-hdr200 is RDMA, share 0.96: 25e9 * 0.96 = 24e9 B/s.  A network
+    # built (or loaded, or measured) under that name is taken as measured:
+    # its own 1e9 B/s, no share; one equal to the preset in every field is
+    # the preset
+    assert devices.bus_bandwidth('ib-hdr200') == pytest.approx(24e9)
+    assert devices.bus_bandwidth(devices.Network(
+        'ib-hdr200', None, 1e9, 1e-6)) == 1e9
+    same = devices.Network(*devices.NETWORKS['ib-hdr200'])
+    assert devices.bus_bandwidth(same) == pytest.approx(24e9)
+
+
+@pytest.mark.parametrize('fields, error, message', [
+    ({'bandwidth': True, 'latency': False}, TypeError,
+     r"Network bandwidth \(bytes/s\) must be a finite number > 0, got "
+     r"True$"),
+    ({'bandwidth': '1e9', 'latency': 0}, TypeError,
+     r"Network bandwidth \(bytes/s\) must be a finite number > 0, got "
+     r"'1e9'$"),
+    ({'bandwidth': 1e9, 'latency': 'nan'}, TypeError,
+     r"Network latency \(seconds\) must be a finite number >= 0, got "
+     r"'nan'$"),
+    ({'name': 5}, TypeError, 'Network name must be a str or None, got 5$'),
+    ({'bandwidth': 0}, ValueError,
+     r'Network bandwidth \(bytes/s\) must be a finite number > 0, got 0$'),
+])
+def test_a_network_file_is_checked_as_the_object(tmp_path, fields, error,
+                                                 message):
+    # the file's raw values go to Network's own checks: nothing converted
+    # first (true was 1.0 B/s, '1e9' 1e9, null the name 'None')
+    doc = dict({'name': 'x', 'title': None, 'bandwidth': 1e9,
+                'latency': 0}, **fields)
+    path = tmp_path / 'net.json'
+    path.write_text(json.dumps(doc))
+    with pytest.raises(error, match='^{!r}: '.format(str(path)) + message):
+        devices.load_network(path)
+
+
+def test_a_network_of_no_name_round_trips(tmp_path):
+    path = str(tmp_path / 'net.json')
+    net = devices.Network(None, None, 2.5e9, 3e-6)
+    devices.save_network(net, path)
+    assert devices.load_network(path) == net  # not the names 'None'
+
+
+@pytest.mark.parametrize('name', ['missing.json', 'sub/missing',
+                                  'MISSING.JSON'])
+def test_a_missing_network_file_is_named_as_a_file(tmp_path, monkeypatch,
+                                                   name):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="^network file '{}' does not "
+                       'exist'.format(name)):
+        devices.resolve_network(name)
+    # a name that reads as no file is an unknown preset
+    with pytest.raises(ValueError, match="^unknown network 'missing'; the "
+                       'presets are'):
+        devices.resolve_network('missing')

@@ -642,3 +642,25 @@ def test_roofline_columns_are_exported():
 
 def test_device_names_in_any_case():
     assert devices.resolve_device('A100') is devices.DEVICES['a100']
+
+
+def test_a_tiny_efficiency_never_shows_as_0():
+    # an efficiency of 2.6e-5 (the 3-4-2 MLP over 8 workers) rounded to
+    # 3 decimals was 0.0; a figure of no unit keeps 3 significant digits
+    # instead, in every mode; one in a unit (ms here) rounds as before
+    rows = [{'workers': 8, 'efficiency': 2.6048e-05, 't_step': 1e-7}]
+    cols = ['workers', 'efficiency', 't_step']
+    assert rendering.render(rows, cols, 'csv') == \
+        'Workers,Efficiency,T step ms\n8,2.6e-05,0.0\n'
+    assert '|8|2.6e-05|0.0|' in rendering.render(rows, cols, 'md')
+    doc = json.loads(rendering.render(rows, cols, 'json'))
+    assert doc['rows'][0]['efficiency'] == 2.6e-05
+    assert json.loads(rendering.render(rows, cols, 'json', n_digits=None))[
+        'rows'][0]['efficiency'] == 2.6048e-05
+    # 0.5 to no decimals is 0 (banker's rounding): one significant digit
+    assert rendering.render([{'efficiency': 0.5}], ['efficiency'],
+                            'csv', n_digits=0) == 'Efficiency\n0.5\n'
+    # a figure that rounds to more than 0 is unchanged; 0 is 0
+    assert rendering.render([{'efficiency': 0.25}, {'efficiency': 0.0}],
+                            ['efficiency'], 'csv', n_digits=1) == \
+        'Efficiency\n0.2\n0.0\n'
