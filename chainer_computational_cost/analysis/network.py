@@ -27,10 +27,12 @@ import collections
 import functools
 import math
 import typing
+import warnings
 
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.devices import bus_bandwidth
 from chainer_computational_cost.core.devices import resolve_network
+from chainer_computational_cost.core.records import ReportWarning
 
 
 def collective_time(kind, nbytes, n_ranks, network):
@@ -739,7 +741,24 @@ class _Plan(typing.NamedTuple):
 
     def anchor(self, measured, fit):
         """The :class:`_Fit` whose steps on the ``measured`` worker counts
-        last the seconds measured (see :func:`scaling_report`)."""
+        last the seconds measured (see :func:`scaling_report`), with a
+        ReportWarning for a measured step no fit reaches (the nearest is
+        taken)."""
+        fit = self._anchor(measured, fit)
+        missed = ['{:.4g} s at N={} (the nearest: {:.4g} s)'.format(
+            seconds, n, self.row(n, fit)['t_step'])
+            for n, seconds in sorted(measured.items())
+            if abs(self.row(n, fit)['t_step'] - seconds) > 1e-6 * seconds]
+        if missed:
+            warnings.warn(
+                'scaling_report: no anchoring makes the measured step {}: '
+                'the model needs longer even with no stragglers, or the '
+                'steps measured contradict each other; the rows are '
+                'anchored on the nearest'.format('; '.join(missed)),
+                ReportWarning, stacklevel=4)
+        return fit
+
+    def _anchor(self, measured, fit):
         entries = sorted(measured.items())
         first = None if self.opts['step_time'] is not None \
             else entries.pop(0)
