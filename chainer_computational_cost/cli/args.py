@@ -16,7 +16,6 @@ import importlib
 import math
 import os
 import sys
-import tempfile
 import textwrap
 
 from chainer_computational_cost import __version__
@@ -677,20 +676,35 @@ def check_output_file(path, option, example, check_name=None):
     ``example`` is a file name the message suggests for a directory;
     ``check_name(path)``, if given, checks the name before the file system
     is probed."""
+    if not path:
+        raise CommandError('{} is empty: give a file name such as '
+                           '{}'.format(option, example))
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CommandError('{} {!r} is a directory: give a file name such '
                            'as {}'.format(option, path, example))
     if not os.path.isdir(directory):
-        raise CommandError('{} {!r}: cannot write in directory {!r}: it '
-                           'does not exist'.format(option, path, directory))
+        raise CommandError('{} {!r}: cannot write in directory {!r}: '
+                           '{}'.format(option, path, directory,
+                                       _not_a_directory(directory)))
     if check_name is not None:
         check_name(path)
     try:
-        _probe_writable(path, directory)
+        _probe_writable(path)
     except OSError as e:
         raise CommandError('{} {!r} cannot be written: {}'.format(
             option, path, e.strerror or e))
+
+
+def _not_a_directory(directory):
+    """Why ``directory``, which is no directory, is not: the first of it
+    and its parents that exists is a file, or it does not exist."""
+    parent = directory
+    while not os.path.lexists(parent) and os.path.dirname(parent) != parent:
+        parent = os.path.dirname(parent)
+    if os.path.lexists(parent) and not os.path.isdir(parent):
+        return '{!r} is a file, not a directory'.format(parent)
+    return 'it does not exist'
 
 
 def _check_plot_path(path, option):
@@ -703,16 +717,17 @@ def _check_plot_path(path, option):
     check_output_file(path, option, 'plot.png', check_format)
 
 
-def _probe_writable(path, directory):
+def _probe_writable(path):
     """OSError unless a file can be written at ``path``: an existing file
-    is opened for appending (and left as it was), else a file is created
-    beside it and removed (permissions alone would not tell: a read-only
-    file system, or root)."""
+    is opened for appending (and left as it was), else the file itself is
+    created and removed (permissions alone would not tell: a read-only
+    file system, root, a name too long for the file system)."""
     if os.path.exists(path):
         with open(path, 'ab'):
             return
-    with tempfile.NamedTemporaryFile(prefix='.probe-', dir=directory):
-        pass  # removed as it closes
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    os.close(fd)
+    os.remove(path)
 
 
 #: Option attribute -> (option, the report's check of its value, which

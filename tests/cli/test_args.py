@@ -596,3 +596,61 @@ def test_the_guide_names_every_key_of_a_json_of_several_reports():
     keys = re.search(r'keys are the reports, in the order above: (.*?), '
                      r'each holding', text).group(1)
     assert re.findall(r'`(\w+)`', keys) == list(REPORT_ORDER)
+
+
+# Output files: the name itself is checked before the run
+
+def _never_measured(monkeypatch):
+    """calibrate's measuring replaced by a failure: a mistake it reports
+    is found before minutes of measuring."""
+    def calibrate(**kwargs):
+        raise AssertionError('measured')
+    monkeypatch.setattr('chainer_computational_cost.cli.calibrate.'
+                        'calibrate', calibrate)
+
+
+def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, capsys):
+    _never_measured(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    assert error_of(capsys, 'calibrate', '--out', '') == (
+        'error: --out is empty: give a file name such as calibration.json')
+    assert error_of(capsys, RAISING, '--plot-summary', '') == (
+        'error: --plot-summary is empty: give a file name such as plot.png')
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_name_too_long_for_the_file_system_is_refused(tmp_path,
+                                                        monkeypatch, capsys):
+    # 300 characters: more than the 255 bytes a name may have on Linux's
+    # file systems, found by creating the file itself, not one beside it
+    _never_measured(monkeypatch)
+    out = str(tmp_path / ('a' * 300 + '.json'))
+    assert error_of(capsys, 'calibrate', '--out', out) == (
+        'error: --out {!r} cannot be written: File name too '
+        'long'.format(out))
+    plot = str(tmp_path / ('a' * 300 + '.png'))
+    assert error_of(capsys, RAISING, '--plot-summary', plot) == (
+        'error: --plot-summary {!r} cannot be written: File name too '
+        'long'.format(plot))
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_directory_that_is_a_file_is_said_to_be_one(tmp_path, monkeypatch,
+                                                      capsys):
+    _never_measured(monkeypatch)
+    (tmp_path / 'f').write_bytes(b'')
+    for out in (tmp_path / 'f' / 'c.json', tmp_path / 'f' / 'd' / 'c.json'):
+        assert error_of(capsys, 'calibrate', '--out', str(out)) == (
+            'error: --out {!r}: cannot write in directory {!r}: {!r} is a '
+            'file, not a directory'.format(str(out), str(out.parent),
+                                           str(tmp_path / 'f')))
+
+
+def test_a_writable_name_is_created_and_removed(tmp_path, monkeypatch,
+                                                capsys):
+    # the check passes (the measuring is then the first failure) and
+    # leaves nothing behind
+    _never_measured(monkeypatch)
+    with pytest.raises(AssertionError, match='measured'):
+        main(['calibrate', '--out', str(tmp_path / 'c.json')])
+    assert os.listdir(str(tmp_path)) == []

@@ -244,6 +244,22 @@ def test_output_into_a_missing_directory_is_refused_before_measuring(
     assert made == ['naive'] and comm.calls == 0  # nothing measured
 
 
+def test_an_output_that_cannot_be_named_is_refused_before_measuring(
+        tmp_path, monkeypatch, capsys):
+    # an empty name; 300 characters, more than a file system's 255
+    comm, made = _fake_command(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    long = str(tmp_path / ('a' * 300 + '.json'))
+    for path, message in (
+            ('', '--output is empty: give a file name such as '
+                 'network.json'),
+            (long, '--output {!r} cannot be written: File name too '
+                   'long'.format(long))):
+        assert _netbench('--output', path, '--repeats', '2') == (2, '')
+        assert capsys.readouterr().err == 'error: {}\n'.format(message)
+    assert comm.calls == 0 and list(tmp_path.iterdir()) == []
+
+
 def test_the_file_is_saved_before_saved_is_printed(tmp_path, monkeypatch,
                                                    capsys):
     _fake_command(monkeypatch)
