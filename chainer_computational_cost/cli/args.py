@@ -830,7 +830,8 @@ _NEVER_FILLED['slowest_rank'] = _NEVER_FILLED['rank']
 def _empty_columns(kind, columns, args):
     """(column, why) for the first of ``columns`` the run leaves empty in
     every row, or None."""
-    timed = ('time', 'efficiency')
+    # (the scaling report's efficiency is of its predicted times)
+    timed = ('time', 'efficiency') if kind in TIMED_REPORTS else ()
     for c in columns:
         if c in timed and not args.measure_time:
             return c, 'times are measured only with --measure-time'

@@ -342,6 +342,17 @@ def test_columns_no_run_fills(options, column, why, capsys):
         column, why)
 
 
+def test_efficiency_of_the_scaling_report_is_kept():
+    # the scaling report's efficiency is of predicted times, there
+    # without --measure-time: on 1 worker nothing is all-reduced and no
+    # one waits for a slower worker, t_step = t_compute, efficiency 1
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--mode', 'csv', *SCALING, '--columns',
+                       'workers,efficiency')
+    assert status == 0
+    assert text.splitlines()[:2] == ['Workers,Efficiency', '1,1.0']
+
+
 def test_time_column_with_measured_times_is_kept():
     status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
                        'csv', '--measure-time', '--columns', 'name,time')
