@@ -232,7 +232,8 @@ def _run(args, kinds):
             model = load_model(args.model)
         call = _model_call(model, args, dtype)
         if args.project:
-            report = _projected(call, args, inputs, dtype, progress)
+            report = _recorded(_projected(call, args, inputs, dtype,
+                                          progress))
             # The fit takes the projection's runs: no more runs.
             fit = _fit(report, args) if 'fit' in kinds else None
             return Result(report, fit)
@@ -248,6 +249,7 @@ def _run(args, kinds):
                 watched(progress, 'batch {}'.format(batch),
                         lambda: call(inputs[batch]))
                 elapsed = _clock() - start
+            _recorded(report)
             hint = None if args.measure_time else _project_hint(batch,
                                                                 elapsed)
             if hint is not None:
@@ -256,6 +258,18 @@ def _run(args, kinds):
         if 'fit' in kinds:
             fit = _fit(_fit_runs(call, inputs, progress), args)
     return Result(report, fit)
+
+
+def _recorded(report):
+    """``report``, or CommandError when its run recorded no call: every
+    report would be empty (a json document of nothing, a table of no
+    rows), which says less than the reason."""
+    if not len(report.records()):
+        raise CommandError('nothing was recorded: the model made no Chainer '
+                           'function call (a model that returns its input '
+                           'unchanged, or computes with NumPy alone, has '
+                           'no cost to report)')
+    return report
 
 
 def _project_hint(batch, elapsed):
