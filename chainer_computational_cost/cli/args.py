@@ -532,14 +532,22 @@ def parse_workers(text):
         raise argparse.ArgumentTypeError(
             'must be comma-separated ints >= 1, e.g. 1,8,64; got {!r}'
             .format(text))
-    repeated = sorted({w for w in workers if workers.count(w) > 1})
-    if repeated:
-        # (a row per count: a repeat would be the same row again, or
-        # silently one row fewer than the counts typed)
-        raise argparse.ArgumentTypeError(
-            'gives {} more than once in {!r}: each worker count is a row, '
-            'give it once'.format(', '.join(map(str, repeated)), text))
+    # (a row per count: a repeat would be the same row again, or
+    # silently one row fewer than the counts typed)
+    _refuse_repeats(workers, text, 'worker count', 'each worker count is a '
+                    'row')
     return workers
+
+
+def _refuse_repeats(values, text, what, why):
+    """ArgumentTypeError when ``values`` (parsed from ``text``) repeat
+    one: '{text} gives X more than once: {why}, give it once'."""
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise argparse.ArgumentTypeError(
+            'gives {} more than once in {!r}: {}, give {} once'.format(
+                ', '.join(map(str, repeated)), text, why,
+                'it' if len(repeated) == 1 else 'each'))
 
 
 def parse_measured(text):
@@ -1054,6 +1062,7 @@ def parse_sizes(text):
         raise argparse.ArgumentTypeError(
             'must be two sizes or more in bytes >= 4, comma-separated '
             '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
+    _refuse_repeats(out, text, 'size', 'each size is a row of the fit')
     return out
 
 
@@ -1106,8 +1115,8 @@ def build_netbench_parser():
                              'naive, which runs on CPUs)')
     parser.add_argument('--sizes', type=parse_sizes, default=None,
                         metavar='BYTES,...',
-                        help='bytes to time, e.g. 4,1K,64K,1M,16M (default '
-                             '4 B to 16M)')
+                        help='bytes to time, two sizes or more, each once, '
+                             'e.g. 4,1K,64K,1M,16M (default 4 B to 16M)')
     parser.add_argument('--repeats', type=parse_count, default=10,
                         metavar='N',
                         help='timed rounds per size (default 10)')

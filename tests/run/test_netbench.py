@@ -44,8 +44,13 @@ def test_fit_ring_takes_bandwidth_from_the_large_sizes():
 def test_fit_ring_errors():
     with pytest.raises(ValueError, match='2 ranks or more, got 1'):
         netbench.fit_ring([4, 8], [1e-6, 2e-6], 1)
-    with pytest.raises(ValueError, match='two sizes or more'):
+    with pytest.raises(ValueError, match='two different sizes or more'):
         netbench.fit_ring([4], [1e-6], 2)
+    # one size timed twice draws no line: 2 us then 3 us at 1024 bytes
+    # would make a bandwidth of the noise between the two
+    with pytest.raises(ValueError, match=r'two different sizes or more, '
+                       r'each with its time, got sizes \[1024, 1024\]'):
+        netbench.fit_ring([1024, 1024], [2e-6, 3e-6], 2)
     with pytest.raises(ValueError, match='do not grow with the size'):
         netbench.fit_ring([4, 8], [2e-6, 1e-6], 2)
 
@@ -307,6 +312,13 @@ def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
                        '>= 4, comma-separated (K, M, G suffixes: 4,1K,1M); '
                        "got '4' (see --help)"),
     (('--output',), 'argument --output: expected one argument (see --help)'),
+    # 4K is 4096: a size given twice is one point of the fit, not two
+    (('--sizes', '4,4'), "argument --sizes: gives 4 more than once in "
+                         "'4,4': each size is a row of the fit, give it once "
+                         '(see --help)'),
+    (('--sizes', '8,4K,4096'), 'argument --sizes: gives 4096 more than once '
+     "in '8,4K,4096': each size is a row of the fit, give it once (see "
+     '--help)'),
     (('--communicator', 'nosuch'), "--communicator 'nosuch' cannot be "
      'created here: ValueError: Unrecognized communicator: "nosuch" (naive '
      'runs on any machine)'),
