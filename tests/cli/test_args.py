@@ -353,6 +353,13 @@ def test_efficiency_of_the_scaling_report_is_kept():
     assert text.splitlines()[:2] == ['Workers,Efficiency', '1,1.0']
 
 
+def test_a_column_named_twice_is_refused(capsys):
+    # md would show it twice, json once (a key is a key)
+    assert error_of(capsys, RAISING, '--columns', 'name, flops,name') == (
+        "error: --columns 'name, flops,name' names 'name' more than once: "
+        'each column is shown once')
+
+
 def test_time_column_with_measured_times_is_kept():
     status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
                        'csv', '--measure-time', '--columns', 'name,time')
