@@ -360,15 +360,17 @@ def _add_memory_report_options(reports):
                          metavar='DEVICE',
                          help='with --train: the largest batch whose '
                               'training step fits DEVICE (a GPU: {}) or a '
-                              'number of bytes (before any other '
-                              'report)'.format(', '.join(fit.gpu_presets())))
+                              'whole number of bytes, 1e5 allowed (before '
+                              'any other report)'.format(
+                                  ', '.join(fit.gpu_presets())))
     reports.add_argument('--margin', type=parse_margin, default=None,
                          metavar='MARGIN',
-                         help="with --fit: memory kept free, in bytes (an "
-                              "integer), a fraction of the capacity in "
-                              "[0, 1) or 'cuda' (the CUDA context and the "
-                              "memory pool's slack); default 'cuda' on a "
-                              "DEVICE, 0 with bytes")
+                         help="with --fit: memory kept free: a fraction "
+                              "of the capacity in [0, 1), from 1 on a whole "
+                              "number of bytes as --fit reads them, or "
+                              "'cuda' (the CUDA context and the memory "
+                              "pool's slack); default 'cuda' on a DEVICE, "
+                              "0 with bytes")
     # None: not given (refused without --train); 'adam' once checked.
     reports.add_argument('--optimizer', type=str.lower, default=None,
                          choices=list(memory.OPTIMIZERS),
@@ -993,50 +995,69 @@ def check_args(args):
     return list(zip(kinds, _check_output(args, kinds)))
 
 
+def _number(text):
+    """``text`` as a float, or NaN when it is no number."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _whole_bytes(value):
+    """A number of bytes: ``value`` (a float) as an int when it is a
+    whole number (1e5 is 100000), else None (10000.9 is no number of
+    bytes): --fit and --margin read bytes alike."""
+    if not math.isfinite(value) or value != math.floor(value):
+        return None
+    return int(value)
+
+
 def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
-    number of bytes."""
+    whole number of bytes >= 1 (1e5 allowed)."""
     if text.lower() in devices.CAPACITIES:
         try:  # a CPU preset has none: fit_batch's own words
             fit.preset_capacity(text)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e))
         return text.lower()
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is not None and 0 < value < 1:
+    value = _number(text)
+    devices_named = ', '.join(fit.gpu_presets())
+    if 0 < value < 1:
         # (fit_batch takes whole bytes: this would be 0, refused only
         # after the model is built and run)
         raise argparse.ArgumentTypeError(
             '{!r} is less than one byte: give a device ({}) or a number of '
-            'bytes >= 1'.format(text, ', '.join(fit.gpu_presets())))
-    if value is None or not 0 < value < math.inf:
+            'bytes >= 1'.format(text, devices_named))
+    if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
-            '0'.format(text, ', '.join(fit.gpu_presets())))
-    return int(value)
+            '0'.format(text, devices_named))
+    if _whole_bytes(value) is None:
+        raise argparse.ArgumentTypeError(
+            '{!r} is not a whole number of bytes: give a device ({}) or a '
+            'whole number of bytes (e.g. 100000 or 1e5)'.format(
+                text, devices_named))
+    return _whole_bytes(value)
 
 
 def parse_margin(text):
-    """--margin's value, as fit_batch takes it: 'cuda' (any case), bytes
-    (an integer) or a fraction of the capacity (a decimal in [0, 1))."""
+    """--margin's value, as fit_batch takes it: 'cuda' (any case), a
+    fraction of the capacity (a number in [0, 1)) or a whole number of
+    bytes (read as --fit reads them: 1e5 allowed)."""
     if text.lower() == 'cuda':
         return 'cuda'
     try:
         value = int(text)
     except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        value = value if 0 <= value < 1 else math.nan
-    if not value >= 0:
+        value = _number(text)
+        if not 0 <= value < 1:
+            value = _whole_bytes(value)
+    if value is None or value < 0:
         raise argparse.ArgumentTypeError(
-            "must be bytes (an integer >= 0), a fraction of the capacity "
-            "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
-                text))
+            "must be a whole number of bytes (e.g. 4096 or 1e5), a fraction "
+            "of the capacity (a number in [0, 1), e.g. 0.1) or 'cuda'; got "
+            "{!r}".format(text))
     return value
 
 

@@ -92,7 +92,7 @@ def test_margin_in_bytes_or_as_a_fraction(margin, kept):
 
 
 @pytest.mark.parametrize('margin', ['0', '5000', '0.5', '0.0', 'cuda',
-                                    'CUDA'])
+                                    'CUDA', '1e5', '1.0'])
 def test_margin_values_taken(margin, capsys):
     # taken by the parser: the next check, that --margin needs --fit
     assert error_of(capsys, RAISING, '--margin', margin) == (
@@ -100,13 +100,26 @@ def test_margin_values_taken(margin, capsys):
         'keeps free')
 
 
-@pytest.mark.parametrize('margin', ['1.0', '1.5', '-1', '-0.5', 'nan',
-                                    'gpu'])
+@pytest.mark.parametrize('margin', ['1.5', '10000.9', '-1', '-0.5', 'nan',
+                                    'inf', 'gpu'])
 def test_margin_values_refused(margin, capsys):
     assert error_of(capsys, RAISING, '--margin', margin) == (
-        "error: argument --margin: must be bytes (an integer >= 0), a "
-        "fraction of the capacity (a decimal in [0, 1), e.g. 0.1) or "
-        "'cuda'; got {!r} (see --help)".format(margin))
+        "error: argument --margin: must be a whole number of bytes (e.g. "
+        "4096 or 1e5), a fraction of the capacity (a number in [0, 1), e.g. "
+        "0.1) or 'cuda'; got {!r} (see --help)".format(margin))
+
+
+@pytest.mark.parametrize('fit, margin, kept', [
+    ('1e3', '1e2', 'margin 100: 100 bytes'),
+    ('1000.0', '100.0', 'margin 100: 100 bytes')])
+def test_fit_and_margin_read_bytes_alike(fit, margin, kept):
+    # a whole number of bytes, in any notation: 1e3 = 1000.0 = 1000; the
+    # batch is test_margin_in_bytes_or_as_a_fraction's (12 in 900 bytes)
+    status, text = run(*FIT, '--fit', fit, '--margin', margin)
+    assert status == 0
+    assert text.splitlines()[0] == (
+        'largest batch in 1000 bytes with sgd: 12 (peak during '
+        'SoftmaxCrossEntropy-1; {} kept)'.format(kept))
 
 
 @pytest.mark.parametrize('value', ['H100', 'a100-40GB', '1', '1e3'])
@@ -123,6 +136,14 @@ def test_fit_values_refused(value, capsys):
         'error: argument --fit: {!r} is neither a device (gtx1080ti, a100, '
         'a100-40gb, a100-80gb, h100, p100, v100) nor a number of bytes > 0 '
         '(see --help)'.format(value))
+
+
+def test_fit_of_a_part_of_a_byte_is_refused(capsys):
+    # 10000.9 bytes is no number of bytes: not cut to 10000
+    assert error_of(capsys, RAISING, '--train', '--fit', '10000.9') == (
+        "error: argument --fit: '10000.9' is not a whole number of bytes: "
+        'give a device (gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, '
+        'v100) or a whole number of bytes (e.g. 100000 or 1e5) (see --help)')
 
 
 def test_fit_on_a_cpu_preset_is_refused(capsys):
