@@ -449,9 +449,11 @@ def _add_scaling_options(parser):
                               'from published measurements; bound: line '
                               'rates and none of them (an upper bound)')
     scaling.add_argument('--measured', type=parse_measured, default=None,
-                         metavar='N=SECONDS',
+                         action=_MeasuredSteps, metavar='N=SECONDS',
                          help='a step measured on N workers, e.g. 8=0.31: '
-                              'the larger counts are predicted from it')
+                              'the larger counts are predicted from it; '
+                              'steps on two counts: 8=0.31,16=0.35 or the '
+                              'option twice')
     scaling.add_argument('--accumulation', type=int, default=None,
                          metavar='K',
                          help='micro-batches each worker runs per '
@@ -561,15 +563,39 @@ def _refuse_repeats(values, text, what, why):
 
 
 def parse_measured(text):
-    """A --measured value: ``N=SECONDS``, a step measured on N > 1
-    workers, as ``{N: seconds}``."""
-    n, _, seconds = text.partition('=')
-    try:
-        return {int(n): float(seconds)}
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            'must be N=SECONDS, a step measured on N workers, e.g. 8=0.31; '
-            'got {!r}'.format(text))
+    """A --measured value: ``N=SECONDS`` or ``N=SECONDS,N=SECONDS``,
+    steps measured on N > 1 workers, as a list of ``(N, seconds)``."""
+    pairs = []
+    for part in text.split(','):
+        n, _, seconds = part.partition('=')
+        try:
+            pairs.append((int(n), float(seconds)))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                'must be N=SECONDS, a step measured on N workers, e.g. '
+                '8=0.31 (two: 8=0.31,16=0.35); got {!r}'.format(text))
+    return pairs
+
+
+class _MeasuredSteps(argparse.Action):
+    """--measured, given once or twice: every step measured, as the
+    ``{N: seconds}`` scaling_report takes, one or two worker counts, each
+    once (a repeated option would silently keep its last value)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        steps = dict(getattr(namespace, self.dest) or {})
+        for n, seconds in values:
+            if n in steps:
+                raise argparse.ArgumentError(self, (
+                    'gives a step on {} workers more than once: one time '
+                    'per worker count'.format(n)))
+            steps[n] = seconds
+        if len(steps) > 2:
+            raise argparse.ArgumentError(self, (
+                'gives steps on {} worker counts ({}): the report is fitted '
+                'to one or two'.format(len(steps), ', '.join(
+                    map(str, steps)))))
+        setattr(namespace, self.dest, steps)
 
 
 def check_scaling(args):

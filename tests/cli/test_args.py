@@ -693,3 +693,35 @@ def test_a_writable_name_is_created_and_removed(tmp_path, monkeypatch,
     with pytest.raises(AssertionError, match='measured'):
         main(['calibrate', '--out', str(tmp_path / 'c.json')])
     assert os.listdir(str(tmp_path)) == []
+
+
+# --measured: one or two worker counts, each once
+
+@pytest.mark.parametrize('measured', [
+    ('--measured', '8=0.5', '--measured', '16=0.6'),
+    ('--measured', '8=0.5,16=0.6')])
+def test_steps_measured_on_two_worker_counts(measured):
+    # both steps reach the report: the smaller count fixes the compute
+    # (its step is the 0.5 s measured, 500.0 ms), the other the bus
+    # bandwidth; the last alone would anchor only t_compute, at 16
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--mode', 'csv', '--train', '--device', 'a100',
+                       '--workers', '8,16', '--network', 'ib-edr',
+                       '--columns', 'workers,t_step,anchored', *measured)
+    assert status == 0
+    assert text.splitlines()[1] == '8,500.0,"t_compute, bus_bandwidth"'
+
+
+@pytest.mark.parametrize('measured, message', [
+    (('8=0.5', '--measured', '8=0.6'), 'gives a step on 8 workers more '
+     'than once: one time per worker count'),
+    (('8=0.5,8=0.6',), 'gives a step on 8 workers more than once: one time '
+     'per worker count'),
+    (('8=0.5,16=0.6,32=0.7',), 'gives steps on 3 worker counts (8, 16, '
+     '32): the report is fitted to one or two'),
+    (('8=0.5,16=0.6', '--measured', '32=0.7'), 'gives steps on 3 worker '
+     'counts (8, 16, 32): the report is fitted to one or two'),
+])
+def test_measured_steps_refused(measured, message, capsys):
+    assert error_of(capsys, RAISING, *SCALING, '--measured', *measured) == (
+        'error: argument --measured: {} (see --help)'.format(message))
