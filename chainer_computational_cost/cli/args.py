@@ -408,7 +408,7 @@ def _add_scaling_options(parser):
                               'scaling report instead of the roofline')
     scaling.add_argument('--network', default=None, metavar='NET',
                          help='interconnect: one of {}, or a network file '
-                              '(*.json) from netbench'.format(
+                              'from netbench (any name)'.format(
                                   ', '.join(devices.NETWORKS)))
     scaling.add_argument('--step-time', type=float, default=None,
                          metavar='SECONDS',
@@ -601,7 +601,6 @@ class _MeasuredSteps(argparse.Action):
 def check_scaling(args):
     """CommandError for an incomplete or wrong request of the scaling
     report (--workers, --network and their options)."""
-    given = scaling_options(args)
     if args.workers is None and args.network is None:
         asked = {a for a in SCALING_OPTIONS
                  if getattr(args, a, None) is not None}
@@ -621,9 +620,9 @@ def check_scaling(args):
         raise CommandError('--workers needs a --device ({}) or --peak-flops '
                            'and --bandwidth'.format(
                                ', '.join(devices.DEVICES)))
-    for option, value in (('--network', args.network),
-                          ('--node-network', args.node_network)):
-        _check_network_file(option, value)
+    args.network = _network_arg('--network', args.network)
+    args.node_network = _network_arg('--node-network', args.node_network)
+    given = scaling_options(args)
     try:
         devices.resolve_network(args.network)
         network.check_scaling_options(**given)
@@ -631,16 +630,30 @@ def check_scaling(args):
         raise CommandError(str(e))
 
 
-def _check_network_file(option, value):
-    """A network file (not a preset) that is missing is said to be: the
-    presets' list would not tell the user the path is wrong."""
-    if value is None or value.lower() in devices.NETWORKS \
-            or not value.endswith('.json') or os.path.isfile(value):
-        return
-    raise CommandError('{} {!r}: {}'.format(
-        option, value, 'a directory, not a network file'
-        if os.path.isdir(value) else 'no such network file (written by '
-        'netbench; the presets are {})'.format(', '.join(devices.NETWORKS))))
+def _network_arg(option, value):
+    """A --network or --node-network value as the API takes it: a preset's
+    name as given, a file that exists (whatever its name ends with, as
+    netbench --output writes any name) as its loaded Network, else
+    CommandError for a missing path-like name (a path separator in it, or
+    ending in .json in any case): the presets' list would not tell the
+    user the path is wrong.  A name that is neither is left for the
+    API's 'unknown network'."""
+    if value is None or value.lower() in devices.NETWORKS:
+        return value
+    if os.path.isfile(value):
+        try:
+            return devices.load_network(value)
+        except ValueError as e:
+            raise CommandError('{}: {}'.format(option, e))
+    separators = ('/', os.sep) + ((os.altsep,) if os.altsep else ())
+    if os.path.isdir(value) or value.lower().endswith('.json') or any(
+            sep in value for sep in separators):
+        raise CommandError('{} {!r}: {}'.format(
+            option, value, 'a directory, not a network file'
+            if os.path.isdir(value) else 'no such network file (written '
+            'by netbench; the presets are {})'.format(
+                ', '.join(devices.NETWORKS))))
+    return value
 
 
 #: The reports a run can print, in the order it prints them.

@@ -725,3 +725,45 @@ def test_steps_measured_on_two_worker_counts(measured):
 def test_measured_steps_refused(measured, message, capsys):
     assert error_of(capsys, RAISING, *SCALING, '--measured', *measured) == (
         'error: argument --measured: {} (see --help)'.format(message))
+
+
+# --network: a file whatever its name, a missing path said to be missing
+
+PRESETS = ('ib-edr, ib-hdr200, ib-ndr, eth-25g, eth-100g, nvlink-a100, '
+           'eth-50g, roce-25g, nvlink-p100, pcie3-x16, nvlink-v100, ib-fdr, '
+           'eth-10g, ib-hdr200x8')
+
+
+def test_a_network_file_of_any_name_is_read(tmp_path, monkeypatch):
+    # netbench --output takes any name: net.txt is a network file too.
+    # build_linear's gradients: 3*2 + 2 = 8 float32, 32 bytes; over 2
+    # workers on 1e9 B/s and 1 us: 2*1/2 * 32/1e9 s + 2*1 * 1e-6 s =
+    # 0.032 us + 2 us = 2.032 us
+    from chainer_computational_cost.core import devices
+    monkeypatch.chdir(tmp_path)
+    devices.save_network(devices.Network('mine', 'm', 1e9, 1e-6),
+                         'net.txt')
+    for name in ('net.txt', str(tmp_path / 'net.txt')):
+        status, text = run('cli_models:build_linear', '--shape', '4,3',
+                           '--train', '--device', 'a100', '--workers', '2',
+                           '--network', name, '--mode', 'csv', '--columns',
+                           'workers,t_allreduce', '--time-unit', 'us')
+        assert (status, text) == (0, 'Workers,T allreduce us\n2,2.032\n')
+
+
+@pytest.mark.parametrize('name', ['NET.JSON', 'nodir/net', 'x.json/',
+                                  'net.Json'])
+def test_a_missing_path_is_no_such_network_file(name, tmp_path, monkeypatch,
+                                                capsys):
+    monkeypatch.chdir(tmp_path)
+    assert error_of(capsys, RAISING, *SCALING[:5], '--network', name) == (
+        'error: --network {!r}: no such network file (written by netbench; '
+        'the presets are {})'.format(name, PRESETS))
+
+
+def test_a_name_that_is_no_path_is_an_unknown_network(tmp_path, monkeypatch,
+                                                      capsys):
+    monkeypatch.chdir(tmp_path)
+    err = error_of(capsys, RAISING, *SCALING[:5], '--network', 'ib-edx')
+    assert err.startswith("error: unknown network 'ib-edx'; the presets "
+                          "are 'ib-edr',")
