@@ -114,9 +114,25 @@ class CommandParser(argparse.ArgumentParser):
     (argparse would print the usage first, a dozen lines of it, and under
     MPI once per rank)."""
 
+    #: True on the ranks of netbench but rank 0: --help and --version
+    #: print nothing there (once per command, not once per rank).
+    quiet = False
+
     def error(self, message):
         """Raise ArgumentsError('message (see --help)')."""
         raise ArgumentsError('{} (see --help)'.format(message))
+
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, on the arguments with 'OPTION -VALUE' joined (see
+        :func:`joined_values`), for every command alike."""
+        args = sys.argv[1:] if args is None else list(args)
+        return super(CommandParser, self).parse_known_args(
+            joined_values(self, args), namespace)
+
+    def _print_message(self, message, file=None):
+        # (argparse's one way out for --help and --version)
+        if not self.quiet:
+            super(CommandParser, self)._print_message(message, file)
 
 
 class ArgumentsError(CommandError):
@@ -232,9 +248,7 @@ def build_parser():
 
 def _add_model_options(parser):
     """--version, the model and its input: MODEL, --shape, --dtype."""
-    parser.add_argument('--version', action='version',
-                        version='chainer_computational_cost {}'.format(
-                            __version__))
+    _add_version(parser)
     parser.add_argument(
         'model', metavar='MODEL',
         help='one of {} (any case) or package.module:factory'.format(
@@ -1135,9 +1149,18 @@ def parse_sizes(text):
 
 
 def _command_parser(command, description):
-    return CommandParser(
+    parser = CommandParser(
         prog='{} {}'.format(_prog(), command), allow_abbrev=False,
         formatter_class=_HelpFormatter, description=description)
+    _add_version(parser)
+    return parser
+
+
+def _add_version(parser):
+    """--version, in every command's parser."""
+    parser.add_argument('--version', action='version',
+                        version='chainer_computational_cost {}'.format(
+                            __version__))
 
 
 def build_calibrate_parser():

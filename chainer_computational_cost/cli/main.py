@@ -27,7 +27,6 @@ from chainer_computational_cost.analysis import network
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.run import projection
-from chainer_computational_cost.cli.args import joined_values
 from chainer_computational_cost.cli.args import build_parser
 from chainer_computational_cost.cli.args import check_args
 from chainer_computational_cost.cli.args import COMMANDS
@@ -370,7 +369,7 @@ def _stdout_to_devnull():
 def _report(argv, ost):
     """A model's report: the exit status, or CommandError."""
     parser = build_parser()
-    args = parser.parse_args(joined_values(parser, argv))
+    args = parser.parse_args(argv)
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
     result = _run(args, [kind for kind, _ in plan])

@@ -430,6 +430,20 @@ def test_a_plot_file_that_cannot_be_written(tmp_path, capsys):
 
 # Values written as '-N' after an option taking one value
 
+def test_every_command_joins_a_negative_value(tmp_path, monkeypatch,
+                                              capsys):
+    # the value's own check says what is wrong, not argparse's 'expected
+    # one argument'
+    _never_measured(monkeypatch)
+    assert error_of(capsys, 'calibrate', '--out', str(tmp_path / 'c.json'),
+                    '--seconds', '-5') == (
+        'error: --seconds must be a finite number >= 10, got -5.0')
+    assert error_of(capsys, 'netbench', '--sizes', '-4,8') == (
+        'error: argument --sizes: must be two sizes or more in bytes >= 4, '
+        "comma-separated (K, M, G suffixes: 4,1K,1M); got '-4,8' (see "
+        '--help)')
+
+
 def test_a_negative_value_is_the_options_not_an_option(capsys):
     assert error_of(capsys, RAISING, '--n-digits', '-1') == (
         'error: --n-digits must not be negative, got -1')
@@ -492,10 +506,12 @@ def test_the_help_shows_each_placeholder(capsys):
         assert shown in out
 
 
-def test_version_is_printed(capsys):
+@pytest.mark.parametrize('command', [[], ['calibrate'], ['netbench']])
+def test_version_is_printed(command, capsys):
+    # by every command, as each has its own --help
     import chainer_computational_cost
     with pytest.raises(SystemExit) as e:
-        main(['--version'])
+        main(command + ['--version'])
     assert e.value.code == 0
     assert capsys.readouterr() == (
         'chainer_computational_cost {}\n'.format(

@@ -379,3 +379,16 @@ def test_a_mistake_under_mpiexec_is_one_line_of_rank_0(argv, message,
     # one line, whatever the number of ranks: no traceback, no usage
     assert err.count('\n') == 1 and err.startswith(message), err
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_mpi
+@pytest.mark.parametrize('option, first', [
+    ('--help', 'usage: python -m chainer_computational_cost netbench'),
+    ('--version', 'chainer_computational_cost ')])
+def test_help_and_version_under_mpiexec_are_printed_once(option, first,
+                                                         tmp_path):
+    # every rank parses the command; rank 0 alone prints
+    from cli_runs import run_mpi
+    status, out, err = run_mpi(2, 'netbench', option, cwd=tmp_path)
+    assert (status, err) == (0, '')
+    assert out.startswith(first) and out.count(first) == 1, out
