@@ -422,7 +422,8 @@ def _add_scaling_options(parser):
                               'scaling report instead of the roofline')
     scaling.add_argument('--network', default=None, metavar='NET',
                          help='interconnect: one of {}, or a network file '
-                              'from netbench (any name)'.format(
+                              '(*.json) from netbench (an existing file of '
+                              'another name is read as one too)'.format(
                                   ', '.join(devices.NETWORKS)))
     scaling.add_argument('--step-time', type=float, default=None,
                          metavar='SECONDS',
