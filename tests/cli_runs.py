@@ -38,6 +38,15 @@ def error_of(capsys, *argv):
     return err[:-1]
 
 
+def write_module(directory, name, text):
+    """Write the module ``name`` (a model's, given as ``name:factory``)
+    into ``directory`` with ``text``: its path."""
+    path = os.path.join(str(directory), name + '.py')
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
 def run_mpi(n, *argv, cwd=None, timeout=150):
     """``(status, stdout, stderr)`` of ``mpiexec -n n python -m
     chainer_computational_cost argv`` in ``cwd`` (every rank killed on a

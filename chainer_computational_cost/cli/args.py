@@ -16,7 +16,6 @@ import importlib
 import math
 import os
 import sys
-import tempfile
 import textwrap
 
 from chainer_computational_cost import __version__
@@ -95,9 +94,17 @@ def parse_columns(text, available):
                            'available columns are {}'.format(
                                text, ', '.join(available)))
     try:
-        return rendering.check_columns(columns, available)
+        columns = rendering.check_columns(columns, available)
     except ValueError as e:
         raise CommandError(str(e))
+    repeated = sorted({c for c in columns if columns.count(c) > 1},
+                      key=columns.index)
+    if repeated:
+        # (md would show the column twice, json once: give it once)
+        raise CommandError('--columns {!r} names {} more than once: each '
+                           'column is shown once'.format(
+                               text, ', '.join(map(repr, repeated))))
+    return columns
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -107,9 +114,25 @@ class CommandParser(argparse.ArgumentParser):
     (argparse would print the usage first, a dozen lines of it, and under
     MPI once per rank)."""
 
+    #: True on the ranks of netbench but rank 0: --help and --version
+    #: print nothing there (once per command, not once per rank).
+    quiet = False
+
     def error(self, message):
         """Raise ArgumentsError('message (see --help)')."""
         raise ArgumentsError('{} (see --help)'.format(message))
+
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, on the arguments with 'OPTION -VALUE' joined (see
+        :func:`joined_values`), for every command alike."""
+        args = sys.argv[1:] if args is None else list(args)
+        return super(CommandParser, self).parse_known_args(
+            joined_values(self, args), namespace)
+
+    def _print_message(self, message, file=None):
+        # (argparse's one way out for --help and --version)
+        if not self.quiet:
+            super(CommandParser, self)._print_message(message, file)
 
 
 class ArgumentsError(CommandError):
@@ -225,9 +248,7 @@ def build_parser():
 
 def _add_model_options(parser):
     """--version, the model and its input: MODEL, --shape, --dtype."""
-    parser.add_argument('--version', action='version',
-                        version='chainer_computational_cost {}'.format(
-                            __version__))
+    _add_version(parser)
     parser.add_argument(
         'model', metavar='MODEL',
         help='one of {} (any case) or package.module:factory'.format(
@@ -353,15 +374,17 @@ def _add_memory_report_options(reports):
                          metavar='DEVICE',
                          help='with --train: the largest batch whose '
                               'training step fits DEVICE (a GPU: {}) or a '
-                              'number of bytes (before any other '
-                              'report)'.format(', '.join(fit.gpu_presets())))
+                              'whole number of bytes, 1e5 allowed (before '
+                              'any other report)'.format(
+                                  ', '.join(fit.gpu_presets())))
     reports.add_argument('--margin', type=parse_margin, default=None,
                          metavar='MARGIN',
-                         help="with --fit: memory kept free, in bytes (an "
-                              "integer), a fraction of the capacity in "
-                              "[0, 1) or 'cuda' (the CUDA context and the "
-                              "memory pool's slack); default 'cuda' on a "
-                              "DEVICE, 0 with bytes")
+                         help="with --fit: memory kept free: a fraction "
+                              "of the capacity in [0, 1), from 1 on a whole "
+                              "number of bytes as --fit reads them, or "
+                              "'cuda' (the CUDA context and the memory "
+                              "pool's slack); default 'cuda' on a DEVICE, "
+                              "0 with bytes")
     # None: not given (refused without --train); 'adam' once checked.
     reports.add_argument('--optimizer', type=str.lower, default=None,
                          choices=list(memory.OPTIMIZERS),
@@ -399,7 +422,8 @@ def _add_scaling_options(parser):
                               'scaling report instead of the roofline')
     scaling.add_argument('--network', default=None, metavar='NET',
                          help='interconnect: one of {}, or a network file '
-                              '(*.json) from netbench'.format(
+                              '(*.json) from netbench (an existing file of '
+                              'another name is read as one too)'.format(
                                   ', '.join(devices.NETWORKS)))
     scaling.add_argument('--step-time', type=float, default=None,
                          metavar='SECONDS',
@@ -440,9 +464,11 @@ def _add_scaling_options(parser):
                               'from published measurements; bound: line '
                               'rates and none of them (an upper bound)')
     scaling.add_argument('--measured', type=parse_measured, default=None,
-                         metavar='N=SECONDS',
+                         action=_MeasuredSteps, metavar='N=SECONDS',
                          help='a step measured on N workers, e.g. 8=0.31: '
-                              'the larger counts are predicted from it')
+                              'the larger counts are predicted from it; '
+                              'steps on two counts: 8=0.31,16=0.35 or the '
+                              'option twice')
     scaling.add_argument('--accumulation', type=int, default=None,
                          metavar='K',
                          help='micro-batches each worker runs per '
@@ -533,32 +559,63 @@ def parse_workers(text):
         raise argparse.ArgumentTypeError(
             'must be comma-separated ints >= 1, e.g. 1,8,64; got {!r}'
             .format(text))
-    repeated = sorted({w for w in workers if workers.count(w) > 1})
-    if repeated:
-        # (a row per count: a repeat would be the same row again, or
-        # silently one row fewer than the counts typed)
-        raise argparse.ArgumentTypeError(
-            'gives {} more than once in {!r}: each worker count is a row, '
-            'give it once'.format(', '.join(map(str, repeated)), text))
+    # (a row per count: a repeat would be the same row again, or
+    # silently one row fewer than the counts typed)
+    _refuse_repeats(workers, text, 'worker count', 'each worker count is a '
+                    'row')
     return workers
 
 
-def parse_measured(text):
-    """A --measured value: ``N=SECONDS``, a step measured on N > 1
-    workers, as ``{N: seconds}``."""
-    n, _, seconds = text.partition('=')
-    try:
-        return {int(n): float(seconds)}
-    except ValueError:
+def _refuse_repeats(values, text, what, why):
+    """ArgumentTypeError when ``values`` (parsed from ``text``) repeat
+    one: '{text} gives X more than once: {why}, give it once'."""
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
         raise argparse.ArgumentTypeError(
-            'must be N=SECONDS, a step measured on N workers, e.g. 8=0.31; '
-            'got {!r}'.format(text))
+            'gives {} more than once in {!r}: {}, give {} once'.format(
+                ', '.join(map(str, repeated)), text, why,
+                'it' if len(repeated) == 1 else 'each'))
+
+
+def parse_measured(text):
+    """A --measured value: ``N=SECONDS`` or ``N=SECONDS,N=SECONDS``,
+    steps measured on N > 1 workers, as a list of ``(N, seconds)``."""
+    pairs = []
+    for part in text.split(','):
+        n, _, seconds = part.partition('=')
+        try:
+            pairs.append((int(n), float(seconds)))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                'must be N=SECONDS, a step measured on N workers, e.g. '
+                '8=0.31 (two: 8=0.31,16=0.35); got {!r}'.format(text))
+    return pairs
+
+
+class _MeasuredSteps(argparse.Action):
+    """--measured, given once or twice: every step measured, as the
+    ``{N: seconds}`` scaling_report takes, one or two worker counts, each
+    once (a repeated option would silently keep its last value)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        steps = dict(getattr(namespace, self.dest) or {})
+        for n, seconds in values:
+            if n in steps:
+                raise argparse.ArgumentError(self, (
+                    'gives a step on {} workers more than once: one time '
+                    'per worker count'.format(n)))
+            steps[n] = seconds
+        if len(steps) > 2:
+            raise argparse.ArgumentError(self, (
+                'gives steps on {} worker counts ({}): the report is fitted '
+                'to one or two'.format(len(steps), ', '.join(
+                    map(str, steps)))))
+        setattr(namespace, self.dest, steps)
 
 
 def check_scaling(args):
     """CommandError for an incomplete or wrong request of the scaling
     report (--workers, --network and their options)."""
-    given = scaling_options(args)
     if args.workers is None and args.network is None:
         asked = {a for a in SCALING_OPTIONS
                  if getattr(args, a, None) is not None}
@@ -578,9 +635,9 @@ def check_scaling(args):
         raise CommandError('--workers needs a --device ({}) or --peak-flops '
                            'and --bandwidth'.format(
                                ', '.join(devices.DEVICES)))
-    for option, value in (('--network', args.network),
-                          ('--node-network', args.node_network)):
-        _check_network_file(option, value)
+    args.network = _network_arg('--network', args.network)
+    args.node_network = _network_arg('--node-network', args.node_network)
+    given = scaling_options(args)
     try:
         devices.resolve_network(args.network)
         network.check_scaling_options(**given)
@@ -588,16 +645,30 @@ def check_scaling(args):
         raise CommandError(str(e))
 
 
-def _check_network_file(option, value):
-    """A network file (not a preset) that is missing is said to be: the
-    presets' list would not tell the user the path is wrong."""
-    if value is None or value.lower() in devices.NETWORKS \
-            or not value.endswith('.json') or os.path.isfile(value):
-        return
-    raise CommandError('{} {!r}: {}'.format(
-        option, value, 'a directory, not a network file'
-        if os.path.isdir(value) else 'no such network file (written by '
-        'netbench; the presets are {})'.format(', '.join(devices.NETWORKS))))
+def _network_arg(option, value):
+    """A --network or --node-network value as the API takes it: a preset's
+    name as given, a file that exists (whatever its name ends with, as
+    netbench --output writes any name) as its loaded Network, else
+    CommandError for a missing path-like name (a path separator in it, or
+    ending in .json in any case): the presets' list would not tell the
+    user the path is wrong.  A name that is neither is left for the
+    API's 'unknown network'."""
+    if value is None or value.lower() in devices.NETWORKS:
+        return value
+    if os.path.isfile(value):
+        try:
+            return devices.load_network(value)
+        except ValueError as e:
+            raise CommandError('{}: {}'.format(option, e))
+    separators = ('/', os.sep) + ((os.altsep,) if os.altsep else ())
+    if os.path.isdir(value) or value.lower().endswith('.json') or any(
+            sep in value for sep in separators):
+        raise CommandError('{} {!r}: {}'.format(
+            option, value, 'a directory, not a network file'
+            if os.path.isdir(value) else 'no such network file (written '
+            'by netbench; the presets are {})'.format(
+                ', '.join(devices.NETWORKS))))
+    return value
 
 
 #: The reports a run can print, in the order it prints them.
@@ -677,20 +748,35 @@ def check_output_file(path, option, example, check_name=None):
     ``example`` is a file name the message suggests for a directory;
     ``check_name(path)``, if given, checks the name before the file system
     is probed."""
+    if not path:
+        raise CommandError('{} is empty: give a file name such as '
+                           '{}'.format(option, example))
     directory = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CommandError('{} {!r} is a directory: give a file name such '
                            'as {}'.format(option, path, example))
     if not os.path.isdir(directory):
-        raise CommandError('{} {!r}: cannot write in directory {!r}: it '
-                           'does not exist'.format(option, path, directory))
+        raise CommandError('{} {!r}: cannot write in directory {!r}: '
+                           '{}'.format(option, path, directory,
+                                       _not_a_directory(directory)))
     if check_name is not None:
         check_name(path)
     try:
-        _probe_writable(path, directory)
+        _probe_writable(path)
     except OSError as e:
         raise CommandError('{} {!r} cannot be written: {}'.format(
             option, path, e.strerror or e))
+
+
+def _not_a_directory(directory):
+    """Why ``directory``, which is no directory, is not: the first of it
+    and its parents that exists is a file, or it does not exist."""
+    parent = directory
+    while not os.path.lexists(parent) and os.path.dirname(parent) != parent:
+        parent = os.path.dirname(parent)
+    if os.path.lexists(parent) and not os.path.isdir(parent):
+        return '{!r} is a file, not a directory'.format(parent)
+    return 'it does not exist'
 
 
 def _check_plot_path(path, option):
@@ -703,16 +789,17 @@ def _check_plot_path(path, option):
     check_output_file(path, option, 'plot.png', check_format)
 
 
-def _probe_writable(path, directory):
+def _probe_writable(path):
     """OSError unless a file can be written at ``path``: an existing file
-    is opened for appending (and left as it was), else a file is created
-    beside it and removed (permissions alone would not tell: a read-only
-    file system, or root)."""
+    is opened for appending (and left as it was), else the file itself is
+    created and removed (permissions alone would not tell: a read-only
+    file system, root, a name too long for the file system)."""
     if os.path.exists(path):
         with open(path, 'ab'):
             return
-    with tempfile.NamedTemporaryFile(prefix='.probe-', dir=directory):
-        pass  # removed as it closes
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    os.close(fd)
+    os.remove(path)
 
 
 #: Option attribute -> (option, the report's check of its value, which
@@ -815,7 +902,8 @@ _NEVER_FILLED['slowest_rank'] = _NEVER_FILLED['rank']
 def _empty_columns(kind, columns, args):
     """(column, why) for the first of ``columns`` the run leaves empty in
     every row, or None."""
-    timed = ('time', 'efficiency')
+    # (the scaling report's efficiency is of its predicted times)
+    timed = ('time', 'efficiency') if kind in TIMED_REPORTS else ()
     for c in columns:
         if c in timed and not args.measure_time:
             return c, 'times are measured only with --measure-time'
@@ -961,50 +1049,69 @@ def check_args(args):
     return list(zip(kinds, _check_output(args, kinds)))
 
 
+def _number(text):
+    """``text`` as a float, or NaN when it is no number."""
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def _whole_bytes(value):
+    """A number of bytes: ``value`` (a float) as an int when it is a
+    whole number (1e5 is 100000), else None (10000.9 is no number of
+    bytes): --fit and --margin read bytes alike."""
+    if not math.isfinite(value) or value != math.floor(value):
+        return None
+    return int(value)
+
+
 def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
-    number of bytes."""
+    whole number of bytes >= 1 (1e5 allowed)."""
     if text.lower() in devices.CAPACITIES:
         try:  # a CPU preset has none: fit_batch's own words
             fit.preset_capacity(text)
         except ValueError as e:
             raise argparse.ArgumentTypeError(str(e))
         return text.lower()
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is not None and 0 < value < 1:
+    value = _number(text)
+    devices_named = ', '.join(fit.gpu_presets())
+    if 0 < value < 1:
         # (fit_batch takes whole bytes: this would be 0, refused only
         # after the model is built and run)
         raise argparse.ArgumentTypeError(
             '{!r} is less than one byte: give a device ({}) or a number of '
-            'bytes >= 1'.format(text, ', '.join(fit.gpu_presets())))
-    if value is None or not 0 < value < math.inf:
+            'bytes >= 1'.format(text, devices_named))
+    if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
-            '0'.format(text, ', '.join(fit.gpu_presets())))
-    return int(value)
+            '0'.format(text, devices_named))
+    if _whole_bytes(value) is None:
+        raise argparse.ArgumentTypeError(
+            '{!r} is not a whole number of bytes: give a device ({}) or a '
+            'whole number of bytes (e.g. 100000 or 1e5)'.format(
+                text, devices_named))
+    return _whole_bytes(value)
 
 
 def parse_margin(text):
-    """--margin's value, as fit_batch takes it: 'cuda' (any case), bytes
-    (an integer) or a fraction of the capacity (a decimal in [0, 1))."""
+    """--margin's value, as fit_batch takes it: 'cuda' (any case), a
+    fraction of the capacity (a number in [0, 1)) or a whole number of
+    bytes (read as --fit reads them: 1e5 allowed)."""
     if text.lower() == 'cuda':
         return 'cuda'
     try:
         value = int(text)
     except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        value = value if 0 <= value < 1 else math.nan
-    if not value >= 0:
+        value = _number(text)
+        if not 0 <= value < 1:
+            value = _whole_bytes(value)
+    if value is None or value < 0:
         raise argparse.ArgumentTypeError(
-            "must be bytes (an integer >= 0), a fraction of the capacity "
-            "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
-                text))
+            "must be a whole number of bytes (e.g. 4096 or 1e5), a fraction "
+            "of the capacity (a number in [0, 1), e.g. 0.1) or 'cuda'; got "
+            "{!r}".format(text))
     return value
 
 
@@ -1038,13 +1145,23 @@ def parse_sizes(text):
         raise argparse.ArgumentTypeError(
             'must be two sizes or more in bytes >= 4, comma-separated '
             '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
+    _refuse_repeats(out, text, 'size', 'each size is a row of the fit')
     return out
 
 
 def _command_parser(command, description):
-    return CommandParser(
+    parser = CommandParser(
         prog='{} {}'.format(_prog(), command), allow_abbrev=False,
         formatter_class=_HelpFormatter, description=description)
+    _add_version(parser)
+    return parser
+
+
+def _add_version(parser):
+    """--version, in every command's parser."""
+    parser.add_argument('--version', action='version',
+                        version='chainer_computational_cost {}'.format(
+                            __version__))
 
 
 def build_calibrate_parser():
@@ -1090,8 +1207,8 @@ def build_netbench_parser():
                              'naive, which runs on CPUs)')
     parser.add_argument('--sizes', type=parse_sizes, default=None,
                         metavar='BYTES,...',
-                        help='bytes to time, e.g. 4,1K,64K,1M,16M (default '
-                             '4 B to 16M)')
+                        help='bytes to time, two sizes or more, each once, '
+                             'e.g. 4,1K,64K,1M,16M (default 4 B to 16M)')
     parser.add_argument('--repeats', type=parse_count, default=10,
                         metavar='N',
                         help='timed rounds per size (default 10)')

@@ -27,7 +27,6 @@ from chainer_computational_cost.analysis import network
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.run import projection
-from chainer_computational_cost.cli.args import joined_values
 from chainer_computational_cost.cli.args import build_parser
 from chainer_computational_cost.cli.args import check_args
 from chainer_computational_cost.cli.args import COMMANDS
@@ -232,7 +231,8 @@ def _run(args, kinds):
             model = load_model(args.model)
         call = _model_call(model, args, dtype)
         if args.project:
-            report = _projected(call, args, inputs, dtype, progress)
+            report = _recorded(_projected(call, args, inputs, dtype,
+                                          progress))
             # The fit takes the projection's runs: no more runs.
             fit = _fit(report, args) if 'fit' in kinds else None
             return Result(report, fit)
@@ -248,6 +248,7 @@ def _run(args, kinds):
                 watched(progress, 'batch {}'.format(batch),
                         lambda: call(inputs[batch]))
                 elapsed = _clock() - start
+            _recorded(report)
             hint = None if args.measure_time else _project_hint(batch,
                                                                 elapsed)
             if hint is not None:
@@ -256,6 +257,18 @@ def _run(args, kinds):
         if 'fit' in kinds:
             fit = _fit(_fit_runs(call, inputs, progress), args)
     return Result(report, fit)
+
+
+def _recorded(report):
+    """``report``, or CommandError when its run recorded no call: every
+    report would be empty (a json document of nothing, a table of no
+    rows), which says less than the reason."""
+    if not len(report.records()):
+        raise CommandError('nothing was recorded: the model made no Chainer '
+                           'function call (a model that returns its input '
+                           'unchanged, or computes with NumPy alone, has '
+                           'no cost to report)')
+    return report
 
 
 def _project_hint(batch, elapsed):
@@ -356,7 +369,7 @@ def _stdout_to_devnull():
 def _report(argv, ost):
     """A model's report: the exit status, or CommandError."""
     parser = build_parser()
-    args = parser.parse_args(joined_values(parser, argv))
+    args = parser.parse_args(argv)
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
     result = _run(args, [kind for kind, _ in plan])

@@ -133,7 +133,9 @@ def _import_factory(spec, module_name, attr):
             raise CommandError('cannot import module {!r} of model {!r}: '
                                '{}'.format(module_name, spec, e))
         raise failure('importing module {!r} failed'.format(module_name), e)
-    except Exception as e:
+    except (Exception, SystemExit) as e:
+        # (a sys.exit() in the user's module is its failure, not the
+        # command's exit)
         raise failure('importing module {!r} failed'.format(module_name), e)
     for part in attr.split('.'):
         try:
@@ -209,7 +211,7 @@ def load_model(spec):
         factory = _import_factory(spec, module_name, attr)
     try:
         model = factory()
-    except Exception as e:
+    except (Exception, SystemExit) as e:
         raise failure('building the model failed', e)
     if model is None:
         raise CommandError('the factory of {} returned None: it must return '

@@ -77,12 +77,17 @@ def main(argv=None, ost=None):
     rank 0; a mistake is one ``error:`` line of rank 0 and status 2 on
     every rank.  Returns the exit status."""
     ost = sys.stdout if ost is None else ost
-    tell = say if _world_rank() == 0 else (lambda text: None)
-    return report_errors(lambda: _command(argv, ost), tell)
+    first = _world_rank() == 0
+    tell = say if first else (lambda text: None)
+    return report_errors(lambda: _command(argv, ost, first), tell)
 
 
-def _command(argv, ost):
-    args = build_netbench_parser().parse_args(argv)
+def _command(argv, ost, first=True):
+    """The command on one rank (``first``: rank 0, the one that prints
+    --help and --version)."""
+    parser = build_netbench_parser()
+    parser.quiet = not first
+    args = parser.parse_args(argv)
     comm = _agreed(_world(), lambda: _communicator(args.communicator))
     if comm.size < 2:
         raise CommandError('netbench needs 2 ranks or more: mpiexec -n N '

@@ -104,9 +104,10 @@ def fit_ring(sizes, seconds, n_ranks):
     if n < 2:
         raise ValueError('an all-reduce needs 2 ranks or more, got {}'
                          .format(n))
-    if len(sizes) != len(seconds) or len(sizes) < 2:
-        raise ValueError('fit_ring needs two sizes or more, each with its '
-                         'time')
+    if len(sizes) != len(seconds) or len(set(sizes)) < 2:
+        # (one size, however often timed, draws no line: no bandwidth)
+        raise ValueError('fit_ring needs two different sizes or more, each '
+                         'with its time, got sizes {}'.format(list(sizes)))
     pairs = sorted(zip(sizes, seconds))
     small = [p for p in pairs if p[0] <= SMALL_BYTES] or pairs[:1]
     large = pairs[len(pairs) // 2:]

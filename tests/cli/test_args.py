@@ -92,7 +92,7 @@ def test_margin_in_bytes_or_as_a_fraction(margin, kept):
 
 
 @pytest.mark.parametrize('margin', ['0', '5000', '0.5', '0.0', 'cuda',
-                                    'CUDA'])
+                                    'CUDA', '1e5', '1.0'])
 def test_margin_values_taken(margin, capsys):
     # taken by the parser: the next check, that --margin needs --fit
     assert error_of(capsys, RAISING, '--margin', margin) == (
@@ -100,13 +100,26 @@ def test_margin_values_taken(margin, capsys):
         'keeps free')
 
 
-@pytest.mark.parametrize('margin', ['1.0', '1.5', '-1', '-0.5', 'nan',
-                                    'gpu'])
+@pytest.mark.parametrize('margin', ['1.5', '10000.9', '-1', '-0.5', 'nan',
+                                    'inf', 'gpu'])
 def test_margin_values_refused(margin, capsys):
     assert error_of(capsys, RAISING, '--margin', margin) == (
-        "error: argument --margin: must be bytes (an integer >= 0), a "
-        "fraction of the capacity (a decimal in [0, 1), e.g. 0.1) or "
-        "'cuda'; got {!r} (see --help)".format(margin))
+        "error: argument --margin: must be a whole number of bytes (e.g. "
+        "4096 or 1e5), a fraction of the capacity (a number in [0, 1), e.g. "
+        "0.1) or 'cuda'; got {!r} (see --help)".format(margin))
+
+
+@pytest.mark.parametrize('fit, margin, kept', [
+    ('1e3', '1e2', 'margin 100: 100 bytes'),
+    ('1000.0', '100.0', 'margin 100: 100 bytes')])
+def test_fit_and_margin_read_bytes_alike(fit, margin, kept):
+    # a whole number of bytes, in any notation: 1e3 = 1000.0 = 1000; the
+    # batch is test_margin_in_bytes_or_as_a_fraction's (12 in 900 bytes)
+    status, text = run(*FIT, '--fit', fit, '--margin', margin)
+    assert status == 0
+    assert text.splitlines()[0] == (
+        'largest batch in 1000 bytes with sgd: 12 (peak during '
+        'SoftmaxCrossEntropy-1; {} kept)'.format(kept))
 
 
 @pytest.mark.parametrize('value', ['H100', 'a100-40GB', '1', '1e3'])
@@ -123,6 +136,14 @@ def test_fit_values_refused(value, capsys):
         'error: argument --fit: {!r} is neither a device (gtx1080ti, a100, '
         'a100-40gb, a100-80gb, h100, p100, v100) nor a number of bytes > 0 '
         '(see --help)'.format(value))
+
+
+def test_fit_of_a_part_of_a_byte_is_refused(capsys):
+    # 10000.9 bytes is no number of bytes: not cut to 10000
+    assert error_of(capsys, RAISING, '--train', '--fit', '10000.9') == (
+        "error: argument --fit: '10000.9' is not a whole number of bytes: "
+        'give a device (gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, '
+        'v100) or a whole number of bytes (e.g. 100000 or 1e5) (see --help)')
 
 
 def test_fit_on_a_cpu_preset_is_refused(capsys):
@@ -342,6 +363,24 @@ def test_columns_no_run_fills(options, column, why, capsys):
         column, why)
 
 
+def test_efficiency_of_the_scaling_report_is_kept():
+    # the scaling report's efficiency is of predicted times, there
+    # without --measure-time: on 1 worker nothing is all-reduced and no
+    # one waits for a slower worker, t_step = t_compute, efficiency 1
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--mode', 'csv', *SCALING, '--columns',
+                       'workers,efficiency')
+    assert status == 0
+    assert text.splitlines()[:2] == ['Workers,Efficiency', '1,1.0']
+
+
+def test_a_column_named_twice_is_refused(capsys):
+    # md would show it twice, json once (a key is a key)
+    assert error_of(capsys, RAISING, '--columns', 'name, flops,name') == (
+        "error: --columns 'name, flops,name' names 'name' more than once: "
+        'each column is shown once')
+
+
 def test_time_column_with_measured_times_is_kept():
     status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
                        'csv', '--measure-time', '--columns', 'name,time')
@@ -390,6 +429,20 @@ def test_a_plot_file_that_cannot_be_written(tmp_path, capsys):
 
 
 # Values written as '-N' after an option taking one value
+
+def test_every_command_joins_a_negative_value(tmp_path, monkeypatch,
+                                              capsys):
+    # the value's own check says what is wrong, not argparse's 'expected
+    # one argument'
+    _never_measured(monkeypatch)
+    assert error_of(capsys, 'calibrate', '--out', str(tmp_path / 'c.json'),
+                    '--seconds', '-5') == (
+        'error: --seconds must be a finite number >= 10, got -5.0')
+    assert error_of(capsys, 'netbench', '--sizes', '-4,8') == (
+        'error: argument --sizes: must be two sizes or more in bytes >= 4, '
+        "comma-separated (K, M, G suffixes: 4,1K,1M); got '-4,8' (see "
+        '--help)')
+
 
 def test_a_negative_value_is_the_options_not_an_option(capsys):
     assert error_of(capsys, RAISING, '--n-digits', '-1') == (
@@ -453,10 +506,12 @@ def test_the_help_shows_each_placeholder(capsys):
         assert shown in out
 
 
-def test_version_is_printed(capsys):
+@pytest.mark.parametrize('command', [[], ['calibrate'], ['netbench']])
+def test_version_is_printed(command, capsys):
+    # by every command, as each has its own --help
     import chainer_computational_cost
     with pytest.raises(SystemExit) as e:
-        main(['--version'])
+        main(command + ['--version'])
     assert e.value.code == 0
     assert capsys.readouterr() == (
         'chainer_computational_cost {}\n'.format(
@@ -596,3 +651,135 @@ def test_the_guide_names_every_key_of_a_json_of_several_reports():
     keys = re.search(r'keys are the reports, in the order above: (.*?), '
                      r'each holding', text).group(1)
     assert re.findall(r'`(\w+)`', keys) == list(REPORT_ORDER)
+
+
+# Output files: the name itself is checked before the run
+
+def _never_measured(monkeypatch):
+    """calibrate's measuring replaced by a failure: a mistake it reports
+    is found before minutes of measuring."""
+    def calibrate(**kwargs):
+        raise AssertionError('measured')
+    monkeypatch.setattr('chainer_computational_cost.cli.calibrate.'
+                        'calibrate', calibrate)
+
+
+def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, capsys):
+    _never_measured(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    assert error_of(capsys, 'calibrate', '--out', '') == (
+        'error: --out is empty: give a file name such as calibration.json')
+    assert error_of(capsys, RAISING, '--plot-summary', '') == (
+        'error: --plot-summary is empty: give a file name such as plot.png')
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_name_too_long_for_the_file_system_is_refused(tmp_path,
+                                                        monkeypatch, capsys):
+    # 300 characters: more than the 255 bytes a name may have on Linux's
+    # file systems, found by creating the file itself, not one beside it
+    _never_measured(monkeypatch)
+    out = str(tmp_path / ('a' * 300 + '.json'))
+    assert error_of(capsys, 'calibrate', '--out', out) == (
+        'error: --out {!r} cannot be written: File name too '
+        'long'.format(out))
+    plot = str(tmp_path / ('a' * 300 + '.png'))
+    assert error_of(capsys, RAISING, '--plot-summary', plot) == (
+        'error: --plot-summary {!r} cannot be written: File name too '
+        'long'.format(plot))
+    assert os.listdir(str(tmp_path)) == []
+
+
+def test_a_directory_that_is_a_file_is_said_to_be_one(tmp_path, monkeypatch,
+                                                      capsys):
+    _never_measured(monkeypatch)
+    (tmp_path / 'f').write_bytes(b'')
+    for out in (tmp_path / 'f' / 'c.json', tmp_path / 'f' / 'd' / 'c.json'):
+        assert error_of(capsys, 'calibrate', '--out', str(out)) == (
+            'error: --out {!r}: cannot write in directory {!r}: {!r} is a '
+            'file, not a directory'.format(str(out), str(out.parent),
+                                           str(tmp_path / 'f')))
+
+
+def test_a_writable_name_is_created_and_removed(tmp_path, monkeypatch,
+                                                capsys):
+    # the check passes (the measuring is then the first failure) and
+    # leaves nothing behind
+    _never_measured(monkeypatch)
+    with pytest.raises(AssertionError, match='measured'):
+        main(['calibrate', '--out', str(tmp_path / 'c.json')])
+    assert os.listdir(str(tmp_path)) == []
+
+
+# --measured: one or two worker counts, each once
+
+@pytest.mark.parametrize('measured', [
+    ('--measured', '8=0.5', '--measured', '16=0.6'),
+    ('--measured', '8=0.5,16=0.6')])
+def test_steps_measured_on_two_worker_counts(measured):
+    # both steps reach the report: the smaller count fixes the compute
+    # (its step is the 0.5 s measured, 500.0 ms), the other the bus
+    # bandwidth; the last alone would anchor only t_compute, at 16
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--mode', 'csv', '--train', '--device', 'a100',
+                       '--workers', '8,16', '--network', 'ib-edr',
+                       '--columns', 'workers,t_step,anchored', *measured)
+    assert status == 0
+    assert text.splitlines()[1] == '8,500.0,"t_compute, bus_bandwidth"'
+
+
+@pytest.mark.parametrize('measured, message', [
+    (('8=0.5', '--measured', '8=0.6'), 'gives a step on 8 workers more '
+     'than once: one time per worker count'),
+    (('8=0.5,8=0.6',), 'gives a step on 8 workers more than once: one time '
+     'per worker count'),
+    (('8=0.5,16=0.6,32=0.7',), 'gives steps on 3 worker counts (8, 16, '
+     '32): the report is fitted to one or two'),
+    (('8=0.5,16=0.6', '--measured', '32=0.7'), 'gives steps on 3 worker '
+     'counts (8, 16, 32): the report is fitted to one or two'),
+])
+def test_measured_steps_refused(measured, message, capsys):
+    assert error_of(capsys, RAISING, *SCALING, '--measured', *measured) == (
+        'error: argument --measured: {} (see --help)'.format(message))
+
+
+# --network: a file whatever its name, a missing path said to be missing
+
+PRESETS = ('ib-edr, ib-hdr200, ib-ndr, eth-25g, eth-100g, nvlink-a100, '
+           'eth-50g, roce-25g, nvlink-p100, pcie3-x16, nvlink-v100, ib-fdr, '
+           'eth-10g, ib-hdr200x8')
+
+
+def test_a_network_file_of_any_name_is_read(tmp_path, monkeypatch):
+    # netbench --output takes any name: net.txt is a network file too.
+    # build_linear's gradients: 3*2 + 2 = 8 float32, 32 bytes; over 2
+    # workers on 1e9 B/s and 1 us: 2*1/2 * 32/1e9 s + 2*1 * 1e-6 s =
+    # 0.032 us + 2 us = 2.032 us
+    from chainer_computational_cost.core import devices
+    monkeypatch.chdir(tmp_path)
+    devices.save_network(devices.Network('mine', 'm', 1e9, 1e-6),
+                         'net.txt')
+    for name in ('net.txt', str(tmp_path / 'net.txt')):
+        status, text = run('cli_models:build_linear', '--shape', '4,3',
+                           '--train', '--device', 'a100', '--workers', '2',
+                           '--network', name, '--mode', 'csv', '--columns',
+                           'workers,t_allreduce', '--time-unit', 'us')
+        assert (status, text) == (0, 'Workers,T allreduce us\n2,2.032\n')
+
+
+@pytest.mark.parametrize('name', ['NET.JSON', 'nodir/net', 'x.json/',
+                                  'net.Json'])
+def test_a_missing_path_is_no_such_network_file(name, tmp_path, monkeypatch,
+                                                capsys):
+    monkeypatch.chdir(tmp_path)
+    assert error_of(capsys, RAISING, *SCALING[:5], '--network', name) == (
+        'error: --network {!r}: no such network file (written by netbench; '
+        'the presets are {})'.format(name, PRESETS))
+
+
+def test_a_name_that_is_no_path_is_an_unknown_network(tmp_path, monkeypatch,
+                                                      capsys):
+    monkeypatch.chdir(tmp_path)
+    err = error_of(capsys, RAISING, *SCALING[:5], '--network', 'ib-edx')
+    assert err.startswith("error: unknown network 'ib-edx'; the presets "
+                          "are 'ib-edr',")

@@ -29,6 +29,7 @@ from cli_runs import error_of
 from cli_runs import HERE
 from cli_runs import ROOT
 from cli_runs import run
+from cli_runs import write_module
 
 
 def line_of(marker, path=cli_models.__file__):
@@ -203,13 +204,6 @@ def test_module_that_does_not_exist(capsys):
     assert err == ("error: cannot import module 'no_such_module_here' of "
                    "model 'no_such_module_here:build': No module named "
                    "'no_such_module_here'")
-
-
-def write_module(directory, name, text):
-    path = os.path.join(str(directory), name + '.py')
-    with open(path, 'w') as f:
-        f.write(text)
-    return path
 
 
 def test_module_that_fails_to_import(tmp_path, monkeypatch, capsys):

@@ -44,8 +44,13 @@ def test_fit_ring_takes_bandwidth_from_the_large_sizes():
 def test_fit_ring_errors():
     with pytest.raises(ValueError, match='2 ranks or more, got 1'):
         netbench.fit_ring([4, 8], [1e-6, 2e-6], 1)
-    with pytest.raises(ValueError, match='two sizes or more'):
+    with pytest.raises(ValueError, match='two different sizes or more'):
         netbench.fit_ring([4], [1e-6], 2)
+    # one size timed twice draws no line: 2 us then 3 us at 1024 bytes
+    # would make a bandwidth of the noise between the two
+    with pytest.raises(ValueError, match=r'two different sizes or more, '
+                       r'each with its time, got sizes \[1024, 1024\]'):
+        netbench.fit_ring([1024, 1024], [2e-6, 3e-6], 2)
     with pytest.raises(ValueError, match='do not grow with the size'):
         netbench.fit_ring([4, 8], [2e-6, 1e-6], 2)
 
@@ -244,6 +249,22 @@ def test_output_into_a_missing_directory_is_refused_before_measuring(
     assert made == ['naive'] and comm.calls == 0  # nothing measured
 
 
+def test_an_output_that_cannot_be_named_is_refused_before_measuring(
+        tmp_path, monkeypatch, capsys):
+    # an empty name; 300 characters, more than a file system's 255
+    comm, made = _fake_command(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    long = str(tmp_path / ('a' * 300 + '.json'))
+    for path, message in (
+            ('', '--output is empty: give a file name such as '
+                 'network.json'),
+            (long, '--output {!r} cannot be written: File name too '
+                   'long'.format(long))):
+        assert _netbench('--output', path, '--repeats', '2') == (2, '')
+        assert capsys.readouterr().err == 'error: {}\n'.format(message)
+    assert comm.calls == 0 and list(tmp_path.iterdir()) == []
+
+
 def test_the_file_is_saved_before_saved_is_printed(tmp_path, monkeypatch,
                                                    capsys):
     _fake_command(monkeypatch)
@@ -291,6 +312,13 @@ def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
                        '>= 4, comma-separated (K, M, G suffixes: 4,1K,1M); '
                        "got '4' (see --help)"),
     (('--output',), 'argument --output: expected one argument (see --help)'),
+    # 4K is 4096: a size given twice is one point of the fit, not two
+    (('--sizes', '4,4'), "argument --sizes: gives 4 more than once in "
+                         "'4,4': each size is a row of the fit, give it once "
+                         '(see --help)'),
+    (('--sizes', '8,4K,4096'), 'argument --sizes: gives 4096 more than once '
+     "in '8,4K,4096': each size is a row of the fit, give it once (see "
+     '--help)'),
     (('--communicator', 'nosuch'), "--communicator 'nosuch' cannot be "
      'created here: ValueError: Unrecognized communicator: "nosuch" (naive '
      'runs on any machine)'),
@@ -351,3 +379,16 @@ def test_a_mistake_under_mpiexec_is_one_line_of_rank_0(argv, message,
     # one line, whatever the number of ranks: no traceback, no usage
     assert err.count('\n') == 1 and err.startswith(message), err
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_mpi
+@pytest.mark.parametrize('option, first', [
+    ('--help', 'usage: python -m chainer_computational_cost netbench'),
+    ('--version', 'chainer_computational_cost ')])
+def test_help_and_version_under_mpiexec_are_printed_once(option, first,
+                                                         tmp_path):
+    # every rank parses the command; rank 0 alone prints
+    from cli_runs import run_mpi
+    status, out, err = run_mpi(2, 'netbench', option, cwd=tmp_path)
+    assert (status, err) == (0, '')
+    assert out.startswith(first) and out.count(first) == 1, out
