@@ -745,16 +745,16 @@ class _Plan(typing.NamedTuple):
         ReportWarning for a measured step no fit reaches (the nearest is
         taken)."""
         fit = self._anchor(measured, fit)
-        missed = ['{:.4g} s at N={} (the nearest: {:.4g} s)'.format(
-            seconds, n, self.row(n, fit)['t_step'])
+        missed = ['at N={} last {:.4g} s (the nearest: {:.4g} s)'.format(
+            n, seconds, self.row(n, fit)['t_step'])
             for n, seconds in sorted(measured.items())
             if abs(self.row(n, fit)['t_step'] - seconds) > 1e-6 * seconds]
         if missed:
             warnings.warn(
-                'scaling_report: no anchoring makes the measured step {}: '
-                'the model needs longer even with no stragglers, or the '
-                'steps measured contradict each other; the rows are '
-                'anchored on the nearest'.format('; '.join(missed)),
+                'scaling_report: no anchoring makes the step measured {} '
+                '(the model, stragglers and networks within their range, '
+                'or the steps measured, disagree); the rows are anchored '
+                'on the nearest'.format('; '.join(missed)),
                 ReportWarning, stacklevel=4)
         return fit
 

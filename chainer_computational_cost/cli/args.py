@@ -1096,22 +1096,25 @@ def parse_fit(text):
 
 
 def parse_margin(text):
-    """--margin's value, as fit_batch takes it: 'cuda' (any case), a
-    fraction of the capacity (a number in [0, 1)) or a whole number of
-    bytes (read as --fit reads them: 1e5 allowed)."""
+    """--margin's value, as fit_batch takes it: 'cuda' (any case), bytes
+    (an integer) or a fraction of the capacity (a decimal in [0, 1)): a
+    decimal from 1 on is neither (fit_batch refuses a float margin of 1 or
+    more, as it would leave nothing or is no fraction)."""
     if text.lower() == 'cuda':
         return 'cuda'
     try:
         value = int(text)
     except ValueError:
-        value = _number(text)
-        if not 0 <= value < 1:
-            value = _whole_bytes(value)
-    if value is None or value < 0:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        value = value if 0 <= value < 1 else math.nan
+    if not value >= 0:
         raise argparse.ArgumentTypeError(
-            "must be a whole number of bytes (e.g. 4096 or 1e5), a fraction "
-            "of the capacity (a number in [0, 1), e.g. 0.1) or 'cuda'; got "
-            "{!r}".format(text))
+            "must be bytes (an integer >= 0), a fraction of the capacity "
+            "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
+                text))
     return value
 
 

@@ -50,6 +50,7 @@ from chainer_computational_cost.cli.models import make_optimizer
 from chainer_computational_cost.cli.models import model_name
 from chainer_computational_cost.cli.models import MODELS  # NOQA
 from chainer_computational_cost.cli.output import render_reports
+from chainer_computational_cost.cli.output import with_notes
 from chainer_computational_cost.cli.progress import make_progress
 from chainer_computational_cost.cli.progress import Progress  # NOQA
 from chainer_computational_cost.cli.progress import watched
@@ -373,10 +374,14 @@ def _report(argv, ost):
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
     result = _run(args, [kind for kind, _ in plan])
-    # Plots first: a plot that cannot be written is an error, and an
-    # error must not follow a printed report.
-    _write_plots(result.report, args)
-    text, notes = render_reports(result, args, plan, ost)
+
+    def reports():
+        # Plots first: a plot that cannot be written is an error, and an
+        # error must not follow a printed report.
+        _write_plots(result.report, args)
+        return render_reports(result, args, plan, ost)
+    (text, notes), warned = with_notes(reports)
+    notes = warned + notes
     try:
         ost.write(text)
         ost.flush()

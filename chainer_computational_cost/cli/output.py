@@ -14,11 +14,14 @@ Part of the command line (``__main__``).
 import collections
 import io
 import json
+import warnings
 
 from chainer_computational_cost.analysis import calibration
 from chainer_computational_cost.analysis import network
 from chainer_computational_cost.cli.args import ALL_LEVELS
 from chainer_computational_cost.cli.args import scaling_options
+from chainer_computational_cost.cli.models import CommandError
+from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.run import fit as fit_module
 from chainer_computational_cost.run.fit import fit_rows
@@ -109,6 +112,28 @@ def _roofline_notes(report, args, columns):
         return []
     return ['note: blank cells of the roofline report are not applicable: '
             + '; '.join(reasons)]
+
+
+def with_notes(body):
+    """``(body(), notes)``: the ReportWarnings ``body`` gives (an anchor
+    no fit reaches, ...) as 'warning: ' lines for stderr, each once,
+    instead of Python's warnings with their source lines; a ValueError a
+    report raises for what the options made (figures past a float's
+    range) as a CommandError: one error line."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always', ReportWarning)
+        try:
+            out = body()
+        except ValueError as e:
+            raise CommandError(str(e))
+    notes = []
+    for w in caught:
+        if not issubclass(w.category, ReportWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename,
+                                   w.lineno)
+        elif 'warning: {}'.format(w.message) not in notes:
+            notes.append('warning: {}'.format(w.message))
+    return out, notes
 
 
 def render_reports(result, args, plan, ost):

@@ -177,8 +177,8 @@ def test_a_measured_step_across_nodes_sets_the_bandwidth():
     assert rows[4]['t_step'] == pytest.approx(18.1e-3, rel=1e-9)
     # faster than any network makes it (10.1 ms < 10.2 ms even at
     # 4096 GB/s with no jitter already): the jitter stays at its floor 0
-    with pytest.warns(ReportWarning, match=r'no anchoring makes the '
-                      r'measured step 0\.0101 s at N=2 \(the nearest: '
+    with pytest.warns(ReportWarning, match=r'no anchoring makes the step '
+                      r'measured at N=2 last 0\.0101 s \(the nearest: '
                       r'0\.0102 s\)'):
         rows = _report([2], step_time=10e-3, jitter=0,
                        measured={2: 10.1e-3})

@@ -7,6 +7,7 @@ import io
 import json
 
 from chainer_computational_cost.cli.output import _encodable
+from cli_runs import error_of
 from cli_runs import run
 
 # build_tiny's training step with SGD: the largest batch in 1000 bytes is
@@ -165,3 +166,31 @@ def test_text_for_streams_of_unusual_encodings():
     assert _encodable(text, Stream('latin-1')) == 'a b \\u2264'
     # utf-8 encodes everything: unchanged
     assert _encodable(text, Stream('utf-8')) == text
+
+
+def test_an_anchor_no_fit_reaches_is_one_warning_line(capsys):
+    # A step of 1e-12 s on 8 workers: shorter than the all-reduce alone,
+    # whatever the compute; the report is printed, anchored on the
+    # nearest, and stderr says so once, without Python's source line
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--mode', 'csv', '--train', '--device', 'a100',
+                       '--workers', '8', '--network', 'ib-edr', '--columns',
+                       'workers,anchored', '--measured', '8=1e-12')
+    err = capsys.readouterr().err
+    assert status == 0
+    assert text.splitlines() == ['Workers,Anchored', '8,t_compute']
+    warned = [line for line in err.splitlines() if 'anchoring' in line]
+    assert len(warned) == 1
+    assert warned[0].startswith(
+        'warning: scaling_report: no anchoring makes the step measured at '
+        'N=8 last 1e-12 s (the nearest: ')
+    assert 'ReportWarning' not in err
+
+
+def test_figures_past_a_float_are_one_error_line(capsys):
+    # the step's times at 1e-305 FLOP/s and B/s overflow in microseconds
+    assert error_of(capsys, 'cli_models:build_linear', '--shape', '4,3',
+                    '--peak-flops', '1e-305', '--bandwidth', '1e-305') == (
+        'error: roofline: the times of these figures at 1e-305 FLOP/s and '
+        '1e-305 B/s overflow; give a device with a larger peak_flops or '
+        'bandwidth')

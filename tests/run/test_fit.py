@@ -509,10 +509,10 @@ def test_cli_gpu_answer_says_its_margin(capsys):
 
 
 @pytest.mark.parametrize('argv, message', [
-    (('--margin', '1.5', '--fit', 'h100'),
-     "error: argument --margin: must be a whole number of bytes (e.g. 4096 "
-     "or 1e5), a fraction of the capacity (a number in [0, 1), e.g. 0.1) or "
-     "'cuda'; got '1.5' (see --help)\n"),
+    (('--margin', '1.0', '--fit', 'h100'),
+     "error: argument --margin: must be bytes (an integer >= 0), a fraction "
+     "of the capacity (a decimal in [0, 1), e.g. 0.1) or 'cuda'; got '1.0' "
+     "(see --help)\n"),
     (('--margin', '-1', '--fit', 'h100'), "got '-1' (see --help)\n"),
     (('--margin', 'rocm', '--fit', 'h100'), "got 'rocm' (see --help)\n"),
 ])
