@@ -75,9 +75,11 @@ def test_bad_network_files(tmp_path):
         devices.resolve_network(str(bad))
     bad.write_text('{"name": "x", "title": "x", "bandwidth": 0, '
                    '"latency": 1}')
-    with pytest.raises(ValueError, match='bandwidth must be > 0'):
+    with pytest.raises(ValueError, match=r'bandwidth \(bytes/s\) must be '
+                       r'a finite number > 0, got 0'):
         devices.load_network(str(bad))
-    with pytest.raises(ValueError, match="unknown network 'none.json'"):
+    with pytest.raises(ValueError, match="network file 'none.json' does not "
+                       "exist"):
         devices.resolve_network('none.json')  # no such file
 
 
