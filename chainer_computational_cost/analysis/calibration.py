@@ -107,6 +107,11 @@ def overhead_kind(layer, inference):
     return phase if phase in OVERHEADS else 'backward'
 
 
+#: The clocks a calibration may have measured with (``info['clock']``,
+#: see :data:`chainer_computational_cost.run.measure.CLOCKS`).
+CLOCKS = ('wall', 'cpu')
+
+
 #: The held-out error above which a calibration warns that its predictions
 #: cannot be trusted (:meth:`Calibration.untrusted`): a prediction that far
 #: off was 2x off a measured step on a busy machine.
@@ -393,6 +398,13 @@ def _check_families(families):
                         checks.non_negative)
             for k in ('coef', 'low', 'high')})
         out[key]['n'] = checks.integer(_field(path + '.n'), fit['n'], 0)
+        for j, (lo, hi) in enumerate(zip(out[key]['low'],
+                                         out[key]['high'])):
+            if hi < lo:
+                raise ValueError(
+                    '{} must be >= {}[{}] (a fit\'s range), got {!r} < '
+                    '{!r}'.format(_field('{}.high[{}]'.format(path, j)),
+                                  path + '.low', j, hi, lo))
     return out
 
 
@@ -403,6 +415,42 @@ def _check_types(types):
                         name, str, 'a function type name (a str)')
         checks.one_of(_field('types.' + name), key, FIT_KEYS)
     return dict(types)
+
+
+def _check_info(info):
+    _fields('info', info)
+    out = dict(info)
+    if 'clock' in out:
+        checks.one_of(_field('info.clock'), out['clock'], CLOCKS)
+    if 'uncovered' in out:
+        # a str would be listed character by character
+        allowed = 'a list of function type names (str)'
+        checks.instance(_field('info.uncovered'), out['uncovered'],
+                        (list, tuple), allowed)
+        for i, name in enumerate(out['uncovered']):
+            checks.instance(_field('info.uncovered[{}]'.format(i)), name,
+                            str, 'a function type name (a str)')
+        out['uncovered'] = list(out['uncovered'])
+    return out
+
+
+def _check_file(data):
+    """The checks of the fields a file of format :data:`FORMAT` always
+    has, beyond those of every calibration (:class:`Calibration`): a
+    file calibrate() wrote has its held-out error and a measured
+    bandwidth, and at least one fit (a missing ``info`` loads as an
+    empty one, ``info['uncovered']`` is absent from earlier files, and
+    the error's modes may be absent or None: too few probes)."""
+    _fields('', data, ('error', 'bandwidth'))
+    _fields('error', data['error'], (), 'a dict (the held-out errors)')
+    if data['bandwidth'] is None:
+        raise ValueError("{} must be a finite number > 0 (the measured "
+                         "copy bandwidth, bytes/s), got None".format(
+                             _field('bandwidth')))
+    families = _fields('families', data['families'])
+    if not families:
+        raise ValueError('{} must hold at least one fit, got {{}}'.format(
+            _field('families')))
 
 
 def _check_error(error):
@@ -516,7 +564,7 @@ class Calibration(object):
         self.overhead = {k: checks.non_negative(
             _field('overhead.' + k), overhead[k]) for k in OVERHEADS}
         self.error = _check_error({} if error is None else error)
-        self.info = dict(_fields('info', {} if info is None else info))
+        self.info = _check_info({} if info is None else info)
         self.bandwidth = None if bandwidth is None else checks.positive(
             _field('bandwidth'), bandwidth)
 
@@ -630,6 +678,7 @@ class Calibration(object):
                 'chainer_computational_cost.calibrate): {!r}'.format(
                     FORMAT, str(data)[:80]))
         _fields('', data, ('gemm', 'families', 'types', 'overhead'))
+        _check_file(data)
         _fields('gemm', data['gemm'], ('dims', 'speed'),
                 'a dict with dims and speed')
         gemm = GemmTable(data['gemm']['dims'], data['gemm']['speed'])
@@ -641,8 +690,10 @@ class Calibration(object):
         """Write the calibration to the JSON file ``path`` (a str or
         os.PathLike)."""
         checks.path('path', path)
+        data = self.to_dict()
+        _check_file(data)  # never a file that load() refuses
         with open(path, 'w', encoding='utf-8') as f:
-            json.dump(self.to_dict(), f, indent=1)
+            json.dump(data, f, indent=1)
             f.write('\n')
 
     @classmethod
