@@ -38,6 +38,7 @@ import itertools
 import json
 import math
 import os
+import sys
 
 from chainer_computational_cost.analysis.aggregation import ancestors
 from chainer_computational_cost.core import checks
@@ -619,16 +620,22 @@ class Calibration(object):
         ``OUT_OF_RANGE``).  A call whose family has no fit, in a
         calibration without elementwise math's to stand in, is 0 s,
         flagged :data:`UNCOVERED`."""
+        return self._predict(layer)[:2]
+
+    def _predict(self, layer):
+        """:meth:`predict`'s ``(t_call, flag)`` and the key of the fit
+        whose coefficients gave ``t_call`` (None when none did)."""
         flag = None
         if layer['type'] not in self.types:
             flag = UNCOVERED
-        fit = self.families.get(fit_key(layer))
+        key = fit_key(layer)
+        fit = self.families.get(key)
         f = features(layer, self.gemm.time) if fit is not None else None
         if f is None:
             # No fit for the family: the closest thing, elementwise math.
-            fit = self.families.get('math')
+            key, fit = 'math', self.families.get('math')
             if fit is None:
-                return 0.0, UNCOVERED
+                return 0.0, UNCOVERED, None
             f = features(dict(layer, type='Add', phase='forward'),
                          self.gemm.time)
             flag = UNCOVERED
@@ -638,7 +645,7 @@ class Calibration(object):
                 if x > hi * RANGE_FACTOR:
                     flag = OUT_OF_RANGE
                     break
-        return t, flag
+        return t, flag, key
 
     def device(self, fma_1flop=True):
         """The roofline's
@@ -751,12 +758,14 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     overhead = calibration.overhead
     inference = not any(x.get('phase') == 'backward' for x in layers)
     rows = []
-    used = set()  # the fields of the calibration the times come from
+    # field of the calibration -> the seconds of the total it gives
+    parts = collections.defaultdict(float)
     for layer in layers:
-        t_call, flag = calibration.predict(layer)
+        t_call, flag, key = calibration._predict(layer)
         kind = overhead_kind(layer, inference)
-        used.update(['families.{}.coef'.format(fit_key(layer) or 'math'),
-                     'overhead.' + kind])
+        if key is not None:
+            parts['families.{}.coef'.format(key)] += t_call
+        parts['overhead.' + kind] += overhead[kind]
         row = collections.OrderedDict([
             ('name', layer['name']), ('type', layer['type']),
             ('phase', layer.get('phase')), ('link', layer.get('link')),
@@ -795,13 +804,22 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
         _add(total, r)
     report['total'] = _finish(total)
     if not math.isfinite(total['t_predicted']):  # t_call is part of it
-        part = 'overhead.' if math.isfinite(total['t_call']) else 'families.'
         raise ValueError(
             'the calibration predicts times beyond a float\'s range (total '
             't_predicted {}): its field(s) {} are too large; calibrate '
             'again'.format(total['t_predicted'], ', '.join(
-                sorted(f for f in used if f.startswith(part)))))
+                _overflowing(parts))))
     return report
+
+
+def _overflowing(parts):
+    """The fields of ``parts`` (field -> its seconds of a total past a
+    float's range) that bring it there: an infinite part, or one above
+    the largest float over the number of parts (the sum of the parts
+    below that stays a float)."""
+    limit = sys.float_info.max / max(len(parts), 1)
+    return sorted(f for f, t in parts.items()
+                  if not math.isfinite(t) or t > limit)
 
 
 def _group(name):

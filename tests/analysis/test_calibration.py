@@ -1173,3 +1173,27 @@ def test_overheads_too_large_for_a_float_are_named():
                        r't_predicted inf\): its field\(s\) '
                        r'overhead.backward, overhead.forward are too large'):
         cal.time_report(_three_calls(), literal_calibration(overhead=huge))
+
+
+@pytest.mark.parametrize('overhead, coef0, named', [
+    # only the forward overhead edited: its two calls make 2e308 = inf;
+    # the backward overhead (3e-6 s) and the fit are fine and not named
+    ({'forward': 1e308}, 1e-5, 'overhead.forward'),
+    # a fit's constant of 1e308 s, three calls: 3e308 = inf
+    ({}, 1e308, r'families\.math\.coef'),
+    # every part a float, their sum not: 2 * 8.5e307 + 1e307 = 1.8e308;
+    # the backward's 1e307 is below max float / 3 parts = 5.99e307, and
+    # the sum of such parts stays a float: only the forward is named
+    ({'forward': 8.5e307, 'backward': 1e307}, 1e-5, 'overhead.forward'),
+    # 2 * 6e307 + 6e307 = 1.8e308: both above 5.99e307, both named
+    ({'forward': 6e307, 'backward': 6e307}, 1e-5,
+     r'overhead\.backward, overhead\.forward'),
+])
+def test_only_the_fields_that_overflow_the_times_are_named(
+        overhead, coef0, named):
+    fit = dict(math_fit(), coef=[coef0, 1e-9, 2e-9, 0.0, 0.0])
+    c = literal_calibration(overhead=dict(OVERHEAD, **overhead),
+                            families={'math': fit})
+    with pytest.raises(ValueError, match=r"its field\(s\) {} are too large; "
+                       'calibrate again$'.format(named)):
+        cal.time_report(_three_calls(), c)
