@@ -57,13 +57,29 @@ def _capacity(device, capacity):
     if device is not None and capacity is not None:
         raise ValueError('give either device or capacity, not both')
     if capacity is not None:
-        checks.positive('capacity', capacity, 'a number of bytes > 0')
-        return None, int(capacity)  # not through a float: exact
+        return None, _whole_bytes(capacity)
     if device is None:
         raise ValueError('give a device ({}) or a capacity in bytes'.format(
             ', '.join(gpu_presets())))
     cap = preset_capacity(device)  # checks the name first
     return device.lower(), cap
+
+
+_CAPACITY_ALLOWED = ('a number of bytes >= 1, whole (an int, or a float '
+                     'that is whole: 1e6)')
+
+
+def _whole_bytes(capacity):
+    """``capacity`` as an int of bytes >= 1: an int as it is (exact, not
+    through a float), a whole float; anything else refused, rather than
+    rounded down (0.5 to 0 bytes, 1000.7 to 1000)."""
+    if checks.is_int(capacity):
+        return checks.integer('capacity', capacity, 1, _CAPACITY_ALLOWED)
+    checks.positive('capacity', capacity, _CAPACITY_ALLOWED)
+    if capacity < 1 or capacity != math.floor(capacity):
+        raise ValueError('capacity must be {}, got {!r}'.format(
+            _CAPACITY_ALLOWED, capacity))
+    return int(capacity)
 
 
 def _where(device, cap):
@@ -231,7 +247,8 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
             ``roofline.DEVICES``; the CPU preset has no capacity: give
             ``capacity`` there).
         optimizer (str): ``'sgd'``, ``'momentumsgd'`` or ``'adam'``.
-        capacity: the memory in bytes, instead of a device.
+        capacity: the memory in bytes, instead of a device: a whole
+            number >= 1 (an int, or a float that is whole, ``1e6``).
         margin: bytes kept free for what the tool cannot see: an int of
             bytes, a float in [0, 1) for that fraction of the capacity, or
             ``'cuda'``: :data:`CUDA_CONTEXT` (768 MiB) plus room for the

@@ -17,6 +17,7 @@ the two differ since only in the batch a cost projection's error names
 
 import io
 import json
+import re
 import warnings
 
 import chainer
@@ -841,11 +842,30 @@ def test_a_device_that_holds_no_batch_is_named_with_its_bytes(monkeypatch):
         fit_batch(_relu_step, device='gtx1080ti', margin=0, optimizer='sgd')
 
 
-def test_a_capacity_of_0_bytes_is_refused():
-    # no batch fits in nothing: a capacity must be more than 0 bytes
-    with pytest.raises(ValueError, match=r'capacity must be a number of '
-                       r'bytes > 0, got 0'):
-        fit_batch(_relu, capacity=0, optimizer='sgd')
+_CAPACITY = (r'^capacity must be a number of bytes >= 1, whole \(an int, '
+             r'or a float that is whole: 1e6\), got ')
+
+
+@pytest.mark.parametrize('capacity', [
+    # no batch fits in nothing
+    0, -1, 0.0,
+    # half a byte went on, as 0 bytes: 'batch 1 does not fit the
+    # capacity 0 bytes'; 1000.7 was taken as 1000 bytes, silently
+    0.5, 1000.7, 1e6 + 0.5])
+def test_a_capacity_is_a_whole_number_of_bytes(capacity):
+    with pytest.raises(ValueError, match=_CAPACITY + re.escape(
+            repr(capacity)) + '$'):
+        fit_batch(_relu, capacity=capacity, optimizer='sgd')
+
+
+def test_a_whole_float_capacity_is_its_bytes():
+    # 1e3 is 1000 bytes, as capacity=1000 is: batch 46 with a quarter kept
+    # (test_a_fit_shown_with_the_bytes_column_only); a NumPy int as well
+    for capacity in (1e3, numpy.float64(1000.0), numpy.int64(1000)):
+        f = fit_batch(_relu, capacity=capacity, optimizer='sgd',
+                      margin=0.25, check_answer=False)
+        assert f['capacity'] == 1000 and type(f['capacity']) is int
+        assert f['batch_size'] == 46
 
 
 def test_a_fit_shown_with_the_bytes_column_only():
@@ -872,8 +892,7 @@ _GPUS = 'gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100'
     ({'device': 80}, r'^device must be the name of a GPU preset \(' +
      _GPUS + r'\), got 80$'),
     ({'device': ['gtx1080ti']}, r"got \['gtx1080ti'\]$"),
-    ({'capacity': '1000'}, "^capacity must be a number of bytes > 0, got "
-     "'1000'$"),
+    ({'capacity': '1000'}, _CAPACITY + "'1000'$"),
     ({'capacity': float('nan')}, 'got nan$'),
     ({'capacity': 1000, 'optimizer': ['adam']}, '^optimizer must be one of '
      r"sgd, momentumsgd, adam, got \['adam'\]$"),
