@@ -469,6 +469,52 @@ def test_sgd_update_has_no_state():
     assert f['batch_size'] == 56  # 48 + 16n + 52 <= 1000
 
 
+@pytest.mark.parametrize('make_optimizer, runs, rule, given, table', [
+    # Adam's m and v exist before the runs (one step made beforehand): no
+    # run creates them and the table counts the state; sgd's row would
+    # count none of the 2 x 48 bytes
+    (chainer.optimizers.Adam, 'adam', 'AdamRule', 'sgd', 0),
+    (chainer.optimizers.MomentumSGD, 'momentumsgd', 'MomentumSGDRule',
+     'adam', 2),
+    # SGD has no state: adam's row would count 2 x 48 bytes of nothing
+    (chainer.optimizers.SGD, 'sgd', 'SGDRule', 'adam', 2),
+])
+def test_the_table_is_refused_for_another_optimizer_than_the_steps(
+        make_optimizer, runs, rule, given, table):
+    step = _updating_step(make_optimizer, True)
+    step(1)
+    with pytest.raises(ValueError, match=(
+            r"^optimizer is '{}' \({} x the parameters of state\), but the "
+            r'step runs {} \(its update records are {} calls\), whose state '
+            r'existed before the runs and is counted from the table: give '
+            r"optimizer='{}'$").format(given, table, runs, rule, runs)):
+        fit_batch(step, capacity=1000, optimizer=given)
+
+
+def test_the_table_of_the_optimizer_the_step_runs():
+    # Adam's state made before the runs, optimizer='adam': the table's 2 x
+    # 48 = 96 bytes, the figure test_adam_state_measured measures; 48 +
+    # 96 + 16n + 52 <= 1000 up to n = 50.  A hook's update records
+    # (WeightDecay) are no optimizer's: they do not stand in the way
+    step = _updating_step(chainer.optimizers.Adam, True)
+    step(1)
+    f = fit_batch(step, capacity=1000, optimizer='adam')
+    assert (f['optimizer_state'], f['optimizer_state_from'],
+            f['batch_size']) == (96, 'table', 50)
+    lin = L.Linear(3, 4, nobias=True)
+    opt = chainer.optimizers.SGD().setup(lin)
+    opt.add_hook(chainer.optimizer_hooks.WeightDecay(1e-4))
+
+    def decayed(n):
+        lin.cleargrads()
+        F.sum(lin(numpy.ones((n, 3), numpy.float32))).backward()
+        opt.update()
+    with pytest.raises(ValueError, match='the step runs sgd'):
+        fit_batch(decayed, capacity=1000, optimizer='momentumsgd')
+    assert fit_batch(decayed, capacity=1000, optimizer='sgd')[
+        'optimizer_state'] == 0
+
+
 # The command line: --margin, and a GPU's default
 
 #: The one-ReLU model's training step with SGD, in raw CSV.
