@@ -761,7 +761,13 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     # field of the calibration -> the seconds of the total it gives
     parts = collections.defaultdict(float)
     for layer in layers:
-        t_call, flag, key = calibration._predict(layer)
+        try:
+            t_call, flag, key = calibration._predict(layer)
+        except OverflowError:  # an int a float cannot hold
+            raise ValueError(
+                "the figures of call {} (its FLOPs, bytes or shapes) are "
+                "beyond a float's range: its time cannot be predicted; "
+                'give a smaller batch size'.format(layer['name'])) from None
         kind = overhead_kind(layer, inference)
         if key is not None:
             parts['families.{}.coef'.format(key)] += t_call

@@ -1175,6 +1175,18 @@ def test_overheads_too_large_for_a_float_are_named():
         cal.time_report(_three_calls(), literal_calibration(overhead=huge))
 
 
+def test_figures_too_large_for_a_float_are_refused_by_name():
+    # 10**400 bytes read (a projection to a batch of that order): the fit
+    # takes the bytes as a float, which cannot hold them: OverflowError
+    layers = _three_calls()
+    layers[1]['mread'] = 10 ** 400
+    with pytest.raises(ValueError, match=r"^the figures of call Add-2 \(its "
+                       r"FLOPs, bytes or shapes\) are beyond a float's "
+                       r'range: its time cannot be predicted; give a '
+                       r'smaller batch size$'):
+        cal.time_report(layers, literal_calibration())
+
+
 @pytest.mark.parametrize('overhead, coef0, named', [
     # only the forward overhead edited: its two calls make 2e308 = inf;
     # the backward overhead (3e-6 s) and the fit are fine and not named
