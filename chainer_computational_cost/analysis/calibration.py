@@ -38,6 +38,7 @@ import itertools
 import json
 import math
 import os
+import sys
 
 from chainer_computational_cost.analysis.aggregation import ancestors
 from chainer_computational_cost.core import checks
@@ -105,6 +106,11 @@ def overhead_kind(layer, inference):
     if phase == 'forward':
         return 'inference' if inference else 'forward'
     return phase if phase in OVERHEADS else 'backward'
+
+
+#: The clocks a calibration may have measured with (``info['clock']``,
+#: see :data:`chainer_computational_cost.run.measure.CLOCKS`).
+CLOCKS = ('wall', 'cpu')
 
 
 #: The held-out error above which a calibration warns that its predictions
@@ -393,6 +399,13 @@ def _check_families(families):
                         checks.non_negative)
             for k in ('coef', 'low', 'high')})
         out[key]['n'] = checks.integer(_field(path + '.n'), fit['n'], 0)
+        for j, (lo, hi) in enumerate(zip(out[key]['low'],
+                                         out[key]['high'])):
+            if hi < lo:
+                raise ValueError(
+                    '{} must be >= {}[{}] (a fit\'s range), got {!r} < '
+                    '{!r}'.format(_field('{}.high[{}]'.format(path, j)),
+                                  path + '.low', j, hi, lo))
     return out
 
 
@@ -403,6 +416,42 @@ def _check_types(types):
                         name, str, 'a function type name (a str)')
         checks.one_of(_field('types.' + name), key, FIT_KEYS)
     return dict(types)
+
+
+def _check_info(info):
+    _fields('info', info)
+    out = dict(info)
+    if 'clock' in out:
+        checks.one_of(_field('info.clock'), out['clock'], CLOCKS)
+    if 'uncovered' in out:
+        # a str would be listed character by character
+        allowed = 'a list of function type names (str)'
+        checks.instance(_field('info.uncovered'), out['uncovered'],
+                        (list, tuple), allowed)
+        for i, name in enumerate(out['uncovered']):
+            checks.instance(_field('info.uncovered[{}]'.format(i)), name,
+                            str, 'a function type name (a str)')
+        out['uncovered'] = list(out['uncovered'])
+    return out
+
+
+def _check_file(data):
+    """The checks of the fields a file of format :data:`FORMAT` always
+    has, beyond those of every calibration (:class:`Calibration`): a
+    file calibrate() wrote has its held-out error and a measured
+    bandwidth, and at least one fit (a missing ``info`` loads as an
+    empty one, ``info['uncovered']`` is absent from earlier files, and
+    the error's modes may be absent or None: too few probes)."""
+    _fields('', data, ('error', 'bandwidth'))
+    _fields('error', data['error'], (), 'a dict (the held-out errors)')
+    if data['bandwidth'] is None:
+        raise ValueError("{} must be a finite number > 0 (the measured "
+                         "copy bandwidth, bytes/s), got None".format(
+                             _field('bandwidth')))
+    families = _fields('families', data['families'])
+    if not families:
+        raise ValueError('{} must hold at least one fit, got {{}}'.format(
+            _field('families')))
 
 
 def _check_error(error):
@@ -516,7 +565,7 @@ class Calibration(object):
         self.overhead = {k: checks.non_negative(
             _field('overhead.' + k), overhead[k]) for k in OVERHEADS}
         self.error = _check_error({} if error is None else error)
-        self.info = dict(_fields('info', {} if info is None else info))
+        self.info = _check_info({} if info is None else info)
         self.bandwidth = None if bandwidth is None else checks.positive(
             _field('bandwidth'), bandwidth)
 
@@ -571,16 +620,22 @@ class Calibration(object):
         ``OUT_OF_RANGE``).  A call whose family has no fit, in a
         calibration without elementwise math's to stand in, is 0 s,
         flagged :data:`UNCOVERED`."""
+        return self._predict(layer)[:2]
+
+    def _predict(self, layer):
+        """:meth:`predict`'s ``(t_call, flag)`` and the key of the fit
+        whose coefficients gave ``t_call`` (None when none did)."""
         flag = None
         if layer['type'] not in self.types:
             flag = UNCOVERED
-        fit = self.families.get(fit_key(layer))
+        key = fit_key(layer)
+        fit = self.families.get(key)
         f = features(layer, self.gemm.time) if fit is not None else None
         if f is None:
             # No fit for the family: the closest thing, elementwise math.
-            fit = self.families.get('math')
+            key, fit = 'math', self.families.get('math')
             if fit is None:
-                return 0.0, UNCOVERED
+                return 0.0, UNCOVERED, None
             f = features(dict(layer, type='Add', phase='forward'),
                          self.gemm.time)
             flag = UNCOVERED
@@ -590,7 +645,7 @@ class Calibration(object):
                 if x > hi * RANGE_FACTOR:
                     flag = OUT_OF_RANGE
                     break
-        return t, flag
+        return t, flag, key
 
     def device(self, fma_1flop=True):
         """The roofline's
@@ -630,6 +685,7 @@ class Calibration(object):
                 'chainer_computational_cost.calibrate): {!r}'.format(
                     FORMAT, str(data)[:80]))
         _fields('', data, ('gemm', 'families', 'types', 'overhead'))
+        _check_file(data)
         _fields('gemm', data['gemm'], ('dims', 'speed'),
                 'a dict with dims and speed')
         gemm = GemmTable(data['gemm']['dims'], data['gemm']['speed'])
@@ -641,8 +697,10 @@ class Calibration(object):
         """Write the calibration to the JSON file ``path`` (a str or
         os.PathLike)."""
         checks.path('path', path)
+        data = self.to_dict()
+        _check_file(data)  # never a file that load() refuses
         with open(path, 'w', encoding='utf-8') as f:
-            json.dump(self.to_dict(), f, indent=1)
+            json.dump(data, f, indent=1)
             f.write('\n')
 
     @classmethod
@@ -700,12 +758,20 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     overhead = calibration.overhead
     inference = not any(x.get('phase') == 'backward' for x in layers)
     rows = []
-    used = set()  # the fields of the calibration the times come from
+    # field of the calibration -> the seconds of the total it gives
+    parts = collections.defaultdict(float)
     for layer in layers:
-        t_call, flag = calibration.predict(layer)
+        try:
+            t_call, flag, key = calibration._predict(layer)
+        except OverflowError:  # an int a float cannot hold
+            raise ValueError(
+                "the figures of call {} (its FLOPs, bytes or shapes) are "
+                "beyond a float's range: its time cannot be predicted; "
+                'give a smaller batch size'.format(layer['name'])) from None
         kind = overhead_kind(layer, inference)
-        used.update(['families.{}.coef'.format(fit_key(layer) or 'math'),
-                     'overhead.' + kind])
+        if key is not None:
+            parts['families.{}.coef'.format(key)] += t_call
+        parts['overhead.' + kind] += overhead[kind]
         row = collections.OrderedDict([
             ('name', layer['name']), ('type', layer['type']),
             ('phase', layer.get('phase')), ('link', layer.get('link')),
@@ -744,13 +810,22 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
         _add(total, r)
     report['total'] = _finish(total)
     if not math.isfinite(total['t_predicted']):  # t_call is part of it
-        part = 'overhead.' if math.isfinite(total['t_call']) else 'families.'
         raise ValueError(
             'the calibration predicts times beyond a float\'s range (total '
             't_predicted {}): its field(s) {} are too large; calibrate '
             'again'.format(total['t_predicted'], ', '.join(
-                sorted(f for f in used if f.startswith(part)))))
+                _overflowing(parts))))
     return report
+
+
+def _overflowing(parts):
+    """The fields of ``parts`` (field -> its seconds of a total past a
+    float's range) that bring it there: an infinite part, or one above
+    the largest float over the number of parts (the sum of the parts
+    below that stays a float)."""
+    limit = sys.float_info.max / max(len(parts), 1)
+    return sorted(f for f, t in parts.items()
+                  if not math.isfinite(t) or t > limit)
 
 
 def _group(name):

@@ -120,7 +120,13 @@ def roofline_report(layers, device=None, peak_flops=None, bandwidth=None):
     time = 0.0
     timed = bool(layers)
     for layer in layers:
-        row = _row(layer, dev)
+        try:
+            row = _row(layer, dev)
+        except OverflowError:  # an int a float cannot hold
+            raise ValueError(
+                "roofline: the figures of call {} (its FLOPs or bytes) are "
+                "beyond a float's range: its times cannot be computed; "
+                'give a smaller batch size'.format(layer['name'])) from None
         report[row['name']] = row
         for k in ('flops', 'mread', 'mwrite', 'mrw', 't_compute',
                   't_memory', 't_roofline', 't_serial'):

@@ -20,6 +20,7 @@ from chainer_computational_cost.core.devices import gpu_presets
 from chainer_computational_cost.core.devices import preset_capacity
 from chainer_computational_cost.core.records import MemoryState
 from chainer_computational_cost.core.records import R_PHASE
+from chainer_computational_cost.core.records import R_TYPE
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.run import projection
 
@@ -57,13 +58,29 @@ def _capacity(device, capacity):
     if device is not None and capacity is not None:
         raise ValueError('give either device or capacity, not both')
     if capacity is not None:
-        checks.positive('capacity', capacity, 'a number of bytes > 0')
-        return None, int(capacity)  # not through a float: exact
+        return None, _whole_bytes(capacity)
     if device is None:
         raise ValueError('give a device ({}) or a capacity in bytes'.format(
             ', '.join(gpu_presets())))
     cap = preset_capacity(device)  # checks the name first
     return device.lower(), cap
+
+
+_CAPACITY_ALLOWED = ('a number of bytes >= 1, whole (an int, or a float '
+                     'that is whole: 1e6)')
+
+
+def _whole_bytes(capacity):
+    """``capacity`` as an int of bytes >= 1: an int as it is (exact, not
+    through a float), a whole float; anything else refused, rather than
+    rounded down (0.5 to 0 bytes, 1000.7 to 1000)."""
+    if checks.is_int(capacity):
+        return checks.integer('capacity', capacity, 1, _CAPACITY_ALLOWED)
+    checks.positive('capacity', capacity, _CAPACITY_ALLOWED)
+    if capacity < 1 or capacity != math.floor(capacity):
+        raise ValueError('capacity must be {}, got {!r}'.format(
+            _CAPACITY_ALLOWED, capacity))
+    return int(capacity)
 
 
 def _where(device, cap):
@@ -101,6 +118,30 @@ def _margin(margin, cap):
 
 _MARGIN_ALLOWED = ("bytes (an int >= 0), a fraction of the capacity (a "
                    "float in [0, 1)) or 'cuda'")
+
+
+#: The update rule of each optimizer of the table :data:`OPTIMIZERS`, as
+#: the records of an update name it.
+RULES = collections.OrderedDict([
+    ('SGDRule', 'sgd'), ('MomentumSGDRule', 'momentumsgd'),
+    ('AdamRule', 'adam')])
+
+
+def _check_table_optimizer(records, key):
+    """Refuse the table's row ``key`` when the step's update records are
+    the rules of another optimizer of the table: its state, which no run
+    created (it existed before), would be counted as the wrong one's."""
+    rules = sorted({r[R_TYPE] for r in records
+                    if r[R_PHASE] == 'update' and r[R_TYPE] in RULES})
+    runs = sorted({RULES[t] for t in rules})
+    if runs and key not in runs:
+        raise ValueError(
+            "optimizer is {!r} ({} x the parameters of state), but the "
+            "step runs {} (its update records are {} calls), whose state "
+            "existed before the runs and is counted from the table: give "
+            "optimizer={!r}".format(
+                key, OPTIMIZERS[key], ' and '.join(runs), ', '.join(rules),
+                runs[0]))
 
 
 class _Memory(object):
@@ -209,7 +250,9 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     the optimizer's update (records of phase ``'update'``: its state and
     temporaries are then in the peak); else it is the table
     :data:`OPTIMIZERS` (SGD none, MomentumSGD one copy of the parameters,
-    Adam two).  On a device preset (a GPU) the margin is by default
+    Adam two): ``optimizer`` must then be the one whose update rule the
+    step's update records show, if they show one of the table's
+    (:data:`RULES`).  On a device preset (a GPU) the margin is by default
     ``'cuda'``: the CUDA context and the memory pool's slack, which a GPU
     takes beside the arrays; the answer says so (``margin=0`` leaves them
     out).  With ``capacity`` the default margin is 0.
@@ -231,7 +274,8 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
             ``roofline.DEVICES``; the CPU preset has no capacity: give
             ``capacity`` there).
         optimizer (str): ``'sgd'``, ``'momentumsgd'`` or ``'adam'``.
-        capacity: the memory in bytes, instead of a device.
+        capacity: the memory in bytes, instead of a device: a whole
+            number >= 1 (an int, or a float that is whole, ``1e6``).
         margin: bytes kept free for what the tool cannot see: an int of
             bytes, a float in [0, 1) for that fraction of the capacity, or
             ``'cuda'``: :data:`CUDA_CONTEXT` (768 MiB) plus room for the
@@ -256,7 +300,9 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
         does not, in words.
 
     Raises:
-        ValueError: bad arguments; the step cannot be projected; a check
+        ValueError: bad arguments; ``optimizer`` is not the one the
+            step's update runs, whose state the table counts; the step
+            cannot be projected; a check
             run is off the lines; even batch 1 does not fit; or nothing
             grows with the batch.
     """
@@ -291,6 +337,8 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     # The state a real first update allocates, when a run made one
     measured = step.state > 0
     updates = any(r[R_PHASE] == 'update' for r in projected.records())
+    if not measured:
+        _check_table_optimizer(projected.records(), key)
     opt_state = step.state if measured else table
     fixed = params + opt_state + reserve
     n = step.largest(cap - fixed)

@@ -9,6 +9,8 @@ batch only up to 4).  The report for any batch size follows exactly,
 without running it.
 """
 
+import math
+import sys
 import warnings
 
 from chainer_computational_cost.analysis import memory
@@ -284,6 +286,12 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
     if not checks.is_int(batch_size) or batch_size < 1:
         raise ValueError('batch_size must be an int >= 1, got {!r}'.format(
             batch_size))
+    if batch_size > sys.float_info.max:
+        # the reports' times are floats: none could hold its figures
+        raise ValueError(
+            "batch_size must be an int >= 1 that a float holds (at most "
+            "{:.4g}), got one of {} digits".format(
+                sys.float_info.max, int(math.log10(batch_size)) + 1))
     if not isinstance(fma_1flop, bool):
         raise TypeError('fma_1flop must be a bool, got {!r}'.format(
             fma_1flop))

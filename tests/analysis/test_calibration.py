@@ -809,10 +809,11 @@ def test_the_saved_file_holds_every_part_in_order(tmp_path):
                                                 0.0]
     assert data['types'] == {'Add': 'math'}
     assert text.endswith('}\n')
-    # A file without an error or info loads with empty ones.
-    del data['error'], data['info'], data['bandwidth']
+    # A file without info loads with an empty one (every file calibrate()
+    # writes has one, with the clock, but the format does not need it).
+    del data['info']
     back = Calibration.from_dict(data)
-    assert back.error == {} and back.info == {} and back.bandwidth is None
+    assert back.info == {} and back.bandwidth == 1e10
 
 
 def test_a_file_of_no_known_format_is_refused_with_its_start():
@@ -917,12 +918,68 @@ _FINITE = "' must be a finite number >= 0, got "
      'an int >= 1, got 0$'),
     (_set('info', 'a laptop'), _FIELD + "info' must be a dict, got "
      "'a laptop'$"),
+    # each loaded, then misled: the types a short budget left unprobed as
+    # the letters C, o, n, v; a clock calibrate() refuses; a file trusted
+    # for want of its error; the roofline at 1e10 B/s for want of a
+    # bandwidth; every call flagged for want of a fit; a range no call
+    # lies in
+    (_set('info', 'uncovered', 'Conv'), _FIELD + "info.uncovered' must be "
+     "a list of function type names \\(str\\), got 'Conv'$"),
+    (_set('info', 'uncovered', ['MatMul', 3]), _FIELD +
+     r"info\.uncovered\[1\]' must be a function type name \(a str\), got "
+     '3$'),
+    (_set('info', 'clock', 'sundial'), _FIELD + "info.clock' must be one "
+     "of 'wall', 'cpu', got 'sundial'$"),
+    (_drop('error'), _FIELD + "error' is missing$"),
+    (_set('error', None), _FIELD + r"error' must be a dict \(the held-out "
+     r'errors\), got None$'),
+    (_drop('bandwidth'), _FIELD + "bandwidth' is missing$"),
+    (_set('bandwidth', None), _FIELD + "bandwidth' must be a finite number "
+     r'> 0 \(the measured copy bandwidth, bytes/s\), got None$'),
+    (_set('families', {}), _FIELD + "families' must hold at least one fit, "
+     'got {}$'),
+    # math_fit's low is [1, 1, 1, 0, 0]
+    (_set('families', 'math', 'high', [1, 1e6, 0.5, 1e6, 1e6]), _FIELD +
+     r"families\.math\.high\[2\]' must be >= families\.math\.low\[2\] "
+     r"\(a fit's range\), got 0\.5 < 1\.0$"),
 ])
 def test_a_calibration_edited_by_hand_is_checked_field_by_field(
         tmp_path, edit, message):
     with pytest.raises(ValueError, match=message) as e:
         Calibration.load(_edited(tmp_path, edit))
     assert '\n' not in str(e.value)
+
+
+def test_a_file_as_calibrate_writes_it_loads_and_an_earlier_one_too(
+        tmp_path):
+    # calibrate() writes the clock and the uncovered types in info, and
+    # None for a mode with too few probes; a file of an earlier version of
+    # the format has no info['uncovered'], and loads as before
+    def as_written(data):
+        data['info'].update(clock='cpu', uncovered=['MatMul'])
+        data['error'] = {'inference': None, 'training': 0.2, 'n_probes': 3}
+    c = Calibration.load(_edited(tmp_path, as_written))
+    assert c.info['clock'] == 'cpu' and c.info['uncovered'] == ['MatMul']
+    assert c.error['inference'] is None
+    c = Calibration.load(_edited(tmp_path, _drop('info', 'device')))
+    assert 'uncovered' not in c.info and c.bandwidth == 1e10
+
+
+def test_the_clocks_a_calibration_may_name_are_those_calibrate_takes():
+    from chainer_computational_cost.run import measure
+    assert sorted(cal.CLOCKS) == sorted(measure.CLOCKS) == ['cpu', 'wall']
+
+
+def test_save_refuses_what_load_would_refuse(tmp_path):
+    # built in code without a bandwidth or a fit: no file load() refuses
+    path = tmp_path / 'c.json'
+    with pytest.raises(ValueError, match="field 'bandwidth' must be a "
+                       'finite number > 0'):
+        literal_calibration(bandwidth=None).save(str(path))
+    with pytest.raises(ValueError, match="field 'families' must hold at "
+                       'least one fit'):
+        literal_calibration(families={}).save(str(path))
+    assert not path.exists()
 
 
 def test_a_calibration_built_in_code_is_checked_as_a_file_is():
@@ -1116,3 +1173,39 @@ def test_overheads_too_large_for_a_float_are_named():
                        r't_predicted inf\): its field\(s\) '
                        r'overhead.backward, overhead.forward are too large'):
         cal.time_report(_three_calls(), literal_calibration(overhead=huge))
+
+
+def test_figures_too_large_for_a_float_are_refused_by_name():
+    # 10**400 bytes read (a projection to a batch of that order): the fit
+    # takes the bytes as a float, which cannot hold them: OverflowError
+    layers = _three_calls()
+    layers[1]['mread'] = 10 ** 400
+    with pytest.raises(ValueError, match=r"^the figures of call Add-2 \(its "
+                       r"FLOPs, bytes or shapes\) are beyond a float's "
+                       r'range: its time cannot be predicted; give a '
+                       r'smaller batch size$'):
+        cal.time_report(layers, literal_calibration())
+
+
+@pytest.mark.parametrize('overhead, coef0, named', [
+    # only the forward overhead edited: its two calls make 2e308 = inf;
+    # the backward overhead (3e-6 s) and the fit are fine and not named
+    ({'forward': 1e308}, 1e-5, 'overhead.forward'),
+    # a fit's constant of 1e308 s, three calls: 3e308 = inf
+    ({}, 1e308, r'families\.math\.coef'),
+    # every part a float, their sum not: 2 * 8.5e307 + 1e307 = 1.8e308;
+    # the backward's 1e307 is below max float / 3 parts = 5.99e307, and
+    # the sum of such parts stays a float: only the forward is named
+    ({'forward': 8.5e307, 'backward': 1e307}, 1e-5, 'overhead.forward'),
+    # 2 * 6e307 + 6e307 = 1.8e308: both above 5.99e307, both named
+    ({'forward': 6e307, 'backward': 6e307}, 1e-5,
+     r'overhead\.backward, overhead\.forward'),
+])
+def test_only_the_fields_that_overflow_the_times_are_named(
+        overhead, coef0, named):
+    fit = dict(math_fit(), coef=[coef0, 1e-9, 2e-9, 0.0, 0.0])
+    c = literal_calibration(overhead=dict(OVERHEAD, **overhead),
+                            families={'math': fit})
+    with pytest.raises(ValueError, match=r"its field\(s\) {} are too large; "
+                       'calibrate again$'.format(named)):
+        cal.time_report(_three_calls(), c)

@@ -602,6 +602,20 @@ def test_times_too_large_for_a_float_are_refused(peak, bandwidth):
                                  bandwidth=bandwidth)
 
 
+@pytest.mark.parametrize('figures', [
+    (10 ** 400, 40, 10),  # a FLOP count no float holds
+    (1000, 10 ** 400, 10),  # bytes read
+])
+def test_figures_too_large_for_a_float_are_refused(figures):
+    # a projection to a batch of 10**307 gave such ints: OverflowError
+    big = [layer('Linear-1', 'LinearFunction', *figures)]
+    with pytest.raises(ValueError, match=r"^roofline: the figures of call "
+                       r"Linear-1 \(its FLOPs or bytes\) are beyond a "
+                       r"float's range: its times cannot be computed; give "
+                       r'a smaller batch size$'):
+        roofline.roofline_report(big, peak_flops=100, bandwidth=10)
+
+
 def test_times_just_inside_a_float_are_shown():
     # 1000 FLOPs at 1e-290 FLOP/s: 1e293 s, 1e299 us
     rows = roofline.roofline_report(LAYERS[:1], peak_flops=1e-290,

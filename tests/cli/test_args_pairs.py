@@ -83,8 +83,11 @@ COLUMNS = {'fit': 'name,bytes', 'memory': 'name,bytes',
 
 #: A calibration for --predict-time: 1 us a call, 1 GFLOP/s matrix
 #: products; the report's figures are not what is tested here.
-CALIBRATION = Calibration(GemmTable([1, 4], [[[1e9] * 2] * 2] * 2), {}, {},
-                          dict.fromkeys(OVERHEADS, 1e-6))
+CALIBRATION = Calibration(
+    GemmTable([1, 4], [[[1e9] * 2] * 2] * 2),
+    {'math': {'coef': [1e-5, 0.0, 0.0, 0.0, 0.0], 'low': [1.0] + [0.0] * 4,
+              'high': [1.0] * 5, 'n': 1}}, {},
+    dict.fromkeys(OVERHEADS, 1e-6), {}, bandwidth=1e10)
 
 
 def given_options(pair):

@@ -17,6 +17,7 @@ the two differ since only in the batch a cost projection's error names
 
 import io
 import json
+import re
 import warnings
 
 import chainer
@@ -468,6 +469,52 @@ def test_sgd_update_has_no_state():
     assert f['batch_size'] == 56  # 48 + 16n + 52 <= 1000
 
 
+@pytest.mark.parametrize('make_optimizer, runs, rule, given, table', [
+    # Adam's m and v exist before the runs (one step made beforehand): no
+    # run creates them and the table counts the state; sgd's row would
+    # count none of the 2 x 48 bytes
+    (chainer.optimizers.Adam, 'adam', 'AdamRule', 'sgd', 0),
+    (chainer.optimizers.MomentumSGD, 'momentumsgd', 'MomentumSGDRule',
+     'adam', 2),
+    # SGD has no state: adam's row would count 2 x 48 bytes of nothing
+    (chainer.optimizers.SGD, 'sgd', 'SGDRule', 'adam', 2),
+])
+def test_the_table_is_refused_for_another_optimizer_than_the_steps(
+        make_optimizer, runs, rule, given, table):
+    step = _updating_step(make_optimizer, True)
+    step(1)
+    with pytest.raises(ValueError, match=(
+            r"^optimizer is '{}' \({} x the parameters of state\), but the "
+            r'step runs {} \(its update records are {} calls\), whose state '
+            r'existed before the runs and is counted from the table: give '
+            r"optimizer='{}'$").format(given, table, runs, rule, runs)):
+        fit_batch(step, capacity=1000, optimizer=given)
+
+
+def test_the_table_of_the_optimizer_the_step_runs():
+    # Adam's state made before the runs, optimizer='adam': the table's 2 x
+    # 48 = 96 bytes, the figure test_adam_state_measured measures; 48 +
+    # 96 + 16n + 52 <= 1000 up to n = 50.  A hook's update records
+    # (WeightDecay) are no optimizer's: they do not stand in the way
+    step = _updating_step(chainer.optimizers.Adam, True)
+    step(1)
+    f = fit_batch(step, capacity=1000, optimizer='adam')
+    assert (f['optimizer_state'], f['optimizer_state_from'],
+            f['batch_size']) == (96, 'table', 50)
+    lin = L.Linear(3, 4, nobias=True)
+    opt = chainer.optimizers.SGD().setup(lin)
+    opt.add_hook(chainer.optimizer_hooks.WeightDecay(1e-4))
+
+    def decayed(n):
+        lin.cleargrads()
+        F.sum(lin(numpy.ones((n, 3), numpy.float32))).backward()
+        opt.update()
+    with pytest.raises(ValueError, match='the step runs sgd'):
+        fit_batch(decayed, capacity=1000, optimizer='momentumsgd')
+    assert fit_batch(decayed, capacity=1000, optimizer='sgd')[
+        'optimizer_state'] == 0
+
+
 # The command line: --margin, and a GPU's default
 
 #: The one-ReLU model's training step with SGD, in raw CSV.
@@ -841,11 +888,30 @@ def test_a_device_that_holds_no_batch_is_named_with_its_bytes(monkeypatch):
         fit_batch(_relu_step, device='gtx1080ti', margin=0, optimizer='sgd')
 
 
-def test_a_capacity_of_0_bytes_is_refused():
-    # no batch fits in nothing: a capacity must be more than 0 bytes
-    with pytest.raises(ValueError, match=r'capacity must be a number of '
-                       r'bytes > 0, got 0'):
-        fit_batch(_relu, capacity=0, optimizer='sgd')
+_CAPACITY = (r'^capacity must be a number of bytes >= 1, whole \(an int, '
+             r'or a float that is whole: 1e6\), got ')
+
+
+@pytest.mark.parametrize('capacity', [
+    # no batch fits in nothing
+    0, -1, 0.0,
+    # half a byte went on, as 0 bytes: 'batch 1 does not fit the
+    # capacity 0 bytes'; 1000.7 was taken as 1000 bytes, silently
+    0.5, 1000.7, 1e6 + 0.5])
+def test_a_capacity_is_a_whole_number_of_bytes(capacity):
+    with pytest.raises(ValueError, match=_CAPACITY + re.escape(
+            repr(capacity)) + '$'):
+        fit_batch(_relu, capacity=capacity, optimizer='sgd')
+
+
+def test_a_whole_float_capacity_is_its_bytes():
+    # 1e3 is 1000 bytes, as capacity=1000 is: batch 46 with a quarter kept
+    # (test_a_fit_shown_with_the_bytes_column_only); a NumPy int as well
+    for capacity in (1e3, numpy.float64(1000.0), numpy.int64(1000)):
+        f = fit_batch(_relu, capacity=capacity, optimizer='sgd',
+                      margin=0.25, check_answer=False)
+        assert f['capacity'] == 1000 and type(f['capacity']) is int
+        assert f['batch_size'] == 46
 
 
 def test_a_fit_shown_with_the_bytes_column_only():
@@ -872,8 +938,7 @@ _GPUS = 'gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100'
     ({'device': 80}, r'^device must be the name of a GPU preset \(' +
      _GPUS + r'\), got 80$'),
     ({'device': ['gtx1080ti']}, r"got \['gtx1080ti'\]$"),
-    ({'capacity': '1000'}, "^capacity must be a number of bytes > 0, got "
-     "'1000'$"),
+    ({'capacity': '1000'}, _CAPACITY + "'1000'$"),
     ({'capacity': float('nan')}, 'got nan$'),
     ({'capacity': 1000, 'optimizer': ['adam']}, '^optimizer must be one of '
      r"sgd, momentumsgd, adam, got \['adam'\]$"),

@@ -29,6 +29,7 @@ from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.run import projection
 from chainer_computational_cost.core.records import R_FLOPS, R_LIVE, R_STATE
 
+from calibration_fixtures import literal_calibration
 from helpers import RELU
 
 
@@ -592,6 +593,30 @@ def _logged(step):
 
 def _relu(n):
     F.relu(numpy.ones((n, 4), numpy.float32))
+
+
+def test_a_batch_size_no_float_holds_is_refused_before_a_run():
+    # 10**400 has 401 digits; the largest float is 1.797...e308.  Its
+    # time report raised OverflowError (int too large to convert to float)
+    calls = []
+    with pytest.raises(ValueError, match=r'^batch_size must be an int >= 1 '
+                       r'that a float holds \(at most 1\.798e\+308\), got '
+                       r'one of 401 digits$'):
+        project_batch(calls.append, 10 ** 400)
+    assert calls == []
+
+
+def test_figures_past_a_float_at_a_batch_a_float_holds_are_refused():
+    # ReLU of (n, 4) float32: 16n bytes read and 16n written, 32n in all;
+    # at n = 10**307 that is 3.2e308, past the largest float: the times
+    # cannot be computed, and the report says so (not OverflowError)
+    p = project_batch(_relu, 10 ** 307, check_batch=None)
+    assert p.total_report['mread'] == 16 * 10 ** 307  # exact: ints
+    with pytest.raises(ValueError, match=r"^roofline: the figures of call "
+                       r"ReLU-1 .* beyond a float's range"):
+        p.roofline_report('gtx1080ti')
+    with pytest.raises(ValueError, match="beyond a float's range"):
+        p.time_report(literal_calibration())
 
 
 _lin_nobias = L.Linear(3, 4, nobias=True)
