@@ -200,6 +200,14 @@ def _object_bytes(name, args, kwargs, result, real):
     return _pickled_size(obj)
 
 
+def real_comm(mpi_comm):
+    """The mpi4py communicator under ``mpi_comm``'s stand-ins (hooks
+    entered on the same communicator wrap it one over another)."""
+    while isinstance(mpi_comm, MPIRecorder):
+        mpi_comm = mpi_comm.__dict__['_real']
+    return mpi_comm
+
+
 def check_comm(comm):
     """``comm`` if it is a ChainerMN communicator with an mpi4py
     communicator; a one-line TypeError otherwise."""

@@ -922,3 +922,40 @@ def test_the_outermost_communicator_method_names_the_call():
         return mpi_recorder.caller_name(sys._getframe(0), comm)
     assert Comm().sync_all() == 'sync_all'
     assert deeper(Comm(), 12) == 'deeper'  # no method of it: the caller
+
+
+@needs_mpi
+def test_gather_raises_on_every_rank_when_one_cannot_send(tmp_path):
+    # Rank 1 cannot send its part; rank 0 must not wait for it forever
+    # (launch's timeout fails the test on a hang), nor gather a part.
+    cases = ['inside', 'nocomm', 'unpicklable', 'root', 'fine']
+    rows = launch(tmp_path, 2, 'mn_gather.py', *cases)
+    by_case = {(r['dtype'], r['rank']): r for r in rows}
+    for case in cases:
+        for rank in (0, 1):
+            # both ranks go on with the communicator afterwards
+            assert by_case[case, rank]['after'] == 2, (case, rank)
+    assert by_case['fine', 0]['returned'] == 'GatheredReport'
+    assert by_case['fine', 0]['ranks'] == [0, 1]
+    assert by_case['fine', 1]['returned'] == 'NoneType'
+    why = {'inside': 'gather must be called after the with block',
+           'nocomm': 'gather needs a hook made with comm=',
+           'unpicklable': 'its records cannot be pickled'}
+    for case, text in why.items():
+        failing, waiting = by_case[case, 1], by_case[case, 0]
+        # the failing rank its own error, the other one naming it
+        assert failing['raised'] == {'unpicklable': 'TypeError'}.get(
+            case, 'ValueError'), failing
+        assert failing['message'].startswith(
+            'gather failed on rank 1: ' + text), failing
+        assert waiting['raised'] == 'RuntimeError', waiting
+        assert waiting['message'].startswith(
+            'gather failed on rank 1: ' + text), waiting
+        assert waiting['message'].endswith('; no rank gathered')
+    # a root outside the communicator: every rank's own error
+    for rank in (0, 1):
+        row = by_case['root', rank]
+        assert row['raised'] == 'ValueError', row
+        assert row['message'] == (
+            'gather failed on rank {}: root must be a rank of the '
+            'communicator, an integer in [0, 2); got 2'.format(rank))
