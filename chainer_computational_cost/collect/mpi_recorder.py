@@ -208,6 +208,24 @@ def real_comm(mpi_comm):
     return mpi_comm
 
 
+def unwrap(comm, recorder):
+    """Take ``recorder`` out of ``comm.mpi_comm``'s chain of stand-ins,
+    wherever it is (hooks may exit in any order): the one above it then
+    reads through to what it wrapped; the real communicator is back once
+    the last one is out.  A chain the user replaced is left alone."""
+    inner = recorder.__dict__['_real']
+    if comm.mpi_comm is recorder:
+        comm.mpi_comm = inner
+        return
+    above = comm.mpi_comm
+    while isinstance(above, MPIRecorder):
+        below = above.__dict__['_real']
+        if below is recorder:
+            above.__dict__['_real'] = inner
+            return
+        above = below
+
+
 def check_comm(comm):
     """``comm`` if it is a ChainerMN communicator with an mpi4py
     communicator; a one-line TypeError otherwise."""

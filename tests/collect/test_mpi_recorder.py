@@ -959,3 +959,39 @@ def test_gather_raises_on_every_rank_when_one_cannot_send(tmp_path):
         assert row['message'] == (
             'gather failed on rank {}: root must be a rank of the '
             'communicator, an integer in [0, 2); got 2'.format(rank))
+
+
+def _fake_communicator(real):
+    """A ChainerMN communicator object around ``real`` (no MPI call)."""
+    from chainermn.communicators.naive_communicator import NaiveCommunicator
+    comm = object.__new__(NaiveCommunicator)
+    comm.__dict__['mpi_comm'] = real
+    return comm
+
+
+@pytest.mark.parametrize('order', [(0, 1, 2), (0, 2, 1), (1, 0, 2),
+                                   (1, 2, 0), (2, 0, 1), (2, 1, 0)])
+def test_hooks_exited_in_any_order_give_the_communicator_back(order):
+    import copy
+    import numpy as np
+    real = _Real()
+    comm = _fake_communicator(real)
+    first = ComputationalCostHook(comm=comm)
+    first.__enter__()
+    hooks = [first, copy.deepcopy(first), copy.deepcopy(first)]
+    for hook in hooks[1:]:
+        hook.__enter__()
+    active = set(range(3))
+    for i in order:
+        # 5 float32 = 20 bytes, recorded by every hook still active
+        comm.mpi_comm.Bcast(np.zeros(5, np.float32))
+        hooks[i].__exit__(None, None, None)
+        active.discard(i)
+        assert (comm.mpi_comm is real) == (not active), (order, i)
+    # nothing records any more
+    comm.mpi_comm.Bcast(np.zeros(5, np.float32))
+    assert comm.mpi_comm is real
+    for position, i in enumerate(order):
+        # the k-th to exit saw the calls made before each exit up to its
+        # own: k + 1 of them, 20 bytes each
+        assert hooks[i].total_report['comm_bytes'] == 20 * (position + 1)
