@@ -405,6 +405,48 @@ def test_recv_counts_the_message_not_the_buffer(fake_mpi):
     assert mine.count == 12 and buf[2] == 7
 
 
+class _FakeBuffers(object):
+    rank = 1
+    size = 2
+
+    def Allreduce(self, sendbuf, recvbuf, op=None):
+        return None
+
+    def Scatter(self, sendbuf, recvbuf, root=0):
+        return None
+
+    def Bcast(self, buf, root=0):
+        return None
+
+
+def test_buffers_given_by_keyword_and_numpy_counts(fake_mpi):
+    import warnings
+    import numpy as np
+    from chainer_computational_cost.collect import mpi_recorder
+    seen = []
+    recorder = mpi_recorder.MPIRecorder(
+        _FakeBuffers(), lambda kind, n, frame, error: seen.append(
+            (kind, n, error)))
+    # in place, the receive buffer by keyword: 6 float32 = 24 bytes
+    recorder.Allreduce(fake_mpi.IN_PLACE, recvbuf=np.zeros(6, np.float32))
+    # a rank that receives a scatter: its receive buffer, 3 float64 = 24
+    recorder.Scatter(None, recvbuf=np.zeros(3, np.float64), root=0)
+    # a NumPy count: 5 of the 10 floats, 5 * 4 = 20 bytes
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        recorder.Bcast([np.zeros(10, np.float32), np.int64(5),
+                        fake_mpi.FLOAT])
+        # NumPy counts and displacements: 2 + 1 = 3 floats, 12 bytes
+        recorder.Bcast([np.zeros(10, np.float32),
+                        (np.array([2, 1]), np.array([0, 2])),
+                        fake_mpi.FLOAT], root=0)
+    # the buffer by keyword: 7 bytes
+    recorder.Bcast(buf=bytearray(7), root=0)
+    assert seen == [('MPI_Allreduce', 24, None), ('MPI_Scatter', 24, None),
+                    ('MPI_Bcast', 20, None), ('MPI_Bcast', 12, None),
+                    ('MPI_Bcast', 7, None)]
+
+
 def test_caller_name_and_gradient_calls():
     from chainer_computational_cost.collect import mpi_recorder
 
