@@ -3,7 +3,6 @@ rank's frozen reports to the root, which reads them as one
 :class:`GatheredReport` (layers named ``rank<r>/<layer>``, per-rank
 totals, the slowest rank per layer type)."""
 import collections
-import numbers
 import pickle
 import sys
 
@@ -12,6 +11,7 @@ from chainer_computational_cost.analysis import network as net
 from chainer_computational_cost.analysis import roofline
 from chainer_computational_cost.analysis.aggregation import total_report
 from chainer_computational_cost.collect import mpi_recorder
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.records import error_text
 from chainer_computational_cost.report import cost_report as report
 from chainer_computational_cost.report import plots
@@ -92,8 +92,7 @@ def _own_part(hook, root):
     if hook._comm_saved:
         raise ValueError('gather must be called after the with block, not '
                          'inside it')
-    if isinstance(root, bool) or not isinstance(root, numbers.Integral) \
-            or not 0 <= root < comm.size:
+    if not checks.is_int(root) or not 0 <= root < comm.size:
         raise ValueError('root must be a rank of the communicator, an '
                          'integer in [0, {}); got {!r}'.format(comm.size,
                                                                root))

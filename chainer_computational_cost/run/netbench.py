@@ -28,11 +28,11 @@ over N ranks is exact for N; at other rank counts the model
 extrapolates.
 """
 
-import numbers
 import statistics
 import time
 
 from chainer_computational_cost.analysis import network as net
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 
 #: Bytes timed by default, from 4 B to 16 MiB.
@@ -49,8 +49,7 @@ def check_size(nbytes):
     """``nbytes`` as an int if netbench can time exactly that many bytes
     (an integer >= 4, a multiple of 4); a ValueError naming the size and
     why otherwise."""
-    if isinstance(nbytes, bool) or not isinstance(nbytes, numbers.Integral) \
-            or nbytes < 4 or nbytes % 4:
+    if not checks.is_int(nbytes) or nbytes < 4 or nbytes % 4:
         raise ValueError('sizes: cannot time {!r} bytes: {}'.format(
             nbytes, SIZE_RULE))
     return int(nbytes)
