@@ -183,7 +183,8 @@ class GatheredReport(report.CostReport):
         self._gathered = {
             'layers': layers, 'ignored': ignored,
             'n_params': built[self.ranks[0]]['n_params'],
-            'link_info': info}
+            'link_info': info,
+            'comm': any(s.has_comm() for s in self._snapshots.values())}
         self._per_rank = [{'rank': r, 'layers': b['layers']}
                           for r, b in built.items()]
 

@@ -1308,5 +1308,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
     def comm_bytes_of(self):
         return self._comm_bytes
 
+    def has_comm(self):
+        return self._comm is not None
+
     def memory_state(self):
         return None if self._memory is None else self._memory.state()

@@ -1037,3 +1037,32 @@ def test_hooks_exited_in_any_order_give_the_communicator_back(order):
         # the k-th to exit saw the calls made before each exit up to its
         # own: k + 1 of them, 20 bytes each
         assert hooks[i].total_report['comm_bytes'] == 20 * (position + 1)
+
+
+def test_a_run_with_comm_that_sent_nothing_shows_0():
+    # A hooked evaluation with comm=: no MPI call, 0 bytes sent; every row
+    # says 0, not a blank ("not applicable"), in the hook's reports, its
+    # snapshot (pickled too) and a gathered report of it.
+    import pickle
+    import numpy as np
+    comm = _fake_communicator(_Real())
+    with ComputationalCostHook(comm=comm) as cch:
+        chainer.functions.relu(np.zeros((2, 3), np.float32))
+    for source in (cch, cch.snapshot(), pickle.loads(pickle.dumps(
+            cch.snapshot())), mn.GatheredReport([mn.rank_part(0, cch)])):
+        assert source.total_report['comm_bytes'] == 0
+        assert [(k, r['comm_bytes'])
+                for k, r in source.summary_report.items()] == [
+            ('ReLU', 0), ('total', 0)]
+        assert [(k, r['comm_bytes'])
+                for k, r in source.summary_report_by_phase().items()] == [
+            ('forward/ReLU', 0), ('total', 0)]
+        assert [r['comm_bytes'] for r in source.phase_report.values()] == [
+            0, 0, 0]
+        assert source.link_report['total']['comm_bytes'] == 0
+        assert list(source.layer_report.values())[-1]['comm_bytes'] == 0
+    # a snapshot pickled before the flag, of a run that sent nothing,
+    # reads as a run without comm=: no key
+    from chainer_computational_cost.report.cost_report import ReportSnapshot
+    old = ReportSnapshot(cch.records(), cch.link_info(), None, None, {})
+    assert 'comm_bytes' not in old.total_report
