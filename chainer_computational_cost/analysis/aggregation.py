@@ -4,7 +4,9 @@ Layer dicts in (``name, type, flops, mread, mwrite`` and the optional keys
 of a record), ordered dicts out: :func:`total_report`,
 :func:`layer_report`, :func:`summary_report`, :func:`phase_report`,
 :func:`link_report`.  Every report's last row is the total of
-:func:`total_report`, with percentages.  It imports
+:func:`total_report`, with percentages; with ``comm=True`` (the layers
+of a run with a ChainerMN communicator) every row has ``comm_bytes``, 0
+when nothing was sent.  It imports
 :mod:`~chainer_computational_cost.core.columns` and
 :mod:`~chainer_computational_cost.core.records` only.
 """
@@ -37,12 +39,15 @@ def _sum_into(entry, layer):
         entry['comm_bytes'] = entry.get('comm_bytes', 0) + c
 
 
-def total_report(layers, n_params=None):
+def total_report(layers, n_params=None, comm=False):
     """Sum of every layer's costs.
 
     ``layers`` is an iterable of dicts with at least ``flops``, ``mread``
     and ``mwrite``; ``n_params`` (the model's parameter count, when known)
-    is added as a key.  Every report's total row is this one, with
+    is added as a key.  ``comm``: the layers come from a run with a
+    ChainerMN communicator, so the total (and every row of the reports
+    below) has ``comm_bytes``, 0 when nothing was sent; otherwise only
+    when a layer sent bytes.  Every report's total row is this one, with
     percentages.
     """
     total = collections.OrderedDict(
@@ -50,6 +55,8 @@ def total_report(layers, n_params=None):
          ('flops', 0), ('mread', 0), ('mwrite', 0), ('mrw', 0)])
     for layer in layers:
         _sum_into(total, layer)
+    if comm:
+        total.setdefault('comm_bytes', 0)
     if n_params is not None:
         total['n_params'] = n_params
     return total
@@ -73,7 +80,7 @@ def _comm_zeros(report):
 _LAYER_EXTRA = ('phase', 'link', 'time', 'comm_bytes', 'rank', 'live')
 
 
-def layer_report(layers, n_params=None):
+def layer_report(layers, n_params=None, comm=False):
     """Ordered dict layer name -> record with percentages, then 'total'.
 
     ``layers`` is a sequence of dicts with keys ``name, type, flops, mread,
@@ -81,7 +88,7 @@ def layer_report(layers, n_params=None):
     ``phase, link, time``.  The total row is the one of
     :func:`summary_report`.
     """
-    total = total_report(layers, n_params)
+    total = total_report(layers, n_params, comm)
     scale = {m: (100.0 / total[m] if total[m] else 0.0) for m in METRICS}
     flops_s, mread_s, mwrite_s, mrw_s = (scale[m] for m in METRICS)
     report = collections.OrderedDict()
@@ -113,7 +120,7 @@ def _group_key(name, taken):
         '{} (type)'.format(name))
 
 
-def summary_report(layers, n_params=None, by_phase=False):
+def summary_report(layers, n_params=None, by_phase=False, comm=False):
     """Ordered dict layer type -> summed costs, in order of first call,
     then 'total'.
 
@@ -122,7 +129,7 @@ def summary_report(layers, n_params=None, by_phase=False):
     grouped per phase (forward first), keyed ``'<phase>/<type>'`` and each
     entry has a ``phase``.
     """
-    total = total_report(layers, n_params)
+    total = total_report(layers, n_params, comm)
     groups = collections.OrderedDict()
     if by_phase:
         ordered = [layer for p in PHASES for layer in layers
@@ -152,11 +159,11 @@ def summary_report(layers, n_params=None, by_phase=False):
     return _comm_zeros(report)
 
 
-def phase_report(layers, n_params=None):
+def phase_report(layers, n_params=None, comm=False):
     """Ordered dict ``forward``, ``backward``, ``total``: the costs of each
     phase of a training step (a phase with no call has zeros); ``update``
     after ``backward`` when an optimizer's update was recorded."""
-    total = total_report(layers, n_params)
+    total = total_report(layers, n_params, comm)
     report = collections.OrderedDict()
     phases = PHASES if any(layer.get('phase') == 'update'
                            for layer in layers) else PHASES[:2]
@@ -172,7 +179,7 @@ def phase_report(layers, n_params=None):
     return _comm_zeros(report)
 
 
-def link_report(layers, link_info, depth=None):
+def link_report(layers, link_info, depth=None, comm=False):
     """Ordered dict link path -> costs of the functions called in that link
     and its descendants, then 'total'.
 
@@ -182,7 +189,8 @@ def link_report(layers, link_info, depth=None):
     root ``/``.  With ``depth``, paths deeper than ``depth`` levels are
     left out: their costs stay in their ancestors.
     """
-    total = total_report(layers, link_info.get('/', (None, None))[1])
+    total = total_report(layers, link_info.get('/', (None, None))[1],
+                         comm)
     paths = set(link_info) | {'/'}
     for layer in layers:
         paths.add(layer.get('link') or '/')

@@ -29,6 +29,7 @@ import math
 import typing
 import warnings
 
+from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.devices import bus_bandwidth
 from chainer_computational_cost.core.devices import resolve_network
@@ -829,13 +830,19 @@ def _scaled(step, k):
 def gradient_bytes(layers, grad_bytes=None, param_bytes=None,
                    n_params=None):
     """The bytes each worker all-reduces a step, first found:
-    ``grad_bytes``; the gradient all-reduces recorded in the backward pass;
+    ``grad_bytes``; the gradient all-reduces recorded (the MPI_Allreduce
+    records made by the communicator's ``multi_node_mean_grad``, Chainer
+    6's ``allreduce_grad``);
     ``param_bytes``; ``n_params`` float32 parameters (see
     :func:`scaling_report`)."""
     if grad_bytes is None:
+        # Only the communicator's gradient all-reduce: not the other
+        # all-reduces of the backward pass (MultiNodeBatchNormalization's
+        # statistics, '_multi_node_mean'; the user's own).
         recorded = [x['comm_bytes'] for x in layers
-                    if x['type'] == 'MPI_Allreduce' and x.get('phase') ==
-                    'backward']
+                    if x['type'] == 'MPI_Allreduce' and
+                    (x.get('params') or {}).get('call') in
+                    mpi_recorder.GRAD_CALLS]
         if recorded:
             grad_bytes = sum(recorded)
         elif param_bytes:

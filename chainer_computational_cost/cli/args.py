@@ -38,6 +38,7 @@ from chainer_computational_cost.report import plots
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.run import fit
 from chainer_computational_cost.run import measure
+from chainer_computational_cost.run import netbench
 from chainer_computational_cost.run.fit import FIT_COLUMNS
 
 #: Values of --dtype: the float types Chainer can initialise weights in.
@@ -1131,8 +1132,8 @@ def parse_count(text):
 
 
 def parse_sizes(text):
-    """netbench's --sizes: two sizes or more in bytes >= 4, comma
-    separated, with K, M, G suffixes ('4,1K,1M')."""
+    """netbench's --sizes: two sizes or more in bytes >= 4, multiples of
+    4, comma separated, with K, M, G suffixes ('4,1K,1M')."""
     units = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
     out = []
     for part in text.split(','):
@@ -1148,6 +1149,10 @@ def parse_sizes(text):
         raise argparse.ArgumentTypeError(
             'must be two sizes or more in bytes >= 4, comma-separated '
             '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
+    for size in out:
+        if size % 4:
+            raise argparse.ArgumentTypeError('gives {} in {!r}: {}'.format(
+                size, text, netbench.SIZE_RULE))
     _refuse_repeats(out, text, 'size', 'each size is a row of the fit')
     return out
 

@@ -13,9 +13,10 @@ code did not call; the real communicator is put back on exit.
 
 The bytes of one call (``comm_bytes``):
 
-* buffer calls: the first buffer argument that is given (the send buffer;
-  for an in-place all-reduce, the receive buffer): its ``counts x
-  datatype size`` when the buffer specification has counts, else the
+* buffer calls: the first buffer argument that is given, by position or
+  keyword (the send buffer; for an in-place call or a rank that receives
+  a scatter, the receive buffer): its ``counts x datatype size`` when the
+  buffer specification has counts (Python or NumPy integers), else the
   buffer's ``nbytes``; for ``Recv``, the message received (read from its
   status: the caller's, or one the recorder passes), not the buffer,
   which may be larger;
@@ -24,6 +25,7 @@ The bytes of one call (``comm_bytes``):
   receive the pickle of the object received.
 """
 
+import operator
 import pickle
 import sys
 
@@ -87,12 +89,23 @@ def buffer_bytes(spec):
         counts = spec[1] if len(spec) > 2 else None
         if counts is not None and _is_datatype(dtype):
             if isinstance(counts, tuple) and len(counts) == 2 and \
-                    not isinstance(counts[0], int):
+                    _integer(counts[0]) is None:
                 counts = counts[0]  # (counts, displacements)
-            total = counts if isinstance(counts, int) else sum(counts)
-            return int(total) * dtype.Get_size()
+            total = _integer(counts)
+            if total is None:
+                total = sum(operator.index(c) for c in counts)
+            return total * dtype.Get_size()
         return _nbytes(spec[0])
     return _nbytes(spec)
+
+
+def _integer(x):
+    """``x`` as an int if it is an integer of any kind (NumPy's too, as
+    mpi4py takes them), else None."""
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
 
 
 def _nbytes(buf):
@@ -100,6 +113,20 @@ def _nbytes(buf):
     if isinstance(n, int):
         return n
     return memoryview(buf).nbytes
+
+
+#: The buffer parameters of mpi4py's buffer calls, in order: one buffer
+#: for these, a send and a receive buffer for the others.
+_ONE_BUFFER = frozenset(['Bcast', 'Send', 'Ssend', 'Recv'])
+
+
+def _buffer_args(name, args, kwargs):
+    """The buffer arguments of a call ``name(*args, **kwargs)``, whether
+    given by position or by keyword (``Allreduce(MPI.IN_PLACE,
+    recvbuf=b)``)."""
+    names = ('buf',) if name in _ONE_BUFFER else ('sendbuf', 'recvbuf')
+    return tuple(args[i] if i < len(args) else kwargs.get(key)
+                 for i, key in enumerate(names))
 
 
 def _first_buffer(args):
@@ -153,9 +180,7 @@ class _Call(object):
                 # The message, not the buffer (which may be larger).
                 nbytes = status.Get_count(_mpi().BYTE)
             elif name in BUFFER_CALLS:
-                nbytes = _first_buffer(args or (
-                    kwargs.get('sendbuf', kwargs.get('buf')),
-                    kwargs.get('recvbuf')))
+                nbytes = _first_buffer(_buffer_args(name, args, kwargs))
             else:
                 nbytes = _object_bytes(name, args, kwargs, result,
                                        self.owner._real)
@@ -198,6 +223,32 @@ def _object_bytes(name, args, kwargs, result, real):
     if name == 'alltoall':
         return sum(_pickled_size(o) for o in obj)
     return _pickled_size(obj)
+
+
+def real_comm(mpi_comm):
+    """The mpi4py communicator under ``mpi_comm``'s stand-ins (hooks
+    entered on the same communicator wrap it one over another)."""
+    while isinstance(mpi_comm, MPIRecorder):
+        mpi_comm = mpi_comm.__dict__['_real']
+    return mpi_comm
+
+
+def unwrap(comm, recorder):
+    """Take ``recorder`` out of ``comm.mpi_comm``'s chain of stand-ins,
+    wherever it is (hooks may exit in any order): the one above it then
+    reads through to what it wrapped; the real communicator is back once
+    the last one is out.  A chain the user replaced is left alone."""
+    inner = recorder.__dict__['_real']
+    if comm.mpi_comm is recorder:
+        comm.mpi_comm = inner
+        return
+    above = comm.mpi_comm
+    while isinstance(above, MPIRecorder):
+        below = above.__dict__['_real']
+        if below is recorder:
+            above.__dict__['_real'] = inner
+            return
+        above = below
 
 
 def check_comm(comm):

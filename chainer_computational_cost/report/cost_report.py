@@ -100,6 +100,12 @@ class CostReport(object):
         record not in it moved none."""
         return {}
 
+    def has_comm(self):
+        """Whether the records come from a run with a ChainerMN
+        communicator (``comm=``): every row of the reports then has
+        ``comm_bytes``, 0 when nothing was sent."""
+        return bool(self.comm_bytes_of())
+
     def _built(self):
         """The cached building blocks: numbered layer dicts (costed) and
         ignored ones, rebuilt when the records change."""
@@ -150,7 +156,7 @@ class CostReport(object):
         # The model's parameter count, when a link was called or updated.
         n_params = info['/'][1] if '/' in info else None
         built = {'layers': layers, 'ignored': ignored, 'n_params': n_params,
-                 'link_info': info}
+                 'link_info': info, 'comm': self.has_comm()}
         self._report_cache = (key, built)
         return built
 
@@ -286,7 +292,8 @@ class CostReport(object):
         return ReportSnapshot(self.records(), self.link_info(),
                               getattr(self, 'fma_1flop', None),
                               self.memory_state(), self.comm_bytes_of(),
-                              getattr(self, 'flop_convention', None))
+                              getattr(self, 'flop_convention', None),
+                              self.has_comm())
 
     # From cost to time: the roofline module computes, this only reads.
 
@@ -567,13 +574,17 @@ class ReportSnapshot(CostReport):
     """
 
     def __init__(self, records, link_info, fma_1flop=None,
-                 memory_state=None, comm_bytes=None, flop_convention=None):
+                 memory_state=None, comm_bytes=None, flop_convention=None,
+                 comm=None):
         self._saved = list(records)
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
         self.flop_convention = flop_convention
         self._memory = MemoryState.of(memory_state)
         self._comm = dict(comm_bytes or {})
+        # (None: a snapshot pickled before the flag, a run with comm= if
+        # it sent bytes)
+        self._has_comm = bool(self._comm if comm is None else comm)
 
     def records(self):
         return self._saved
@@ -587,21 +598,26 @@ class ReportSnapshot(CostReport):
     def comm_bytes_of(self):
         return self._comm
 
+    def has_comm(self):
+        return self._has_comm
+
     def __reduce__(self):
         return (ReportSnapshot, (saved_records(self._saved), self._links,
                                  self.fma_1flop, self._memory, self._comm,
-                                 self.flop_convention))
+                                 self.flop_convention, self._has_comm))
 
 
 #: How each cached report is built from the building blocks of
 #: ``CostReport._built``.
 _BUILDERS = {
-    'layer': lambda b: layer_report(b['layers'], b['n_params']),
-    'summary': lambda b: summary_report(b['layers'], b['n_params']),
+    'layer': lambda b: layer_report(b['layers'], b['n_params'], b['comm']),
+    'summary': lambda b: summary_report(b['layers'], b['n_params'],
+                                        comm=b['comm']),
     'summary_phase': lambda b: summary_report(b['layers'], b['n_params'],
-                                              by_phase=True),
-    'total': lambda b: total_report(b['layers'], b['n_params']),
-    'phase': lambda b: phase_report(b['layers'], b['n_params']),
-    'link': lambda b: link_report(b['layers'], b['link_info']),
+                                              by_phase=True, comm=b['comm']),
+    'total': lambda b: total_report(b['layers'], b['n_params'], b['comm']),
+    'phase': lambda b: phase_report(b['layers'], b['n_params'], b['comm']),
+    'link': lambda b: link_report(b['layers'], b['link_info'],
+                                  comm=b['comm']),
     'ignored': lambda b: b['ignored'],
 }

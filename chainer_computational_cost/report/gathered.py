@@ -3,11 +3,16 @@ rank's frozen reports to the root, which reads them as one
 :class:`GatheredReport` (layers named ``rank<r>/<layer>``, per-rank
 totals, the slowest rank per layer type)."""
 import collections
+import pickle
+import sys
 
 from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.analysis import network as net
 from chainer_computational_cost.analysis import roofline
 from chainer_computational_cost.analysis.aggregation import total_report
+from chainer_computational_cost.collect import mpi_recorder
+from chainer_computational_cost.core import checks
+from chainer_computational_cost.core.records import error_text
 from chainer_computational_cost.report import cost_report as report
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.report.rendering import check_columns
@@ -16,9 +21,70 @@ from chainer_computational_cost.report.rendering import check_columns
 def gather(hook, root=0):
     """Every rank's records of ``hook`` (a ComputationalCostHook given
     ``comm=``), collected on ``root`` over the communicator with one
-    pickle-based MPI gather: a :class:`GatheredReport` on the root, None
+    MPI gather of pickles: a :class:`GatheredReport` on the root, None
     on the other ranks.  Every rank must call it (it is a collective),
-    after its ``with`` block."""
+    after its ``with`` block.
+
+    Each rank first checks and pickles its own part, then the ranks agree
+    on whether every one of them can send: when one cannot (called inside
+    its block, no ``comm=``, a record that does not pickle, a wrong
+    ``root``), every rank raises instead of waiting for it (the failing
+    rank its own error, the others a RuntimeError naming it)."""
+    comm = hook._comm
+    mpi_comm = _agreement_comm(comm)
+    payload, mine = None, None
+    try:
+        payload = _own_part(hook, root)
+    except Exception as e:  # any: the other ranks must hear of it
+        mine = e
+    failed = [(r, m) for r, m in enumerate(_flags(mpi_comm, mine))
+              if m is not None]
+    if mine is not None:
+        kind = type(mine) if type(mine) in (ValueError, TypeError) \
+            else RuntimeError
+        raise kind('gather failed on rank {}: {}'.format(
+            _rank(mpi_comm), mine)) from mine
+    if failed:
+        rank, message = failed[0]
+        raise RuntimeError('gather failed on rank {}: {}; no rank gathered'
+                           .format(rank, message))
+    parts = comm.mpi_comm.gather(payload, root=root)
+    if parts is None:
+        return None
+    return GatheredReport([pickle.loads(p) for p in parts])
+
+
+def _agreement_comm(comm):
+    """The mpi4py communicator the ranks agree on before gathering: the
+    hook's real one (not a hook's stand-in: the agreement is not the
+    user's traffic); without ``comm=``, MPI.COMM_WORLD when MPI runs with
+    more than one rank (the communicator ChainerMN makes by default), so
+    that the other ranks learn of the mistake instead of waiting; else
+    None."""
+    if comm is not None:
+        return mpi_recorder.real_comm(comm.mpi_comm)
+    mpi = sys.modules.get('mpi4py.MPI')
+    if mpi is None or not mpi.Is_initialized() or mpi.Is_finalized() or \
+            mpi.COMM_WORLD.Get_size() < 2:
+        return None
+    return mpi.COMM_WORLD
+
+
+def _rank(mpi_comm):
+    return 0 if mpi_comm is None else mpi_comm.Get_rank()
+
+
+def _flags(mpi_comm, error):
+    """Every rank's error message (None: it can send), by rank."""
+    mine = None if error is None else str(error)
+    if mpi_comm is None:
+        return [mine]
+    return mpi_comm.allgather(mine)
+
+
+def _own_part(hook, root):
+    """This rank's part, pickled; a ValueError or TypeError saying why it
+    cannot be sent."""
     comm = hook._comm
     if comm is None:
         raise ValueError('gather needs a hook made with comm= (a ChainerMN '
@@ -26,10 +92,18 @@ def gather(hook, root=0):
     if hook._comm_saved:
         raise ValueError('gather must be called after the with block, not '
                          'inside it')
-    parts = comm.mpi_comm.gather(rank_part(comm.rank, hook), root=root)
-    if parts is None:
-        return None
-    return GatheredReport(parts)
+    if not checks.is_int(root) or not 0 <= root < comm.size:
+        raise ValueError('root must be a rank of the communicator, an '
+                         'integer in [0, {}); got {!r}'.format(comm.size,
+                                                               root))
+    part = rank_part(comm.rank, hook)
+    try:
+        return pickle.dumps(part, pickle.HIGHEST_PROTOCOL)
+    except Exception as e:  # a calculator's params holding a lambda, ...
+        raise TypeError('its records cannot be pickled (a custom '
+                        "calculator's params must be plain values: "
+                        'numbers, strings, lists, dicts): {}'.format(
+                            error_text(e)))
 
 
 def rank_part(rank, source):
@@ -109,7 +183,8 @@ class GatheredReport(report.CostReport):
         self._gathered = {
             'layers': layers, 'ignored': ignored,
             'n_params': built[self.ranks[0]]['n_params'],
-            'link_info': info}
+            'link_info': info,
+            'comm': any(s.has_comm() for s in self._snapshots.values())}
         self._per_rank = [{'rank': r, 'layers': b['layers']}
                           for r, b in built.items()]
 

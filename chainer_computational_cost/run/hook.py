@@ -520,8 +520,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         # reference to it, the index of its call's record)
         self._old_style = {}
         self._clock = []
-        # ChainerMN: record index -> bytes handed to MPI; the mpi4py
-        # communicator replaced while the block runs.
+        # ChainerMN: record index -> bytes handed to MPI; this hook's
+        # stand-in for the mpi4py communicator while the block runs.
         self._comm_bytes = {}
         self._comm = None
         self._comm_saved = []
@@ -565,14 +565,19 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             super(ComputationalCostHook, self).__enter__()
             self._link_observer.__enter__()
             if self._comm is not None:
-                real = self._comm.mpi_comm
-                self._comm_saved.append(real)
-                self._comm.mpi_comm = mpi_recorder.MPIRecorder(
-                    real, self._comm_record)
+                # This hook's own stand-in, over whatever is there (another
+                # hook's stand-in too): exit takes out this one wherever
+                # it is by then.
+                recorder = mpi_recorder.MPIRecorder(self._comm.mpi_comm,
+                                                    self._comm_record)
+                self._comm_saved.append(recorder)
+                self._comm.mpi_comm = recorder
             if self._memory is not None:
                 self._memory.start(self.name)
             _update.start(self)
         except BaseException:
+            if self._comm_saved:
+                mpi_recorder.unwrap(self._comm, self._comm_saved.pop())
             hooks.pop(self.name, None)
             with _ENTER_LOCK:
                 _stop_spying()
@@ -591,7 +596,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                     'entered in thread {}'.format(entered)))
         _update.stop(self)
         if self._comm_saved:
-            self._comm.mpi_comm = self._comm_saved.pop()
+            mpi_recorder.unwrap(self._comm, self._comm_saved.pop())
         self._base_anchor = self._anchor = _top_anchor(self._tries)
         self._link_observer.__exit__(exc_type, *args)
         if self._memory is not None:
@@ -1302,6 +1307,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     def comm_bytes_of(self):
         return self._comm_bytes
+
+    def has_comm(self):
+        return self._comm is not None
 
     def memory_state(self):
         return None if self._memory is None else self._memory.state()

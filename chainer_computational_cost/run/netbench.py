@@ -22,25 +22,44 @@ over the rounds of the slowest rank's time a call.  The fit: the ring
 all-reduce's ``t(S) = 2(N-1) * a + 2(N-1)/N * S / B``, the small sizes
 setting the latency ``a`` and the large ones the bandwidth ``B`` (see
 :func:`fit_ring`): give ``--sizes`` the bytes of your model's parameter
-arrays to fit the regime they run in.  A Network measured over N ranks is
-exact for N; at other rank counts the model extrapolates.
+arrays to fit the regime they run in (multiples of 4: a size is timed
+as exactly that many bytes of float32 gradients).  A Network measured
+over N ranks is exact for N; at other rank counts the model
+extrapolates.
 """
 
 import statistics
 import time
 
 from chainer_computational_cost.analysis import network as net
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 
 #: Bytes timed by default, from 4 B to 16 MiB.
 DEFAULT_SIZES = (4, 256, 4096, 65536, 262144, 1048576, 4194304, 16777216)
 
 
+#: Why a size must be a multiple of 4 (the error's reason).
+SIZE_RULE = ('each size is timed as exactly that many bytes of float32 '
+             'gradients (4 bytes each): give integers >= 4 that are '
+             'multiples of 4')
+
+
+def check_size(nbytes):
+    """``nbytes`` as an int if netbench can time exactly that many bytes
+    (an integer >= 4, a multiple of 4); a ValueError naming the size and
+    why otherwise."""
+    if not checks.is_int(nbytes) or nbytes < 4 or nbytes % 4:
+        raise ValueError('sizes: cannot time {!r} bytes: {}'.format(
+            nbytes, SIZE_RULE))
+    return int(nbytes)
+
+
 def _one_param_link(nbytes):
     import chainer
     import numpy as np
     link = chainer.Link()
-    n = max(1, int(nbytes) // 4)
+    n = check_size(nbytes) // 4
     with link.init_scope():
         link.p = chainer.Parameter(np.zeros(n, np.float32))
     link.p.grad = np.ones(n, np.float32)
@@ -131,7 +150,10 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     """Measure ``comm``'s all-reduce (every rank must call it): returns
     ``(network, rows)``, a fitted
     :class:`~chainer_computational_cost.core.devices.Network` and one row per
-    size (``bytes``, ``seconds`` measured, ``model`` seconds)."""
+    size (``bytes``, ``seconds`` measured, ``model`` seconds).  Each
+    size is timed exactly: a ValueError before any timing for one that is
+    not a multiple of 4 (see :func:`check_size`)."""
+    sizes = [check_size(s) for s in sizes]  # before minutes of timing
     n = comm.size
     seconds = [time_allreduce(comm, s, repeats, warmup) for s in sizes]
     latency, bandwidth = fit_ring(list(sizes), seconds, n)

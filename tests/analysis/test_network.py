@@ -349,9 +349,9 @@ def _worked_step():
          'comm_bytes': 5000},
         {'name': 'C', 'type': 'LinearGradWeight', 'phase': 'backward'},
         {'name': 'M1', 'type': 'MPI_Allreduce', 'phase': 'backward',
-         'comm_bytes': 600},
+         'comm_bytes': 600, 'params': {'call': 'multi_node_mean_grad'}},
         {'name': 'M2', 'type': 'MPI_Allreduce', 'phase': 'backward',
-         'comm_bytes': 400},
+         'comm_bytes': 400, 'params': {'call': 'multi_node_mean_grad'}},
     ]
     rows = {'A': {'t_roofline': 3e-6}, 'B': {'t_roofline': 2e-6},
             'C': {'t_roofline': 4e-6}}
@@ -411,6 +411,28 @@ def test_scaling_gradient_bytes_sources():
         comm(local, 26, [2], NET, 3, grad_bytes=-1)
     with pytest.raises(ValueError, match='no backward'):
         comm(local[:2], 26, [2], NET, 3)
+
+
+def test_gradient_bytes_are_the_gradient_all_reduces_only():
+    # A step with MultiNodeBatchNormalization: its forward and backward
+    # all-reduce statistics (_multi_node_mean, 64 and 96 bytes, the
+    # backward one in the backward phase), a user's own all-reduce in the
+    # backward pass (8 bytes); the gradients: 600 + 400 bytes, Chainer 7's
+    # multi_node_mean_grad and Chainer 6's allreduce_grad.
+    def allreduce(phase, call, nbytes):
+        return {'name': 'M', 'type': 'MPI_Allreduce', 'phase': phase,
+                'comm_bytes': nbytes, 'params': {'call': call,
+                                                 'n_ranks': 2}}
+    layers = [allreduce('forward', '_multi_node_mean', 64),
+              allreduce('backward', '_multi_node_mean', 96),
+              allreduce('backward', 'my_backward', 8),
+              allreduce('backward', 'multi_node_mean_grad', 600),
+              allreduce('backward', 'allreduce_grad', 400),
+              # bytes that could not be counted: params None
+              dict(allreduce('backward', '', 0), params=None)]
+    assert network.gradient_bytes(layers) == 1000  # 600 + 400
+    # no gradient all-reduce recorded: the parameters' bytes
+    assert network.gradient_bytes(layers[:3], param_bytes=52) == 52
 
 
 def test_scaling_function_checks_its_own_arguments():

@@ -405,6 +405,48 @@ def test_recv_counts_the_message_not_the_buffer(fake_mpi):
     assert mine.count == 12 and buf[2] == 7
 
 
+class _FakeBuffers(object):
+    rank = 1
+    size = 2
+
+    def Allreduce(self, sendbuf, recvbuf, op=None):
+        return None
+
+    def Scatter(self, sendbuf, recvbuf, root=0):
+        return None
+
+    def Bcast(self, buf, root=0):
+        return None
+
+
+def test_buffers_given_by_keyword_and_numpy_counts(fake_mpi):
+    import warnings
+    import numpy as np
+    from chainer_computational_cost.collect import mpi_recorder
+    seen = []
+    recorder = mpi_recorder.MPIRecorder(
+        _FakeBuffers(), lambda kind, n, frame, error: seen.append(
+            (kind, n, error)))
+    # in place, the receive buffer by keyword: 6 float32 = 24 bytes
+    recorder.Allreduce(fake_mpi.IN_PLACE, recvbuf=np.zeros(6, np.float32))
+    # a rank that receives a scatter: its receive buffer, 3 float64 = 24
+    recorder.Scatter(None, recvbuf=np.zeros(3, np.float64), root=0)
+    # a NumPy count: 5 of the 10 floats, 5 * 4 = 20 bytes
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        recorder.Bcast([np.zeros(10, np.float32), np.int64(5),
+                        fake_mpi.FLOAT])
+        # NumPy counts and displacements: 2 + 1 = 3 floats, 12 bytes
+        recorder.Bcast([np.zeros(10, np.float32),
+                        (np.array([2, 1]), np.array([0, 2])),
+                        fake_mpi.FLOAT], root=0)
+    # the buffer by keyword: 7 bytes
+    recorder.Bcast(buf=bytearray(7), root=0)
+    assert seen == [('MPI_Allreduce', 24, None), ('MPI_Scatter', 24, None),
+                    ('MPI_Bcast', 20, None), ('MPI_Bcast', 12, None),
+                    ('MPI_Bcast', 7, None)]
+
+
 def test_caller_name_and_gradient_calls():
     from chainer_computational_cost.collect import mpi_recorder
 
@@ -922,3 +964,105 @@ def test_the_outermost_communicator_method_names_the_call():
         return mpi_recorder.caller_name(sys._getframe(0), comm)
     assert Comm().sync_all() == 'sync_all'
     assert deeper(Comm(), 12) == 'deeper'  # no method of it: the caller
+
+
+@needs_mpi
+def test_gather_raises_on_every_rank_when_one_cannot_send(tmp_path):
+    # Rank 1 cannot send its part; rank 0 must not wait for it forever
+    # (launch's timeout fails the test on a hang), nor gather a part.
+    cases = ['inside', 'nocomm', 'unpicklable', 'root', 'fine']
+    rows = launch(tmp_path, 2, 'mn_gather.py', *cases)
+    by_case = {(r['dtype'], r['rank']): r for r in rows}
+    for case in cases:
+        for rank in (0, 1):
+            # both ranks go on with the communicator afterwards
+            assert by_case[case, rank]['after'] == 2, (case, rank)
+    assert by_case['fine', 0]['returned'] == 'GatheredReport'
+    assert by_case['fine', 0]['ranks'] == [0, 1]
+    assert by_case['fine', 1]['returned'] == 'NoneType'
+    why = {'inside': 'gather must be called after the with block',
+           'nocomm': 'gather needs a hook made with comm=',
+           'unpicklable': 'its records cannot be pickled'}
+    for case, text in why.items():
+        failing, waiting = by_case[case, 1], by_case[case, 0]
+        # the failing rank its own error, the other one naming it
+        assert failing['raised'] == {'unpicklable': 'TypeError'}.get(
+            case, 'ValueError'), failing
+        assert failing['message'].startswith(
+            'gather failed on rank 1: ' + text), failing
+        assert waiting['raised'] == 'RuntimeError', waiting
+        assert waiting['message'].startswith(
+            'gather failed on rank 1: ' + text), waiting
+        assert waiting['message'].endswith('; no rank gathered')
+    # a root outside the communicator: every rank's own error
+    for rank in (0, 1):
+        row = by_case['root', rank]
+        assert row['raised'] == 'ValueError', row
+        assert row['message'] == (
+            'gather failed on rank {}: root must be a rank of the '
+            'communicator, an integer in [0, 2); got 2'.format(rank))
+
+
+def _fake_communicator(real):
+    """A ChainerMN communicator object around ``real`` (no MPI call)."""
+    from chainermn.communicators.naive_communicator import NaiveCommunicator
+    comm = object.__new__(NaiveCommunicator)
+    comm.__dict__['mpi_comm'] = real
+    return comm
+
+
+@pytest.mark.parametrize('order', [(0, 1, 2), (0, 2, 1), (1, 0, 2),
+                                   (1, 2, 0), (2, 0, 1), (2, 1, 0)])
+def test_hooks_exited_in_any_order_give_the_communicator_back(order):
+    import copy
+    import numpy as np
+    real = _Real()
+    comm = _fake_communicator(real)
+    first = ComputationalCostHook(comm=comm)
+    first.__enter__()
+    hooks = [first, copy.deepcopy(first), copy.deepcopy(first)]
+    for hook in hooks[1:]:
+        hook.__enter__()
+    active = set(range(3))
+    for i in order:
+        # 5 float32 = 20 bytes, recorded by every hook still active
+        comm.mpi_comm.Bcast(np.zeros(5, np.float32))
+        hooks[i].__exit__(None, None, None)
+        active.discard(i)
+        assert (comm.mpi_comm is real) == (not active), (order, i)
+    # nothing records any more
+    comm.mpi_comm.Bcast(np.zeros(5, np.float32))
+    assert comm.mpi_comm is real
+    for position, i in enumerate(order):
+        # the k-th to exit saw the calls made before each exit up to its
+        # own: k + 1 of them, 20 bytes each
+        assert hooks[i].total_report['comm_bytes'] == 20 * (position + 1)
+
+
+def test_a_run_with_comm_that_sent_nothing_shows_0():
+    # A hooked evaluation with comm=: no MPI call, 0 bytes sent; every row
+    # says 0, not a blank ("not applicable"), in the hook's reports, its
+    # snapshot (pickled too) and a gathered report of it.
+    import pickle
+    import numpy as np
+    comm = _fake_communicator(_Real())
+    with ComputationalCostHook(comm=comm) as cch:
+        chainer.functions.relu(np.zeros((2, 3), np.float32))
+    for source in (cch, cch.snapshot(), pickle.loads(pickle.dumps(
+            cch.snapshot())), mn.GatheredReport([mn.rank_part(0, cch)])):
+        assert source.total_report['comm_bytes'] == 0
+        assert [(k, r['comm_bytes'])
+                for k, r in source.summary_report.items()] == [
+            ('ReLU', 0), ('total', 0)]
+        assert [(k, r['comm_bytes'])
+                for k, r in source.summary_report_by_phase().items()] == [
+            ('forward/ReLU', 0), ('total', 0)]
+        assert [r['comm_bytes'] for r in source.phase_report.values()] == [
+            0, 0, 0]
+        assert source.link_report['total']['comm_bytes'] == 0
+        assert list(source.layer_report.values())[-1]['comm_bytes'] == 0
+    # a snapshot pickled before the flag, of a run that sent nothing,
+    # reads as a run without comm=: no key
+    from chainer_computational_cost.report.cost_report import ReportSnapshot
+    old = ReportSnapshot(cch.records(), cch.link_info(), None, None, {})
+    assert 'comm_bytes' not in old.total_report

@@ -90,6 +90,29 @@ def test_sizes_option():
         parse_sizes('4')
     with pytest.raises(argparse.ArgumentTypeError, match='bytes >= 4'):
         parse_sizes('1,x')
+    # 6 bytes would be timed as one float32 (4 bytes) and fitted as 6
+    with pytest.raises(argparse.ArgumentTypeError) as info:
+        parse_sizes('4,6,1K')
+    assert str(info.value) == (
+        "gives 6 in '4,6,1K': each size is timed as exactly that many "
+        'bytes of float32 gradients (4 bytes each): give integers >= 4 '
+        'that are multiples of 4')
+
+
+def test_measure_times_exactly_the_sizes_it_records(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr(netbench, 'time', clock)
+    comm = FakeComm(clock, lambda nbytes: 1e-5 + nbytes / 1e9, repeats=3)
+    for size in (5, 6, 7, 2, 8.0, True):
+        with pytest.raises(ValueError, match=r'^sizes: cannot time {!r} '
+                           r'bytes: each size is timed as exactly that many '
+                           r'bytes of float32 gradients \(4 bytes each\): '
+                           r'give integers >= 4 that are multiples of 4$'
+                           .format(size)):
+            netbench.measure(comm, [4, size, 1024], repeats=3)
+        assert comm.calls == 0  # refused before any timing
+    # 8 bytes: a gradient of 2 float32, 8 bytes all-reduced
+    assert netbench._one_param_link(8).p.grad.nbytes == 8
 
 
 @needs_mpi
@@ -321,6 +344,9 @@ def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
     (('--sizes', '8,4K,4096'), 'argument --sizes: gives 4096 more than once '
      "in '8,4K,4096': each size is a row of the fit, give it once (see "
      '--help)'),
+    (('--sizes', '4,6'), "argument --sizes: gives 6 in '4,6': each size is "
+     'timed as exactly that many bytes of float32 gradients (4 bytes '
+     'each): give integers >= 4 that are multiples of 4 (see --help)'),
     (('--communicator', 'nosuch'), "--communicator 'nosuch' cannot be "
      'created here: ValueError: Unrecognized communicator: "nosuch" (naive '
      'runs on any machine)'),
@@ -357,6 +383,10 @@ def test_a_rank_that_fails_stops_every_rank(monkeypatch, capsys):
 
 @needs_mpi
 @pytest.mark.parametrize('argv, message', [
+    (('--sizes', '4,6'), "error: argument --sizes: gives 6 in '4,6': each "
+     'size is timed as exactly that many bytes of float32 gradients (4 '
+     'bytes each): give integers >= 4 that are multiples of 4 (see '
+     '--help)'),
     (('--communicator', 'nosuch'), "error: --communicator 'nosuch' cannot "
      'be created here: ValueError: Unrecognized communicator: "nosuch" '
      '(naive runs on any machine)'),
