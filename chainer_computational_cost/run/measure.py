@@ -622,7 +622,8 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
             as the calibration goes.
         seed (int): the probes' random shapes (None: new ones each time).
         clock (str): ``'wall'`` (``time.perf_counter``) or, on NumPy,
-            ``'cpu'`` (``time.process_time``, see :data:`CLOCKS`): on a
+            ``'cpu'`` (``time.process_time``, see
+            :data:`~chainer_computational_cost.run.measure.CLOCKS`): on a
             machine shared with other busy processes the wall time of a
             step stretches with their load; the CPU time does not.  A
             calibration predicts times of its clock.

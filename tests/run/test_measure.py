@@ -618,6 +618,8 @@ def _calibrate(monkeypatch, seed):
     monkeypatch.setattr(measure, 'time', types.SimpleNamespace(
         time=_Ticks(1000.0, 0.125)))
     monkeypatch.setitem(measure.CLOCKS, 'fake', _Ticks())
+    # a calibration of that clock loads again
+    monkeypatch.setattr(measure.cal, 'CLOCKS', measure.cal.CLOCKS + ('fake',))
     # every call and step taking 1 s: held-out error far above 25 %
     with pytest.warns(ReportWarning, match=r'held-out error \d+% is above '
                       r'25%: .*likely cause: too few probes'):
@@ -879,6 +881,8 @@ def _short_calibration(monkeypatch, tick):
     monkeypatch.setattr(measure, 'time', types.SimpleNamespace(
         time=_Ticks(1000.0, tick)))
     monkeypatch.setitem(measure.CLOCKS, 'fake', _Ticks())
+    # a calibration of that clock loads again
+    monkeypatch.setattr(measure.cal, 'CLOCKS', measure.cal.CLOCKS + ('fake',))
     with pytest.warns(ReportWarning) as warned:
         found = calibrate(seconds=10, seed=0, clock='fake')
     return found, [str(w.message) for w in warned], made
