@@ -94,7 +94,7 @@ def check_n_digits(n_digits, name='n_digits', above=True):
 
 def check_columns(columns, available):
     """Raise ValueError unless ``columns`` is a non-empty list of names
-    from ``available``."""
+    from ``available``, each once."""
     if isinstance(columns, str) or not isinstance(
             columns, collections.abc.Sequence) or not columns:
         raise ValueError('columns must be a non-empty list of column names '
@@ -103,7 +103,15 @@ def check_columns(columns, available):
     if unknown:
         raise ValueError('unknown column(s) {}; available columns are '
                          '{}'.format(unknown, list(available)))
-    return list(columns)
+    columns = list(columns)
+    repeated = sorted({c for c in columns if columns.count(c) > 1},
+                      key=columns.index)
+    if repeated:
+        # md would show the column twice, json once (a key is a key)
+        raise ValueError('columns {!r} names {} more than once: each column '
+                         'is shown once'.format(
+                             columns, ', '.join(map(repr, repeated))))
+    return columns
 
 
 def check_depth(depth):

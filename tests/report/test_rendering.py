@@ -562,6 +562,14 @@ def test_columns_are_checked_against_the_available_ones():
             rendering.check_columns(bad, ('a', 'b'))
 
 
+def test_a_column_given_twice_is_refused():
+    # md would show it twice, json once: every entry point refuses it
+    with pytest.raises(ValueError) as e:
+        rendering.check_columns(('b', 'a', 'b', 'a', 'c'), ('a', 'b', 'c'))
+    assert str(e.value) == ("columns ['b', 'a', 'b', 'a', 'c'] names 'b', "
+                            "'a' more than once: each column is shown once")
+
+
 def test_depth_is_none_or_a_non_negative_int():
     assert rendering.check_depth(None) is None
     assert rendering.check_depth(0) == 0
