@@ -372,12 +372,11 @@ def _add_memory_report_options(reports):
                                   ', '.join(fit.gpu_presets())))
     reports.add_argument('--margin', type=parse_margin, default=None,
                          metavar='MARGIN',
-                         help="with --fit: memory kept free: a fraction "
-                              "of the capacity in [0, 1), from 1 on a whole "
-                              "number of bytes as --fit reads them, or "
-                              "'cuda' (the CUDA context and the memory "
-                              "pool's slack); default 'cuda' on a DEVICE, "
-                              "0 with bytes")
+                         help="with --fit: memory kept free, in bytes (an "
+                              "integer), a fraction of the capacity in "
+                              "[0, 1) or 'cuda' (the CUDA context and the "
+                              "memory pool's slack); default 'cuda' on a "
+                              "DEVICE, 0 with bytes")
     # None: not given (refused without --train); 'adam' once checked.
     reports.add_argument('--optimizer', type=str.lower, default=None,
                          choices=list(memory.OPTIMIZERS),
@@ -554,12 +553,11 @@ def parse_workers(text):
             .format(text))
     # (a row per count: a repeat would be the same row again, or
     # silently one row fewer than the counts typed)
-    _refuse_repeats(workers, text, 'worker count', 'each worker count is a '
-                    'row')
+    _refuse_repeats(workers, text, 'each worker count is a row')
     return workers
 
 
-def _refuse_repeats(values, text, what, why):
+def _refuse_repeats(values, text, why):
     """ArgumentTypeError when ``values`` (parsed from ``text``) repeat
     one: '{text} gives X more than once: {why}, give it once'."""
     repeated = sorted({v for v in values if values.count(v) > 1})
@@ -653,9 +651,7 @@ def _network_arg(option, value):
             return devices.load_network(value)
         except ValueError as e:
             raise CommandError('{}: {}'.format(option, e))
-    separators = ('/', os.sep) + ((os.altsep,) if os.altsep else ())
-    if os.path.isdir(value) or value.lower().endswith('.json') or any(
-            sep in value for sep in separators):
+    if os.path.isdir(value) or devices.names_a_file(value):
         raise CommandError('{} {!r}: {}'.format(
             option, value, 'a directory, not a network file'
             if os.path.isdir(value) else 'no such network file (written '
@@ -1050,15 +1046,6 @@ def _number(text):
         return math.nan
 
 
-def _whole_bytes(value):
-    """A number of bytes: ``value`` (a float) as an int when it is a
-    whole number (1e5 is 100000), else None (10000.9 is no number of
-    bytes): --fit and --margin read bytes alike."""
-    if not math.isfinite(value) or value != math.floor(value):
-        return None
-    return int(value)
-
-
 def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
     whole number of bytes >= 1 (1e5 allowed)."""
@@ -1080,12 +1067,13 @@ def parse_fit(text):
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
             '0'.format(text, devices_named))
-    if _whole_bytes(value) is None:
+    try:  # fit_batch's capacity: whole bytes, 1e5 too
+        return checks.whole('--fit', value, 1)
+    except ValueError:
         raise argparse.ArgumentTypeError(
             '{!r} is not a whole number of bytes: give a device ({}) or a '
             'whole number of bytes (e.g. 100000 or 1e5)'.format(
                 text, devices_named))
-    return _whole_bytes(value)
 
 
 def parse_margin(text):
@@ -1142,10 +1130,12 @@ def parse_sizes(text):
             'must be two sizes or more in bytes >= 4, comma-separated '
             '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
     for size in out:
-        if size % 4:
+        try:
+            netbench.check_size(size)
+        except ValueError:
             raise argparse.ArgumentTypeError('gives {} in {!r}: {}'.format(
                 size, text, netbench.SIZE_RULE))
-    _refuse_repeats(out, text, 'size', 'each size is a row of the fit')
+    _refuse_repeats(out, text, 'each size is a row of the fit')
     return out
 
 

@@ -60,6 +60,19 @@ def number(name, value, low=0, strict=False, allowed=None):
     return float(value)
 
 
+def whole(name, value, low=0, allowed=None):
+    """``value`` as an int >= ``low``: an integer as it is (exact, not
+    through a float), or a float that is whole (``1e6``); a fraction is
+    refused, never rounded down."""
+    allowed = allowed or 'a whole number >= {:g}'.format(low)
+    if is_int(value):
+        return integer(name, value, low, allowed)
+    number(name, value, low, False, allowed)
+    if value != math.floor(value):
+        _refuse(ValueError, name, value, allowed)
+    return int(value)
+
+
 def positive_int(name, value, allowed=None):
     """``value`` as an int >= 1."""
     return integer(name, value, 1, allowed)

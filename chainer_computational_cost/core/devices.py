@@ -484,7 +484,7 @@ def load_network(path):
         raise error('{!r}: {}'.format(name, e))
 
 
-def _names_a_file(network):
+def names_a_file(network):
     """Whether ``network`` reads as a file's name rather than a preset's:
     an os.PathLike, or a str ending in .json or holding a separator."""
     if not isinstance(network, str):
@@ -508,7 +508,7 @@ def resolve_network(network):
                 'the path of a network file'.format(presets))
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
-    if _names_a_file(network):
+    if names_a_file(network):
         if not os.path.isfile(network):
             raise ValueError('network file {!r} does not exist (a network '
                              'is a preset name or an existing file)'

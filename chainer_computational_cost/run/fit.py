@@ -58,7 +58,7 @@ def _capacity(device, capacity):
     if device is not None and capacity is not None:
         raise ValueError('give either device or capacity, not both')
     if capacity is not None:
-        return None, _whole_bytes(capacity)
+        return None, checks.whole('capacity', capacity, 1, _CAPACITY_ALLOWED)
     if device is None:
         raise ValueError('give a device ({}) or a capacity in bytes'.format(
             ', '.join(gpu_presets())))
@@ -66,21 +66,10 @@ def _capacity(device, capacity):
     return device.lower(), cap
 
 
+#: What ``capacity`` may be: never rounded down (0.5 to 0 bytes, 1000.7
+#: to 1000).
 _CAPACITY_ALLOWED = ('a number of bytes >= 1, whole (an int, or a float '
                      'that is whole: 1e6)')
-
-
-def _whole_bytes(capacity):
-    """``capacity`` as an int of bytes >= 1: an int as it is (exact, not
-    through a float), a whole float; anything else refused, rather than
-    rounded down (0.5 to 0 bytes, 1000.7 to 1000)."""
-    if checks.is_int(capacity):
-        return checks.integer('capacity', capacity, 1, _CAPACITY_ALLOWED)
-    checks.positive('capacity', capacity, _CAPACITY_ALLOWED)
-    if capacity < 1 or capacity != math.floor(capacity):
-        raise ValueError('capacity must be {}, got {!r}'.format(
-            _CAPACITY_ALLOWED, capacity))
-    return int(capacity)
 
 
 def _where(device, cap):

@@ -3,6 +3,7 @@ line each raises, naming the argument, the value and what is allowed."""
 
 import collections
 import io
+import math
 
 import numpy
 import pytest
@@ -110,3 +111,15 @@ def test_a_path_is_a_str_or_a_path_like(tmp_path):
         with pytest.raises(TypeError, match=r'^path must be the path of a '
                            r'file \(a str or os.PathLike\), got '):
             checks.path('path', value)
+
+
+def test_a_whole_number_is_an_int_or_a_whole_float():
+    # 1e3 is 1000; an int stays exact, past a float's 53 bits
+    assert checks.whole('n', 1e3, 1) == 1000
+    assert checks.whole('n', 2 ** 60 + 1, 1) == 2 ** 60 + 1
+    for bad in (0.5, 1000.7, 0, 0.0, math.inf, math.nan):
+        with pytest.raises(ValueError, match=r'n must be a whole number '
+                           r'>= 1, got '):
+            checks.whole('n', bad, 1)
+    with pytest.raises(TypeError):
+        checks.whole('n', True, 1)
