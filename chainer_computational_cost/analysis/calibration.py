@@ -758,20 +758,15 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
     overhead = calibration.overhead
     inference = not any(x.get('phase') == 'backward' for x in layers)
     rows = []
-    # field of the calibration -> the seconds of the total it gives
-    parts = collections.defaultdict(float)
     for layer in layers:
         try:
-            t_call, flag, key = calibration._predict(layer)
+            t_call, flag = calibration.predict(layer)
         except OverflowError:  # an int a float cannot hold
             raise ValueError(
                 "the figures of call {} (its FLOPs, bytes or shapes) are "
                 "beyond a float's range: its time cannot be predicted; "
                 'give a smaller batch size'.format(layer['name'])) from None
         kind = overhead_kind(layer, inference)
-        if key is not None:
-            parts['families.{}.coef'.format(key)] += t_call
-        parts['overhead.' + kind] += overhead[kind]
         row = collections.OrderedDict([
             ('name', layer['name']), ('type', layer['type']),
             ('phase', layer.get('phase')), ('link', layer.get('link')),
@@ -814,15 +809,23 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
             'the calibration predicts times beyond a float\'s range (total '
             't_predicted {}): its field(s) {} are too large; calibrate '
             'again'.format(total['t_predicted'], ', '.join(
-                _overflowing(parts))))
+                _overflowing(layers, calibration, inference))))
     return report
 
 
-def _overflowing(parts):
-    """The fields of ``parts`` (field -> its seconds of a total past a
-    float's range) that bring it there: an infinite part, or one above
-    the largest float over the number of parts (the sum of the parts
-    below that stays a float)."""
+def _overflowing(layers, calibration, inference):
+    """The fields of ``calibration`` that bring the total predicted time
+    of ``layers`` past a float's range: each field's seconds of the total
+    (a fit's coefficients, an overhead), summed again on this path only;
+    those infinite, or above the largest float over the number of fields
+    (the sum of the fields below that stays a float)."""
+    parts = collections.defaultdict(float)
+    for layer in layers:
+        t_call, _, key = calibration._predict(layer)
+        kind = overhead_kind(layer, inference)
+        if key is not None:
+            parts['families.{}.coef'.format(key)] += t_call
+        parts['overhead.' + kind] += calibration.overhead[kind]
     limit = sys.float_info.max / max(len(parts), 1)
     return sorted(f for f, t in parts.items()
                   if not math.isfinite(t) or t > limit)

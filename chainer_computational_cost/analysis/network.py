@@ -746,10 +746,11 @@ class _Plan(typing.NamedTuple):
         ReportWarning for a measured step no fit reaches (the nearest is
         taken)."""
         fit = self._anchor(measured, fit)
+        reached = [(n, seconds, self.row(n, fit)['t_step'])
+                   for n, seconds in sorted(measured.items())]
         missed = ['at N={} last {:.4g} s (the nearest: {:.4g} s)'.format(
-            n, seconds, self.row(n, fit)['t_step'])
-            for n, seconds in sorted(measured.items())
-            if abs(self.row(n, fit)['t_step'] - seconds) > 1e-6 * seconds]
+            n, seconds, t) for n, seconds, t in reached
+            if abs(t - seconds) > 1e-6 * seconds]
         if missed:
             warnings.warn(
                 'scaling_report: no anchoring makes the step measured {} '
