@@ -642,12 +642,11 @@ def _quiet_warning(message, stacklevel=3):
         pass
 
 
-class _EveryIteration(object):
-    """CostMonitor's trigger: every iteration, without IntervalTrigger's
-    reading of the updater's epoch at each one."""
-
-    def __call__(self, trainer):
-        return True
+def _never(trainer):
+    """CostMonitor's trigger: its figures reach the reporter from the
+    wrapped ``update_core`` (see _Steps.run), so the trainer has nothing
+    to call it for at each iteration."""
+    return False
 
 
 class CostMonitor(extension.Extension):
@@ -657,8 +656,9 @@ class CostMonitor(extension.Extension):
     keys it reports (``cost/flops``, ``cost/flops_per_second``,
     ``cost/samples_per_second``, ``cost/mfu``, ``cost/memory_peak``,
     ``cost/comm_bytes``: see the module's documentation) to
-    ``PrintReport``.  It is called every iteration and reports the figures
-    of the iteration just run.
+    ``PrintReport``.  The figures of each iteration are reported while the
+    updater's update runs, as a model reports its loss: every extension
+    of that iteration reads them, whatever its priority or trigger.
 
     Args:
         device: a device preset of
@@ -729,10 +729,10 @@ class CostMonitor(extension.Extension):
     optimizers are left as they were.
     """
 
-    # A writer, so that a LogReport extended before it reads the figures
-    # of the same iteration.
+    # The figures are reported inside the updater's update, as a model
+    # reports its loss: every extension of the iteration reads them.
     priority = extension.PRIORITY_WRITER
-    trigger = _EveryIteration()
+    trigger = staticmethod(_never)
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
                  comm=None, calibration=None, fma_1flop=False):
@@ -817,20 +817,8 @@ class CostMonitor(extension.Extension):
         updater.__dict__['update_core'] = update_core
 
     def __call__(self, trainer):
-        """Reports the figures of the iteration just run."""
-        steps = self._steps
-        if steps is None:
-            return
-        observation, steps.observation = steps.observation, None
-        if observation:
-            # What chainer.report does with plain numbers, less its copy
-            # of each value (for Variables) and its config lookup: this
-            # runs at every iteration.
-            try:
-                reporter = chainer.reporter.get_current_reporter()
-            except IndexError:  # no reporter: nothing reads them
-                return
-            reporter.observation.update(observation)
+        """Nothing: each iteration's figures are reported from the
+        updater's ``update_core`` while the trainer runs it."""
 
     def finalize(self):
         """Puts the updater's ``update_core`` back."""
@@ -877,7 +865,6 @@ class _Steps(object):
         self.first = True  # in the first iteration
         self.warned = set()
         self.peak = None
-        self.observation = None
         # run() sets, for each iteration: self.calls, the figures of each
         # optimizer.update; self.batch, the batch size
 
@@ -904,7 +891,16 @@ class _Steps(object):
             self.peak = self.monitor._peak_of(_step_dtype(
                 optimizers.values()))
         self.first = False
-        self.observation = self.figures(elapsed)
+        observation = self.figures(elapsed)
+        if observation:
+            # What chainer.report does with plain numbers, less its copy
+            # of each value (for Variables) and its config lookup: this
+            # runs at every iteration.
+            try:
+                reporter = chainer.reporter.get_current_reporter()
+            except IndexError:  # no reporter: nothing reads them
+                return
+            reporter.observation.update(observation)
 
     def wrap(self, name, real_update, calls):
         """``real_update`` (an optimizer's), costed by its arguments'

@@ -21,6 +21,7 @@ from chainer import training
 from chainer.dataset import concat_examples
 import chainer.functions as F
 import chainer.links as L
+from chainer.training import extension
 from chainer.training import extensions
 import numpy
 import pytest
@@ -1124,6 +1125,25 @@ def test_a_step_the_clock_sees_as_instant_has_flops_and_no_rates(
         ['cost/flops', 'cost/predicted_time', 'cost/time']] * 2
     assert [(e['cost/flops'], e['cost/time']) for e in log] == [
         (2055, 0.0)] * 2
+
+
+def test_every_extension_of_the_iteration_reads_its_figures(tmp_path):
+    # reported while the update runs, as a model reports its loss: a
+    # writer called before the monitor's priority, and a trigger the user
+    # gave, see every iteration's figures (SumLinear on 64 rows: 2055)
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(), trigger=(2, 'iteration'))
+    seen = []
+    trainer.extend(lambda t: seen.append(t.observation.get('cost/flops')),
+                   priority=extension.PRIORITY_WRITER + 1)
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    trainer.run()
+    assert seen == [2055] * 3
+    assert [e['cost/flops'] for e in log.log] == [2055] * 3
 
 
 def test_the_mfu_peak_counts_the_parameters_of_every_optimizer(
