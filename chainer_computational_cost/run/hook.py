@@ -906,23 +906,19 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 # ('/', see _link_of).
                 link = (self._link_of(depth, backward) if depth or backward
                         else '/')
-        if backward:
-            phase = 'backward'
-            if depth:
-                # A forward recomputed inside a link call in a backward
-                # pass (F.forget): its own backward runs later in this
-                # pass and belongs to that link.
-                self._node_links[id(node)] = link
-        else:
-            phase = 'forward'
-            # Its backward is attributed to the same link.  Every forward
-            # node of the block writes (or clears) its entry, so a later
-            # node that reuses the id of a dead one never reads the dead
-            # one's link; nothing is kept but an int and a shared str.
-            if link != '/':
-                self._node_links[id(node)] = link
-            elif self._node_links:
-                self._node_links.pop(id(node), None)
+        phase = 'backward' if backward else 'forward'
+        # Its backward is attributed to the same link: a forward node's; a
+        # forward recomputed inside a link call in a backward pass
+        # (F.forget), whose backward runs later in that pass; a gradient
+        # function made in a backward pass, which a double backprop's next
+        # pass differentiates.  Every node of the block writes (or clears)
+        # its entry, so a later node that reuses the id of a dead one never
+        # reads the dead one's link; nothing is kept but an int and a
+        # shared str.
+        if link != '/':
+            self._node_links[id(node)] = link
+        elif self._node_links:
+            self._node_links.pop(id(node), None)
         follower = self._memory
         if follower is None:
             live = grad = scratch = state = None

@@ -403,6 +403,46 @@ def test_recomputed_links_get_their_gradients():
     assert links['ReLUGrad2-1'] == '/'
 
 
+def test_a_double_backprop_differentiates_gradients_in_their_link():
+    # A gradient penalty: chainer.grad keeps the graph of the first-order
+    # backward, whose gradient functions (made in /a's and /b's backward)
+    # the second backward differentiates; their backward belongs where
+    # they were made, as a forward node's does (docs/links.md).
+    class Net(chainer.Chain):
+        def __init__(self):
+            super(Net, self).__init__()
+            with self.init_scope():
+                self.a = L.Linear(3, 4)
+                self.b = L.Linear(4, 2)
+
+        def forward(self, x):
+            return self.b(F.relu(self.a(x)))
+
+    x = chainer.Variable(_x(2, 3))
+    net = Net()
+    with ComputationalCostHook(strict=True) as cch:
+        y = F.sum(net(x) ** 2)
+        gx, = chainer.grad([y], [x], enable_double_backprop=True)
+        (y + F.sum(gx * gx)).backward()
+    links = {name: r['link'] for name, r in cch.layer_report.items()
+             if name.startswith(('Linear', 'ReLU'))}
+    assert links == {
+        'LinearFunction-1': '/a', 'ReLU-1': '/', 'LinearFunction-2': '/b',
+        # first order, each in the link whose forward node it
+        # differentiates; ReLU is the model's own
+        'LinearGradData-1': '/b', 'ReLUGrad2-1': '/',
+        'LinearGradData-2': '/a',
+        # second order: LinearGradData-2's backward (a weight gradient and
+        # a product with its weight), then -1's, in their links
+        'LinearGradWeight-1': '/a', 'LinearFunction-3': '/a',
+        'ReLUGrad2-2': '/',
+        'LinearGradWeight-2': '/b', 'LinearFunction-4': '/b',
+        # the backward of the forward nodes, second time round
+        'LinearGradData-3': '/b', 'LinearGradWeight-3': '/b',
+        'ReLUGrad2-3': '/',
+        'LinearGradData-4': '/a', 'LinearGradWeight-4': '/a'}
+
+
 def test_one_hook_cannot_be_active_twice_at_once():
     hook = ComputationalCostHook()
     with hook:
