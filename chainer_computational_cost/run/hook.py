@@ -59,12 +59,17 @@ _REAL_CHECK = chainer.is_arrays_compatible
 _SPY_WORKS = 'is_arrays_compatible' in _APPLY_CODE.co_names
 _seen = [None]
 _is_ndarray = numpy.ndarray.__instancecheck__  # isinstance(x, ndarray), in C
-_spying = [0]  # active hooks using the spy (under _ENTER_LOCK)
+#: Thread id -> its active hooks using the spy (changed under _ENTER_LOCK):
+#: only those threads' calls are noted, as only their hooks take the notes;
+#: another thread's note would keep its call's outputs alive.
+_spying = {}
+_get_ident = threading.get_ident
 
 
 def _spy(arrays):
     """chainer.is_arrays_compatible while a hook is active (see above)."""
-    _seen[0] = (id(_getframe(1)), arrays)
+    if _get_ident() in _spying:
+        _seen[0] = (id(_getframe(1)), arrays)
     # NumPy arrays alone are compatible, which is what Chainer's function
     # answers through three list comprehensions (about 1 us a call in a
     # loop of small calls, more than a third of this hook's own work);
@@ -75,15 +80,19 @@ def _spy(arrays):
 
 
 def _start_spying():
-    if _SPY_WORKS and not _spying[0] and \
+    if _SPY_WORKS and not _spying and \
             chainer.is_arrays_compatible is _REAL_CHECK:
         chainer.is_arrays_compatible = _spy
-    _spying[0] += 1
+    thread = _get_ident()
+    _spying[thread] = _spying.get(thread, 0) + 1
 
 
 def _stop_spying():
-    _spying[0] -= 1
-    if not _spying[0]:
+    thread = _get_ident()
+    _spying[thread] -= 1
+    if not _spying[thread]:
+        del _spying[thread]
+    if not _spying:
         if chainer.is_arrays_compatible is _spy:
             chainer.is_arrays_compatible = _REAL_CHECK
         _seen[0] = None  # keeps no arrays alive

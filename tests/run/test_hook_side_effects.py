@@ -1,7 +1,9 @@
 """The hook never changes what the user's code computes: model state,
 random streams and outputs are bit-identical with and without it."""
 
+import threading
 import warnings
+import weakref
 
 import chainer
 import chainer.functions as F
@@ -118,6 +120,35 @@ def test_nested_hooks_restore_is_arrays_compatible_once_both_exit():
         [[(2, 3)]]
     assert [r['output_shapes'] for r in _layers(outer)] == \
         [[(2, 3)], [(2, 3)]]
+
+
+def test_a_thread_without_a_hook_keeps_no_output_alive():
+    # a hook active in thread A (making no calls) must not hold on to
+    # the outputs of a call thread B makes without one
+    entered, done = threading.Event(), threading.Event()
+
+    def hooked():
+        with ComputationalCostHook():
+            entered.set()
+            done.wait()
+    a = threading.Thread(target=hooked)
+    a.start()
+    entered.wait()
+    alive = []
+
+    def unhooked():
+        y = F.relu(np.ones((100, 100), np.float32))
+        ref = weakref.ref(y.array)
+        del y
+        alive.append(ref() is not None)
+    try:
+        b = threading.Thread(target=unhooked)
+        b.start()
+        b.join()
+    finally:
+        done.set()
+        a.join()
+    assert alive == [False]
 
 
 def test_a_replaced_is_arrays_compatible_is_left_alone():
