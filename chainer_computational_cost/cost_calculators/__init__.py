@@ -98,6 +98,40 @@ class Elements(int):
         return Elements, (int(self), self.nbytes)
 
 
+class IndexArray(object):
+    """An index array in a call's params (GetItem's, ScatterAdd's
+    ``slices``), by its shape and dtype: the array itself is the user's,
+    which a record would keep alive (device memory for a GPU array) and
+    whose later changes it would show."""
+
+    __slots__ = ('shape', 'dtype')
+
+    def __init__(self, shape, dtype):
+        self.shape = tuple(shape)
+        self.dtype = numpy.dtype(dtype)
+
+    @classmethod
+    def of(cls, array):
+        """The IndexArray of ``array`` (its shape and dtype only)."""
+        return cls(array.shape, array.dtype)
+
+    def __eq__(self, other):
+        if type(other) is not IndexArray:
+            return NotImplemented
+        return (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def __repr__(self):
+        return 'array(shape={}, dtype={})'.format(self.shape, self.dtype)
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return IndexArray, (self.shape, self.dtype)
+
+
 def itemsize_of(x, default=None):
     """Bytes per element of an array (or dtype); ``default`` for a Python
     scalar or None."""

@@ -77,6 +77,7 @@ from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import dot_flops
 from chainer_computational_cost.cost_calculators import elements
 from chainer_computational_cost.cost_calculators import im2col_bytes
+from chainer_computational_cost.cost_calculators import IndexArray
 from chainer_computational_cost.cost_calculators import old_style_backward
 from chainer_computational_cost.cost_calculators import Elements
 from chainer_computational_cost.cost_calculators import prod
@@ -249,14 +250,20 @@ def _bound(v):
 def _slices_param(slices):
     """The index tuple as 0.1.2 reported it: a list with one item per
     index, a slice as its ``(start, stop, step)`` tuple (None where
-    omitted), an integer as an int, and anything else (None, Ellipsis, a
-    bool, an index array or list) as given."""
+    omitted), an integer as an int, a list of indices as a copy of it,
+    anything else (None, Ellipsis, a bool) as given; but an index array
+    as an :class:`IndexArray`, its shape and dtype, never the user's
+    array itself."""
     out = []
     for s in slices:
         if isinstance(s, slice):
             out.append((_bound(s.start), _bound(s.stop), _bound(s.step)))
         elif isinstance(s, numbers.Integral) and not isinstance(s, bool):
             out.append(int(s))
+        elif hasattr(s, 'shape') and hasattr(s, 'dtype'):
+            out.append(IndexArray.of(s))
+        elif isinstance(s, list):
+            out.append(_slices_param(s))
         else:
             out.append(s)
     return out
@@ -741,7 +748,7 @@ def calc_get_item(func: GetItem, in_data, **kwargs):
     | FLOPs | 0 |
     | mread | $\min(\|y\|, \|x\|) + \sum \|\mathrm{index\ arrays}\|$ |
     | mwrite | $\|y\|$ |
-    | params | `slices`: a list, one item per index: `(start, stop, step)` for a slice, an int, or the index as given (None, Ellipsis, an index array) |
+    | params | `slices`: a list, one item per index: `(start, stop, step)` for a slice, an int, a list of indices (a copy), an index array's shape and dtype (`array(shape=(3,), dtype=int64)`: the array itself is yours), or the index as given (None, Ellipsis) |
     """  # NOQA
     x, = in_data
     out_shapes = kwargs.get('out_shapes')

@@ -1,3 +1,6 @@
+import gc
+import weakref
+
 import chainer
 import chainer.functions as F
 import numpy as np
@@ -5,6 +8,7 @@ import pytest
 from chainer.functions.array.get_item import GetItem
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost.cost_calculators import IndexArray
 from chainer_computational_cost.cost_calculators.array import calc_get_item
 from helpers import assert_params
 from helpers import cost
@@ -305,8 +309,31 @@ def test_get_item_index_arrays():
     # (4, 2, 2) = 16 gathered + 4 indices = 20
     c = cost(F.get_item, x, (Ellipsis, idx))
     assert c[:3] == (0, 20, 16)
-    # an index array is reported as given (the same object)
-    assert_params(c.params, {'slices': [Ellipsis, idx]})
+    # an index array by its shape and dtype, never the array itself
+    assert_params(c.params,
+                  {'slices': [Ellipsis, IndexArray((2, 2), np.int64)]})
+
+
+def test_get_item_params_keep_no_index_of_the_user():
+    # the records hold neither the user's index array (alive, and
+    # changing with it) nor their list: a snapshot stays as it was
+    x = _x(6, 2)
+    idx = np.array([0, 2, 4])
+    rows = [1, 3]
+    with ComputationalCostHook() as cch:
+        F.get_item(x, idx)
+        F.get_item(x, (rows, slice(None)))
+    ref = weakref.ref(idx)
+    idx[:] = 5
+    rows.append(0)
+    del idx
+    gc.collect()
+    assert ref() is None
+    params = [r['params'] for name, r in cch.layer_report.items()
+              if name != 'total']
+    assert params == [{'slices': [IndexArray((3,), np.int64)]},
+                      {'slices': [[1, 3], (None, None, None)]}]
+    assert str(params[0]['slices'][0]) == 'array(shape=(3,), dtype=int64)'
 
 
 def test_get_item_repeated_indices_read_once():
@@ -347,7 +374,7 @@ def test_get_item_boolean_mask_upper_bound_without_out_shapes():
     # all 4 rows: 4*5 = 20 written (really 15), read 20 + 4 = 24
     c = calc_get_item(GetItem(mask), (x2,))
     assert c[:3] == (0, 24, 20)
-    assert_params(c[3], {'slices': [mask]})
+    assert_params(c[3], {'slices': [IndexArray((4,), np.bool_)]})
 
 
 # Im2Col
@@ -559,7 +586,7 @@ def test_scatter_add_index_array():
     # 12 additions; reads 12 + 12 + 3 = 27; writes 12
     c = cost(F.scatter_add, a, ind, b)
     assert c[:3] == (12, 27, 12)
-    assert_params(c.params, {'slices': [ind]})
+    assert_params(c.params, {'slices': [IndexArray((3,), ind.dtype)]})
 
 
 # SelectItem
@@ -829,7 +856,7 @@ def test_get_item_grad_repeated_indices():
     f = _backward(F.get_item, idx)
     c = cost(f, x, kind='GetItemGrad')
     assert c[:3] == (6, 16, 6)
-    assert_params(c.params, {'slices': [idx]})
+    assert_params(c.params, {'slices': [IndexArray((4,), np.int32)]})
     # bytes: 12 float32 (48 B) + 4 int32 (16 B) = 64; 6*4 = 24 written
     assert _bytes('GetItemGrad-1', f, x) == (6, 64, 24)
 
