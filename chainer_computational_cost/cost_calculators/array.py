@@ -1256,7 +1256,9 @@ def calc_spatial_transformer_sampler(func: SpatialTransformerSampler,
     $f$ = 1 with FMA, 2 without. Per output element: a weighted sum of 4
     neighbours, a dot product of length 4 (4 FLOPs with FMA, 7 without).
     Integer neighbour indices are index arithmetic; zero padding of x is
-    not counted. x (each element at most once) and the grid are read once.
+    not counted. x (each element at most once) and the grid are read once;
+    x is counted whole, as which of its elements the points reach depends
+    on the grid's values, which a calculator never reads.
 
     | Item | Value |
     |:-----|:------|
