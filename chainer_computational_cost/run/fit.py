@@ -43,8 +43,9 @@ CUDA_CONTEXT = 768 * MiB
 #: what it holds exceeds the live bytes when freed blocks do not fit new
 #: requests.
 POOL_SLACK = 0.10
-#: What a NumPy ufunc that casts an operand (a float times a bool mask)
-#: allocates on a CPU in chunks beside its operands, at most two
+#: What a NumPy ufunc allocates on a CPU in chunks beside its operands,
+#: to cast one (a float times a bool mask) or to walk a broadcast or
+#: strided one (a convolution's in-place bias add, no cast): at most two
 #: operands of ``numpy.getbufsize()`` (8192) elements of 8 bytes; no
 #: scratch function counts it (``left_out`` names it).
 NUMPY_BUFFERS = 2 * 8192 * 8
@@ -432,8 +433,9 @@ def _left_out(updates, margin):
     """What a fit_batch total does not hold, in words."""
     out = ["the step's inputs and arrays made outside function calls (the "
            "loss's initial gradient)",
-           "on a CPU, the buffers of NumPy's casting ufuncs (at most "
-           "fit.NUMPY_BUFFERS, 128 KiB) and the Python objects of the graph"]
+           "on a CPU, the buffers NumPy's ufuncs take to cast an operand "
+           "or walk a broadcast or strided one (at most fit.NUMPY_BUFFERS, "
+           "128 KiB) and the Python objects of the graph"]
     if not updates:
         out.append("the optimizer's update temporaries (its update is not "
                    'in the run)')
