@@ -115,14 +115,14 @@ def _logits(y, n):
 
 
 def _model_call(model, args, dtype):
-    """``call(x)``: one forward pass, or with --train one training step
-    (the update of --optimizer included, but for --fit, which adds the
-    optimizer's state from its table), each failure of the user's code a
-    CommandError."""
+    """``call(x)``: one forward pass, or with --train one training step,
+    the update of --optimizer included (--fit sizes that whole step), each
+    failure of the user's code a CommandError."""
     logits_layer = LOGITS.get(args.model) if args.train else None
     # A new optimizer at each step: each run's update is a first one,
-    # which creates the optimizer's state (--project's runs line up).
-    update = (isinstance(model, chainer.Link) and args.fit is None
+    # which creates the optimizer's state (--project's runs line up, and
+    # fit_batch counts the state measured, with the update's temporaries).
+    update = (isinstance(model, chainer.Link)
               and getattr(args, 'optimizer', None) is not None)
 
     def forward(x):

@@ -55,7 +55,11 @@ def number(name, value, low=0, strict=False, allowed=None):
         '>' if strict else '>=', low)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         _refuse(ArgumentTypeError, name, value, allowed)
-    if not math.isfinite(value) or value < low or (strict and value == low):
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an int beyond a float's range
+        finite = False
+    if not finite or value < low or (strict and value == low):
         _refuse(ValueError, name, value, allowed)
     return float(value)
 

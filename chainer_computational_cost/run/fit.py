@@ -9,6 +9,7 @@ It sits above both: nothing in the package but the command line and
 """
 
 import collections
+from collections.abc import Callable
 import math
 import numbers
 import sys
@@ -42,8 +43,9 @@ CUDA_CONTEXT = 768 * MiB
 #: what it holds exceeds the live bytes when freed blocks do not fit new
 #: requests.
 POOL_SLACK = 0.10
-#: What a NumPy ufunc that casts an operand (a float times a bool mask)
-#: allocates on a CPU in chunks beside its operands, at most two
+#: What a NumPy ufunc allocates on a CPU in chunks beside its operands,
+#: to cast one (a float times a bool mask) or to walk a broadcast or
+#: strided one (a convolution's in-place bias add, no cast): at most two
 #: operands of ``numpy.getbufsize()`` (8192) elements of 8 bytes; no
 #: scratch function counts it (``left_out`` names it).
 NUMPY_BUFFERS = 2 * 8192 * 8
@@ -58,7 +60,13 @@ def _capacity(device, capacity):
     if device is not None and capacity is not None:
         raise ValueError('give either device or capacity, not both')
     if capacity is not None:
-        return None, checks.whole('capacity', capacity, 1, _CAPACITY_ALLOWED)
+        cap = checks.whole('capacity', capacity, 1, _CAPACITY_ALLOWED)
+        # the margin's fraction, the answer (a batch project_batch takes)
+        # and the reports' figures are floats: a float must hold it
+        checks.number('capacity', cap, 1, allowed=_CAPACITY_ALLOWED + (
+            ', at most {:.4g} (what a float holds)'.format(
+                sys.float_info.max)))
+        return None, cap
     if device is None:
         raise ValueError('give a device ({}) or a capacity in bytes'.format(
             ', '.join(gpu_presets())))
@@ -104,6 +112,10 @@ def _margin(margin, cap):
             _MARGIN_ALLOWED, margin))
     return int(math.ceil(fraction * cap))
 
+
+#: What ``run`` may be (a hook is neither: its records are of one batch).
+_RUN_ALLOWED = ('a callable run(n) doing one training step at batch n, or '
+                'the result of project_batch')
 
 _MARGIN_ALLOWED = ("bytes (an int >= 0), a fraction of the capacity (a "
                    "float in [0, 1)) or 'cuda'")
@@ -264,7 +276,8 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
             ``capacity`` there).
         optimizer (str): ``'sgd'``, ``'momentumsgd'`` or ``'adam'``.
         capacity: the memory in bytes, instead of a device: a whole
-            number >= 1 (an int, or a float that is whole, ``1e6``).
+            number >= 1 (an int, or a float that is whole, ``1e6``) that
+            a float holds.
         margin: bytes kept free for what the tool cannot see: an int of
             bytes, a float in [0, 1) for that fraction of the capacity, or
             ``'cuda'``: :data:`CUDA_CONTEXT` (768 MiB) plus room for the
@@ -305,6 +318,8 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     reserve = _margin(margin, cap)
     checks.instance('check_answer', check_answer, (bool, type(None)),
                     'None, True or False')
+    checks.instance('run', run, (projection.Projection, Callable),
+                    _RUN_ALLOWED)
     if isinstance(run, projection.Projection):
         projected = run  # several devices, one set of runs
         runner = None
@@ -418,8 +433,9 @@ def _left_out(updates, margin):
     """What a fit_batch total does not hold, in words."""
     out = ["the step's inputs and arrays made outside function calls (the "
            "loss's initial gradient)",
-           "on a CPU, the buffers of NumPy's casting ufuncs (at most "
-           "fit.NUMPY_BUFFERS, 128 KiB) and the Python objects of the graph"]
+           "on a CPU, the buffers NumPy's ufuncs take to cast an operand "
+           "or walk a broadcast or strided one (at most fit.NUMPY_BUFFERS, "
+           "128 KiB) and the Python objects of the graph"]
     if not updates:
         out.append("the optimizer's update temporaries (its update is not "
                    'in the run)')

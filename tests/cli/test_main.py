@@ -1159,6 +1159,56 @@ def test_fit_with_project():
     assert fitted[1].startswith('largest batch in 1000 bytes with sgd: 14 ')
 
 
+# build_linear's training step with Adam (Linear(3 -> 2): W 2*3*4 = 24
+# bytes, b 2*4 = 8: parameters 32, Adam's two moments 64), the update
+# included as in every --train report: during AdamRule-1, W's update,
+# the logits the step still holds (8n), the gradients of W and b (32) and
+# Adam's three temporaries of W's size (3*24 = 72): 8n + 104.  During the
+# loss: the logits 8n, the softmax it keeps 8n, the loss 4, and its
+# scratch 41n (log_y 8n, the label mask n, the masked labels 4n, an int64
+# arange 8n, fancy indexing's two int64 buffers 16n, the gathered values
+# 4n): 57n + 4.  The update's peak is the larger up to n = 2.
+LINEAR_ADAM = ('cli_models:build_linear', '--shape', '2,3', '--unit', 'raw',
+               '--train', '--optimizer', 'adam')
+
+
+def test_fit_counts_the_update_of_the_step(capsys):
+    # batch 1: 32 + 64 + 8 + 104 = 208 > 200.  Without the update the fit
+    # answered batch 1 (32 + 64 + 57 + 4 = 157), a step that does not fit
+    err = error_of(capsys, *LINEAR_ADAM, '--fit', '200')
+    assert err == ('error: --fit: batch 1 does not fit the capacity 200 '
+                   'bytes: it needs 208 bytes (parameters 32, optimizer '
+                   'state 64, peak 112 during AdamRule-1: activations 8, '
+                   'gradients 32, scratch 72); no batch fits')
+    # batch 2: 96 + 16 + 104 = 216, the update's; batch 3: 96 + 57*3 + 4
+    # = 271, the loss's
+    status, text = run(*LINEAR_ADAM, '--fit', '216', '--mode', 'json')
+    assert status == 0
+    doc = json.loads(text)
+    assert (doc['batch_size'], doc['total'], doc['next_total'],
+            doc['peak_layer'], doc['activations'], doc['gradients'],
+            doc['scratch'], doc['optimizer_state'],
+            doc['optimizer_state_from']) == (
+        2, 216, 271, 'AdamRule-1', 16, 32, 72, 64, 'measured')
+    assert not any('update' in x for x in doc['left_out'])
+
+
+def test_fit_changes_no_other_report():
+    # the fit sizes the step the other reports show: its update phase
+    # stays, and so does what is alive at exit: the gradients, 32 bytes,
+    # and Adam's moments, 64, which W's and b's update rules hold
+    status, alone = run(*LINEAR_ADAM, '--phases', '--memory')
+    assert status == 0
+    status, fitted = run(*LINEAR_ADAM, '--phases', '--memory', '--fit',
+                         '1e6')
+    assert status == 0
+    fit, rest = fitted.split('\n\n', 1)
+    assert fit.startswith('largest batch in 1000000 bytes with adam: ')
+    assert rest == alone
+    assert '|update|2|' in alone
+    assert '|at exit|96|64|32|||' in alone
+
+
 def test_fit_with_scaling():
     # was AttributeError: no show_scaling_report on the fit's answer.
     # Linear(3 -> 2): 6 + 2 = 8 parameters, 32 bytes of float32 gradients

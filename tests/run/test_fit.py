@@ -18,6 +18,7 @@ the two differ since only in the batch a cost projection's error names
 import io
 import json
 import re
+import sys
 import warnings
 
 import chainer
@@ -904,6 +905,32 @@ def test_a_capacity_is_a_whole_number_of_bytes(capacity):
         fit_batch(_relu, capacity=capacity, optimizer='sgd')
 
 
+@pytest.mark.parametrize('margin', [None, 0.5, 'cuda'])
+def test_a_capacity_a_float_cannot_hold_is_refused(margin):
+    # 10**400 bytes was OverflowError with a fraction or 'cuda' (the
+    # margin is a float of it), and without one a batch of 399 digits,
+    # which project_batch refuses; the largest float, 1.798e308, is a
+    # capacity
+    with pytest.raises(ValueError, match=(
+            r'^capacity must be a number of bytes >= 1, whole \(an int, or '
+            r'a float that is whole: 1e6\), at most 1\.798e\+308 \(what a '
+            r'float holds\), got 10{400}$')):
+        fit_batch(_relu, capacity=10 ** 400, optimizer='sgd', margin=margin)
+    largest = int(sys.float_info.max)
+    f = fit_batch(_relu, capacity=largest, optimizer='sgd', margin=margin,
+                  check_answer=False)
+    # 16n bytes in the capacity less the margin: a batch a float holds.
+    # The margin: none; half of an even number; 'cuda', the context
+    # (negligible here) and 1 - 1/1.1 = 1/11 of the rest, from a float
+    # division (to a float's precision)
+    if margin == 'cuda':
+        assert abs(f['margin'] * 11 / largest - 1) < 1e-15
+    else:
+        assert f['margin'] == {None: 0, 0.5: largest // 2}[margin]
+    assert f['batch_size'] == (largest - f['margin']) // 16
+    assert f['batch_size'] <= sys.float_info.max
+
+
 def test_a_whole_float_capacity_is_its_bytes():
     # 1e3 is 1000 bytes, as capacity=1000 is: batch 46 with a quarter kept
     # (test_a_fit_shown_with_the_bytes_column_only); a NumPy int as well
@@ -929,6 +956,20 @@ def test_a_fit_shown_with_the_bytes_column_only():
 
 
 # Every argument of the wrong type is named, as every bad value is
+
+def test_a_run_that_is_neither_callable_nor_a_projection_is_named():
+    # a hook, the likely mistake, was 'run must be a callable run(n)':
+    # the result of project_batch, which fit_batch takes too, went unsaid
+    from chainer_computational_cost import ComputationalCostHook
+    with ComputationalCostHook(memory=True) as hook:
+        _relu(2)
+    for given in (hook, hook.memory_report, None):
+        with pytest.raises(TypeError, match=(
+                r'^run must be a callable run\(n\) doing one training step '
+                r'at batch n, or the result of project_batch, got ' +
+                re.escape(repr(given)) + '$')):
+            fit_batch(given, capacity=1000, optimizer='sgd')
+
 
 _GPUS = 'gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100'
 
