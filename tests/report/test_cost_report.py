@@ -589,3 +589,25 @@ def test_plots_are_given_the_reports_figures(monkeypatch):
     snap.plot_memory('c.pdf')
     (series, figures, path), _ = mem[0]
     assert (figures['peak'], path) == (104, 'c.pdf')
+
+
+def test_only_ignored_calls_warn_that_none_could_be_costed():
+    # two calls without a calculator: recorded, but nothing to report
+    snap = ReportSnapshot([
+        _rec('MyF', None, 1, ((3,), (3,)), 'forward', '/'),
+        _rec('MyF', None, 1, ((3,), (3,)), 'forward', '/')], {})
+    assert list(snap.ignored_layers) == ['MyF-1', 'MyF-2']
+    message = ('no call could be costed: the 2 recorded calls were ignored '
+               '(see ignored_layers for which and why): no report to show')
+    for show in (snap.show_report, snap.show_summary_report,
+                 snap.show_phase_report, snap.show_link_report):
+        out = io.StringIO()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            show(ost=out)
+        assert [str(w.message) for w in caught] == [message]
+        assert out.getvalue() == ''
+    one = ReportSnapshot(snap.records()[:1], {})
+    with pytest.warns(ReportWarning, match=r'^no call could be costed: the '
+                      r'1 recorded call was ignored \(see ignored_layers'):
+        one.show_report(ost=io.StringIO())
