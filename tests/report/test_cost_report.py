@@ -611,3 +611,31 @@ def test_only_ignored_calls_warn_that_none_could_be_costed():
     with pytest.warns(ReportWarning, match=r'^no call could be costed: the '
                       r'1 recorded call was ignored \(see ignored_layers'):
         one.show_report(ost=io.StringIO())
+
+
+def test_figures_past_a_float_are_reported_exactly():
+    # a projection to a huge batch gives such exact ints: a ReLU of 10**400
+    # FLOPs, 4 * 10**400 bytes read and written (a Linear of 1 each)
+    huge = 10 ** 400
+    snap = ReportSnapshot([
+        _rec('ReLU', (huge, 4 * huge, 4 * huge, {}), 1, ((1,), (1,)),
+             'forward', '/'),
+        _rec('Linear', (1, 1, 1, {}), 1, ((1,), (1,)), 'forward', '/')],
+        {})
+    relu = snap.layer_report['ReLU-1']
+    # 10**400 / (10**400 + 1) is 100.0 in a float
+    assert (relu['flops'], relu['mrw'], relu['flops%']) == (
+        huge, 8 * huge, 100.0)
+    assert snap.summary_report['Linear']['mrw%'] == 0.0
+    assert snap.phase_report['forward']['mrw'] == 8 * huge + 2
+    assert snap.link_report['/']['flops%'] == 100.0
+    text = _show(snap.show_summary_report, unit=None,
+                 columns=['type', 'flops', 'flops%'])
+    assert text == ('Layer type,FLOPs,FLOPs (%)\n'
+                    'ReLU,1' + '0' * 400 + ',100.0%\n'
+                    'Linear,1,0.0%\n'
+                    'total,1' + '0' * 399 + '1,100.0%\n')
+    with pytest.raises(ValueError, match=r"^row 'ReLU-1': its flops \(a "
+                       r"401-digit figure\) is beyond a float's range in "
+                       r"unit 'K': show the report with unit=None"):
+        snap.show_report(ost=io.StringIO(), unit='K')
