@@ -17,11 +17,32 @@ from chainer_computational_cost.core.columns import METRICS, PHASES
 from chainer_computational_cost.core.records import link_depth
 
 
+#: The totals below which a percentage's float arithmetic cannot
+#: overflow (100 times a figure no larger is still a float).  A projection
+#: to a huge batch gives larger exact ints (docs/projection.md): their
+#: percentages are then int divisions, which Python rounds correctly at
+#: any size.
+_FLOAT_SAFE = 2 ** 1000
+
+
 def _percentages(entry, total):
     for m in METRICS:
         t = total[m]
-        entry[m + '%'] = 100.0 * entry[m] / t if t else 0.0
+        if not t:
+            entry[m + '%'] = 0.0
+        elif t < _FLOAT_SAFE:
+            entry[m + '%'] = 100.0 * entry[m] / t
+        else:
+            entry[m + '%'] = 100 * entry[m] / t
     return entry
+
+
+def _percent_of(t):
+    """The function ``x -> 100 * x / t`` of a layer's cells (0.0 when
+    ``t`` is 0), as fast as a multiplication below :data:`_FLOAT_SAFE`."""
+    if t >= _FLOAT_SAFE:
+        return lambda x: 100 * x / t
+    return (100.0 / t if t else 0.0).__rmul__
 
 
 def _sum_into(entry, layer):
@@ -89,8 +110,8 @@ def layer_report(layers, n_params=None, comm=False):
     :func:`summary_report`.
     """
     total = total_report(layers, n_params, comm)
-    scale = {m: (100.0 / total[m] if total[m] else 0.0) for m in METRICS}
-    flops_s, mread_s, mwrite_s, mrw_s = (scale[m] for m in METRICS)
+    flops_p, mread_p, mwrite_p, mrw_p = (_percent_of(total[m])
+                                         for m in METRICS)
     report = collections.OrderedDict()
     for layer in layers:
         get = layer.get
@@ -103,9 +124,9 @@ def layer_report(layers, n_params=None, comm=False):
                  'input_shapes': get('input_shapes'),
                  'output_shapes': get('output_shapes'),
                  'params': get('params'),
-                 'flops%': layer['flops'] * flops_s,
-                 'mread%': mread * mread_s, 'mwrite%': mwrite * mwrite_s,
-                 'mrw%': (mread + mwrite) * mrw_s}
+                 'flops%': flops_p(layer['flops']),
+                 'mread%': mread_p(mread), 'mwrite%': mwrite_p(mwrite),
+                 'mrw%': mrw_p(mread + mwrite)}
         for k in _LAYER_EXTRA:
             if k in layer:
                 entry[k] = layer[k]
@@ -115,19 +136,24 @@ def layer_report(layers, n_params=None, comm=False):
 
 
 def _group_key(name, taken):
-    """A key for a group that cannot hide the total row."""
-    return name if name != 'total' and name not in taken else (
-        '{} (type)'.format(name))
+    """A key for a group that hides neither the total row nor a group keyed
+    before it: ``name``, else ``name`` followed by ``' (type)'`` as many
+    times as needed."""
+    key = name
+    while key == 'total' or key in taken:
+        key += ' (type)'
+    return key
 
 
 def summary_report(layers, n_params=None, by_phase=False, comm=False):
     """Ordered dict layer type -> summed costs, in order of first call,
     then 'total'.
 
-    A function type named ``total`` is keyed ``'total (type)'``: the total
-    row always stays last under ``'total'``.  With ``by_phase``, types are
-    grouped per phase (forward first), keyed ``'<phase>/<type>'`` and each
-    entry has a ``phase``.
+    A function type named ``total`` is keyed ``'total (type)'`` (and a
+    key already taken gets a further ``' (type)'``): the total row always
+    stays last under ``'total'``, and every group keeps its row.  With
+    ``by_phase``, types are grouped per phase (forward first), keyed
+    ``'<phase>/<type>'`` and each entry has a ``phase``.
     """
     total = total_report(layers, n_params, comm)
     groups = collections.OrderedDict()

@@ -551,9 +551,20 @@ class CostReport(object):
         check_unit(unit)
         check_n_digits(n_digits)
         check_time_unit(time_unit)
-        if not self._built()['layers']:
-            warnings.warn('nothing has been recorded yet: no report to '
-                          'show', ReportWarning, stacklevel=3)
+        built = self._built()
+        if not built['layers']:
+            ignored = len(built['ignored'])
+            if ignored:
+                warnings.warn(
+                    'no call could be costed: the {} recorded call{} {} '
+                    'ignored (see ignored_layers for which and why): no '
+                    'report to show'.format(
+                        ignored, 's' if ignored > 1 else '',
+                        'were' if ignored > 1 else 'was'),
+                    ReportWarning, stacklevel=3)
+            else:
+                warnings.warn('nothing has been recorded yet: no report to '
+                              'show', ReportWarning, stacklevel=3)
             return
         # Figures that count a multiply-add as 2 FLOPs say so: all of them
         # (fma_1flop=False) or the matrix layers' (flop_convention='torch').

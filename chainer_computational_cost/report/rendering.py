@@ -281,25 +281,37 @@ def _shapes_text(value):
     return str([tuple(s) if s is not None else None for s in value])
 
 
+def _array_text(value):
+    """``'array(shape=(3,), dtype=int64)'`` for an array (NumPy's, CuPy's:
+    anything with a shape and a dtype that is not a NumPy scalar), else
+    None.  An index array kept in params (GetItem) would print over many
+    lines, or abridged with '...': every mode shows this instead."""
+    if isinstance(value, numpy.generic) or not (
+            hasattr(value, 'shape') and hasattr(value, 'dtype')):
+        return None
+    return 'array(shape={}, dtype={})'.format(tuple(value.shape),
+                                              value.dtype)
+
+
 def _param_text(value):
     if isinstance(value, numpy.generic):
         # A NumPy scalar is its number (or bool), as in JSON (json_param).
         return str(value.item())
-    # An index array kept in params (GetItem) would print over many lines.
-    if hasattr(value, 'shape') and hasattr(value, 'dtype'):
-        return 'array(shape={}, dtype={})'.format(tuple(value.shape),
-                                                  value.dtype)
+    array = _array_text(value)
+    if array is not None:
+        return array
     if isinstance(value, (list, tuple)):
         items = [_param_text(v) for v in value]
         if isinstance(value, tuple):
             return '(' + ', '.join(items) + (',)' if len(items) == 1
                                              else ')')
         return '[' + ', '.join(items) + ']'
-    return str(value)
+    # A user's object whose __str__ raises shows as json_param shows it.
+    return safe_text(value)
 
 
 def _params_text(value):
-    return ', '.join('{}={}'.format(k, _param_text(v))
+    return ', '.join('{}={}'.format(safe_text(k), _param_text(v))
                      for k, v in value.items())
 
 
@@ -357,16 +369,60 @@ def table_cells(rows, columns, unit='autoaligned', n_digits=3,
                   for c, h in zip(columns, header)]
     formats = [(c, _formatter(c, prefixes.get(c), n_digits, time_unit))
                for c in columns]
-    body = [[f(r.get(c)) for c, f in formats] for r in rows]
+    try:
+        body = [[f(r.get(c)) for c, f in formats] for r in rows]
+    except OverflowError:
+        texts = dict(formats)
+        raise _too_big(rows, columns, lambda r, c: texts[c](r.get(c)),
+                       unit) from None
     return [header] + body
 
 
+def _too_big(rows, columns, cell, unit):
+    """The ValueError of the first figure of ``rows`` that ``cell(row,
+    column)`` cannot scale to a float in ``unit`` (an exact int of a
+    projection to a huge batch, see docs/projection.md)."""
+    larger = ' or a larger unit' if unit in PREFIXES[1:-1] else ''
+    for r in rows:
+        for c in columns:
+            try:
+                cell(r, c)
+            except OverflowError:
+                return ValueError(
+                    "row {!r}: its {} (a {}-digit figure) is beyond a "
+                    "float's range in unit {!r}: show the report with "
+                    "unit=None (the exact figures){}".format(
+                        r.get('name'), c, len(str(abs(r[c]))), unit,
+                        larger))
+    return ValueError("a figure is beyond a float's range in unit "
+                      '{!r}'.format(unit))
+
+
 def render_csv(cells):
-    """Comma-separated text; fields holding commas or quotes are quoted."""
+    """Comma-separated text; fields holding commas, quotes or line breaks
+    (a lone carriage return too) are quoted."""
+    rows = [[h.replace('\n', ' ') for h in cells[0]]] + cells[1:]
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator='\n')
-    writer.writerow([h.replace('\n', ' ') for h in cells[0]])
-    writer.writerows(cells[1:])
+    writer.writerows(rows)
+    text = buf.getvalue()
+    if '\r' not in text:
+        return text
+    # The csv module quotes only the characters of its line terminator: a
+    # row with a '\r' goes through a writer ending lines with '\r\n',
+    # whose last two characters are then the row's '\n'.
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator='\n')
+    cr_buf = io.StringIO()
+    cr_writer = csv.writer(cr_buf, lineterminator='\r\n')
+    for row in rows:
+        if any('\r' in field for field in row):
+            cr_buf.seek(0)
+            cr_buf.truncate()
+            cr_writer.writerow(row)
+            buf.write(cr_buf.getvalue()[:-2] + '\n')
+        else:
+            writer.writerow(row)
     return buf.getvalue()
 
 
@@ -431,7 +487,8 @@ def json_param(value):
     """A params value as strict JSON data: mappings with their keys as text
     (as csv and md show them), sequences as lists, numbers (NumPy's too)
     as numbers, non-finite floats as 'Infinity', '-Infinity' or 'NaN',
-    other objects as their text."""
+    arrays as ``'array(shape=..., dtype=...)'`` and other objects as
+    their text, as csv and md show them."""
     if isinstance(value, collections.abc.Mapping):
         return {k if isinstance(k, str) else safe_text(k): json_param(v)
                 for k, v in value.items()}
@@ -446,7 +503,8 @@ def json_param(value):
         value = float(value)
         return value if math.isfinite(value) else _NON_FINITE.get(
             value, 'NaN')
-    return safe_text(value)
+    array = _array_text(value)
+    return safe_text(value) if array is None else array
 
 
 def render_json(rows, columns, unit, n_digits, time_unit, fma_1flop=True):
@@ -464,15 +522,20 @@ def render_json(rows, columns, unit, n_digits, time_unit, fma_1flop=True):
         elif c in TIME_COLUMNS:
             units[c] = time_unit
     out_rows = []
-    for r in rows:
-        obj = collections.OrderedDict()
-        for c in columns:
-            obj[c] = _json_value(r, c, prefixes.get(c), n_digits, time_unit)
-            if c in SCALED and prefixes.get(c) is None \
-                    and r.get(c) is not None:
-                obj[c + '_unit'] = _unit_name(
-                    c, prefix_for(r[c], _base(c)))
-        out_rows.append(obj)
+    try:
+        for r in rows:
+            obj = collections.OrderedDict()
+            for c in columns:
+                obj[c] = _json_value(r, c, prefixes.get(c), n_digits,
+                                     time_unit)
+                if c in SCALED and prefixes.get(c) is None \
+                        and r.get(c) is not None:
+                    obj[c + '_unit'] = _unit_name(
+                        c, prefix_for(r[c], _base(c)))
+            out_rows.append(obj)
+    except OverflowError:
+        raise _too_big(rows, columns, lambda r, c: _json_value(
+            r, c, prefixes.get(c), n_digits, time_unit), unit) from None
     doc = collections.OrderedDict()
     if not fma_1flop and set(columns) & set(FLOP_COLUMNS):
         doc[FMA_FIELD] = 2

@@ -225,3 +225,53 @@ def test_a_layer_in_a_link_never_recorded():
              r['mrw']) for r in list(report.values())[:3]] == [
         (1, 5, 2, 40, 12), (0, 0, 1, 10, 6), (0, 0, 1, 10, 6)]
     assert report['/a']['flops%'] == 25.0  # 10 / 40
+
+
+def test_a_type_keyed_like_a_renamed_total_type_keeps_its_row():
+    # types 'total (type)' (flops 3) and 'total' (flops 5): 'total' is
+    # renamed, and 'total (type)' is taken, so it gets one more suffix;
+    # either order, both rows stay and add up to the total (3 + 5 = 8)
+    first = dict(name='A-1', type='total (type)', flops=3, mread=0,
+                 mwrite=0)
+    second = dict(name='B-1', type='total', flops=5, mread=0, mwrite=0)
+    summary = aggregation.summary_report([first, second])
+    assert [(k, r['type'], r['flops']) for k, r in summary.items()] == [
+        ('total (type)', 'total (type)', 3),
+        ('total (type) (type)', 'total', 5),
+        ('total', 'total', 8)]
+    summary = aggregation.summary_report([second, first])
+    assert [(k, r['type'], r['flops']) for k, r in summary.items()] == [
+        ('total (type)', 'total', 5),
+        ('total (type) (type)', 'total (type)', 3),
+        ('total', 'total', 8)]
+    # by phase, a key starts with its phase (which has no '/'), so these
+    # types keep their own keys
+    by_phase = aggregation.summary_report([first, second], by_phase=True)
+    assert [(k, r['flops']) for k, r in by_phase.items()] == [
+        ('forward/total (type)', 3), ('forward/total', 5), ('total', 8)]
+
+
+def test_percentages_of_figures_past_a_float_are_exact():
+    # exact ints no float holds (a projection to a huge batch): flops
+    # 10**400 and 3 * 10**400 are 25 % and 75 % of 4 * 10**400
+    layers = [
+        dict(name='X-1', type='X', flops=10 ** 400, mread=1, mwrite=0,
+             phase='forward', link='/a'),
+        dict(name='Y-1', type='Y', flops=3 * 10 ** 400, mread=3, mwrite=0,
+             phase='backward', link='/a')]
+    rows = aggregation.layer_report(layers)
+    assert [(r['flops'], r['flops%'], r['mread%'], r['mrw%'])
+            for r in rows.values()] == [
+        (10 ** 400, 25.0, 25.0, 25.0), (3 * 10 ** 400, 75.0, 75.0, 75.0),
+        (4 * 10 ** 400, 100.0, 100.0, 100.0)]
+    assert [r['flops%'] for r in aggregation.summary_report(
+        layers).values()] == [25.0, 75.0, 100.0]
+    assert [r['flops%'] for r in aggregation.phase_report(
+        layers).values()] == [25.0, 75.0, 100.0]
+    assert [r['flops%'] for r in link_report(
+        layers, {'/': (1, 0), '/a': (1, 0)}).values()] == [
+        100.0, 100.0, 100.0]
+    # 10**308 is a float, but 100 times it is not: 100.0, never inf
+    big = [dict(name='X-1', type='X', flops=10 ** 308, mread=0, mwrite=0)]
+    assert aggregation.summary_report(big)['X']['flops%'] == 100.0
+    assert aggregation.layer_report(big)['X-1']['flops%'] == 100.0

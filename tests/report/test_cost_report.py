@@ -589,3 +589,53 @@ def test_plots_are_given_the_reports_figures(monkeypatch):
     snap.plot_memory('c.pdf')
     (series, figures, path), _ = mem[0]
     assert (figures['peak'], path) == (104, 'c.pdf')
+
+
+def test_only_ignored_calls_warn_that_none_could_be_costed():
+    # two calls without a calculator: recorded, but nothing to report
+    snap = ReportSnapshot([
+        _rec('MyF', None, 1, ((3,), (3,)), 'forward', '/'),
+        _rec('MyF', None, 1, ((3,), (3,)), 'forward', '/')], {})
+    assert list(snap.ignored_layers) == ['MyF-1', 'MyF-2']
+    message = ('no call could be costed: the 2 recorded calls were ignored '
+               '(see ignored_layers for which and why): no report to show')
+    for show in (snap.show_report, snap.show_summary_report,
+                 snap.show_phase_report, snap.show_link_report):
+        out = io.StringIO()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            show(ost=out)
+        assert [str(w.message) for w in caught] == [message]
+        assert out.getvalue() == ''
+    one = ReportSnapshot(snap.records()[:1], {})
+    with pytest.warns(ReportWarning, match=r'^no call could be costed: the '
+                      r'1 recorded call was ignored \(see ignored_layers'):
+        one.show_report(ost=io.StringIO())
+
+
+def test_figures_past_a_float_are_reported_exactly():
+    # a projection to a huge batch gives such exact ints: a ReLU of 10**400
+    # FLOPs, 4 * 10**400 bytes read and written (a Linear of 1 each)
+    huge = 10 ** 400
+    snap = ReportSnapshot([
+        _rec('ReLU', (huge, 4 * huge, 4 * huge, {}), 1, ((1,), (1,)),
+             'forward', '/'),
+        _rec('Linear', (1, 1, 1, {}), 1, ((1,), (1,)), 'forward', '/')],
+        {})
+    relu = snap.layer_report['ReLU-1']
+    # 10**400 / (10**400 + 1) is 100.0 in a float
+    assert (relu['flops'], relu['mrw'], relu['flops%']) == (
+        huge, 8 * huge, 100.0)
+    assert snap.summary_report['Linear']['mrw%'] == 0.0
+    assert snap.phase_report['forward']['mrw'] == 8 * huge + 2
+    assert snap.link_report['/']['flops%'] == 100.0
+    text = _show(snap.show_summary_report, unit=None,
+                 columns=['type', 'flops', 'flops%'])
+    assert text == ('Layer type,FLOPs,FLOPs (%)\n'
+                    'ReLU,1' + '0' * 400 + ',100.0%\n'
+                    'Linear,1,0.0%\n'
+                    'total,1' + '0' * 399 + '1,100.0%\n')
+    with pytest.raises(ValueError, match=r"^row 'ReLU-1': its flops \(a "
+                       r"401-digit figure\) is beyond a float's range in "
+                       r"unit 'K': show the report with unit=None"):
+        snap.show_report(ost=io.StringIO(), unit='K')

@@ -1,6 +1,7 @@
 """Rendering on literal rows, the expected text written out by hand, and
 the values every show_* method and the command line share: one check
-each, any case, and numbers never written in scientific notation.
+each, any case, and figures in a unit never written in scientific
+notation.
 
 Not tested, as no input tells it apart: the ``default=0`` of the largest
 value of a column without numbers ('autoaligned'); any default below 1000
@@ -10,6 +11,7 @@ sees it (tested above), so no row reaches it.
 """
 
 import collections
+import csv
 import io
 import json
 
@@ -672,3 +674,79 @@ def test_a_tiny_efficiency_never_shows_as_0():
     assert rendering.render([{'efficiency': 0.25}, {'efficiency': 0.0}],
                             ['efficiency'], 'csv', n_digits=1) == \
         'Efficiency\n0.2\n0.0\n'
+
+
+def test_csv_quotes_a_lone_carriage_return():
+    # a line break inside a field, '\r' alone too, is quoted (RFC 4180):
+    # csv.reader then reads two fields on one row back
+    rows = [{'name': 'My\rOp-1', 'params': {'note': 'line1\rline2'}},
+            {'name': 'B-1', 'params': {'note': 'a\nb'}}]
+    text = rendering.render(rows, ['name', 'params'], 'csv', None)
+    assert text == ('Layer name,Function parameters\n'
+                    '"My\rOp-1","note=line1\rline2"\n'
+                    'B-1,"note=a\nb"\n')
+    assert list(csv.reader(io.StringIO(text, newline=''))) == [
+        ['Layer name', 'Function parameters'],
+        ['My\rOp-1', 'note=line1\rline2'], ['B-1', 'note=a\nb']]
+
+
+def test_an_array_param_has_the_same_text_in_every_mode():
+    # never NumPy's text, which abridges 1500 entries with '...'
+    rows = [{'name': 'GetItem-1',
+             'params': {'slices': [np.arange(1500, dtype=np.int32)],
+                        'mask': np.zeros((2, 3), np.bool_)}}]
+    text = ('slices=[array(shape=(1500,), dtype=int32)], '
+            'mask=array(shape=(2, 3), dtype=bool)')
+    assert rendering.table_cells(rows, ['params'], None)[1] == [text]
+    assert rendering.render(rows, ['params'], 'csv', None) == (
+        'Function parameters\n"' + text + '"\n')
+    got = _json(rendering.render(rows, ['params'], 'json', None))
+    assert got['rows'][0]['params'] == {
+        'slices': ['array(shape=(1500,), dtype=int32)'],
+        'mask': 'array(shape=(2, 3), dtype=bool)'}
+
+
+class _Unprintable(object):
+
+    def __str__(self):
+        raise RuntimeError('boom')
+
+
+def test_a_param_whose_str_raises_shows_as_its_safe_text_in_every_mode():
+    rows = [{'name': 'A-1', 'params': {'tag': _Unprintable(),
+                                       _Unprintable(): [_Unprintable()]}}]
+    text = ('tag=<unprintable _Unprintable object>, '
+            '<unprintable _Unprintable object>='
+            '[<unprintable _Unprintable object>]')
+    assert rendering.table_cells(rows, ['params'], None)[1] == [text]
+    assert rendering.render(rows, ['params'], 'csv', None) == (
+        'Function parameters\n"' + text + '"\n')
+    assert rendering.render(rows, ['params'], 'md', None).splitlines()[
+        2] == '|' + text + '|'
+    got = _json(rendering.render(rows, ['params'], 'json', None))
+    assert list(got['rows'][0]['params'].values()) == [
+        '<unprintable _Unprintable object>',
+        ['<unprintable _Unprintable object>']]
+
+
+def test_figures_past_a_float_are_exact_raw_and_refused_in_a_unit():
+    # 10**400 FLOPs: an exact int (a projection to a huge batch) that no
+    # float holds, nor 10**400 / 1000**4 (1e388) in TFLOPs
+    rows = [{'name': 'ReLU-1', 'flops': 10 ** 400, 'flops%': 100.0}]
+    assert rendering.render(rows, ['name', 'flops', 'flops%'], 'csv',
+                            None) == (
+        'Layer name,FLOPs,FLOPs (%)\nReLU-1,1' + '0' * 400 + ',100.0%\n')
+    got = _json(rendering.render(rows, ['flops'], 'json', None, None))
+    assert got['rows'] == [{'flops': 10 ** 400}]
+    message = (r"^row 'ReLU-1': its flops \(a 401-digit figure\) is beyond "
+               r"a float's range in unit '{}': show the report with "
+               r"unit=None \(the exact figures\){}$")
+    for mode in ('csv', 'md', 'json'):
+        with pytest.raises(ValueError, match=message.format('T', '')):
+            rendering.render(rows, ['name', 'flops'], mode, 'T')
+        with pytest.raises(ValueError, match=message.format('auto', '')):
+            rendering.render(rows, ['name', 'flops'], mode, 'auto')
+    # 'K' to 'G' have a larger unit to suggest
+    with pytest.raises(ValueError, match=message.format(
+            'G', ' or a larger unit')):
+        rendering.render(rows, ['name', 'flops'], 'csv', 'G')
