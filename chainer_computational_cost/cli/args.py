@@ -304,8 +304,10 @@ def _add_run_options(parser):
     parser.add_argument('--project', action='store_true',
                         help='compute the report at the batch size of '
                              '--shape from runs at batch 1, 2 and 3 and a '
-                             'check run at 9 (the same figures, much faster '
-                             'for large batches)')
+                             'check run at 9, and 4 and 14 when a call\'s '
+                             'memory does not follow the batch on a line '
+                             '(the same figures, much faster for large '
+                             'batches)')
     parser.add_argument('--measure-time', action='store_true',
                         help='also measure the wall time of each function '
                              '(a time column; efficiency in the roofline '

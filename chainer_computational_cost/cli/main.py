@@ -182,24 +182,25 @@ def _needs_shape_run(args, kinds):
         getattr(args, attr) is not None for _, attr in PLOT_OPTIONS)
 
 
-def _most_projection_runs(batch):
-    """The most runs :func:`projection.project_batch` makes for ``batch``
-    (each batch size is run once at most): batch 1, 2 and 3; 4 when batch
-    1 is off their line; the check run beyond batch 3; 4, 9 and 14 when a
-    scratch of the memory bends below them.  Most projections make 3 or
-    4; a progress that said so would have to change its total midway."""
+def _projection_sizes(batch):
+    """The batch sizes :func:`projection.project_batch` may run for
+    ``batch`` (each once at most): batch 1, 2 and 3; 4 when batch 1 is
+    off their line; the check run beyond batch 3; 4, 9 and 14 when a
+    scratch of the memory bends below them.  Most projections run 3 or 4
+    of them; a progress that said so would have to change its total
+    midway."""
     sizes = (set(projection.BATCHES) | set(projection.LATER_BATCHES)
              | set(projection.TOP_BATCHES))
     if batch > max(projection.BATCHES):
         sizes.add(min(projection.CHECK_BATCH, batch))
-    return len(sizes)
+    return sizes
 
 
 def _projected(call, args, inputs, dtype, progress):
     """The projection to --shape's batch of runs of ``call``, or
     CommandError."""
     batch = args.shape[0]
-    most = _most_projection_runs(batch)
+    most = len(_projection_sizes(batch))
     runs = []
 
     def projected_run(n):
@@ -274,21 +275,28 @@ def _recorded(report):
 
 def _project_hint(batch, elapsed):
     """The note suggesting --project after the run at ``batch`` took
-    ``elapsed`` seconds, or None when it would save less than
-    :data:`PROJECT_HINT_SECONDS`.  The saving is estimated with the time
-    proportional to the batch, the projection's being the samples of its
-    runs at 1, 2, 3 and its check (15 from batch 9 up)."""
+    ``elapsed`` seconds, or None when the projection could take as long
+    (its most runs, see _projection_sizes, hold as many samples as the
+    run) or would save less than :data:`PROJECT_HINT_SECONDS`.  The times
+    are estimated proportional to the batch: the projection's usual runs
+    at 1, 2, 3 and its check (15 samples from batch 9 up), and its most."""
     check = min(projection.CHECK_BATCH, batch)
-    samples = sum(projection.BATCHES) + (
+    usual = sum(projection.BATCHES) + (
         check if batch > max(projection.BATCHES) else 0)
-    if elapsed * (batch - samples) / batch < PROJECT_HINT_SECONDS:
+    sizes = _projection_sizes(batch)
+    most = sum(sizes)
+    if most >= batch or \
+            elapsed * (batch - usual) / batch < PROJECT_HINT_SECONDS:
         return None
     return ('note: the run at batch {} took {:.0f} s; --project gives the '
             'same figures from runs at batch {} and a check run at {} ({} '
-            'samples instead of {}), in about {:.0f} s'.format(
+            'samples instead of {}), in about {:.0f} s; at most {} runs '
+            '({} samples, {:.0f} s) when the memory of a call does not '
+            'follow the batch on a line'.format(
                 batch, elapsed, ', '.join(
-                    str(n) for n in projection.BATCHES), check, samples,
-                batch, elapsed * samples / batch))
+                    str(n) for n in projection.BATCHES), check, usual,
+                batch, elapsed * usual / batch, len(sizes), most,
+                elapsed * most / batch))
 
 
 def _fit_runs(call, inputs, progress):
