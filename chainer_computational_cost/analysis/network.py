@@ -163,12 +163,8 @@ def check_workers(workers):
             else checks.ArgumentTypeError
         raise error('workers must be ints >= 1 (one int or an iterable of '
                     'them), got {!r}'.format(bad or workers))
-    repeated = sorted({w for w in workers if workers.count(w) > 1})
-    if repeated:
-        # a row per count: a repeat would be silently one row fewer
-        raise ValueError('workers gives {} more than once in {!r}: each '
-                         'worker count is a row, give it once'.format(
-                             ', '.join(map(str, repeated)), workers))
+    checks.once_each('workers', workers, workers,
+                     'each worker count is a row')
     return [int(w) for w in workers]
 
 

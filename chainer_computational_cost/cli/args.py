@@ -553,21 +553,10 @@ def parse_workers(text):
         raise argparse.ArgumentTypeError(
             'must be comma-separated ints >= 1, e.g. 1,8,64; got {!r}'
             .format(text))
-    # (a row per count: a repeat would be the same row again, or
-    # silently one row fewer than the counts typed)
-    _refuse_repeats(workers, text, 'each worker count is a row')
-    return workers
-
-
-def _refuse_repeats(values, text, why):
-    """ArgumentTypeError when ``values`` (parsed from ``text``) repeat
-    one: '{text} gives X more than once: {why}, give it once'."""
-    repeated = sorted({v for v in values if values.count(v) > 1})
-    if repeated:
-        raise argparse.ArgumentTypeError(
-            'gives {} more than once in {!r}: {}, give {} once'.format(
-                ', '.join(map(str, repeated)), text, why,
-                'it' if len(repeated) == 1 else 'each'))
+    try:  # the rest is scaling_report's check (a repeated count)
+        return network.check_workers(workers)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
 def parse_measured(text):
@@ -1137,8 +1126,10 @@ def parse_sizes(text):
         except ValueError:
             raise argparse.ArgumentTypeError('gives {} in {!r}: {}'.format(
                 size, text, netbench.SIZE_RULE))
-    _refuse_repeats(out, text, 'each size is a row of the fit')
-    return out
+    try:
+        return netbench.check_sizes(out)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
 def _command_parser(command, description):

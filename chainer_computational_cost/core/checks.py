@@ -141,3 +141,18 @@ class CheckedFields(object):
     def _make(cls, iterable):
         # namedtuple's _make (and so _replace) would skip __new__
         return cls(*iterable)
+
+
+def once_each(name, values, shown, why):
+    """``values`` (a list) when none is given twice; else a ValueError
+    '{name} gives X more than once in {shown}: {why}, give it once' (the
+    rows of a table that has one per value: a repeat would be the same
+    row again, or silently one row fewer than the values given)."""
+    repeated = sorted({v for v in values if values.count(v) > 1})
+    if repeated:
+        raise ValueError('{}gives {} more than once in {!r}: {}, give {} '
+                         'once'.format(name + ' ' if name else '',
+                                       ', '.join(map(str, repeated)), shown,
+                                       why, 'it' if len(repeated) == 1
+                                       else 'each'))
+    return values

@@ -55,6 +55,25 @@ def check_size(nbytes):
     return int(nbytes)
 
 
+def check_sizes(sizes):
+    """``sizes`` as a list of ints if netbench can fit the ring model to
+    them: two sizes or more, each once (a row of the fit each), each one
+    it can time (see :func:`check_size`); a ValueError naming what is
+    wrong otherwise."""
+    try:
+        sizes = list(sizes)
+    except TypeError:
+        raise checks.ArgumentTypeError(
+            'sizes must be an iterable of byte counts, got {!r}'.format(
+                sizes))
+    sizes = [check_size(s) for s in sizes]
+    checks.once_each('sizes', sizes, sizes, 'each size is a row of the fit')
+    if len(sizes) < 2:
+        raise ValueError('sizes must hold two sizes or more (the fit has a '
+                         'latency and a bandwidth), got {!r}'.format(sizes))
+    return sizes
+
+
 def _one_param_link(nbytes):
     import chainer
     import numpy as np
@@ -152,8 +171,9 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     :class:`~chainer_computational_cost.core.devices.Network` and one row per
     size (``bytes``, ``seconds`` measured, ``model`` seconds).  Each
     size is timed exactly: a ValueError before any timing for one that is
-    not a multiple of 4 (see :func:`check_size`)."""
-    sizes = [check_size(s) for s in sizes]  # before minutes of timing
+    not a multiple of 4, given twice, or alone (see :func:`check_sizes`).
+    """
+    sizes = check_sizes(sizes)  # before minutes of timing
     n = comm.size
     seconds = [time_allreduce(comm, s, repeats, warmup) for s in sizes]
     latency, bandwidth = fit_ring(list(sizes), seconds, n)

@@ -568,8 +568,8 @@ def test_a_worker_count_given_twice_is_refused(capsys):
     # one row per count: '8,8' would print one row for two counts
     assert error_of(capsys, RAISING, *SCALING[:3], '--network', 'ib-edr',
                     '--workers', '1,8,8') == (
-        "error: argument --workers: gives 8 more than once in '1,8,8': each "
-        'worker count is a row, give it once (see --help)')
+        'error: argument --workers: workers gives 8 more than once in '
+        '[1, 8, 8]: each worker count is a row, give it once (see --help)')
 
 
 def test_a_missing_network_file_is_said_to_be_missing(tmp_path, capsys):

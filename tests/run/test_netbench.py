@@ -111,6 +111,18 @@ def test_measure_times_exactly_the_sizes_it_records(monkeypatch):
                            .format(size)):
             netbench.measure(comm, [4, size, 1024], repeats=3)
         assert comm.calls == 0  # refused before any timing
+    # a size given twice would be one point of the fit counted twice, a
+    # lone size no fit at all: refused as the command line refuses them
+    for sizes, message in (
+            ([4, 1024, 4], r'^sizes gives 4 more than once in \[4, 1024, '
+                           r'4\]: each size is a row of the fit, give it '
+                           r'once$'),
+            ([1024], r'^sizes must hold two sizes or more \(the fit has a '
+                     r'latency and a bandwidth\), got \[1024\]$'),
+            (1024, r'^sizes must be an iterable of byte counts, got 1024$')):
+        with pytest.raises(ValueError, match=message):
+            netbench.measure(comm, sizes, repeats=3)
+        assert comm.calls == 0
     # 8 bytes: a gradient of 2 float32, 8 bytes all-reduced
     assert netbench._one_param_link(8).p.grad.nbytes == 8
 
@@ -338,12 +350,12 @@ def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
                        "got '4' (see --help)"),
     (('--output',), 'argument --output: expected one argument (see --help)'),
     # 4K is 4096: a size given twice is one point of the fit, not two
-    (('--sizes', '4,4'), "argument --sizes: gives 4 more than once in "
-                         "'4,4': each size is a row of the fit, give it once "
+    (('--sizes', '4,4'), 'argument --sizes: sizes gives 4 more than once in '
+                         '[4, 4]: each size is a row of the fit, give it once '
                          '(see --help)'),
-    (('--sizes', '8,4K,4096'), 'argument --sizes: gives 4096 more than once '
-     "in '8,4K,4096': each size is a row of the fit, give it once (see "
-     '--help)'),
+    (('--sizes', '8,4K,4096'), 'argument --sizes: sizes gives 4096 more than '
+     'once in [8, 4096, 4096]: each size is a row of the fit, give it once '
+     '(see --help)'),
     (('--sizes', '4,6'), "argument --sizes: gives 6 in '4,6': each size is "
      'timed as exactly that many bytes of float32 gradients (4 bytes '
      'each): give integers >= 4 that are multiples of 4 (see --help)'),
