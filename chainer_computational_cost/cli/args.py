@@ -428,7 +428,7 @@ def _add_scaling_options(parser):
                          choices=list(network.OVERLAPS),
                          help='how the all-reduce meets the backward '
                               '(default none: after it, as ChainerMN)')
-    scaling.add_argument('--bucket-bytes', type=int, default=None,
+    scaling.add_argument('--bucket-bytes', type=parse_bytes, default=None,
                          metavar='BYTES',
                          help='with --overlap ddp or horovod: the bucket '
                               '(fusion buffer) size (default 25 MiB, '
@@ -1035,6 +1035,21 @@ def _number(text):
         return float(text)
     except ValueError:
         return math.nan
+
+
+def parse_bytes(text):
+    """A whole number of bytes >= 1, ``25e6`` allowed as --fit allows it
+    (--bucket-bytes)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = _number(text)
+    try:
+        return checks.whole('bytes', value, 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            'must be a whole number of bytes >= 1 (26214400 or 25e6); got '
+            '{!r}'.format(text))
 
 
 def parse_fit(text):

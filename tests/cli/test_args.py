@@ -111,6 +111,21 @@ def test_margin_values_refused(margin, capsys):
         "'cuda'; got {!r} (see --help)".format(margin))
 
 
+@pytest.mark.parametrize('nbytes', ['26214400', '25e6', '1'])
+def test_bucket_bytes_values_taken(nbytes, capsys):
+    # whole bytes, 25e6 as --fit takes it: taken by the parser, the next
+    # check is the options it needs
+    assert error_of(capsys, RAISING, '--bucket-bytes', nbytes) == (
+        'error: --bucket-bytes needs --workers and --network')
+
+
+@pytest.mark.parametrize('nbytes', ['1.5', '0', '-8', 'nan', 'inf', '25M'])
+def test_bucket_bytes_values_refused(nbytes, capsys):
+    assert error_of(capsys, RAISING, '--bucket-bytes', nbytes) == (
+        'error: argument --bucket-bytes: must be a whole number of bytes '
+        '>= 1 (26214400 or 25e6); got {!r} (see --help)'.format(nbytes))
+
+
 @pytest.mark.parametrize('fit, margin, kept', [
     ('1e3', '100', 'margin 100: 100 bytes'),
     ('1000.0', '100', 'margin 100: 100 bytes')])
