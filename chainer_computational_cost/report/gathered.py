@@ -5,6 +5,7 @@ totals, the slowest rank per layer type)."""
 import collections
 import pickle
 import sys
+import warnings
 
 from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.analysis import network as net
@@ -13,6 +14,7 @@ from chainer_computational_cost.analysis.aggregation import total_report
 from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.records import error_text
+from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.report import cost_report as report
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.report.rendering import check_columns
@@ -166,6 +168,19 @@ class GatheredReport(report.CostReport):
         self._snapshots = collections.OrderedDict(
             (p['rank'], p['snapshot']) for p in parts)
         self.ranks = list(self._snapshots)
+        # The FLOP convention the reports' headers state: the ranks'.
+        conventions = collections.OrderedDict(
+            (r, (getattr(s, 'fma_1flop', None),
+                 getattr(s, 'flop_convention', None)))
+            for r, s in self._snapshots.items())
+        self.fma_1flop, self.flop_convention = conventions[self.ranks[0]]
+        if len(set(conventions.values())) > 1:
+            warnings.warn(
+                'gather: the ranks count FLOPs differently (rank: '
+                '(fma_1flop, flop_convention) {}): their sums mix the '
+                'conventions, and the headers state rank {}\'s'.format(
+                    dict(conventions), self.ranks[0]),
+                ReportWarning, stacklevel=3)
         built = collections.OrderedDict(
             (r, s._built()) for r, s in self._snapshots.items())
         first = _graph(built[self.ranks[0]]['layers'])

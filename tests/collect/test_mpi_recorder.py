@@ -234,6 +234,29 @@ def test_gathered_slowest_rank_and_rank_report():
                                           ('rank1', 15, 100, 0)]
 
 
+def test_a_gathered_report_states_the_ranks_flop_convention():
+    # 2 FLOPs a multiply-add on every rank: the headers say so, as the
+    # ranks' own reports do; ranks that count differently are warned of
+    import io
+    import numpy as np
+    from chainer_computational_cost import ReportWarning
+    parts = []
+    for rank, fma in ((0, False), (1, False), (2, True)):
+        with ComputationalCostHook(fma_1flop=fma) as cch:
+            chainer.functions.relu(np.zeros(3, np.float32))
+        parts.append(mn.rank_part(rank, cch))
+    out = io.StringIO()
+    mn.GatheredReport(parts[:2]).show_report(out, unit=None)
+    assert out.getvalue().splitlines()[0] == (
+        'Layer name,FLOPs (2 per multiply-add),MemRead B,MemWrite B,'
+        'MemR+W B')
+    with pytest.warns(ReportWarning, match=r"^gather: the ranks count FLOPs "
+                      r"differently \(rank: \(fma_1flop, flop_convention\) "
+                      r"\{0: \(False, None\), 1: \(False, None\), 2: "
+                      r"\(True, None\)\}\)"):
+        mn.GatheredReport(parts)
+
+
 def test_gathered_memory_needs_memory_on_the_ranks():
     import numpy as np
     from chainer_computational_cost.report import gathered as mn
