@@ -149,14 +149,51 @@ _BACKWARD_IDS = _backward_codes()
 def _caller_locals(*names):
     """The values of local variables ``names`` (None when missing) of the
     caller of a hook method (Chainer's backward loop), which keep living
-    only as long as it keeps them: Python < 3.13 keeps a copy of a
-    frame's locals for ``f_locals``, emptied here (never a module's)."""
-    frame = _getframe(2)
+    only as long as it keeps them (see _locals_of)."""
+    return _locals_of(_getframe(2), names)
+
+
+def _locals_of(frame, names):
+    """The values of local variables ``names`` (None when missing) of
+    ``frame``: Python < 3.13 keeps a copy of a frame's locals for
+    ``f_locals``, emptied here (never a module's), so that the values live
+    only as long as the frame keeps them."""
     found = frame.f_locals
     values = [found.get(name) for name in names]
     if type(found) is dict and frame.f_code.co_flags & inspect.CO_OPTIMIZED:
         found.clear()
     return values
+
+
+def _calling_link(frame):
+    """The link whose own ``__call__`` ``frame`` runs (a Chainer v1-v4
+    model overriding ``Link.__call__`` instead of defining ``forward``),
+    else None.  Chainer calls link hooks from ``Link.__call__`` only, so
+    the hook finds such a call on the stack.  Only the method that
+    ``type(link).__call__`` is (or wraps, through ``functools.wraps``)
+    counts: a base class's ``__call__`` reached through ``super()`` is
+    the same call of the same link, and a mixin's ``__call__`` that
+    ``Link.__call__`` runs as the forward is the link call itself."""
+    code = frame.f_code
+    if code.co_name != '__call__' or code is _LINK_CALL_CODE or \
+            not code.co_argcount:
+        return None
+    link = _locals_of(frame, code.co_varnames[:1])[0]
+    if not isinstance(link, chainer.Link):
+        return None
+    method = getattr(type(link), '__call__', None)
+    for _ in range(8):  # a few decorators deep; a cycle of them ends too
+        if method is None:
+            break
+        if getattr(method, '__code__', None) is code:
+            return link
+        method = getattr(method, '__wrapped__', None)
+    return None
+
+
+#: What _new_stack returns for a stack that runs the ``__call__`` of a
+#: link (see _calling_link) that the link stack does not hold yet.
+_UNOPENED = object()
 
 
 def _shapes(arrays):
@@ -267,6 +304,14 @@ class _LinkObserver(chainer.LinkHook):
     postprocess, so at each link call the entries above the frame of the
     nearest enclosing link call are dropped.  A postprocess of a link that
     has no entry (called before the hook was entered) changes nothing.
+
+    A link whose class overrides ``__call__`` (Chainer v1-v4 style) is
+    called without ``Link.__call__``, so without link hooks: its call is
+    found on the stack, on the slow paths only (a link call whose stack
+    is not the usual one from the link call on top, a function call whose
+    stack is new), and gets an entry of five fields, its ``__call__``
+    frame first and the link last, opened there (see enclosing) and
+    closed when a later call finds that frame no longer running.
     """
 
     def __init__(self, owner):
@@ -282,6 +327,10 @@ class _LinkObserver(chainer.LinkHook):
         # this with block; per path the union of its links' parameters.
         self.param_sizes = {}
         self.path_sizes = {}
+        # (path, id(link)) -> weak reference to each link overriding
+        # __call__ called in this with block: measured when its call is
+        # found to have returned, or at the block's exit.
+        self.overriding = {}
 
     def forward_preprocess(self, args):
         owner = self._owner
@@ -301,20 +350,24 @@ class _LinkObserver(chainer.LinkHook):
                 parent = stack[-1][2]
             else:
                 found = None
-        if found is None:
-            parent, above = self._parent(frame)
-            found = owner._stack_at(frame.f_back, above)
         link = args.link
-        if parent is None:
+        same = False
+        if found is None:
+            parent, above = self.enclosing(frame.f_back)
+            found = owner._stack_at(frame.f_back, above)
+            # An overriding __call__ handing over to Link.__call__
+            # (super().__call__): the same call of the same link.
+            same = (len(stack) > 0 and len(stack[-1]) == 5 and
+                    stack[-1][1] == id(link))
+        if same:
+            path = parent
+        elif parent is None:
             path = '/'
         else:
             name = link.name or type(link).__name__
-            key = (parent, name)
-            path = self.paths.get(key)
+            path = self.paths.get((parent, name))
             if path is None:
-                path = self.paths[key] = (
-                    parent + name if parent == '/' else
-                    parent + '/' + name)
+                path = self._new_path(parent, name)
         node = found[0]
         tries = owner._tries
         trie = tries.get(id(node))
@@ -327,60 +380,134 @@ class _LinkObserver(chainer.LinkHook):
         info = self.links.get(path)
         if info is None:
             self.links[path] = [1, None, None]
-        else:
+        elif not same:
             info[0] += 1
         self.version += 1
 
-    def _parent(self, frame):
-        """``(path of the enclosing link call or None, its anchor)`` for
-        the link call of ``frame``, after dropping the entries of calls
-        that raised: the nearest ``Link.__call__`` frame above ``frame`` in
-        the block is the enclosing call's.  With none, the anchor is the
-        block's entry and, in a backward pass (a recomputation, F.forget),
-        the path is the link of the node being differentiated."""
+    def _child_path(self, parent, link):
+        """The path of ``link`` called in the link call at ``parent``."""
+        name = link.name or type(link).__name__
+        return self.paths.get((parent, name)) or self._new_path(parent, name)
+
+    def _new_path(self, parent, name):
+        """The path of the child ``name`` of the link at ``parent``, kept
+        for the next calls."""
+        path = self.paths[parent, name] = (
+            parent + name if parent == '/' else parent + '/' + name)
+        return path
+
+    def enclosing(self, outer):
+        """``(path of the innermost link call running or None, its
+        anchor)`` for a call made in frame ``outer``, after dropping the
+        entries of calls that raised (or, overriding ``__call__``, have
+        returned) and opening the calls of links overriding ``__call__``
+        not opened yet: the nearest ``Link.__call__`` frame, or opened
+        ``__call__`` frame, from ``outer`` up in the block is the
+        enclosing call's.  With none, the anchor is the block's entry and,
+        in a backward pass (a recomputation, F.forget), the path is the
+        link of the node being differentiated."""
         owner = self._owner
         stack = owner._link_stack
         base = owner._base_anchor
         entry_code = base[0]
         entry_id = base[1]
-        outer = frame.f_back
-        while outer is not None and outer.f_code is not _LINK_CALL_CODE:
-            if outer.f_code is entry_code and id(outer) == entry_id:
+        calls = []  # (frame, link) overriding __call__, innermost first
+        while outer is not None:
+            code = outer.f_code
+            if code is _LINK_CALL_CODE:
+                break
+            if code is entry_code and id(outer) == entry_id:
                 outer = None
                 break
+            if code.co_name == '__call__':
+                if any(entry[0] is outer for entry in stack):
+                    break  # opened
+                link = _calling_link(outer)
+                if link is not None:
+                    calls.append((outer, link))
             outer = outer.f_back
         while stack and stack[-1][0] is not outer:
-            stack.pop()  # a call that raised
+            self._close(stack.pop())  # a call that raised (or returned)
+        for frame, link in reversed(calls):
+            self._open(frame, link)
         if stack:
             return stack[-1][2], stack[-1][3]
         if owner._backward_links:
             return owner._backward_links[-1][1], base
         return None, base
 
+    def _open(self, frame, link):
+        """Push the call of ``link``, running its own ``__call__`` in
+        ``frame``, on the link stack, as forward_preprocess does for a
+        call through ``Link.__call__``; its anchor is that frame."""
+        owner = self._owner
+        stack = owner._link_stack
+        if stack:
+            parent, above = stack[-1][2], stack[-1][3]
+        else:
+            above = owner._base_anchor
+            bw = owner._backward_links
+            parent = bw[-1][1] if bw else None
+        path = '/' if parent is None else self._child_path(parent, link)
+        # The frames between it and the enclosing call run no such
+        # __call__ (those are opened outermost first).
+        found = (_trie_walk(frame.f_back, above) or
+                 owner._new_stack(frame.f_back, above, False) or
+                 owner._new_stack(frame.f_back, owner._base_anchor, False))
+        node = found[0]
+        trie = owner._tries.setdefault(id(node), {})
+        anchor = (frame.f_code, id(frame), trie, node, found[1], found[2],
+                  path)
+        stack.append((frame, id(link), path, anchor, link))
+        owner._anchor = anchor
+        self.overriding[path, id(link)] = weakref.ref(link)
+        info = self.links.get(path)
+        if info is None:
+            self.links[path] = [1, None, None]
+        else:
+            info[0] += 1
+        self.version += 1
+
+    def _close(self, entry):
+        """An entry taken off the link stack: the parameters of a link
+        overriding ``__call__`` are measured once its call has returned
+        (lazily initialised ones exist then)."""
+        if len(entry) == 5 and (entry[2], entry[1]) not in self.param_sizes:
+            self._measure(entry[2], entry[4])
+
     def forward_postprocess(self, args):
         owner = self._owner
         stack = owner._link_stack
         frame = _getframe(1)
-        for i in range(len(stack) - 1, -1, -1):
+        top = len(stack) - 1
+        for i in range(top, -1, -1):
             if stack[i][0] is frame:
                 break
         else:
             return  # called before the block was entered
         path = stack[i][2]
+        if i != top:
+            # calls that raised, or overriding __call__ and returned
+            for entry in stack[i + 1:]:
+                self._close(entry)
         del stack[i:]  # its own entry and any a raising callee left
         owner._anchor = stack[-1][3] if stack else owner._base_anchor
         link = args.link
-        me = id(link)
-        measured = self.param_sizes
-        if (path, me) not in measured:
+        if (path, id(link)) not in self.param_sizes:
             # After the call: lazily initialised parameters exist now.
-            sizes = measured[path, me] = _param_sizes(link, path, measured)
-            merged = self.path_sizes.setdefault(path, {})
-            merged.update(sizes)
-            info = self.links[path]
-            info[1] = int(sum(n for n, _ in merged.values()))
-            info[2] = int(sum(b for _, b in merged.values()))
-            self.version += 1
+            self._measure(path, link)
+
+    def _measure(self, path, link):
+        """Count the parameters of ``link``, called at ``path``, in its
+        path's (once per with block)."""
+        measured = self.param_sizes
+        sizes = measured[path, id(link)] = _param_sizes(link, path, measured)
+        merged = self.path_sizes.setdefault(path, {})
+        merged.update(sizes)
+        info = self.links[path]
+        info[1] = int(sum(n for n, _ in merged.values()))
+        info[2] = int(sum(b for _, b in merged.values()))
+        self.version += 1
 
     def not_called(self, links):
         """Links whose parameters the block updated without calling them,
@@ -396,6 +523,12 @@ class _LinkObserver(chainer.LinkHook):
                 self.version += 1
 
     def __exit__(self, *args):
+        # Links overriding __call__ whose return no later call saw.
+        for (path, me), ref in self.overriding.items():
+            link = ref()
+            if link is not None and (path, me) not in self.param_sizes:
+                self._measure(path, link)
+        self.overriding = {}
         # Links are measured again in the next block: they may have
         # changed in between (lazy initialisation, new parameters).
         self.param_sizes = {}
@@ -678,7 +811,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
 
     # Observation
 
-    def _new_stack(self, frame, anchor):
+    def _new_stack(self, frame, anchor, check=True):
         """The interned stack of ``frame`` and its callers, up to the frame
         of ``anchor`` (then under the anchor's root), whether a backward
         pass is running and how many link calls are running in the block:
@@ -696,20 +829,31 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         code objects and offsets, never frames, so no local variable of the
         user's stays alive.  This builds a stack not seen before and enters
         it in the anchor's trie, which forward_postprocess walks for the
-        ones seen before: one level per frame, innermost first, keyed by
-        the frame's offset and holding ``(code, next level)`` (keyed by
-        ``(offset, id(code))`` for a second code at the same offset; the
-        trie keeps the codes, so their ids stay theirs), the found triple
-        under the key None.
+        ones seen before (with ``check``, a stack running the ``__call__``
+        of a link that overrides it and is not on the link stack is not
+        entered: _UNOPENED is returned, see _stack_at): one level per
+        frame, innermost first, keyed by the frame's offset and holding
+        ``(code, next level)`` (keyed by ``(offset, id(code))`` for a
+        second code at the same offset; the trie keeps the codes, so their
+        ids stay theirs), the found triple under the key None.
         """
         stop_code, stop_id, level, root, backward, depth, path = anchor
         codes = []
         node = None
+        # Above the block (stop_code None) no link counts.
+        check = check and stop_code is not None
         while frame is not None:
-            codes.append((frame.f_code, frame.f_lasti))
-            if frame.f_code is stop_code and id(frame) == stop_id:
+            code = frame.f_code
+            codes.append((code, frame.f_lasti))
+            if code is stop_code and id(frame) == stop_id:
                 node = root  # the stack goes on above the anchor
                 break
+            if check and code.co_name == '__call__' and \
+                    _calling_link(frame) is not None:
+                # Its link is not on the link stack: nothing is kept (the
+                # next call of this stack comes back here), the caller
+                # opens the link (_LinkObserver.enclosing) and asks again.
+                return _UNOPENED
             frame = frame.f_back
         else:
             if path is not None:
@@ -744,6 +888,19 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         for anchor in (anchor, self._base_anchor):
             found = _trie_walk(frame, anchor) or self._new_stack(frame,
                                                                  anchor)
+            if found is _UNOPENED or found is None and any(
+                    len(entry) == 5 for entry in self._link_stack):
+                # A link overriding __call__ is being called and not on
+                # the link stack, or the anchor is not running and the
+                # stack holds such a call, which may have returned
+                # (Chainer tells nothing when it does): the link stack is
+                # brought up to date (the frames of calls that returned,
+                # and the arrays they held, freed) and the innermost link
+                # call running is the anchor from now on.
+                anchor = self._anchor = self._link_observer.enclosing(
+                    frame)[1]
+                found = (_trie_walk(frame, anchor) or
+                         self._new_stack(frame, anchor, False))
             if found is not None:
                 node, backward, depth = found
                 link = anchor[6]

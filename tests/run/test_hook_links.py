@@ -576,3 +576,254 @@ def test_a_deep_copy_of_a_hook_following_memory_keeps_its_figures():
     assert twin.memory_report['peak'] == cch.memory_report['peak'] == 24
     assert twin.layer_report['ReLU-1']['live'] == 24
     assert not twin.active
+
+
+# Chainer v1-v4 models define __call__ instead of forward: Chainer's link
+# hooks never see such a link's call, the hook finds it on the stack.
+
+class _OldNet(chainer.Chain):
+    """The same layers as a forward model, called through __call__: a
+    Convolution2D(3 -> 4, 3x3), a ReLU of its own, a Linear(None -> 2)."""
+
+    def __init__(self):
+        super(_OldNet, self).__init__()
+        with self.init_scope():
+            self.c1 = L.Convolution2D(3, 4, 3)
+            self.fc = L.Linear(None, 2)
+
+    def __call__(self, x):
+        return self.fc(F.relu(self.c1(x)))
+
+
+class _OldBlock(chainer.Chain):
+    """A Sigmoid, a Linear(n_in -> n_out), a ReLU, in __call__: a function
+    of its own before its first child and one after it."""
+
+    def __init__(self, n_in=3, n_out=4):
+        super(_OldBlock, self).__init__()
+        with self.init_scope():
+            self.fc = L.Linear(n_in, n_out)
+
+    def __call__(self, x):
+        return F.relu(self.fc(F.sigmoid(x)))
+
+
+class _OldTop(chainer.Chain):
+    """A Tanh over an _OldBlock, in __call__."""
+
+    def __init__(self):
+        super(_OldTop, self).__init__()
+        with self.init_scope():
+            self.block = _OldBlock()
+
+    def __call__(self, x):
+        return F.tanh(self.block(x))
+
+
+class _NewTop(chainer.Chain):
+    """A Tanh over an _OldBlock, in forward."""
+
+    def __init__(self):
+        super(_NewTop, self).__init__()
+        with self.init_scope():
+            self.block = _OldBlock()
+
+    def forward(self, x):
+        return F.tanh(self.block(x))
+
+
+def _links(cch, phase='forward'):
+    return [(r['type'], r['link']) for name, r in cch.layer_report.items()
+            if name != 'total' and r['phase'] == phase]
+
+
+def test_children_of_a_chain_defining_call_keep_their_paths():
+    cch = _run(_OldNet(), _x(1, 3, 8, 8))
+    # Linear reshapes its (1, 4, 6, 6) input to (1, 144) itself
+    assert _links(cch) == [
+        ('Convolution2DFunction', '/c1'), ('ReLU', '/'), ('Reshape', '/fc'),
+        ('LinearFunction', '/fc')]
+    report = cch.link_report
+    assert list(report) == ['/', '/c1', '/fc', 'total']
+    # c1: W 4*3*3*3 + b 4 = 112; fc, initialised by its call on 4*6*6 =
+    # 144 inputs: W 2*144 + b 2 = 290
+    assert report['/c1']['n_params'] == 112
+    assert report['/fc']['n_params'] == 290
+    assert report['/']['n_params'] == 112 + 290
+    assert cch.total_report['n_params'] == 402
+    assert [report[p]['n_calls'] for p in ('/', '/c1', '/fc')] == [1, 1, 1]
+    assert report['/']['n_layers'] == 4
+
+
+@pytest.mark.parametrize('top', [_OldTop, _NewTop])
+def test_a_block_defining_call_owns_its_functions_and_children(top):
+    cch = _run(top(), _x(2, 3))
+    # the Sigmoid runs before the block's first child, the ReLU after it
+    assert _links(cch) == [
+        ('Sigmoid', '/block'), ('LinearFunction', '/block/fc'),
+        ('ReLU', '/block'), ('Tanh', '/')]
+    report = cch.link_report
+    assert list(report) == ['/', '/block', '/block/fc', 'total']
+    # fc: W 4*3 + b 4 = 16, the only parameters
+    assert [report[p]['n_params'] for p in report] == [16, 16, 16, 16]
+    assert [report[p]['n_calls'] for p in report if p != 'total'] == [
+        1, 1, 1]
+    assert [report[p]['n_layers'] for p in report] == [4, 3, 1, 4]
+
+
+class _OldPair(chainer.Chain):
+    """Two _OldBlocks of one class, 3 -> 4 -> 2, called in a loop from
+    __call__ (the same code at the same place, two links)."""
+
+    def __init__(self):
+        super(_OldPair, self).__init__()
+        with self.init_scope():
+            self.b1 = _OldBlock(3, 4)
+            self.b2 = _OldBlock(4, 2)
+
+    def __call__(self, x):
+        for name in ('b1', 'b2'):
+            x = self[name](x)
+        return x
+
+
+def test_blocks_of_one_class_defining_call_are_told_apart():
+    model = _OldPair()
+    with ComputationalCostHook(strict=True) as cch:
+        for _ in range(2):
+            model.cleargrads()
+            F.sum(model(_x(2, 3))).backward()
+    records = _links(cch)
+    step = [('Sigmoid', '/b1'), ('LinearFunction', '/b1/fc'),
+            ('ReLU', '/b1'), ('Sigmoid', '/b2'), ('LinearFunction', '/b2/fc'),
+            ('ReLU', '/b2'), ('Sum', '/')]
+    assert records == step + step
+    backward = set(_links(cch, 'backward'))
+    assert {('ReLUGrad2', '/b1'), ('ReLUGrad2', '/b2'),
+            ('LinearGradWeight', '/b1/fc'), ('LinearGradWeight', '/b2/fc'),
+            ('LinearGradData', '/b2/fc')} <= backward
+    report = cch.link_report
+    assert list(report) == ['/', '/b1', '/b1/fc', '/b2', '/b2/fc', 'total']
+    assert [report[p]['n_calls'] for p in report if p != 'total'] == [
+        2, 2, 2, 2, 2]
+    # b1: W 4*3 + b 4 = 16; b2: W 2*4 + b 2 = 10
+    assert [report[p]['n_params'] for p in report] == [
+        26, 16, 16, 10, 10, 26]
+
+
+class _Wrapping(chainer.Chain):
+    """A __call__ that hands over to Chainer's (so to forward) after a
+    Sigmoid of its own."""
+
+    def __init__(self):
+        super(_Wrapping, self).__init__()
+        with self.init_scope():
+            self.fc = L.Linear(3, 4)
+
+    def __call__(self, x):
+        return super(_Wrapping, self).__call__(F.sigmoid(x))
+
+    def forward(self, x):
+        return F.relu(self.fc(x))
+
+
+def test_a_call_handing_over_to_chainer_s_is_one_call_of_its_link():
+    cch = _run(_Wrapping(), _x(2, 3))
+    assert _links(cch) == [('Sigmoid', '/'), ('LinearFunction', '/fc'),
+                           ('ReLU', '/')]
+    report = cch.link_report
+    assert list(report) == ['/', '/fc', 'total']
+    assert report['/']['n_calls'] == 1
+    # fc: W 4*3 + b 4 = 16
+    assert report['/']['n_params'] == 16
+
+
+class _Scratchy(chainer.Chain):
+    """Makes a (1, 1000) ReLU output in __call__ and returns its sum: the
+    ReLU's 4000 bytes die when __call__ returns."""
+
+    def __call__(self, x):
+        h = F.relu(x)
+        return F.sum(h)
+
+
+def test_a_chain_defining_call_leaves_nothing_alive_after_it():
+    with chainer.no_backprop_mode():
+        with ComputationalCostHook(strict=True, memory=True) as cch:
+            y = _Scratchy()(_x(1, 1000))
+            F.relu(y)
+    layers = cch.layer_report
+    # ReLU-1: its own 1000*4 bytes; Sum-1: those and its 4 bytes
+    assert layers['ReLU-1']['live'] == 4000
+    assert layers['Sum-1']['live'] == 4004
+    # ReLU-2: y's 4 bytes and its own 4, h freed with __call__'s frame
+    assert layers['ReLU-2']['live'] == 8
+    assert layers['ReLU-2']['link'] == '/'
+
+
+def test_a_report_read_after_a_call_of_a_chain_defining_call_counts_it():
+    model = _OldPair()
+    with ComputationalCostHook(strict=True) as cch:
+        F.sum(model(_x(2, 3)))
+        # read after the next call, in the block
+        n_params = [(p, r['n_params']) for p, r in cch.link_report.items()]
+    # b1: W 4*3 + b 4 = 16; b2: W 2*4 + b 2 = 10
+    assert n_params == [('/', 26), ('/b1', 16), ('/b1/fc', 16), ('/b2', 10),
+                        ('/b2/fc', 10), ('total', 26)]
+
+
+def test_a_report_read_after_a_block_defining_call_returned_counts_it():
+    class Bare(chainer.Chain):
+        def __init__(self):
+            super(Bare, self).__init__()
+            with self.init_scope():
+                self.block = _OldBlock()
+
+        def forward(self, x):
+            return self.block(x)  # no call of its own after the block's
+
+    with ComputationalCostHook(strict=True) as cch:
+        Bare()(_x(2, 3))
+        n_params = [(p, r['n_params']) for p, r in cch.link_report.items()]
+    # fc: W 4*3 + b 4 = 16, the only parameters
+    assert n_params == [('/', 16), ('/block', 16), ('/block/fc', 16),
+                        ('total', 16)]
+
+
+class _Catching(chainer.Chain):
+    """Makes a (1, 1000) ReLU output in __call__ and its sum, then calls
+    a child that raises after its own call, catches that and returns the
+    sum: no call between the error and the return."""
+
+    def __init__(self):
+        super(_Catching, self).__init__()
+        with self.init_scope():
+            self.boom = _Raising()
+
+    def __call__(self, x):
+        h = F.relu(x)
+        y = F.sum(h)
+        try:
+            self.boom(y)
+        except ValueError:
+            pass
+        return y
+
+
+class _Raising(chainer.Link):
+    def forward(self, x):
+        F.identity(x)
+        raise ValueError('boom')
+
+
+def test_a_chain_defining_call_that_caught_an_error_leaves_nothing_alive():
+    with chainer.no_backprop_mode():
+        with ComputationalCostHook(strict=True, memory=True) as cch:
+            y = _Catching()(_x(1, 1000))
+            F.relu(y)
+    layers = cch.layer_report
+    assert layers['Sum-1']['link'] == '/'
+    assert layers['Identity-1']['link'] == '/boom'
+    # ReLU-2: y's 4 bytes and its own 4, h freed with __call__'s frame
+    assert layers['ReLU-2']['live'] == 8
+    assert layers['ReLU-2']['link'] == '/'
