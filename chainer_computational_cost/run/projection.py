@@ -62,9 +62,9 @@ class Projection(report.ReportSnapshot):
 
 def same(values):
     """Whether the recorded values in ``values`` (one or more) are all
-    equal, without raising: arrays (NumPy or CuPy, as GetItem keeps index
-    arrays) are equal when their shapes, dtypes and elements are;
-    containers element by element."""
+    equal, without raising: arrays (NumPy or CuPy, as a custom
+    calculator's params may hold) are equal when their shapes, dtypes and
+    elements are; containers element by element."""
     first, *others = values
     if all(v is first for v in others):
         return True
@@ -77,7 +77,8 @@ def same(values):
         return all(v.keys() == first.keys() for v in others) and all(
             same([v[k] for v in values]) for k in first)
     try:
-        if hasattr(first, 'shape') and hasattr(first, 'dtype'):
+        if hasattr(first, 'shape') and hasattr(first, 'dtype') and \
+                hasattr(first, 'all'):
             return all(v.shape == first.shape and v.dtype == first.dtype
                        and bool((v == first).all()) for v in others)
         return all(bool(v == first) for v in others)
