@@ -406,16 +406,30 @@ def reshape_view(shape, strides, newshape):
     return tuple(out)
 
 
+def _c_contiguous(shape, strides, itemsize):
+    expected = itemsize
+    for d, s in zip(reversed(shape), reversed(strides)):
+        if d != 1 and s != expected:
+            return False
+        expected *= d
+    return True
+
+
+def contiguous(shape, strides, itemsize):
+    """Whether an array of ``shape``, ``strides`` and ``itemsize`` is C- or
+    F-contiguous, as NumPy's flags say (an axis of length 1 may have any
+    stride; an empty array is)."""
+    shape, strides = tuple(shape), tuple(strides)
+    return (0 in shape or _c_contiguous(shape, strides, itemsize) or
+            _c_contiguous(shape[::-1], strides[::-1], itemsize))
+
+
 def _blasable(shape, strides, itemsize):
-    """Whether ``numpy.dot`` hands a 2-d operand to BLAS as it is (rows or
-    columns contiguous), rather than copying it first."""
-    m, k = shape
-    if m <= 1 or k <= 1:
-        return True
-    s0, s1 = strides
-    return ((s1 == itemsize and s0 % itemsize == 0 and s0 >= k * itemsize)
-            or (s0 == itemsize and s1 % itemsize == 0
-                and s1 >= m * itemsize))
+    """Whether ``numpy.dot`` hands a 2-d operand to BLAS as it is, rather
+    than copying it first: NumPy 1.x's dot copies any operand that is
+    neither C- nor F-contiguous, a column slice ``h[:, :k]`` (rows of the
+    right stride apart, which BLAS could take) included."""
+    return contiguous(shape, strides, itemsize)
 
 
 def dot_copies(shape, strides, itemsize):

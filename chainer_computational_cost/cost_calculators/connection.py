@@ -42,6 +42,7 @@ from chainer.functions.connection.shift import Shift
 
 from chainer_computational_cost.cost_calculators import c_strides
 from chainer_computational_cost.cost_calculators import compact
+from chainer_computational_cost.cost_calculators import contiguous
 from chainer_computational_cost.cost_calculators import conv_out_size
 from chainer_computational_cost.cost_calculators import deconv_out_size
 from chainer_computational_cost.cost_calculators import dot_copies
@@ -464,14 +465,8 @@ def calc_linear(func: LinearFunction, in_data, **kwargs):
 
 
 def _contiguous(x):
-    """Whether ``x`` is C- or F-contiguous (as NumPy's flags say, axes of
-    length 1 ignored)."""
-    shape, strides, isz = _operand(x)
-    dims = [(d, s) for d, s in zip(shape, strides) if d != 1]
-    c = c_strides([d for d, _ in dims], isz)
-    f = tuple(reversed(c_strides([d for d, _ in reversed(dims)], isz)))
-    got = tuple(s for _, s in dims)
-    return got == c or got == f
+    """Whether ``x`` is C- or F-contiguous (see :func:`contiguous`)."""
+    return contiguous(*_operand(x))
 
 
 def _dot_operand_copy(x):

@@ -132,6 +132,7 @@ from chainer_computational_cost.cost_calculators import reshape_view
 from chainer_computational_cost.cost_calculators import resolve_table
 from chainer_computational_cost.cost_calculators import size_of
 from chainer_computational_cost.cost_calculators import strides_of
+from chainer_computational_cost.cost_calculators import tensordot_copies
 from chainer_computational_cost.cost_calculators import total_size
 
 #: The family of calls whose time one fit of a calibration predicts
@@ -918,6 +919,28 @@ def calc_tensor_dot(func: TensorDot, in_data, **kwargs):
              * prod(d for i, d in enumerate(b.shape) if i not in b_con))
     return (dot_flops(n_out, k, fma), size_of(a) + size_of(b), n_out,
             {'a_axes': a_con, 'b_axes': b_con})
+
+
+def scratch_tensor_dot(func: TensorDot, in_data, **kwargs):
+    r"""Copies of operands `numpy.tensordot` cannot take as they are.
+
+    NumPy: each operand is transposed (the contracted axes last for a,
+    first for b) and reshaped to a matrix, a copy unless its axes merge in
+    place, and `numpy.dot` copies a matrix that is neither C- nor
+    F-contiguous (a column slice `h[:, :k]`): none for contiguous operands
+    contracted on their outer axes. The product is the output (its
+    transposition, when asked for, a view). BLAS's own buffers are not
+    counted.
+
+    CuPy: not counted.
+    """
+    a, b = in_data
+    if kwargs.get('backend', 'numpy') == 'cupy':
+        return 0
+    a_con, b_con = _contracted_axes(func, a.ndim, b.ndim)
+    return tensordot_copies(
+        (tuple(a.shape), strides_of(a), a.dtype.itemsize), a_con,
+        (tuple(b.shape), strides_of(b), b.dtype.itemsize), b_con)
 
 
 def calc_ein_sum(func: EinSum, in_data, **kwargs):

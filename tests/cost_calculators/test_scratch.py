@@ -277,6 +277,22 @@ def test_linear_copies_a_non_contiguous_input(rng):
     calls = probe(lambda: F.linear(np.ascontiguousarray(x), W))
     # contiguous: BLAS takes x and W.T as they are
     check(calls, 'LinearFunction', 0)
+    # a column slice: rows 640 floats apart, neither C- nor F-contiguous,
+    # which NumPy's dot copies too: 64*256 floats = 65536 bytes
+    x = rng.rand(64, 640).astype(np.float32)[:, :256]
+    check(probe(lambda: F.linear(x, W)), 'LinearFunction', 65536)
+
+
+def test_tensordot_copies_an_operand_dot_cannot_take(rng):
+    # a (64, 256) column slice of a (64, 640) array, contracted on its
+    # last axis: already the matrix dot wants, but not contiguous, so dot
+    # copies it: 64*256 floats = 65536 bytes; b (256, 32) is taken as is
+    a = rng.rand(64, 640).astype(np.float32)[:, :256]
+    b = rand(rng, 256, 32)
+    check(probe(lambda: F.tensordot(a, b, axes=1)), 'TensorDot', 65536)
+    # contiguous: none
+    a = np.ascontiguousarray(a)
+    check(probe(lambda: F.tensordot(a, b, axes=1)), 'TensorDot', 0)
 
 
 # The helpers, against NumPy itself
@@ -318,6 +334,10 @@ def test_tensordot_copies_agrees_with_tracemalloc():
         (rng.rand(6, 5, 40), (0,), rng.rand(6, 30), (0,), 0),
         # a view with a stride of 2 elements: dot copies it, 40*50 floats
         (strided, (1,), rng.rand(30, 50), (1,), 4 * 40 * 50),
+        # a column slice: no transposition, but dot copies it, 40*50
+        (rng.rand(40, 60).astype(np.float32)[:, :50], (1,), rng.rand(50, 30),
+         (0,),
+         4 * 40 * 50),
     ]
     for a, a_axes, b, b_axes, copies in cases:
         a, b = a.astype(np.float32, copy=False), b.astype(np.float32)
