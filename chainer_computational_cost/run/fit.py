@@ -432,7 +432,9 @@ def _counted(measured, updates, key, opt_state, table, reserve, margin,
 def _left_out(updates, margin):
     """What a fit_batch total does not hold, in words."""
     out = ["the step's inputs and arrays made outside function calls (the "
-           "loss's initial gradient)",
+           "loss's initial gradient, a recurrent link's zero initial "
+           "state, the zero gradients an update gives parameters that got "
+           "none)",
            "on a CPU, the buffers NumPy's ufuncs take to cast an operand "
            "or walk a broadcast or strided one (at most fit.NUMPY_BUFFERS, "
            "128 KiB) and the Python objects of the graph"]
