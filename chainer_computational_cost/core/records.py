@@ -81,10 +81,14 @@ class Record(typing.NamedTuple):
 
 
 def as_record(record):
-    """``record`` as a :class:`Record`: a plain tuple (a record pickled by
-    an earlier version, possibly without the last fields, which are then
-    None) is wrapped."""
-    return record if type(record) is Record else Record(*record)
+    """``record`` as a :class:`Record`: a plain tuple (a pickled record,
+    possibly of an earlier version without the last fields, which are
+    then None) is wrapped."""
+    if type(record) is Record:
+        return record
+    if len(record) == _N_FIELDS:
+        return _make_record(record)
+    return Record(*record)
 
 
 def as_records(records):
@@ -95,6 +99,12 @@ def as_records(records):
     if any(type(r) is not Record for r in records):
         records = [as_record(r) for r in records]
     return records
+
+
+_N_FIELDS = len(Record._fields)
+# A Record of a whole tuple of fields in one C call (Record._make checks
+# the length in Python).
+_make_record = functools.partial(tuple.__new__, Record)
 
 
 # The index of each field in a record, as code written for earlier versions
@@ -128,13 +138,17 @@ def stack_frames(node):
     return frames
 
 
-def saved_records(records):
+def saved_records(records, plain=False):
     """``records`` with every stack a :class:`SavedStack` (a record whose
     stack is shared keeps sharing it): records that can be pickled, each
-    of the type it was given as."""
+    of the type it was given as, or with ``plain`` a plain tuple (what
+    snapshots pickle: the layout earlier versions wrote, which pickles
+    and loads faster, and is wrapped again when loaded)."""
     saved = {}
     out = []
     for r in records:
+        if plain and type(r) is not tuple:
+            r = tuple(r)
         stack = r[R_STACK]
         if type(stack) is not SavedStack and stack is not None:
             new = saved.get(id(stack))
@@ -142,7 +156,7 @@ def saved_records(records):
                 new = saved[id(stack)] = SavedStack(stack_frames(stack))
             if type(r) is Record:
                 r = r._replace(stack=new)
-            else:  # a plain tuple of an earlier version keeps its fields
+            else:  # a plain tuple keeps its fields
                 r = r[:R_STACK] + (new,) + r[R_STACK + 1:]
         out.append(r)
     return out

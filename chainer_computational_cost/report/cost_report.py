@@ -615,7 +615,8 @@ class ReportSnapshot(CostReport):
         return self._has_comm
 
     def __reduce__(self):
-        return (ReportSnapshot, (saved_records(self._saved), self._links,
+        return (ReportSnapshot, (saved_records(self._saved, plain=True),
+                                 self._links,
                                  self.fma_1flop, self._memory, self._comm,
                                  self.flop_convention, self._has_comm))
 

@@ -55,7 +55,7 @@ class Projection(report.ReportSnapshot):
 
     def __reduce__(self):
         # Records hold interned stacks of code objects: saved as frames.
-        return (Projection, (saved_records(self.records()),
+        return (Projection, (saved_records(self.records(), plain=True),
                              self.link_info(), self.batch_size,
                              self.fma_1flop, self.flop_convention,
                              self._memory))
