@@ -9,9 +9,9 @@ the peak is the highest ``live + scratch`` over the calls.
 import collections
 
 from chainer_computational_cost.core.affine import affine
+from chainer_computational_cost.core.records import as_record
+from chainer_computational_cost.core.records import as_records
 from chainer_computational_cost.core.records import MemoryState
-from chainer_computational_cost.core.records import (
-    R_GRAD, R_LIVE, R_PHASE, R_SCRATCH, R_STATE, R_TYPE)
 
 
 #: Bytes of optimizer state per byte of parameters, in the parameters'
@@ -31,15 +31,15 @@ def _names(records):
     counts = {}
     names = []
     for r in records:
-        k = counts[r[R_TYPE]] = counts.get(r[R_TYPE], 0) + 1
-        names.append('{}-{}'.format(r[R_TYPE], k))
+        k = counts[r.type] = counts.get(r.type, 0) + 1
+        names.append('{}-{}'.format(r.type, k))
     return names
 
 
 def scratch(record):
     """The scratch bytes of a record: 0 when none is known (an MPI call, a
     record saved before scratch was recorded)."""
-    return (record[R_SCRATCH] or 0) if len(record) > R_SCRATCH else 0
+    return as_record(record).scratch or 0
 
 
 def memory_report(source):
@@ -75,14 +75,14 @@ def memory_report(source):
         raise ValueError(_NOT_FOLLOWED)
     if state.get('error'):
         raise ValueError(state['error'])
-    records = source.records()
+    records = as_records(source.records())
     peak = between = 0
     at = at_between = None
     for i, r in enumerate(records):
-        live = r[R_LIVE]
+        live = r.live
         if live is None:
             continue
-        during = live + scratch(r)
+        during = live + (r.scratch or 0)
         if at is None or during > peak:
             peak, at = during, i
         if at_between is None or live > between:
@@ -91,7 +91,7 @@ def memory_report(source):
 
     def split(i, total):
         # (activations, gradients) of the bytes alive after call i
-        grad = records[i][R_GRAD] if i is not None else 0
+        grad = records[i].grad if i is not None else 0
         return total - grad, grad
     act, grad = split(at, peak - (0 if at is None else scratch(records[at])))
     between_act, between_grad = split(at_between, between)
@@ -99,7 +99,7 @@ def memory_report(source):
     out = collections.OrderedDict([
         ('peak', peak),
         ('peak_layer', None if at is None else names[at]),
-        ('peak_phase', None if at is None else records[at][R_PHASE]),
+        ('peak_phase', None if at is None else records[at].phase),
         ('activations', act), ('gradients', grad),
         ('scratch', peak - act - grad),
         ('peak_between_calls', between),
@@ -147,7 +147,8 @@ def memory_rows(figures):
 def live_series(source):
     """``(live bytes, scratch bytes, phase)`` of each call of ``source``.
     """
-    return [(r[R_LIVE], scratch(r), r[R_PHASE]) for r in source.records()]
+    return [(r.live, r.scratch or 0, r.phase)
+            for r in as_records(source.records())]
 
 
 # Any batch size: each call's live bytes (and its scratch) are a sum of
@@ -167,7 +168,7 @@ def _line(values, batches):
 def figures(records):
     """``(live, gradients, scratch)`` bytes of each record: what a
     projection's lines are drawn through and checked against."""
-    return [(r[R_LIVE], r[R_GRAD], scratch(r)) for r in records]
+    return [(r.live, r.grad, r.scratch or 0) for r in as_records(records)]
 
 
 def created(records):
@@ -176,9 +177,9 @@ def created(records):
     state existed before the run)."""
     out = []
     total = 0
-    for r in records:
-        if len(r) > R_STATE and r[R_STATE]:
-            total += r[R_STATE]
+    for r in as_records(records):
+        if r.state:
+            total += r.state
         out.append(total)
     return out
 
@@ -186,6 +187,7 @@ def created(records):
 def sample(records):
     """What fit_batch keeps of a run: ``(call names, figures, created)``
     (see :func:`figures` and :func:`created`)."""
+    records = as_records(records)
     return _names(records), figures(records), created(records)
 
 
@@ -246,15 +248,15 @@ def project(runs, states, batches, batch_size, records, samples,
     points instead (``_upper_line``), its call named in the state's
     ``bounded``.
     """
+    runs = [as_records(run) for run in runs]
     names = _names(runs[0])
     error = off = None
     lines = []
     bounded = []
     out = []
-    for i, record in enumerate(records):
-        fields = (R_LIVE, R_GRAD, R_SCRATCH)
-        line = tuple(_line([run[i][f] if f != R_SCRATCH else scratch(run[i])
-                            for run in runs], batches) for f in fields)
+    for i, record in enumerate(as_records(records)):
+        line = tuple(_line(values, batches)
+                     for values in zip(*figures([run[i] for run in runs])))
         bound = bound_scratch and line[2] is None
         if bound:
             line = line[:2] + (_upper_line(
@@ -276,7 +278,9 @@ def project(runs, states, batches, batch_size, records, samples,
                 bounded.append(i)
             lines.append(line)
             projected = tuple(a + b * batch_size for a, b in line)
-        out.append(record[:R_LIVE] + projected + record[R_STATE:])
+        live, grad, scratch_bytes = projected
+        out.append(record._replace(live=live, grad=grad,
+                                   scratch=scratch_bytes))
     at_exit = []
     for k in (0, 1):
         line = _line([s['at_exit'][k] for s in states], batches)

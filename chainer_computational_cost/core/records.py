@@ -1,7 +1,8 @@
 """What the hook stores per call and how it is read back as plain data.
 
-* the record layout: one flat tuple per call, its fields at the ``R_*``
-  indices (the projection builds records of the same layout);
+* :class:`Record`: what the hook stores per call, a named tuple read by
+  field name (the projection builds records of the same type), and
+  :func:`as_records`, which wraps the plain tuples of earlier versions;
 * stacks: the interned call stacks records hold, their text
   (:func:`format_stack`, ending in the user's code) and their picklable
   form (:class:`SavedStack`, :func:`saved_records`);
@@ -21,17 +22,96 @@ import sysconfig
 import traceback
 import typing
 
-# Records: what the hook stores per call, one flat tuple.  The projection
-# builds records of the same layout.
+# Records: what the hook stores per call.
 
+
+class Record(typing.NamedTuple):
+    """What the hook stores per call: one small tuple, read by field name
+    (``record.flops``), as small as a plain tuple of its fields; the
+    hook's records share their shapes and stacks, interned (one object
+    for every call alike).  The projection builds records of the same
+    type.
+
+    Its fields:
+
+    * ``type``: the class name of the function (``'LinearFunction'``),
+      of an optimizer's update rule (``'AdamRule'``) or the MPI call;
+    * ``flops``, ``mread``, ``mwrite``: the call's FLOPs and the bytes it
+      reads and writes (0 for an ignored call);
+    * ``params``: the calculator's dict of parameters; None for an
+      ignored call (no calculator, or it failed);
+    * ``n_in``: how many of ``shapes`` are the inputs';
+    * ``shapes``: the inputs' shapes, then the outputs';
+    * ``error``: why the call was ignored (``'Type: message'``), or None;
+    * ``stack``: where the call was made: an interned stack node while
+      recorded, a :class:`SavedStack` once saved, or None;
+    * ``phase``: ``'forward'``, ``'backward'`` or ``'update'``;
+    * ``link``: the path of the link the call belongs to (``'/'`` the
+      root);
+    * ``dtype``: the NumPy dtype of the call's first input, or None;
+    * ``time``: the seconds it took when timed, else None;
+    * ``live``: with memory=True, the bytes alive after the call;
+    * ``grad``: the part of ``live`` that backward calls created;
+    * ``scratch``: the bytes the call allocated and freed inside itself
+      (im2col's columns, temporaries);
+    * ``state``: the bytes of optimizer state the call created (an
+      update's first: Adam's moments; 0 for other calls).
+
+    The last four are None without memory=True (and in records saved by
+    versions that did not record them).
+    """
+
+    type: str
+    flops: int
+    mread: int
+    mwrite: int
+    params: typing.Optional[dict]
+    n_in: int
+    shapes: tuple
+    error: typing.Optional[str]
+    stack: typing.Any
+    phase: str
+    link: str
+    dtype: typing.Any
+    time: typing.Optional[float]
+    live: typing.Optional[int] = None
+    grad: typing.Optional[int] = None
+    scratch: typing.Optional[int] = None
+    state: typing.Optional[int] = None
+
+
+def as_record(record):
+    """``record`` as a :class:`Record`: a plain tuple (a pickled record,
+    possibly of an earlier version without the last fields, which are
+    then None) is wrapped."""
+    if type(record) is Record:
+        return record
+    if len(record) == _N_FIELDS:
+        return _make_record(record)
+    return Record(*record)
+
+
+def as_records(records):
+    """A new list of ``records`` as :class:`Record` (see
+    :func:`as_record`), holding the same objects when every one is one
+    already."""
+    records = list(records)
+    if any(type(r) is not Record for r in records):
+        records = [as_record(r) for r in records]
+    return records
+
+
+_N_FIELDS = len(Record._fields)
+# A Record of a whole tuple of fields in one C call (Record._make checks
+# the length in Python).
+_make_record = functools.partial(tuple.__new__, Record)
+
+
+# The index of each field in a record, as code written for earlier versions
+# reads them (the hook lays out its flat list of fields the same way).
 (R_TYPE, R_FLOPS, R_MREAD, R_MWRITE, R_PARAMS, R_N_IN, R_SHAPES, R_ERROR,
- R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME) = range(13)
-# With memory=True: the bytes alive after the call, the part of them
-# backward calls created, the bytes the call allocated and freed inside
-# itself (its scratch: im2col's columns, temporaries), and the bytes of
-# optimizer state it created (an update's first: Adam's moments; 0 for
-# other calls); None otherwise.
-R_LIVE, R_GRAD, R_SCRATCH, R_STATE = 13, 14, 15, 16
+ R_STACK, R_PHASE, R_LINK, R_DTYPE, R_TIME, R_LIVE, R_GRAD, R_SCRATCH,
+ R_STATE) = range(len(Record._fields))
 
 
 class SavedStack(tuple):
@@ -58,18 +138,26 @@ def stack_frames(node):
     return frames
 
 
-def saved_records(records):
+def saved_records(records, plain=False):
     """``records`` with every stack a :class:`SavedStack` (a record whose
-    stack is shared keeps sharing it): records that can be pickled."""
+    stack is shared keeps sharing it): records that can be pickled, each
+    of the type it was given as, or with ``plain`` a plain tuple (what
+    snapshots pickle: the layout earlier versions wrote, which pickles
+    and loads faster, and is wrapped again when loaded)."""
     saved = {}
     out = []
     for r in records:
+        if plain and type(r) is not tuple:
+            r = tuple(r)
         stack = r[R_STACK]
         if type(stack) is not SavedStack and stack is not None:
             new = saved.get(id(stack))
             if new is None:
                 new = saved[id(stack)] = SavedStack(stack_frames(stack))
-            r = r[:R_STACK] + (new,) + r[R_STACK + 1:]
+            if type(r) is Record:
+                r = r._replace(stack=new)
+            else:  # a plain tuple keeps its fields
+                r = r[:R_STACK] + (new,) + r[R_STACK + 1:]
         out.append(r)
     return out
 

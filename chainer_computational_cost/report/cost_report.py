@@ -2,12 +2,12 @@
 
 Whatever holds records (the hook, a batch projection, a snapshot, the
 gathered reports of ChainerMN) inherits :class:`CostReport` and provides
-``_records()``; every report is built once per change of the records and
+``records()``; every report is built once per change of the records and
 handed out as a fresh copy.  The concerns it reads through live in their
 own modules, below this one:
 
 * :mod:`~chainer_computational_cost.core.columns`: column names and sets;
-* :mod:`~chainer_computational_cost.core.records`: the record layout, stacks,
+* :mod:`~chainer_computational_cost.core.records`: the record type, stacks,
   fresh copies, the warning class;
 * :mod:`~chainer_computational_cost.analysis.aggregation`: totals and the
   layer, summary, phase and link reports (pure functions);
@@ -19,9 +19,11 @@ own modules, below this one:
   :mod:`~chainer_computational_cost.report.plots`: time, communication, live
   memory and pictures.
 
-The column sets, the aggregation functions, ``render``, the record
-fields and ``ReportWarning`` are importable from here too, as code written
-for earlier versions imports them.
+The column sets, the aggregation functions, ``render`` and
+``ReportWarning`` are importable from here too, as code written for
+earlier versions imports them (and the ``R_*`` indices of the record
+fields from the ``report`` package, which reads them from
+:mod:`~chainer_computational_cost.core.records`).
 """
 
 import collections
@@ -55,11 +57,9 @@ from chainer_computational_cost.core.records import format_stack
 from chainer_computational_cost.core.records import fresh
 from chainer_computational_cost.core.records import FreshDict
 from chainer_computational_cost.core.records import MemoryState
+from chainer_computational_cost.core.records import as_records
 from chainer_computational_cost.core.records import link_depth
 from chainer_computational_cost.core.records import ReportWarning
-from chainer_computational_cost.core.records import (
-    R_DTYPE, R_ERROR, R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN,
-    R_PARAMS, R_PHASE, R_SHAPES, R_STACK, R_TIME, R_TYPE)
 from chainer_computational_cost.core.records import saved_records
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.report.rendering import check_columns
@@ -75,8 +75,9 @@ from chainer_computational_cost.report.rendering import render
 class CostReport(object):
     """The reading API shared by everything that holds cost records.
 
-    A subclass provides ``_records()`` (the list of record tuples, see
-    ``R_*``, which only grows) and ``_link_info()`` (path ->
+    A subclass provides ``records()`` (the list of
+    :class:`~chainer_computational_cost.core.records.Record`, which only
+    grows) and ``_link_info()`` (path ->
     ``(n_calls, n_params)``).  Reports are built once per change of the
     records (the length of the list) and handed out as fresh copies.
     """
@@ -113,43 +114,44 @@ class CostReport(object):
         cache = getattr(self, '_report_cache', None)
         if cache is not None and cache[0] == key:
             return cache[1]
-        records = list(self.records())
+        records = as_records(self.records())
         comm_bytes = self.comm_bytes_of()
         tracebacks = {}
         counts = {}
         layers = []
         ignored = collections.OrderedDict()
         for i, r in enumerate(records):
-            k = counts.get(r[R_TYPE], 0) + 1
-            counts[r[R_TYPE]] = k
-            name = '{}-{}'.format(r[R_TYPE], k)
-            stack = r[R_STACK]
+            type_name = r.type
+            k = counts.get(type_name, 0) + 1
+            counts[type_name] = k
+            name = '{}-{}'.format(type_name, k)
+            stack = r.stack
             tb = tracebacks.get(id(stack))
             if tb is None:
                 tb = tracebacks[id(stack)] = format_stack(stack)
-            n_in = r[R_N_IN]
-            shapes = r[R_SHAPES]
-            d = {'name': name, 'type': r[R_TYPE], 'traceback': tb,
+            n_in = r.n_in
+            shapes = r.shapes
+            d = {'name': name, 'type': type_name, 'traceback': tb,
                  'input_shapes': list(shapes[:n_in]),
                  'output_shapes': list(shapes[n_in:])}
-            live = r[R_LIVE] if len(r) > R_LIVE else None
-            if r[R_PARAMS] is None:
-                if r[R_ERROR] is not None:
-                    d['error'] = r[R_ERROR]
-                d['phase'] = r[R_PHASE]
-                d['link'] = r[R_LINK]
+            live = r.live
+            if r.params is None:
+                if r.error is not None:
+                    d['error'] = r.error
+                d['phase'] = r.phase
+                d['link'] = r.link
                 if live is not None:
                     d['live'] = live
                 del d['name']
                 ignored[name] = d
                 continue
-            d.update(flops=r[R_FLOPS], mread=r[R_MREAD], mwrite=r[R_MWRITE],
-                     params=r[R_PARAMS], phase=r[R_PHASE], link=r[R_LINK])
-            if r[R_TIME] is not None:
-                d['time'] = r[R_TIME]
+            d.update(flops=r.flops, mread=r.mread, mwrite=r.mwrite,
+                     params=r.params, phase=r.phase, link=r.link)
+            if r.time is not None:
+                d['time'] = r.time
             if live is not None:
                 d['live'] = live
-            d['dtype'] = r[R_DTYPE].name if r[R_DTYPE] is not None else None
+            d['dtype'] = r.dtype.name if r.dtype is not None else None
             d['comm_bytes'] = comm_bytes.get(i, 0)
             layers.append(d)
         info = self.link_info()
@@ -587,7 +589,7 @@ class ReportSnapshot(CostReport):
     def __init__(self, records, link_info, fma_1flop=None,
                  memory_state=None, comm_bytes=None, flop_convention=None,
                  comm=None):
-        self._saved = list(records)
+        self._saved = as_records(records)
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
         self.flop_convention = flop_convention
@@ -613,7 +615,8 @@ class ReportSnapshot(CostReport):
         return self._has_comm
 
     def __reduce__(self):
-        return (ReportSnapshot, (saved_records(self._saved), self._links,
+        return (ReportSnapshot, (saved_records(self._saved, plain=True),
+                                 self._links,
                                  self.fma_1flop, self._memory, self._comm,
                                  self.flop_convention, self._has_comm))
 

@@ -95,8 +95,6 @@ from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
-from chainer_computational_cost.core.records import R_FLOPS
-from chainer_computational_cost.core.records import R_PARAMS
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.cost_calculators import calculator_for
 from chainer_computational_cost.cost_calculators import validate_cost
@@ -609,8 +607,8 @@ def _step_figures(hook):
     comm = 0
     comm_of = hook.comm_bytes_of()
     for i, r in enumerate(hook.records()):
-        if r[R_PARAMS] is not None:  # not an ignored call
-            flops += r[R_FLOPS]
+        if r.params is not None:  # not an ignored call
+            flops += r.flops
             comm += comm_of.get(i, 0)
     peak = memory.memory_report(hook)['peak'] if hook.memory else None
     return _Figures(flops, peak, comm, None)
@@ -619,8 +617,7 @@ def _step_figures(hook):
 def _recorded_flops(hook):
     """The FLOPs of the total report of ``hook``, read from its records
     (as :func:`_step_figures` reads them)."""
-    return sum([r[R_FLOPS] for r in hook.records()
-                if r[R_PARAMS] is not None])
+    return sum([r.flops for r in hook.records() if r.params is not None])
 
 
 def _time_rows(hook, calibration):
@@ -968,7 +965,7 @@ class _Steps(object):
                     if backward and forward_end:
                         # the forward's, for a step whose backward differs
                         n = len([r for r in hook.records()[:forward_end[0]]
-                                 if r[R_PARAMS] is not None])
+                                 if r.params is not None])
                         forward_time = sum(times[:n])
             except Exception as e:  # ours: it must not stop the training
                 figures = None

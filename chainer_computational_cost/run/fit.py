@@ -20,8 +20,6 @@ from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.devices import gpu_presets
 from chainer_computational_cost.core.devices import preset_capacity
 from chainer_computational_cost.core.records import MemoryState
-from chainer_computational_cost.core.records import R_PHASE
-from chainer_computational_cost.core.records import R_TYPE
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.run import projection
 
@@ -132,8 +130,8 @@ def _check_table_optimizer(records, key):
     """Refuse the table's row ``key`` when the step's update records are
     the rules of another optimizer of the table: its state, which no run
     created (it existed before), would be counted as the wrong one's."""
-    rules = sorted({r[R_TYPE] for r in records
-                    if r[R_PHASE] == 'update' and r[R_TYPE] in RULES})
+    rules = sorted({r.type for r in records
+                    if r.phase == 'update' and r.type in RULES})
     runs = sorted({RULES[t] for t in rules})
     if runs and key not in runs:
         raise ValueError(
@@ -340,7 +338,7 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     table = OPTIMIZERS[key] * params
     # The state a real first update allocates, when a run made one
     measured = step.state > 0
-    updates = any(r[R_PHASE] == 'update' for r in projected.records())
+    updates = any(r.phase == 'update' for r in projected.records())
     if not measured:
         _check_table_optimizer(projected.records(), key)
     opt_state = step.state if measured else table

@@ -20,6 +20,7 @@ from chainer_computational_cost.core.records import fresh
 from chainer_computational_cost.core.records import R_LIVE
 from chainer_computational_cost.core.records import R_SCRATCH
 from chainer_computational_cost.core.records import R_STATE
+from chainer_computational_cost.core.records import Record
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.cost_calculators import calculator_for
 from chainer_computational_cost.cost_calculators import calculators
@@ -1451,7 +1452,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if len(cached) != n:
             flat = self._flat_records[:n * _N_FIELDS]
             cached = self._records_cache = list(
-                zip(*[iter(flat)] * _N_FIELDS))
+                map(Record._make, zip(*[iter(flat)] * _N_FIELDS)))
         return cached
 
     def link_info(self):

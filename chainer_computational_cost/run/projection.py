@@ -16,9 +16,9 @@ import warnings
 from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.affine import affine
-from chainer_computational_cost.core.records import (
-    R_FLOPS, R_LINK, R_LIVE, R_MREAD, R_MWRITE, R_N_IN, R_PARAMS, R_PHASE,
-    R_SHAPES, R_TYPE, ReportWarning, saved_records)
+from chainer_computational_cost.core.records import as_records
+from chainer_computational_cost.core.records import ReportWarning
+from chainer_computational_cost.core.records import saved_records
 from chainer_computational_cost.report import cost_report as report
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
@@ -33,7 +33,8 @@ LATER_BATCHES = (2, 3, 4)
 #: trusted: one more than the sizes programs most often slice (``x[:8]``).
 CHECK_BATCH = 9
 
-_FIGURES = ((R_FLOPS, 'flops'), (R_MREAD, 'mread'), (R_MWRITE, 'mwrite'))
+#: The figures of a record that are projected along their line.
+_FIGURES = ('flops', 'mread', 'mwrite')
 
 
 class Projection(report.ReportSnapshot):
@@ -54,7 +55,7 @@ class Projection(report.ReportSnapshot):
 
     def __reduce__(self):
         # Records hold interned stacks of code objects: saved as frames.
-        return (Projection, (saved_records(self.records()),
+        return (Projection, (saved_records(self.records(), plain=True),
                              self.link_info(), self.batch_size,
                              self.fma_1flop, self.flop_convention,
                              self._memory))
@@ -112,9 +113,9 @@ def _name_of(records):
     counts = {}
     names = []
     for r in records:
-        k = counts.get(r[R_TYPE], 0) + 1
-        counts[r[R_TYPE]] = k
-        names.append('{}-{}'.format(r[R_TYPE], k))
+        k = counts.get(r.type, 0) + 1
+        counts[r.type] = k
+        names.append('{}-{}'.format(r.type, k))
     return names
 
 
@@ -138,8 +139,7 @@ def _check_calls(runs, batches):
         # The number of inputs may follow the batch (TransposeSequence
         # takes one sequence per sample): project_records checks it.
         # Costed alike: params a dict in every run, or None (ignored).
-        keys = {(r[i][R_PHASE], r[i][R_LINK], type(r[i][R_PARAMS]))
-                for r in runs}
+        keys = {(r[i].phase, r[i].link, type(r[i].params)) for r in runs}
         if len(keys) != 1:
             raise ValueError(
                 'the calls differ between batch sizes: {} is not made in '
@@ -156,13 +156,14 @@ def project_records(runs, batches, batch_size):
     Raises ValueError naming the first layer whose calls or figures do not
     line up, with its figures at each batch size.
     """
+    runs = [as_records(run) for run in runs]
     names = _check_calls(runs, batches)
     out = []
     for i, name in enumerate(names):
         calls = [run[i] for run in runs]
-        record = list(calls[0])
-        for field, label in _FIGURES:
-            values = [c[field] for c in calls]
+        fields = {}
+        for label in _FIGURES:
+            values = [getattr(c, label) for c in calls]
             value = affine(values, batches, batch_size)
             if value is None or value < 0:
                 raise ValueError(
@@ -172,27 +173,26 @@ def project_records(runs, batches, batch_size):
                             '{} at n={}'.format(v, n)
                             for v, n in zip(values, batches)),
                         batch_size))
-            record[field] = value
+            fields[label] = value
         shapes, n_in = _project_shapes(calls, batches, batch_size)
         if shapes is None:
             raise ValueError(
                 'the shapes of layer {} do not grow along the batch: {}'
                 .format(name, ', '.join(
-                    '{} at n={}'.format(c[R_SHAPES], n)
+                    '{} at n={}'.format(c.shapes, n)
                     for c, n in zip(calls, batches))))
-        record[R_SHAPES] = shapes
-        record[R_N_IN] = n_in
-        if record[R_PARAMS] is not None:
+        params = calls[0].params
+        if params is not None:
             params = {}
-            for key in record[R_PARAMS]:
+            for key in calls[0].params:
                 value, ok = _project_value(
-                    [c[R_PARAMS].get(key) for c in calls], batches,
+                    [c.params.get(key) for c in calls], batches,
                     batch_size)
                 # Unknown rather than the first run's (an index array of
                 # one entry per sample).
                 params[key] = value if ok else None
-            record[R_PARAMS] = params
-        out.append(tuple(record))
+        out.append(calls[0]._replace(shapes=shapes, n_in=n_in,
+                                     params=params, **fields))
     return out
 
 
@@ -202,14 +202,14 @@ def _project_shapes(calls, batches, batch_size):
     same length in every run shape by shape, a list whose length follows
     the batch (a sequence per sample) when each run repeats one shape;
     never a call without inputs or outputs."""
-    n_in = affine([c[R_N_IN] for c in calls], batches, batch_size)
-    n_out = affine([len(c[R_SHAPES]) - c[R_N_IN] for c in calls], batches,
+    n_in = affine([c.n_in for c in calls], batches, batch_size)
+    n_out = affine([len(c.shapes) - c.n_in for c in calls], batches,
                    batch_size)
     if n_in is None or n_out is None or n_in < 1 or n_out < 1:
         return None, None
     shapes = ()
-    for part, count in (((lambda c: c[R_SHAPES][:c[R_N_IN]]), n_in),
-                        ((lambda c: c[R_SHAPES][c[R_N_IN]:]), n_out)):
+    for part, count in (((lambda c: c.shapes[:c.n_in]), n_in),
+                        ((lambda c: c.shapes[c.n_in:]), n_out)):
         lists = [part(c) for c in calls]
         if len({len(x) for x in lists}) == 1:
             projected, ok = _project_value(lists, batches, batch_size)
@@ -230,17 +230,19 @@ def _check_projection(projected, real, batches, n):
     from ``batches`` are those of a real run at ``n``: a figure or a shape
     that follows the batch at small sizes and stops (a fixed slice
     ``x[:4]``, a cap) cannot be projected."""
+    projected, real = as_records(projected), as_records(real)
     names = _check_calls([projected, real], (batches[-1], n))
     for name, p, r in zip(names, projected, real):
-        for field, label in _FIGURES + ((R_SHAPES, 'shapes'),):
-            if not same([p[field], r[field]]):
+        for label in _FIGURES + ('shapes',):
+            if not same([getattr(p, label), getattr(r, label)]):
                 raise ValueError(
                     'layer {} does not follow the batch size beyond n={}: '
                     'its {} at n={} would be {} on the line through n={} '
                     'but a real run gives {}; project_batch needs figures '
                     'affine in the batch size'.format(
-                        name, batches[-1], label, n, p[field],
-                        ', '.join(str(b) for b in batches), r[field]))
+                        name, batches[-1], label, n, getattr(p, label),
+                        ', '.join(str(b) for b in batches),
+                        getattr(r, label)))
 
 
 def sample_batches(batch_size, check_batch=CHECK_BATCH):
@@ -387,7 +389,7 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
             if wrong is not None:
                 state = state._replace(lines=None, off=None, error=(
                     '{}: the peak cannot be projected'.format(wrong)))
-                out = [r[:R_LIVE] + (None, None, None) + r[R_LIVE + 3:]
+                out = [r._replace(live=None, grad=None, scratch=None)
                        for r in out]
         return out, state
     out, state = attempt(batches)
@@ -408,8 +410,9 @@ def _project_memory(runs, batches, batch_size, records, checked, record):
     if not state['error'] and batch_size in samples and \
             samples[batch_size][0] == names:
         # a batch that was run: its own figures
-        out = [r[:R_LIVE] + figures + r[R_LIVE + 3:]
-               for r, figures in zip(out, samples[batch_size][1])]
+        out = [r._replace(live=live, grad=grad, scratch=scratch)
+               for r, (live, grad, scratch)
+               in zip(out, samples[batch_size][1])]
         state = state._replace(at_exit=runs[batch_size][2]['at_exit'])
     return out, state
 

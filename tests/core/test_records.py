@@ -103,6 +103,34 @@ def test_saved_records_change_only_the_stacks():
         records.format_stack(node)
 
 
+def test_a_record_is_read_by_name_and_is_as_small_as_a_tuple():
+    node, _ = _called_here()
+    fields = _record(node, (48, 16, 8, 0))
+    r = records.Record(*fields)
+    assert (r.type, r.flops, r.mread, r.mwrite, r.n_in, r.stack, r.phase,
+            r.link, r.live, r.grad, r.scratch, r.state) == (
+        'ReLU', 6, 24, 24, 1, node, 'forward', '/l', 48, 16, 8, 0)
+    assert r == fields
+    assert sys.getsizeof(r) == sys.getsizeof(fields)
+    assert r._replace(live=96) == fields[:13] + (96, 16, 8, 0)
+
+
+def test_plain_tuples_of_earlier_versions_read_by_name():
+    # 13 fields (no memory figures), 15 (no scratch, no state) and 17: the
+    # fields a tuple lacks are None
+    short, mid, full = (_record(None), _record(None, (48, 16)),
+                        _record(None, (48, 16, 8, 0)))
+    wrapped = records.as_records([short, mid, full])
+    assert [type(r) for r in wrapped] == [records.Record] * 3
+    assert [(r.flops, r.live, r.grad, r.scratch, r.state)
+            for r in wrapped] == [(6, None, None, None, None),
+                                  (6, 48, 16, None, None), (6, 48, 16, 8, 0)]
+    # records are kept as they are (in a new list)
+    assert records.as_records(wrapped) is not wrapped
+    assert all(a is b for a, b in zip(records.as_records(wrapped), wrapped))
+    assert records.as_record(wrapped[2]) is wrapped[2]
+
+
 def test_a_traceback_ends_in_the_users_code():
     chainer_file = chainer.__file__
     stack = SavedStack([('/home/u/train.py', 10, 'main'),

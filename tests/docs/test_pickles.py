@@ -60,3 +60,13 @@ def test_a_network_of_0_2_0_loads():
     # 50 Gb/s = 50e9 / 8 B/s; TCP's 10 us
     assert net.bandwidth == pytest.approx(6.25e9)
     assert net.latency == pytest.approx(10e-6)
+
+
+def test_the_records_of_0_2_0_read_by_name():
+    # pickled as plain tuples of 17 fields: wrapped when loaded
+    for name in ('snapshot-0.2.0.pkl', 'projection-0.2.0.pkl'):
+        first = _load(name).records()[0]
+        assert (first.type, first.phase, first.link) == (
+            'LinearFunction', 'forward', '/predictor')
+    # the projection's Linear at batch 16: 128 FLOPs (above)
+    assert _load('projection-0.2.0.pkl').records()[0].flops == 128

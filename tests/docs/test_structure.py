@@ -7,6 +7,7 @@ import os
 import re
 
 import chainer_computational_cost
+from chainer_computational_cost.core.records import Record
 
 PACKAGE = 'chainer_computational_cost'
 ROOT = os.path.dirname(os.path.abspath(chainer_computational_cost.__file__))
@@ -298,3 +299,45 @@ def test_docs_draw_the_floors_in_order():
         text = f.read()
     drawn = re.findall(r'^\s*(\w+)/\s', text.split('```', 2)[1], re.M)
     assert tuple(f for f in drawn if f in FLOORS) == FLOORS[::-1]
+
+
+#: The modules that may name a record's fields by their ``R_*`` index:
+#: their home, and the hook, whose flat list of fields (one list for every
+#: call) has the same layout.
+RECORD_INDEX_HOMES = ('core.records', 'run.hook')
+
+
+def _record_indices(tree, name):
+    """``name``'s uses of the ``R_*`` indices of a record's fields (an
+    import, a name or ``records.R_x``), which read a record by position."""
+    indices = {'R_' + f.upper() for f in Record._fields}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found = node.id
+        elif isinstance(node, ast.Attribute):
+            found = node.attr
+        elif isinstance(node, ast.alias):
+            found = node.name
+        else:
+            continue
+        if found in indices:
+            out.append('{}:{} {}'.format(name, node.lineno, found))
+    return out
+
+
+def test_records_are_read_by_field_name():
+    found = []
+    for name, path in _modules().items():
+        if name not in RECORD_INDEX_HOMES:
+            found += _record_indices(_tree(path), name)
+    assert found == []
+
+
+def test_the_field_check_finds_a_planted_index():
+    tree = ast.parse('from chainer_computational_cost.core.records import '
+                     'R_FLOPS\n'
+                     'x = r[R_FLOPS] + r[records.R_LIVE]\n'
+                     'y = r.flops + R_FLOPSY\n')
+    assert [f.split(' ')[1] for f in _record_indices(tree, 'a')] == [
+        'R_FLOPS', 'R_FLOPS', 'R_LIVE']
