@@ -431,8 +431,8 @@ def _left_out(updates, margin):
     """What a fit_batch total does not hold, in words."""
     out = ["the step's inputs and arrays made outside function calls (the "
            "loss's initial gradient, a recurrent link's zero initial "
-           "state, the zero gradients an update gives parameters that got "
-           "none)",
+           "state, the zero gradients the optimizer gives parameters that "
+           "got none)",
            "on a CPU, the buffers NumPy's ufuncs take to cast an operand "
            "or walk a broadcast or strided one (at most fit.NUMPY_BUFFERS, "
            "128 KiB) and the Python objects of the graph"]
