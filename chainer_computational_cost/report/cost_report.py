@@ -60,7 +60,7 @@ from chainer_computational_cost.core.records import MemoryState
 from chainer_computational_cost.core.records import as_records
 from chainer_computational_cost.core.records import link_depth
 from chainer_computational_cost.core.records import ReportWarning
-from chainer_computational_cost.core.records import saved_records
+from chainer_computational_cost.core.records import flat_records
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.report.rendering import check_columns
 from chainer_computational_cost.report.rendering import check_depth
@@ -615,7 +615,7 @@ class ReportSnapshot(CostReport):
         return self._has_comm
 
     def __reduce__(self):
-        return (ReportSnapshot, (saved_records(self._saved, plain=True),
+        return (ReportSnapshot, (flat_records(self._saved),
                                  self._links,
                                  self.fma_1flop, self._memory, self._comm,
                                  self.flop_convention, self._has_comm))

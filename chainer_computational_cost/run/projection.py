@@ -18,7 +18,7 @@ from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.affine import affine
 from chainer_computational_cost.core.records import as_records
 from chainer_computational_cost.core.records import ReportWarning
-from chainer_computational_cost.core.records import saved_records
+from chainer_computational_cost.core.records import flat_records
 from chainer_computational_cost.report import cost_report as report
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
@@ -55,7 +55,7 @@ class Projection(report.ReportSnapshot):
 
     def __reduce__(self):
         # Records hold interned stacks of code objects: saved as frames.
-        return (Projection, (saved_records(self.records(), plain=True),
+        return (Projection, (flat_records(self.records()),
                              self.link_info(), self.batch_size,
                              self.fma_1flop, self.flop_convention,
                              self._memory))

@@ -281,3 +281,19 @@ def test_popping_a_report_mapping():
 def test_link_depth():
     assert [records.link_depth(p) for p in ('/', '/a', '/a/b', '/a/b/')] \
         == [0, 1, 2, 2]
+
+
+def test_flat_records_pickle_and_load_as_records():
+    # the form snapshots pickle: one list of 17 fields a record, grouped
+    # back into Records (a 13-field record of an earlier version gets
+    # None for the four memory fields)
+    node, frames = _called_here()
+    recs = [_record(node), _record(None, (48, 0, 16, 0))]
+    flat = pickle.loads(pickle.dumps(records.flat_records(recs)))
+    assert flat.n == 17 and len(flat.fields) == 34
+    loaded = records.as_records(flat)
+    assert [type(r) for r in loaded] == [records.Record] * 2
+    assert loaded[0].stack == tuple(frames)
+    assert loaded[0][:records.R_STACK] == recs[0][:records.R_STACK]
+    assert (loaded[0].live, loaded[1].live, loaded[1].scratch) == (
+        None, 48, 16)
