@@ -332,6 +332,10 @@ class _LinkObserver(chainer.LinkHook):
         # __call__ called in this with block: measured when its call is
         # found to have returned, or at the block's exit.
         self.overriding = {}
+        # id(link) -> weak reference to each link called at the top of
+        # this with block (path '/'): recomputed in a backward pass
+        # (F.forget(model, x)), it is still the root, not a child of it.
+        self.roots = {}
 
     def forward_preprocess(self, args):
         owner = self._owner
@@ -360,10 +364,13 @@ class _LinkObserver(chainer.LinkHook):
             # (super().__call__): the same call of the same link.
             same = (len(stack) > 0 and len(stack[-1]) == 5 and
                     stack[-1][1] == id(link))
+            if not stack and self._is_root(link):
+                parent = None  # recomputed in a backward pass
         if same:
             path = parent
         elif parent is None:
             path = '/'
+            self.roots[id(link)] = weakref.ref(link)
         else:
             name = link.name or type(link).__name__
             path = self.paths.get((parent, name))
@@ -384,6 +391,11 @@ class _LinkObserver(chainer.LinkHook):
         elif not same:
             info[0] += 1
         self.version += 1
+
+    def _is_root(self, link):
+        """Whether ``link`` was called at the top of this with block."""
+        ref = self.roots.get(id(link))
+        return ref is not None and ref() is link
 
     def _child_path(self, parent, link):
         """The path of ``link`` called in the link call at ``parent``."""
@@ -448,8 +460,10 @@ class _LinkObserver(chainer.LinkHook):
         else:
             above = owner._base_anchor
             bw = owner._backward_links
-            parent = bw[-1][1] if bw else None
+            parent = bw[-1][1] if bw and not self._is_root(link) else None
         path = '/' if parent is None else self._child_path(parent, link)
+        if parent is None:
+            self.roots[id(link)] = weakref.ref(link)
         # The frames between it and the enclosing call run no such
         # __call__ (those are opened outermost first).
         found = (_trie_walk(frame.f_back, above) or
@@ -530,6 +544,7 @@ class _LinkObserver(chainer.LinkHook):
             if link is not None and (path, me) not in self.param_sizes:
                 self._measure(path, link)
         self.overriding = {}
+        self.roots = {}
         # Links are measured again in the next block: they may have
         # changed in between (lazy initialisation, new parameters).
         self.param_sizes = {}

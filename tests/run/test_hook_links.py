@@ -379,6 +379,31 @@ def test_recomputed_links_keep_their_path():
     assert cch.link_report['/fc']['n_calls'] == 2
 
 
+def test_a_model_recomputed_at_the_top_of_the_block_keeps_its_root():
+    # F.forget(model, x) at the top: the model is the root in the forward
+    # pass, and stays it when the backward pass recomputes it (it got a
+    # new '/Blk' subtree, its children's calls split in two)
+    class Blk(chainer.Chain):
+        def __init__(self):
+            super(Blk, self).__init__()
+            with self.init_scope():
+                self.c = L.Linear(5, 5)
+                self.d = L.Linear(5, 5)
+
+        def forward(self, x):
+            return F.sigmoid(self.d(F.relu(self.c(x))))
+
+    with ComputationalCostHook(strict=True) as cch:
+        F.sum(F.forget(Blk(), _x(3, 5))).backward()
+    assert {k: v['n_calls'] for k, v in cch.link_report.items()
+            if k != 'total'} == {'/': 2, '/c': 2, '/d': 2}
+    links = {name: r['link'] for name, r in cch.layer_report.items()
+             if name != 'total'}
+    # the recomputation's calls, in the links of the forward's
+    assert (links['LinearFunction-3'], links['LinearFunction-4']) == (
+        '/c', '/d')
+
+
 def test_recomputed_links_get_their_gradients():
     # Issue 27: the gradients of a link that F.forget recomputes in the
     # backward pass landed in '/'.
