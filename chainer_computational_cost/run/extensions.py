@@ -56,8 +56,11 @@ time only when its forward pass was the costed one's.  A step's figures
 are the sum over the calls it makes.  The first iteration does one-off
 work (ChainerMN broadcasts the parameters in place of the all-reduce and
 the update), so the keys of the first iteration are costed once more the
-next time they are seen.  Nothing outside ``update_core`` is costed: an
-``Evaluator``'s forward passes are not.
+next time they are seen.  The calls ``update_core`` makes outside the
+optimizers' updates are costed by another light hook, one by one with
+the hook's calculators, in the first iteration and, if it made any, at
+every iteration after it (see _Outside).  Nothing outside
+``update_core`` is costed: an ``Evaluator``'s forward passes are not.
 
 A backward pass that runs on into nodes made before the loss function
 was called (a state carried over steps, a graph the updater built) does
@@ -83,6 +86,7 @@ import time
 from typing import NamedTuple
 from typing import Optional
 import warnings
+import weakref
 
 import chainer
 from chainer.functions.loss import sigmoid_cross_entropy
@@ -629,21 +633,73 @@ def _time_rows(hook, calibration):
             any([r['phase'] == 'backward' for r in rows]))
 
 
-def _quiet_warning(message, stacklevel=3):
+def _quiet_warning(message):
     # A warning turned into an error must not stop a training.  It points
-    # at the code that called optimizer.update (the updater), from the
-    # wrapped update (stacklevel 3) or a function it calls (4).
+    # at the first caller outside this module: the updater's call of
+    # optimizer.update, from the wrapped update and what it calls.
+    frame = sys._getframe(1)
+    level = 2
+    while frame is not None and frame.f_globals.get('__name__') == __name__:
+        frame = frame.f_back
+        level += 1
     try:
-        warnings.warn(message, ReportWarning, stacklevel=stacklevel)
+        warnings.warn(message, ReportWarning, stacklevel=level)
     except Exception:
         pass
 
 
-def _never(trainer):
-    """CostMonitor's trigger: its figures reach the reporter from the
-    wrapped ``update_core`` (see _Steps.run), so the trainer has nothing
-    to call it for at each iteration."""
-    return False
+class _Outside(chainer.FunctionHook):
+    """The calls an iteration makes outside its optimizers' updates (the
+    forward passes a GAN updater runs before them, the forward and
+    backward of an updater that calls ``update()`` without a loss
+    function): each call's FLOPs as the hook counts them, while
+    ``depth`` (the updates running) is 0."""
+
+    name = 'CostMonitorOutside'
+    forward_preprocess = staticmethod(operator.is_)
+    added = deleted = staticmethod(id)
+
+    def __init__(self, fma_1flop):
+        self.depth = 0
+        self.seen = False
+        self.flops = 0
+        self.flops_1 = 0 if fma_1flop else None
+
+    def forward_postprocess(self, function, in_data):
+        """Counts a call made outside the updates."""
+        if self.depth:
+            return
+        self.seen = True
+        self.flops += _call_flops(function, in_data)
+        if self.flops_1 is not None:
+            self.flops_1 += _call_flops(function, in_data, True)
+
+    def run(self, real_core):
+        """``real_core()`` with this hook in the thread's function hooks
+        (the dict itself, as _forward does)."""
+        hooks = chainer.get_function_hooks()
+        key = self.name if self.name not in hooks else _free_name(
+            hooks, self.name)
+        hooks[key] = self
+        try:
+            real_core()
+        finally:
+            hooks.pop(key, None)
+
+    def counted(self, update):
+        """``update`` (a wrapped optimizer's update), with ``depth`` one
+        more while it runs."""
+        def counted_update(*args, **kwargs):
+            self.depth += 1
+            try:
+                return update(*args, **kwargs)
+            finally:
+                self.depth -= 1
+        return counted_update
+
+
+#: The keys of CostMonitor's warnings other than an optimizer's name.
+_WARNINGS = frozenset(['limit', 'differs', 'outside'])
 
 
 class CostMonitor(extension.Extension):
@@ -703,10 +759,15 @@ class CostMonitor(extension.Extension):
     ``optimizer.update(lossfun, *batch)``), ChainerMN's data-parallel
     training (a StandardUpdater and a multi-node optimizer per rank, one
     CostMonitor per rank) and custom updaters that call
-    ``optimizer.update(lossfun, ...)`` are costed whole.  An update called
-    without a loss function (the updater ran the forward and backward
-    itself) is costed as what runs inside it, the update phase only, with a
-    ReportWarning.  ``ParallelUpdater`` (the same) and
+    ``optimizer.update(lossfun, ...)`` are costed whole.  The Chainer calls
+    an updater makes outside its optimizers' updates (a GAN updater's own
+    forward passes, the forward and backward of an updater that calls
+    ``update()`` without a loss function) are costed one by one as they
+    run, at every step once the first step made any; such steps report no
+    memory peak, communication bytes nor predicted time (a ReportWarning
+    says so once).  An updater whose ``update()`` never calls
+    ``update_core`` gets a ReportWarning after the first iteration:
+    nothing is costed.  ``ParallelUpdater`` (the same) and
     ``MultiprocessParallelUpdater`` (its steps run in other processes) are
     refused when the trainer starts, as is an updater without
     ``update_core`` and ``get_all_optimizers``.
@@ -729,7 +790,6 @@ class CostMonitor(extension.Extension):
     # The figures are reported inside the updater's update, as a model
     # reports its loss: every extension of the iteration reads them.
     priority = extension.PRIORITY_WRITER
-    trigger = staticmethod(_never)
 
     def __init__(self, device=None, peak_flops=None, limit=16, memory=False,
                  comm=None, calibration=None, fma_1flop=False):
@@ -759,6 +819,8 @@ class CostMonitor(extension.Extension):
             calib.load_calibration(calibration)
         self._updater = None
         self._steps = None
+        self._trainer = None
+        self.trigger = self._trigger
 
     # The trainer's side
 
@@ -780,14 +842,20 @@ class CostMonitor(extension.Extension):
                 'get_all_optimizers() (a StandardUpdater), got {}'.format(
                     name))
         wrapped = updater.__dict__.get('update_core')
-        if getattr(wrapped, '_cost_monitor', None) is not None:
-            if wrapped._cost_monitor is self:
+        owner = getattr(wrapped, '_cost_monitor', None)
+        if owner is not None:
+            if owner is self:
                 return  # initialized twice: wrapped already
             # The trainer does not finalize extensions when one fails to
-            # initialize: leave the updater as it was.
-            wrapped._cost_monitor._restore()
-            raise RuntimeError('CostMonitor: this updater already has a '
-                               'CostMonitor; extend the trainer with one')
+            # initialize: leave the updater as it was, or as an earlier
+            # trainer's monitor found it (another extension's failed start
+            # left its wrapper on).
+            ours = owner._trainer is not None and owner._trainer() is trainer
+            owner._restore()
+            if ours:
+                raise RuntimeError('CostMonitor: this updater already has '
+                                   'a CostMonitor; extend the trainer with '
+                                   'one')
         optimizers = sorted(updater.get_all_optimizers().items())
         for opt_name, optimizer in optimizers:
             if not hasattr(optimizer, '__dict__'):
@@ -809,9 +877,28 @@ class CostMonitor(extension.Extension):
         real_core = updater.update_core
 
         def update_core():
+            if steps.done:  # finalized, but put back by another's wrapper
+                return real_core()
             steps.run(updater, real_core)
         update_core._cost_monitor = self
         updater.__dict__['update_core'] = update_core
+        self._trainer = weakref.ref(trainer)
+
+    def _trigger(self, trainer):
+        """Never fires: each iteration's figures reach the reporter from
+        the wrapped ``update_core`` (see _Steps.run).  After the first
+        iteration, warns once if ``update_core`` did not run (an updater
+        whose ``update()`` does the step itself: nothing is costed)."""
+        steps = self._steps
+        if steps is not None and not steps.checked:
+            steps.checked = True
+            if not steps.ran:
+                _quiet_warning(
+                    'CostMonitor: the updater\'s update_core did not run in '
+                    'the first iteration ({}.update() does the step '
+                    'itself): nothing is costed; put the step in '
+                    'update_core'.format(type(trainer.updater).__name__))
+        return False
 
     def __call__(self, trainer):
         """Nothing: each iteration's figures are reported from the
@@ -822,6 +909,8 @@ class CostMonitor(extension.Extension):
         self._restore()
 
     def _restore(self):
+        if self._steps is not None:
+            self._steps.done = True
         updater, self._updater = self._updater, None
         if updater is None:
             return
@@ -860,30 +949,46 @@ class _Steps(object):
         # first iteration is not settled.
         self.costs = {}
         self.first = True  # in the first iteration
+        self.ran = False  # whether update_core has run
+        self.checked = False  # whether the trigger checked that it ran
+        self.done = False  # finalized: update_core passes through
         self.warned = set()
+        # Whether to count the calls made outside the updates (see
+        # _Outside): in the first iteration, and for good if it made any.
+        self.watch = True
         self.peak = None
         # run() sets, for each iteration: self.calls, the figures of each
         # optimizer.update; self.batch, the batch size
 
     def run(self, updater, real_core):
         """One ``update_core``, its optimizers' updates wrapped."""
+        self.ran = True
         optimizers = updater.get_all_optimizers()
         saved = []
         calls = self.calls = []
         self.batch = None
+        outside = _Outside(self.fma_1flop) if self.watch else None
         try:
             for name, optimizer in optimizers.items():
                 d = optimizer.__dict__
                 saved.append((d, d.get('update', _MISSING)))
-                d['update'] = self.wrap(name, optimizer.update, calls)
+                update = self.wrap(name, optimizer.update, calls)
+                d['update'] = update if outside is None else \
+                    outside.counted(update)
             start = _clock()
-            real_core()
+            if outside is None:
+                real_core()
+            else:
+                outside.run(real_core)
             elapsed = _clock() - start
         except BaseException:
+            # (an updater may catch it and go on: the updater stays
+            # wrapped, and the trainer's finalize puts it back)
             _unwrap(saved)
-            self.monitor._restore()
             raise
         _unwrap(saved)
+        if outside is not None:
+            self.add_outside(outside)
         if self.peak is None and self.rated:
             self.peak = self.monitor._peak_of(_step_dtype(
                 optimizers.values()))
@@ -898,6 +1003,26 @@ class _Steps(object):
             except IndexError:  # no reporter: nothing reads them
                 return
             reporter.observation.update(observation)
+
+    def add_outside(self, outside):
+        """The figures of the calls an iteration made outside its updates
+        (see _Outside), as one more call's: FLOPs only; stop watching
+        after a first iteration that made none."""
+        if not outside.seen:
+            if self.first:
+                self.watch = False
+            return
+        self.calls.append(_Figures(outside.flops, None, None, None,
+                                   outside.flops_1))
+        bare = [n for n in self.warned if n not in _WARNINGS]
+        if 'outside' not in self.warned and not bare:
+            self.warned.add('outside')
+            _quiet_warning(
+                'CostMonitor: the updater calls Chainer functions outside '
+                'optimizer.update (forward passes it runs itself): they '
+                'are costed one by one as they run; cost/memory_peak, '
+                'cost/comm_bytes and cost/predicted_time are not reported '
+                'for its steps')
 
     def wrap(self, name, real_update, calls):
         """``real_update`` (an optimizer's), costed by its arguments'
@@ -935,7 +1060,10 @@ class _Steps(object):
                 _quiet_warning(
                     'CostMonitor: optimizer {!r} was updated without a loss '
                     'function (the updater ran forward and backward '
-                    'itself): only its update is costed'.format(name))
+                    'itself): those calls are costed one by one as they '
+                    'run; cost/memory_peak, cost/comm_bytes and '
+                    'cost/predicted_time are not reported for its '
+                    'steps'.format(name))
             hook = ComputationalCostHook(
                 fma_1flop=False, comm=self.comm, memory=self.memory)
             # the FLOPs shown with fma_1flop: a second hook's, inside
@@ -1039,8 +1167,7 @@ class _Steps(object):
                         seen.matched + 1) if not same_forward else
                     'its backward pass runs into nodes made outside its '
                     'loss function' if entry.graph is not None and
-                    entry.graph.outside else 'its backward pass differs'),
-                stacklevel=4)
+                    entry.graph.outside else 'its backward pass differs'))
         try:
             rest = _step_figures(late[0])
             rest_1 = _recorded_flops(late[1]) if late[1:] else None

@@ -389,8 +389,10 @@ def test_an_exception_in_the_step_passes_through(tmp_path, when):
     assert chainer.get_function_hooks() == {}
 
 
-def test_an_update_without_a_loss_function_is_the_update_only(tmp_path):
-    # A hand-written update_core: forward and backward before the update.
+def test_an_update_without_a_loss_function_is_costed_whole(tmp_path):
+    # A hand-written update_core: forward and backward before the update,
+    # outside optimizer.update; the oracle, a fresh hook around each step
+    # of the same training (the same seed: the same batches)
     class Manual(training.StandardUpdater):
         def update_core(self):
             x, t = self.converter(self.get_iterator('main').next())
@@ -400,22 +402,31 @@ def test_an_update_without_a_loss_function_is_the_update_only(tmp_path):
             loss.backward()
             opt.update()
 
-    model = L.Classifier(SeqModel())
-    opt = chainer.optimizers.SGD()
-    opt.setup(model)
-    it = chainer.iterators.SerialIterator(sequences(256), BATCH)
-    trainer = training.Trainer(Manual(it, opt, converter=padded),
-                               (2, 'iteration'), out=str(tmp_path))
+    def updater():
+        numpy.random.seed(0)
+        opt = chainer.optimizers.SGD().setup(L.Classifier(SeqModel()))
+        it = chainer.iterators.SerialIterator(sequences(256), BATCH)
+        return Manual(it, opt, converter=padded)
+
+    trainer = training.Trainer(updater(), (3, 'iteration'),
+                               out=str(tmp_path))
     trainer.extend(CostMonitor())
     log = extensions.LogReport(trigger=(1, 'iteration'))
     trainer.extend(log)
     with pytest.warns(ReportWarning, match="optimizer 'main' was updated "
                       'without a loss function'):
         trainer.run()
+    expected = []
+    fresh = updater()
+    for _ in range(3):
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            fresh.update()
+        expected.append(hook.total_report['flops'])
+    assert [e['cost/flops'] for e in log.log] == expected
+    # more than the update alone: the forward and backward are in it
     with ComputationalCostHook(fma_1flop=False) as hook:
-        opt.update()
-    assert [e['cost/flops'] for e in log.log] == [
-        hook.total_report['flops']] * 2
+        fresh.get_optimizer('main').update()
+    assert expected[0] > hook.total_report['flops']
 
 
 def test_a_warning_turned_error_does_not_stop_training(tmp_path):
@@ -1127,6 +1138,112 @@ def test_a_step_the_clock_sees_as_instant_has_flops_and_no_rates(
         (2055, 0.0)] * 2
 
 
+class _Skipping(_Calling):
+    """Skips a step whose update_core raises (a bad batch), and goes on."""
+
+    def update(self):
+        try:
+            self.update_core()
+        except Boom:
+            pass
+        self.iteration += 1
+
+
+def test_a_step_the_updater_skips_leaves_the_monitor_on(tmp_path):
+    # the second step raises and is skipped by the updater: the others
+    # are costed (SumLinear on 64 rows: 2055), the skipped one not
+    def step(opt):
+        if len(seen) == 1:
+            seen.append(None)
+            raise Boom('a bad batch')
+        seen.append(opt.update(opt.target, X))
+    seen = []
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Skipping(step, opt), 4, tmp_path, CostMonitor())
+    assert [e.get('cost/flops') for e in log] == [2055, None, 2055, 2055]
+
+
+class _Stepping(_Calling):
+    """Does the step in update() itself: update_core never runs."""
+
+    def update(self):
+        self.call(self.get_optimizer('main'))
+        self.iteration += 1
+
+
+def test_an_updater_whose_update_core_never_runs_is_warned_of(tmp_path):
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(
+        _Stepping(lambda o: o.update(o.target, X), opt), (3, 'iteration'),
+        out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    assert [str(w.message) for w in _warnings_of(trainer)] == [
+        "CostMonitor: the updater's update_core did not run in the first "
+        'iteration (_Stepping.update() does the step itself): nothing is '
+        'costed; put the step in update_core']
+
+
+class _Failing(extension.Extension):
+    def initialize(self, trainer):
+        raise Boom('a corrupt snapshot')
+
+
+def test_a_monitor_left_on_by_a_failed_start_gives_way(tmp_path):
+    # another extension's initialize raises after the monitor's: Chainer
+    # finalizes nothing, and the updater keeps the monitor's wrapper; a
+    # new trainer with a new monitor takes the updater over
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    updater = _Calling(lambda o: o.update(o.target, X), opt)
+    trainer = training.Trainer(updater, (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(), priority=extension.PRIORITY_WRITER + 2)
+    trainer.extend(_Failing(), priority=extension.PRIORITY_WRITER + 1)
+    with pytest.raises(Boom):
+        trainer.run(show_loop_exception_msg=False)
+    assert 'update_core' in vars(updater)
+    updater.iteration = 0
+    log = _run(updater, 2, tmp_path, CostMonitor())
+    assert [e['cost/flops'] for e in log] == [2055] * 2
+    assert 'update_core' not in vars(updater)
+
+
+class _Timing(extension.Extension):
+    """Wraps update_core after the monitor and puts back what it found
+    (the monitor's wrapper) when it is finalized, after the monitor."""
+
+    def initialize(self, trainer):
+        updater = trainer.updater
+        self.found = updater.update_core
+        updater.update_core = lambda: self.found()
+
+    def __call__(self, trainer):
+        pass
+
+    def finalize(self):
+        self.updater.update_core = self.found
+
+
+def test_a_monitor_wrapper_put_back_by_another_costs_nothing(tmp_path):
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    updater = _Calling(lambda o: o.update(o.target, X), opt)
+    timing = _Timing()
+    timing.updater = updater
+    trainer = training.Trainer(updater, (2, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(), priority=extension.PRIORITY_WRITER + 2)
+    trainer.extend(timing, priority=extension.PRIORITY_WRITER + 1)
+    trainer.run()
+    # the monitor's wrapper is back on the updater, finalized: a step
+    # run by hand is not costed, and a new trainer's monitor takes over
+    observation = {}
+    reporter = chainer.reporter.Reporter()
+    reporter.add_observer('main', opt.target)
+    with reporter.scope(observation):
+        updater.update()
+    assert sorted(observation) == ['main/loss']
+    updater.iteration = 0
+    log = _run(updater, 2, tmp_path, CostMonitor())
+    assert [e['cost/flops'] for e in log] == [2055] * 2
+
+
 def test_every_extension_of_the_iteration_reads_its_figures(tmp_path):
     # reported while the update runs, as a model reports its loss: a
     # writer called before the monitor's priority, and a trigger the user
@@ -1215,11 +1332,13 @@ def test_one_warning_per_optimizer_updated_without_a_loss_function(
     caught = _warnings_of(trainer)
     assert [str(w.message) for w in caught] == [
         "CostMonitor: optimizer '{}' was updated without a loss function "
-        '(the updater ran forward and backward itself): only its update is '
-        'costed'.format(name) for name in ('a', 'b')]
-    # every step, the updates only: SGDRule on SumLinear's W (2 x 4),
-    # 2 |W| = 16 FLOPs, twice
-    assert [e['cost/flops'] for e in log.log] == [32] * 3
+        '(the updater ran forward and backward itself): those calls are '
+        'costed one by one as they run; cost/memory_peak, cost/comm_bytes '
+        'and cost/predicted_time are not reported for its steps'.format(name)
+        for name in ('a', 'b')]
+    # every step, each optimizer's whole step, as when the loss function
+    # is given to its update (SumLinear on 64 rows: 2055), twice
+    assert [e['cost/flops'] for e in log.log] == [4110] * 3
 
 
 def test_a_plain_training_warns_nothing(tmp_path):
@@ -1920,7 +2039,7 @@ def test_a_graph_the_updater_built_before_the_loss_function(tmp_path):
     # As a GAN's updater does: the encoder runs in update_core, outside
     # optimizer.update, and the loss function's backward pass goes on
     # into it; steps 3 and 5 run it twice.  The oracle: a hook around
-    # each optimizer.update of the same steps.
+    # each whole step, the encoder's forward included.
     x = numpy.ones((3, 4), numpy.float32)
     twice = [0, 0, 1, 0, 1]
 
@@ -1929,11 +2048,11 @@ def test_a_graph_the_updater_built_before_the_loss_function(tmp_path):
 
         def step(opt):
             model = opt.target
-            h = model.enc(x)
-            if twice[len(flops)]:
-                h = model.enc(h)
             with ComputationalCostHook(fma_1flop=False) if hooked else \
                     contextlib.nullcontext() as hook:
+                h = model.enc(x)
+                if twice[len(flops)]:
+                    h = model.enc(h)
                 opt.update(model.loss, h)
             flops.append(hook and hook.total_report['flops'])
         return step, flops
@@ -1947,6 +2066,64 @@ def test_a_graph_the_updater_built_before_the_loss_function(tmp_path):
         step(opt)
     assert expected[0] != expected[2]
     assert [e['cost/flops'] for e in log] == expected
+
+
+class _GanUpdater(training.StandardUpdater):
+    """Chainer's DCGAN example's updater, its models made small: both
+    networks' forward passes run in update_core, before the updates."""
+
+    def __init__(self):
+        self.gen = chainer.Sequential(L.Linear(4, 16), F.relu,
+                                      L.Linear(16, 20), F.sigmoid)
+        self.dis = chainer.Sequential(L.Linear(20, 16), F.leaky_relu,
+                                      L.Linear(16, 1))
+        data = [numpy.ones(20, numpy.float32)] * 64
+        super(_GanUpdater, self).__init__(
+            chainer.iterators.SerialIterator(data, 8),
+            {'gen': chainer.optimizers.Adam().setup(self.gen),
+             'dis': chainer.optimizers.Adam().setup(self.dis)})
+
+    def loss_dis(self, dis, y_fake, y_real):
+        return (F.sum(F.softplus(-y_real)) + F.sum(F.softplus(y_fake))) / 8
+
+    def loss_gen(self, gen, y_fake):
+        return F.sum(F.softplus(-y_fake)) / 8
+
+    def update_core(self):
+        batch = self.get_iterator('main').next()
+        x_real = chainer.Variable(self.converter(batch)) / 255.
+        y_real = self.dis(x_real)
+        x_fake = self.gen(numpy.ones((len(batch), 4), numpy.float32))
+        y_fake = self.dis(x_fake)
+        self.get_optimizer('dis').update(self.loss_dis, self.dis, y_fake,
+                                         y_real)
+        self.get_optimizer('gen').update(self.loss_gen, self.gen, y_fake)
+
+
+def test_a_gan_updater_s_own_forward_passes_are_costed(tmp_path):
+    # the forward passes made before the updates, outside them, are in
+    # the step as a fresh hook around it counts it, at every step
+    trainer = training.Trainer(_GanUpdater(), (4, 'iteration'),
+                               out=str(tmp_path))
+    trainer.extend(CostMonitor(memory=True))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    caught = _warnings_of(trainer)
+    fresh = _GanUpdater()
+    expected = []
+    for _ in range(4):
+        with ComputationalCostHook(fma_1flop=False) as hook:
+            fresh.update()
+        expected.append(hook.total_report['flops'])
+    assert [e['cost/flops'] for e in log.log] == expected
+    # no memory peak for such steps, and one warning that says so
+    assert not any('cost/memory_peak' in e for e in log.log)
+    assert [str(w.message) for w in caught if str(w.message).startswith(
+        'CostMonitor: the updater')] == [
+        'CostMonitor: the updater calls Chainer functions outside '
+        'optimizer.update (forward passes it runs itself): they are costed '
+        'one by one as they run; cost/memory_peak, cost/comm_bytes and '
+        'cost/predicted_time are not reported for its steps']
 
 
 class _Both(training.StandardUpdater):
