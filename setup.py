@@ -31,7 +31,7 @@ setup(
     entry_points={
         'console_scripts': [
             'chainer-computational-cost = '
-            'chainer_computational_cost.__main__:console',
+            'chainer_computational_cost.cli.main:console',
         ],
     },
     extras_require={
