@@ -22,6 +22,18 @@ def build_tiny():
     return Tiny()
 
 
+class Relus(chainer.Chain):
+    def forward(self, x):
+        for _ in range(10000):
+            x = F.relu(x)
+        return x
+
+
+def build_relus():
+    """A model of 10000 ReLUs in a row: many short calls."""
+    return Relus()
+
+
 class ConvLinear(chainer.Chain):
     def __init__(self):
         super(ConvLinear, self).__init__()

@@ -683,6 +683,15 @@ def test_no_suggestion_when_project_saves_little(monkeypatch, capsys, batch,
     assert capsys.readouterr().err == ''
 
 
+def test_no_suggestion_when_the_calls_are_short(monkeypatch, capsys):
+    # batch 40 in 8 s, as above, but in 10000 calls: 0.8 ms a call, under
+    # 1 ms, mostly the fixed cost of a call that every run of the
+    # projection pays too: its time is not 8 * 15 / 40 = 3 s
+    timed(monkeypatch, 8.0)
+    assert run('cli_models:build_relus', '--shape', '40,3')[0] == 0
+    assert capsys.readouterr().err == ''
+
+
 def test_no_suggestion_after_a_quick_run(capsys):
     # a tiny model at batch 10000: a large batch, but milliseconds of
     # this machine's clock
