@@ -124,7 +124,7 @@ class CommandParser(argparse.ArgumentParser):
 
     def _print_message(self, message, file=None):
         # (argparse's one way out for --help and --version)
-        if not self.quiet:
+        if not self.quiet and launcher_rank() == 0:
             super(CommandParser, self)._print_message(message, file)
 
 
@@ -144,6 +144,25 @@ INTERRUPTED_STATUS = 128 + 2
 WRITE_FAILED_STATUS = 1
 
 
+#: The environment variables in which MPI launchers give a process its
+#: rank: MPICH's (Hydra's), PMIx's, Open MPI's, MVAPICH2's, Slurm's.
+_RANK_VARIABLES = ('PMI_RANK', 'PMIX_RANK', 'OMPI_COMM_WORLD_RANK',
+                   'MV2_COMM_WORLD_RANK', 'SLURM_PROCID')
+
+
+def launcher_rank():
+    """The rank an MPI launcher (``mpiexec``) gave this process, read from
+    its environment without starting MPI; 0 when run alone.  Whatever
+    command runs under ``mpiexec``, only rank 0 tells a mistake or prints
+    --help, once for the command, not once per rank."""
+    for name in _RANK_VARIABLES:
+        try:
+            return int(os.environ[name])
+        except (KeyError, ValueError):
+            pass
+    return 0
+
+
 def say(text):
     """Write a line to stderr; a stderr that cannot take it is let be."""
     try:
@@ -160,12 +179,14 @@ MISTAKE_STATUS = 2
 def report_errors(body, tell=say):
     """``body()``'s exit status, or, for a :class:`CommandError` it
     raises, :data:`MISTAKE_STATUS` after one ``error:`` line given to
-    ``tell`` (netbench's ranks but rank 0 tell nothing).  Every command
-    reports its mistakes through this one function."""
+    ``tell`` by rank 0 (see :func:`launcher_rank`; netbench's ranks but
+    rank 0 tell nothing).  Every command reports its mistakes through
+    this one function."""
     try:
         return body()
     except CommandError as e:
-        tell('error: {}'.format(e))
+        if launcher_rank() == 0:
+            tell('error: {}'.format(e))
         if isinstance(e, ArgumentsError):
             raise SystemExit(MISTAKE_STATUS)
         return MISTAKE_STATUS

@@ -111,6 +111,33 @@ def test_margin_values_refused(margin, capsys):
         "'cuda'; got {!r} (see --help)".format(margin))
 
 
+def _status(argv):
+    try:
+        return main(list(argv))
+    except SystemExit as e:
+        return e.code
+
+
+@pytest.mark.parametrize('variable', ['PMI_RANK', 'OMPI_COMM_WORLD_RANK'])
+@pytest.mark.parametrize('argv', [
+    ('--shap', '1,3'), ('calibrat', '--out', 'x.json'),
+    ('calibrate', '--seconds', 'abc', '--out', 'x.json'), ('--help',)])
+def test_under_mpiexec_only_rank_0_tells(argv, variable, monkeypatch,
+                                         capsys):
+    # every rank of `mpiexec -n 2 ... --shap` makes the same mistake: one
+    # line in all, from rank 0, and every rank ends with status 2 (0 for
+    # --help)
+    helping = argv == ('--help',)
+    monkeypatch.setenv(variable, '1')
+    assert _status(argv) == (0 if helping else 2)
+    assert capsys.readouterr() == ('', '')
+    monkeypatch.setenv(variable, '0')
+    assert _status(argv) == (0 if helping else 2)
+    out, err = capsys.readouterr()
+    assert (out, err.count('\n')) != ('', 0) if helping else \
+        err.startswith('error: ') and err.count('\n') == 1
+
+
 @pytest.mark.parametrize('nbytes', ['26214400', '25e6', '1'])
 def test_bucket_bytes_values_taken(nbytes, capsys):
     # whole bytes, 25e6 as --fit takes it: taken by the parser, the next
