@@ -1207,9 +1207,11 @@ def build_calibrate_parser():
 
 def check_calibrate_args(args):
     """calibrate's checks before minutes of measuring: a finite budget of
-    at least :data:`MIN_SECONDS`, a writable --out."""
+    at least :data:`MIN_SECONDS`, a seed NumPy takes, a writable --out."""
     try:
         checks.number('--seconds', args.seconds, measure.MIN_SECONDS)
+        if args.seed is not None:
+            measure.check_seed(args.seed, '--seed', 'an int from 0 to {}')
     except ValueError as e:
         raise CommandError(str(e))
     check_output_file(args.out, '--out', 'calibration.json')

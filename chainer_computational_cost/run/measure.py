@@ -605,6 +605,23 @@ def cross_validate(samples, gemm, folds=5):
 MIN_SECONDS = 10
 
 
+#: The largest seed calibrate takes: NumPy's RandomState takes 0 to
+#: 2 ** 32 - 1.
+MAX_SEED = 2 ** 32 - 1
+
+
+def check_seed(seed, name='seed', allowed='None or an int from 0 to {}'):
+    """``seed`` if calibrate can draw its probes with it: None, or an int
+    from 0 to :data:`MAX_SEED`; a one-line error naming ``name``."""
+    if seed is None and allowed.startswith('None'):
+        return None
+    allowed = allowed.format(MAX_SEED)
+    checks.integer(name, seed, 0, allowed)
+    if seed > MAX_SEED:
+        raise ValueError('{} must be {}, got {!r}'.format(name, allowed, seed))
+    return int(seed)
+
+
 def calibrate(seconds=120, device=None, progress=None, seed=None,
               clock='wall'):
     """Measure the device and return a
@@ -642,8 +659,7 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     if progress is not None:
         checks.instance('progress', progress, collections.abc.Callable,
                         'None or a function of (fraction, text)')
-    if seed is not None:
-        checks.integer('seed', seed, 0, 'None or an int >= 0')
+    check_seed(seed)
     device = _device_of(device)
     xp = device.xp
     checks.one_of('clock', clock, CLOCKS if xp is numpy else ('wall',),

@@ -1892,6 +1892,10 @@ def _never_calibrated(monkeypatch):
     (['--seconds', 'inf'], '--seconds must be a finite number >= 10, '
                            'got inf'),
     (['--secs', '30'], 'unrecognized arguments: --secs 30 (see --help)'),
+    # NumPy's RandomState takes 0 to 2**32 - 1: checked before measuring
+    (['--seed', '-1'], '--seed must be an int from 0 to 4294967295, got -1'),
+    (['--seed', '4294967296'], '--seed must be an int from 0 to 4294967295, '
+                               'got 4294967296'),
 ])
 def test_calibrate_mistakes_are_one_error_line(argv, message, tmp_path,
                                                monkeypatch, capsys):

@@ -707,8 +707,11 @@ def _no_calibration(*args):
     ({'seconds': 1e400}, 'got inf$'),
     ({'seconds': 10, 'progress': 'bar'}, r'^progress must be None or a '
      r"function of \(fraction, text\), got 'bar'$"),
-    ({'seconds': 10, 'seed': -1}, '^seed must be None or an int >= 0, got '
-     '-1$'),
+    ({'seconds': 10, 'seed': -1}, '^seed must be None or an int from 0 to '
+     '4294967295, got -1$'),
+    # NumPy's RandomState would refuse it after the progress started
+    ({'seconds': 10, 'seed': 2 ** 32}, '^seed must be None or an int from 0 '
+     'to 4294967295, got 4294967296$'),
     ({'seconds': 10, 'seed': 1.5}, 'got 1.5$'),
     ({'seconds': 10, 'clock': ['cpu']}, r"^clock must be 'wall' or, on "
      r"NumPy, 'cpu', got \['cpu'\]$"),
