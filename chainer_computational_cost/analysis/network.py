@@ -302,35 +302,66 @@ def model_error_note(model='sourced', anchored=False, jitter=None):
     return text
 
 
+class _Said(object):
+    """How a check's message names an argument and a value: as the Python
+    keyword (``overlap='ddp'``), or as the command line's option given in
+    ``names`` (``--overlap ddp``)."""
+
+    def __init__(self, names):
+        self.names = names or {}
+
+    def __call__(self, key):
+        return self.names.get(key, key)
+
+    def value(self, value, key=None):
+        """``value`` as typed: quoted for Python, bare for an option."""
+        return repr(value) if (key or 'overlap') not in self.names \
+            else str(value)
+
+    def setting(self, key, value):
+        """``key`` set to ``value``: ``overlap='ddp'``, ``--overlap ddp``."""
+        if key in self.names:
+            return '{} {}'.format(self.names[key], value)
+        return '{}={!r}'.format(key, value)
+
+
 def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
                           gpus_per_node=1, node_network=None, jitter=None,
                           model='sourced', cycle_time=None, measured=None,
-                          accumulation=1):
+                          accumulation=1, names=None):
     """The checked scaling options as a dict (one-line ValueError naming
     the argument and what it allows otherwise); ``jitter`` None becomes
-    the model's default."""
-    checks.one_of('overlap', overlap, OVERLAPS)
-    checks.one_of('model', model, SCALING_MODELS)
+    the model's default.  ``names``: keyword -> how the messages name it
+    (the command line's options); the keyword by default."""
+    said = _Said(names)
+    checks.one_of(said('overlap'), overlap, OVERLAPS)
+    checks.one_of(said('model'), model, SCALING_MODELS)
     if cycle_time is not None:
         if overlap != 'horovod':
-            raise ValueError("cycle_time goes with overlap='horovod', not "
-                             "{!r}".format(overlap))
-        cycle_time = checks.positive('cycle_time (seconds)', cycle_time)
-    measured = check_measured(measured, step_time is not None)
-    accumulation = check_accumulation(accumulation)
+            raise ValueError('{} goes with {}, not {}'.format(
+                said('cycle_time'), said.setting('overlap', 'horovod'),
+                said.value(overlap)))
+        cycle_time = checks.positive(said('cycle_time') + ' (seconds)',
+                                     cycle_time)
+    measured = check_measured(measured, step_time is not None, said)
+    accumulation = check_accumulation(accumulation, said)
     if step_time is not None:
-        step_time = checks.positive('step_time (seconds)', step_time)
+        step_time = checks.positive(said('step_time') + ' (seconds)',
+                                    step_time)
     if bucket_bytes is not None:
         if overlap not in ('ddp', 'horovod'):
-            raise ValueError("bucket_bytes goes with overlap='ddp' or "
-                             "'horovod', not {!r}".format(overlap))
-        bucket_bytes = checks.positive_int('bucket_bytes', bucket_bytes)
-    gpus_per_node = checks.positive_int('gpus_per_node', gpus_per_node)
+            raise ValueError('{} goes with {} or {}, not {}'.format(
+                said('bucket_bytes'), said.setting('overlap', 'ddp'),
+                said.value('horovod'), said.value(overlap)))
+        bucket_bytes = checks.positive_int(said('bucket_bytes'),
+                                           bucket_bytes)
+    gpus_per_node = checks.positive_int(said('gpus_per_node'),
+                                        gpus_per_node)
     if node_network is not None:
         node_network = resolve_network(node_network)
     if jitter is None:
         jitter = DEFAULT_JITTER if model == 'sourced' else 0.0
-    jitter = checks.non_negative('jitter', jitter)
+    jitter = checks.non_negative(said('jitter'), jitter)
     return dict(step_time=step_time, overlap=overlap,
                 bucket_bytes=bucket_bytes, gpus_per_node=gpus_per_node,
                 node_network=node_network, jitter=jitter, model=model,
@@ -338,38 +369,46 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
                 measured=measured, accumulation=accumulation)
 
 
-def check_measured(measured, with_step_time=False):
+def check_measured(measured, with_step_time=False, said=None):
     """``measured`` as a dict {workers: seconds} or None: one or two worker
     counts > 1 (one with ``step_time``) to the seconds of a step measured
-    on them (one-line ValueError otherwise)."""
+    on them (one-line ValueError otherwise; ``said``, see
+    check_scaling_options' ``names``)."""
     if measured is None:
         return None
+    said = said or _Said(None)
+    python = said('measured') == 'measured'
     most = 1 if with_step_time else 2
-    what = ('measured must be a dict of {} worker count{} > 1 to the '
-            'seconds of a step measured on them, such as {{8: 0.31}}{}'
-            .format('one' if most == 1 else 'one or two',
+    what = ('{} must be {}{} worker count{} > 1 to the seconds of a step '
+            'measured on them, such as {}{}'
+            .format(said('measured'), 'a dict of ' if python else '',
+                    'one' if most == 1 else 'one or two',
                     '' if most == 1 else 's',
-                    ' (with step_time, the step of one worker, one)'
-                    if most == 1 else ''))
+                    '{8: 0.31}' if python else '8=0.31',
+                    ' (with {}, the step of one worker, one)'.format(
+                        said('step_time')) if most == 1 else ''))
     if not isinstance(measured, dict) or not 1 <= len(measured) <= most:
         raise ValueError('{}, got {!r}'.format(what, measured))
     out = {}
     for n, seconds in measured.items():
         if not checks.is_int(n) or n <= 1:
             raise ValueError('{}, got {!r} workers (one worker is '
-                             'step_time)'.format(what, n))
+                             '{})'.format(what, n, said('step_time')))
         out[int(n)] = checks.positive(
             'measured step on {} workers (seconds)'.format(n), seconds)
     return out
 
 
-def check_accumulation(accumulation):
+def check_accumulation(accumulation, said=None):
     """``accumulation`` (micro-batches a worker runs per all-reduce: one
     int >= 1, or a dict {workers: int >= 1}) as a function of the worker
     count, None where the dict has no entry; a TypeError for a value
-    that is no int, a ValueError for one < 1."""
-    what = ('accumulation must be an int >= 1 or a dict {workers: int >= '
-            '1} (micro-batches per all-reduce)')
+    that is no int, a ValueError for one < 1 (``said``, see
+    check_scaling_options' ``names``)."""
+    said = said or _Said(None)
+    what = ('{} must be an int >= 1{} (micro-batches per all-reduce)'.format(
+        said('accumulation'), ' or a dict {workers: int >= 1}'
+        if said('accumulation') == 'accumulation' else ''))
     if isinstance(accumulation, dict):
         bad = [(n, a) for n, a in accumulation.items()
                if not checks.is_int(n) or not checks.is_int(a) or a < 1]

@@ -557,6 +557,12 @@ SCALING_OPTIONS = collections.OrderedDict([
     ('cycle_time', 'cycle_time'), ('accumulation', 'accumulation')])
 
 
+#: scaling_report's keyword -> the option that gives it, as the checks'
+#: messages name it.
+SCALING_NAMES = {k: '--' + a.replace('_', '-')
+                 for a, k in SCALING_OPTIONS.items()}
+
+
 def scaling_options(args):
     """The keywords of scaling_report the options give (the ones given
     only)."""
@@ -643,7 +649,7 @@ def check_scaling(args):
     given = scaling_options(args)
     try:
         devices.resolve_network(args.network)
-        network.check_scaling_options(**given)
+        network.check_scaling_options(names=SCALING_NAMES, **given)
     except ValueError as e:
         raise CommandError(str(e))
 

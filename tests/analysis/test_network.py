@@ -672,10 +672,19 @@ def test_cli_scaling_options(capsys):
 
 @pytest.mark.parametrize('extra, message', [
     (['--overlap', 'ddp'], '--overlap needs --workers and --network'),
+    # the options as typed, not scaling_report's keywords
     (['--workers', '1,8', '--network', 'ib-edr', '--bucket-bytes', '5'],
-     "bucket_bytes goes with overlap='ddp' or 'horovod', not 'none'"),
+     'error: --bucket-bytes goes with --overlap ddp or horovod, not none'),
     (['--workers', '1,8', '--network', 'ib-edr', '--step-time', '-1'],
-     'step_time (seconds) must be a finite number > 0, got -1.0'),
+     'error: --step-time (seconds) must be a finite number > 0, got -1.0'),
+    (['--workers', '1,8', '--network', 'ib-edr', '--overlap', 'ddp',
+      '--cycle-time', '0.001'],
+     'error: --cycle-time goes with --overlap horovod, not ddp'),
+    (['--workers', '1,8', '--network', 'ib-edr', '--gpus-per-node', '0'],
+     'error: --gpus-per-node must be an int >= 1, got 0'),
+    (['--workers', '1,8', '--network', 'ib-edr', '--accumulation', '0'],
+     'error: --accumulation must be an int >= 1 (micro-batches per '
+     'all-reduce), got 0'),
     (['--workers', '1,8', '--network', 'ib-edr', '--node-network', 'x'],
      "unknown network 'x'"),
 ])
