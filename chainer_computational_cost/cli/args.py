@@ -364,7 +364,8 @@ def _add_report_options(parser):
                          help='per-link tree, DEPTH levels below the root '
                               '(default: all)')
     reports.add_argument('--phases', action='store_true',
-                         help='forward / backward / total')
+                         help='forward / backward (/ update, with --train) '
+                              '/ total')
     reports.add_argument('--summary', action='store_true',
                          help='per-type summary (split by phase with '
                               '--train)')

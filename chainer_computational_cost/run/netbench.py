@@ -156,9 +156,12 @@ def fit_ring(sizes, seconds, n_ranks):
         ys = [t - steps * latency for _, t in large]
         inv_b = sum(x * y for x, y in zip(xs, ys)) / sum(x * x for x in xs)
         if inv_b <= 0:
-            raise ValueError('the times do not grow with the size: no '
-                             'bandwidth to fit (times {})'.format(
-                                 list(seconds)))
+            raise ValueError(
+                'the times do not grow with the size: no bandwidth to fit '
+                '(sizes {}, times {}); time larger sizes (the bandwidth '
+                'comes from the larger half, best 1 MiB and more) or more '
+                'repeats, which steady the times of small ones'.format(
+                    list(sizes), list(seconds)))
         left = statistics.median(t - steps / n * s * inv_b
                                  for s, t in small)
         latency = max(0.0, left / steps)

@@ -51,7 +51,12 @@ def test_fit_ring_errors():
     with pytest.raises(ValueError, match=r'two different sizes or more, '
                        r'each with its time, got sizes \[1024, 1024\]'):
         netbench.fit_ring([1024, 1024], [2e-6, 3e-6], 2)
-    with pytest.raises(ValueError, match='do not grow with the size'):
+    # and what to time instead
+    with pytest.raises(ValueError, match=r'^the times do not grow with the '
+                       r'size: no bandwidth to fit \(sizes \[4, 8\], times '
+                       r'\[2e-06, 1e-06\]\); time larger sizes \(the '
+                       r'bandwidth comes from the larger half, best 1 MiB '
+                       r'and more\) or more repeats'):
         netbench.fit_ring([4, 8], [2e-6, 1e-6], 2)
 
 
