@@ -370,9 +370,17 @@ def _write_plots(report, args):
             continue
         try:
             draw(path)
-        except (OSError, ValueError) as e:
+        except OSError as e:  # found writable, then a full disk
+            raise _WriteFailed('cannot write the plot {!r}: {}'.format(
+                path, e.strerror or one_line(e)))
+        except ValueError as e:
             raise CommandError('cannot write the plot {!r}: {}'.format(
                 path, one_line(e)))
+
+
+class _WriteFailed(Exception):
+    """A file the command checked it could write that it could not (a
+    full disk): status 1, as for the report itself."""
 
 
 def _stdout_to_devnull():
@@ -399,7 +407,11 @@ def _report(argv, ost):
         # error must not follow a printed report.
         _write_plots(result.report, args)
         return render_reports(result, args, plan, ost)
-    (text, notes), warned = with_notes(reports)
+    try:
+        (text, notes), warned = with_notes(reports)
+    except _WriteFailed as e:
+        _say('error: {}'.format(e))
+        return WRITE_FAILED_STATUS
     notes = warned + notes
     try:
         ost.write(text)

@@ -1427,6 +1427,23 @@ def test_report_to_a_full_disk(capsys):
         1, 'error: cannot write the report: No space left on device\n')
 
 
+def test_a_plot_to_a_full_disk(tmp_path, monkeypatch, capsys):
+    # the path was found writable; then the disk is full: status 1, as
+    # for the report, and no report printed after the error
+    pytest.importorskip('matplotlib')
+    from chainer_computational_cost.report import plots
+
+    def full(*args, **kwargs):
+        raise OSError(28, 'No space left on device')
+    monkeypatch.setattr(plots, 'plot_summary', full)
+    path = str(tmp_path / 's.png')
+    status, text = run('cli_models:build_tiny', '--shape', '2,3',
+                       '--plot-summary', path)
+    assert (status, text, capsys.readouterr().err) == (
+        1, '', "error: cannot write the plot {!r}: No space left on "
+        "device\n".format(path))
+
+
 def test_stdout_on_dev_full():
     if not os.path.exists('/dev/full'):
         pytest.skip('no /dev/full')
