@@ -1065,19 +1065,37 @@ def _number(text):
         return math.nan
 
 
+#: The suffixes a number of bytes may end with (binary multiples).
+_BYTE_UNITS = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
+
+
+def byte_count(text):
+    """``text`` as a whole number of bytes: an integer (``26214400``), a
+    whole decimal (``25e6``) or either with a K, M or G suffix (binary
+    multiples: ``25M`` is 26214400); ValueError otherwise."""
+    text = text.strip().upper()
+    scale = _BYTE_UNITS.get(text[-1:], 1)
+    number = text[:-1] if scale > 1 else text
+    try:
+        value = int(number)
+    except ValueError:
+        value = _number(number)
+    value = checks.whole('bytes', value, 0)
+    return value * scale
+
+
 def parse_bytes(text):
-    """A whole number of bytes >= 1, ``25e6`` allowed as --fit allows it
-    (--bucket-bytes)."""
+    """A whole number of bytes >= 1 (see :func:`byte_count`: 26214400, 25e6
+    or 25M): --bucket-bytes."""
     try:
-        value = int(text)
+        value = byte_count(text)
     except ValueError:
-        value = _number(text)
-    try:
-        return checks.whole('bytes', value, 1)
-    except ValueError:
+        value = 0
+    if value < 1:
         raise argparse.ArgumentTypeError(
-            'must be a whole number of bytes >= 1 (26214400 or 25e6); got '
-            '{!r}'.format(text))
+            'must be a whole number of bytes >= 1 (26214400, 25e6 or 25M); '
+            'got {!r}'.format(text))
+    return value
 
 
 def parse_fit(text):
@@ -1147,15 +1165,11 @@ def parse_count(text):
 
 def parse_sizes(text):
     """netbench's --sizes: two sizes or more in bytes >= 4, multiples of
-    4, comma separated, with K, M, G suffixes ('4,1K,1M')."""
-    units = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
+    4, comma separated, each as :func:`byte_count` reads it ('4,1K,1e6')."""
     out = []
     for part in text.split(','):
-        part = part.strip().upper()
         try:
-            scale = units.get(part[-1:], 1)
-            out.append(int(part[:-1] if part[-1:] in units else part) *
-                       scale)
+            out.append(byte_count(part))
         except ValueError:
             out = []
             break

@@ -138,19 +138,20 @@ def test_under_mpiexec_only_rank_0_tells(argv, variable, monkeypatch,
         err.startswith('error: ') and err.count('\n') == 1
 
 
-@pytest.mark.parametrize('nbytes', ['26214400', '25e6', '1'])
+@pytest.mark.parametrize('nbytes', ['26214400', '25e6', '1', '25M', '1k'])
 def test_bucket_bytes_values_taken(nbytes, capsys):
-    # whole bytes, 25e6 as --fit takes it: taken by the parser, the next
-    # check is the options it needs
+    # whole bytes, 25e6 as --fit takes it, 25M as netbench's --sizes: taken
+    # by the parser, the next check is the options it needs
     assert error_of(capsys, RAISING, '--bucket-bytes', nbytes) == (
         'error: --bucket-bytes needs --workers and --network')
 
 
-@pytest.mark.parametrize('nbytes', ['1.5', '0', '-8', 'nan', 'inf', '25M'])
+@pytest.mark.parametrize('nbytes', ['1.5', '0', '-8', 'nan', 'inf', '25X',
+                                    '0.5K', 'M'])
 def test_bucket_bytes_values_refused(nbytes, capsys):
     assert error_of(capsys, RAISING, '--bucket-bytes', nbytes) == (
         'error: argument --bucket-bytes: must be a whole number of bytes '
-        '>= 1 (26214400 or 25e6); got {!r} (see --help)'.format(nbytes))
+        '>= 1 (26214400, 25e6 or 25M); got {!r} (see --help)'.format(nbytes))
 
 
 @pytest.mark.parametrize('fit, margin, kept', [

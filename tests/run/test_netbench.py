@@ -90,6 +90,8 @@ def test_bad_network_files(tmp_path):
 
 def test_sizes_option():
     assert parse_sizes('4,1K,2M') == [4, 1024, 2 * 1024 ** 2]
+    # bytes written as --bucket-bytes takes them too: 1e6
+    assert parse_sizes('4,1e6,2K') == [4, 1000000, 2048]
     import argparse
     with pytest.raises(argparse.ArgumentTypeError, match='two sizes'):
         parse_sizes('4')
