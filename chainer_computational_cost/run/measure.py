@@ -605,8 +605,8 @@ def cross_validate(samples, gemm, folds=5):
 MIN_SECONDS = 10
 
 
-#: The largest seed calibrate takes: NumPy's RandomState takes 0 to
-#: 2 ** 32 - 1.
+#: The largest seed calibrate takes (NumPy's RandomState takes 0 to
+#: 2 ** 32 - 1).
 MAX_SEED = 2 ** 32 - 1
 
 
