@@ -392,18 +392,26 @@ def _free_name(hooks, name):
     return '{}-{}'.format(name, k)
 
 
+def _added(hook):
+    """``(hooks, key)``: ``hook`` put in the thread's function hooks (the
+    dict itself, which is the thread's for good) under its name, or
+    ``name-<k>`` when that is taken; ``hooks.pop(key, None)`` takes it out.
+    FunctionHook's __enter__ and __exit__ less their lookups of the dict,
+    at every step."""
+    hooks = chainer.get_function_hooks()
+    name = hook.name
+    key = name if name not in hooks else _free_name(hooks, name)
+    hooks[key] = hook
+    return hooks, key
+
+
 def _forward(lossfun, seen, done):
     """``lossfun`` run inside the function hook ``seen``: the forward pass
     only; then ``done(nodes, loss)`` is called with the nodes it made, in
     call order, and the loss."""
-    name = seen.name
 
     def forward(*args, **kwargs):
-        # FunctionHook's __enter__ and __exit__, less their lookups of the
-        # hooks' dict (which is the thread's for good) at every step
-        hooks = chainer.get_function_hooks()
-        key = name if name not in hooks else _free_name(hooks, name)
-        hooks[key] = seen
+        hooks, key = _added(seen)
         try:
             loss = lossfun(*args, **kwargs)
         finally:
@@ -676,11 +684,8 @@ class _Outside(chainer.FunctionHook):
 
     def run(self, real_core):
         """``real_core()`` with this hook in the thread's function hooks
-        (the dict itself, as _forward does)."""
-        hooks = chainer.get_function_hooks()
-        key = self.name if self.name not in hooks else _free_name(
-            hooks, self.name)
-        hooks[key] = self
+        (see _added)."""
+        hooks, key = _added(self)
         try:
             real_core()
         finally:
