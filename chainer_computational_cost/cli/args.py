@@ -1232,7 +1232,7 @@ def check_calibrate_args(args):
     try:
         checks.number('--seconds', args.seconds, measure.MIN_SECONDS)
         if args.seed is not None:
-            measure.check_seed(args.seed, '--seed', 'an int from 0 to {}')
+            measure.check_seed(args.seed, '--seed', optional=False)
     except ValueError as e:
         raise CommandError(str(e))
     check_output_file(args.out, '--out', 'calibration.json')

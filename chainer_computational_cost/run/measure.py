@@ -610,12 +610,15 @@ MIN_SECONDS = 10
 MAX_SEED = 2 ** 32 - 1
 
 
-def check_seed(seed, name='seed', allowed='None or an int from 0 to {}'):
-    """``seed`` if calibrate can draw its probes with it: None, or an int
-    from 0 to :data:`MAX_SEED`; a one-line error naming ``name``."""
-    if seed is None and allowed.startswith('None'):
+def check_seed(seed, name='seed', optional=True):
+    """``seed`` if calibrate can draw its probes with it: an int from 0 to
+    :data:`MAX_SEED`, or None when ``optional``; a one-line error naming
+    ``name``."""
+    if seed is None and optional:
         return None
-    allowed = allowed.format(MAX_SEED)
+    allowed = 'an int from 0 to {}'.format(MAX_SEED)
+    if optional:
+        allowed = 'None or ' + allowed
     checks.integer(name, seed, 0, allowed)
     if seed > MAX_SEED:
         raise ValueError('{} must be {}, got {!r}'.format(name, allowed, seed))
