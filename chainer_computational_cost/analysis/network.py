@@ -309,14 +309,14 @@ class _Said(object):
 
     def __init__(self, names):
         self.names = names or {}
+        self.python = not self.names  # keywords, not options
 
     def __call__(self, key):
         return self.names.get(key, key)
 
-    def value(self, value, key=None):
+    def value(self, value):
         """``value`` as typed: quoted for Python, bare for an option."""
-        return repr(value) if (key or 'overlap') not in self.names \
-            else str(value)
+        return repr(value) if self.python else str(value)
 
     def setting(self, key, value):
         """``key`` set to ``value``: ``overlap='ddp'``, ``--overlap ddp``."""
@@ -377,7 +377,7 @@ def check_measured(measured, with_step_time=False, said=None):
     if measured is None:
         return None
     said = said or _Said(None)
-    python = said('measured') == 'measured'
+    python = said.python
     most = 1 if with_step_time else 2
     what = ('{} must be {}{} worker count{} > 1 to the seconds of a step '
             'measured on them, such as {}{}'
@@ -408,7 +408,7 @@ def check_accumulation(accumulation, said=None):
     said = said or _Said(None)
     what = ('{} must be an int >= 1{} (micro-batches per all-reduce)'.format(
         said('accumulation'), ' or a dict {workers: int >= 1}'
-        if said('accumulation') == 'accumulation' else ''))
+        if said.python else ''))
     if isinstance(accumulation, dict):
         bad = [(n, a) for n, a in accumulation.items()
                if not checks.is_int(n) or not checks.is_int(a) or a < 1]
