@@ -703,10 +703,6 @@ class _Outside(chainer.FunctionHook):
         return counted_update
 
 
-#: The keys of CostMonitor's warnings other than an optimizer's name.
-_WARNINGS = frozenset(['limit', 'differs', 'outside'])
-
-
 class CostMonitor(extension.Extension):
     """Reports the cost, throughput and MFU of each training step.
 
@@ -958,6 +954,9 @@ class _Steps(object):
         self.checked = False  # whether the trigger checked that it ran
         self.done = False  # finalized: update_core passes through
         self.warned = set()
+        # Whether an optimizer was updated without a loss function (its
+        # warning says what the outside calls' warning would).
+        self.bare = False
         # Whether to count the calls made outside the updates (see
         # _Outside): in the first iteration, and for good if it made any.
         self.watch = True
@@ -1019,8 +1018,7 @@ class _Steps(object):
             return
         self.calls.append(_Figures(outside.flops, None, None, None,
                                    outside.flops_1))
-        bare = [n for n in self.warned if n not in _WARNINGS]
-        if 'outside' not in self.warned and not bare:
+        if 'outside' not in self.warned and not self.bare:
             self.warned.add('outside')
             _quiet_warning(
                 'CostMonitor: the updater calls Chainer functions outside '
@@ -1062,6 +1060,7 @@ class _Steps(object):
                 return real_update(lossfun, *args, **kwargs)
             if lossfun is None and name not in self.warned:
                 self.warned.add(name)
+                self.bare = True
                 _quiet_warning(
                     'CostMonitor: optimizer {!r} was updated without a loss '
                     'function (the updater ran forward and backward '
