@@ -83,6 +83,7 @@ import itertools
 import operator
 import sys
 import time
+from typing import Callable
 from typing import NamedTuple
 from typing import Optional
 import warnings
@@ -333,14 +334,15 @@ def _graph(nodes, loss):
 
 class _Graph(NamedTuple):
     """The graph a costed step's forward pass left, as later steps' are
-    compared with it: ``full`` is :func:`_graph`'s; ``positions``, each
-    input's creator as a position in the step's nodes followed by None
-    (-1 for None); ``unique``, whether no input is shared; ``outside``,
-    whether its backward pass runs into nodes made outside the forward
-    pass (then no later step is taken to do the same work)."""
+    compared with it: ``full`` is :func:`_graph`'s; ``creators``, which
+    reads each input's creator, as a tuple, from the step's nodes followed
+    by None (an itemgetter of their positions, -1 for None; None for a
+    graph of one input); ``unique``, whether no input is shared;
+    ``outside``, whether its backward pass runs into nodes made outside
+    the forward pass (then no later step is taken to do the same work)."""
 
     full: tuple
-    positions: list
+    creators: Optional[Callable]
     unique: bool
     outside: bool
 
@@ -351,7 +353,9 @@ class _Graph(NamedTuple):
         creators, _, firsts = full
         if _OUTSIDE in creators:
             return cls(full, None, False, True)
-        return cls(full, [-1 if c is None else c for c in creators],
+        positions = [-1 if c is None else c for c in creators]
+        return cls(full, operator.itemgetter(*positions)
+                   if len(positions) > 1 else None,
                    firsts == list(range(len(firsts))), False)
 
 
@@ -372,11 +376,11 @@ def _same_graph(nodes, loss, reference):
     if len(inputs) != len(needs_grad) or \
             list(map(_NEEDS_GRAD, inputs)) != needs_grad:
         return False
-    nodes = nodes + [None]
-    if list(map(_CREATOR, inputs)) != list(map(
-            nodes.__getitem__, reference.positions)):
+    # (one C call reads the expected creators: no call per input)
+    if reference.creators is None or tuple(map(
+            _CREATOR, inputs)) != reference.creators(nodes + [None]):
         # maybe made in an earlier step, as the costed step's were
-        return _graph(nodes[:-1], loss) == reference.full
+        return _graph(nodes, loss) == reference.full
     if reference.unique:
         return len(set(inputs)) == len(inputs)
     seen = {}
