@@ -51,6 +51,10 @@ from chainer_computational_cost.cost_calculators import time_family
 #: 2 gives each convolution type its own fit, with two more features.
 FORMAT = 2
 
+#: The fields of a calibration file (see :meth:`Calibration.to_dict`).
+FILE_KEYS = ('format', 'info', 'error', 'overhead', 'bandwidth', 'gemm',
+             'families', 'types')
+
 #: Function types whose time is a matrix product's (forward and gradient
 #: functions): convolutions, which also fill an im2col buffer, and the
 #: plain products.
@@ -340,6 +344,16 @@ def _fields(path, value, keys=(), allowed='a dict'):
     return value
 
 
+def _only(path, value, keys):
+    """ValueError naming the first key of the dict ``value`` not among
+    ``keys`` (a misspelt field would otherwise be ignored)."""
+    for key in value:
+        if key not in keys:
+            raise ValueError('{} is unknown (the fields there: {})'.format(
+                _field('{}.{}'.format(path, key) if path else str(key)),
+                ', '.join(keys)))
+
+
 def _numbers(path, values, count, check):
     """``count`` numbers, each passing ``check``, as a list of floats."""
     allowed = 'a list of {} numbers'.format(count)
@@ -421,6 +435,14 @@ def _check_types(types):
 def _check_info(info):
     _fields('info', info)
     out = dict(info)
+    # free-form otherwise (versions, threads): what the reports read
+    for key in ('device', 'date', 'xp', 'blas'):
+        if key in out:
+            checks.instance(_field('info.' + key), out[key],
+                            (str, type(None)), 'a str or None')
+    if 'seconds' in out:
+        out['seconds'] = checks.positive(_field('info.seconds'),
+                                         out['seconds'])
     if 'clock' in out:
         checks.one_of(_field('info.clock'), out['clock'], CLOCKS)
     if 'uncovered' in out:
@@ -562,8 +584,8 @@ class Calibration(object):
         self.families = _check_families(families)
         self.types = _check_types(types)
         _fields('overhead', overhead, OVERHEADS)
-        self.overhead = {k: checks.non_negative(
-            _field('overhead.' + k), overhead[k]) for k in OVERHEADS}
+        self.overhead = checks.ReadOnlyDict((k, checks.non_negative(
+            _field('overhead.' + k), overhead[k])) for k in OVERHEADS)
         self.error = _check_error({} if error is None else error)
         self.info = _check_info({} if info is None else info)
         self.bandwidth = None if bandwidth is None else checks.positive(
@@ -665,7 +687,7 @@ class Calibration(object):
         """The calibration as plain data (what :meth:`save` writes)."""
         return collections.OrderedDict([
             ('format', FORMAT), ('info', self.info), ('error', self.error),
-            ('overhead', self.overhead), ('bandwidth', self.bandwidth),
+            ('overhead', dict(self.overhead)), ('bandwidth', self.bandwidth),
             ('gemm', {'dims': self.gemm.dims, 'speed': self.gemm.speed}),
             ('families', self.families), ('types', self.types)])
 
@@ -674,20 +696,31 @@ class Calibration(object):
         """A calibration from :meth:`to_dict`'s data (ValueError when it
         is not one: a one-line message naming the first field that is
         missing or wrong, what it is and what it must be)."""
-        if isinstance(data, dict) and isinstance(data.get('format'), int) \
-                and data['format'] != FORMAT and 'gemm' in data:
+        if not isinstance(data, dict) or 'format' not in data:
             raise ValueError(
-                'a calibration of format {}, and this version reads format '
-                '{} only: calibrate again'.format(data['format'], FORMAT))
-        if not isinstance(data, dict) or data.get('format') != FORMAT:
+                'not a calibration of format {} (see '
+                'chainer_computational_cost.calibrate): {!r}'.format(
+                    FORMAT, str(data)[:80]))
+        fmt = data['format']
+        if type(fmt) is not int:  # a bool too
+            raise ValueError('{} must be {} (the int this version '
+                             'writes), got {!r}'.format(
+                                 _field('format'), FORMAT, fmt))
+        if fmt != FORMAT:
+            if 'gemm' in data:
+                raise ValueError(
+                    'a calibration of format {}, and this version reads '
+                    'format {} only: calibrate again'.format(fmt, FORMAT))
             raise ValueError(
                 'not a calibration of format {} (see '
                 'chainer_computational_cost.calibrate): {!r}'.format(
                     FORMAT, str(data)[:80]))
         _fields('', data, ('gemm', 'families', 'types', 'overhead'))
+        _only('', data, FILE_KEYS)
+        _only('overhead', _fields('overhead', data['overhead']), OVERHEADS)
         _check_file(data)
-        _fields('gemm', data['gemm'], ('dims', 'speed'),
-                'a dict with dims and speed')
+        _only('gemm', _fields('gemm', data['gemm'], ('dims', 'speed'),
+                              'a dict with dims and speed'), ('dims', 'speed'))
         gemm = GemmTable(data['gemm']['dims'], data['gemm']['speed'])
         return cls(gemm, data['families'], data['types'], data['overhead'],
                    data.get('error'), data.get('info'),

@@ -212,7 +212,8 @@ def allreduce_time(nbytes, n_workers, network, gpus_per_node=1,
     Each network moves its own bandwidth (see :func:`effective_network`
     for what an all-reduce reaches on a preset)."""
     net = resolve_network(network)
-    node = net if node_network is None else resolve_network(node_network)
+    node = net if node_network is None else resolve_network(
+        node_network, 'node_network')
     n = int(n_workers)
     g = checks.positive_int('gpus_per_node', gpus_per_node)
     # One worker costs 0 on either path (collective_time at n <= 1).
@@ -358,7 +359,7 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
     gpus_per_node = checks.positive_int(said('gpus_per_node'),
                                         gpus_per_node)
     if node_network is not None:
-        node_network = resolve_network(node_network)
+        node_network = resolve_network(node_network, said('node_network'))
     if jitter is None:
         jitter = DEFAULT_JITTER if model == 'sourced' else 0.0
     jitter = checks.non_negative(said('jitter'), jitter)

@@ -122,6 +122,26 @@ def path(name, value, allowed=None):
                     allowed or 'the path of a file (a str or os.PathLike)')
 
 
+class ReadOnlyDict(dict):
+    """A dict that refuses changes: the table of an object checked when
+    it was made (a Device's peaks, a Calibration's overheads) stays what
+    the checks passed, and a preset shared by every report stays the
+    preset; a new object is made to change one."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError('this table was checked when its object was made '
+                        'and cannot be changed: make a new object with the '
+                        'figures wanted (a Device: _replace(peaks=...))')
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return type(self), (dict(self),)
+
+
 class CheckedFields(object):
     """A mixin that checks every field of a namedtuple when it is built,
     by the constructor, ``_make`` and ``_replace`` alike:

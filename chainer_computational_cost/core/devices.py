@@ -79,7 +79,8 @@ def _text_or_none(kind, field):
 
 
 def _check_peaks(peaks):
-    """A copy of ``peaks`` with FLOP/s as floats, or ValueError."""
+    """A read-only copy of ``peaks`` with FLOP/s as floats, or
+    ValueError."""
     keys = [(u, p) for u in UNITS for p in PRECISIONS.values()]
     allowed = ('Device peaks must map each of {} to a (label, FLOP/s) '
                'pair'.format(', '.join(str(k) for k in keys)))
@@ -100,7 +101,7 @@ def _check_peaks(peaks):
             raise ValueError('{}; {} is {!r}'.format(allowed, key, value))
         out[key] = (value[0], checks.positive(
             'the FLOP/s of Device peaks[{}]'.format(key), value[1]))
-    return out
+    return checks.ReadOnlyDict(out)
 
 
 # Device field -> its checker (the value to keep, or ValueError): a new
@@ -494,29 +495,29 @@ def names_a_file(network):
         sep in network for sep in seps)
 
 
-def resolve_network(network):
+def resolve_network(network, name='network'):
     """The :class:`Network` ``network`` names (a preset name, a Network,
     or the path of a JSON file written by :func:`save_network`, such as
-    netbench's, a str or os.PathLike); a one-line error says what is
-    wrong otherwise: a TypeError for a value of another type, a
-    ValueError naming the presets for an unknown name, or the file for a
-    path that names none."""
+    netbench's, a str or os.PathLike); a one-line error, naming the
+    argument as ``name``, says what is wrong otherwise: a TypeError for a
+    value of another type, a ValueError naming the presets for an unknown
+    name, or the file for a path that names none."""
     if isinstance(network, Network):
         return network
     presets = ', '.join(repr(n) for n in NETWORKS)
-    checks.path('network', network, 'a preset name ({}), a Network or '
+    checks.path(name, network, 'a preset name ({}), a Network or '
                 'the path of a network file'.format(presets))
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
     if names_a_file(network):
         if not os.path.isfile(network):
-            raise ValueError('network file {!r} does not exist (a network '
-                             'is a preset name or an existing file)'
-                             .format(os.fspath(network)))
+            raise ValueError('{} file {!r} does not exist (a network is a '
+                             'preset name or an existing file)'.format(
+                                 name, os.fspath(network)))
         return load_network(network)
-    raise ValueError('unknown network {!r}; the presets are {} (or a '
-                     'network file, *.json, from netbench)'.format(
-                         network, presets))
+    raise ValueError('unknown {} {!r}; the presets are {} (or a network '
+                     'file, *.json, from netbench)'.format(
+                         name, network, presets))
 
 
 GiB = 1 << 30

@@ -938,6 +938,25 @@ _FINITE = "' must be a finite number >= 0, got "
      r'> 0 \(the measured copy bandwidth, bytes/s\), got None$'),
     (_set('families', {}), _FIELD + "families' must hold at least one fit, "
      'got {}$'),
+    # each loaded, then failed in time_report naming no field (the
+    # device's title) or went unnoticed (a misspelt overhead beside the
+    # right one, a field no version writes)
+    (_set('info', 'device', 5), _FIELD + "info.device' must be a str or "
+     'None, got 5$'),
+    (_set('info', 'seconds', float('nan')), _FIELD + "info.seconds' must "
+     'be a finite number > 0, got nan$'),
+    (_set('overhead', 'forwrd', 0.0), _FIELD + r"overhead\.forwrd' is "
+     r'unknown \(the fields there: inference, forward, backward, '
+     r'update\)$'),
+    (_set('extra', 1), _FIELD + r"extra' is unknown \(the fields there: "
+     'format, info, error, overhead, bandwidth, gemm, families, types'),
+    (_set('gemm', 'speeds', []), _FIELD + "gemm.speeds' is unknown"),
+    # a format that is no int was shown as the data's first 80 characters
+    # (and True as "a calibration of format True")
+    (_set('format', '2'), _FIELD + r"format' must be 2 \(the int this "
+     r"version writes\), got '2'$"),
+    (_set('format', True), _FIELD + "format' must be 2 .*, got True$"),
+    (_set('format', None), _FIELD + "format' must be 2 .*, got None$"),
     # math_fit's low is [1, 1, 1, 0, 0]
     (_set('families', 'math', 'high', [1, 1e6, 0.5, 1e6, 1e6]), _FIELD +
      r"families\.math\.high\[2\]' must be >= families\.math\.low\[2\] "
@@ -963,6 +982,17 @@ def test_a_file_as_calibrate_writes_it_loads_and_an_earlier_one_too(
     assert c.error['inference'] is None
     c = Calibration.load(_edited(tmp_path, _drop('info', 'device')))
     assert 'uncovered' not in c.info and c.bandwidth == 1e10
+
+
+def test_a_calibrations_overheads_cannot_be_changed_after_its_checks():
+    # set to -1 after the checks, an overhead made a step of -3.9997 s
+    c = literal_calibration()
+    with pytest.raises(TypeError, match='checked when its object was made'):
+        c.overhead['forward'] = -1.0
+    with pytest.raises(TypeError):
+        c.overhead.update(forward=-1.0)
+    assert c.overhead == OVERHEAD
+    assert Calibration.from_dict(c.to_dict()).overhead == OVERHEAD
 
 
 def test_the_clocks_a_calibration_may_name_are_those_calibrate_takes():

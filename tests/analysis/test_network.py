@@ -634,7 +634,9 @@ def test_new_arguments_at_their_defaults_change_nothing():
     ({'gpus_per_node': 0}, 'gpus_per_node must be an int >= 1, got 0$'),
     ({'gpus_per_node': 2.0}, 'got 2.0$'),
     ({'jitter': -0.1}, 'jitter must be a finite number >= 0, got -0.1$'),
-    ({'node_network': 'ib-xdr'}, "unknown network 'ib-xdr'"),
+    # named "network", which --network also is
+    ({'node_network': 'ib-xdr'}, "unknown node_network 'ib-xdr'"),
+    ({'node_network': 5}, '^node_network must be a preset name'),
 ])
 def test_new_arguments_are_checked(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -685,8 +687,9 @@ def test_cli_scaling_options(capsys):
     (['--workers', '1,8', '--network', 'ib-edr', '--accumulation', '0'],
      'error: --accumulation must be an int >= 1 (micro-batches per '
      'all-reduce), got 0'),
+    # named "network", which --network also is
     (['--workers', '1,8', '--network', 'ib-edr', '--node-network', 'x'],
-     "unknown network 'x'"),
+     "error: unknown --node-network 'x'; the presets are"),
 ])
 def test_cli_scaling_option_errors(capsys, extra, message):
     status, out, err = _cli(['mpi.mn_models:build_mlp', '--shape', '2,3',

@@ -4,10 +4,12 @@ its figures may be given in, argument errors, rendering, timing through
 the hook, and the blog's ResNet50 estimate on a GTX 1080 Ti.
 """
 
+import copy
 import csv
 import io
 import json
 import math
+import pickle
 
 import chainer
 import chainer.functions as F
@@ -544,6 +546,21 @@ def test_a_device_cannot_be_changed_in_place():
             setattr(dev, name, value)
     assert dev.bandwidth == 2039e9
     assert not hasattr(dev, 'bandwith')
+
+
+def test_a_devices_peaks_cannot_be_changed_in_place():
+    # a negative peak set after the checks made a t_compute of -374.4; on
+    # a preset, it changed every later report of the process
+    dev = devices.DEVICES['a100']
+    before = dict(dev.peaks)
+    for change in (lambda p: p.__setitem__(('matrix', 'fp32'), ('x', -5.0)),
+                   lambda p: p.update({}), lambda p: p.pop(('matrix', 'fp32')),
+                   lambda p: p.clear()):
+        with pytest.raises(TypeError, match='_replace'):
+            change(dev.peaks)
+    assert dev.peaks == before
+    assert pickle.loads(pickle.dumps(dev)) == dev
+    assert copy.deepcopy(dev).peaks == before
 
 
 def test_a_devices_figures_may_be_lists_and_integers():
