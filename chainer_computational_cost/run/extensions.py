@@ -58,8 +58,9 @@ work (ChainerMN broadcasts the parameters in place of the all-reduce and
 the update), so the keys of the first iteration are costed once more the
 next time they are seen.  The calls ``update_core`` makes outside the
 optimizers' updates are costed by another light hook, one by one with
-the hook's calculators, in the first iteration and, if it made any, at
-every iteration after it (see _Outside).  Nothing outside
+the hook's calculators, at every iteration (see _Outside); an update
+called from another's loss function is in the outer one's figures.
+Nothing outside
 ``update_core`` is costed: an ``Evaluator``'s forward passes are not.
 
 A backward pass that runs on into nodes made before the loss function
@@ -664,8 +665,9 @@ class _Outside(chainer.FunctionHook):
     """The calls an iteration makes outside its optimizers' updates (the
     forward passes a GAN updater runs before them, the forward and
     backward of an updater that calls ``update()`` without a loss
-    function): each call's FLOPs as the hook counts them, while
-    ``depth`` (the updates running) is 0."""
+    function): each call's FLOPs as the hook counts them.  Out of the
+    thread's function hooks while an update runs, so that the updates'
+    calls pay nothing for it."""
 
     name = 'CostMonitorOutside'
     forward_preprocess = staticmethod(operator.is_)
@@ -676,11 +678,10 @@ class _Outside(chainer.FunctionHook):
         self.seen = False
         self.flops = 0
         self.flops_1 = 0 if fma_1flop else None
+        self.hooks = self.key = None
 
     def forward_postprocess(self, function, in_data):
         """Counts a call made outside the updates."""
-        if self.depth:
-            return
         self.seen = True
         self.flops += _call_flops(function, in_data)
         if self.flops_1 is not None:
@@ -689,21 +690,29 @@ class _Outside(chainer.FunctionHook):
     def run(self, real_core):
         """``real_core()`` with this hook in the thread's function hooks
         (see _added)."""
-        hooks, key = _added(self)
+        self.hooks, self.key = _added(self)
         try:
             real_core()
         finally:
-            hooks.pop(key, None)
+            self.hooks.pop(self.key, None)
 
-    def counted(self, update):
-        """``update`` (a wrapped optimizer's update), with ``depth`` one
-        more while it runs."""
+    def counted(self, update, real_update):
+        """``update`` (a wrapped optimizer's update) with this hook out of
+        the function hooks while it runs; ``real_update``, the optimizer's
+        own, for an update called inside another (from its loss function):
+        the outer update's figures hold it."""
         def counted_update(*args, **kwargs):
-            self.depth += 1
+            if self.depth:
+                return real_update(*args, **kwargs)
+            self.depth = 1
+            hooks, key = self.hooks, self.key
+            watching = hooks is not None and hooks.pop(key, None) is self
             try:
                 return update(*args, **kwargs)
             finally:
-                self.depth -= 1
+                self.depth = 0
+                if watching:
+                    hooks[key] = self
         return counted_update
 
 
@@ -768,7 +777,7 @@ class CostMonitor(extension.Extension):
     an updater makes outside its optimizers' updates (a GAN updater's own
     forward passes, the forward and backward of an updater that calls
     ``update()`` without a loss function) are costed one by one as they
-    run, at every step once the first step made any; such steps report no
+    run, at every step; such steps report no
     memory peak, communication bytes nor predicted time (a ReportWarning
     says so once).  An updater whose ``update()`` never calls
     ``update_core`` gets a ReportWarning after the first iteration:
@@ -961,9 +970,6 @@ class _Steps(object):
         # Whether an optimizer was updated without a loss function (its
         # warning says what the outside calls' warning would).
         self.bare = False
-        # Whether to count the calls made outside the updates (see
-        # _Outside): in the first iteration, and for good if it made any.
-        self.watch = True
         self.peak = None
         # run() sets, for each iteration: self.calls, the figures of each
         # optimizer.update; self.batch, the batch size
@@ -975,19 +981,16 @@ class _Steps(object):
         saved = []
         calls = self.calls = []
         self.batch = None
-        outside = _Outside(self.fma_1flop) if self.watch else None
+        outside = _Outside(self.fma_1flop)
         try:
             for name, optimizer in optimizers.items():
                 d = optimizer.__dict__
                 saved.append((d, d.get('update', _MISSING)))
-                update = self.wrap(name, optimizer.update, calls)
-                d['update'] = update if outside is None else \
-                    outside.counted(update)
+                real_update = optimizer.update
+                d['update'] = outside.counted(
+                    self.wrap(name, real_update, calls), real_update)
             start = _clock()
-            if outside is None:
-                real_core()
-            else:
-                outside.run(real_core)
+            outside.run(real_core)
             elapsed = _clock() - start
         except BaseException:
             # (an updater may catch it and go on: the updater stays
@@ -995,8 +998,7 @@ class _Steps(object):
             _unwrap(saved)
             raise
         _unwrap(saved)
-        if outside is not None:
-            self.add_outside(outside)
+        self.add_outside(outside)
         if self.peak is None and self.rated:
             self.peak = self.monitor._peak_of(_step_dtype(
                 optimizers.values()))
@@ -1014,11 +1016,8 @@ class _Steps(object):
 
     def add_outside(self, outside):
         """The figures of the calls an iteration made outside its updates
-        (see _Outside), as one more call's: FLOPs only; stop watching
-        after a first iteration that made none."""
+        (see _Outside), as one more call's: FLOPs only."""
         if not outside.seen:
-            if self.first:
-                self.watch = False
             return
         self.calls.append(_Figures(outside.flops, None, None, None,
                                    outside.flops_1))
