@@ -396,7 +396,8 @@ def check_measured(measured, with_step_time=False, said=None):
             raise ValueError('{}, got {!r} workers (one worker is '
                              '{})'.format(what, n, said('step_time')))
         out[int(n)] = checks.positive(
-            'measured step on {} workers (seconds)'.format(n), seconds)
+            '{}: the step measured on {} workers (seconds)'.format(
+                said('measured'), n), seconds)
     return out
 
 

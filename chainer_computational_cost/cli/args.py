@@ -15,6 +15,7 @@ import collections
 import importlib
 import math
 import os
+import re
 import sys
 import textwrap
 
@@ -1178,11 +1179,10 @@ def parse_sizes(text):
             'must be two sizes or more in bytes >= 4, comma-separated '
             '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
     for size in out:
-        try:
-            netbench.check_size(size)
-        except ValueError:
+        problem = netbench.size_problem(size)
+        if problem is not None:
             raise argparse.ArgumentTypeError('gives {} in {!r}: {}'.format(
-                size, text, netbench.SIZE_RULE))
+                size, text, problem))
     try:
         return netbench.check_sizes(out)
     except ValueError as e:
@@ -1262,6 +1262,11 @@ def build_netbench_parser():
     return parser
 
 
+#: A value that starts as a negative number does ('-1,3', '-.5', '-inf',
+#: '-nan'): never an option's name.
+_NEGATIVE = re.compile(r'-(\d|\.\d|inf|nan)', re.IGNORECASE)
+
+
 def joined_values(parser, argv):
     """``argv`` with 'OPTION -VALUE' written 'OPTION=-VALUE' where OPTION
     takes one value: argparse reads '--shape -1,3' as an option missing
@@ -1270,8 +1275,7 @@ def joined_values(parser, argv):
                  and a.nargs is None for o in a.option_strings}
     out = []
     for arg in argv:
-        if out and out[-1] in takes_one and arg[1:2].isdigit() \
-                and arg.startswith('-'):
+        if out and out[-1] in takes_one and _NEGATIVE.match(arg):
             out[-1] = '{}={}'.format(out[-1], arg)
         else:
             out.append(arg)

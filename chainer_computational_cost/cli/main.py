@@ -35,6 +35,7 @@ from chainer_computational_cost.cli.args import PLOT_OPTIONS
 from chainer_computational_cost.cli.args import report_errors
 from chainer_computational_cost.cli.args import BROKEN_PIPE_STATUS
 from chainer_computational_cost.cli.args import INTERRUPTED_STATUS
+from chainer_computational_cost.cli.args import launcher_rank
 from chainer_computational_cost.cli.args import say as _say
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.calibrate import calibrate_command
@@ -469,7 +470,8 @@ def main(argv=None, ost=None):
             return _netbench_command(argv[1:], ost)
         return report_errors(lambda: _command(argv, ost))
     except KeyboardInterrupt:
-        _say('interrupted')
+        if launcher_rank() == 0:  # once under mpiexec, as a mistake is
+            _say('interrupted')
         return INTERRUPTED_STATUS
 
 

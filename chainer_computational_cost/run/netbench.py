@@ -29,6 +29,7 @@ extrapolates.
 """
 
 import statistics
+import sys
 import time
 
 from chainer_computational_cost.analysis import network as net
@@ -45,13 +46,23 @@ SIZE_RULE = ('each size is timed as exactly that many bytes of float32 '
              'multiples of 4')
 
 
+def size_problem(nbytes):
+    """Why netbench cannot time exactly ``nbytes`` bytes, or None."""
+    if not checks.is_int(nbytes) or nbytes < 4 or nbytes % 4:
+        return SIZE_RULE
+    if nbytes > sys.maxsize:
+        return 'an array holds at most {} bytes'.format(sys.maxsize)
+    return None
+
+
 def check_size(nbytes):
     """``nbytes`` as an int if netbench can time exactly that many bytes
-    (an integer >= 4, a multiple of 4); a ValueError naming the size and
-    why otherwise."""
-    if not checks.is_int(nbytes) or nbytes < 4 or nbytes % 4:
+    (an integer >= 4, a multiple of 4, that an array holds); a ValueError
+    naming the size and why otherwise."""
+    problem = size_problem(nbytes)
+    if problem is not None:
         raise ValueError('sizes: cannot time {!r} bytes: {}'.format(
-            nbytes, SIZE_RULE))
+            nbytes, problem))
     return int(nbytes)
 
 

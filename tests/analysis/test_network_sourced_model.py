@@ -211,7 +211,8 @@ def test_measured_steps_without_a_step_time_set_the_compute_first():
     ({'measured': {2: 0.1, 4: 0.2, 8: 0.3}}, 'one or two worker counts'),
     ({'measured': {2: 0.1, 4: 0.2}, 'step_time': 0.01},
      'with step_time, the step of one worker, one'),
-    ({'measured': {2: -1}}, 'measured step on 2 workers'),
+    ({'measured': {2: -1}}, r'^measured: the step measured on 2 workers '
+     r'\(seconds\) must be a finite number > 0, got -1$'),
     ({'measured': [(2, 0.1)]}, 'measured must be a dict'),
     ({'accumulation': 0}, 'accumulation must be an int >= 1'),
     ({'accumulation': {2: 1.5}}, 'accumulation must be an int >= 1'),

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from chainer_computational_cost.cli import main as cli_main
 from chainer_computational_cost.cli.main import main
 from cli_runs import error_of
 from cli_runs import run
@@ -116,6 +117,19 @@ def _status(argv):
         return main(list(argv))
     except SystemExit as e:
         return e.code
+
+
+def test_under_mpiexec_only_rank_0_says_interrupted(monkeypatch, capsys):
+    # Ctrl-C reaches every rank: 'interrupted' was said once per rank
+    def interrupted(argv, ost):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(cli_main, '_command', interrupted)
+    monkeypatch.setenv('PMI_RANK', '1')
+    assert main(['m:f']) == 130
+    assert capsys.readouterr() == ('', '')
+    monkeypatch.setenv('PMI_RANK', '0')
+    assert main(['m:f']) == 130
+    assert capsys.readouterr() == ('', 'interrupted\n')
 
 
 @pytest.mark.parametrize('variable', ['PMI_RANK', 'OMPI_COMM_WORLD_RANK'])
@@ -483,6 +497,12 @@ def test_every_command_joins_a_negative_value(tmp_path, monkeypatch,
     assert error_of(capsys, 'calibrate', '--out', str(tmp_path / 'c.json'),
                     '--seconds', '-5') == (
         'error: --seconds must be a finite number >= 10, got -5.0')
+    # and a value that is not a number, or starts with a point
+    for value, shown in (('-inf', '-inf'), ('-nan', 'nan'),
+                         ('-.5', '-0.5')):
+        assert error_of(capsys, 'calibrate', '--out',
+                        str(tmp_path / 'c.json'), '--seconds', value) == (
+            'error: --seconds must be a finite number >= 10, got ' + shown)
     assert error_of(capsys, 'netbench', '--sizes', '-4,8') == (
         'error: argument --sizes: must be two sizes or more in bytes >= 4, '
         "comma-separated (K, M, G suffixes: 4,1K,1M); got '-4,8' (see "

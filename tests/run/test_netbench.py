@@ -104,6 +104,13 @@ def test_sizes_option():
         "gives 6 in '4,6,1K': each size is timed as exactly that many "
         'bytes of float32 gradients (4 bytes each): give integers >= 4 '
         'that are multiples of 4')
+    # beyond what an array holds: NumPy's "Maximum allowed dimension
+    # exceeded", naming no option, came after the checks
+    with pytest.raises(argparse.ArgumentTypeError) as info:
+        parse_sizes('4,9223372036854775808')
+    assert str(info.value) == (
+        "gives 9223372036854775808 in '4,9223372036854775808': an array "
+        'holds at most 9223372036854775807 bytes')
 
 
 def test_measure_times_exactly_the_sizes_it_records(monkeypatch):
