@@ -291,7 +291,8 @@ def _add_format_options(parser):
     parser.add_argument('--mode', default='md', metavar='MODE',
                         help='csv, md, table (needs texttable) or json '
                              '(default md)')
-    parser.add_argument('--n-digits', type=int, default=None, metavar='N',
+    parser.add_argument('--n-digits', type=typed(int, 'an int from 0 to 10'),
+                        default=None, metavar='N',
                         help='decimals, 0 to 10 (default 3; with --mode '
                              'json and no --unit, no rounding)')
     parser.add_argument('--columns', default=None, metavar='COL,...',
@@ -442,7 +443,8 @@ def _add_scaling_options(parser):
                               '(*.json) from netbench (an existing file of '
                               'another name is read as one too)'.format(
                                   ', '.join(devices.NETWORKS)))
-    scaling.add_argument('--step-time', type=float, default=None,
+    scaling.add_argument('--step-time', type=typed(
+        float, 'a finite number > 0 (seconds)'), default=None,
                          metavar='SECONDS',
                          help="one worker's measured training step at the "
                               'batch, spread over the calls (default: '
@@ -456,7 +458,8 @@ def _add_scaling_options(parser):
                          help='with --overlap ddp or horovod: the bucket '
                               '(fusion buffer) size (default 25 MiB, '
                               '64 MiB)')
-    scaling.add_argument('--gpus-per-node', type=int, default=None,
+    scaling.add_argument('--gpus-per-node', type=typed(int, 'an int >= 1'),
+                         default=None,
                          metavar='G',
                          help='workers per node: a hierarchical '
                               'all-reduce (default 1)')
@@ -466,7 +469,8 @@ def _add_scaling_options(parser):
     scaling.add_argument('--plot-scaling', default=None, metavar='FILE',
                          help='efficiency against the workers, a line per '
                               'overlap mode (needs matplotlib)')
-    scaling.add_argument('--jitter', type=float, default=None,
+    scaling.add_argument('--jitter', type=typed(
+        float, 'a finite number >= 0'), default=None,
                          metavar='CV',
                          help="coefficient of variation of a worker's "
                               'step: the wait for the slowest (default '
@@ -486,11 +490,13 @@ def _add_scaling_options(parser):
                               'the larger counts are predicted from it; '
                               'steps on two counts: 8=0.31,16=0.35 or the '
                               'option twice')
-    scaling.add_argument('--accumulation', type=int, default=None,
+    scaling.add_argument('--accumulation', type=typed(
+        int, 'an int >= 1 (micro-batches per all-reduce)'), default=None,
                          metavar='K',
                          help='micro-batches each worker runs per '
                               'all-reduce (default 1)')
-    scaling.add_argument('--cycle-time', type=float, default=None,
+    scaling.add_argument('--cycle-time', type=typed(
+        float, 'a finite number > 0 (seconds)'), default=None,
                          metavar='SECONDS',
                          help="with --overlap horovod: Horovod's cycle "
                               '(default 0.005)')
@@ -1213,7 +1219,8 @@ def build_calibrate_parser():
     parser.add_argument('--out', required=True, metavar='FILE',
                         help='the JSON file to write (checked before '
                              'measuring)')
-    parser.add_argument('--seconds', type=float, default=120,
+    parser.add_argument('--seconds', type=typed(
+        float, 'a finite number >= 10 (seconds)'), default=120,
                         metavar='SECONDS',
                         help='the budget (default 120, at least {})'.format(
                             measure.MIN_SECONDS))
@@ -1221,7 +1228,9 @@ def build_calibrate_parser():
                         help='wall (perf_counter, default) or cpu '
                              '(process time: for a machine other busy '
                              'processes share; one BLAS thread)')
-    parser.add_argument('--seed', type=int, default=None, metavar='N',
+    parser.add_argument('--seed', type=typed(
+        int, 'an int from 0 to {}'.format(measure.MAX_SEED)),
+                        default=None, metavar='N',
                         help="the probes' random shapes")
     return parser
 
@@ -1260,6 +1269,20 @@ def build_netbench_parser():
     parser.add_argument('--name', default=None, metavar='NAME',
                         help="the network's name (default netbench-N)")
     return parser
+
+
+def typed(kind, allowed):
+    """An option's ``type``: ``kind`` (int or float) of the text, or
+    argparse's error saying what is ``allowed`` (argparse's own 'invalid
+    int value' says nothing of it)."""
+    def parse(text):
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError('must be {}, got {!r}'.format(
+                allowed, text))
+    parse.__name__ = kind.__name__
+    return parse
 
 
 #: A value that starts as a negative number does ('-1,3', '-.5', '-inf',

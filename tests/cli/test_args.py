@@ -509,6 +509,30 @@ def test_every_command_joins_a_negative_value(tmp_path, monkeypatch,
         '--help)')
 
 
+@pytest.mark.parametrize('argv, message', [
+    (('--n-digits', 'x'), "--n-digits: must be an int from 0 to 10, got "
+     "'x'"),
+    (('--workers', '1,8', '--network', 'ib-edr', '--gpus-per-node', '1.5'),
+     "--gpus-per-node: must be an int >= 1, got '1.5'"),
+    (('--workers', '1,8', '--network', 'ib-edr', '--accumulation', 'two'),
+     "--accumulation: must be an int >= 1 (micro-batches per all-reduce), "
+     "got 'two'"),
+    (('--workers', '1,8', '--network', 'ib-edr', '--step-time', 'abc'),
+     "--step-time: must be a finite number > 0 (seconds), got 'abc'"),
+    (('--workers', '1,8', '--network', 'ib-edr', '--jitter', 'x'),
+     "--jitter: must be a finite number >= 0, got 'x'"),
+    (('--workers', '1,8', '--network', 'ib-edr', '--overlap', 'horovod',
+      '--cycle-time', 'x'),
+     "--cycle-time: must be a finite number > 0 (seconds), got 'x'"),
+])
+def test_a_number_that_does_not_parse_is_told_what_is_allowed(
+        capsys, argv, message):
+    # argparse's own "invalid int value: 'x'" said nothing of it
+    assert error_of(capsys, RAISING, '--train', '--device', 'a100',
+                    *argv) == ('error: argument {} (see --help)'.format(
+                        message))
+
+
 def test_a_negative_value_is_the_options_not_an_option(capsys):
     assert error_of(capsys, RAISING, '--n-digits', '-1') == (
         'error: --n-digits must not be negative, got -1')

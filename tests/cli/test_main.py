@@ -1895,12 +1895,13 @@ def _never_calibrated(monkeypatch):
 
 
 @pytest.mark.parametrize('argv, message', [
-    (['--seconds', 'abc'], "argument --seconds: invalid float value: 'abc' "
-                           '(see --help)'),
+    # argparse's "invalid float value" said nothing of what is allowed
+    (['--seconds', 'abc'], 'argument --seconds: must be a finite number >= '
+                           "10 (seconds), got 'abc' (see --help)"),
     (['--clock', 'gpu'], "argument --clock: invalid choice: 'gpu' (choose "
                          "from 'wall', 'cpu') (see --help)"),
-    (['--seed', 'x'], "argument --seed: invalid int value: 'x' (see "
-                      '--help)'),
+    (['--seed', 'x'], 'argument --seed: must be an int from 0 to '
+                      "4294967295, got 'x' (see --help)"),
     (['--seconds', '5'], '--seconds must be a finite number >= 10, got '
                          '5.0'),
     (['--seconds', 'nan'], '--seconds must be a finite number >= 10, '
