@@ -680,21 +680,30 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
         # the batch grows samples_per_s only (or an int Python overflowed)
         known = len(e.args) == 3 and e.args[0] != 'samples_per_s'
         raise ValueError(_overflow(e.args, dict(
-            given, batch_size=None if known else batch_size)))
+            given, batch_size=None if known else batch_size), [
+                ('network', net), ('node_network', opts['node_network'])]))
     return report
 
 
-def _overflow(where, given):
+def _overflow(where, given, networks=()):
     """The message of a scaling report whose figures overflow a float:
     where (a column, its value, the workers) when known, and the
-    arguments given that grew them."""
+    arguments given that grew them; else the ``networks`` (name, Network
+    or None) figures."""
     named = ', '.join('{}={}'.format(k, _shown(v)) for k, v in given.items()
                       if v is not None and not (k == 'accumulation' and
                                                 v == 1))
+    remedy = 'give smaller ones'
+    if not named:  # nothing but the network's figures
+        named = ', '.join(
+            '{} {!r} (bandwidth {} B/s, latency {} s)'.format(
+                k, v.name, _shown(v.bandwidth), _shown(v.latency))
+            for k, v in networks if v is not None)
+        remedy = "check the network's figures"
     at = '{} is {} at N={}: '.format(*where) if len(where) == 3 else ''
     return ('the scaling report overflows a float ({}{} give figures '
-            'beyond its range); give smaller ones'.format(
-                at, named or 'the arguments'))
+            'beyond its range); {}'.format(at, named or 'the arguments',
+                                           remedy))
 
 
 def _shown(value):

@@ -1175,6 +1175,24 @@ def test_figures_past_a_float_are_a_value_error(kwargs, shown):
                                model='bound', **kwargs)
 
 
+@pytest.mark.parametrize('bandwidth, latency, shown', [
+    (5e-324, 1e-6, r'bandwidth 5e-324 B/s, latency 1e-06 s'),
+    (1e9, 1e308, r'bandwidth 1000000000.0 B/s, latency 1e\+308 s'),
+])
+def test_a_network_whose_figures_overflow_is_named(bandwidth, latency,
+                                                   shown):
+    # checked fine, and then "the arguments give figures beyond its
+    # range": nothing said it was the network
+    layers, rows = _one_step()
+    net = devices.Network('mine', 'My net', bandwidth, latency)
+    with pytest.raises(ValueError, match=r"^the scaling report overflows a "
+                       r"float \(t_allreduce is inf at N=8: network 'mine' "
+                       r'\(' + shown + r"\) give figures beyond its range\); "
+                       r"check the network's figures$"):
+        network.scaling_report(layers, rows, 10, [1, 8], net, 4,
+                               model='bound')
+
+
 def test_gradient_bytes_a_float_cannot_hold_are_refused():
     layers, rows = _one_step()
     net = devices.Network('t', 't', 1e9, 1e-6)
