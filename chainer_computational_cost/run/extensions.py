@@ -696,14 +696,17 @@ class _Outside(chainer.FunctionHook):
         finally:
             self.hooks.pop(self.key, None)
 
-    def counted(self, update, real_update):
+    def counted(self, update, real_update, steps):
         """``update`` (a wrapped optimizer's update) with this hook out of
         the function hooks while it runs; ``real_update``, the optimizer's
         own, for an update called inside another (from its loss function):
-        the outer update's figures hold it."""
+        the outer update's figures hold it (see _Steps.nested)."""
         def counted_update(*args, **kwargs):
             if self.depth:
-                return real_update(*args, **kwargs)
+                if steps.nested is None:
+                    return real_update(*args, **kwargs)
+                return _nested_update(real_update, args, kwargs,
+                                      steps.nested, steps.fma_1flop)
             self.depth = 1
             hooks, key = self.hooks, self.key
             watching = hooks is not None and hooks.pop(key, None) is self
@@ -714,6 +717,26 @@ class _Outside(chainer.FunctionHook):
                 if watching:
                     hooks[key] = self
         return counted_update
+
+
+def _update_flops(hook):
+    """The FLOPs of the update phase ``hook`` recorded."""
+    return sum([r.flops for r in hook.records()
+                if r.params is not None and r.phase == 'update'])
+
+
+def _nested_update(real_update, args, kwargs, into, fma_1flop):
+    """``real_update`` called from the loss function of an update being
+    checked; the FLOPs of its own update phase (no function's, which the
+    check sees as the outer forward's calls) appended to ``into``, as
+    ``(flops, flops with a multiply-add as 1 or None)``."""
+    hook = ComputationalCostHook(fma_1flop=False)
+    hook_1 = ComputationalCostHook() if fma_1flop else None
+    with hook, (hook_1 or contextlib.nullcontext()):
+        result = real_update(*args, **kwargs)
+    into.append((_update_flops(hook),
+                 None if hook_1 is None else _update_flops(hook_1)))
+    return result
 
 
 class CostMonitor(extension.Extension):
@@ -971,6 +994,10 @@ class _Steps(object):
         # warning says what the outside calls' warning would).
         self.bare = False
         self.peak = None
+        # While a checked update's loss function runs: the update-phase
+        # FLOPs of the updates it calls, which no check of calls sees (a
+        # step that differs adds them); else None.
+        self.nested = None
         # run() sets, for each iteration: self.calls, the figures of each
         # optimizer.update; self.batch, the batch size
 
@@ -988,7 +1015,7 @@ class _Steps(object):
                 saved.append((d, d.get('update', _MISSING)))
                 real_update = optimizer.update
                 d['update'] = outside.counted(
-                    self.wrap(name, real_update, calls), real_update)
+                    self.wrap(name, real_update, calls), real_update, self)
             start = _clock()
             outside.run(real_core)
             elapsed = _clock() - start
@@ -1153,10 +1180,12 @@ class _Steps(object):
                 hook = ComputationalCostHook()
                 hook.__enter__()
                 late.append(hook)
+        outer, self.nested = self.nested, []
         try:
             result = real_update(_forward(lossfun, seen, differs), *args,
                                  **kwargs)
         finally:
+            nested, self.nested = self.nested, outer
             for hook in reversed(late):
                 hook.__exit__(*sys.exc_info())
         if not late:
@@ -1187,9 +1216,11 @@ class _Steps(object):
             step = None
         else:
             step = _Figures(
-                entry.before[seen.matched] + seen.flops + rest.flops, None,
-                None, predicted, None if rest_1 is None else
-                entry.before_1[seen.matched] + seen.flops_1 + rest_1)
+                entry.before[seen.matched] + seen.flops + rest.flops +
+                sum([f for f, _ in nested]), None, None, predicted,
+                None if rest_1 is None else
+                entry.before_1[seen.matched] + seen.flops_1 + rest_1 +
+                sum([f for _, f in nested]))
         self.calls.append(step)
         return result
 

@@ -2147,6 +2147,39 @@ class _Both(training.StandardUpdater):
         main.update(loss, X)
 
 
+class _BothOddDiffers(_Both):
+    """_Both, whose outer loss is doubled on odd iterations: a step that
+    differs from the costed one after its inner update ran."""
+
+    def update_core(self):
+        inner = self.get_optimizer('inner')
+        main = self.get_optimizer('main')
+        odd = self.iteration % 2 == 1
+
+        def loss(x):
+            inner.update(inner.target, X)
+            y = main.target(x)
+            return y * 2 if odd else y
+        main.update(loss, X)
+
+
+@pytest.mark.parametrize('fma_1flop', [False, True])
+def test_an_update_inside_a_step_that_differs(tmp_path, fma_1flop):
+    # A step that differs is costed call by call: the inner update's own
+    # update phase (SGD on 8 parameters, no function call) was left out
+    updater = _BothOddDiffers()
+    log = _run(updater, 4, tmp_path, CostMonitor(fma_1flop=fma_1flop))
+    replay = _BothOddDiffers()
+    fresh = []
+    for _ in range(4):
+        with ComputationalCostHook(fma_1flop=fma_1flop) as hook:
+            replay.update()
+        fresh.append(hook.total_report['flops'])
+    key = 'cost/flops_fma_1flop' if fma_1flop else 'cost/flops'
+    assert [e[key] for e in log] == fresh
+    assert fresh[0] != fresh[1] == fresh[3]
+
+
 class _Sometimes(training.StandardUpdater):
     """An updater of one SumLinear: from the second iteration, every other
     step runs one more forward pass of its own before the update
