@@ -2126,6 +2126,17 @@ def test_a_gan_updater_s_own_forward_passes_are_costed(tmp_path):
         'cost/predicted_time are not reported for its steps']
 
 
+def _fresh_steps(updater, n, fma_1flop=False):
+    """The FLOPs of ``n`` steps of ``updater``, a fresh hook around each
+    (the oracle of the updaters below)."""
+    flops = []
+    for _ in range(n):
+        with ComputationalCostHook(fma_1flop=fma_1flop) as hook:
+            updater.update()
+        flops.append(hook.total_report['flops'])
+    return flops
+
+
 class _Both(training.StandardUpdater):
     """An updater whose step updates optimizer 'main' with a loss function
     that first updates optimizer 'inner' (an update inside another's loss
@@ -2169,12 +2180,7 @@ def test_an_update_inside_a_step_that_differs(tmp_path, fma_1flop):
     # update phase (SGD on 8 parameters, no function call) was left out
     updater = _BothOddDiffers()
     log = _run(updater, 4, tmp_path, CostMonitor(fma_1flop=fma_1flop))
-    replay = _BothOddDiffers()
-    fresh = []
-    for _ in range(4):
-        with ComputationalCostHook(fma_1flop=fma_1flop) as hook:
-            replay.update()
-        fresh.append(hook.total_report['flops'])
+    fresh = _fresh_steps(_BothOddDiffers(), 4, fma_1flop)
     key = 'cost/flops_fma_1flop' if fma_1flop else 'cost/flops'
     assert [e[key] for e in log] == fresh
     assert fresh[0] != fresh[1] == fresh[3]
@@ -2214,12 +2220,7 @@ def test_calls_outside_the_updates_are_costed_from_any_iteration_on(
     # later ones were left out for good (1159 logged where a fresh hook
     # counts 1671; a bare update() costed as its update alone, 144)
     log = _run(_Sometimes(kind), 4, tmp_path, CostMonitor())
-    replay = _Sometimes(kind)
-    fresh = []
-    for _ in range(4):
-        with ComputationalCostHook(fma_1flop=False) as hook:
-            replay.update()
-        fresh.append(hook.total_report['flops'])
+    fresh = _fresh_steps(_Sometimes(kind), 4)
     assert [e['cost/flops'] for e in log] == fresh
     # SumLinear's step 2055; its forward pass alone (DETAILS.md, no FMA):
     # the Linear 64 * 2 * (2 * 4 - 1) = 896, the sum 128 - 1 = 127: 1023
@@ -2235,12 +2236,7 @@ def test_an_update_inside_another_s_loss_function(tmp_path):
     # (the inner update's figures were added again: 6165), and the
     # training goes on
     log = _run(_Both(), 3, tmp_path, CostMonitor())
-    replay = _Both()
-    fresh = []
-    for _ in range(3):
-        with ComputationalCostHook(fma_1flop=False) as hook:
-            replay.update_core()
-        fresh.append(hook.total_report['flops'])
+    fresh = _fresh_steps(_Both(), 3)
     assert [e['cost/flops'] for e in log] == fresh == [4110] * 3
 
 
