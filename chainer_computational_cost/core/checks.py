@@ -131,6 +131,7 @@ class ReadOnlyDict(dict):
     __slots__ = ()
 
     def _refuse(self, *args, **kwargs):
+        """Refused: the table cannot be changed (see the class)."""
         raise TypeError('this table was checked when its object was made '
                         'and cannot be changed: make a new object with the '
                         'figures wanted (a Device: _replace(peaks=...))')
