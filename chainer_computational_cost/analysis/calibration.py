@@ -696,11 +696,11 @@ class Calibration(object):
         """A calibration from :meth:`to_dict`'s data (ValueError when it
         is not one: a one-line message naming the first field that is
         missing or wrong, what it is and what it must be)."""
+        not_one = ('not a calibration of format {} (see '
+                   'chainer_computational_cost.calibrate): {!r}'.format(
+                       FORMAT, str(data)[:80]))
         if not isinstance(data, dict) or 'format' not in data:
-            raise ValueError(
-                'not a calibration of format {} (see '
-                'chainer_computational_cost.calibrate): {!r}'.format(
-                    FORMAT, str(data)[:80]))
+            raise ValueError(not_one)
         fmt = data['format']
         if type(fmt) is not int:  # a bool too
             raise ValueError('{} must be {} (the int this version '
@@ -711,10 +711,7 @@ class Calibration(object):
                 raise ValueError(
                     'a calibration of format {}, and this version reads '
                     'format {} only: calibrate again'.format(fmt, FORMAT))
-            raise ValueError(
-                'not a calibration of format {} (see '
-                'chainer_computational_cost.calibrate): {!r}'.format(
-                    FORMAT, str(data)[:80]))
+            raise ValueError(not_one)
         _fields('', data, ('gemm', 'families', 'types', 'overhead'))
         _only('', data, FILE_KEYS)
         _only('overhead', _fields('overhead', data['overhead']), OVERHEADS)

@@ -1281,7 +1281,6 @@ def typed(kind, allowed):
         except ValueError:
             raise argparse.ArgumentTypeError('must be {}, got {!r}'.format(
                 allowed, text))
-    parse.__name__ = kind.__name__
     return parse
 
 

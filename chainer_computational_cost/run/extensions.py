@@ -631,10 +631,12 @@ def _step_figures(hook):
     return _Figures(flops, peak, comm, None)
 
 
-def _recorded_flops(hook):
+def _recorded_flops(hook, phase=None):
     """The FLOPs of the total report of ``hook``, read from its records
-    (as :func:`_step_figures` reads them)."""
-    return sum([r.flops for r in hook.records() if r.params is not None])
+    (as :func:`_step_figures` reads them); of one ``phase`` only when
+    given."""
+    return sum([r.flops for r in hook.records() if r.params is not None
+                and (phase is None or r.phase == phase)])
 
 
 def _time_rows(hook, calibration):
@@ -719,12 +721,6 @@ class _Outside(chainer.FunctionHook):
         return counted_update
 
 
-def _update_flops(hook):
-    """The FLOPs of the update phase ``hook`` recorded."""
-    return sum([r.flops for r in hook.records()
-                if r.params is not None and r.phase == 'update'])
-
-
 def _nested_update(real_update, args, kwargs, into, fma_1flop):
     """``real_update`` called from the loss function of an update being
     checked; the FLOPs of its own update phase (no function's, which the
@@ -734,8 +730,8 @@ def _nested_update(real_update, args, kwargs, into, fma_1flop):
     hook_1 = ComputationalCostHook() if fma_1flop else None
     with hook, (hook_1 or contextlib.nullcontext()):
         result = real_update(*args, **kwargs)
-    into.append((_update_flops(hook),
-                 None if hook_1 is None else _update_flops(hook_1)))
+    into.append((_recorded_flops(hook, 'update'), None if hook_1 is None
+                 else _recorded_flops(hook_1, 'update')))
     return result
 
 

@@ -35,6 +35,12 @@ class Twice(chainer.Chain):
         return self.out(h) + self.fc(x)[:, :3]
 
 
+def _link_of(cch):
+    """Each layer's name -> its link."""
+    return {name: r['link'] for name, r in cch.layer_report.items()
+            if name != 'total'}
+
+
 def _run(model, x, backward=False):
     with ComputationalCostHook(strict=True) as cch:
         y = model(x)
@@ -397,8 +403,7 @@ def test_a_model_recomputed_at_the_top_of_the_block_keeps_its_root():
         F.sum(F.forget(Blk(), _x(3, 5))).backward()
     assert {k: v['n_calls'] for k, v in cch.link_report.items()
             if k != 'total'} == {'/': 2, '/c': 2, '/d': 2}
-    links = {name: r['link'] for name, r in cch.layer_report.items()
-             if name != 'total'}
+    links = _link_of(cch)
     # the recomputation's calls, in the links of the forward's
     assert (links['LinearFunction-3'], links['LinearFunction-4']) == (
         '/c', '/d')
@@ -418,8 +423,7 @@ def test_recomputed_links_get_their_gradients():
 
     with ComputationalCostHook(strict=True) as cch:
         F.sum(Net()(_x(2, 3))).backward()
-    links = {name: r['link'] for name, r in cch.layer_report.items()
-             if name != 'total'}
+    links = _link_of(cch)
     # fc's weight and input gradients, and its bias's (a Sum)
     assert links['LinearGradWeight-1'] == '/fc'
     assert links['LinearGradData-1'] == '/fc'
