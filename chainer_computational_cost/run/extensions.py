@@ -417,14 +417,15 @@ def _forward(lossfun, seen, done):
 
     def forward(*args, **kwargs):
         hooks, key = _added(seen)
+        kept = seen.nodes
         try:
             loss = lossfun(*args, **kwargs)
+            nodes = kept[:]
         finally:
             hooks.pop(key, None)
-            # a checking closure refers to ``seen``: no cycle left behind
-            # (it would keep the step's graph until the collector runs)
-            vars(seen).pop('forward_postprocess', None)
-        nodes, seen.nodes = seen.nodes, []
+            # (the same list at every step: a checker's closure appends to
+            # it; emptied, so that no step's graph outlives the step)
+            kept.clear()
         done(nodes, loss)
         return loss
     return forward
@@ -447,7 +448,9 @@ class _Calls(chainer.FunctionHook):
 
     After the forward pass of a checked step, ``diverged`` says whether a
     call differed (or came beyond the costed step's), and then
-    ``matched`` is how many calls matched before it."""
+    ``matched`` is how many calls matched before it.  A checker is made
+    once per costed step and ``restart()`` before each step it checks:
+    making one costs about as much as a step's checks."""
 
     name = 'CostMonitorCalls'
 
@@ -466,7 +469,7 @@ class _Calls(chainer.FunctionHook):
             self.each_1 = [] if fma_1flop else None
         else:
             self.calls = self.each = self.each_1 = None
-            self.forward_postprocess = self._check(reference)
+            self.forward_postprocess, self.restart = self._check(reference)
 
     # Chainer calls these at every call and on entering and leaving:
     # C callables that ignore their arguments cost no Python frame.
@@ -482,6 +485,14 @@ class _Calls(chainer.FunctionHook):
         keep = self.nodes.append
         record = self._cost
         i = 0
+        flops_1 = self.flops_1
+
+        def restart():
+            nonlocal i
+            i = 0
+            self.diverged = False
+            self.matched = self.flops = 0
+            self.flops_1 = flops_1
 
         def forward_postprocess(function, in_data):
             nonlocal i
@@ -506,7 +517,7 @@ class _Calls(chainer.FunctionHook):
                 self.diverged = True
                 i = n + 1
             record(function, in_data)
-        return forward_postprocess
+        return forward_postprocess, restart
 
     def forward_postprocess(self, function, in_data):
         """Records a call and its FLOPs (see the class)."""
@@ -562,7 +573,8 @@ class _Costed(NamedTuple):
     iteration), its forward's calls, the FLOPs of the calls before each,
     the graph its forward left, and the predicted seconds of its forward
     pass (with a calibration); with ``fma_1flop``, the FLOPs (a
-    multiply-add as 1) of the calls before each too."""
+    multiply-add as 1) of the calls before each too; the :class:`_Calls`
+    that checks later steps against it (None if none is checked)."""
 
     figures: Optional[_Figures]
     settled: bool
@@ -571,6 +583,7 @@ class _Costed(NamedTuple):
     graph: Optional[_Graph]
     forward_time: Optional[float]
     before_1: Optional[list] = None
+    checker: Optional[_Calls] = None
 
 
 def _signature(value):
@@ -1137,9 +1150,11 @@ class _Steps(object):
                 before.append(before[-1] + flops)
             before_1 = None if seen.each_1 is None else list(
                 itertools.accumulate([0] + seen.each_1))
-            costs[key] = _Costed(figures, figures is None or not self.first,
-                                 seen.calls, before, seen.graph,
-                                 forward_time, before_1)
+            costs[key] = _Costed(
+                figures, figures is None or not self.first, seen.calls,
+                before, seen.graph, forward_time, before_1,
+                None if figures is None or lossfun is None
+                else _Calls(seen.calls, self.fma_1flop))
             calls.append(figures)
             return result
         return update
@@ -1155,7 +1170,10 @@ class _Steps(object):
         communication, which only a run hooked throughout knows; the
         predicted time when only the backward pass differs."""
         reference = entry.calls
-        seen = _Calls(reference, self.fma_1flop)
+        seen = entry.checker
+        # (no step is checked inside another: an update called from a
+        # checked update's loss function passes by the wrappers)
+        seen.restart()
         late = []
 
         def differs(nodes, loss):
