@@ -2158,6 +2158,37 @@ class _Both(training.StandardUpdater):
         main.update(loss, X)
 
 
+class _Alternating(training.StandardUpdater):
+    """An updater whose optimizer 'main' is one of two in turn (each of its
+    own SumLinear), as get_all_optimizers tells."""
+
+    def __init__(self):
+        self.pair = [chainer.optimizers.SGD().setup(SumLinear())
+                     for _ in range(2)]
+        super(_Alternating, self).__init__(
+            chainer.iterators.SerialIterator([0], 1), self.pair[0])
+
+    def get_all_optimizers(self):
+        return {'main': self.pair[self.iteration % 2]}
+
+    def update_core(self):
+        opt = self.get_all_optimizers()['main']
+        # SumLinear's forward less its report (the trainer knows the
+        # first model only)
+        opt.update(lambda x: F.sum(opt.target.lin(F.reshape(x, (-1, 4)))),
+                   X)
+
+
+def test_an_optimizer_that_changes_between_iterations_is_the_one_updated(
+        tmp_path):
+    # the monitor's wrapper of the first optimizer must not stand in for
+    # the second's update
+    updater = _Alternating()
+    log = _run(updater, 4, tmp_path, CostMonitor())
+    assert [opt.t for opt in updater.pair] == [2, 2]
+    assert [e['cost/flops'] for e in log] == [2055] * 4  # SumLinear's step
+
+
 class _BothOddDiffers(_Both):
     """_Both, whose outer loss is doubled on odd iterations: a step that
     differs from the costed one after its inner update ran."""
