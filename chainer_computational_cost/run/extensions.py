@@ -962,6 +962,9 @@ class CostMonitor(extension.Extension):
     def _restore(self):
         if self._steps is not None:
             self._steps.done = True
+            # the optimizers' updates it wrapped: nothing of the user's
+            # outlives the training in a monitor the user keeps
+            self._steps.wrapped.clear()
         updater, self._updater = self._updater, None
         if updater is None:
             return

@@ -1984,6 +1984,20 @@ def test_a_step_s_graph_is_freed_when_it_ends(tmp_path, flags):
     assert alive == [False] * len(flags)
 
 
+def test_a_monitor_kept_after_its_training_keeps_no_optimizer_alive(
+        tmp_path):
+    model = SumLinear()
+    opt = chainer.optimizers.SGD().setup(model)
+    monitor = CostMonitor()
+    _run(_Calling(lambda o: o.update(o.target, X), opt), 3, tmp_path,
+         monitor)
+    gone = weakref.ref(opt)
+    del opt, model
+    gc.collect()
+    assert gone() is None
+    assert monitor is not None  # kept to the end
+
+
 class _Carry(chainer.Chain):
     """(x (2, 2), reset (2,)) -> the sum of Linear(2, 2)(x + h), h the
     previous step's output unless the step resets (or is the first): a
