@@ -84,7 +84,6 @@ import itertools
 import operator
 import sys
 import time
-from typing import Callable
 from typing import NamedTuple
 from typing import Optional
 import warnings
@@ -293,6 +292,29 @@ def _settings(function, layout):
         return values, tuple(map(_value, held))
 
 
+def _same_settings(function, layout, settings):
+    """Whether ``function``'s node has the ``settings`` (see _settings) of
+    the costed node of its class: compared object by object first, as
+    they usually are the same objects from call to call (a function's
+    defaults, flags, small ints, interned strings), which a type check
+    of each need not follow; else as _settings reads them."""
+    getter, _, other, _, others = layout
+    try:
+        if getter is None or all(map(
+                operator.is_, getter(function),
+                settings if others is None else settings[0])):
+            if others is None:
+                return True
+            held = others(function)
+            if len(other) == 1:
+                held = held,
+            if tuple(map(_SHAPE_DTYPE, held)) == settings[1]:
+                return True
+    except AttributeError:
+        pass
+    return _settings(function, layout) == settings
+
+
 #: Readers of the graph (VariableNode's properties read these attributes,
 #: in Chainer 6 and 7) and of a call's inputs, in C: the checks run at
 #: every call and step.
@@ -335,16 +357,18 @@ def _graph(nodes, loss):
 
 class _Graph(NamedTuple):
     """The graph a costed step's forward pass left, as later steps' are
-    compared with it: ``full`` is :func:`_graph`'s; ``creators``, which
-    reads each input's creator, as a tuple, from the step's nodes followed
-    by None (an itemgetter of their positions, -1 for None; None for a
-    graph of one input); ``unique``, whether no input is shared;
-    ``outside``, whether its backward pass runs into nodes made outside
-    the forward pass (then no later step is taken to do the same work)."""
+    compared with it: ``full`` is :func:`_graph`'s; ``positions``, each
+    input's creator as its position among the step's nodes (-1 for None;
+    None when the backward pass runs into nodes made outside the forward
+    pass, as ``outside`` says: then no later step is taken to do the same
+    work); ``shared``, (k, j) for each input k that is the same variable
+    as an earlier input j (its first); ``distinct``, how many variables
+    the inputs are."""
 
     full: tuple
-    creators: Optional[Callable]
-    unique: bool
+    positions: Optional[tuple]
+    shared: tuple
+    distinct: int
     outside: bool
 
     @classmethod
@@ -353,39 +377,55 @@ class _Graph(NamedTuple):
         full = _graph(nodes, loss)
         creators, _, firsts = full
         if _OUTSIDE in creators:
-            return cls(full, None, False, True)
-        positions = [-1 if c is None else c for c in creators]
-        return cls(full, operator.itemgetter(*positions)
-                   if len(positions) > 1 else None,
-                   firsts == list(range(len(firsts))), False)
+            return cls(full, None, (), 0, True)
+        return cls(full, tuple([-1 if c is None else c for c in creators]),
+                   tuple([(k, j) for k, j in enumerate(firsts) if j != k]),
+                   len(set(firsts)), False)
 
 
 def _same_graph(nodes, loss, reference):
     """Whether the forward pass that made ``nodes`` and ``loss`` left the
     graph of ``reference`` (a :class:`_Graph`): :func:`_graph`'s
-    comparison, made on the inputs themselves with no Python call per
-    input in the usual case (every node in the graph, no input made in
-    an earlier step, none shared or as shared as before)."""
+    comparison, made input by input as they come in the usual case
+    (every node in the graph, no input made in an earlier step), else
+    :func:`_graph`'s own."""
+    needs_grad = reference.full[1]
+    positions = reference.positions
+    made = nodes + [None]  # position -1: no creator
+    inputs = []
+    add = inputs.append
+    k = 0
+    # A plain loop: CPython 3.11 reads an attribute in bytecode for less
+    # than a third of what an attrgetter mapped over the inputs costs.
     try:
-        inputs = list(itertools.chain.from_iterable(map(_INPUTS, nodes)))
-    except TypeError:  # a node made without a graph
+        for node in nodes:
+            for x in node.inputs:
+                if x._requires_grad is not needs_grad[k] or \
+                        x._creator_node is not made[positions[k]]:
+                    # (maybe made in an earlier step, as the costed
+                    # step's were)
+                    raise LookupError
+                add(x)
+                k += 1
+        node = getattr(loss, 'node', None)
+        if node is not None:
+            if node._requires_grad is not needs_grad[k] or \
+                    node._creator_node is not made[positions[k]]:
+                raise LookupError
+            add(node)
+            k += 1
+    except (TypeError, LookupError):
+        # a node made without a graph, an input unlike the costed step's
+        # or beyond them: the whole comparison
         return _graph(nodes, loss) == reference.full
-    node = getattr(loss, 'node', None)
-    if node is not None:
-        inputs.append(node)
-    _, needs_grad, firsts = reference.full
-    if len(inputs) != len(needs_grad) or \
-            list(map(_NEEDS_GRAD, inputs)) != needs_grad:
+    if k != len(needs_grad):
         return False
-    # (one C call reads the expected creators: no call per input)
-    if reference.creators is None or tuple(map(
-            _CREATOR, inputs)) != reference.creators(nodes + [None]):
-        # maybe made in an earlier step, as the costed step's were
-        return _graph(nodes, loss) == reference.full
-    if reference.unique:
-        return len(set(inputs)) == len(inputs)
-    seen = {}
-    return list(map(seen.setdefault, inputs, itertools.count())) == firsts
+    # Shared as before: each input that was an earlier one's variable
+    # still is, and none more (as many variables as before).
+    for k, j in reference.shared:
+        if inputs[k] is not inputs[j]:
+            return False
+    return len(set(inputs)) == reference.distinct
 
 
 def _free_name(hooks, name):
@@ -486,6 +526,13 @@ class _Calls(chainer.FunctionHook):
         record = self._cost
         i = 0
         flops_1 = self.flops_1
+        # Each call as compared: its class, its inputs' shapes and dtypes
+        # in one flat tuple, and as _inputs gives them (for inputs that
+        # are not all arrays), its settings and how to read them.
+        expected = [
+            (cls, tuple(itertools.chain.from_iterable(inputs)), inputs,
+             settings, _LAYOUTS.get(cls))
+            for cls, inputs, settings in reference]
 
         def restart():
             nonlocal i
@@ -500,16 +547,27 @@ class _Calls(chainer.FunctionHook):
             if i < n:
                 # Compared part by part with the costed call, the
                 # cheapest first, without building this call's key.
-                cls, inputs, settings = reference[i]
+                cls, flat, inputs, settings, layout = expected[i]
                 node = function.function if type(function) is _ADAPTER \
                     else function
-                if type(node) is cls:
+                if type(node) is cls and 2 * len(in_data) == len(flat):
+                    # A plain loop, which stops at the first difference:
+                    # each input's shape is a new tuple, its dtype
+                    # usually the costed one itself.
+                    k = 0
                     try:
-                        same = tuple(map(_SHAPE_DTYPE, in_data)) == inputs
-                    except AttributeError:
-                        same = _inputs(in_data) == inputs
-                    if same and (settings is None or _settings(
-                            node, _LAYOUTS[cls]) == settings):
+                        for x in in_data:
+                            d = x.dtype
+                            if x.shape != flat[k] or (
+                                    d is not flat[k + 1] and
+                                    d != flat[k + 1]):
+                                break
+                            k += 2
+                    except AttributeError:  # an input that is None
+                        if _inputs(in_data) == inputs:
+                            k = len(flat)
+                    if k == len(flat) and (settings is None or _same_settings(
+                            node, layout, settings)):
                         i += 1
                         return
             if i <= n:  # the first call that differs (or one more)

@@ -2391,3 +2391,93 @@ def test_a_count_a_loss_takes_from_the_labels_is_not_a_setting(
     assert len(runs) == 2
     assert [e['cost/flops'] for e in log] == [
         f for f, _ in _fresh(_Multi, batches)]
+
+
+class _Offset(chainer.function_node.FunctionNode):
+    """y = x + b, or x when the input b holds no array (None)."""
+
+    def forward(self, inputs):
+        x, b = inputs
+        return (x if b is None else x + b),
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0], None
+
+
+def _offset_cost(func, in_data, **kwargs):
+    x, b = in_data
+    if b is None:
+        return 0, x.nbytes, x.nbytes, {}
+    return x.size, x.nbytes + b.nbytes, x.nbytes, {}
+
+
+class _Offsetting(chainer.Chain):
+    """(x (2, 2), k (1,)) -> the sum of Linear(2, 2)(x) offset by k[0]
+    rows of ones (broadcast), or by an input that is None when k[0] is
+    0."""
+
+    def __init__(self):
+        super(_Offsetting, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(2, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, k):
+        k = int(k[0])
+        b = numpy.ones((k, 2), numpy.float32) if k else None
+        h, = _Offset().apply((self.lin(x), chainer.Variable(b)))
+        return F.sum(h)
+
+
+@pytest.mark.parametrize('ks', [[0, 0, 1, 0, 2, 2], [1, 1, 0, 1, 0, 2]])
+def test_a_call_with_an_input_that_is_none(tmp_path, monkeypatch, ks):
+    monkeypatch.setitem(calculators, _Offset, _offset_cost)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([k], numpy.int32)) for k in ks]
+    log = _train(_Offsetting(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Offsetting, batches)]
+    # the offset's 2*2 = 4 additions, none with no array to add
+    assert expected[ks.index(1)] - expected[ks.index(0)] == 4
+    assert [e['cost/flops'] for e in log] == expected
+
+
+def test_a_step_with_an_input_that_is_none_is_not_costed_again(
+        tmp_path, monkeypatch):
+    monkeypatch.setitem(calculators, _Offset, _offset_cost)
+    runs = counted_costings(monkeypatch)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([0], numpy.int32))] * 4
+    log = _train(_Offsetting(), batches, CostMonitor(), tmp_path)
+    # the first iteration and the next, its key costed again
+    assert len(runs) == 2
+    assert [e['cost/flops'] for e in log] == [
+        f for f, _ in _fresh(_Offsetting, batches)]
+
+
+def _forward_graph(lossfun, *args):
+    """The nodes and the loss of ``lossfun(*args)`` as CostMonitor's
+    check of a step sees them."""
+    got = {}
+    cm_extensions._forward(
+        lossfun, cm_extensions._Calls(None),
+        lambda nodes, loss: got.update(nodes=nodes, loss=loss))(*args)
+    return got['nodes'], got['loss']
+
+
+def test_the_graph_check_tells_which_input_is_shared():
+    # sum((u + v) * w): inputs u, v of the sum, its output and w of the
+    # product, the product's output. (a, a, b) and (a, b, b) share one
+    # variable each, as many variables in all, shaped alike: only which
+    # input is shared tells them apart
+    a, b = [chainer.Variable(numpy.ones((2, 2), numpy.float32))
+            for _ in range(2)]
+
+    def lossfun(u, v, w):
+        return F.sum((u + v) * w)
+
+    costed = cm_extensions._Graph.of(*_forward_graph(lossfun, a, a, b))
+    assert cm_extensions._same_graph(
+        *_forward_graph(lossfun, a, a, b), costed)
+    assert not cm_extensions._same_graph(
+        *_forward_graph(lossfun, a, b, b), costed)
+    assert not cm_extensions._same_graph(
+        *_forward_graph(lossfun, a, b, a), costed)
