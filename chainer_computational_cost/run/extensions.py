@@ -316,8 +316,8 @@ def _same_settings(function, layout, settings):
 
 
 #: Readers of the graph (VariableNode's properties read these attributes,
-#: in Chainer 6 and 7) and of a call's inputs, in C: the checks run at
-#: every call and step.
+#: in Chainer 6 and 7) and of a call's inputs, for whole sequences: a
+#: check of a few inputs reads them in bytecode (see _same_graph).
 _INPUTS = operator.attrgetter('inputs')
 _CREATOR = operator.attrgetter('_creator_node')
 _NEEDS_GRAD = operator.attrgetter('_requires_grad')
