@@ -279,6 +279,12 @@ def _settings(function, layout):
         values = tuple(map(_value, values))
     if others is None:
         return values
+    return values, _held(function, other, others)
+
+
+def _held(function, other, others):
+    """The part of _settings that the arrays a node holds make: the
+    shapes and dtypes of its attributes ``other``, read by ``others``."""
     try:
         held = others(function)
     except AttributeError:
@@ -287,9 +293,9 @@ def _settings(function, layout):
         if len(other) == 1:  # read once, not twice as the settings
             held = held,
     try:  # arrays only, the usual case: what _value makes of them
-        return values, tuple(map(_SHAPE_DTYPE, held))
+        return tuple(map(_SHAPE_DTYPE, held))
     except AttributeError:
-        return values, tuple(map(_value, held))
+        return tuple(map(_value, held))
 
 
 def _same_settings(function, layout, settings):
@@ -297,22 +303,19 @@ def _same_settings(function, layout, settings):
     the costed node of its class: compared object by object first, as
     they usually are the same objects from call to call (a function's
     defaults, flags, small ints, interned strings), which a type check
-    of each need not follow; else as _settings reads them."""
+    of each need not follow, else as _settings reads them; then the
+    arrays it holds."""
     getter, _, other, _, others = layout
     try:
-        if getter is None or all(map(
-                operator.is_, getter(function),
-                settings if others is None else settings[0])):
-            if others is None:
-                return True
-            held = others(function)
-            if len(other) == 1:
-                held = held,
-            if tuple(map(_SHAPE_DTYPE, held)) == settings[1]:
-                return True
+        same = getter is None or all(map(
+            operator.is_, getter(function),
+            settings if others is None else settings[0]))
     except AttributeError:
-        pass
-    return _settings(function, layout) == settings
+        same = False
+    if not same:
+        return _settings(function, layout) == settings
+    # the same plain settings make the same part of the key
+    return others is None or _held(function, other, others) == settings[1]
 
 
 #: Readers of the graph (VariableNode's properties read these attributes,
