@@ -324,6 +324,7 @@ def _same_settings(function, layout, settings):
 _INPUTS = operator.attrgetter('inputs')
 _CREATOR = operator.attrgetter('_creator_node')
 _NEEDS_GRAD = operator.attrgetter('_requires_grad')
+_ref = weakref.ref
 _SHAPE_DTYPE = operator.attrgetter('shape', 'dtype')
 
 
@@ -342,9 +343,11 @@ def _graph(nodes, loss):
     whether it requires a gradient and the first input that is the same
     variable (shared variables, as tied weights, sum their gradients)."""
     node = getattr(loss, 'node', None)
-    # a node made without a graph (no_backprop_mode) has inputs None
+    # a node made without a graph (no_backprop_mode) has inputs None; a
+    # node freed during the forward pass is None, and no input of a node
+    # alive came from it
     inputs = list(itertools.chain.from_iterable(
-        filter(None, map(_INPUTS, nodes))))
+        filter(None, map(_INPUTS, filter(None, nodes)))))
     if node is not None:
         inputs.append(node)
     # The nodes themselves as keys, hashed by identity as Chainer's own
@@ -402,6 +405,8 @@ def _same_graph(nodes, loss, reference):
     # than a third of what an attrgetter mapped over the inputs costs.
     try:
         for node in nodes:
+            if node is None:  # freed during the forward pass (see _graph)
+                continue
             for x in node.inputs:
                 if x._requires_grad is not needs_grad[k] or \
                         x._creator_node is not made[positions[k]]:
@@ -463,11 +468,11 @@ def _forward(lossfun, seen, done):
         kept = seen.nodes
         try:
             loss = lossfun(*args, **kwargs)
-            nodes = kept[:]
+            nodes = [ref() for ref in kept]
         finally:
             hooks.pop(key, None)
-            # (the same list at every step: a checker's closure appends to
-            # it; emptied, so that no step's graph outlives the step)
+            # (the same list at every step, which a checker's closure
+            # appends to: emptied for the next)
             kept.clear()
         done(nodes, loss)
         return loss
@@ -478,16 +483,19 @@ class _Calls(chainer.FunctionHook):
     """What the forward pass of an ``optimizer.update`` call applies,
     cheaply: each call's function class, input shapes and dtypes and its
     node's settings (see _settings), compared as they come with the
-    calls of the step that was costed for the same arguments; its nodes
-    are kept for the graph the forward leaves (see _graph), which decides
-    the backward pass.  From the first call that differs on (or
-    throughout, with no reference: a costed step), each call's FLOPs are
-    computed as the hook does, so that a step that does other work than
-    the costed one is still costed exactly (see CostMonitor).  Not during
-    the backward pass, whose calls follow from the forward's calls and
-    graph: a hook there would cost every node of the backward pass too
-    (Chainer calls each hook twice a node).  With ``fma_1flop``, the
-    FLOPs with a multiply-add as 1 too (``flops_1``, ``each_1``).
+    calls of the step that was costed for the same arguments; weak
+    references to its nodes are kept for the graph the forward leaves
+    (see _graph), which decides the backward pass: a node the forward
+    pass drops (the graph of an encoder cut off) is freed then, as
+    without the monitor, and its arrays with it.  From the first call
+    that differs on (or throughout, with no reference: a costed step),
+    each call's FLOPs are computed as the hook does, so that a step that
+    does other work than the costed one is still costed exactly (see
+    CostMonitor).  Not during the backward pass, whose calls follow from
+    the forward's calls and graph: a hook there would cost every node of
+    the backward pass too (Chainer calls each hook twice a node).  With
+    ``fma_1flop``, the FLOPs with a multiply-add as 1 too (``flops_1``,
+    ``each_1``).
 
     After the forward pass of a checked step, ``diverged`` says whether a
     call differed (or came beyond the costed step's), and then
@@ -500,7 +508,7 @@ class _Calls(chainer.FunctionHook):
     def __init__(self, reference, fma_1flop=False):
         # reference: the costed step's calls (a list), or None to record
         # this step's calls and the FLOPs of each.
-        self.nodes = []
+        self.nodes = []  # weak references, in call order
         self.diverged = reference is None
         self.matched = 0
         self.flops = 0
@@ -546,7 +554,7 @@ class _Calls(chainer.FunctionHook):
 
         def forward_postprocess(function, in_data):
             nonlocal i
-            keep(function)
+            keep(_ref(function))
             if i < n:
                 # Compared part by part with the costed call, the
                 # cheapest first, without building this call's key.
@@ -582,7 +590,7 @@ class _Calls(chainer.FunctionHook):
 
     def forward_postprocess(self, function, in_data):
         """Records a call and its FLOPs (see the class)."""
-        self.nodes.append(function)
+        self.nodes.append(_ref(function))
         self._cost(function, in_data)
 
     def _cost(self, function, in_data):

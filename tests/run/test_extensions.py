@@ -1984,6 +1984,64 @@ def test_a_step_s_graph_is_freed_when_it_ends(tmp_path, flags):
     assert alive == [False] * len(flags)
 
 
+class _Cut(chainer.Chain):
+    """x (batch, 4) -> the sigmoid of a Linear(4, 1000), which its node
+    keeps for its gradient, taken off the graph (doubled into a new
+    Variable that needs no gradient, as an encoder cut off is), its
+    sigmoid's sigmoid, a Linear(1000, 2), summed.  ``alive`` says, at
+    each step, whether anything still held the sigmoid's node once the
+    forward pass had dropped it."""
+
+    def __init__(self):
+        super(_Cut, self).__init__()
+        with self.init_scope():
+            self.first = L.Linear(4, 1000, initialW=0.001, nobias=True)
+            self.second = L.Linear(1000, 2, initialW=0.001, nobias=True)
+        self.alive = []
+
+    def forward(self, x):
+        h = F.sigmoid(self.first(x))
+        node = weakref.ref(h.creator_node)
+        h = chainer.Variable(h.array * 2, requires_grad=False)
+        self.alive.append(node() is not None)
+        return F.sum(self.second(F.sigmoid(F.sigmoid(h))))
+
+
+@pytest.mark.parametrize('memory', [False, True])
+def test_a_node_the_forward_pass_drops_is_freed_then(tmp_path, memory):
+    # By reference counts alone, as in a training without the monitor: at
+    # the costed steps (1 and 2) and at the checked ones alike, the node
+    # cut off is freed when the forward pass drops it, not when it ends
+    model = _Cut()
+    x = numpy.ones((BATCH, 4), numpy.float32)
+    gc.collect()
+    gc.disable()
+    try:
+        _train(model, [(x,)] * 4, CostMonitor(memory=memory), tmp_path)
+    finally:
+        gc.enable()
+    assert model.alive == [False] * 4
+
+
+def test_the_memory_peak_of_a_forward_pass_that_cuts_its_graph(tmp_path):
+    # cost/memory_peak is the peak of a hook with memory=True around the
+    # step, which sees the first sigmoid's output freed at the cut: the
+    # two sigmoids after it then hold no more than the Linear and the
+    # sigmoid before it
+    x = numpy.ones((BATCH, 4), numpy.float32)
+    log = _train(_Cut(), [(x,)] * 3, CostMonitor(memory=True), tmp_path)
+    model = _Cut()
+    opt = chainer.optimizers.SGD().setup(model)
+    opt.update(model, x)  # as the monitor's later steps
+    with ComputationalCostHook(fma_1flop=False, memory=True) as hook:
+        opt.update(model, x)
+    # 64 * 1000 * 4 = 256000 bytes an array: at the first sigmoid, the
+    # Linear's output, the sigmoid's and its scratch of one more (DETAILS);
+    # at the second one as much (with the first's output held too, 4)
+    assert hook.memory_report['peak'] == 3 * 256000
+    assert [e['cost/memory_peak'] for e in log] == [3 * 256000] * 3
+
+
 def test_a_monitor_kept_after_its_training_keeps_no_optimizer_alive(
         tmp_path):
     model = SumLinear()
