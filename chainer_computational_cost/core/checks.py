@@ -77,6 +77,20 @@ def whole(name, value, low=0, allowed=None):
     return int(value)
 
 
+def flag(name, value):
+    """``value`` as a bool: ``True`` or ``False``, or NumPy's (a bool
+    array of no dimensions), as NumPy's integers are ints here; nothing
+    else (not 0 or 1, not None)."""
+    if isinstance(value, bool):
+        return value
+    dtype = getattr(value, 'dtype', None)
+    if getattr(dtype, 'kind', None) == 'b' and \
+            getattr(value, 'shape', None) == ():
+        return bool(value)
+    raise ArgumentTypeError('{} must be True or False, got {!r} ({})'.format(
+        name, value, type(value).__name__))
+
+
 def positive_int(name, value, allowed=None):
     """``value`` as an int >= 1."""
     return integer(name, value, 1, allowed)

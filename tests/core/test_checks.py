@@ -52,6 +52,22 @@ def test_a_value_of_the_wrong_type_is_both_errors(check, value, message):
         check('x', value)
 
 
+def test_a_flag_is_a_bool_or_numpy_s():
+    assert checks.flag('memory', False) is False
+    assert checks.flag('memory', numpy.bool_(True)) is True
+    assert checks.flag('memory', numpy.array(False)) is False
+
+
+@pytest.mark.parametrize('value, message', [
+    (1, r'^memory must be True or False, got 1 \(int\)$'),
+    (None, r'got None \(NoneType\)$'),
+    (numpy.array([True]), r'got array\(\[ True\]\) \(ndarray\)$'),
+])
+def test_a_flag_of_another_type_is_refused_with_its_type(value, message):
+    with pytest.raises(checks.ArgumentTypeError, match=message):
+        checks.flag('memory', value)
+
+
 def test_a_bound_and_its_words():
     with pytest.raises(ValueError, match='^seconds must be a finite number '
                        '>= 10, got 9.5$'):
