@@ -81,6 +81,7 @@ step.
 import collections
 import contextlib
 import itertools
+import math
 import operator
 import sys
 import time
@@ -922,18 +923,9 @@ class CostMonitor(extension.Extension):
         self._peak_flops = None
         if peak_flops is not None:
             self._peak_flops = checks.positive('peak_flops', peak_flops)
-        if not checks.is_int(limit) or limit < 1:
-            raise ValueError('CostMonitor: limit must be an int >= 1, got '
-                             '{!r}'.format(limit))
-        if not isinstance(memory, bool):
-            raise TypeError('CostMonitor: memory must be a bool, got '
-                            '{!r}'.format(memory))
-        if not isinstance(fma_1flop, bool):
-            raise TypeError('CostMonitor: fma_1flop must be a bool, got '
-                            '{!r}'.format(fma_1flop))
-        self._fma_1flop = fma_1flop
-        self._limit = limit
-        self._memory = memory
+        self._limit = checks.positive_int('CostMonitor: limit', limit)
+        self._memory = checks.flag('CostMonitor: memory', memory)
+        self._fma_1flop = checks.flag('CostMonitor: fma_1flop', fma_1flop)
         self._comm = mpi_recorder.check_comm(comm)
         self._calibration = None if calibration is None else \
             calib.load_calibration(calibration)
@@ -1351,7 +1343,15 @@ class _Steps(object):
             if not self.fma_1flop:
                 out['cost/flops_per_second'] = fps
             if self.peak is not None:
-                out['cost/mfu'] = fps / self.peak
+                mfu = fps / self.peak
+                if mfu < math.inf:
+                    out['cost/mfu'] = mfu
+                elif 'mfu' not in self.warned:  # a peak of a few FLOP/s
+                    self.warned.add('mfu')
+                    _quiet_warning(
+                        'CostMonitor: cost/mfu is not reported: the FLOP/s '
+                        'over the peak ({:g} FLOP/s) overflow a float'
+                        .format(self.peak))
         if self.memory and all(c.memory_peak is not None for c in calls):
             out['cost/memory_peak'] = max(c.memory_peak for c in calls)
         if self.comm is not None and \

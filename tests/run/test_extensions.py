@@ -298,16 +298,44 @@ def test_beyond_the_limit_no_flops_and_one_warning(tmp_path):
     ({'device': 'tpu9'}, ValueError, r"unknown device 'tpu9'; the presets"),
     ({'limit': -1}, ValueError, r'limit must be an int >= 1, got -1'),
     ({'limit': 0}, ValueError, r'limit must be an int >= 1, got 0'),
-    ({'limit': 2.0}, ValueError, r'limit must be an int >= 1, got 2.0'),
+    ({'limit': 2.0}, TypeError, r'limit must be an int >= 1, got 2.0'),
+    ({'limit': '16'}, TypeError, r"limit must be an int >= 1, got '16'"),
     ({'device': 'a100', 'peak_flops': 1e12}, ValueError, 'not both'),
     ({'peak_flops': -1}, ValueError, r'peak_flops must be a finite'),
-    ({'memory': 1}, TypeError, r'memory must be a bool'),
+    ({'memory': 1}, TypeError,
+     r'^CostMonitor: memory must be True or False, got 1 \(int\)$'),
     ({'comm': object()}, TypeError, r'comm'),
 ])
 def test_bad_arguments_are_one_line_errors(kwargs, error, match):
     with pytest.raises(error, match=match) as info:
         CostMonitor(**kwargs)
     assert '\n' not in str(info.value)
+
+
+def test_a_numpy_bool_is_a_bool(tmp_path):
+    x = numpy.ones((BATCH, 4), numpy.float32)
+    log = _train(_Cut(), [(x,)] * 2, CostMonitor(memory=numpy.bool_(True)),
+                 tmp_path)
+    assert all('cost/memory_peak' in e for e in log)
+
+
+def test_an_mfu_beyond_a_float_is_not_reported(tmp_path):
+    # 2055 FLOPs in a second over a peak of 5e-324 FLOP/s: 4e326, beyond
+    # a float; the FLOPs and rates still are, with one warning
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    trainer = training.Trainer(_Calling(lambda o: o.update(o.target, X),
+                                        opt),
+                               (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(peak_flops=5e-324))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with pytest.warns(ReportWarning, match=r'cost/mfu is not reported: '
+                      r'the FLOP/s over the peak \(4.94066e-324 FLOP/s\) '
+                      r'overflow a float') as caught:
+        trainer.run()
+    assert len([w for w in caught if 'mfu' in str(w.message)]) == 1
+    assert [e['cost/flops'] for e in log.log] == [2055] * 3
+    assert not any('cost/mfu' in e for e in log.log)
 
 
 def _parallel_updater(tmp_path):

@@ -126,6 +126,6 @@ def test_a_step_with_other_work_is_counted_in_the_convention_asked_for(
 
 
 def test_fma_1flop_must_be_a_bool():
-    with pytest.raises(TypeError, match=r'CostMonitor: fma_1flop must be a '
-                       r'bool, got 1$'):
+    with pytest.raises(TypeError, match=r'CostMonitor: fma_1flop must be '
+                       r'True or False, got 1 \(int\)$'):
         CostMonitor(fma_1flop=1)
