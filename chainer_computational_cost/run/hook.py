@@ -2,6 +2,8 @@
 
 import copy
 import inspect
+import math
+import numbers
 import operator
 import sys
 import threading
@@ -15,6 +17,7 @@ import numpy
 from chainer_computational_cost.collect import live_memory
 from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.collect import updates as _update
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.records import error_text
 from chainer_computational_cost.core.records import fresh
 from chainer_computational_cost.core.records import R_LIVE
@@ -108,6 +111,25 @@ _ADAPTER = chainer.function.FunctionAdapter
 
 # One frame of this code on the stack per link being called (with hooks).
 _LINK_CALL_CODE = chainer.Link.__call__.__code__
+
+_INF = math.inf
+
+
+def _is_real(value):
+    """Whether a clock's reading is a number of seconds: a real number
+    (Python's or NumPy's), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+class _CudaStart(object):
+    """The start of a call on CuPy arrays: a CUDA event recorded before
+    it (a type no clock returns, so that any reading of one is seconds)."""
+
+    __slots__ = ('event',)
+
+    def __init__(self, event):
+        self.event = event
+
 
 # What a hook holds only while calls run: not copied by deepcopy.
 _TRANSIENT = frozenset(['_link_stack', '_backward_links', '_clock',
@@ -611,16 +633,20 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         clock: with ``measure_time``, the function giving seconds that
             times each call on NumPy (default ``time.perf_counter``;
             ``time.process_time`` counts the process's CPU time only).
+            Any real number is seconds, an int too (so
+            ``time.perf_counter_ns`` needs ``/ 1e9``).  A call whose two
+            readings are not numbers, or give a time that is NaN,
+            infinite or negative (a clock going back), has no time, and
+            the block's exit warns once (a ``ReportWarning`` naming
+            ``clock``): the forward pass is never interrupted.
     """
 
     def __init__(self, fma_1flop=True, strict=False, measure_time=False,
                  flop_convention=None, comm=None, memory=False, clock=None):
-        for arg, value in (('fma_1flop', fma_1flop), ('strict', strict),
-                           ('measure_time', measure_time),
-                           ('memory', memory)):
-            if not isinstance(value, bool):
-                raise TypeError('{} must be a bool, got {!r}'.format(
-                    arg, value))
+        fma_1flop = checks.flag('fma_1flop', fma_1flop)
+        strict = checks.flag('strict', strict)
+        measure_time = checks.flag('measure_time', measure_time)
+        memory = checks.flag('memory', memory)
         # Chainer keys active hooks by name: as in 0.1.2, a hook is named
         # by its depth among this thread's active ones (made unique when
         # it is entered, see _pick_name).
@@ -634,6 +660,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                             'as time.perf_counter), got {!r}'.format(clock))
         self._now = time.perf_counter if clock is None else clock
         given = flop_convention
+        if flop_convention is not None:
+            checks.instance('flop_convention', flop_convention, str,
+                            "None or 'torch'")
         if isinstance(flop_convention, str):
             flop_convention = flop_convention.lower()  # any case
         if flop_convention not in FLOP_CONVENTIONS:
@@ -1352,8 +1381,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         xp = chainer.backend.get_array_module(*[
             x for x in in_data if x is not None])
         if xp.__name__ == 'cupy':  # pragma: no cover (no GPU here)
-            start = xp.cuda.Event()
-            start.record()
+            start = _CudaStart(xp.cuda.Event())
+            start.event.record()
         else:
             start = self._now()
         self._clock.append((id(function), start))
@@ -1367,14 +1396,49 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 break
         else:
             return None
-        if isinstance(start, float):
-            return self._now() - start
-        # CuPy: the device runs asynchronously, so its own events time it.
-        import cupy  # pragma: no cover (no GPU here)
-        end = cupy.cuda.Event()
-        end.record()
-        end.synchronize()
-        return cupy.cuda.get_elapsed_time(start, end) / 1e3
+        if start.__class__ is _CudaStart:  # pragma: no cover (no GPU here)
+            # CuPy: the device runs asynchronously, so its own events
+            # time it.
+            import cupy
+            end = cupy.cuda.Event()
+            end.record()
+            end.synchronize()
+            return cupy.cuda.get_elapsed_time(start.event, end) / 1e3
+        end = self._now()
+        if start.__class__ is float and end.__class__ is float:
+            elapsed = end - start
+            if 0.0 <= elapsed < _INF:  # not NaN either
+                return elapsed
+        return self._seconds(function, start, end)
+
+    def _seconds(self, function, start, end):
+        """The seconds from ``start`` to ``end``, two readings of the
+        clock around a call of ``function`` that are not two floats in
+        order: any real numbers (an int, NumPy's) are seconds too.  An
+        elapsed time that is not a finite number >= 0 (a reading that is
+        no number, NaN or infinite, a clock going back) is no time at
+        all: None, and a warning at exit naming the clock (raising here
+        would break the user's forward pass)."""
+        elapsed = None
+        if _is_real(start) and _is_real(end):
+            try:
+                if checks.is_int(start) and checks.is_int(end):
+                    elapsed = float(int(end) - int(start))  # exact first
+                else:
+                    elapsed = float(end) - float(start)
+            except OverflowError:
+                elapsed = None
+        if elapsed is not None and 0.0 <= elapsed < _INF:
+            return elapsed
+        key = ('clock',)
+        if key not in self._warned and key not in self._pending:
+            self._pending[key] = (
+                'clock must be a function giving seconds, a finite number '
+                'that never goes back (such as time.perf_counter), but it '
+                'read {!r} then {!r} around a call of {}: the calls it '
+                'timed so have no time'.format(
+                    start, end, type(function).__name__))
+        return None
 
     # Warnings
 

@@ -43,6 +43,7 @@ import numpy
 
 from chainer_computational_cost.analysis import calibration as cal
 from chainer_computational_cost.core import checks
+from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
@@ -55,8 +56,38 @@ GEMM_MAX = 2 ** 32
 REPEATS = 3
 
 
+#: What ``calibrate``'s ``device`` may be, in its errors.
+DEVICE_ALLOWED = ("None or a Chainer device specifier as chainer.get_device "
+                  "takes it (such as '@numpy' or '@cupy:0')")
+
+
 def _device_of(device):
-    return chainer.get_device('@numpy' if device is None else device)
+    """The Chainer device ``device`` names (None: NumPy), or a one-line
+    error naming ``device``: Chainer's own errors (a ChainerX parse, a
+    missing CuPy) name no argument, and a device preset (``'a100'``, the
+    figures the reports use) is one a user may try."""
+    if device is None:
+        return chainer.get_device('@numpy')
+    preset = ('a device preset is the figures the reports use, not a '
+              'device to run on; calibrate measures the device the arrays '
+              'live on')
+    if isinstance(device, devices.Device):
+        raise checks.ArgumentTypeError('device must be {}, got the Device '
+                                       '{!r}: {}'.format(
+                                           DEVICE_ALLOWED, device.name,
+                                           preset))
+    if isinstance(device, str) and device.lower() in devices.DEVICES:
+        raise ValueError('device must be {}, got {!r}: {}'.format(
+            DEVICE_ALLOWED, device, preset))
+    if isinstance(device, bool):  # Chainer would take it for CUDA device 1
+        checks.instance('device', device, (), DEVICE_ALLOWED)
+    try:
+        return chainer.get_device(device)
+    except TypeError:
+        checks.instance('device', device, (), DEVICE_ALLOWED)
+    except Exception as e:
+        raise ValueError('device must be {}, got {!r}: {}'.format(
+            DEVICE_ALLOWED, device, ' '.join(str(e).split()))) from None
 
 
 def _sync(xp):
@@ -636,8 +667,9 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
             about a fifth goes to the matrix-product table, the rest to
             probes.
         device: where the arrays live, as ``chainer.get_device`` takes it
-            (None: NumPy on this CPU).  A CuPy device is timed with CUDA
-            events.
+            (``'@numpy'``, ``'@cupy:0'``; None: NumPy on this CPU), not a
+            device preset (``'a100'`` is the figures the reports use).  A
+            CuPy device is timed with CUDA events.
         progress: None, or a function of ``(fraction done, text)`` called
             as the calibration goes.
         seed (int): the probes' random shapes (None: new ones each time).
@@ -653,7 +685,9 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     runs to predict.
 
     Every argument is checked before anything runs (a one-line ValueError
-    names it).  A calibration whose held-out error is above
+    names it; for a value of the wrong type, an ``ArgumentTypeError``:
+    a TypeError that is a ValueError too).  A calibration whose held-out
+    error is above
     :data:`~chainer_computational_cost.analysis.calibration.TRUSTED_ERROR`
     warns (a ``ReportWarning`` naming the likely cause and the remedies).
     """

@@ -277,6 +277,10 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
     Returns:
         Projection: the reading API of the hook, at ``batch_size``.
 
+    Every argument is checked before the first run: a value of the
+    wrong type is an ``ArgumentTypeError`` (a TypeError, and a ValueError
+    too), one out of range a ValueError, each naming the argument.
+
     Raises:
         ValueError: the runs do not make the same calls, a figure is not
             affine in the batch size (``F.matmul(x, x.T)`` grows as n**2),
@@ -286,24 +290,19 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
     if not callable(run):
         raise TypeError('run must be a callable run(n), got {!r}'.format(
             run))
-    if not checks.is_int(batch_size) or batch_size < 1:
-        raise ValueError('batch_size must be an int >= 1, got {!r}'.format(
-            batch_size))
+    batch_size = checks.integer('batch_size', batch_size)
     if batch_size > sys.float_info.max:
         # the reports' times are floats: none could hold its figures
         raise ValueError(
             "batch_size must be an int >= 1 that a float holds (at most "
             "{:.4g}), got one of {} digits".format(
                 sys.float_info.max, int(math.log10(batch_size)) + 1))
-    if not isinstance(fma_1flop, bool):
-        raise TypeError('fma_1flop must be a bool, got {!r}'.format(
-            fma_1flop))
+    fma_1flop = checks.flag('fma_1flop', fma_1flop)
     first_check = max(LATER_BATCHES) + 1
-    if check_batch is not None and (
-            not checks.is_int(check_batch) or check_batch < first_check):
-        raise ValueError('check_batch must be None or an int >= {}, got '
-                         '{!r}'.format(first_check, check_batch))
-    batch_size = int(batch_size)
+    if check_batch is not None:
+        check_batch = checks.integer(
+            'check_batch', check_batch, first_check,
+            'None or an int >= {}'.format(first_check))
     runs = {}
 
     def record(n):

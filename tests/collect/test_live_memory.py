@@ -118,7 +118,7 @@ def test_not_followed_by_default():
 
 
 def test_memory_must_be_bool():
-    with pytest.raises(TypeError, match='memory must be a bool'):
+    with pytest.raises(TypeError, match='memory must be True or False'):
         ComputationalCostHook(memory=1)
 
 

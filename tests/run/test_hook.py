@@ -408,10 +408,41 @@ def test_show_bad_arguments_raise_before_writing(kwargs, error):
         assert kwargs['ost'].getvalue() == ''
 
 
-@pytest.mark.parametrize('kwargs', [{'fma_1flop': 1}, {'strict': 'yes'}])
-def test_constructor_rejects_non_bool(kwargs):
-    with pytest.raises(TypeError, match='must be a bool'):
+@pytest.mark.parametrize('kwargs, message', [
+    ({'fma_1flop': 1}, 'fma_1flop must be True or False, got 1 (int)'),
+    ({'strict': 'yes'}, "strict must be True or False, got 'yes' (str)"),
+    ({'measure_time': None},
+     'measure_time must be True or False, got None (NoneType)'),
+    ({'memory': 0}, 'memory must be True or False, got 0 (int)'),
+])
+def test_constructor_rejects_non_bool(kwargs, message):
+    with pytest.raises(TypeError) as e:
         ComputationalCostHook(**kwargs)
+    assert str(e.value) == message
+
+
+def test_constructor_takes_numpy_s_bools_as_bools():
+    # as NumPy's ints are ints: each flag is a plain bool on the hook
+    hook = ComputationalCostHook(
+        fma_1flop=np.bool_(False), strict=np.bool_(True),
+        measure_time=np.bool_(True), memory=np.array(True))
+    flags = (hook.fma_1flop, hook.strict, hook.measure_time, hook.memory)
+    assert flags == (False, True, True, True)
+    assert all(type(f) is bool for f in flags)
+    x = np.ones((2, 3), np.float32)
+    with hook:
+        chainer.functions.relu(x)
+    # memory and measure_time took effect: the ReLU's output, 2*3
+    # float32 = 24 bytes, is live after its call, and the call is timed
+    layer = hook.layer_report['ReLU-1']
+    assert layer['live'] == 24
+    assert layer['time'] >= 0
+
+
+def test_flop_convention_of_another_type_is_a_type_error():
+    with pytest.raises(TypeError) as e:
+        ComputationalCostHook(flop_convention=2)
+    assert str(e.value) == "flop_convention must be None or 'torch', got 2"
 
 
 class Failing(chainer.FunctionNode):

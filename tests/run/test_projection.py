@@ -789,3 +789,50 @@ def test_a_parameter_off_at_batch_1_is_unknown():
                1.0 if n == 1 else 2.0)
     p = project_batch(run, 7)
     assert p.layer_report['Clip-1']['params'] == {'min': 0.0, 'max': None}
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    ({'batch_size': '4'}, "batch_size must be an int >= 1, got '4'"),
+    ({'batch_size': 4.0}, 'batch_size must be an int >= 1, got 4.0'),
+    ({'batch_size': True}, 'batch_size must be an int >= 1, got True'),
+    ({'check_batch': '9'},
+     "check_batch must be None or an int >= 5, got '9'"),
+    ({'check_batch': 9.0},
+     'check_batch must be None or an int >= 5, got 9.0'),
+    ({'fma_1flop': 1}, 'fma_1flop must be True or False, got 1 (int)'),
+    ({'fma_1flop': None},
+     'fma_1flop must be True or False, got None (NoneType)'),
+    ({'flop_convention': 2}, "flop_convention must be None or 'torch', "
+                             "got 2"),
+])
+def test_an_argument_of_the_wrong_type_is_a_type_error(kwargs, message):
+    calls = []
+    kwargs.setdefault('batch_size', 4)
+    with pytest.raises(TypeError) as e:
+        project_batch(calls.append, **kwargs)
+    assert str(e.value) == message
+    assert calls == []  # before any run
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    ({'batch_size': 0}, 'batch_size must be an int >= 1, got 0'),
+    ({'check_batch': 4}, 'check_batch must be None or an int >= 5, got 4'),
+])
+def test_an_argument_out_of_range_is_a_value_error(kwargs, message):
+    calls = []
+    kwargs.setdefault('batch_size', 4)
+    with pytest.raises(ValueError) as e:
+        project_batch(calls.append, **kwargs)
+    assert type(e.value) is ValueError
+    assert str(e.value) == message
+    assert calls == []
+
+
+def test_numpy_s_ints_and_bools_are_taken():
+    # ReLU of (n, 4) float32 at n = 20: 4 elements a sample, one FLOP
+    # each: 80 FLOPs; 16 bytes a sample written: 320
+    p = project_batch(_relu, np.int64(20), fma_1flop=np.bool_(False),
+                      check_batch=np.int32(9))
+    assert p.batch_size == 20 and type(p.batch_size) is int
+    assert p.total_report['flops'] == 80
+    assert p.total_report['mwrite'] == 320
