@@ -471,7 +471,9 @@ class CostReport(object):
         ``published`` points
         ``(workers, efficiency[, label])``; returns the figure.  The other
         arguments are :meth:`scaling_report`'s."""
-        plots.plot_format(path)
+        # before the reports: a mistake there is found at once
+        plots.check_path(path)
+        plots.check_dpi(dpi)
         if overlaps is None:
             overlaps = [options.pop('overlap', 'none')]
         else:
