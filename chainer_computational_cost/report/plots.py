@@ -94,10 +94,11 @@ def check_path(path):
     return ext
 
 
-#: The resolutions a plot is drawn at, in dots per inch: below 10 the
-#: smallest labels (7 points) are about a pixel high, where matplotlib
-#: cannot set a font's size; above 1200 (a printer's resolution) a
-#: raster image of a plot takes gigabytes (7000 dpi: 16 GB and minutes).
+#: The lowest and the highest resolution of a plot, in dots per inch.
+#: Below 10 the smallest labels (7 points) are about a pixel high, where
+#: matplotlib cannot set a font's size; above 1200 (a printer's
+#: resolution) a raster image of a plot takes gigabytes (7000 dpi took
+#: 16 GB and minutes).
 DPI_RANGE = (10, 1200)
 
 
