@@ -451,7 +451,7 @@ class CostReport(object):
         ``bucket_bytes``, ``gpus_per_node``, ``node_network``,
         ``jitter``, ``model``, ``cycle_time``, ``measured``,
         ``accumulation``)."""
-        columns = check_columns(columns or list(net.SCALING_COLUMNS),
+        columns = check_columns(columns, net.SCALING_COLUMNS,
                                 net.SCALING_COLUMNS)
         rows = self.scaling_report(workers, device, network, peak_flops,
                                    bandwidth, batch_size, grad_bytes,
@@ -471,7 +471,9 @@ class CostReport(object):
         ``published`` points
         ``(workers, efficiency[, label])``; returns the figure.  The other
         arguments are :meth:`scaling_report`'s."""
-        plots.plot_format(path)
+        # before the reports: a mistake there is found at once
+        plots.check_path(path)
+        plots.check_dpi(dpi)
         if overlaps is None:
             overlaps = [options.pop('overlap', 'none')]
         else:
@@ -525,7 +527,7 @@ class CostReport(object):
         calls, at exit and parameters, columns ``name, bytes, activations,
         gradients, scratch, layer`` (see :meth:`show_report` for the
         arguments)."""
-        columns = check_columns(columns or memory.MEMORY_COLUMNS,
+        columns = check_columns(columns, memory.MEMORY_COLUMNS,
                                 memory.MEMORY_COLUMNS)
         figures = memory.memory_report(self)
         self._show(ost, lambda: memory.memory_rows(figures), columns, mode,

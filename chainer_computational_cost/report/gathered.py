@@ -303,7 +303,7 @@ class GatheredReport(report.CostReport):
                            n_digits=3, columns=None):
         """Write :attr:`memory_report` (the rank with the highest peak) to
         ``ost`` (see :meth:`.CostReport.show_memory_report`)."""
-        columns = check_columns(columns or memory.MEMORY_COLUMNS,
+        columns = check_columns(columns, memory.MEMORY_COLUMNS,
                                 memory.MEMORY_COLUMNS)
         figures = self.memory_report
         self._show(ost, lambda: memory.memory_rows(figures), columns, mode,

@@ -3,7 +3,9 @@
 
 matplotlib is an optional dependency (the ``[plot]`` extra): it is imported
 only when a picture is drawn, and figures are drawn on their own Agg canvas,
-so the user's pyplot state and backend are left alone.
+so the user's pyplot state and backend are left alone.  PostScript (EPS,
+PS) has no transparency: there the translucent parts of a figure are drawn
+in the opaque colours they show on white (the figure returned has them).
 """
 
 import collections
@@ -11,6 +13,7 @@ import itertools
 import os
 
 from chainer_computational_cost.analysis import roofline
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.columns import PREFIXES
 from chainer_computational_cost.report import rendering
@@ -66,8 +69,112 @@ def plot_format(path):
     return ext
 
 
-def _save(fig, path, dpi):
-    fig.savefig(path, format=plot_format(path), dpi=dpi)
+def check_path(path):
+    """The format ``path`` is written in (see :func:`plot_format`), checked
+    before anything is drawn: ``path`` is the name of a file (a str or an
+    ``os.PathLike``) whose directory exists, or a binary file object (PNG);
+    an ArgumentTypeError (a TypeError) or a ValueError naming ``path``
+    otherwise."""
+    if not isinstance(path, (str, os.PathLike)) and callable(
+            getattr(path, 'write', None)):
+        return 'png'
+    checks.path('path', path, 'the name of a file (a str or os.PathLike) '
+                'or a binary file object')
+    ext = plot_format(path)
+    name = os.fspath(path)
+    if os.path.isdir(name):
+        raise ValueError('path {!r} is a directory: give a file name such '
+                         'as plot.png'.format(name))
+    directory = os.path.dirname(os.path.abspath(name))
+    if not os.path.isdir(directory):
+        raise ValueError('path {!r}: cannot write in directory {!r}: '
+                         '{}'.format(name, directory,
+                                     'it is a file' if os.path.exists(
+                                         directory) else 'it does not exist'))
+    return ext
+
+
+#: The lowest and the highest resolution of a plot, in dots per inch.
+#: Below 10 the smallest labels (7 points) are about a pixel high, where
+#: matplotlib cannot set a font's size; above 1200 (a printer's
+#: resolution) a raster image of a plot takes gigabytes (7000 dpi took
+#: 16 GB and minutes).
+DPI_RANGE = (10, 1200)
+
+
+def check_dpi(dpi):
+    """``dpi`` as a float from ``DPI_RANGE[0]`` to ``DPI_RANGE[1]``: an
+    ArgumentTypeError (a TypeError) for a value that is no number (a bool
+    too), a ValueError for one out of that range (NaN and infinities
+    too)."""
+    allowed = 'a number from {} to {} (dots per inch)'.format(*DPI_RANGE)
+    value = checks.number('dpi', dpi, DPI_RANGE[0], allowed=allowed)
+    if value > DPI_RANGE[1]:
+        raise ValueError('dpi must be {}, got {!r}'.format(allowed, dpi))
+    return value
+
+
+#: The formats with no transparency (matplotlib draws a translucent
+#: colour there at full strength, with a message on stderr).
+OPAQUE_FORMATS = ('eps', 'ps')
+
+
+def _on_white(rgba):
+    """The opaque colour ``rgba`` shows on a white background."""
+    alpha = rgba[3]
+    return tuple(alpha * c + 1 - alpha for c in rgba[:3]) + (1.0,)
+
+
+def _opaque(fig):
+    """Replace every translucent colour of ``fig`` (the grid, shaded
+    spans, a legend's frame) with the opaque one it shows on white, for a
+    format with no transparency: drawn at full strength instead, a
+    shaded span would hide the curve it is behind.  A colour that is
+    fully transparent ('none') stays so: every format leaves it out."""
+    from matplotlib import colors
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    def fix(colour, alpha):
+        if isinstance(colour, str) and colour.lower() == 'none':
+            return colour
+        rgba = colors.to_rgba(colour, alpha)
+        return _on_white(rgba) if 0 < rgba[3] < 1 else rgba
+
+    for artist in fig.findobj():
+        alpha = artist.get_alpha()
+        if isinstance(artist, Line2D):
+            line = (fix(artist.get_color(), alpha),
+                    fix(artist.get_markerfacecolor(), alpha),
+                    fix(artist.get_markeredgecolor(), alpha))
+            artist.set_alpha(None)
+            artist.set_color(line[0])
+            artist.set_markerfacecolor(line[1])
+            artist.set_markeredgecolor(line[2])
+        elif isinstance(artist, (Patch, Collection)):
+            # their colours already hold the artist's alpha
+            if isinstance(artist, Patch):
+                face = [artist.get_facecolor()]
+                edge = [artist.get_edgecolor()]
+            else:
+                face = artist.get_facecolor()
+                edge = artist.get_edgecolor()
+            face = [fix(tuple(c), None) for c in face]
+            edge = [fix(tuple(c), None) for c in edge]
+            artist.set_alpha(None)
+            if isinstance(artist, Patch):
+                face, edge = face[0], edge[0]
+            artist.set_facecolor(face)
+            artist.set_edgecolor(edge)
+
+
+def _save(fig, path, ext, dpi):
+    """Write ``fig`` to ``path`` in the format ``ext`` (checked by
+    :func:`check_path`) at ``dpi``."""
+    if ext in OPAQUE_FORMATS:
+        _opaque(fig)
+    fig.savefig(path, format=ext, dpi=dpi)
 
 
 def _si(value, unit, base=1000):
@@ -105,16 +212,19 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
     Args:
         layers: layer dicts as for
             :func:`chainer_computational_cost.analysis.roofline.roofline_report`.
-        path: a file name or a binary file object (PNG).
+        path: a file name in a directory that exists, or a binary file
+            object (PNG).
         device, peak_flops, bandwidth: the device, as for
             :func:`~chainer_computational_cost.analysis.roofline.roofline_report`.
         title (str): the title; default 'Roofline: <device>'.
-        dpi (int): resolution of raster images.
+        dpi: the resolution of raster images, dots per inch: a number
+            of :data:`DPI_RANGE` (checked before drawing, as ``path``).
 
     Returns:
         the matplotlib Figure (already written).
     """
-    plot_format(path)  # before drawing: a wrong name is a quick mistake
+    # before drawing: a wrong name is a quick mistake
+    ext, dpi = check_path(path), check_dpi(dpi)
     rows = roofline.roofline_report(layers, device, peak_flops, bandwidth)
     dev = devices.resolve_device(device, peak_flops, bandwidth)
     rows = [r for k, r in rows.items() if k != 'total']
@@ -184,7 +294,7 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
     ax.legend(loc='upper left', bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
     fig.tight_layout()
-    _save(fig, path, dpi)
+    _save(fig, path, ext, dpi)
     return fig
 
 
@@ -206,14 +316,16 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
     Args:
         summary_rows: the rows of a summary report (its values, or the
             ordered dict itself), the total row last.
-        path: a file name or a binary file object (PNG).
+        path: a file name in a directory that exists, or a binary file
+            object (PNG).
         title (str): an overall title (none by default).
-        dpi (int): resolution of raster images.
+        dpi: the resolution of raster images, dots per inch: a number
+            of :data:`DPI_RANGE` (checked before drawing, as ``path``).
 
     Returns:
         the matplotlib Figure (already written).
     """
-    plot_format(path)
+    ext, dpi = check_path(path), check_dpi(dpi)
     rows = _summary_entries(summary_rows)
     if not rows:
         raise ValueError('no layer types to plot')
@@ -259,7 +371,7 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    _save(fig, path, dpi)
+    _save(fig, path, ext, dpi)
     return fig
 
 
@@ -276,14 +388,16 @@ def plot_memory(series, figures, path, title=None, dpi=100):
             order.
         figures: the memory report (``peak``, ``peak_layer``,
             ``peak_between_calls``, ...).
-        path: a file name or a binary file object.
+        path: a file name in a directory that exists, or a binary file
+            object (PNG).
         title (str): the title; default 'Live memory'.
-        dpi (int): resolution of raster images.
+        dpi: the resolution of raster images, dots per inch: a number
+            of :data:`DPI_RANGE` (checked before drawing, as ``path``).
 
     Returns:
         the matplotlib Figure (already written).
     """
-    plot_format(path)  # before drawing, as the other plots
+    ext, dpi = check_path(path), check_dpi(dpi)  # as the other plots
     series = [(live, scratch or 0, phase) for live, scratch, phase in series
               if live is not None]
     if not series:
@@ -347,7 +461,7 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     ax.legend(loc='upper center', bbox_to_anchor=(0.5, -0.15), ncol=5,
               fontsize=8, frameon=False)
     fig.tight_layout()
-    _save(fig, path, dpi)
+    _save(fig, path, ext, dpi)
     return fig
 
 
@@ -386,18 +500,20 @@ def plot_scaling(curves, path, published=None, title=None, dpi=100):
     Args:
         curves: an ordered mapping label -> scaling report (N -> row with
             ``efficiency``), e.g. one per overlap mode.
-        path: a file name or a binary file object.
+        path: a file name in a directory that exists, or a binary file
+            object (PNG).
         published: ``(workers, efficiency[, label])`` points measured in
             published runs, or None.
         title (str): the title; default 'Scaling' (see
             :func:`scaling_title` for one naming the model, the device and
             the network).
-        dpi (int): resolution of raster images.
+        dpi: the resolution of raster images, dots per inch: a number
+            of :data:`DPI_RANGE` (checked before drawing, as ``path``).
 
     Returns:
         the matplotlib Figure (already written).
     """
-    plot_format(path)  # before drawing, as the other plots
+    ext, dpi = check_path(path), check_dpi(dpi)  # as the other plots
     points = _published_points(published)
     curves = collections.OrderedDict(
         (label, rows) for label, rows in curves.items() if rows)
@@ -430,5 +546,5 @@ def plot_scaling(curves, path, published=None, title=None, dpi=100):
     ax.grid(True, linewidth=0.5, alpha=0.5)
     ax.legend(loc='lower left', fontsize=8)
     fig.tight_layout()
-    _save(fig, path, dpi)
+    _save(fig, path, ext, dpi)
     return fig

@@ -78,27 +78,37 @@ def check_time_unit(time_unit, name='time_unit'):
 def check_n_digits(n_digits, name='n_digits', above=True):
     """The number of decimals: an int from 0 to :data:`MAX_DIGITS`; None
     means :data:`MAX_DIGITS`, and so does a larger int unless ``above``
-    is False (0.1.2's API took them; the command line refuses them).  A
-    ValueError otherwise."""
+    is False (0.1.2's API took them; the command line refuses them).  An
+    ArgumentTypeError (a TypeError) for a value that is no int, a
+    ValueError for one out of range."""
     if n_digits is None:
         return MAX_DIGITS
-    if not checks.is_int(n_digits) or (n_digits > MAX_DIGITS
-                                       and not above):
-        raise ValueError('{} must be an int from 0 to {}, got {!r}'.format(
-            name, MAX_DIGITS, n_digits))
-    if n_digits < 0:
-        raise ValueError('{} must not be negative, got {}'.format(
-            name, n_digits))
-    return min(int(n_digits), MAX_DIGITS)
+    allowed = 'an int from 0 to {}'.format(MAX_DIGITS)
+    n_digits = checks.integer(name, n_digits, 0, allowed)
+    if n_digits > MAX_DIGITS and not above:
+        raise ValueError('{} must be {}, got {!r}'.format(
+            name, allowed, n_digits))
+    return min(n_digits, MAX_DIGITS)
 
 
-def check_columns(columns, available):
-    """Raise ValueError unless ``columns`` is a non-empty list of names
-    from ``available``, each once."""
+def check_columns(columns, available, default=None):
+    """``columns`` as a list: a non-empty list of names from
+    ``available``, each once; None means ``default`` (when given).  An
+    ArgumentTypeError (a TypeError) for a value that is no list of names,
+    a ValueError for an empty list or a name not allowed.  An empty list
+    is refused everywhere, never read as the default: a report of no
+    columns is a mistake, and every show_* method reads it the same."""
+    if columns is None and default is not None:
+        columns = default
+    allowed = 'a non-empty list of column names from {}'.format(
+        list(available))
     if isinstance(columns, str) or not isinstance(
-            columns, collections.abc.Sequence) or not columns:
-        raise ValueError('columns must be a non-empty list of column names '
-                         'from {}, got {!r}'.format(list(available), columns))
+            columns, collections.abc.Sequence):
+        raise checks.ArgumentTypeError('columns must be {}, got {!r}'.format(
+            allowed, columns))
+    if not columns:
+        raise ValueError('columns must be {}, got {!r}'.format(
+            allowed, columns))
     unknown = [c for c in columns if c not in available]
     if unknown:
         raise ValueError('unknown column(s) {}; available columns are '
@@ -115,13 +125,12 @@ def check_columns(columns, available):
 
 
 def check_depth(depth):
-    """Raise ValueError unless ``depth`` is None or a non-negative int."""
+    """``depth`` as an int >= 0, or None; an ArgumentTypeError (a
+    TypeError) for a value that is no int, a ValueError for a negative
+    one."""
     if depth is None:
         return None
-    if not checks.is_int(depth) or depth < 0:
-        raise ValueError('depth must be None or an int >= 0, got '
-                         '{!r}'.format(depth))
-    return int(depth)
+    return checks.integer('depth', depth, 0, 'None or an int >= 0')
 
 
 # Units
@@ -564,9 +573,7 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
     """Render report rows as text in ``mode``; arguments are validated.
     ``fma_1flop=False``: the figures count a multiply-add as 2 FLOPs,
     and the FLOP columns' headers (the JSON document) say so."""
-    if not isinstance(fma_1flop, bool):
-        raise TypeError('fma_1flop must be a bool, got {!r}'.format(
-            fma_1flop))
+    fma_1flop = checks.flag('fma_1flop', fma_1flop)
     mode = check_mode(mode)
     unit = check_unit(unit)
     # In json, None is no rounding (a script wants the figures as they

@@ -535,7 +535,7 @@ def test_a_number_that_does_not_parse_is_told_what_is_allowed(
 
 def test_a_negative_value_is_the_options_not_an_option(capsys):
     assert error_of(capsys, RAISING, '--n-digits', '-1') == (
-        'error: --n-digits must not be negative, got -1')
+        'error: --n-digits must be an int from 0 to 10, got -1')
     # a value that is no number stays argparse's mistake
     assert error_of(capsys, RAISING, '--columns', '-x') == (
         'error: argument --columns: expected one argument (see --help)')

@@ -131,7 +131,7 @@ def test_unknown_column(capsys):
 
 def test_negative_n_digits(capsys):
     err = error_of(capsys, 'cli_models:build_tiny', '--n-digits', '-1')
-    assert err == 'error: --n-digits must not be negative, got -1'
+    assert err == 'error: --n-digits must be an int from 0 to 10, got -1'
 
 
 def test_input_of_wrong_rank(capsys):

@@ -263,7 +263,7 @@ def test_show_needs_a_writable_stream():
 @pytest.mark.parametrize('kwargs, message', [
     ({'mode': 'html'}, 'mode must be one of'),
     ({'unit': 'P'}, 'unit must be one of'),
-    ({'n_digits': -1}, 'must not be negative'),
+    ({'n_digits': -1}, 'n_digits must be an int from 0 to 10, got -1'),
     ({'time_unit': 'h'}, 'time_unit must be one of'),
 ])
 def test_bad_arguments_are_refused_even_with_nothing_recorded(kwargs,
@@ -639,3 +639,53 @@ def test_figures_past_a_float_are_reported_exactly():
                        r"401-digit figure\) is beyond a float's range in "
                        r"unit 'K': show the report with unit=None"):
         snap.show_report(ost=io.StringIO(), unit='K')
+
+
+def _every_show(snap):
+    """name -> show method of ``snap`` taking ``ost`` and ``columns`` (the
+    other arguments those of a report that can be built)."""
+    device = {'peak_flops': 4e9, 'bandwidth': 7e9}
+    return {
+        'show_report': snap.show_report,
+        'show_summary_report': snap.show_summary_report,
+        'show_phase_report': snap.show_phase_report,
+        'show_link_report': snap.show_link_report,
+        'show_roofline_report': lambda **kw: snap.show_roofline_report(
+            **device, **kw),
+        'show_time_report': lambda **kw: snap.show_time_report(
+            _calibration(), **device, **kw),
+        'show_scaling_report': lambda **kw: snap.show_scaling_report(
+            [1, 2], network='eth-50g', model='bound', **device, **kw),
+        'show_memory_report': snap.show_memory_report}
+
+
+@pytest.mark.parametrize('columns, error', [
+    ([], ValueError), ((), ValueError), (0, TypeError), ('', TypeError),
+    ({}, TypeError)])
+def test_no_columns_is_refused_by_every_show_method(columns, error):
+    # reports.md: the arguments mean the same everywhere; an empty list was
+    # 'every column' to the scaling and memory reports alone
+    from chainer_computational_cost.report import gathered
+    snap = _snapshot(memory=True)
+    shows = _every_show(snap)
+    # a gathered report's memory report is the rank with the highest peak
+    one = gathered.GatheredReport([gathered.rank_part(0, snap)])
+    shows['gathered show_memory_report'] = one.show_memory_report
+    for name, show in shows.items():
+        out = io.StringIO()
+        with pytest.raises(error) as e:
+            show(ost=out, columns=columns)
+        assert str(e.value).startswith('columns must be a non-empty list '
+                                       'of column names from ['), name
+        assert str(e.value).endswith(', got {!r}'.format(columns)), name
+        assert out.getvalue() == '', name
+
+
+def test_columns_none_is_each_report_s_default():
+    snap = _snapshot(memory=True)
+    text = _show(snap.show_memory_report, columns=None, unit=None)
+    assert text.splitlines()[0] == (
+        'Memory,Bytes B,Activations B,Gradients B,Scratch B,Layer')
+    text = _show(snap.show_scaling_report, [1], network='eth-50g',
+                 model='bound', peak_flops=4e9, bandwidth=7e9, columns=None)
+    assert text.splitlines()[0].startswith('Workers,')

@@ -82,9 +82,12 @@ def test_json_names_the_convention_only_beside_flop_figures_of_2():
 
 
 def test_fma_1flop_of_render_must_be_a_bool():
-    with pytest.raises(TypeError, match=r'fma_1flop must be a bool, got '
-                       r'None'):
+    with pytest.raises(TypeError, match=r'^fma_1flop must be True or False, '
+                       r'got None \(NoneType\)$'):
         rendering.render(ROWS, ['flops'], fma_1flop=None)
+    # NumPy's bool is a bool, as in every other check (checks.flag)
+    text = rendering.render(ROWS, ['flops'], fma_1flop=numpy.bool_(False))
+    assert text.splitlines()[0] == 'FLOPs (2 per multiply-add)'
 
 
 def test_the_hook_s_report_says_so_with_fma_1flop_false():

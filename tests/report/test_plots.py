@@ -938,3 +938,137 @@ def test_drawing_warns_nothing(four_figures):
     # user's console
     assert sorted(four_figures) == ['memory', 'roofline', 'scaling',
                                     'summary']
+
+
+# Every argument checked before anything is drawn (issue 44).
+
+def _each_plot(path, **kwargs):
+    """The four plots of small literal reports to ``path``, one by one."""
+    return [
+        lambda: plots.plot_roofline([CONV], path, peak_flops=100,
+                                    bandwidth=10, **kwargs),
+        lambda: plots.plot_summary(TYPE_SUMMARY, path, **kwargs),
+        lambda: plots.plot_memory([(64, 0, 'forward')], FIGURES, path,
+                                  **kwargs),
+        lambda: plots.plot_scaling(CURVES, path, **kwargs)]
+
+
+@pytest.fixture
+def nothing_drawn(monkeypatch):
+    # a figure would be made by _new_figure
+    monkeypatch.setattr(plots, '_new_figure', None)
+
+
+@pytest.mark.parametrize('bad', [None, 5, 1.5, b'x.png', ['x.png']])
+def test_a_path_that_is_no_file_name_is_a_type_error(bad, nothing_drawn):
+    # an int would be a file descriptor to open(), closed when done
+    for draw in _each_plot(bad):
+        with pytest.raises(TypeError) as e:
+            draw()
+        assert str(e.value) == (
+            'path must be the name of a file (a str or os.PathLike) or a '
+            'binary file object, got {!r}'.format(bad))
+
+
+def test_a_path_in_no_directory_is_refused_before_drawing(tmp_path,
+                                                          nothing_drawn):
+    (tmp_path / 'file').write_text('')
+    (tmp_path / 'd.png').mkdir()
+    cases = [
+        (tmp_path / 'no' / 'x.png', "path {!r}: cannot write in directory "
+         "{!r}: it does not exist".format(str(tmp_path / 'no' / 'x.png'),
+                                          str(tmp_path / 'no'))),
+        (tmp_path / 'file' / 'x.png', "path {!r}: cannot write in directory "
+         "{!r}: it is a file".format(str(tmp_path / 'file' / 'x.png'),
+                                     str(tmp_path / 'file'))),
+        (tmp_path / 'd.png', "path {!r} is a directory: give a file name "
+         "such as plot.png".format(str(tmp_path / 'd.png')))]
+    for path, message in cases:
+        for given in (str(path), path):  # os.PathLike too
+            for draw in _each_plot(given):
+                with pytest.raises(ValueError) as e:
+                    draw()
+                assert str(e.value) == message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['d.png', 'file']
+
+
+@pytest.mark.parametrize('bad, error', [
+    (float('nan'), ValueError), (float('inf'), ValueError),
+    (1e308, ValueError), (10 ** 400, ValueError), (-1, ValueError),
+    (0, ValueError), (9.5, ValueError), (1200.5, ValueError),
+    (True, TypeError), ('100', TypeError), (None, TypeError)])
+def test_dpi_is_a_number_from_10_to_1200(bad, error, tmp_path,
+                                         nothing_drawn):
+    for draw in _each_plot(str(tmp_path / 'x.png'), dpi=bad):
+        with pytest.raises(error) as e:
+            draw()
+        assert str(e.value) == ('dpi must be a number from 10 to 1200 (dots '
+                                'per inch), got {!r}'.format(bad))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dpi_bounds_are_allowed():
+    assert plots.check_dpi(10) == 10.0
+    assert plots.check_dpi(1200) == 1200.0
+    assert plots.check_dpi(np.int64(300)) == 300.0
+    assert plots.check_dpi(72.5) == 72.5
+
+
+def test_the_hook_s_scaling_plot_checks_before_its_reports(tmp_path,
+                                                           monkeypatch):
+    with ComputationalCostHook() as cch:
+        F.relu(np.zeros((2, 3), np.float32))
+
+    def no_report(*args, **kwargs):
+        raise AssertionError('a report was built')
+    monkeypatch.setattr(cch, 'scaling_report', no_report)
+    with pytest.raises(ValueError, match='dpi must be a number from 10'):
+        cch.plot_scaling(str(tmp_path / 's.png'), [1, 2], device='a100',
+                         network='eth-50g', dpi=float('nan'))
+    with pytest.raises(ValueError, match='cannot write in directory'):
+        cch.plot_scaling(str(tmp_path / 'no' / 's.png'), [1, 2],
+                         device='a100', network='eth-50g')
+    with pytest.raises(TypeError, match='path must be the name of a file'):
+        cch.plot_scaling(None, [1, 2], device='a100', network='eth-50g')
+
+
+# PostScript has no transparency.
+
+@pytest.mark.parametrize('ext', ['eps', 'ps', 'EPS'])
+def test_postscript_plots_log_nothing_and_are_opaque(ext, tmp_path, caplog):
+    # matplotlib logs 'The PostScript backend does not support
+    # transparency' for a translucent colour: the command line's stderr
+    # then holds more than notes and warnings on a successful run
+    path = str(tmp_path / ('f.' + ext))
+    with caplog.at_level('DEBUG', logger='matplotlib'):
+        figures = _draw_four(path)
+    assert [r.getMessage() for r in caplog.records
+            if r.levelno >= 30] == []
+    assert open(path, 'rb').read().startswith(MAGIC[ext.lower()])
+    for name, fig in figures.items():
+        for artist in fig.findobj():
+            colours = []
+            if hasattr(artist, 'get_facecolor'):
+                colours += list(np.atleast_2d(artist.get_facecolor()))
+            if hasattr(artist, 'get_edgecolor'):
+                colours += list(np.atleast_2d(artist.get_edgecolor()))
+            if hasattr(artist, 'get_color'):
+                colours.append(to_rgba(artist.get_color()))
+            alpha = artist.get_alpha()
+            assert alpha is None or alpha in (0, 1), (name, artist)
+            assert all(c[3] in (0, 1) for c in colours), (name, artist)
+    # the forward phase's shading, tab:blue (31, 119, 180) at 0.12, as
+    # it shows on white: 0.12 * c / 255 + 0.88
+    ax, = figures['memory'].axes
+    forward = ax.patches[0]
+    assert forward.get_facecolor() == pytest.approx(
+        (0.12 * 31 / 255 + 0.88, 0.12 * 119 / 255 + 0.88,
+         0.12 * 180 / 255 + 0.88, 1.0), abs=1e-12)
+
+
+def test_png_keeps_its_translucent_colours(four_figures):
+    # the opaque colours are PostScript's alone
+    ax, = four_figures['memory'].axes
+    assert ax.patches[0].get_alpha() == 0.12
+    assert to_rgba(ax.patches[0].get_facecolor()) == to_rgba('tab:blue',
+                                                             0.12)

@@ -196,7 +196,7 @@ def test_predefined_columns():
     ({'mode': None}, 'mode must be one of'),
     ({'unit': 'P'}, 'unit must be one of'),
     ({'unit': 3}, 'unit must be one of'),
-    ({'n_digits': -1}, 'must not be negative'),
+    ({'n_digits': -1}, r'n_digits must be an int from 0 to 10, got -1$'),
     ({'n_digits': 2.5}, 'n_digits must be an int'),
     ({'n_digits': True}, 'n_digits must be an int'),
 ])
@@ -547,8 +547,23 @@ def test_n_digits_bounds():
         rendering.check_n_digits(11, '--n-digits', above=False)
     got = rendering.check_n_digits(numpy.int64(4))
     assert (got, type(got)) == (4, int)
-    with pytest.raises(ValueError, match='must not be negative, got -1'):
-        rendering.check_n_digits(-1)
+    # a negative count says what is allowed, as too large a one does
+    for above in (True, False):
+        with pytest.raises(ValueError) as e:
+            rendering.check_n_digits(-1, above=above)
+        assert type(e.value) is ValueError
+        assert str(e.value) == 'n_digits must be an int from 0 to 10, got -1'
+
+
+@pytest.mark.parametrize('bad', ['3', 2.0, True, numpy.float64(3), [3]])
+def test_n_digits_of_the_wrong_type_is_a_type_error(bad):
+    # checks.integer's rule: the wrong type is a TypeError (and still a
+    # ValueError, which the command line catches)
+    with pytest.raises(TypeError) as e:
+        rendering.check_n_digits(bad)
+    assert str(e.value) == 'n_digits must be an int from 0 to 10, got ' \
+        '{!r}'.format(bad)
+    assert isinstance(e.value, ValueError)
 
 
 def test_columns_are_checked_against_the_available_ones():
@@ -558,10 +573,17 @@ def test_columns_are_checked_against_the_available_ones():
         rendering.check_columns(['a', 'x', 'y'], ('a', 'b'))
     assert str(e.value) == ("unknown column(s) ['x', 'y']; available "
                             "columns are ['a', 'b']")
-    for bad in ('a', [], None):
-        with pytest.raises(ValueError, match='non-empty list of column '
-                           r"names from \['a', 'b'\]"):
+    for bad, error in (('a', TypeError), ([], ValueError),
+                       (None, TypeError), (0, TypeError), ({}, TypeError),
+                       ('', TypeError), ((), ValueError)):
+        with pytest.raises(error) as e:
             rendering.check_columns(bad, ('a', 'b'))
+        assert str(e.value) == ("columns must be a non-empty list of column "
+                                "names from ['a', 'b'], got {!r}".format(bad))
+    # None means the default where there is one; an empty list never does
+    assert rendering.check_columns(None, ('a', 'b'), ('b',)) == ['b']
+    with pytest.raises(ValueError, match=r'non-empty list .* got \[\]'):
+        rendering.check_columns([], ('a', 'b'), ('b',))
 
 
 def test_a_column_given_twice_is_refused():
@@ -577,10 +599,12 @@ def test_depth_is_none_or_a_non_negative_int():
     assert rendering.check_depth(0) == 0
     got = rendering.check_depth(numpy.int32(2))
     assert (got, type(got)) == (2, int)
-    for bad in (-1, True, 1.5, '1'):
-        with pytest.raises(ValueError, match='depth must be None or an int '
-                           '>= 0'):
+    for bad, error in ((-1, ValueError), (True, TypeError),
+                       (1.5, TypeError), ('1', TypeError)):
+        with pytest.raises(error) as e:
             rendering.check_depth(bad)
+        assert str(e.value) == 'depth must be None or an int >= 0, got ' \
+            '{!r}'.format(bad)
 
 
 def test_link_names_are_indented_by_depth():
