@@ -1099,13 +1099,19 @@ def test_the_time_report_takes_a_calibration_or_its_file(tmp_path):
 
 # When a calibration cannot be trusted, and which calls are flagged
 
+def _variant(error=None, **info):
+    # literal_calibration with its error replaced and its info added to
+    data = literal_calibration().to_dict()
+    if error is not None:
+        data['error'] = error
+    data['info'].update(info)
+    return Calibration.from_dict(data)
+
+
 def _with_error(inference, training, clock=None):
-    found = literal_calibration()
-    found.error = {'inference': inference, 'training': training,
-                   'n_probes': 10}
-    if clock is not None:
-        found.info['clock'] = clock
-    return found
+    return _variant({'inference': inference, 'training': training,
+                     'n_probes': 10}, **({} if clock is None else
+                                         {'clock': clock}))
 
 
 def test_a_calibration_within_25_percent_is_trusted():
@@ -1134,15 +1140,15 @@ def test_a_calibration_whose_budget_missed_common_types_says_which():
     # none at all (a file of an earlier version), is trusted
     found = literal_calibration()
     assert 'uncovered' not in found.info and found.untrusted() is None
-    found.info['uncovered'] = []
-    assert found.untrusted() is None
-    found.info['uncovered'] = ['Convolution2DGradW', 'MatMul']
+    assert _variant(uncovered=[]).untrusted() is None
+    missed = ['Convolution2DGradW', 'MatMul']
+    found = _variant(uncovered=missed)
     assert found.untrusted() == (
         'its budget was too short to probe 2 of the types common networks '
         'spend their time in (Convolution2DGradW, MatMul): their calls '
         "are flagged 'uncovered type' (remedies: a longer budget, a "
         'quieter machine)')
-    found.error['training'] = 0.5
+    found = _variant({'inference': 0.1, 'training': 0.5}, uncovered=missed)
     text = found.untrusted()
     assert text.startswith('held-out error 50% is above 25%: ')
     assert text.endswith('; its budget was too short to probe 2 of the '
