@@ -793,26 +793,42 @@ class Calibration(_Checked):
 
     def save(self, path):
         """Write the calibration to the JSON file ``path`` (a str or
-        os.PathLike)."""
+        os.PathLike).  A path that cannot be opened for writing (a
+        directory, a missing directory) is a ValueError naming it; an
+        error while writing (a full disk) stays an OSError."""
         checks.path('path', path)
         data = self.to_dict()
         _check_file(data)  # never a file that load() refuses
-        with open(path, 'w', encoding='utf-8') as f:
+        try:
+            f = open(path, 'w', encoding='utf-8')
+        except OSError as e:
+            raise ValueError('{!r} cannot be written (a calibration file): '
+                             '{}'.format(os.fspath(path), e)) from None
+        with f:
             json.dump(data, f, indent=1)
             f.write('\n')
 
     @classmethod
     def load(cls, path):
         """The calibration saved in the JSON file ``path`` (a str or
-        os.PathLike)."""
+        os.PathLike).  A one-line ValueError names the file when it
+        cannot be read or is no JSON, and prefixes the file to
+        :meth:`from_dict`'s message naming a field (a TypeError for a
+        value of the wrong type, as there)."""
         checks.path('path', path)
-        with open(path, encoding='utf-8') as f:
-            try:
+        name = os.fspath(path)
+        try:
+            with open(path, encoding='utf-8') as f:
                 data = json.load(f)
-            except ValueError as e:
-                raise ValueError('{} is not a calibration (JSON): {}'.format(
-                    os.fspath(path), e))
-        return cls.from_dict(data)
+        except (OSError, ValueError) as e:
+            raise ValueError('{!r} is not a calibration file (JSON written '
+                             'by calibrate): {}'.format(name, e)) from None
+        try:
+            return cls.from_dict(data)
+        except ValueError as e:  # the checks' own message, the file named
+            error = checks.ArgumentTypeError \
+                if isinstance(e, TypeError) else ValueError
+            raise error('{!r}: {}'.format(name, e)) from None
 
 
 def load_calibration(calibration):

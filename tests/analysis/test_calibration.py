@@ -360,7 +360,8 @@ def test_command_line_calibration_errors(tmp_path, capsys):
     bad.write_text('[]')
     status, _ = run('cli_models:build_tiny', '--predict-time', str(bad))
     assert status == 2
-    assert '--predict-time: not a calibration' in capsys.readouterr().err
+    assert "--predict-time: '{}': not a calibration".format(bad) in \
+        capsys.readouterr().err
     status, _ = run('calibrate', '--out', str(tmp_path / 'c.json'),
                     '--seconds', '3')
     assert status == 2
@@ -964,9 +965,14 @@ _FINITE = "' must be a finite number >= 0, got "
 ])
 def test_a_calibration_edited_by_hand_is_checked_field_by_field(
         tmp_path, edit, message):
-    with pytest.raises(ValueError, match=message) as e:
-        Calibration.load(_edited(tmp_path, edit))
-    assert '\n' not in str(e.value)
+    # the checks' message, after the file's name
+    path = _edited(tmp_path, edit)
+    with pytest.raises(ValueError) as e:
+        Calibration.load(path)
+    text, named = str(e.value), '{!r}: '.format(path)
+    assert text.startswith(named)
+    assert re.search(message, text[len(named):]), text
+    assert '\n' not in text
 
 
 def test_a_file_as_calibrate_writes_it_loads_and_an_earlier_one_too(

@@ -1,6 +1,7 @@
 """A Calibration as an object: checked once, where it is made, and then
 kept as checked.  ``to_dict()`` hands out a copy the caller may edit; the
-tables themselves refuse changes.
+tables themselves refuse changes; a file that cannot be read or written,
+or holds a bad field, is a ValueError naming the file.
 
 The predicted time of every test is that of calibration_fixtures' add of
 1000 bytes read and 500 written in inference: inside the call 1e-5 +
@@ -11,15 +12,21 @@ The predicted time of every test is that of calibration_fixtures' add of
 import copy
 import json
 import pickle
+import re
 
 import pytest
 
 from chainer_computational_cost.analysis import calibration as cal
 from chainer_computational_cost import Calibration
+from chainer_computational_cost import CostMonitor
+from chainer_computational_cost.core.checks import ArgumentTypeError
 
 from calibration_fixtures import add_layer
 from calibration_fixtures import literal_calibration
 from calibration_fixtures import OVERHEAD
+from cli_runs import error_of
+
+RAISING = 'cli_models:build_tiny'
 
 
 def _predicted(c):
@@ -170,3 +177,85 @@ def test_a_saved_and_loaded_calibration_predicts_the_same(tmp_path):
     assert back.to_dict() == c.to_dict()
     with pytest.raises(TypeError):
         back.families['math']['coef'][0] = -1.0
+
+
+# Files that cannot be read or written, named
+
+
+_OPEN = "^'{}' is not a calibration file \\(JSON written by calibrate\\): "
+
+
+@pytest.mark.parametrize('name, oserror', [
+    ('missing.json', r'\[Errno 2\] No such file or directory'),
+    ('.', r'\[Errno 21\] Is a directory'),
+    ('x' * 300 + '.json', r'\[Errno 36\] File name too long'),
+])
+def test_a_calibration_file_that_cannot_be_read_is_named(
+        tmp_path, name, oserror):
+    path = str(tmp_path / name)
+    expected = _OPEN.format(re.escape(path)) + oserror
+    calls = [lambda: Calibration.load(path),
+             lambda: cal.load_calibration(path),
+             lambda: cal.time_report([add_layer('Add-1')], path),
+             lambda: CostMonitor(calibration=path)]
+    for call in calls:
+        with pytest.raises(ValueError, match=expected) as e:
+            call()
+        assert not isinstance(e.value, OSError)
+        assert '\n' not in str(e.value)
+
+
+def test_the_command_line_names_the_file_it_cannot_read(tmp_path, capsys):
+    path = str(tmp_path)
+    err = error_of(capsys, RAISING, '--predict-time', path)
+    assert re.match('^error: --predict-time: ' + _OPEN[1:].format(
+        re.escape(path)) + r'\[Errno 21\] Is a directory', err), err
+
+
+@pytest.mark.parametrize('name, oserror', [
+    ('missing/c.json', r'\[Errno 2\] No such file or directory'),
+    ('.', r'\[Errno 21\] Is a directory'),
+])
+def test_a_calibration_file_that_cannot_be_written_is_named(
+        tmp_path, name, oserror):
+    path = str(tmp_path / name)
+    with pytest.raises(ValueError, match="^'{}' cannot be written (a "
+                       'calibration file): {}'.format(
+                           re.escape(path), oserror).replace(
+                               '(a calibration file)',
+                               r'\(a calibration file\)')) as e:
+        literal_calibration().save(path)
+    assert not isinstance(e.value, OSError)
+    assert not (tmp_path / 'missing').exists()
+
+
+def _file(tmp_path, edit):
+    data = literal_calibration().to_dict()
+    edit(data)
+    path = str(tmp_path / 'edited.json')
+    with open(path, 'w') as f:
+        json.dump(data, f)
+    return path
+
+
+def test_a_bad_field_of_a_file_names_the_file_and_the_field(tmp_path):
+    path = _file(tmp_path, lambda d: d['overhead'].update(forward=-1.0))
+    expected = "^'{}': a malformed calibration: field 'overhead.forward' " \
+        r'must be a finite number >= 0, got -1\.0$'.format(re.escape(path))
+    for call in (lambda: Calibration.load(path),
+                 lambda: cal.load_calibration(path),
+                 lambda: CostMonitor(calibration=path)):
+        with pytest.raises(ValueError) as e:
+            call()
+        assert re.match(expected, str(e.value)), str(e.value)
+        assert not isinstance(e.value, TypeError)
+    # a value of the wrong type stays a TypeError, the file named too
+    path = _file(tmp_path, lambda d: d['info'].update(device=5))
+    with pytest.raises(ArgumentTypeError, match="^'{}': a malformed "
+                       "calibration: field 'info.device' must be a str or "
+                       'None, got 5$'.format(re.escape(path))):
+        Calibration.load(path)
+    # built in code, there is no file to name
+    with pytest.raises(ValueError, match="^a malformed calibration: field "
+                       "'overhead.forward'"):
+        literal_calibration(overhead=dict(OVERHEAD, forward=-1.0))
