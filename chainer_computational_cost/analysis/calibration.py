@@ -33,6 +33,7 @@ the package only, and the reports read it.
 
 import bisect
 import collections
+import copy
 import datetime
 import itertools
 import json
@@ -282,18 +283,73 @@ def features(layer, gemm_time):
             float(layer['flops']), cold]
 
 
-class GemmTable(object):
+def _frozen(value):
+    """A copy of ``value``, plain data, with every dict and list in it,
+    at any depth, one that refuses changes
+    (:class:`~chainer_computational_cost.core.checks.ReadOnlyDict`,
+    ``ReadOnlyList``): a table that stays what the checks passed."""
+    if isinstance(value, dict):
+        return checks.ReadOnlyDict(
+            (k, _frozen(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return checks.ReadOnlyList(_frozen(v) for v in value)
+    return copy.deepcopy(value)
+
+
+def _thawed(value):
+    """A deep copy of ``value`` made of plain dicts and lists, which its
+    receiver may edit without touching the table it came from."""
+    if isinstance(value, dict):
+        return {k: _thawed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thawed(v) for v in value]
+    return copy.deepcopy(value)
+
+
+class _Checked(object):
+    """An object whose attributes are set once, by its constructor, after
+    its checks: setting or deleting one afterwards is refused, as its
+    tables (:func:`_frozen`) refuse changes, so that what the checks
+    passed is what it predicts from."""
+
+    #: How to make a new object instead, for the refusal's message.
+    _remake = ''
+
+    def _keep(self, **fields):
+        """Set the checked ``fields``, once, from the constructor."""
+        self.__dict__.update(fields)
+
+    def _refuse(self, name):
+        raise AttributeError(
+            '{0}.{1} cannot be changed: a {0} is checked when it is made; '
+            'make a new one ({2})'.format(type(self).__name__, name,
+                                          self._remake))
+
+    def __setattr__(self, name, value):
+        self._refuse(name)
+
+    def __delattr__(self, name):
+        self._refuse(name)
+
+
+class GemmTable(_Checked):
     """Times of ``(M, K) x (K, N)`` products measured over a grid of
     dimensions, interpolated linearly in the logarithms of the dimensions
     and of the speed (FLOP/s), which varies slowly with the shape.  A
     dimension beyond the grid takes the speed at the grid's edge (and the
-    call's other features then decide whether it is out of range)."""
+    call's other features then decide whether it is out of range).
+
+    ``dims`` and ``speed`` (lists of lists) are checked when the table is
+    made, and cannot be changed after."""
+
+    _remake = 'GemmTable(dims, speed)'
 
     def __init__(self, dims, speed):
-        self.dims = _check_dims(dims)
+        dims = _check_dims(dims)
         # speed[i][j][k]: M*N*K / seconds at dims[i], dims[j], dims[k].
-        self.speed = _check_speed(speed, len(self.dims))
-        self._logs = [math.log(d) for d in self.dims]
+        self._keep(dims=_frozen(dims),
+                   speed=_frozen(_check_speed(speed, len(dims))),
+                   _logs=tuple(math.log(d) for d in dims))
 
     def _position(self, d):
         logs = self._logs
@@ -420,7 +476,7 @@ def _check_families(families):
                     '{} must be >= {}[{}] (a fit\'s range), got {!r} < '
                     '{!r}'.format(_field('{}.high[{}]'.format(path, j)),
                                   path + '.low', j, hi, lo))
-    return out
+    return _frozen(out)
 
 
 def _check_types(types):
@@ -429,7 +485,7 @@ def _check_types(types):
         checks.instance("a malformed calibration: a key of field 'types'",
                         name, str, 'a function type name (a str)')
         checks.one_of(_field('types.' + name), key, FIT_KEYS)
-    return dict(types)
+    return _frozen(types)
 
 
 def _check_info(info):
@@ -453,8 +509,7 @@ def _check_info(info):
         for i, name in enumerate(out['uncovered']):
             checks.instance(_field('info.uncovered[{}]'.format(i)), name,
                             str, 'a function type name (a str)')
-        out['uncovered'] = list(out['uncovered'])
-    return out
+    return _frozen(out)
 
 
 def _check_file(data):
@@ -485,7 +540,7 @@ def _check_error(error):
     if 'n_probes' in out:
         out['n_probes'] = checks.integer(_field('error.n_probes'),
                                          out['n_probes'], 0)
-    return out
+    return _frozen(out)
 
 
 def nnls(rows, targets, weights):
@@ -545,7 +600,7 @@ def _dot(coef, f):
     return sum(c * x for c, x in zip(coef, f))
 
 
-class Calibration(object):
+class Calibration(_Checked):
     """What :func:`chainer_computational_cost.calibrate` measured on one
     device, and the time it predicts for each call of a report.
 
@@ -572,24 +627,34 @@ class Calibration(object):
             the calibration has no fit for (too short a budget; absent
             from a file of an earlier version).
         bandwidth (float): a large copy's bytes per second, measured.
+
+    Every field is checked when the calibration is made, and kept as
+    checked: the attributes cannot be set again, and the tables (copies
+    of the figures given) are dicts and lists that refuse changes.  To
+    make a variant, edit what :meth:`to_dict` returns (a fresh copy,
+    plain dicts and lists) and build it with :meth:`from_dict`.
     """
+
+    _remake = 'Calibration.from_dict of an edited to_dict()'
 
     def __init__(self, gemm, families, types, overhead, error=None,
                  info=None, bandwidth=None):
         # Checked here, once, for every way a calibration is made (a file
         # edited by hand among them): nothing it predicts is then
         # negative, NaN or infinite, and no field is found missing later.
-        self.gemm = checks.instance(_field('gemm'), gemm, GemmTable,
-                                    'a GemmTable')
-        self.families = _check_families(families)
-        self.types = _check_types(types)
+        checks.instance(_field('gemm'), gemm, GemmTable, 'a GemmTable')
+        families = _check_families(families)
+        types = _check_types(types)
         _fields('overhead', overhead, OVERHEADS)
-        self.overhead = checks.ReadOnlyDict((k, checks.non_negative(
+        overhead = checks.ReadOnlyDict((k, checks.non_negative(
             _field('overhead.' + k), overhead[k])) for k in OVERHEADS)
-        self.error = _check_error({} if error is None else error)
-        self.info = _check_info({} if info is None else info)
-        self.bandwidth = None if bandwidth is None else checks.positive(
+        error = _check_error({} if error is None else error)
+        info = _check_info({} if info is None else info)
+        bandwidth = None if bandwidth is None else checks.positive(
             _field('bandwidth'), bandwidth)
+        self._keep(gemm=gemm, families=families, types=types,
+                   overhead=overhead, error=error, info=info,
+                   bandwidth=bandwidth)
 
     def untrusted(self):
         """Why this calibration's predictions cannot be trusted, in one
@@ -684,10 +749,13 @@ class Calibration(object):
     # JSON
 
     def to_dict(self):
-        """The calibration as plain data (what :meth:`save` writes)."""
-        return collections.OrderedDict([
+        """The calibration as plain data (what :meth:`save` writes): a
+        fresh deep copy of dicts and lists, which the caller may edit
+        (then :meth:`from_dict` checks the edited copy) without changing
+        this calibration."""
+        return collections.OrderedDict((k, _thawed(v)) for k, v in [
             ('format', FORMAT), ('info', self.info), ('error', self.error),
-            ('overhead', dict(self.overhead)), ('bandwidth', self.bandwidth),
+            ('overhead', self.overhead), ('bandwidth', self.bandwidth),
             ('gemm', {'dims': self.gemm.dims, 'speed': self.gemm.speed}),
             ('families', self.families), ('types', self.types)])
 
@@ -725,26 +793,42 @@ class Calibration(object):
 
     def save(self, path):
         """Write the calibration to the JSON file ``path`` (a str or
-        os.PathLike)."""
+        os.PathLike).  A path that cannot be opened for writing (a
+        directory, a missing directory) is a ValueError naming it; an
+        error while writing (a full disk) stays an OSError."""
         checks.path('path', path)
         data = self.to_dict()
         _check_file(data)  # never a file that load() refuses
-        with open(path, 'w', encoding='utf-8') as f:
+        try:
+            f = open(path, 'w', encoding='utf-8')
+        except OSError as e:
+            raise ValueError('{!r} cannot be written (a calibration file): '
+                             '{}'.format(os.fspath(path), e)) from None
+        with f:
             json.dump(data, f, indent=1)
             f.write('\n')
 
     @classmethod
     def load(cls, path):
         """The calibration saved in the JSON file ``path`` (a str or
-        os.PathLike)."""
+        os.PathLike).  A one-line ValueError names the file when it
+        cannot be read or is no JSON, and prefixes the file to
+        :meth:`from_dict`'s message naming a field (a TypeError for a
+        value of the wrong type, as there)."""
         checks.path('path', path)
-        with open(path, encoding='utf-8') as f:
-            try:
+        name = os.fspath(path)
+        try:
+            with open(path, encoding='utf-8') as f:
                 data = json.load(f)
-            except ValueError as e:
-                raise ValueError('{} is not a calibration (JSON): {}'.format(
-                    os.fspath(path), e))
-        return cls.from_dict(data)
+        except (OSError, ValueError) as e:
+            raise ValueError('{!r} is not a calibration file (JSON written '
+                             'by calibrate): {}'.format(name, e)) from None
+        try:
+            return cls.from_dict(data)
+        except ValueError as e:  # the checks' own message, the file named
+            error = checks.ArgumentTypeError \
+                if isinstance(e, TypeError) else ValueError
+            raise error('{!r}: {}'.format(name, e)) from None
 
 
 def load_calibration(calibration):

@@ -157,6 +157,22 @@ class ReadOnlyDict(dict):
         return type(self), (dict(self),)
 
 
+class ReadOnlyList(list):
+    """A list that refuses changes, as :class:`ReadOnlyDict` does: the
+    list of a checked table (a Calibration's coefficients, its matrix
+    products' speeds), which still equals a plain list of its items."""
+
+    __slots__ = ()
+
+    _refuse = ReadOnlyDict._refuse
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = clear = extend = insert = pop = remove = reverse = sort = \
+        _refuse
+
+    def __reduce__(self):
+        return type(self), (list(self),)
+
+
 class CheckedFields(object):
     """A mixin that checks every field of a namedtuple when it is built,
     by the constructor, ``_make`` and ``_replace`` alike:

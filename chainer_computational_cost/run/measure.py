@@ -702,8 +702,7 @@ def calibrate(seconds=120, device=None, progress=None, seed=None,
     checks.one_of('clock', clock, CLOCKS if xp is numpy else ('wall',),
                   allowed="'wall' or, on NumPy, 'cpu'")
     with using_clock(clock):
-        found = _calibrate(seconds, device, progress, seed)
-    found.info['clock'] = clock
+        found = _calibrate(seconds, device, progress, seed, clock)
     untrusted = found.untrusted()
     if untrusted is not None:
         warnings.warn(untrusted, ReportWarning, stacklevel=2)
@@ -720,7 +719,7 @@ def _on_device(made, device):
     return model, inputs, lambda y: loss(y, labels)
 
 
-def _calibrate(seconds, device, progress, seed):
+def _calibrate(seconds, device, progress, seed, clock):
     xp = device.xp
     notify = progress or (lambda fraction, text: None)
     start = time.time()
@@ -756,5 +755,6 @@ def _calibrate(seconds, device, progress, seed):
     error = cross_validate(samples, gemm)
     info = cal.info_now(seconds=seconds, **device_info(xp))
     info['uncovered'] = _uncovered(types)
+    info['clock'] = clock
     return cal.Calibration(gemm, families, types, overhead, error, info,
                            bandwidth)

@@ -360,7 +360,8 @@ def test_command_line_calibration_errors(tmp_path, capsys):
     bad.write_text('[]')
     status, _ = run('cli_models:build_tiny', '--predict-time', str(bad))
     assert status == 2
-    assert '--predict-time: not a calibration' in capsys.readouterr().err
+    assert "--predict-time: '{}': not a calibration".format(bad) in \
+        capsys.readouterr().err
     status, _ = run('calibrate', '--out', str(tmp_path / 'c.json'),
                     '--seconds', '3')
     assert status == 2
@@ -964,9 +965,14 @@ _FINITE = "' must be a finite number >= 0, got "
 ])
 def test_a_calibration_edited_by_hand_is_checked_field_by_field(
         tmp_path, edit, message):
-    with pytest.raises(ValueError, match=message) as e:
-        Calibration.load(_edited(tmp_path, edit))
-    assert '\n' not in str(e.value)
+    # the checks' message, after the file's name
+    path = _edited(tmp_path, edit)
+    with pytest.raises(ValueError) as e:
+        Calibration.load(path)
+    text, named = str(e.value), '{!r}: '.format(path)
+    assert text.startswith(named)
+    assert re.search(message, text[len(named):]), text
+    assert '\n' not in text
 
 
 def test_a_file_as_calibrate_writes_it_loads_and_an_earlier_one_too(
@@ -1099,13 +1105,19 @@ def test_the_time_report_takes_a_calibration_or_its_file(tmp_path):
 
 # When a calibration cannot be trusted, and which calls are flagged
 
+def _variant(error=None, **info):
+    # literal_calibration with its error replaced and its info added to
+    data = literal_calibration().to_dict()
+    if error is not None:
+        data['error'] = error
+    data['info'].update(info)
+    return Calibration.from_dict(data)
+
+
 def _with_error(inference, training, clock=None):
-    found = literal_calibration()
-    found.error = {'inference': inference, 'training': training,
-                   'n_probes': 10}
-    if clock is not None:
-        found.info['clock'] = clock
-    return found
+    return _variant({'inference': inference, 'training': training,
+                     'n_probes': 10}, **({} if clock is None else
+                                         {'clock': clock}))
 
 
 def test_a_calibration_within_25_percent_is_trusted():
@@ -1134,15 +1146,15 @@ def test_a_calibration_whose_budget_missed_common_types_says_which():
     # none at all (a file of an earlier version), is trusted
     found = literal_calibration()
     assert 'uncovered' not in found.info and found.untrusted() is None
-    found.info['uncovered'] = []
-    assert found.untrusted() is None
-    found.info['uncovered'] = ['Convolution2DGradW', 'MatMul']
+    assert _variant(uncovered=[]).untrusted() is None
+    missed = ['Convolution2DGradW', 'MatMul']
+    found = _variant(uncovered=missed)
     assert found.untrusted() == (
         'its budget was too short to probe 2 of the types common networks '
         'spend their time in (Convolution2DGradW, MatMul): their calls '
         "are flagged 'uncovered type' (remedies: a longer budget, a "
         'quieter machine)')
-    found.error['training'] = 0.5
+    found = _variant({'inference': 0.1, 'training': 0.5}, uncovered=missed)
     text = found.untrusted()
     assert text.startswith('held-out error 50% is above 25%: ')
     assert text.endswith('; its budget was too short to probe 2 of the '

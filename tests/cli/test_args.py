@@ -395,7 +395,8 @@ def test_a_calibration_that_is_not_one(tmp_path, capsys):
     path = tmp_path / 'c.json'
     path.write_text('[]')
     err = error_of(capsys, RAISING, '--predict-time', str(path))
-    assert err.startswith('error: --predict-time: not a calibration')
+    assert err.startswith("error: --predict-time: '{}': not a "
+                          'calibration'.format(path))
 
 
 def test_csv_of_one_report_with_an_option_that_adds_none():
