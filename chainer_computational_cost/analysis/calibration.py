@@ -799,12 +799,7 @@ class Calibration(_Checked):
         checks.path('path', path)
         data = self.to_dict()
         _check_file(data)  # never a file that load() refuses
-        try:
-            f = open(path, 'w', encoding='utf-8')
-        except OSError as e:
-            raise ValueError('{!r} cannot be written (a calibration file): '
-                             '{}'.format(os.fspath(path), e)) from None
-        with f:
+        with checks.output_file(path, 'a calibration file') as f:
             json.dump(data, f, indent=1)
             f.write('\n')
 

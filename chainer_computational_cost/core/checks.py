@@ -136,6 +136,18 @@ def path(name, value, allowed=None):
                     allowed or 'the path of a file (a str or os.PathLike)')
 
 
+def output_file(path, what):
+    """``path`` (checked by :func:`path`) opened to write text (UTF-8): one
+    that cannot be opened (a directory, a missing directory) is a one-line
+    ValueError naming it and ``what`` it was to hold (``'a calibration
+    file'``); an error while writing (a full disk) stays an OSError."""
+    try:
+        return open(path, 'w', encoding='utf-8')
+    except OSError as e:
+        raise ValueError('{!r} cannot be written ({}): {}'.format(
+            os.fspath(path), what, e)) from None
+
+
 class ReadOnlyDict(dict):
     """A dict that refuses changes: the table of an object checked when
     it was made (a Device's peaks, a Calibration's overheads) stays what

@@ -453,11 +453,13 @@ def save_network(network, path, **extra):
     """Write ``network`` (a :class:`Network`) to the JSON file ``path`` (a
     str or os.PathLike) (``name``, ``title``, ``bandwidth``, ``latency``,
     then ``extra``: what :mod:`~chainer_computational_cost.run.netbench`
-    measured); returns it."""
+    measured); returns it.  A path that cannot be opened for writing (a
+    directory, a missing directory) is a ValueError naming it; an error
+    while writing (a full disk) stays an OSError."""
     checks.path('path', path)
     doc = collections.OrderedDict(network._asdict())
     doc.update(extra)
-    with open(path, 'w') as f:
+    with checks.output_file(path, 'a network file') as f:
         json.dump(doc, f, indent=1)
         f.write('\n')
     return network

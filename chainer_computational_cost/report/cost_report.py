@@ -243,7 +243,7 @@ class CostReport(object):
         With ``by_phase=True`` the types are split by phase (forward
         first), with a ``phase`` column in front.
         """
-        checks.instance('by_phase', by_phase, bool, 'a bool')
+        by_phase = checks.flag('by_phase', by_phase)
         columns = check_columns(columns, SUMMARY_COLUMNS)
         if by_phase and 'phase' not in columns:
             columns = ['phase'] + columns

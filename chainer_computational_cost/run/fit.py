@@ -489,7 +489,7 @@ def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
     (on stderr in mode 'json', which must stay one JSON document), then
     what fills the memory at that batch."""
     ost = sys.stdout if ost is None else ost
-    columns = rendering.check_columns(columns or FIT_COLUMNS, FIT_COLUMNS)
+    columns = rendering.check_columns(columns, FIT_COLUMNS, FIT_COLUMNS)
     text = rendering.render(fit_rows(fit), columns, mode, unit, n_digits,
                             name_title='Memory at batch {}'.format(
                                 fit['batch_size']))

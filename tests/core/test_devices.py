@@ -3,6 +3,7 @@ sources are cited beside each preset in core/devices.py): a preset
 halved or off by a digit fails here."""
 
 import json
+import re
 
 import pytest
 
@@ -162,6 +163,16 @@ def test_one_registry_for_every_entry_point(capsys):
             assert status == 0
             assert err.startswith('largest batch on {} with adam: '.format(
                 name))
+
+
+def test_a_network_file_that_cannot_be_written_is_named(tmp_path):
+    net = devices.Network(None, None, 1e9, 0.0)
+    for path in (tmp_path, tmp_path / 'missing' / 'net.json'):
+        with pytest.raises(ValueError, match=r"^'{}' cannot be written \(a "
+                           r"network file\): \[Errno \d+\] ".format(
+                               re.escape(str(path)))):
+            devices.save_network(net, path)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_path_argument_is_never_a_file_descriptor(tmp_path):

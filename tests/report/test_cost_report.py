@@ -465,9 +465,17 @@ def test_show_summary_report_refuses_a_by_phase_that_is_not_a_bool(
     out = io.StringIO()
     with pytest.raises(TypeError) as e:
         _snapshot().show_summary_report(ost=out, by_phase=by_phase)
-    assert str(e.value) == 'by_phase must be a bool, got {!r}'.format(
-        by_phase)
+    assert str(e.value) == 'by_phase must be True or False, got {!r} ({})' \
+        .format(by_phase, type(by_phase).__name__)
     assert out.getvalue() == ''
+
+
+def test_show_summary_report_takes_a_numpy_bool():
+    a, b = io.StringIO(), io.StringIO()
+    _snapshot().show_summary_report(ost=a, by_phase=True)
+    _snapshot().show_summary_report(ost=b, by_phase=numpy.bool_(True))
+    assert 'phase' in a.getvalue().splitlines()[0].lower()
+    assert b.getvalue() == a.getvalue()
 
 
 def _column(text, title):

@@ -953,6 +953,12 @@ def test_a_fit_shown_with_the_bytes_column_only():
         'Bytes B', '0', '0', '736', '0', '0', '250', '986', '1000']
     with pytest.raises(ValueError, match=r"unknown column\(s\) \['flops'\]"):
         fit.show_fit(f, io.StringIO(), columns=['flops'])
+    # no columns is a mistake here too, never every column
+    out = io.StringIO()
+    with pytest.raises(ValueError, match=r'^columns must be a non-empty '
+                       r'list of column names from .*, got \[\]$'):
+        fit.show_fit(f, out, columns=[])
+    assert out.getvalue() == ''
 
 
 # Every argument of the wrong type is named, as every bad value is
