@@ -36,6 +36,7 @@ from chainer_computational_cost.cli.args import report_errors
 from chainer_computational_cost.cli.args import BROKEN_PIPE_STATUS
 from chainer_computational_cost.cli.args import INTERRUPTED_STATUS
 from chainer_computational_cost.cli.args import launcher_rank
+from chainer_computational_cost.cli.args import on_this_rank
 from chainer_computational_cost.cli.args import say as _say
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.calibrate import calibrate_command
@@ -401,12 +402,16 @@ def _report(argv, ost):
     args = parser.parse_args(argv)
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
-    result = _run(args, [kind for kind, _ in plan])
+    # The user's model, this node's memory and files: what fails there
+    # may fail on one rank of mpiexec alone.
+    with on_this_rank():
+        result = _run(args, [kind for kind, _ in plan])
 
     def reports():
         # Plots first: a plot that cannot be written is an error, and an
         # error must not follow a printed report.
-        _write_plots(result.report, args)
+        with on_this_rank():
+            _write_plots(result.report, args)
         return render_reports(result, args, plan, ost)
     try:
         (text, notes), warned = with_notes(reports)

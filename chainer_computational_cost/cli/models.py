@@ -28,7 +28,12 @@ class CommandError(Exception):
 
     :func:`main` prints its message as one line on stderr and exits with
     status 2: a traceback into this module would tell the user nothing.
+    ``local`` is True for a failure the ranks of ``mpiexec`` need not
+    share (the user's model, a file of this node, its memory): every rank
+    that meets it tells it, not rank 0 alone.
     """
+
+    local = False
 
 
 def _chainer_links_model(class_name):
