@@ -843,6 +843,8 @@ def _probe_writable(path):
     if os.path.exists(path):
         with open(path, 'ab'):
             return
+    # A link to no file yet is written through: its target is probed.
+    path = os.path.realpath(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     os.close(fd)
     os.remove(path)
@@ -924,6 +926,24 @@ PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
                 ('--plot-summary', 'plot_summary'),
                 ('--plot-memory', 'plot_memory'),
                 ('--plot-scaling', 'plot_scaling'))
+
+
+def _check_plot_files_differ(args):
+    """CommandError when two plot options name one file (however spelt:
+    'x.png' and './x.png', a link to it): the second plot would overwrite
+    the first."""
+    seen = {}
+    for option, attr in PLOT_OPTIONS:
+        path = getattr(args, attr)
+        if path is None:
+            continue
+        key = os.path.normcase(os.path.realpath(path))
+        if key in seen:
+            raise CommandError(
+                '{} and {} name the same file {!r}: one plot would overwrite '
+                'the other; give each plot its own file'.format(
+                    seen[key], option, path))
+        seen[key] = option
 
 
 def _check_packages(args):
@@ -1091,6 +1111,7 @@ def check_args(args):
         path = getattr(args, attr)
         if path is not None:
             _check_plot_path(path, option)
+    _check_plot_files_differ(args)
     _check_packages(args)
     return list(zip(kinds, _check_output(args, kinds)))
 

@@ -872,3 +872,29 @@ def test_a_name_that_is_no_path_is_an_unknown_network(tmp_path, monkeypatch,
     err = error_of(capsys, RAISING, *SCALING[:5], '--network', 'ib-edx')
     assert err.startswith("error: unknown network 'ib-edx'; the presets "
                           "are 'ib-edr',")
+
+
+def test_two_plots_into_one_file_are_refused_before_the_run(tmp_path,
+                                                            monkeypatch,
+                                                            capsys):
+    # the summary plot was written, then overwritten by the memory plot:
+    # status 0 and one plot lost; './x.png' and a link to it are x.png too
+    monkeypatch.chdir(tmp_path)
+    os.symlink('x.png', 'link.png')
+    for second in ('x.png', './x.png', str(tmp_path / 'link.png')):
+        assert error_of(capsys, RAISING, '--plot-summary', 'x.png',
+                        '--plot-memory', second) == (
+            "error: --plot-summary and --plot-memory name the same file {!r}: "
+            'one plot would overwrite the other; give each plot its own '
+            'file'.format(second))
+    assert sorted(os.listdir(str(tmp_path))) == ['link.png']
+
+
+def test_a_link_to_a_file_not_yet_written_is_taken(tmp_path, monkeypatch):
+    # the link's target was created with O_EXCL at the link itself: 'File
+    # exists'; the file is written through the link, its target probed
+    from chainer_computational_cost.cli.args import check_output_file
+    monkeypatch.chdir(tmp_path)
+    os.symlink('net.json', 'link.json')
+    check_output_file('link.json', '--output', 'network.json')
+    assert sorted(os.listdir(str(tmp_path))) == ['link.json']
