@@ -14,6 +14,7 @@ in ``cli/args.py``, the progress shown during the run in
 """
 
 import collections
+import contextlib
 import os
 import sys
 import time
@@ -396,6 +397,16 @@ def _stdout_to_devnull():
         pass
 
 
+def _user_prints(mode):
+    """Where what the user's module, factory and model print goes while
+    they are imported, built and run: stderr in the modes a program reads
+    (json, csv), whose stdout holds the document alone; stdout otherwise,
+    as without the command."""
+    if mode in ('json', 'csv'):
+        return contextlib.redirect_stdout(sys.stderr)
+    return contextlib.nullcontext()
+
+
 def _report(argv, ost):
     """A model's report: the exit status, or CommandError."""
     parser = build_parser()
@@ -404,7 +415,7 @@ def _report(argv, ost):
     plan = check_args(args)
     # The user's model, this node's memory and files: what fails there
     # may fail on one rank of mpiexec alone.
-    with on_this_rank():
+    with on_this_rank(), _user_prints(args.mode):
         result = _run(args, [kind for kind, _ in plan])
 
     def reports():
