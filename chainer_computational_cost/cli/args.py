@@ -800,6 +800,10 @@ def check_output_file(path, option, example, check_name=None):
         if os.path.isdir(path):
             raise CommandError('{} {!r} is a directory: give a file name '
                                'such as {}'.format(option, path, example))
+        if path.endswith(('/', os.sep)):
+            raise CommandError('{} {!r} ends with a /, which names a '
+                               'directory: give a file name such as '
+                               '{}'.format(option, path, example))
         if not os.path.isdir(directory):
             raise CommandError('{} {!r}: cannot write in directory {!r}: '
                                '{}'.format(option, path, directory,
@@ -843,8 +847,9 @@ def _probe_writable(path):
     if os.path.exists(path):
         with open(path, 'ab'):
             return
-    # A link to no file yet is written through: its target is probed.
-    path = os.path.realpath(path)
+    if os.path.islink(path):
+        # A link to no file yet is written through: its target is probed.
+        path = os.path.realpath(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     os.close(fd)
     os.remove(path)

@@ -423,6 +423,10 @@ def _report(argv, ost):
     """A model's report: the exit status, or CommandError."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.model in COMMANDS:
+        raise CommandError('{0!r} is a command, which goes first, before '
+                           'any option: python -m chainer_computational_cost '
+                           '{0} ...'.format(args.model))
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
     # The user's model, this node's memory and files: what fails there

@@ -898,3 +898,26 @@ def test_a_link_to_a_file_not_yet_written_is_taken(tmp_path, monkeypatch):
     os.symlink('net.json', 'link.json')
     check_output_file('link.json', '--output', 'network.json')
     assert sorted(os.listdir(str(tmp_path))) == ['link.json']
+
+
+@pytest.mark.parametrize('option', ['--out', '--output'])
+def test_a_file_name_ending_with_a_slash_is_refused(option, tmp_path):
+    # it read as the file 'c.json' in the directory, then the calibration
+    # of minutes could not be saved: 'Is a directory'
+    from chainer_computational_cost.cli.args import check_output_file
+    from chainer_computational_cost.cli.models import CommandError
+    path = str(tmp_path / 'c.json') + '/'
+    with pytest.raises(CommandError) as e:
+        check_output_file(path, option, 'c.json')
+    assert str(e.value) == (
+        '{} {!r} ends with a /, which names a directory: give a file name '
+        'such as c.json'.format(option, path))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize('command', ['netbench', 'calibrate'])
+def test_a_command_after_an_option_is_told_to_go_first(command, capsys):
+    # it read as the model: "unknown model 'netbench'"
+    assert error_of(capsys, '--train', command) == (
+        "error: {0!r} is a command, which goes first, before any option: "
+        'python -m chainer_computational_cost {0} ...'.format(command))
