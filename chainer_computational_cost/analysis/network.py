@@ -706,6 +706,17 @@ def _overflow(where, given, networks=()):
                                            remedy))
 
 
+def _told_apart(a, b):
+    """Two figures as text, in the fewest significant digits, 4 at least,
+    that tell them apart: a warning about their difference must show
+    it."""
+    for digits in range(4, 18):
+        texts = ['{:.{}g}'.format(x, digits) for x in (a, b)]
+        if texts[0] != texts[1]:
+            break
+    return texts
+
+
 def _shown(value):
     """``value`` as an error shows it: an int too long to read as its
     count of digits."""
@@ -794,8 +805,8 @@ class _Plan(typing.NamedTuple):
         fit = self._anchor(measured, fit)
         reached = [(n, seconds, self.row(n, fit)['t_step'])
                    for n, seconds in sorted(measured.items())]
-        missed = ['at N={} last {:.4g} s (the nearest: {:.4g} s)'.format(
-            n, seconds, t) for n, seconds, t in reached
+        missed = ['at N={} last {} s (the nearest: {} s)'.format(
+            n, *_told_apart(seconds, t)) for n, seconds, t in reached
             if abs(t - seconds) > 1e-6 * seconds]
         if missed:
             warnings.warn(

@@ -12,6 +12,7 @@ Part of the command line (``__main__``).
 
 import argparse
 import collections
+import contextlib
 import importlib
 import math
 import os
@@ -177,17 +178,42 @@ def say(text):
 MISTAKE_STATUS = 2
 
 
+def _local(error):
+    """``error`` marked as this rank's own (see :func:`on_this_rank`)."""
+    error.local = True
+    return error
+
+
+@contextlib.contextmanager
+def on_this_rank():
+    """Mark the CommandErrors raised inside as this rank's own (``local``):
+    what they tell (the user's model, a file, memory) may differ between
+    the ranks of ``mpiexec``, and a rank but 0 that failed alone must
+    still be heard."""
+    try:
+        yield
+    except CommandError as e:
+        raise _local(e)
+
+
 def report_errors(body, tell=say):
     """``body()``'s exit status, or, for a :class:`CommandError` it
     raises, :data:`MISTAKE_STATUS` after one ``error:`` line given to
-    ``tell`` by rank 0 (see :func:`launcher_rank`; netbench's ranks but
-    rank 0 tell nothing).  Every command reports its mistakes through
-    this one function."""
+    ``tell``: by rank 0 (see :func:`launcher_rank`) for a mistake every
+    rank finds alike (the arguments), once for the command; by every
+    rank that meets it, named by its rank but on rank 0, for a ``local``
+    one (see :func:`on_this_rank`), which the other ranks may not share.
+    (netbench's ranks but rank 0 tell nothing: its ranks agree on its
+    failures, which rank 0 tells.)  Every command reports its mistakes
+    through this one function."""
     try:
         return body()
     except CommandError as e:
-        if launcher_rank() == 0:
+        rank = launcher_rank()
+        if rank == 0:
             tell('error: {}'.format(e))
+        elif e.local:
+            tell('error: rank {}: {}'.format(rank, e))
         if isinstance(e, ArgumentsError):
             raise SystemExit(MISTAKE_STATUS)
         return MISTAKE_STATUS
@@ -652,8 +678,10 @@ def check_scaling(args):
         raise CommandError('--workers needs a --device ({}) or --peak-flops '
                            'and --bandwidth'.format(
                                ', '.join(devices.DEVICES)))
-    args.network = _network_arg('--network', args.network)
-    args.node_network = _network_arg('--node-network', args.node_network)
+    with on_this_rank():  # a file of this node
+        args.network = _network_arg('--network', args.network)
+        args.node_network = _network_arg('--node-network',
+                                         args.node_network)
     given = scaling_options(args)
     try:
         devices.resolve_network(args.network)
@@ -766,21 +794,28 @@ def check_output_file(path, option, example, check_name=None):
     if not path:
         raise CommandError('{} is empty: give a file name such as '
                            '{}'.format(option, example))
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise CommandError('{} {!r} is a directory: give a file name such '
-                           'as {}'.format(option, path, example))
-    if not os.path.isdir(directory):
-        raise CommandError('{} {!r}: cannot write in directory {!r}: '
-                           '{}'.format(option, path, directory,
-                                       _not_a_directory(directory)))
+    # (the file system of this node: the ranks of mpiexec may differ)
+    with on_this_rank():
+        directory = os.path.dirname(os.path.abspath(path))
+        if os.path.isdir(path):
+            raise CommandError('{} {!r} is a directory: give a file name '
+                               'such as {}'.format(option, path, example))
+        if path.endswith(('/', os.sep)):
+            raise CommandError('{} {!r} ends with a /, which names a '
+                               'directory: give a file name such as '
+                               '{}'.format(option, path, example))
+        if not os.path.isdir(directory):
+            raise CommandError('{} {!r}: cannot write in directory {!r}: '
+                               '{}'.format(option, path, directory,
+                                           _not_a_directory(directory)))
     if check_name is not None:
         check_name(path)
-    try:
-        _probe_writable(path)
-    except OSError as e:
-        raise CommandError('{} {!r} cannot be written: {}'.format(
-            option, path, e.strerror or e))
+    with on_this_rank():
+        try:
+            _probe_writable(path)
+        except OSError as e:
+            raise CommandError('{} {!r} cannot be written: {}'.format(
+                option, path, e.strerror or e))
 
 
 def _not_a_directory(directory):
@@ -812,6 +847,9 @@ def _probe_writable(path):
     if os.path.exists(path):
         with open(path, 'ab'):
             return
+    if os.path.islink(path):
+        # A link to no file yet is written through: its target is probed.
+        path = os.path.realpath(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     os.close(fd)
     os.remove(path)
@@ -893,6 +931,24 @@ PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
                 ('--plot-summary', 'plot_summary'),
                 ('--plot-memory', 'plot_memory'),
                 ('--plot-scaling', 'plot_scaling'))
+
+
+def _check_plot_files_differ(args):
+    """CommandError when two plot options name one file (however spelt:
+    'x.png' and './x.png', a link to it): the second plot would overwrite
+    the first."""
+    seen = {}
+    for option, attr in PLOT_OPTIONS:
+        path = getattr(args, attr)
+        if path is None:
+            continue
+        key = os.path.normcase(os.path.realpath(path))
+        if key in seen:
+            raise CommandError(
+                '{} and {} name the same file {!r}: one plot would overwrite '
+                'the other; give each plot its own file'.format(
+                    seen[key], option, path))
+        seen[key] = option
 
 
 def _check_packages(args):
@@ -1037,7 +1093,7 @@ def _check_calibration(args):
     try:
         args.calibration = Calibration.load(args.predict_time)
     except (OSError, ValueError) as e:
-        raise CommandError('--predict-time: {}'.format(e))
+        raise _local(CommandError('--predict-time: {}'.format(e)))
 
 
 def check_args(args):
@@ -1060,6 +1116,7 @@ def check_args(args):
         path = getattr(args, attr)
         if path is not None:
             _check_plot_path(path, option)
+    _check_plot_files_differ(args)
     _check_packages(args)
     return list(zip(kinds, _check_output(args, kinds)))
 

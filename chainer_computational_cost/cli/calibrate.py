@@ -10,6 +10,7 @@ import warnings
 
 from chainer_computational_cost.cli.args import build_calibrate_parser
 from chainer_computational_cost.cli.args import check_calibrate_args
+from chainer_computational_cost.cli.args import on_this_rank
 from chainer_computational_cost.cli.args import say
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.models import CommandError
@@ -34,7 +35,8 @@ def calibrate_command(argv, ost):
                               seed=args.seed,
                               progress=progress_bar(sys.stderr))
     except ValueError as e:
-        raise CommandError(str(e))
+        with on_this_rank():  # this machine's measures
+            raise CommandError(str(e))
     try:
         found.save(args.out)
     except OSError as e:  # found writable, then a full disk

@@ -14,9 +14,11 @@ in ``cli/args.py``, the progress shown during the run in
 """
 
 import collections
+import contextlib
 import os
 import sys
 import time
+import warnings
 
 import chainer
 import chainer.functions as F
@@ -25,6 +27,7 @@ import numpy
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.analysis import network
 from chainer_computational_cost.core import devices
+from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.run import projection
 from chainer_computational_cost.cli.args import build_parser
@@ -36,6 +39,7 @@ from chainer_computational_cost.cli.args import report_errors
 from chainer_computational_cost.cli.args import BROKEN_PIPE_STATUS
 from chainer_computational_cost.cli.args import INTERRUPTED_STATUS
 from chainer_computational_cost.cli.args import launcher_rank
+from chainer_computational_cost.cli.args import on_this_rank
 from chainer_computational_cost.cli.args import say as _say
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.calibrate import calibrate_command
@@ -354,6 +358,20 @@ def _scaling_title(args):
                                devices.resolve_network(args.network).name)
 
 
+def _plot_scaling(report, path, args):
+    """--plot-scaling: a line for each overlap mode.  The scaling report
+    printed has told its warnings (a --measured step no anchoring
+    reaches); the plot's own computations, one per mode, would tell them
+    again, with another mode's figures and no mode named."""
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        report.plot_scaling(
+            path, args.workers, device=args.device, network=args.network,
+            peak_flops=args.peak_flops, bandwidth=args.bandwidth,
+            overlaps=network.OVERLAPS, title=_scaling_title(args),
+            **scaling_options(args))
+
+
 def _write_plots(report, args):
     for path, draw in (
             (args.plot_roofline, lambda p: report.plot_roofline(
@@ -362,11 +380,7 @@ def _write_plots(report, args):
             (args.plot_summary, lambda p: _plot_summary(
                 report, p, args.train)),
             (args.plot_memory, lambda p: report.plot_memory(p)),
-            (args.plot_scaling, lambda p: report.plot_scaling(
-                p, args.workers, device=args.device, network=args.network,
-                peak_flops=args.peak_flops, bandwidth=args.bandwidth,
-                overlaps=network.OVERLAPS, title=_scaling_title(args),
-                **scaling_options(args)))):
+            (args.plot_scaling, lambda p: _plot_scaling(report, p, args))):
         if path is None:
             continue
         try:
@@ -395,18 +409,36 @@ def _stdout_to_devnull():
         pass
 
 
+def _user_prints(mode):
+    """Where what the user's module, factory and model print goes while
+    they are imported, built and run: stderr in the modes a program reads
+    (json, csv), whose stdout holds the document alone; stdout otherwise,
+    as without the command."""
+    if mode in ('json', 'csv'):
+        return contextlib.redirect_stdout(sys.stderr)
+    return contextlib.nullcontext()
+
+
 def _report(argv, ost):
     """A model's report: the exit status, or CommandError."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.model in COMMANDS:
+        raise CommandError('{0!r} is a command, which goes first, before '
+                           'any option: python -m chainer_computational_cost '
+                           '{0} ...'.format(args.model))
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
-    result = _run(args, [kind for kind, _ in plan])
+    # The user's model, this node's memory and files: what fails there
+    # may fail on one rank of mpiexec alone.
+    with on_this_rank(), _user_prints(args.mode):
+        result = _run(args, [kind for kind, _ in plan])
 
     def reports():
         # Plots first: a plot that cannot be written is an error, and an
         # error must not follow a printed report.
-        _write_plots(result.report, args)
+        with on_this_rank():
+            _write_plots(result.report, args)
         return render_reports(result, args, plan, ost)
     try:
         (text, notes), warned = with_notes(reports)

@@ -28,7 +28,12 @@ class CommandError(Exception):
 
     :func:`main` prints its message as one line on stderr and exits with
     status 2: a traceback into this module would tell the user nothing.
+    ``local`` is True for a failure the ranks of ``mpiexec`` need not
+    share (the user's model, a file of this node, its memory): every rank
+    that meets it tells it, not rank 0 alone.
     """
+
+    local = False
 
 
 def _chainer_links_model(class_name):
@@ -104,13 +109,27 @@ def is_internal(error):
             and os.path.basename(path) != '__main__.py')
 
 
+def _text(error):
+    """``str(error)``, else its ``repr``, else '' (the type alone is
+    told): an exception of the user's whose ``__str__`` fails must still
+    be one line, not a traceback of its own."""
+    for text in (str, repr):
+        try:
+            message = text(error)
+        except Exception:
+            continue
+        if isinstance(message, str):
+            return message
+    return ''
+
+
 def one_line(error):
     """'Type: message' with the message's lines joined: Chainer's type
     check errors span several lines."""
     if isinstance(error, SyntaxError):
         message = error.msg or ''
     else:
-        message = str(error)
+        message = _text(error)
     lines = [line.strip() for line in message.splitlines() if line.strip()]
     name = type(error).__name__
     return '{}: {}'.format(name, '; '.join(lines)) if lines else name

@@ -57,6 +57,15 @@ def _agreed(mpi_comm, check):
     return value
 
 
+def _check_room(nbytes, rank):
+    """CommandError naming --sizes unless this rank can hold the largest
+    size, ``nbytes``, found before the smaller sizes are timed."""
+    problem = netbench.room_problem(nbytes)
+    if problem is not None:
+        raise CommandError('--sizes: rank {}: {}: give smaller sizes'.format(
+            rank, problem))
+
+
 def _communicator(name):
     """``chainermn.create_communicator(name)``, or CommandError."""
     try:
@@ -95,12 +104,15 @@ def _command(argv, ost, first=True):
     # Before minutes of measuring; rank 0 writes the file.
     _agreed(comm.mpi_comm, lambda: comm.rank == 0 and check_output_file(
         args.output, '--output', 'network.json'))
+    sizes = args.sizes or netbench.DEFAULT_SIZES
+    _agreed(comm.mpi_comm, lambda: _check_room(max(sizes), comm.rank))
     try:
-        network, rows = netbench.measure(
-            comm, args.sizes or netbench.DEFAULT_SIZES, args.repeats,
-            name=args.name)
+        network, rows = netbench.measure(comm, sizes, args.repeats,
+                                         name=args.name)
     except ValueError as e:  # the times do not follow the sizes
         raise CommandError(str(e))
+    except MemoryError as e:  # agreed by the ranks: memory taken since
+        raise CommandError('--sizes: {}'.format(e))
     status = 0
     if comm.rank == 0:
         try:

@@ -86,6 +86,8 @@ def check_sizes(sizes):
 
 
 def _one_param_link(nbytes):
+    """A link of one float32 parameter of ``nbytes`` bytes, its gradient
+    set: what a size's all-reduce moves."""
     import chainer
     import numpy as np
     link = chainer.Link()
@@ -127,10 +129,38 @@ def time_mean_grad(comm, link, repeats=10, warmup=2, calls=4):
     return statistics.median(slowest)
 
 
+def room_problem(nbytes):
+    """Why this process cannot hold a size's parameter and gradient
+    (``nbytes`` each), or None: they are allocated, written, and let go."""
+    try:
+        _one_param_link(nbytes)
+    except MemoryError:
+        return ('{} bytes of float32 gradients do not fit in memory (twice: '
+                'the parameter and its gradient)'.format(nbytes))
+    return None
+
+
+def _agreed_link(comm, nbytes):
+    """The link a size's all-reduce moves (see :func:`_one_param_link`),
+    on every rank, or a MemoryError on every rank when any could not
+    allocate it: a rank that went on alone would wait for the others at
+    the all-reduce forever."""
+    try:
+        link, mine = _one_param_link(nbytes), None
+    except MemoryError:
+        link, mine = None, comm.rank
+    failed = [r for r in comm.mpi_comm.allgather(mine) if r is not None]
+    if failed:
+        raise MemoryError('{} bytes of float32 gradients do not fit in the '
+                          'memory of rank {}'.format(nbytes, failed[0]))
+    return link
+
+
 def time_allreduce(comm, nbytes, repeats=10, warmup=2):
     """Seconds of one ``comm.multi_node_mean_grad`` of ``nbytes`` of
-    float32 gradients (see :func:`time_mean_grad`)."""
-    return time_mean_grad(comm, _one_param_link(nbytes), repeats, warmup)
+    float32 gradients (see :func:`time_mean_grad`); a MemoryError on
+    every rank when any rank cannot allocate them."""
+    return time_mean_grad(comm, _agreed_link(comm, nbytes), repeats, warmup)
 
 
 #: Sizes up to this many bytes set the latency of the fit.
@@ -185,7 +215,9 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     :class:`~chainer_computational_cost.core.devices.Network` and one row per
     size (``bytes``, ``seconds`` measured, ``model`` seconds).  Each
     size is timed exactly: a ValueError before any timing for one that is
-    not a multiple of 4, given twice, or alone (see :func:`check_sizes`).
+    not a multiple of 4, given twice, or alone (see :func:`check_sizes`);
+    a MemoryError on every rank for one that some rank cannot allocate
+    (see :func:`room_problem` to find it before the timing).
     """
     sizes = check_sizes(sizes)  # before minutes of timing
     n = comm.size

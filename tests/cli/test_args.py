@@ -873,3 +873,52 @@ def test_a_name_that_is_no_path_is_an_unknown_network(tmp_path, monkeypatch,
     err = error_of(capsys, RAISING, *SCALING[:5], '--network', 'ib-edx')
     assert err.startswith("error: unknown network 'ib-edx'; the presets "
                           "are 'ib-edr',")
+
+
+def test_two_plots_into_one_file_are_refused_before_the_run(tmp_path,
+                                                            monkeypatch,
+                                                            capsys):
+    # the summary plot was written, then overwritten by the memory plot:
+    # status 0 and one plot lost; './x.png' and a link to it are x.png too
+    monkeypatch.chdir(tmp_path)
+    os.symlink('x.png', 'link.png')
+    for second in ('x.png', './x.png', str(tmp_path / 'link.png')):
+        assert error_of(capsys, RAISING, '--plot-summary', 'x.png',
+                        '--plot-memory', second) == (
+            "error: --plot-summary and --plot-memory name the same file {!r}: "
+            'one plot would overwrite the other; give each plot its own '
+            'file'.format(second))
+    assert sorted(os.listdir(str(tmp_path))) == ['link.png']
+
+
+def test_a_link_to_a_file_not_yet_written_is_taken(tmp_path, monkeypatch):
+    # the link's target was created with O_EXCL at the link itself: 'File
+    # exists'; the file is written through the link, its target probed
+    from chainer_computational_cost.cli.args import check_output_file
+    monkeypatch.chdir(tmp_path)
+    os.symlink('net.json', 'link.json')
+    check_output_file('link.json', '--output', 'network.json')
+    assert sorted(os.listdir(str(tmp_path))) == ['link.json']
+
+
+@pytest.mark.parametrize('option', ['--out', '--output'])
+def test_a_file_name_ending_with_a_slash_is_refused(option, tmp_path):
+    # it read as the file 'c.json' in the directory, then the calibration
+    # of minutes could not be saved: 'Is a directory'
+    from chainer_computational_cost.cli.args import check_output_file
+    from chainer_computational_cost.cli.models import CommandError
+    path = str(tmp_path / 'c.json') + '/'
+    with pytest.raises(CommandError) as e:
+        check_output_file(path, option, 'c.json')
+    assert str(e.value) == (
+        '{} {!r} ends with a /, which names a directory: give a file name '
+        'such as c.json'.format(option, path))
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize('command', ['netbench', 'calibrate'])
+def test_a_command_after_an_option_is_told_to_go_first(command, capsys):
+    # it read as the model: "unknown model 'netbench'"
+    assert error_of(capsys, '--train', command) == (
+        "error: {0!r} is a command, which goes first, before any option: "
+        'python -m chainer_computational_cost {0} ...'.format(command))

@@ -35,3 +35,26 @@ def test_ctrl_c_in_a_factory_is_still_an_interruption(tmp_path, monkeypatch,
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(['cli_interrupted_factory:build']) == 130
     assert capsys.readouterr().err == 'interrupted\n'
+
+
+def test_an_exception_that_cannot_be_told_is_named_by_its_type(
+        tmp_path, monkeypatch, capsys):
+    # its __str__ raised inside the error's own formatting: a traceback
+    # and status 1; its repr is taken, else its type alone
+    path = write_module(tmp_path, 'cli_untellable',
+                        'class Weird(Exception):\n'
+                        '    def __str__(self):\n'
+                        "        raise RuntimeError('str fails')\n"
+                        'class Weirder(Weird):\n'
+                        '    def __repr__(self):\n'
+                        "        raise RuntimeError('repr fails')\n"
+                        'def build():\n'
+                        '    raise Weird(1)\n'
+                        'def build2():\n'
+                        '    raise Weirder()\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert error_of(capsys, 'cli_untellable:build') == (
+        'error: building the model failed at {}:8: Weird: Weird(1)'.format(
+            path))
+    assert error_of(capsys, 'cli_untellable:build2') == (
+        'error: building the model failed at {}:10: Weirder'.format(path))

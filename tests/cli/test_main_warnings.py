@@ -1,0 +1,49 @@
+"""The command's warning lines: each said once, with the figures that
+make it true (--measured with --plot-scaling; an anchoring missed by
+little)."""
+
+import json
+
+import pytest
+
+from cli_runs import run
+
+#: A training step of Linear(3, 2) scaled on a100 over ib-edr, a step
+#: measured at N=2 far faster (1 ns) than any anchoring reaches.
+FAR = ('cli_models:build_linear', '--shape', '2,3', '--train', '--device',
+       'a100', '--workers', '1,2', '--network', 'ib-edr', '--measured',
+       '2=1e-9')
+
+
+def _warnings(err):
+    return [line for line in err.splitlines() if line.startswith('warning:')]
+
+
+def test_plot_scaling_says_the_reports_warning_once(tmp_path, capsys):
+    # the plot's line for each overlap mode recomputed the report and
+    # warned again, with that mode's 'nearest' and no mode named
+    pytest.importorskip('matplotlib')
+    assert run(*FAR)[0] == 0
+    alone = _warnings(capsys.readouterr().err)
+    assert len(alone) == 1 and 'at N=2 last 1e-09 s' in alone[0]
+    plot = str(tmp_path / 'scaling.png')
+    assert run(*(FAR + ('--plot-scaling', plot)))[0] == 0
+    assert _warnings(capsys.readouterr().err) == alone
+
+
+def test_an_anchoring_missed_by_little_shows_the_difference(capsys):
+    # two steps of 0.1 s at N=2 and N=8 cannot both be met: the step at 8
+    # ends 0.012 % off, which 4 digits printed as 'last 0.1 s (the
+    # nearest: 0.1 s)'
+    status, out = run('cli_models:build_linear', '--shape', '2,3',
+                      '--train', '--device', 'a100', '--network', 'ib-edr',
+                      '--workers', '2,8', '--measured', '2=0.1,8=0.1',
+                      '--mode', 'json', '--columns', 'workers,t_step')
+    assert status == 0
+    t8 = json.loads(out)['rows'][1]['t_step']
+    line, = _warnings(capsys.readouterr().err)
+    said = line.split('at N=8 last 0.1 s (the nearest: ')[1].split(' s)')[0]
+    # the step at 8 is 0.100012 s: 0.1 in 4 digits, 0.10001 in 5, the
+    # fewest that tell it from 0.1
+    assert t8 == pytest.approx(0.100012, rel=1e-6)
+    assert said == '0.10001'

@@ -1,0 +1,127 @@
+"""netbench's --sizes beyond memory: one ``error:`` line naming --sizes,
+found before any size is timed, with every rank stopping (a rank that
+went on alone would wait at the all-reduce forever); never a MemoryError
+traceback.  The allocations are made to fail, not memory exhausted."""
+
+import io
+import os
+import sys
+
+import pytest
+
+from chainer_computational_cost.cli import netbench as netbench_cli
+from chainer_computational_cost.run import netbench
+from processes import communicate
+from processes import MPIEXEC
+from processes import needs_mpi
+from processes import ROOT
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class FakeMPI(object):
+    """mpi4py's communicator of two ranks, this one rank 0: the other
+    rank sends what ``other(value)`` says for this rank's ``value``."""
+
+    def __init__(self, other=lambda value: value):
+        self.other = other
+
+    def Barrier(self):
+        pass
+
+    def allgather(self, value):
+        return [value, self.other(value)]
+
+    def bcast(self, value, root=0):
+        return value
+
+
+class FakeComm(object):
+    """A ChainerMN communicator of 2 ranks whose all-reduce takes no
+    time; ``sizes`` holds the bytes of each call."""
+
+    size, rank = 2, 0
+
+    def __init__(self, mpi_comm):
+        self.mpi_comm = mpi_comm
+        self.sizes = []
+
+    def multi_node_mean_grad(self, link):
+        self.sizes.append(link.p.size * 4)
+
+
+def _short_of_memory(monkeypatch, above):
+    """Allocations of more than ``above`` bytes raise MemoryError; the
+    bytes of each asked for are in the list returned."""
+    make = netbench._one_param_link
+    asked = []
+
+    def link(nbytes):
+        asked.append(nbytes)
+        if nbytes > above:
+            raise MemoryError()
+        return make(nbytes)
+    monkeypatch.setattr(netbench, '_one_param_link', link)
+    return asked
+
+
+def test_a_size_beyond_memory_is_one_line_before_any_timing(
+        tmp_path, monkeypatch, capsys):
+    # 4 and 1K used to be timed, then 4K's allocation raised a MemoryError
+    # traceback (exit 1)
+    import chainermn
+    comm = FakeComm(FakeMPI())
+    monkeypatch.setattr(chainermn, 'create_communicator', lambda name: comm)
+    monkeypatch.setattr(netbench_cli, '_world', lambda: comm.mpi_comm)
+    monkeypatch.setattr(netbench_cli, '_world_rank', lambda: 0)
+    _short_of_memory(monkeypatch, above=1024)
+    out = io.StringIO()
+    path = str(tmp_path / 'net.json')
+    status = netbench_cli.main(['--sizes', '4,1K,4K', '--repeats', '2',
+                                '--output', path], out)
+    assert (status, out.getvalue()) == (2, '')
+    assert capsys.readouterr().err == (
+        'error: --sizes: rank 0: 4096 bytes of float32 gradients do not fit '
+        'in memory (twice: the parameter and its gradient): give smaller '
+        'sizes\n')
+    assert comm.sizes == [] and not os.path.exists(path)
+
+
+def test_a_size_another_rank_cannot_allocate_stops_this_one(monkeypatch):
+    # the check passed, then rank 1 (memory taken meanwhile) cannot
+    # allocate 4K: this rank, which can, must not time it alone
+    asked = _short_of_memory(monkeypatch, above=float('inf'))
+    comm = FakeComm(FakeMPI(lambda value: 1 if asked[-1:] == [4096] and
+                            value is None else value))
+    with pytest.raises(MemoryError) as e:
+        netbench.measure(comm, [4, 1024, 4096], repeats=1, warmup=0)
+    assert str(e.value) == ('4096 bytes of float32 gradients do not fit in '
+                            'the memory of rank 1')
+    # 4 and 1K timed (4 calls a round, one round), 4K never
+    assert comm.sizes == [4] * 4 + [1024] * 4
+
+
+def _netbench_mpi(tmp_path, when):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [ROOT, os.path.dirname(HERE), os.environ.get('PYTHONPATH', '')]),
+        OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1')
+    # (the ranks killed with mpiexec on a timeout: no rank left waiting)
+    return communicate(
+        [MPIEXEC, '-n', '2', sys.executable,
+         os.path.join(os.path.dirname(HERE), 'mpi', 'mn_netbench_memory.py'),
+         when, str(tmp_path / 'net.json')], env=env, timeout=150)
+
+
+@needs_mpi
+@pytest.mark.slow
+@pytest.mark.parametrize('when, message', [
+    ('first', 'error: --sizes: rank 1: 4096 bytes of float32 gradients do '
+              'not fit in memory (twice: the parameter and its gradient): '
+              'give smaller sizes\n'),
+    ('later', 'error: --sizes: 4096 bytes of float32 gradients do not fit '
+              'in the memory of rank 1\n')], ids=['first', 'later'])
+def test_a_size_rank_1_alone_cannot_allocate_stops_every_rank(
+        tmp_path, when, message):
+    status, out, err = _netbench_mpi(tmp_path, when)
+    assert (status, out, err) == (2, '', message)
+    assert list(tmp_path.iterdir()) == []
