@@ -28,7 +28,7 @@ def runs(monkeypatch):
     _Ran."""
     ran = []
 
-    def run(seconds, device, progress, seed):
+    def run(seconds, device, progress, seed, clock):
         ran.append(device)
         raise _Ran
     monkeypatch.setattr(measure, '_calibrate', run)
