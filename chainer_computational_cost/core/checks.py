@@ -160,7 +160,8 @@ class ReadOnlyDict(dict):
         """Refused: the table cannot be changed (see the class)."""
         raise TypeError('this table was checked when its object was made '
                         'and cannot be changed: make a new object with the '
-                        'figures wanted (a Device: _replace(peaks=...))')
+                        'figures wanted (a Device: _replace(peaks=...); a '
+                        'Calibration: from_dict of an edited to_dict())')
 
     __setitem__ = __delitem__ = __ior__ = _refuse
     clear = pop = popitem = setdefault = update = _refuse
