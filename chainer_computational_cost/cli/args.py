@@ -165,6 +165,22 @@ def launcher_rank():
     return 0
 
 
+#: Environment variables in which MPI launchers give the number of ranks
+#: (not SLURM_NTASKS: a batch script's own single process has it too).
+_SIZE_VARIABLES = ('PMI_SIZE', 'OMPI_COMM_WORLD_SIZE', 'MV2_COMM_WORLD_SIZE')
+
+
+def launcher_size():
+    """How many ranks an MPI launcher started, read from its environment
+    as :func:`launcher_rank` reads the rank; 1 when run alone."""
+    for name in _SIZE_VARIABLES:
+        try:
+            return int(os.environ[name])
+        except (KeyError, ValueError):
+            pass
+    return 1
+
+
 def say(text):
     """Write a line to stderr; a stderr that cannot take it is let be."""
     try:
@@ -1294,7 +1310,14 @@ def build_calibrate_parser():
 
 def check_calibrate_args(args):
     """calibrate's checks before minutes of measuring: a finite budget of
-    at least :data:`MIN_SECONDS`, a seed NumPy takes, a writable --out."""
+    at least :data:`MIN_SECONDS`, a seed NumPy takes, a writable --out,
+    one process (under mpiexec each rank would measure and write --out)."""
+    ranks = launcher_size()
+    if ranks > 1:
+        raise CommandError(
+            'calibrate measures this machine from one process, not under '
+            'mpiexec ({} ranks here would each measure and write --out): '
+            'run it alone'.format(ranks))
     try:
         checks.number('--seconds', args.seconds, measure.MIN_SECONDS)
         if args.seed is not None:

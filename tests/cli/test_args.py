@@ -754,6 +754,24 @@ def _never_measured(monkeypatch):
                         'calibrate', calibrate)
 
 
+@pytest.mark.parametrize('variable', ['PMI_SIZE', 'OMPI_COMM_WORLD_SIZE'])
+def test_calibrate_is_refused_under_mpiexec(variable, tmp_path, monkeypatch,
+                                            capsys):
+    # each rank would measure and write --out, each saying 'saved' with
+    # its own figures: one line from rank 0 before anything is measured
+    _never_measured(monkeypatch)
+    monkeypatch.setenv(variable, '2')
+    assert error_of(capsys, 'calibrate', '--out',
+                    str(tmp_path / 'c.json')) == (
+        'error: calibrate measures this machine from one process, not under '
+        'mpiexec (2 ranks here would each measure and write --out): run it '
+        'alone')
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv(variable, '1')  # mpiexec -n 1: one process
+    with pytest.raises(AssertionError, match='measured'):
+        run('calibrate', '--out', str(tmp_path / 'c.json'))
+
+
 def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, capsys):
     _never_measured(monkeypatch)
     monkeypatch.chdir(tmp_path)
