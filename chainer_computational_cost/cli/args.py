@@ -157,12 +157,18 @@ def launcher_rank():
     its environment without starting MPI; 0 when run alone.  Whatever
     command runs under ``mpiexec``, only rank 0 tells a mistake or prints
     --help, once for the command, not once per rank."""
-    for name in _RANK_VARIABLES:
+    return _launcher_figure(_RANK_VARIABLES, 0)
+
+
+def _launcher_figure(names, alone):
+    """The int of the first of ``names`` set in the environment, else
+    ``alone``."""
+    for name in names:
         try:
             return int(os.environ[name])
         except (KeyError, ValueError):
             pass
-    return 0
+    return alone
 
 
 #: Environment variables in which MPI launchers give the number of ranks
@@ -173,12 +179,7 @@ _SIZE_VARIABLES = ('PMI_SIZE', 'OMPI_COMM_WORLD_SIZE', 'MV2_COMM_WORLD_SIZE')
 def launcher_size():
     """How many ranks an MPI launcher started, read from its environment
     as :func:`launcher_rank` reads the rank; 1 when run alone."""
-    for name in _SIZE_VARIABLES:
-        try:
-            return int(os.environ[name])
-        except (KeyError, ValueError):
-            pass
-    return 1
+    return _launcher_figure(_SIZE_VARIABLES, 1)
 
 
 def say(text):
