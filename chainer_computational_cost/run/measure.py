@@ -39,6 +39,7 @@ import warnings
 import chainer
 import chainer.functions as F
 import chainer.links as L
+import chainerx
 import numpy
 
 from chainer_computational_cost.analysis import calibration as cal
@@ -79,12 +80,17 @@ def _device_of(device):
     if isinstance(device, str) and device.lower() in devices.DEVICES:
         raise ValueError('device must be {}, got {!r}: {}'.format(
             DEVICE_ALLOWED, device, preset))
-    if isinstance(device, bool):  # Chainer would take it for CUDA device 1
+    # The types chainer.get_device reads (a bool would be CUDA device 1),
+    # checked here: Chainer 6 calls any other a ValueError, 7 a TypeError.
+    kinds = [str, chainer.backend.Device]
+    if chainer.backends.cuda.available:  # pragma: no cover (no GPU here)
+        kinds.append(chainer.backends.cuda.Device)
+    if chainerx.is_available():  # pragma: no cover (not built here)
+        kinds.append(chainerx.Device)
+    if not (checks.is_int(device) or isinstance(device, tuple(kinds))):
         checks.instance('device', device, (), DEVICE_ALLOWED)
     try:
         return chainer.get_device(device)
-    except TypeError:
-        checks.instance('device', device, (), DEVICE_ALLOWED)
     except Exception as e:
         raise ValueError('device must be {}, got {!r}: {}'.format(
             DEVICE_ALLOWED, device, ' '.join(str(e).split()))) from None
