@@ -422,11 +422,15 @@ def _user_prints(mode):
 def _report(argv, ost):
     """A model's report: the exit status, or CommandError."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # The command's own options after it (--shape 2,8 calibrate --out x)
+    # are no mistake of the main command's: the command's place is.
+    args, unknown = parser.parse_known_args(argv)
     if args.model in COMMANDS:
         raise CommandError('{0!r} is a command, which goes first, before '
                            'any option: python -m chainer_computational_cost '
                            '{0} ...'.format(args.model))
+    if unknown:
+        parser.error('unrecognized arguments: ' + ' '.join(unknown))
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
     # The user's model, this node's memory and files: what fails there

@@ -937,6 +937,9 @@ def test_a_file_name_ending_with_a_slash_is_refused(option, tmp_path):
 @pytest.mark.parametrize('command', ['netbench', 'calibrate'])
 def test_a_command_after_an_option_is_told_to_go_first(command, capsys):
     # it read as the model: "unknown model 'netbench'"
-    assert error_of(capsys, '--train', command) == (
-        "error: {0!r} is a command, which goes first, before any option: "
-        'python -m chainer_computational_cost {0} ...'.format(command))
+    told = ("error: {0!r} is a command, which goes first, before any "
+            'option: python -m chainer_computational_cost {0} ...'.format(
+                command))
+    assert error_of(capsys, '--train', command) == told
+    # with its own options after it: "unrecognized arguments: --out x"
+    assert error_of(capsys, '--shape', '2,8', command, '--out', 'x') == told
