@@ -740,6 +740,7 @@ class Calibration(_Checked):
         calibration: the table's fastest matrix product as
         every peak (twice that with ``fma_1flop=False``, when a multiply-add
         counts as two FLOPs) and the measured copy bandwidth."""
+        fma_1flop = checks.flag('fma_1flop', fma_1flop)
         peak = self.gemm.peak() * (1 if fma_1flop else 2)
         peaks = {(u, p): ('calibrated', peak) for u in devices.UNITS
                  for p in devices.PRECISIONS.values()}

@@ -77,7 +77,7 @@ def whole(name, value, low=0, allowed=None):
     return int(value)
 
 
-def flag(name, value):
+def flag(name, value, allowed='True or False'):
     """``value`` as a bool: ``True`` or ``False``, or NumPy's (a bool
     array of no dimensions), as NumPy's integers are ints here; nothing
     else (not 0 or 1, not None)."""
@@ -87,8 +87,8 @@ def flag(name, value):
     if getattr(dtype, 'kind', None) == 'b' and \
             getattr(value, 'shape', None) == ():
         return bool(value)
-    raise ArgumentTypeError('{} must be True or False, got {!r} ({})'.format(
-        name, value, type(value).__name__))
+    raise ArgumentTypeError('{} must be {}, got {!r} ({})'.format(
+        name, allowed, value, type(value).__name__))
 
 
 def positive_int(name, value, allowed=None):

@@ -9,6 +9,7 @@ in the opaque colours they show on white (the figure returned has them).
 """
 
 import collections
+import io
 import itertools
 import os
 
@@ -77,6 +78,12 @@ def check_path(path):
     otherwise."""
     if not isinstance(path, (str, os.PathLike)) and callable(
             getattr(path, 'write', None)):
+        if isinstance(path, io.TextIOBase):  # a PNG is bytes
+            raise checks.ArgumentTypeError(
+                'path must be the name of a file (a str or os.PathLike) or '
+                'a binary file object, got a text file {!r}'.format(path))
+        if getattr(path, 'closed', False):
+            raise ValueError('path {!r} is a closed file'.format(path))
         return 'png'
     checks.path('path', path, 'the name of a file (a str or os.PathLike) '
                 'or a binary file object')

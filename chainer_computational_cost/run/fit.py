@@ -314,8 +314,9 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     if isinstance(margin, str):
         margin = margin.lower()
     reserve = _margin(margin, cap)
-    checks.instance('check_answer', check_answer, (bool, type(None)),
-                    'None, True or False')
+    if check_answer is not None:
+        check_answer = checks.flag('check_answer', check_answer,
+                                   'None, True or False')
     checks.instance('run', run, (projection.Projection, Callable),
                     _RUN_ALLOWED)
     if isinstance(run, projection.Projection):

@@ -635,10 +635,11 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             ``time.process_time`` counts the process's CPU time only).
             Any real number is seconds, an int too (so
             ``time.perf_counter_ns`` needs ``/ 1e9``).  A call whose two
-            readings are not numbers, or give a time that is NaN,
-            infinite or negative (a clock going back), has no time, and
-            the block's exit warns once (a ``ReportWarning`` naming
-            ``clock``): the forward pass is never interrupted.
+            readings are not numbers (or a clock that raised), or give a
+            time that is NaN, infinite or negative (a clock going back),
+            has no time, and the block's exit warns once (a
+            ``ReportWarning`` naming ``clock``): the forward pass is never
+            interrupted.
     """
 
     def __init__(self, fma_1flop=True, strict=False, measure_time=False,
@@ -1384,7 +1385,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             start = _CudaStart(xp.cuda.Event())
             start.event.record()
         else:
-            start = self._now()
+            try:
+                start = self._now()
+            except Exception as e:  # the user's clock: see _seconds
+                start = e
         self._clock.append((id(function), start))
 
     def _stop_clock(self, function):
@@ -1404,7 +1408,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             end.record()
             end.synchronize()
             return cupy.cuda.get_elapsed_time(start.event, end) / 1e3
-        end = self._now()
+        try:
+            end = self._now()
+        except Exception as e:  # the user's clock: see _seconds
+            end = e
         if start.__class__ is float and end.__class__ is float:
             elapsed = end - start
             if 0.0 <= elapsed < _INF:  # not NaN either
@@ -1416,9 +1423,10 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         clock around a call of ``function`` that are not two floats in
         order: any real numbers (an int, NumPy's) are seconds too.  An
         elapsed time that is not a finite number >= 0 (a reading that is
-        no number, NaN or infinite, a clock going back) is no time at
-        all: None, and a warning at exit naming the clock (raising here
-        would break the user's forward pass)."""
+        no number, NaN or infinite, a clock going back, a clock that
+        raised: the exception is the reading) is no time at all: None,
+        and a warning at exit naming the clock (raising here would break
+        the user's forward pass)."""
         elapsed = None
         if _is_real(start) and _is_real(end):
             try:

@@ -14,6 +14,7 @@ import json
 import pickle
 import re
 
+import numpy
 import pytest
 
 from chainer_computational_cost.analysis import calibration as cal
@@ -259,3 +260,14 @@ def test_a_bad_field_of_a_file_names_the_file_and_the_field(tmp_path):
     with pytest.raises(ValueError, match="^a malformed calibration: field "
                        "'overhead.forward'"):
         literal_calibration(overhead=dict(OVERHEAD, forward=-1.0))
+
+
+def test_the_device_of_a_calibration_checks_its_flag():
+    # None, 0 or [] doubled every peak as False does
+    c = literal_calibration()
+    assert c.device(fma_1flop=numpy.bool_(False)) == c.device(False)
+    assert c.device(False).peaks != c.device(True).peaks
+    for value in (None, 0, []):
+        with pytest.raises(ArgumentTypeError, match=r'^fma_1flop must be '
+                           r'True or False, got '):
+            c.device(fma_1flop=value)

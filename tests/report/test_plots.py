@@ -277,6 +277,24 @@ def test_unknown_extension_is_refused_before_drawing(name, tmp_path,
     assert not (tmp_path / name).exists()
 
 
+def test_a_text_or_closed_file_is_refused_before_drawing(
+        tmp_path, monkeypatch):
+    # a PNG is bytes: a text file took the drawing, then matplotlib failed
+    # without naming path (and open(..., 'w') was left empty)
+    monkeypatch.setattr(plots, '_new_figure', None)
+    closed = open(str(tmp_path / 'closed.png'), 'wb')
+    closed.close()
+    text = io.StringIO()
+    with pytest.raises(TypeError, match=r'^path must be the name of a file '
+                       r'\(a str or os.PathLike\) or a binary file object, '
+                       r'got a text file <_io.StringIO'):
+        plots.plot_summary(TYPE_SUMMARY, text)
+    with pytest.raises(ValueError, match=r'^path <_io.BufferedWriter name='
+                       r"'.*closed.png'> is a closed file$"):
+        plots.plot_summary(TYPE_SUMMARY, closed)
+    assert text.getvalue() == ''
+
+
 def test_memory_labels_are_above_every_curve(tmp_path):
     # Two calls of 8 elements of float32, the first with scratch: the
     # labels of both marks must sit where no line or spike is drawn.

@@ -199,12 +199,19 @@ def test_bad_margin(margin):
         "float in [0, 1)) or 'cuda', got {!r}".format(margin))
 
 
-@pytest.mark.parametrize('check', ['yes', 1, 0, numpy.bool_(True)])
+@pytest.mark.parametrize('check', ['yes', 1, 0])
 def test_bad_check_answer(check):
     # 1 and 0 were taken as True and False
     with pytest.raises(ValueError, match='check_answer must be None, True '
                                          'or False'):
         fit_batch(_exp_step, capacity=1000, check_answer=check)
+
+
+def test_check_answer_takes_a_numpy_bool():
+    # as every flag does: the same answer as with True
+    assert fit_batch(_exp_step, capacity=1000,
+                     check_answer=numpy.bool_(True)) == fit_batch(
+        _exp_step, capacity=1000, check_answer=True)
 
 
 def _mean_step(n):
@@ -995,7 +1002,7 @@ _GPUS = 'gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100'
     ({'capacity': 1000, 'margin': float('nan')}, 'got nan$'),
     ({'capacity': 1000, 'margin': -1}, 'got -1$'),
     ({'capacity': 1000, 'check_answer': 'yes'}, '^check_answer must be '
-     "None, True or False, got 'yes'$"),
+     r"None, True or False, got 'yes' \(str\)$"),
 ])
 def test_a_bad_argument_is_named(kwargs, message):
     projected = project_batch(_relu, 1)

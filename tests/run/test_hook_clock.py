@@ -113,6 +113,20 @@ def test_a_bad_clock_never_interrupts_the_forward_pass():
     assert cch.layer_report['total']['flops'] == 6  # 3 + 3 elements
 
 
+def test_a_clock_that_raises_gives_no_time_and_never_interrupts():
+    # readings 0, 1, then the clock runs out (StopIteration, as the fake
+    # clocks here do): Exp and Tanh have no time, every call still runs
+    cch, given = _three_calls(_clock(0.0, 1.0))
+    assert _times(cch) == ([1.0, None, None], 1.0)
+    assert list(cch.layer_report) == ['ReLU-1', 'Exp-1', 'Tanh-1', 'total']
+    assert given == [(ReportWarning,
+                      'clock must be a function giving seconds, a finite '
+                      'number that never goes back (such as '
+                      'time.perf_counter), but it read StopIteration() '
+                      'then StopIteration() around a call of Exp: the calls '
+                      'it timed so have no time')]
+
+
 def test_a_bad_clock_warns_once_per_hook():
     x = numpy.ones(3, numpy.float32)
     cch = ComputationalCostHook(measure_time=True, clock=lambda: math.nan)
