@@ -952,14 +952,18 @@ PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
 
 def _check_plot_files_differ(args):
     """CommandError when two plot options name one file (however spelt:
-    'x.png' and './x.png', a link to it): the second plot would overwrite
-    the first."""
+    'x.png' and './x.png', a link to it, a hard link): the second plot
+    would overwrite the first."""
     seen = {}
     for option, attr in PLOT_OPTIONS:
         path = getattr(args, attr)
         if path is None:
             continue
-        key = os.path.normcase(os.path.realpath(path))
+        try:  # a file there already: itself, by any of its names
+            found = os.stat(path)
+            key = found.st_dev, found.st_ino
+        except OSError:
+            key = os.path.normcase(os.path.realpath(path))
         if key in seen:
             raise CommandError(
                 '{} and {} name the same file {!r}: one plot would overwrite '

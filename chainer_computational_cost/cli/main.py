@@ -441,11 +441,13 @@ def _report(argv, ost):
     def reports():
         # Plots first: a plot that cannot be written is an error, and an
         # error must not follow a printed report.
-        with on_this_rank():
-            _write_plots(result.report, args)
+        _write_plots(result.report, args)
         return render_reports(result, args, plan, ost)
     try:
-        (text, notes), warned = with_notes(reports)
+        # This rank's run: its figures may overflow where another rank's
+        # do not, its node's disk fill up.
+        with on_this_rank():
+            (text, notes), warned = with_notes(reports)
     except _WriteFailed as e:
         _say('error: {}'.format(e))
         return WRITE_FAILED_STATUS

@@ -909,6 +909,22 @@ def test_two_plots_into_one_file_are_refused_before_the_run(tmp_path,
     assert sorted(os.listdir(str(tmp_path))) == ['link.png']
 
 
+def test_two_plots_into_one_file_by_a_hard_link_are_refused(tmp_path,
+                                                            monkeypatch,
+                                                            capsys):
+    # a hard link is the file itself under another name, which no path
+    # resolves to: the file's identity does
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'x.png').write_bytes(b'old')
+    os.link('x.png', 'hard.png')
+    assert error_of(capsys, RAISING, '--plot-summary', 'x.png',
+                    '--plot-memory', 'hard.png') == (
+        "error: --plot-summary and --plot-memory name the same file "
+        "'hard.png': one plot would overwrite the other; give each plot its "
+        'own file')
+    assert (tmp_path / 'x.png').read_bytes() == b'old'
+
+
 def test_a_link_to_a_file_not_yet_written_is_taken(tmp_path, monkeypatch):
     # the link's target was created with O_EXCL at the link itself: 'File
     # exists'; the file is written through the link, its target probed

@@ -53,6 +53,20 @@ def test_a_network_file_missing_on_rank_1_is_told_by_rank_1(tmp_path,
                           'file'.format(missing)), err
 
 
+def test_figures_of_rank_1_s_own_run_that_overflow_are_told_by_it(
+        monkeypatch, capsys):
+    # found when the reports are rendered, from this rank's figures (a
+    # rank whose model differs meets it alone): it exited 2 saying nothing
+    monkeypatch.setenv('PMI_RANK', '1')
+    assert _status(['cli_models:build_tiny', '--shape', '2,3',
+                    '--peak-flops', '1e-304', '--bandwidth', '1e11',
+                    '--mode', 'csv']) == 2
+    assert capsys.readouterr() == ('', (
+        'error: rank 1: roofline: the times of these figures at 1e-304 '
+        'FLOP/s and 100000000000.0 B/s overflow; give a device with a '
+        'larger peak_flops or bandwidth\n'))
+
+
 @pytest.mark.parametrize('argv', [
     ('cli_models:build_tiny', '--shape', '2,3', '--memory', '--summary',
      '--mode', 'csv'),
