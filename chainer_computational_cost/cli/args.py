@@ -182,6 +182,15 @@ def launcher_size():
     return _launcher_figure(_SIZE_VARIABLES, 1)
 
 
+def own_error(message):
+    """The ``error:`` line of a failure this process met on its own:
+    under mpiexec, a rank but 0 names itself (``error: rank 1: ...``),
+    since the other ranks may not share it."""
+    rank = launcher_rank()
+    return 'error: {}{}'.format(
+        'rank {}: '.format(rank) if rank else '', message)
+
+
 def say(text):
     """Write a line to stderr; a stderr that cannot take it is let be."""
     try:
@@ -226,11 +235,8 @@ def report_errors(body, tell=say):
     try:
         return body()
     except CommandError as e:
-        rank = launcher_rank()
-        if rank == 0:
-            tell('error: {}'.format(e))
-        elif e.local:
-            tell('error: rank {}: {}'.format(rank, e))
+        if e.local or launcher_rank() == 0:
+            tell(own_error(e))
         if isinstance(e, ArgumentsError):
             raise SystemExit(MISTAKE_STATUS)
         return MISTAKE_STATUS

@@ -40,6 +40,7 @@ from chainer_computational_cost.cli.args import BROKEN_PIPE_STATUS
 from chainer_computational_cost.cli.args import INTERRUPTED_STATUS
 from chainer_computational_cost.cli.args import launcher_rank
 from chainer_computational_cost.cli.args import on_this_rank
+from chainer_computational_cost.cli.args import own_error
 from chainer_computational_cost.cli.args import say as _say
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.calibrate import calibrate_command
@@ -449,7 +450,7 @@ def _report(argv, ost):
         with on_this_rank():
             (text, notes), warned = with_notes(reports)
     except _WriteFailed as e:
-        _say('error: {}'.format(e))
+        _say(own_error(e))  # this node's disk
         return WRITE_FAILED_STATUS
     notes = warned + notes
     try:
@@ -462,7 +463,8 @@ def _report(argv, ost):
     except OSError as e:
         # (Python's flush at exit finds nothing left to write: no second
         # error.)
-        _say('error: cannot write the report: {}'.format(e.strerror or e))
+        _say(own_error('cannot write the report: {}'.format(
+            e.strerror or e)))
         return WRITE_FAILED_STATUS
     for note in notes:
         _say(note)

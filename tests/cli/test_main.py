@@ -1420,11 +1420,18 @@ class FullDisk(io.StringIO):
         raise OSError(28, 'No space left on device')
 
 
-def test_report_to_a_full_disk(capsys):
+def test_report_to_a_full_disk(capsys, monkeypatch):
     status = main(['cli_models:build_tiny', '--shape', '2,3'],
                   ost=FullDisk())
     assert (status, capsys.readouterr().err) == (
         1, 'error: cannot write the report: No space left on device\n')
+    # under mpiexec, a node's full disk is its rank's own: named
+    monkeypatch.setenv('PMI_RANK', '1')
+    status = main(['cli_models:build_tiny', '--shape', '2,3'],
+                  ost=FullDisk())
+    assert (status, capsys.readouterr().err) == (
+        1, 'error: rank 1: cannot write the report: No space left on '
+        'device\n')
 
 
 def test_a_plot_to_a_full_disk(tmp_path, monkeypatch, capsys):
