@@ -191,6 +191,21 @@ def own_error(message):
         'rank {}: '.format(rank) if rank else '', message)
 
 
+#: What saving a file a command checked before its work may raise: an
+#: OSError (a full disk) or checks.UnwritableFile (its directory gone).
+WRITE_ERRORS = (OSError, checks.UnwritableFile)
+
+
+def cannot_write(path, error):
+    """The ``error:`` line of a file ``path`` that was found writable
+    before the work and could not be saved after it (``error``, one of
+    :data:`WRITE_ERRORS`; an UnwritableFile names the file itself)."""
+    if isinstance(error, OSError):
+        return 'error: cannot write {}: {}'.format(
+            path, error.strerror or error)
+    return 'error: {}'.format(error)
+
+
 def say(text):
     """Write a line to stderr; a stderr that cannot take it is let be."""
     try:

@@ -9,9 +9,11 @@ import time
 import warnings
 
 from chainer_computational_cost.cli.args import build_calibrate_parser
+from chainer_computational_cost.cli.args import cannot_write
 from chainer_computational_cost.cli.args import check_calibrate_args
 from chainer_computational_cost.cli.args import on_this_rank
 from chainer_computational_cost.cli.args import say
+from chainer_computational_cost.cli.args import WRITE_ERRORS
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.progress import progress_bar
@@ -39,8 +41,8 @@ def calibrate_command(argv, ost):
             raise CommandError(str(e))
     try:
         found.save(args.out)
-    except OSError as e:  # found writable, then a full disk
-        say('error: cannot write {}: {}'.format(args.out, e.strerror or e))
+    except WRITE_ERRORS as e:  # found writable, then not
+        say(cannot_write(args.out, e))
         return WRITE_FAILED_STATUS
     error = found.error
     ost.write('calibrated {} in {:.0f} s: {} probe runs, held-out error '

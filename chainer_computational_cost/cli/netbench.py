@@ -12,9 +12,11 @@ mistake once, from rank 0.
 import sys
 
 from chainer_computational_cost.cli.args import build_netbench_parser
+from chainer_computational_cost.cli.args import cannot_write
 from chainer_computational_cost.cli.args import check_output_file
 from chainer_computational_cost.cli.args import report_errors
 from chainer_computational_cost.cli.args import say
+from chainer_computational_cost.cli.args import WRITE_ERRORS
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
 from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.models import one_line
@@ -121,11 +123,10 @@ def _command(argv, ost, first=True):
                                  sizes=[r['bytes'] for r in rows],
                                  seconds=[r['seconds'] for r in rows])
             saved = '; saved to {}'.format(args.output)
-        except OSError as e:  # found writable, then a full disk
+        except WRITE_ERRORS as e:  # found writable, then not
             saved = ''
             status = WRITE_FAILED_STATUS
-            failure = 'error: cannot write {}: {}'.format(
-                args.output, e.strerror or e)
+            failure = cannot_write(args.output, e)
         ost.write('{:>10}  {:>12}  {:>12}\n'.format(
             'bytes', 'measured us', 'model us'))
         for r in rows:

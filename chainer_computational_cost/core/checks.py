@@ -136,15 +136,23 @@ def path(name, value, allowed=None):
                     allowed or 'the path of a file (a str or os.PathLike)')
 
 
+class UnwritableFile(ValueError):
+    """A file that cannot be opened for writing (see :func:`output_file`):
+    a ValueError, as every bad argument is, that a command which checked
+    the path before minutes of work tells apart (its directory went away
+    since, as a full disk would)."""
+
+
 def output_file(path, what):
     """``path`` (checked by :func:`path`) opened to write text (UTF-8): one
     that cannot be opened (a directory, a missing directory) is a one-line
-    ValueError naming it and ``what`` it was to hold (``'a calibration
-    file'``); an error while writing (a full disk) stays an OSError."""
+    :class:`UnwritableFile` naming it and ``what`` it was to hold (``'a
+    calibration file'``); an error while writing (a full disk) stays an
+    OSError."""
     try:
         return open(path, 'w', encoding='utf-8')
     except OSError as e:
-        raise ValueError('{!r} cannot be written ({}): {}'.format(
+        raise UnwritableFile('{!r} cannot be written ({}): {}'.format(
             os.fspath(path), what, e)) from None
 
 

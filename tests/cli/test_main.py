@@ -1991,6 +1991,27 @@ def test_calibrate_prints_its_summary(tmp_path, monkeypatch):
     assert (tmp_path / 'c.json').read_text() == '{}'
 
 
+def test_calibrate_whose_directory_went_away_is_one_line(tmp_path,
+                                                         monkeypatch, capsys):
+    # --out was found writable before the minutes of measuring; its
+    # directory is gone when the calibration is saved: status 1 and one
+    # line naming the file (it was a traceback)
+    from calibration_fixtures import literal_calibration
+
+    def calibrate(**kwargs):
+        (tmp_path / 'out').rmdir()
+        return literal_calibration()
+    monkeypatch.setattr(calibrate_command, 'calibrate', calibrate)
+    (tmp_path / 'out').mkdir()
+    path = str(tmp_path / 'out' / 'c.json')
+    out = io.StringIO()
+    assert main(['calibrate', '--out', path], ost=out) == 1
+    assert out.getvalue() == ''
+    assert capsys.readouterr().err == (
+        "error: {!r} cannot be written (a calibration file): [Errno 2] No "
+        "such file or directory: {!r}\n".format(path, path))
+
+
 def test_calibrate_warns_after_its_summary_when_untrusted(
         tmp_path, monkeypatch, capsys):
     found = FakeCalibration()

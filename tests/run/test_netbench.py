@@ -356,6 +356,31 @@ def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
     assert not (tmp_path / 'net.json').exists()
 
 
+def test_a_directory_gone_before_the_save_is_one_line(tmp_path,
+                                                      monkeypatch, capsys):
+    # --output was found writable; its directory is gone by the time the
+    # measures are saved: status 1 and one line naming the file, as for a
+    # full disk (it was a traceback)
+    _fake_command(monkeypatch)
+    real_save = netbench_cli.devices.save_network
+
+    def save_after_rmdir(network, path, **extra):
+        (tmp_path / 'out').rmdir()
+        return real_save(network, path, **extra)
+    monkeypatch.setattr(netbench_cli.devices, 'save_network',
+                        save_after_rmdir)
+    (tmp_path / 'out').mkdir()
+    path = str(tmp_path / 'out' / 'net.json')
+    status, out = _netbench('--output', path, '--sizes', '4,1K', '--repeats',
+                            '2')
+    assert status == 1
+    assert out.splitlines()[-1] == (
+        'latency 10.00 us, bandwidth 0.500 GB/s (2 ranks, naive)')
+    assert capsys.readouterr().err == (
+        "error: {!r} cannot be written (a network file): [Errno 2] No such "
+        "file or directory: {!r}\n".format(path, path))
+
+
 @pytest.mark.parametrize('argv, message', [
     (('--repeats', '0'), "argument --repeats: must be an integer >= 1; got "
                          "'0' (see --help)"),
