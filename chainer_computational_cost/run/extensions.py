@@ -54,9 +54,15 @@ its backward pass and update from a hook entered when its forward
 returns; no memory peak nor communication bytes for it, and a predicted
 time only when its forward pass was the costed one's.  A step's figures
 are the sum over the calls it makes.  The first iteration does one-off
-work (ChainerMN broadcasts the parameters in place of the all-reduce and
-the update), so the keys of the first iteration are costed once more the
-next time they are seen.  The calls ``update_core`` makes outside the
+work: the optimizer makes its state, which later steps hold throughout,
+and ChainerMN broadcasts the parameters in place of the all-reduce and
+the update.  With ``memory=True``, ChainerMN or a calibration (whose
+figures that changes, or which a step with other work does not get), the
+keys of the first iteration are costed once more the next
+time they are seen; otherwise the next step is checked against the
+first iteration's, and only if it does other work (a model that
+initialises itself in its first forward pass) is the step after it
+costed as the key's reference.  The calls ``update_core`` makes outside the
 optimizers' updates are costed by another light hook, one by one with
 the hook's calculators, at every iteration (see _Outside); an update
 called from another's loss function is in the outer one's figures.
@@ -639,12 +645,14 @@ class _Figures(NamedTuple):
 
 class _Costed(NamedTuple):
     """The costed step of one key: its figures (None if it could not be
-    costed), whether they stand for later steps (not those of the first
-    iteration), its forward's calls, the FLOPs of the calls before each,
+    costed), whether they stand for later steps (see _Steps.first_stands),
+    its forward's calls, the FLOPs of the calls before each,
     the graph its forward left, and the predicted seconds of its forward
     pass (with a calibration); with ``fma_1flop``, the FLOPs (a
     multiply-add as 1) of the calls before each too; the :class:`_Calls`
-    that checks later steps against it (None if none is checked)."""
+    that checks later steps against it (None if none is checked);
+    whether it is the first iteration's, which the next step that does
+    other work replaces (see _Steps.first_stands)."""
 
     figures: Optional[_Figures]
     settled: bool
@@ -654,6 +662,7 @@ class _Costed(NamedTuple):
     forward_time: Optional[float]
     before_1: Optional[list] = None
     checker: Optional[_Calls] = None
+    first: bool = False
 
 
 def _signature(value):
@@ -1059,11 +1068,21 @@ class _Steps(object):
         self.calibration = monitor._calibration
         self.rated = monitor._device is not None or \
             monitor._peak_flops is not None
-        # key -> [figures, settled]; figures: (flops, memory peak, comm
-        # bytes), or None if the step could not be costed; a key of the
-        # first iteration is not settled.
+        # key -> its _Costed step
         self.costs = {}
         self.first = True  # in the first iteration
+        # Whether the figures of the first iteration's steps stand for
+        # later steps: its one-off work (the optimizer's state made, which
+        # is alive throughout later steps; ChainerMN's broadcast in place
+        # of the all-reduce and the update) changes only the memory peak
+        # and the communication.  Else its keys are costed once more the
+        # next time they are seen.  Its forward pass may do one-off work
+        # too (a model that initialises itself from its first batch):
+        # then the next step does other work, and the key's next step is
+        # costed as its reference.  Not with a calibration: a step with
+        # other work in its forward pass has no predicted time.
+        self.first_stands = not self.memory and comm is None and \
+            self.calibration is None
         self.ran = False  # whether update_core has run
         self.checked = False  # whether the trigger checked that it ran
         self.done = False  # finalized: update_core passes through
@@ -1167,7 +1186,7 @@ class _Steps(object):
                     # not costed again; or an update alone: the same work
                     calls.append(entry.figures)
                     return real_update(lossfun, *args, **kwargs)
-                return self.verify(entry, real_update, lossfun, args,
+                return self.verify(key, entry, real_update, lossfun, args,
                                    kwargs)
             if entry is None and len(costs) >= self.limit:
                 calls.append(None)
@@ -1232,16 +1251,19 @@ class _Steps(object):
             before_1 = None if seen.each_1 is None else list(
                 itertools.accumulate([0] + seen.each_1))
             costs[key] = _Costed(
-                figures, figures is None or not self.first, seen.calls,
-                before, seen.graph, forward_time, before_1,
+                figures, figures is None or not self.first or
+                self.first_stands, seen.calls, before, seen.graph,
+                forward_time, before_1,
                 None if figures is None or lossfun is None
-                else _Calls(seen.calls, self.fma_1flop))
+                else _Calls(seen.calls, self.fma_1flop),
+                self.first and figures is not None)
             calls.append(figures)
             return result
         return update
 
-    def verify(self, entry, real_update, lossfun, args, kwargs):
-        """``real_update`` of arguments whose key has the costed ``entry``,
+    def verify(self, key, entry, real_update, lossfun, args, kwargs):
+        """``real_update`` of arguments whose ``key`` has the costed
+        ``entry``,
         its forward's calls compared with the costed one's as they come,
         then the graph it leaves: the cached figures when they are the
         same; else (other work at the same shapes) the FLOPs of the
@@ -1284,10 +1306,14 @@ class _Steps(object):
             for hook in reversed(late):
                 hook.__exit__(*sys.exc_info())
         if not late:
+            if entry.first:  # the first iteration's: it stands
+                self.costs[key] = entry._replace(first=False)
             self.calls.append(entry.figures)
             return result
         same_forward = not seen.diverged and seen.matched == len(reference)
-        if 'differs' not in self.warned:
+        if entry.first:  # one-off work in the first iteration's
+            self.costs[key] = entry._replace(settled=False, first=False)
+        elif 'differs' not in self.warned:
             self.warned.add('differs')
             _quiet_warning(
                 'CostMonitor: a step did other work than the costed step '

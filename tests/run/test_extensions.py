@@ -216,15 +216,18 @@ def test_the_updater_and_the_optimizer_are_left_as_they_were(tmp_path):
         training.StandardUpdater.update_core
 
 
-def test_costed_runs_are_the_new_shapes_and_the_first_again(
-        tmp_path, monkeypatch):
+@pytest.mark.parametrize('memory, costed', [(False, 2), (True, 3)])
+def test_costed_runs_are_the_new_shapes(tmp_path, monkeypatch, memory,
+                                        costed):
     runs = counted_costings(monkeypatch)
-    trainer, log, _, _ = make_trainer(CostMonitor(), 40, out=str(tmp_path))
+    trainer, log, _, _ = make_trainer(CostMonitor(memory=memory), 40,
+                                      out=str(tmp_path))
     trainer.run()
-    # Iteration 1 (length 5), 2 (length 10, new), 17 (length 5 again: the
-    # first iteration's shapes are costed a second time); the Evaluator's
-    # eight runs are not costed.
-    assert len(runs) == 3
+    # Iteration 1 (length 5), 2 (length 10, new); with memory, 17 too
+    # (length 5 again: the first iteration's shapes are costed a second
+    # time, as its optimizer made its state in that step); the
+    # Evaluator's eight runs are not costed.
+    assert len(runs) == costed
     assert len(log.log) == 40
 
 
@@ -535,9 +538,9 @@ def test_a_new_dtype_is_a_new_key(tmp_path, monkeypatch):
     trainer, log, _, _ = make_trainer(CostMonitor(), 20, data=data,
                                       evaluate=False, out=str(tmp_path))
     trainer.run()
-    # Iteration 1 (int64), 2 (int32), 17 (int64 again, the first
-    # iteration's key costed a second time).
-    assert len(runs) == 3
+    # Iteration 1 (int64), 2 (int32); 17 (int64 again) is checked against
+    # the first iteration's step.
+    assert len(runs) == 2
     assert {e['cost/flops'] for e in log.log} == {one_update_cost(10)}
 
 
@@ -647,16 +650,16 @@ def test_a_step_with_other_work_at_the_same_shapes_is_costed(tmp_path):
     expected = _replayed_flops(replay, _batches(var_sequences(), 3, n_iter))
     assert len(set(expected)) == 4  # four batches of other work
     assert [e['cost/flops'] for e in log.log] == expected
-    # Once.  The reference is iteration 2's step (the first iteration's
-    # key is costed again), lengths 4, 2, 1; iteration 3's, 3, 3, 1, runs
-    # its first time step on 3 rows (5 calls: upward, LSTM, out, loss,
-    # the sum) and its second on 2 (9 calls: upward, the split of h,
-    # lateral, Add, LSTM, Concat, out, loss, Add) as it does; its third
-    # runs 2 rows, not 1: call 15 differs.
+    # Once.  Iteration 2's step (lengths 4, 2, 1) does other work than
+    # the first iteration's (4, 4, 4), as a first iteration's one-off
+    # work would: no warning, and iteration 3's step (3, 3, 1) is costed
+    # as the reference.  Iteration 4's (4, 1, 1) runs its first time step
+    # on 3 rows as the reference does (5 calls: upward, LSTM, out, loss,
+    # the sum), its second on 1 row, not 2: call 6 differs.
     assert [str(w.message) for w in caught if issubclass(
         w.category, ReportWarning)] == [
         'CostMonitor: a step did other work than the costed step with the '
-        'same argument shapes (its function calls differ from call 15 on): '
+        'same argument shapes (its function calls differ from call 6 on): '
         'its FLOPs are counted call by call; cost/memory_peak and '
         'cost/comm_bytes are not reported for such steps']
 
@@ -1035,29 +1038,30 @@ def test_no_calculator_s_flops_need_the_output_shapes():
 
 def test_a_failure_of_its_own_in_a_step_with_other_work(tmp_path,
                                                         monkeypatch):
-    # The third costing fails: iteration 3's, the first step with other
-    # work than its shapes' costed step; it has no cost/flops, and the
-    # training goes on, the later steps costed
+    # The fourth costing fails: iteration 4's, the first step with other
+    # work than its shapes' costed step (iteration 3's: iteration 2's
+    # other work made the first iteration's step no reference); it has
+    # no cost/flops, and the training goes on, the later steps costed
     real = cm_extensions._step_figures
     runs = []
 
-    def third_fails(hook):
+    def fourth_fails(hook):
         runs.append(hook)
-        if len(runs) == 3:
+        if len(runs) == 4:
             raise ValueError('planted')
         return real(hook)
-    monkeypatch.setattr(cm_extensions, '_step_figures', third_fails)
+    monkeypatch.setattr(cm_extensions, '_step_figures', fourth_fails)
     trainer, log, replay = _lstm_trainer(tmp_path, CostMonitor(),
-                                         var_sequences(), 5)
+                                         var_sequences(), 6)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', ReportWarning)
         trainer.run()
-    expected = _replayed_flops(replay, _batches(var_sequences(), 3, 5))
-    assert len(log.log) == 5
-    assert 'cost/flops' not in log.log[2]
-    assert 'cost/samples_per_second' in log.log[2]
+    expected = _replayed_flops(replay, _batches(var_sequences(), 3, 6))
+    assert len(log.log) == 6
+    assert 'cost/flops' not in log.log[3]
+    assert 'cost/samples_per_second' in log.log[3]
     flops = [e.get('cost/flops') for e in log.log]
-    assert flops[:2] + flops[3:] == expected[:2] + expected[3:]
+    assert flops[:3] + flops[4:] == expected[:3] + expected[4:]
 
 
 def test_the_predicted_time_of_two_optimizers_is_the_sum_of_theirs(
@@ -1405,7 +1409,7 @@ def test_every_warning_points_at_the_updater(tmp_path, monkeypatch):
         (__file__, 'CostMonitor: more than limit=1')]
 
     trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(), var_sequences(),
-                                  3)
+                                  4)
     caught = _warnings_of(trainer)
     # StandardUpdater.update_core calls optimizer.update
     here = training.updaters.standard_updater.__file__
@@ -2451,6 +2455,51 @@ def test_a_calculator_registered_between_trainings(tmp_path, monkeypatch):
     assert [e['cost/flops'] for e in log] == expected
 
 
+class _FirstPass(chainer.Chain):
+    """(x (2, 2), k (1,)) -> the sum of Linear(2, 2)(x); its first call
+    doubles that output first: one-off work in the first forward pass,
+    as a model that initialises itself from its first batch."""
+
+    def __init__(self):
+        super(_FirstPass, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(2, 2, initialW=0.5, nobias=True)
+        self.started = False
+
+    def forward(self, x, k):
+        h = self.lin(x)
+        if not self.started:
+            self.started = True
+            h = h * 2
+        return F.sum(h)
+
+
+@pytest.mark.parametrize('memory', [False, True])
+def test_one_off_work_in_the_first_forward_pass(tmp_path, monkeypatch,
+                                                memory):
+    runs = counted_costings(monkeypatch)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([0], numpy.int32))] * 5
+    steps = iter(batches)
+    opt = chainer.optimizers.SGD().setup(_FirstPass())
+    trainer = training.Trainer(
+        _Calling(lambda o: o.update(o.target, *next(steps)), opt),
+        (len(batches), 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(memory=memory))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    assert _warnings_of(trainer) == []
+    flops = [e['cost/flops'] for e in log.log]
+    assert flops == [f for f, _ in _fresh(_FirstPass, batches)]
+    # the doubling: MulConstant on 2*2 elements and its gradient, 4 + 4
+    assert flops[0] - flops[1] == 8
+    # Iteration 1 costed; without memory, iteration 2 checked against it,
+    # other work (costed from the end of its forward pass), and iteration
+    # 3 costed as the reference; with memory, iteration 2 costed again
+    # (the reference).  The others are checked.
+    assert len(runs) == 3 if not memory else 2
+
+
 class _Multi(chainer.Chain):
     """(x (2, 3), t (2, 3)) -> the sigmoid cross entropy of a Linear(3, 3)
     of x, labels -1 ignored: the loss keeps its count of the labels (a
@@ -2473,8 +2522,8 @@ def test_a_count_a_loss_takes_from_the_labels_is_not_a_setting(
               [[-1, -1, 1], [1, -1, 1]], [[0, 1, 1], [-1, -1, -1]]]
     batches = [(x, numpy.array(t, numpy.int32)) for t in labels]
     log = _train(_Multi(), batches, CostMonitor(), tmp_path)
-    # the first iteration and the next, its key costed again
-    assert len(runs) == 2
+    # the first iteration's step stands for the others
+    assert len(runs) == 1
     assert [e['cost/flops'] for e in log] == [
         f for f, _ in _fresh(_Multi, batches)]
 
@@ -2533,8 +2582,8 @@ def test_a_step_with_an_input_that_is_none_is_not_costed_again(
     x = numpy.ones((2, 2), numpy.float32)
     batches = [(x, numpy.array([0], numpy.int32))] * 4
     log = _train(_Offsetting(), batches, CostMonitor(), tmp_path)
-    # the first iteration and the next, its key costed again
-    assert len(runs) == 2
+    # the first iteration's step stands for the others
+    assert len(runs) == 1
     assert [e['cost/flops'] for e in log] == [
         f for f, _ in _fresh(_Offsetting, batches)]
 
