@@ -13,6 +13,7 @@ Part of the command line (``__main__``).
 import argparse
 import collections
 import contextlib
+import difflib
 import importlib
 import math
 import os
@@ -114,15 +115,30 @@ class CommandParser(argparse.ArgumentParser):
     quiet = False
 
     def error(self, message):
-        """Raise ArgumentsError('message (see --help)')."""
-        raise ArgumentsError('{} (see --help)'.format(message))
+        """Raise ArgumentsError('message (see --help)'); an unrecognized
+        option gets the nearest of the command's options as a
+        suggestion."""
+        if message.startswith(_UNRECOGNIZED):
+            message += _suggestion(self, message[len(_UNRECOGNIZED):].split())
+        error = _MissingArguments if message.startswith(_REQUIRED) \
+            else ArgumentsError
+        raise error('{} (see --help)'.format(message))
 
     def parse_known_args(self, args=None, namespace=None):
         """argparse's, on the arguments with 'OPTION -VALUE' joined (see
-        :func:`joined_values`), for every command alike."""
-        args = sys.argv[1:] if args is None else list(args)
-        return super(CommandParser, self).parse_known_args(
-            joined_values(self, args), namespace)
+        :func:`joined_values`), for every command alike.  A required
+        option missing beside an option the command does not know (a
+        misspelt ``--ou`` for ``--out``) is told as the unknown one."""
+        args = joined_values(
+            self, sys.argv[1:] if args is None else list(args))
+        try:
+            return super(CommandParser, self).parse_known_args(
+                args, namespace)
+        except _MissingArguments:
+            unknown = _unknown_options(self, args)
+            if unknown:
+                self.error(_UNRECOGNIZED + ' '.join(unknown))
+            raise
 
     def _print_message(self, message, file=None):
         # (argparse's one way out for --help and --version)
@@ -133,6 +149,43 @@ class CommandParser(argparse.ArgumentParser):
 class ArgumentsError(CommandError):
     """A mistake the parser finds: after its line, :func:`report_errors`
     exits with status 2 (SystemExit), as argparse does."""
+
+
+class _MissingArguments(ArgumentsError):
+    """argparse's 'the following arguments are required'."""
+
+
+#: How argparse begins the messages CommandParser rewords.
+_UNRECOGNIZED = 'unrecognized arguments: '
+_REQUIRED = 'the following arguments are required'
+
+
+def _unknown_options(parser, args):
+    """The options among ``args`` (up to ``--``) that ``parser`` does not
+    know."""
+    unknown = []
+    for arg in args:
+        if arg == '--':
+            break
+        if arg.startswith('-') and arg != '-' and \
+                not parser._negative_number_matcher.match(arg) and \
+                arg.split('=', 1)[0] not in parser._option_string_actions:
+            unknown.append(arg)
+    return unknown
+
+
+def _suggestion(parser, unknown):
+    """'; did you mean --shape?' for the first of the ``unknown``
+    arguments that is near one of ``parser``'s long options; '' if none
+    is."""
+    options = [o for o in parser._option_string_actions
+               if o.startswith('--')]
+    for arg in _unknown_options(parser, unknown):
+        found = difflib.get_close_matches(arg.split('=', 1)[0], options,
+                                          n=1, cutoff=0.6)
+        if found:
+            return '; did you mean {}?'.format(found[0])
+    return ''
 
 
 #: Exit status after the reader of stdout went away (``| head``): that of

@@ -1645,7 +1645,8 @@ def test_option_prefixes_are_not_options(capsys):
         main(['cli_models:build_tiny', '--shap', '2,3'])
     assert e.value.code == 2
     assert capsys.readouterr().err == ('error: unrecognized arguments: '
-                                       '--shap 2,3 (see --help)\n')
+                                       '--shap 2,3; did you mean --shape? '
+                                       '(see --help)\n')
 
 
 def test_help_fits_the_terminal(monkeypatch, capsys):
@@ -1916,7 +1917,9 @@ def _never_calibrated(monkeypatch):
     # a budget without end would measure forever
     (['--seconds', 'inf'], '--seconds must be a finite number >= 10, '
                            'got inf'),
-    (['--secs', '30'], 'unrecognized arguments: --secs 30 (see --help)'),
+    (['--secs', '30'], 'unrecognized arguments: --secs 30; did you mean '
+                       '--seconds? (see --help)'),
+    (['--zzzz', '30'], 'unrecognized arguments: --zzzz 30 (see --help)'),
     # NumPy's RandomState takes 0 to 2**32 - 1: checked before measuring
     (['--seed', '-1'], '--seed must be an int from 0 to 4294967295, got -1'),
     (['--seed', '4294967296'], '--seed must be an int from 0 to 4294967295, '
@@ -1928,6 +1931,18 @@ def test_calibrate_mistakes_are_one_error_line(argv, message, tmp_path,
     assert error_of(capsys, 'calibrate', '--out', str(tmp_path / 'c.json'),
                     *argv) == 'error: ' + message
     assert not (tmp_path / 'c.json').exists()
+
+
+def test_a_misspelt_required_option_is_told_as_unknown(
+        tmp_path, monkeypatch, capsys):
+    # --ou for --out: the unknown option, not '--out is required'
+    _never_calibrated(monkeypatch)
+    assert error_of(capsys, 'calibrate', '--ou', str(tmp_path / 'c.json')
+                    ) == ('error: unrecognized arguments: --ou; did you '
+                          'mean --out? (see --help)')
+    # nothing unknown: the required one is missing
+    assert error_of(capsys, 'calibrate', '--seconds', '30') == (
+        'error: the following arguments are required: --out (see --help)')
 
 
 def test_calibrate_refuses_a_directory_or_a_missing_one(tmp_path,
