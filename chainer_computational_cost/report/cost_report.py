@@ -353,7 +353,11 @@ class CostReport(object):
         ``device`` (or ``peak_flops`` and ``bandwidth``), by default on the
         calibration's own measured peak and bandwidth.  Calls of a type the
         calibration never ran or outside its range are flagged.  ``by``
-        in any case.
+        in any case.  A run with ``measure_time`` gives each row its
+        measured ``time``, a group and the total only when every call in
+        it has one: a sum that leaves out a call with no time (see the
+        hook's ``clock``) would not compare with the prediction for all
+        of them, as ``total_report``'s, which leaves it out, does not.
         """
         return FreshDict(self._time_rows(calibration, by, device,
                                          peak_flops, bandwidth)[1])
@@ -376,14 +380,15 @@ class CostReport(object):
         """Write the predicted times of :meth:`time_report` to ``ost`` (see
         :meth:`show_report`); by default the columns of
         ``TimeColumns.DEFAULT`` (per call: ``type`` and ``flag`` too), the
-        measured ``time`` when the run measured it."""
+        measured ``time`` when the run measured it (blank where a call got
+        no time, and in the total then: see :meth:`time_report`)."""
         by, rows = self._time_rows(calibration, by, device, peak_flops,
                                    bandwidth)
         if columns is None:
             columns = list(TimeColumns.DEFAULT)
             if by == 'layer':
                 columns = ['name', 'type'] + columns[2:-1] + ['flag']
-            if 'time' not in rows['total']:
+            if all(r.get('time') is None for r in rows.values()):
                 columns.remove('time')
         columns = check_columns(columns, TIME_REPORT_COLUMNS)
         title = {'layer': 'Layer name', 'type': 'Layer type',

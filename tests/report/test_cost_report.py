@@ -487,9 +487,11 @@ def _column(text, title):
 def test_time_report_bounds_on_the_calibrations_own_device():
     text = _show(_snapshot().show_time_report, _calibration(),
                  time_unit='us')
-    # no 'time' in the total (ReLU-2 was not timed): no time column
+    # the measured times of the calls timed (0.5 and 0.25 s); ReLU-2 was
+    # not timed: a blank, and none in the total
     assert text.splitlines()[0] == (
-        'Layer name,Layer type,T predicted us,T roofline us,Flag')
+        'Layer name,Layer type,T predicted us,T roofline us,Time us,Flag')
+    assert _column(text, 'Time us') == ['500000.0', '', '250000.0', '']
     # peak 1e9 FLOP/s, 1e10 B/s: Linear-1 max(12 / 1e9, 48 / 1e10) s =
     # 0.012 us; ReLU-2 max(0.004, 0.0032); Linear-2 max(0.024, 0.008)
     assert _column(text, 'T roofline us') == ['0.012', '0.004', '0.024',
@@ -501,8 +503,11 @@ def test_time_report_bounds_on_the_calibrations_own_device():
                                               '0.02']
     text = _show(_snapshot().show_time_report, _calibration(), by='type')
     assert text.splitlines()[0] == (
-        'Layer type,# Layers,T predicted ms,T roofline ms,# Flagged')
+        'Layer type,# Layers,T predicted ms,T roofline ms,Time ms,'
+        '# Flagged')
     assert _column(text, 'Layer type') == ['Linear', 'ReLU', 'total']
+    # both Linear calls timed: 0.5 + 0.25 s; ReLU's not, nor the total
+    assert _column(text, 'Time ms') == ['750.0', '', '']
     # a multiply-add counted as two FLOPs: the calibrated peak is twice
     # 1e9, Linear-1 max(12 / 2e9, 48 / 1e10) s = 0.006 us
     snap = ReportSnapshot(_records(), LINKS, False)
@@ -520,7 +525,8 @@ def test_time_report_takes_by_in_any_case():
     assert rows['backward']['time'] == 0.25
     text = _show(_snapshot().show_time_report, _calibration(), by='Type')
     assert text.splitlines()[0] == (
-        'Layer type,# Layers,T predicted ms,T roofline ms,# Flagged')
+        'Layer type,# Layers,T predicted ms,T roofline ms,Time ms,'
+        '# Flagged')
     assert _column(text, 'Layer type') == ['Linear', 'ReLU', 'total']
     with pytest.raises(ValueError, match="by must be one of 'layer', "
                        "'type', 'link', 'phase', got 'kind'"):
