@@ -1024,20 +1024,51 @@ PLOT_OPTIONS = (('--plot-roofline', 'plot_roofline'),
                 ('--plot-scaling', 'plot_scaling'))
 
 
-def _check_plot_files_differ(args):
-    """CommandError when two plot options name one file (however spelt:
-    'x.png' and './x.png', a link to it, a hard link): the second plot
-    would overwrite the first."""
+#: The options that name a file the command reads, as (option,
+#: attribute): no plot may be written over one.
+READ_OPTIONS = (('--predict-time', 'predict_time'),
+                ('--network', 'network'),
+                ('--node-network', 'node_network'))
+
+
+def _file_key(path):
+    """What names one file however spelt ('x.png' and './x.png', a link
+    to it, a hard link): a file there already by its identity, else its
+    real path."""
+    try:
+        found = os.stat(path)
+        return found.st_dev, found.st_ino
+    except (OSError, ValueError):
+        return os.path.normcase(os.path.realpath(path))
+
+
+def _read_files(args):
+    """``{file key: option}`` (see _file_key) of the files the command
+    reads (READ_OPTIONS): before the checks read a --network file into a
+    Network."""
+    read = {}
+    for option, attr in READ_OPTIONS:
+        path = getattr(args, attr, None)
+        if isinstance(path, str) and os.path.isfile(path):
+            read[_file_key(path)] = option
+    return read
+
+
+def _check_plot_files_differ(args, read):
+    """CommandError when two plot options name one file, or a plot names a
+    file the command reads (``read``, see _read_files): the plot would
+    overwrite it."""
     seen = {}
     for option, attr in PLOT_OPTIONS:
         path = getattr(args, attr)
         if path is None:
             continue
-        try:  # a file there already: itself, by any of its names
-            found = os.stat(path)
-            key = found.st_dev, found.st_ino
-        except OSError:
-            key = os.path.normcase(os.path.realpath(path))
+        key = _file_key(path)
+        if key in read:
+            raise CommandError(
+                '{} names the file {} reads ({!r}): the plot would '
+                'overwrite it; give the plot its own file'.format(
+                    option, read[key], path))
         if key in seen:
             raise CommandError(
                 '{} and {} name the same file {!r}: one plot would overwrite '
@@ -1199,6 +1230,7 @@ def check_args(args):
     A mistake must be reported before the model is built and run, which
     can take minutes.  Values are canonicalised in ``args`` on the way.
     """
+    read = _read_files(args)
     _check_values(args)
     _check_devices(args)
     check_scaling(args)
@@ -1211,7 +1243,7 @@ def check_args(args):
         path = getattr(args, attr)
         if path is not None:
             _check_plot_path(path, option)
-    _check_plot_files_differ(args)
+    _check_plot_files_differ(args, read)
     _check_packages(args)
     return list(zip(kinds, _check_output(args, kinds)))
 

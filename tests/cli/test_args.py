@@ -925,6 +925,38 @@ def test_two_plots_into_one_file_by_a_hard_link_are_refused(tmp_path,
     assert (tmp_path / 'x.png').read_bytes() == b'old'
 
 
+@pytest.mark.parametrize('plot', ['net.svg', './net.svg', 'hard.svg'])
+def test_a_plot_over_the_network_file_read_is_refused(plot, tmp_path,
+                                                      monkeypatch, capsys):
+    # the scaling plot was written over the network file it read (netbench
+    # --output takes any name): the user's measured network lost
+    from chainer_computational_cost.core import devices
+    monkeypatch.chdir(tmp_path)
+    devices.save_network(devices.Network('mine', 'm', 1e9, 1e-6),
+                         'net.svg')
+    os.link('net.svg', 'hard.svg')
+    saved = (tmp_path / 'net.svg').read_bytes()
+    assert error_of(capsys, RAISING, *SCALING[:5], '--network', 'net.svg',
+                    '--plot-scaling', plot) == (
+        "error: --plot-scaling names the file --network reads ({!r}): the "
+        'plot would overwrite it; give the plot its own file'.format(plot))
+    assert (tmp_path / 'net.svg').read_bytes() == saved
+
+
+def test_a_plot_over_the_calibration_read_is_refused(tmp_path, monkeypatch,
+                                                     capsys):
+    from calibration_fixtures import literal_calibration
+    monkeypatch.chdir(tmp_path)
+    literal_calibration().save('cal.png')
+    saved = (tmp_path / 'cal.png').read_bytes()
+    assert error_of(capsys, RAISING, '--predict-time', 'cal.png',
+                    '--plot-summary', 'cal.png') == (
+        "error: --plot-summary names the file --predict-time reads "
+        "('cal.png'): the plot would overwrite it; give the plot its own "
+        'file')
+    assert (tmp_path / 'cal.png').read_bytes() == saved
+
+
 def test_a_link_to_a_file_not_yet_written_is_taken(tmp_path, monkeypatch):
     # the link's target was created with O_EXCL at the link itself: 'File
     # exists'; the file is written through the link, its target probed
