@@ -1358,7 +1358,8 @@ def parse_sizes(text):
     """netbench's --sizes: two sizes or more in bytes >= 4, multiples of
     4, comma separated, each as :func:`byte_count` reads it ('4,1K,1e6')."""
     out = []
-    for part in text.split(','):
+    parts = text.split(',')
+    for part in parts:
         try:
             out.append(byte_count(part))
         except ValueError:
@@ -1368,11 +1369,13 @@ def parse_sizes(text):
         raise argparse.ArgumentTypeError(
             'must be two sizes or more in bytes >= 4, comma-separated '
             '(K, M, G suffixes: 4,1K,1M); got {!r}'.format(text))
-    for size in out:
+    for part, size in zip(parts, out):
         problem = netbench.size_problem(size)
         if problem is not None:
+            # the size as given: 1e100 bytes is 101 digits
+            shown = size if len(str(size)) <= 20 else part.strip()
             raise argparse.ArgumentTypeError('gives {} in {!r}: {}'.format(
-                size, text, problem))
+                shown, text, problem))
     try:
         return netbench.check_sizes(out)
     except ValueError as e:

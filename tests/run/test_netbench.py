@@ -398,6 +398,9 @@ def test_a_directory_gone_before_the_save_is_one_line(tmp_path,
     (('--sizes', '4,6'), "argument --sizes: gives 6 in '4,6': each size is "
      'timed as exactly that many bytes of float32 gradients (4 bytes '
      'each): give integers >= 4 that are multiples of 4 (see --help)'),
+    # as given, not as the 101 digits of the bytes 1e100 is
+    (('--sizes', '4, 1e100'), "argument --sizes: gives 1e100 in '4, 1e100': "
+     'an array holds at most 9223372036854775807 bytes (see --help)'),
     (('--communicator', 'nosuch'), "--communicator 'nosuch' cannot be "
      'created here: ValueError: Unrecognized communicator: "nosuch" (naive '
      'runs on any machine)'),
