@@ -272,12 +272,6 @@ def say(text):
 MISTAKE_STATUS = 2
 
 
-def _local(error):
-    """``error`` marked as this rank's own (see :func:`on_this_rank`)."""
-    error.local = True
-    return error
-
-
 @contextlib.contextmanager
 def on_this_rank():
     """Mark the CommandErrors raised inside as this rank's own (``local``):
@@ -287,7 +281,8 @@ def on_this_rank():
     try:
         yield
     except CommandError as e:
-        raise _local(e)
+        e.local = True
+        raise
 
 
 def report_errors(body, tell=say):
@@ -898,7 +893,7 @@ def check_output_file(path, option, example, check_name=None):
         if not os.path.isdir(directory):
             raise CommandError('{} {!r}: cannot write in directory {!r}: '
                                '{}'.format(option, path, directory,
-                                           _not_a_directory(directory)))
+                                           checks.not_a_directory(directory)))
     if check_name is not None:
         check_name(path)
     with on_this_rank():
@@ -907,17 +902,6 @@ def check_output_file(path, option, example, check_name=None):
         except OSError as e:
             raise CommandError('{} {!r} cannot be written: {}'.format(
                 option, path, e.strerror or e))
-
-
-def _not_a_directory(directory):
-    """Why ``directory``, which is no directory, is not: the first of it
-    and its parents that exists is a file, or it does not exist."""
-    parent = directory
-    while not os.path.lexists(parent) and os.path.dirname(parent) != parent:
-        parent = os.path.dirname(parent)
-    if os.path.lexists(parent) and not os.path.isdir(parent):
-        return '{!r} is a file, not a directory'.format(parent)
-    return 'it does not exist'
 
 
 def _check_plot_path(path, option):
@@ -1216,10 +1200,11 @@ def _check_calibration(args):
         if args.predict_by is not None:
             raise CommandError('--predict-by needs --predict-time FILE')
         return
-    try:
-        args.calibration = Calibration.load(args.predict_time)
-    except (OSError, ValueError) as e:
-        raise _local(CommandError('--predict-time: {}'.format(e)))
+    with on_this_rank():  # this node's file
+        try:
+            args.calibration = Calibration.load(args.predict_time)
+        except (OSError, ValueError) as e:
+            raise CommandError('--predict-time: {}'.format(e))
 
 
 def check_args(args):

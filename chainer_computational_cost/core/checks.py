@@ -143,6 +143,18 @@ class UnwritableFile(ValueError):
     since, as a full disk would)."""
 
 
+def not_a_directory(directory):
+    """Why ``directory``, which is no directory, is not: the first of it
+    and its parents that exists is a file (named), or it does not
+    exist."""
+    parent = directory
+    while not os.path.lexists(parent) and os.path.dirname(parent) != parent:
+        parent = os.path.dirname(parent)
+    if os.path.lexists(parent) and not os.path.isdir(parent):
+        return '{!r} is a file, not a directory'.format(parent)
+    return 'it does not exist'
+
+
 def output_file(path, what):
     """``path`` (checked by :func:`path`) opened to write text (UTF-8): one
     that cannot be opened (a directory, a missing directory) is a one-line

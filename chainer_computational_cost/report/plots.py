@@ -96,8 +96,7 @@ def check_path(path):
     if not os.path.isdir(directory):
         raise ValueError('path {!r}: cannot write in directory {!r}: '
                          '{}'.format(name, directory,
-                                     'it is a file' if os.path.exists(
-                                         directory) else 'it does not exist'))
+                                     checks.not_a_directory(directory)))
     return ext
 
 

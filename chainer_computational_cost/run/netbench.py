@@ -129,14 +129,20 @@ def time_mean_grad(comm, link, repeats=10, warmup=2, calls=4):
     return statistics.median(slowest)
 
 
+def _no_room(nbytes, where='memory'):
+    """What a size whose parameter and gradient (``nbytes`` each) could
+    not be allocated is told, before the run or during it."""
+    return ('{} bytes of float32 gradients do not fit in {} (twice: the '
+            'parameter and its gradient)'.format(nbytes, where))
+
+
 def room_problem(nbytes):
     """Why this process cannot hold a size's parameter and gradient
     (``nbytes`` each), or None: they are allocated, written, and let go."""
     try:
         _one_param_link(nbytes)
     except MemoryError:
-        return ('{} bytes of float32 gradients do not fit in memory (twice: '
-                'the parameter and its gradient)'.format(nbytes))
+        return _no_room(nbytes)
     return None
 
 
@@ -151,8 +157,8 @@ def _agreed_link(comm, nbytes):
         link, mine = None, comm.rank
     failed = [r for r in comm.mpi_comm.allgather(mine) if r is not None]
     if failed:
-        raise MemoryError('{} bytes of float32 gradients do not fit in the '
-                          'memory of rank {}'.format(nbytes, failed[0]))
+        raise MemoryError(_no_room(
+            nbytes, 'the memory of rank {}'.format(failed[0])))
     return link
 
 

@@ -96,7 +96,8 @@ def test_a_size_another_rank_cannot_allocate_stops_this_one(monkeypatch):
     with pytest.raises(MemoryError) as e:
         netbench.measure(comm, [4, 1024, 4096], repeats=1, warmup=0)
     assert str(e.value) == ('4096 bytes of float32 gradients do not fit in '
-                            'the memory of rank 1')
+                            'the memory of rank 1 (twice: the parameter and '
+                            'its gradient)')
     # 4 and 1K timed (4 calls a round, one round), 4K never
     assert comm.sizes == [4] * 4 + [1024] * 4
 
@@ -119,7 +120,8 @@ def _netbench_mpi(tmp_path, when):
               'not fit in memory (twice: the parameter and its gradient): '
               'give smaller sizes\n'),
     ('later', 'error: --sizes: 4096 bytes of float32 gradients do not fit '
-              'in the memory of rank 1\n')], ids=['first', 'later'])
+              'in the memory of rank 1 (twice: the parameter and its '
+              'gradient)\n')], ids=['first', 'later'])
 def test_a_size_rank_1_alone_cannot_allocate_stops_every_rank(
         tmp_path, when, message):
     status, out, err = _netbench_mpi(tmp_path, when)

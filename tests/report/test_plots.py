@@ -997,8 +997,14 @@ def test_a_path_in_no_directory_is_refused_before_drawing(tmp_path,
          "{!r}: it does not exist".format(str(tmp_path / 'no' / 'x.png'),
                                           str(tmp_path / 'no'))),
         (tmp_path / 'file' / 'x.png', "path {!r}: cannot write in directory "
-         "{!r}: it is a file".format(str(tmp_path / 'file' / 'x.png'),
-                                     str(tmp_path / 'file'))),
+         "{!r}: {!r} is a file, not a directory".format(
+             str(tmp_path / 'file' / 'x.png'), str(tmp_path / 'file'),
+             str(tmp_path / 'file'))),
+        # a file above: named, not 'it does not exist'
+        (tmp_path / 'file' / 'd' / 'x.png', "path {!r}: cannot write in "
+         "directory {!r}: {!r} is a file, not a directory".format(
+             str(tmp_path / 'file' / 'd' / 'x.png'),
+             str(tmp_path / 'file' / 'd'), str(tmp_path / 'file'))),
         (tmp_path / 'd.png', "path {!r} is a directory: give a file name "
          "such as plot.png".format(str(tmp_path / 'd.png')))]
     for path, message in cases:
