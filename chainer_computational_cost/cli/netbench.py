@@ -14,6 +14,7 @@ import sys
 from chainer_computational_cost.cli.args import build_netbench_parser
 from chainer_computational_cost.cli.args import cannot_write
 from chainer_computational_cost.cli.args import check_output_file
+from chainer_computational_cost.cli.args import own_error
 from chainer_computational_cost.cli.args import report_errors
 from chainer_computational_cost.cli.args import say
 from chainer_computational_cost.cli.args import WRITE_ERRORS
@@ -22,6 +23,11 @@ from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.models import one_line
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.run import netbench
+
+
+#: Exit status when a rank failed alone while timing and MPI was aborted
+#: (mpiexec passes it on).
+ABORT_STATUS = 1
 
 
 def _world_rank():
@@ -113,8 +119,19 @@ def _command(argv, ost, first=True):
                                          name=args.name)
     except ValueError as e:  # the times do not follow the sizes
         raise CommandError(str(e))
-    except MemoryError as e:  # agreed by the ranks: memory taken since
+    except netbench.NoRoom as e:  # agreed by the ranks: memory taken since
         raise CommandError('--sizes: {}'.format(e))
+    except Exception as e:
+        # This rank's alone (the all-reduce could not get its memory):
+        # the others wait in the all-reduce for it, so every rank is
+        # stopped, after this rank's line.
+        say(own_error('netbench stopped while timing: {}; every rank is '
+                      'stopped'.format(one_line(e))))
+        sys.stderr.flush()
+        comm.mpi_comm.Abort(ABORT_STATUS)
+        # (MPICH's Abort may return before mpiexec stops this process:
+        # no traceback meanwhile)
+        raise SystemExit(ABORT_STATUS)
     status = 0
     if comm.rank == 0:
         try:

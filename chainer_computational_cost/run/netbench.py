@@ -129,6 +129,11 @@ def time_mean_grad(comm, link, repeats=10, warmup=2, calls=4):
     return statistics.median(slowest)
 
 
+class NoRoom(MemoryError):
+    """A size some rank could not allocate, raised on every rank alike
+    (see :func:`time_allreduce`)."""
+
+
 def _no_room(nbytes, where='memory'):
     """What a size whose parameter and gradient (``nbytes`` each) could
     not be allocated is told, before the run or during it."""
@@ -157,15 +162,15 @@ def _agreed_link(comm, nbytes):
         link, mine = None, comm.rank
     failed = [r for r in comm.mpi_comm.allgather(mine) if r is not None]
     if failed:
-        raise MemoryError(_no_room(
+        raise NoRoom(_no_room(
             nbytes, 'the memory of rank {}'.format(failed[0])))
     return link
 
 
 def time_allreduce(comm, nbytes, repeats=10, warmup=2):
     """Seconds of one ``comm.multi_node_mean_grad`` of ``nbytes`` of
-    float32 gradients (see :func:`time_mean_grad`); a MemoryError on
-    every rank when any rank cannot allocate them."""
+    float32 gradients (see :func:`time_mean_grad`); :class:`NoRoom` (a
+    MemoryError) on every rank when any rank cannot allocate them."""
     return time_mean_grad(comm, _agreed_link(comm, nbytes), repeats, warmup)
 
 
@@ -222,8 +227,11 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     size (``bytes``, ``seconds`` measured, ``model`` seconds).  Each
     size is timed exactly: a ValueError before any timing for one that is
     not a multiple of 4, given twice, or alone (see :func:`check_sizes`);
-    a MemoryError on every rank for one that some rank cannot allocate
-    (see :func:`room_problem` to find it before the timing).
+    :class:`NoRoom` (a MemoryError) on every rank for one that some rank
+    cannot allocate (see :func:`room_problem` to find it before the
+    timing).  Anything raised on one rank alone (memory the all-reduce
+    itself could not get) leaves the others waiting in the all-reduce:
+    the caller must stop them (the command aborts MPI).
     """
     sizes = check_sizes(sizes)  # before minutes of timing
     n = comm.size

@@ -127,3 +127,19 @@ def test_a_size_rank_1_alone_cannot_allocate_stops_every_rank(
     status, out, err = _netbench_mpi(tmp_path, when)
     assert (status, out, err) == (2, '', message)
     assert list(tmp_path.iterdir()) == []
+
+
+@needs_mpi
+@pytest.mark.slow
+def test_an_all_reduce_one_rank_cannot_run_stops_every_rank(tmp_path):
+    # rank 1's all-reduce of 4K ran out of memory while rank 0 waited in
+    # it: rank 0 waited forever (the timeout killed both); now rank 1
+    # says so and aborts MPI, every rank stopped with status 1
+    status, out, err = _netbench_mpi(tmp_path, 'during')
+    assert (status, out) == (1, '')
+    lines = err.splitlines()
+    assert lines[0] == ('error: rank 1: netbench stopped while timing: '
+                        'MemoryError; every rank is stopped')
+    # then MPICH's own line of the abort, and nothing else (no traceback)
+    assert [line for line in lines[1:] if 'MPI_Abort' not in line] == []
+    assert list(tmp_path.iterdir()) == []

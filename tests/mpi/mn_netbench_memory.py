@@ -2,8 +2,9 @@
 command on the naive communicator where rank 1 alone runs out of memory
 for the sizes above 1 KiB, without a real allocation that large: at once
 (``first``), or only after the check before the timing passed (``later``:
-memory another process took meanwhile).  Exits with the command's
-status."""
+memory another process took meanwhile), or inside an all-reduce of such
+a size (``during``: the communicator's own buffers), rank 0 waiting in
+it.  Exits with the command's status."""
 
 import sys
 
@@ -20,10 +21,23 @@ def main():
 
         def short_of_memory(nbytes):
             made.append(nbytes)
-            if nbytes > 1024 and (when == 'first' or made.count(nbytes) > 1):
+            if nbytes > 1024 and (when == 'first' or when == 'later' and
+                                  made.count(nbytes) > 1):
                 raise MemoryError()
             return make(nbytes)
         run_netbench._one_param_link = short_of_memory
+        if when == 'during':
+            real = run_netbench.mean_grad
+
+            def mean_grad(comm):
+                call = real(comm)
+
+                def short(link):
+                    if link.p.size * 4 > 1024:
+                        raise MemoryError()
+                    return call(link)
+                return short
+            run_netbench.mean_grad = mean_grad
     return netbench.main(['--communicator', 'naive', '--sizes', '4,1K,4K',
                           '--repeats', '2', '--output', path])
 
