@@ -58,15 +58,14 @@ work: the optimizer makes its state, which later steps hold throughout,
 and ChainerMN broadcasts the parameters in place of the all-reduce and
 the update.  With ``memory=True``, ChainerMN or a calibration (whose
 figures that changes, or which a step with other work does not get), the
-keys of the first iteration are costed once more the next
-time they are seen; otherwise the next step is checked against the
-first iteration's, and only if it does other work (a model that
-initialises itself in its first forward pass) is the step after it
-costed as the key's reference.  The calls ``update_core`` makes outside the
-optimizers' updates are costed by another light hook, one by one with
-the hook's calculators, at every iteration (see _Outside); an update
-called from another's loss function is in the outer one's figures.
-Nothing outside
+keys of the first iteration are costed once more the next time they are
+seen; otherwise the next step is checked against the first iteration's,
+and only if it does other work (a model that initialises itself in its
+first forward pass) is the step after it costed as the key's reference.
+The calls ``update_core`` makes outside the optimizers' updates are
+costed by another light hook, one by one with the hook's calculators, at
+every iteration (see _Outside); an update called from another's loss
+function is in the outer one's figures.  Nothing outside
 ``update_core`` is costed: an ``Evaluator``'s forward passes are not.
 
 A backward pass that runs on into nodes made before the loss function
@@ -1256,17 +1255,16 @@ class _Steps(object):
                 forward_time, before_1,
                 None if figures is None or lossfun is None
                 else _Calls(seen.calls, self.fma_1flop),
-                self.first and figures is not None)
+                self.first and self.first_stands and figures is not None)
             calls.append(figures)
             return result
         return update
 
     def verify(self, key, entry, real_update, lossfun, args, kwargs):
         """``real_update`` of arguments whose ``key`` has the costed
-        ``entry``,
-        its forward's calls compared with the costed one's as they come,
-        then the graph it leaves: the cached figures when they are the
-        same; else (other work at the same shapes) the FLOPs of the
+        ``entry``, its forward's calls compared with the costed one's as
+        they come, then the graph it leaves: the cached figures when they
+        are the same; else (other work at the same shapes) the FLOPs of the
         forward's calls (the costed step's up to the first that differs,
         then each call's own) and of the backward and update, run inside
         a hook entered when the forward returns; no memory peak nor
