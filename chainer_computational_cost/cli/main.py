@@ -516,7 +516,11 @@ def main(argv=None, ost=None):
 
 
 def console():
-    """The ``chainer-computational-cost`` command."""
+    """The ``chainer-computational-cost`` command: ``python -m
+    chainer_computational_cost``'s, the current directory first on the
+    import path as ``python -m`` puts it (a ``models.py`` there is a
+    ``models:build`` model to both)."""
+    sys.path.insert(0, os.getcwd())
     sys.exit(main())
 
 

@@ -4,6 +4,7 @@ taken by a line of MANIFEST.in, so pytest runs from an unpacked sdist."""
 
 import importlib
 import os
+import sys
 import re
 
 import pytest
@@ -89,3 +90,24 @@ def test_console_command(monkeypatch, capsys):
     assert e.value.code == 0
     assert capsys.readouterr().out.startswith(
         'usage: chainer-computational-cost ')
+
+
+def test_console_command_finds_a_model_in_the_current_directory(
+        tmp_path, monkeypatch, capsys):
+    # python -m puts the current directory on the import path, a console
+    # script its own folder: 'models:build' was found by one only
+    from chainer_computational_cost.cli.main import console
+    (tmp_path / 'console_models.py').write_text(
+        'import chainer.links as L\n\n\ndef build():\n'
+        '    return L.Linear(3, 2)\n')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr('sys.path', [p for p in sys.path
+                                     if p not in ('', str(tmp_path))])
+    monkeypatch.setattr('sys.argv', [
+        'chainer-computational-cost', 'console_models:build', '--shape',
+        '1,3', '--mode', 'csv', '--columns', 'flops'])
+    with pytest.raises(SystemExit) as e:
+        console()
+    # Linear(3, 2) on one row: 3*2 multiply-adds, 1 FLOP each, + 2 biases
+    assert (e.value.code, capsys.readouterr().out) == (
+        0, 'FLOPs\n8\n8\n')
