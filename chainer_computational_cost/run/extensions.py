@@ -45,7 +45,8 @@ compares each call's function class, input shapes and dtypes and its
 node's settings (scalar and tuple attributes: window, stride, axis, ...;
 the shapes and dtypes of the arrays it holds, never their values) with
 the costed run's as they come; when it returns, the graph it left (where
-each node's inputs come from), which decides the backward pass, is
+each node's inputs come from, which output of their creator they are),
+which decides the backward pass, is
 compared too.  A call that does other work at the same shapes (an LSTM
 whose batch shrinks as sequences end, a pooling window drawn per step, an
 encoder cut off the graph) gets the FLOPs of its forward call by call
@@ -72,7 +73,8 @@ A backward pass that runs on into nodes made before the loss function
 was called (a state carried over steps, a graph the updater built) does
 work the checks cannot see: such a step is costed like one whose backward
 pass differs, at every step.  A NumPy integer among a node's attributes
-is a setting; a NumPy float is a value the node computes from the data.
+is a setting; a NumPy float is a value the node computes from the data:
+whether it is set (a clip's bound) is compared, not its value.
 
 What the checks do not see: a change to the update alone (a link's
 ``disable_update()`` or an update rule's hyperparameter set between
@@ -245,7 +247,9 @@ def _layout(cls, function):
         kind = _kind(type(v))
         if kind == 1:
             plain.append(name)
-        elif kind:
+        elif kind or isinstance(v, numpy.generic):
+            # (a value the node computed, as a NumPy float: its shape and
+            # dtype, which say that it is set, not what it is)
             other.append(name)
     # a tuple from a getter in C, as for several: a lone name twice
     if len(plain) == 1:
@@ -258,16 +262,19 @@ def _layout(cls, function):
 
 
 def _value(v):
-    """One attribute's value as a key (see _settings), None if it is
-    none of these."""
+    """One attribute's value as a key (see _settings): a setting itself;
+    an array's (or a NumPy float's: a value the node computed) shape and
+    dtype; else its type, which differs from None (a bound that is set
+    from one that is not)."""
     kind = _kind(type(v))
     if kind == 1:
         return v
     if kind == 2:
         return _sequence(v)
-    if kind == 3:  # an uninitialised Parameter has no shape
+    if kind == 3 or isinstance(v, numpy.generic):
+        # (an uninitialised Parameter has no shape)
         return getattr(v, 'shape', None), getattr(v, 'dtype', None)
-    return None
+    return type(v)
 
 
 def _settings(function, layout):
@@ -340,14 +347,28 @@ _SHAPE_DTYPE = operator.attrgetter('shape', 'dtype')
 _OUTSIDE = 'outside'
 
 
+def _output_index(x):
+    """Which output of its creator the variable node ``x`` is, for a
+    creator of several outputs (an LSTM's c and h: which one the loss
+    reads decides its backward pass); None otherwise."""
+    creator = x._creator_node
+    outputs = () if creator is None else creator.outputs
+    if len(outputs) > 1:
+        for i, ref in enumerate(outputs):
+            if ref() is x:
+                return i
+    return None
+
+
 def _graph(nodes, loss):
     """What decides the calls of the backward pass of ``loss`` beyond the
     forward's calls (``nodes``, in call order): for every input of every
     node and for ``loss``, the node that made it (by call; None for a
     leaf, or for an input made outside the forward pass that requires no
     gradient, which the backward pass stops at; else :data:`_OUTSIDE`),
-    whether it requires a gradient and the first input that is the same
-    variable (shared variables, as tied weights, sum their gradients)."""
+    whether it requires a gradient, the first input that is the same
+    variable (shared variables, as tied weights, sum their gradients) and
+    which output of its creator it is (see _output_index)."""
     node = getattr(loss, 'node', None)
     # a node made without a graph (no_backprop_mode) has inputs None; a
     # node freed during the forward pass is None, and no input of a node
@@ -364,7 +385,8 @@ def _graph(nodes, loss):
                 for c, g in zip(map(_CREATOR, inputs), needs_grad)]
     firsts = {}
     return (creators, needs_grad,
-            list(map(firsts.setdefault, inputs, itertools.count())))
+            list(map(firsts.setdefault, inputs, itertools.count())),
+            list(map(_output_index, inputs)))
 
 
 class _Graph(NamedTuple):
@@ -375,24 +397,28 @@ class _Graph(NamedTuple):
     pass, as ``outside`` says: then no later step is taken to do the same
     work); ``shared``, (k, j) for each input k that is the same variable
     as an earlier input j (its first); ``distinct``, how many variables
-    the inputs are."""
+    the inputs are; ``outputs``, (k, i) for each input k that is output
+    i of a creator of several outputs (see _output_index)."""
 
     full: tuple
     positions: Optional[tuple]
     shared: tuple
     distinct: int
     outside: bool
+    outputs: tuple = ()
 
     @classmethod
     def of(cls, nodes, loss):
         """The :class:`_Graph` of a forward pass."""
         full = _graph(nodes, loss)
-        creators, _, firsts = full
+        creators, _, firsts, outputs = full
         if _OUTSIDE in creators:
             return cls(full, None, (), 0, True)
         return cls(full, tuple([-1 if c is None else c for c in creators]),
                    tuple([(k, j) for k, j in enumerate(firsts) if j != k]),
-                   len(set(firsts)), False)
+                   len(set(firsts)), False,
+                   tuple([(k, i) for k, i in enumerate(outputs)
+                          if i is not None]))
 
 
 def _same_graph(nodes, loss, reference):
@@ -439,7 +465,14 @@ def _same_graph(nodes, loss, reference):
     for k, j in reference.shared:
         if inputs[k] is not inputs[j]:
             return False
-    return len(set(inputs)) == reference.distinct
+    if len(set(inputs)) != reference.distinct:
+        return False
+    # The same output of each creator of several outputs (whose inputs
+    # come from the same calls as the costed step's)
+    for k, i in reference.outputs:
+        if inputs[k]._creator_node.outputs[i]() is not inputs[k]:
+            return False
+    return True
 
 
 def _free_name(hooks, name):

@@ -2500,6 +2500,68 @@ def test_one_off_work_in_the_first_forward_pass(tmp_path, monkeypatch,
     assert len(runs) == 3 if not memory else 2
 
 
+class _TwoOutputs(chainer.Chain):
+    """(x (2, 4), k (1,)) -> the sum of the cell state c (k[0] == 0) or
+    the output h of an LSTM cell (F.lstm, zero cell state) of a
+    Linear(4, 8) of x: the same forward calls, each output's own
+    backward pass."""
+
+    def __init__(self):
+        super(_TwoOutputs, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(4, 8, initialW=0.5, nobias=True)
+
+    def forward(self, x, k):
+        c, h = F.lstm(self.xp.zeros((2, 2), 'f'), self.lin(x))
+        return F.sum(h if k[0] else c)
+
+
+@pytest.mark.parametrize('memory', [False, True])
+def test_a_step_that_reads_another_output_of_a_node(tmp_path, memory):
+    # which output of the LSTM cell the loss reads is in the graph, not in
+    # the calls: iteration 2 (h) was taken for iteration 1's step (c), or
+    # with memory (iteration 2 costed again) iteration 4 for iteration 2's
+    x = numpy.ones((2, 4), numpy.float32)
+    batches = [(x, numpy.array([k], numpy.int32)) for k in [0, 1, 1, 0, 1]]
+    log = _train(_TwoOutputs(), batches, CostMonitor(memory=memory),
+                 tmp_path)
+    expected = [f for f, _ in _fresh(_TwoOutputs, batches)]
+    assert expected[0] != expected[1]  # the two backward passes
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Clipping(chainer.Chain):
+    """(x (2, 2), k (1,)) -> the sum of a Linear(2, 4) of x clipped to a
+    NumPy float upper bound (as np.percentile gives one) and, when k[0],
+    a NumPy float lower bound: None (no bound) otherwise."""
+
+    def __init__(self):
+        super(_Clipping, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(2, 4, initialW=0.5, nobias=True)
+
+    def forward(self, x, k):
+        low = numpy.float64(-10.0) if k[0] else None
+        return F.sum(F.clip(self.lin(x), low, numpy.float64(10.0)))
+
+
+@pytest.mark.parametrize('flags', [[0, 1, 1, 0, 1], [1, 0, 0, 1, 0]])
+def test_a_bound_set_in_one_step_and_not_in_another(tmp_path, monkeypatch,
+                                                    flags):
+    # a NumPy float setting counted as no setting: a lower bound of None
+    # and one of -10.0 were the same setting, whichever came first (the
+    # first node of a class seen decides how its nodes are read: none
+    # seen before this training)
+    monkeypatch.setattr(cm_extensions, '_LAYOUTS', {})
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([k], numpy.int32)) for k in flags]
+    log = _train(_Clipping(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Clipping, batches)]
+    # Clip: one comparison per element for each bound set, |y| = 2*4 = 8
+    assert expected[flags.index(1)] - expected[flags.index(0)] == 8
+    assert [e['cost/flops'] for e in log] == expected
+
+
 class _Multi(chainer.Chain):
     """(x (2, 3), t (2, 3)) -> the sigmoid cross entropy of a Linear(3, 3)
     of x, labels -1 ignored: the loss keeps its count of the labels (a
