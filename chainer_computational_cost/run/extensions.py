@@ -77,8 +77,10 @@ is a setting; a NumPy float is a value the node computes from the data:
 whether it is set (a clip's bound) is compared, not its value.
 
 What the checks do not see: a change to the update alone (a link's
-``disable_update()`` or an update rule's hyperparameter set between
-steps) keeps the costed figures of the key, its update phase included.
+``disable_update()``, an update rule's hyperparameter set between steps,
+an optimizer hook added during the training, an update that dynamic loss
+scaling skips) keeps the costed figures of the key, its update phase
+included.
 A plain setting that changes at every step (a dropout ratio drawn per
 step as a Python float) makes every such step one that does other work:
 it is costed call by call at every step, exact but as slow as a hooked
