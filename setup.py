@@ -11,7 +11,7 @@ with open(os.path.join(here, 'README.md')) as f:
 
 setup(
     name='chainer_computational_cost',
-    version='0.2.0',
+    version='0.3.0',
     description='Theoretical computational cost (FLOPs, memory traffic) of '
                 'Chainer forward passes and training steps, layer by layer',
     long_description=long_description,

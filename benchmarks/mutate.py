@@ -1,12 +1,14 @@
 """Mutation testing: do the tests catch realistic one-line bugs?
 
-    python benchmarks/mutate.py [--modules update,extensions] [--per-module 40]
-        [--seed N] [--timeout 120] [--list] [--verbose]
+    python benchmarks/mutate.py [--modules run.fit,collect.updates]
+        [--per-module 40] [--seed N] [--timeout 120] [--list] [--verbose]
 
-For each module (default: every one of TESTS: memory, fit, mn, network,
-projection, aggregation, update, the optimizer calculators, extensions,
-the command line's __main__, _cli_args and _cli_output, the records, the
-report, rendering, the roofline, calibration, measure and plots) it lists
+For each module (default: every one of TESTS, by its dotted name under
+the package: collect.live_memory, analysis.memory, run.fit, the
+projection, the aggregation, the updates, the optimizer calculators, the
+extensions, the command line's cli.main, cli.args and cli.output, the
+records, the reports, rendering, the roofline, calibration, measure and
+plots) it lists
 every place where a realistic one-line bug can be planted, samples
 ``--per-module`` of them and for each one writes the mutated module into a
 copy of the package and the tests in a temporary directory (never into
@@ -75,8 +77,9 @@ LIVE_MEMORY = [
 ]
 
 #: Module (dotted, under the package) -> the test files (under tests/,
-#: the module's own tests/<folder>/test_<module>.py first) that must catch
-#: its bugs, chosen to keep a mutant's run short.
+#: the module's own first: tests/<folder>/test_<module>.py, or the file
+#: TESTED_ELSEWHERE of tests/docs/test_structure.py names) that must
+#: catch its bugs, chosen to keep a mutant's run short.
 TESTS = {
     'collect.live_memory': LIVE_MEMORY,
     'analysis.memory': LIVE_MEMORY,

@@ -18,7 +18,7 @@ from chainer_computational_cost.run.projection import project_batch  # NOQA
 from chainer_computational_cost.run.projection import Projection  # NOQA
 from chainer_computational_cost.core.records import ReportWarning  # NOQA
 
-__version__ = '0.2.0'
+__version__ = '0.3.0'
 
 __all__ = ['Calibration', 'ComputationalCostHook', 'CostMonitor',
            'LinkColumns',

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 project = 'chainer_computational_cost'
 author = 'the chainer_computational_cost authors'
 copyright = 'the chainer_computational_cost authors, MIT licence'
-release = '0.2.0'
+release = '0.3.0'
 
 extensions = [
     'myst_parser',

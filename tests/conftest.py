@@ -1,5 +1,7 @@
-"""The test tiers: ``make test-fast`` runs ``-m 'not slow'`` for the edit
-loop; ``make test`` and CI (``make test-all``) run every test.
+"""The test tiers: ``make test-fast`` runs ``-m 'not slow'`` on Chainer
+7.8.1 for the edit loop; ``make test`` the same tier on Chainer 7.8.1 and
+6.7.0, with flake8 and the DETAILS.md check; CI (``make test-all``,
+which the README's test command runs) every test on both.
 
 Besides the tests marked ``@pytest.mark.slow`` where they are defined
 (full-size models, the tests of the behaviours planted bugs got past),

@@ -75,17 +75,20 @@ from chainer_computational_cost.report.rendering import render
 class CostReport(object):
     """The reading API shared by everything that holds cost records.
 
-    A subclass provides ``records()`` (the list of
+    A subclass (a record source) provides ``records()`` (the list of
     :class:`~chainer_computational_cost.core.records.Record`, which only
-    grows) and ``_link_info()`` (path ->
-    ``(n_calls, n_params)``).  Reports are built once per change of the
-    records (the length of the list) and handed out as fresh copies.
+    grows) and, when it knows them, ``link_info()``, ``memory_state()``
+    and ``comm_bytes_of()`` (below).  Reports are built once per change of
+    the records (the length of the list) and handed out as fresh copies.
     """
 
     def records(self):
+        """The records, in call order (a subclass's)."""
         raise NotImplementedError
 
     def link_info(self):
+        """Link path -> ``(calls, parameters, parameter bytes)``: the
+        link report's counts (none by default)."""
         return {}
 
     def memory_state(self):

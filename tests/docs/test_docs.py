@@ -221,7 +221,7 @@ def test_every_python_example_prints_what_its_page_shows(tmp_path, page):
 #: that does not continue in a fresh namespace; a line of SEPARATOR after
 #: each block's output.
 DRIVER = '''
-import json, sys, warnings
+import json, linecache, sys, warnings
 
 def show(message, category, filename, lineno, file=None, line=None):
     sys.stdout.write('{}: {}\\n'.format(category.__name__, message))
@@ -233,6 +233,8 @@ namespace = None
 for name, code, continues in json.load(sys.stdin):
     if not continues or namespace is None:
         namespace = {'__name__': '__docs__'}
+    # a traceback shows the block's lines, as a script's would
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     exec(compile(code, name, 'exec'), namespace)
     sys.stdout.write(%r)
     sys.stdout.flush()

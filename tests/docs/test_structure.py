@@ -11,6 +11,8 @@ from chainer_computational_cost.core.records import Record
 
 PACKAGE = 'chainer_computational_cost'
 ROOT = os.path.dirname(os.path.abspath(chainer_computational_cost.__file__))
+#: The tests' folder.
+TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: The folders from the ground up: a module imports from its own folder
 #: and the folders before it, never from one after it.
@@ -341,3 +343,72 @@ def test_the_field_check_finds_a_planted_index():
                      'y = r.flops + R_FLOPSY\n')
     assert [f.split(' ')[1] for f in _record_indices(tree, 'a')] == [
         'R_FLOPS', 'R_FLOPS', 'R_LIVE']
+
+
+#: The modules whose tests are not in their own file (see
+#: :func:`_own_tests`), and the test file that has them: each is tested
+#: through the module that runs it or the command that uses it.
+TESTED_ELSEWHERE = {
+    '': 'docs/test_packaging.py',
+    '__main__': 'cli/test_main.py',
+    'compat': 'docs/test_compat.py',
+    'report': 'docs/test_compat.py',
+    'analysis.memory': 'collect/test_live_memory.py',
+    'report.gathered': 'collect/test_mpi_recorder.py',
+    'core.columns': 'report/test_rendering.py',
+    'core.affine': 'cost_calculators/test_properties.py',
+    'cli.progress': 'cli/test_main.py',
+    'cli.calibrate': 'cli/test_main.py',
+    'cost_calculators': 'cost_calculators/test_registry.py',
+    'cost_calculators.chainermn': 'collect/test_mpi_recorder.py',
+    'cost_calculators.cost_calculators': 'cost_calculators/test_registry.py',
+}
+
+
+def _own_tests(name):
+    """The test files named after module ``name`` (``a.b``):
+    ``tests/a/test_b.py`` and its parts, ``tests/a/test_b_*.py``."""
+    folder, _, module = name.rpartition('.')
+    where = os.path.join(TESTS, *folder.split('.')) if folder else TESTS
+    if not os.path.isdir(where) or not module:
+        return []
+    return [f for f in os.listdir(where)
+            if f == 'test_{}.py'.format(module)
+            or f.startswith('test_{}_'.format(module))]
+
+
+def _has_code(path):
+    """Whether the module at ``path`` holds more than its docstring (a
+    folder's ``__init__`` that only says what the folder is has nothing
+    to test)."""
+    body = _tree(path).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(
+            getattr(body[0], 'value', None), ast.Constant):
+        body = body[1:]
+    return bool(body)
+
+
+def _untested(modules, elsewhere):
+    """The modules of ``modules`` (name -> path) with code but neither
+    their own test file nor an existing one in ``elsewhere``."""
+    return sorted(
+        name for name, path in modules.items()
+        if (not os.path.exists(path) or _has_code(path))
+        and not _own_tests(name) and not (
+            name in elsewhere and os.path.isfile(os.path.join(
+                TESTS, elsewhere[name]))))
+
+
+def test_every_module_has_its_tests_where_the_layout_says():
+    # tests/<folder>/test_<module>.py, or the file TESTED_ELSEWHERE names
+    assert _untested(_modules(), TESTED_ELSEWHERE) == []
+    # and nothing listed there that has its own file
+    assert sorted(name for name in TESTED_ELSEWHERE
+                  if _own_tests(name)) == []
+
+
+def test_the_tests_check_finds_a_module_without_tests():
+    modules = dict(_modules(), **{'core.nowhere': 'x.py'})
+    assert _untested(modules, TESTED_ELSEWHERE) == ['core.nowhere']
+    assert _untested(modules, dict(TESTED_ELSEWHERE, **{
+        'core.nowhere': 'core/test_no_such_file.py'})) == ['core.nowhere']
