@@ -916,18 +916,31 @@ def _check_plot_path(path, option):
 
 def _probe_writable(path):
     """OSError unless a file can be written at ``path``: an existing file
-    is opened for appending (and left as it was), else the file itself is
-    created and removed (permissions alone would not tell: a read-only
-    file system, root, a name too long for the file system)."""
-    if os.path.exists(path):
-        with open(path, 'ab'):
+    is opened for appending, never created (left as it was), else the
+    file itself is created and removed (permissions alone would not tell:
+    a read-only file system, root, a name too long for the file system).
+    The ranks of mpiexec probe the same path at once: a file another rank
+    created meanwhile is one that can be written, and one it removed
+    meanwhile is probed again as new."""
+    # (O_NONBLOCK: a FIFO no one reads is refused, not waited on)
+    existing = os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK
+    for _ in range(3):
+        try:
+            os.close(os.open(path, existing))
             return
-    if os.path.islink(path):
-        # A link to no file yet is written through: its target is probed.
-        path = os.path.realpath(path)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    os.close(fd)
-    os.remove(path)
+        except FileNotFoundError:
+            pass
+        target = os.path.realpath(path) if os.path.islink(path) else path
+        # (a link to no file yet is written through: its target is probed)
+        try:
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                         0o666)
+        except FileExistsError:
+            continue  # made meanwhile: probed as an existing file
+        os.close(fd)
+        os.remove(target)
+        return
+    os.close(os.open(path, existing))
 
 
 #: Option attribute -> (option, the report's check of its value, which

@@ -957,6 +957,33 @@ def test_a_plot_over_the_calibration_read_is_refused(tmp_path, monkeypatch,
     assert (tmp_path / 'cal.png').read_bytes() == saved
 
 
+def test_a_new_path_another_rank_probes_at_once_is_writable(
+        tmp_path, monkeypatch):
+    # under mpiexec every rank probes the same new plot path: the file
+    # another rank made between this rank's look and its own creation
+    # was 'File exists', and this rank refused the run
+    from chainer_computational_cost.cli import args
+    path = str(tmp_path / 'x.png')
+    real_open = os.open
+
+    def other_rank_first(name, flags, *mode):
+        if flags & os.O_EXCL and not os.path.exists(name):
+            os.close(real_open(name, os.O_WRONLY | os.O_CREAT, 0o666))
+        return real_open(name, flags, *mode)
+    monkeypatch.setattr(os, 'open', other_rank_first)
+    args.check_output_file(path, '--plot-summary', 'plot.png')
+    # the other rank's file, which that rank removes; none of this one's
+    assert os.listdir(str(tmp_path)) == ['x.png']
+
+
+def test_a_fifo_no_one_reads_is_refused_not_waited_on(tmp_path, capsys):
+    os.mkfifo(str(tmp_path / 'x.png'))
+    err = error_of(capsys, RAISING, '--plot-summary',
+                   str(tmp_path / 'x.png'))
+    assert err.startswith("error: --plot-summary {!r} cannot be written: "
+                          .format(str(tmp_path / 'x.png')))
+
+
 def test_a_link_to_a_file_not_yet_written_is_taken(tmp_path, monkeypatch):
     # the link's target was created with O_EXCL at the link itself: 'File
     # exists'; the file is written through the link, its target probed
