@@ -100,7 +100,7 @@ def parse_columns(text, available):
     try:
         return rendering.check_columns(columns, available)
     except ValueError as e:
-        raise CommandError(str(e))
+        raise CommandError('--columns: {}'.format(e))
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -1361,6 +1361,11 @@ def parse_sizes(text):
         try:
             out.append(byte_count(part))
         except ValueError:
+            if _number(part.strip().upper().rstrip('KMG')) == math.inf:
+                # beyond a float (1e400): named as given
+                raise argparse.ArgumentTypeError(
+                    'gives {} in {!r}: an array holds at most {} bytes'
+                    .format(part.strip(), text, sys.maxsize))
             out = []
             break
     if len(out) < 2 or min(out) < 4:

@@ -437,8 +437,8 @@ def test_efficiency_of_the_scaling_report_is_kept():
 def test_a_column_named_twice_is_refused(capsys):
     # md would show it twice, json once (a key is a key)
     assert error_of(capsys, RAISING, '--columns', 'name, flops,name') == (
-        "error: columns ['name', 'flops', 'name'] names 'name' more than "
-        'once: each column is shown once')
+        "error: --columns: columns ['name', 'flops', 'name'] names 'name' "
+        'more than once: each column is shown once')
 
 
 def test_time_column_with_measured_times_is_kept():

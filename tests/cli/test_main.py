@@ -125,8 +125,8 @@ def test_empty_summary_column_lists_summary_columns(capsys):
 
 def test_unknown_column(capsys):
     err = error_of(capsys, 'cli_models:build_tiny', '--columns', 'name,foo')
-    assert err.startswith("error: unknown column(s) ['foo']; available "
-                          "columns are ['name', 'type', ")
+    assert err.startswith("error: --columns: unknown column(s) ['foo']; "
+                          "available columns are ['name', 'type', ")
 
 
 def test_negative_n_digits(capsys):
@@ -427,8 +427,8 @@ def test_links_before_the_model_is_explained(capsys):
 def test_links_columns_are_checked_against_the_link_report(capsys):
     err = error_of(capsys, 'cli_models:build_raising', '--links',
                    '--columns', 'name,type')
-    assert err.startswith("error: unknown column(s) ['type']; available "
-                          "columns are ['name', 'n_params', ")
+    assert err.startswith("error: --columns: unknown column(s) ['type']; "
+                          "available columns are ['name', 'n_params', ")
 
 
 # Roofline of ConvLinear on a given device of 1000 FLOP/s and 1024 B/s:
@@ -1298,8 +1298,8 @@ def test_columns_of_the_scaling_report(capsys):
         0, 'Workers,Comm B\n1,32\n8,32\n')
     capsys.readouterr()  # the scaling model's note of that run
     err = error_of(capsys, *options, '--columns', 'name')
-    assert err.startswith("error: unknown column(s) ['name']; available "
-                          "columns are ['workers', 'comm_bytes', ")
+    assert err.startswith("error: --columns: unknown column(s) ['name']; "
+                          "available columns are ['workers', 'comm_bytes', ")
 
 
 @pytest.mark.parametrize('options, column', [

@@ -401,6 +401,9 @@ def test_a_directory_gone_before_the_save_is_one_line(tmp_path,
     # as given, not as the 101 digits of the bytes 1e100 is
     (('--sizes', '4, 1e100'), "argument --sizes: gives 1e100 in '4, 1e100': "
      'an array holds at most 9223372036854775807 bytes (see --help)'),
+    # beyond a float: named too, not told as a list badly written
+    (('--sizes', '4,1e309K'), "argument --sizes: gives 1e309K in '4,1e309K': "
+     'an array holds at most 9223372036854775807 bytes (see --help)'),
     (('--communicator', 'nosuch'), "--communicator 'nosuch' cannot be "
      'created here: ValueError: Unrecognized communicator: "nosuch" (naive '
      'runs on any machine)'),
