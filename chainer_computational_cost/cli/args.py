@@ -786,7 +786,7 @@ def _network_arg(option, value):
     API's 'unknown network'."""
     if value is None or value.lower() in devices.NETWORKS:
         return value
-    if os.path.isfile(value):
+    if devices.is_network_file(value):
         try:
             return devices.load_network(value)
         except ValueError as e:

@@ -497,6 +497,13 @@ def names_a_file(network):
         sep in network for sep in seps)
 
 
+def is_network_file(path):
+    """Whether ``path`` is there to be read as a network file: anything
+    but a directory (a file, or a pipe such as a shell's ``<(cat
+    net.json)``)."""
+    return os.path.exists(path) and not os.path.isdir(path)
+
+
 def resolve_network(network, name='network'):
     """The :class:`Network` ``network`` names (a preset name, a Network,
     or the path of a JSON file written by :func:`save_network`, such as
@@ -512,7 +519,7 @@ def resolve_network(network, name='network'):
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
     if names_a_file(network):
-        if not os.path.isfile(network):
+        if not is_network_file(network):
             raise ValueError('{} file {!r} does not exist (a network is a '
                              'preset name or an existing file)'.format(
                                  name, os.fspath(network)))
