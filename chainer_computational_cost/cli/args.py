@@ -1143,6 +1143,13 @@ def _check_training(args):
     if args.margin is not None and args.fit is None:
         raise CommandError("--margin needs --fit: it is the memory the "
                            "fit's answer keeps free")
+    if args.margin is not None:
+        capacity = devices.preset_capacity(args.fit) if isinstance(
+            args.fit, str) else args.fit
+        try:  # a margin that leaves no room: known before any run
+            fit.margin_bytes(args.margin, capacity)
+        except ValueError as e:
+            raise CommandError('--margin: {}'.format(e))
     if args.optimizer is not None and not args.train:
         raise CommandError('--optimizer needs --train (and applies to '
                            '--fit): a forward pass updates nothing')

@@ -111,6 +111,19 @@ def _margin(margin, cap):
     return int(math.ceil(fraction * cap))
 
 
+def margin_bytes(margin, capacity):
+    """The bytes ``margin`` (see :func:`fit_batch`) keeps free of a
+    device of ``capacity`` bytes: a ValueError when that is all of them,
+    before any run (no batch could fit)."""
+    reserve = _margin(margin, capacity)
+    if reserve >= capacity:
+        raise ValueError(
+            'margin {!r} keeps {} bytes free of a capacity of {} bytes: no '
+            'batch can fit; give a margin below the capacity'.format(
+                margin, reserve, capacity))
+    return reserve
+
+
 #: What ``run`` may be (a hook is neither: its records are of one batch).
 _RUN_ALLOWED = ('a callable run(n) doing one training step at batch n, or '
                 'the result of project_batch')
@@ -313,7 +326,7 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
         margin = 0 if name is None else 'cuda'
     if isinstance(margin, str):
         margin = margin.lower()
-    reserve = _margin(margin, cap)
+    reserve = margin_bytes(margin, cap)
     if check_answer is not None:
         check_answer = checks.flag('check_answer', check_answer,
                                    'None, True or False')

@@ -575,6 +575,31 @@ def test_cli_bad_margin(argv, message, capsys):
     assert error_of(capsys, *(TINY_SGD + argv)).endswith(message[:-1])
 
 
+@pytest.mark.parametrize('margin, kept', [(1000, 1000), (5000, 5000),
+                                          ('cuda', 1000)])
+def test_a_margin_that_leaves_no_room_is_refused_before_any_run(margin,
+                                                                kept):
+    # 'cuda' on 1000 bytes: the CUDA context alone takes them all
+    ran = []
+    with pytest.raises(ValueError) as e:
+        fit_batch(lambda n: ran.append(n), capacity=1000, margin=margin)
+    assert str(e.value) == (
+        'margin {!r} keeps {} bytes free of a capacity of 1000 bytes: no '
+        'batch can fit; give a margin below the capacity'.format(
+            margin, kept))
+    assert ran == []
+
+
+def test_cli_a_margin_that_leaves_no_room(capsys):
+    # refused before the model is built (RAISING raises when built): an
+    # a100 holds 80 GiB = 85899345920 bytes
+    assert error_of(capsys, 'cli_models:build_raising', '--train', '--fit',
+                    'a100', '--margin', '100000000000') == (
+        'error: --margin: margin 100000000000 keeps 100000000000 bytes free '
+        'of a capacity of 85899345920 bytes: no batch can fit; give a '
+        'margin below the capacity')
+
+
 def test_cli_margin_needs_fit(capsys):
     assert _cli(capsys, '--margin', 'cuda') == (
         2, '', "error: --margin needs --fit: it is the memory the fit's "
