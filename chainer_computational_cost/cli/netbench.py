@@ -65,13 +65,17 @@ def _agreed(mpi_comm, check):
     return value
 
 
-def _check_room(nbytes, rank):
+def _check_room(nbytes, comm):
     """CommandError naming --sizes unless this rank can hold the largest
-    size, ``nbytes``, found before the smaller sizes are timed."""
-    problem = netbench.room_problem(nbytes)
+    size, ``nbytes``, found before the smaller sizes are timed: first the
+    node's available memory for all its ranks, then an allocation."""
+    problem = netbench.node_room_problem(
+        nbytes, getattr(comm, 'intra_size', 1), netbench.available_memory())
+    if problem is None:
+        problem = netbench.room_problem(nbytes)
     if problem is not None:
         raise CommandError('--sizes: rank {}: {}: give smaller sizes'.format(
-            rank, problem))
+            comm.rank, problem))
 
 
 def _communicator(name):
@@ -113,7 +117,7 @@ def _command(argv, ost, first=True):
     _agreed(comm.mpi_comm, lambda: comm.rank == 0 and check_output_file(
         args.output, '--output', 'network.json'))
     sizes = args.sizes or netbench.DEFAULT_SIZES
-    _agreed(comm.mpi_comm, lambda: _check_room(max(sizes), comm.rank))
+    _agreed(comm.mpi_comm, lambda: _check_room(max(sizes), comm))
     try:
         network, rows = netbench.measure(comm, sizes, args.repeats,
                                          name=args.name)

@@ -141,6 +141,34 @@ def _no_room(nbytes, where='memory'):
             'parameter and its gradient)'.format(nbytes, where))
 
 
+def available_memory():
+    """The bytes this node can still give its processes (Linux's
+    MemAvailable, from /proc/meminfo), or None where that is unknown."""
+    try:
+        with open('/proc/meminfo') as f:
+            for line in f:
+                if line.startswith('MemAvailable:'):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def node_room_problem(nbytes, ranks_on_node, available):
+    """Why the ``ranks_on_node`` ranks of one node cannot each hold a
+    size's parameter and gradient (``nbytes`` each) in the ``available``
+    bytes of the node (see :func:`available_memory`; None: unknown, no
+    problem found), or None.  Found before any rank allocates: each
+    rank's own allocation succeeds, and the node's kernel then kills a
+    process when they all touch their pages at once."""
+    if available is None or 2 * nbytes * ranks_on_node <= available:
+        return None
+    return _no_room(nbytes, "this node's available memory ({} bytes) for "
+                    'its {} rank{}'.format(available, ranks_on_node,
+                                           's' if ranks_on_node > 1
+                                           else ''))
+
+
 def room_problem(nbytes):
     """Why this process cannot hold a size's parameter and gradient
     (``nbytes`` each), or None: they are allocated, written, and let go."""

@@ -87,6 +87,37 @@ def test_a_size_beyond_memory_is_one_line_before_any_timing(
     assert comm.sizes == [] and not os.path.exists(path)
 
 
+@pytest.mark.parametrize('ranks_on_node, refused', [(1, False), (2, True)])
+def test_a_size_the_ranks_of_a_node_cannot_hold_together(
+        tmp_path, monkeypatch, capsys, ranks_on_node, refused):
+    # each rank's check allocated 4K twice alone and passed; all the ranks
+    # of a node touching theirs at once then woke the kernel's OOM killer
+    # (status 9, no line).  10000 bytes available: one rank needs
+    # 2*4096 = 8192, two need 16384
+    import chainermn
+    comm = FakeComm(FakeMPI())
+    comm.intra_size = ranks_on_node
+    monkeypatch.setattr(chainermn, 'create_communicator', lambda name: comm)
+    monkeypatch.setattr(netbench_cli, '_world', lambda: comm.mpi_comm)
+    monkeypatch.setattr(netbench_cli, '_world_rank', lambda: 0)
+    monkeypatch.setattr(netbench, 'available_memory', lambda: 10000)
+    asked = _short_of_memory(monkeypatch, above=float('inf'))
+    out = io.StringIO()
+    path = str(tmp_path / 'net.json')
+    status = netbench_cli.main(['--sizes', '4,1K,4K', '--repeats', '1',
+                                '--output', path], out)
+    if not refused:  # on to the allocation check, then the timing
+        assert asked[0] == 4096 and comm.sizes[:4] == [4] * 4
+        return
+    assert (status, out.getvalue()) == (2, '')
+    assert capsys.readouterr().err == (
+        "error: --sizes: rank 0: 4096 bytes of float32 gradients do not fit "
+        "in this node's available memory (10000 bytes) for its 2 ranks "
+        '(twice: the parameter and its gradient): give smaller sizes\n')
+    # found before any allocation or timing
+    assert asked == [] and comm.sizes == [] and not os.path.exists(path)
+
+
 def test_a_size_another_rank_cannot_allocate_stops_this_one(monkeypatch):
     # the check passed, then rank 1 (memory taken meanwhile) cannot
     # allocate 4K: this rank, which can, must not time it alone
