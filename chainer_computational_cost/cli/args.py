@@ -877,9 +877,16 @@ def check_output_file(path, option, example, check_name=None):
     ``example`` is a file name the message suggests for a directory;
     ``check_name(path)``, if given, checks the name before the file system
     is probed."""
-    if not path:
-        raise CommandError('{} is empty: give a file name such as '
-                           '{}'.format(option, example))
+    if not path.strip():
+        raise CommandError('{} is {}: give a file name such as {}'.format(
+            option, 'empty' if not path else 'blank ({!r})'.format(path),
+            example))
+    if path == '-':
+        # (the usual spelling of standard output, which no command writes
+        # to: the file would be named '-')
+        raise CommandError("{} '-' would be a file named '-', not standard "
+                           'output: give a file name such as {}'.format(
+                               option, example))
     # (the file system of this node: the ranks of mpiexec may differ)
     with on_this_rank():
         directory = os.path.dirname(os.path.abspath(path))

@@ -1933,6 +1933,19 @@ def test_calibrate_mistakes_are_one_error_line(argv, message, tmp_path,
     assert not (tmp_path / 'c.json').exists()
 
 
+@pytest.mark.parametrize('out, message', [
+    (' ', "--out is blank (' '): give a file name such as calibration.json"),
+    ('-', "--out '-' would be a file named '-', not standard output: give a "
+          'file name such as calibration.json')])
+def test_calibrate_refuses_a_blank_or_dash_out(out, message, tmp_path,
+                                               monkeypatch, capsys):
+    # both were taken, measured for minutes and written as files named so
+    monkeypatch.chdir(tmp_path)
+    _never_calibrated(monkeypatch)
+    assert error_of(capsys, 'calibrate', '--out', out) == 'error: ' + message
+    assert os.listdir(str(tmp_path)) == []
+
+
 def test_a_misspelt_required_option_is_told_as_unknown(
         tmp_path, monkeypatch, capsys):
     # --ou for --out: the unknown option, not '--out is required'
