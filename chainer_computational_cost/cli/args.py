@@ -1272,19 +1272,25 @@ def _number(text):
 _BYTE_UNITS = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
 
 
-def byte_count(text):
-    """``text`` as a whole number of bytes: an integer (``26214400``), a
-    whole decimal (``25e6``) or either with a K, M or G suffix (binary
-    multiples: ``25M`` is 26214400); ValueError otherwise."""
+def _byte_figure(text):
+    """``(number, scale)`` of a number of bytes as :func:`byte_count`
+    reads it: the number before the suffix (an int, else a float, NaN
+    when it is none) and the suffix's multiple (1 without one)."""
     text = text.strip().upper()
     scale = _BYTE_UNITS.get(text[-1:], 1)
     number = text[:-1] if scale > 1 else text
     try:
-        value = int(number)
+        return int(number), scale
     except ValueError:
-        value = _number(number)
-    value = checks.whole('bytes', value, 0)
-    return value * scale
+        return _number(number), scale
+
+
+def byte_count(text):
+    """``text`` as a whole number of bytes: an integer (``26214400``), a
+    whole decimal (``25e6``) or either with a K, M or G suffix (binary
+    multiples: ``25M`` is 26214400); ValueError otherwise."""
+    value, scale = _byte_figure(text)
+    return checks.whole('bytes', value, 0) * scale
 
 
 def parse_bytes(text):
@@ -1375,11 +1381,10 @@ def parse_sizes(text):
         try:
             out.append(byte_count(part))
         except ValueError:
-            if _number(part.strip().upper().rstrip('KMG')) == math.inf:
+            if _byte_figure(part)[0] == math.inf:
                 # beyond a float (1e400): named as given
-                raise argparse.ArgumentTypeError(
-                    'gives {} in {!r}: an array holds at most {} bytes'
-                    .format(part.strip(), text, sys.maxsize))
+                raise argparse.ArgumentTypeError('gives {} in {!r}: {}'.format(
+                    part.strip(), text, netbench.TOO_LARGE))
             out = []
             break
     if len(out) < 2 or min(out) < 4:

@@ -45,13 +45,16 @@ SIZE_RULE = ('each size is timed as exactly that many bytes of float32 '
              'gradients (4 bytes each): give integers >= 4 that are '
              'multiples of 4')
 
+#: Why a size cannot be larger (the error's reason).
+TOO_LARGE = 'an array holds at most {} bytes'.format(sys.maxsize)
+
 
 def size_problem(nbytes):
     """Why netbench cannot time exactly ``nbytes`` bytes, or None."""
     if not checks.is_int(nbytes) or nbytes < 4 or nbytes % 4:
         return SIZE_RULE
     if nbytes > sys.maxsize:
-        return 'an array holds at most {} bytes'.format(sys.maxsize)
+        return TOO_LARGE
     return None
 
 
@@ -181,7 +184,7 @@ def room_problem(nbytes):
 
 def _agreed_link(comm, nbytes):
     """The link a size's all-reduce moves (see :func:`_one_param_link`),
-    on every rank, or a MemoryError on every rank when any could not
+    on every rank, or :class:`NoRoom` on every rank when any could not
     allocate it: a rank that went on alone would wait for the others at
     the all-reduce forever."""
     try:
