@@ -889,18 +889,9 @@ def check_output_file(path, option, example, check_name=None):
                                option, example))
     # (the file system of this node: the ranks of mpiexec may differ)
     with on_this_rank():
-        directory = os.path.dirname(os.path.abspath(path))
-        if os.path.isdir(path):
-            raise CommandError('{} {!r} is a directory: give a file name '
-                               'such as {}'.format(option, path, example))
-        if path.endswith(('/', os.sep)):
-            raise CommandError('{} {!r} ends with a /, which names a '
-                               'directory: give a file name such as '
-                               '{}'.format(option, path, example))
-        if not os.path.isdir(directory):
-            raise CommandError('{} {!r}: cannot write in directory {!r}: '
-                               '{}'.format(option, path, directory,
-                                           checks.not_a_directory(directory)))
+        problem = checks.file_place_problem(path, example)
+        if problem is not None:
+            raise CommandError('{} {}'.format(option, problem))
     if check_name is not None:
         check_name(path)
     with on_this_rank():

@@ -143,7 +143,7 @@ class UnwritableFile(ValueError):
     since, as a full disk would)."""
 
 
-def not_a_directory(directory):
+def _not_a_directory(directory):
     """Why ``directory``, which is no directory, is not: the first of it
     and its parents that exists is a file (named), or it does not
     exist."""
@@ -153,6 +153,24 @@ def not_a_directory(directory):
     if os.path.lexists(parent) and not os.path.isdir(parent):
         return '{!r} is a file, not a directory'.format(parent)
     return 'it does not exist'
+
+
+def file_place_problem(path, example):
+    """Why no file can be written at ``path`` (a str), told by its name
+    and the directories alone: a directory, a name ending with a /, a
+    directory that is not there (``'x.json': cannot write in directory
+    ...``); None otherwise.  ``example`` is the file name suggested."""
+    if os.path.isdir(path):
+        return '{!r} is a directory: give a file name such as {}'.format(
+            path, example)
+    if path.endswith(('/', os.sep)):
+        return ('{!r} ends with a /, which names a directory: give a file '
+                'name such as {}'.format(path, example))
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        return '{!r}: cannot write in directory {!r}: {}'.format(
+            path, directory, _not_a_directory(directory))
+    return None
 
 
 def output_file(path, what):

@@ -88,15 +88,9 @@ def check_path(path):
     checks.path('path', path, 'the name of a file (a str or os.PathLike) '
                 'or a binary file object')
     ext = plot_format(path)
-    name = os.fspath(path)
-    if os.path.isdir(name):
-        raise ValueError('path {!r} is a directory: give a file name such '
-                         'as plot.png'.format(name))
-    directory = os.path.dirname(os.path.abspath(name))
-    if not os.path.isdir(directory):
-        raise ValueError('path {!r}: cannot write in directory {!r}: '
-                         '{}'.format(name, directory,
-                                     checks.not_a_directory(directory)))
+    problem = checks.file_place_problem(os.fspath(path), 'plot.png')
+    if problem is not None:
+        raise ValueError('path ' + problem)
     return ext
 
 
