@@ -685,8 +685,8 @@ class _Costed(NamedTuple):
     pass (with a calibration); with ``fma_1flop``, the FLOPs (a
     multiply-add as 1) of the calls before each too; the :class:`_Calls`
     that checks later steps against it (None if none is checked);
-    whether it is the first iteration's, which the next step that does
-    other work replaces (see _Steps.first_stands)."""
+    whether the next step that does other work replaces it: until a step
+    matches it, once per key (see _Steps.first_stands)."""
 
     figures: Optional[_Figures]
     settled: bool
@@ -696,7 +696,7 @@ class _Costed(NamedTuple):
     forward_time: Optional[float]
     before_1: Optional[list] = None
     checker: Optional[_Calls] = None
-    first: bool = False
+    replaceable: bool = False
 
 
 def _signature(value):
@@ -1111,10 +1111,12 @@ class _Steps(object):
         # of the all-reduce and the update) changes only the memory peak
         # and the communication.  Else its keys are costed once more the
         # next time they are seen.  Its forward pass may do one-off work
-        # too (a model that initialises itself from its first batch):
-        # then the next step does other work, and the key's next step is
-        # costed as its reference.  Not with a calibration: a step with
-        # other work in its forward pass has no predicted time.
+        # too (a model that initialises itself from its first batch), as
+        # may the step costed again: then the next step does other work,
+        # and the key's step after it is costed as its reference (once a
+        # key, while no step has matched the reference: see _Costed).  Not
+        # with a calibration: a step with other work in its forward pass
+        # has no predicted time.
         self.first_stands = not self.memory and comm is None and \
             self.calibration is None
         self.ran = False  # whether update_core has run
@@ -1290,7 +1292,7 @@ class _Steps(object):
                 forward_time, before_1,
                 None if figures is None or lossfun is None
                 else _Calls(seen.calls, self.fma_1flop),
-                self.first and self.first_stands and figures is not None)
+                figures is not None and (entry is None or entry.replaceable))
             calls.append(figures)
             return result
         return update
@@ -1339,13 +1341,16 @@ class _Steps(object):
             for hook in reversed(late):
                 hook.__exit__(*sys.exc_info())
         if not late:
-            if entry.first:  # the first iteration's: it stands
-                self.costs[key] = entry._replace(first=False)
+            if entry.replaceable:  # matched: it stands
+                self.costs[key] = entry._replace(replaceable=False)
             self.calls.append(entry.figures)
             return result
         same_forward = not seen.diverged and seen.matched == len(reference)
-        if entry.first:  # one-off work in the first iteration's
-            self.costs[key] = entry._replace(settled=False, first=False)
+        if entry.replaceable:
+            # one-off work in the step costed as the reference (no step
+            # has matched it): the next step is costed as the reference
+            self.costs[key] = entry._replace(settled=False,
+                                             replaceable=False)
         elif 'differs' not in self.warned:
             self.warned.add('differs')
             _quiet_warning(

@@ -671,11 +671,10 @@ def test_a_step_with_other_work_has_no_memory_peak(tmp_path):
         warnings.simplefilter('ignore', ReportWarning)
         trainer.run()
     # iterations 1 and 2 costed (batches 1 and 2: the first iteration's
-    # key again), 3 to 5 other work than batch 2's, 6 batch 2 again: the
-    # costed step's calls, its peak
+    # key again); 3 does other work than 2, which no step matched: 4 is
+    # costed as the reference; 5 and 6 (batch 2 again) other work than 4's
     peaks = ['cost/memory_peak' in e for e in log.log]
-    assert peaks == [True, True, False, False, False, True]
-    assert log.log[5]['cost/memory_peak'] == log.log[1]['cost/memory_peak']
+    assert peaks == [True, True, False, True, False, False]
     assert all('cost/flops' in e for e in log.log)
 
 
@@ -1552,8 +1551,9 @@ def test_a_monitor_called_before_training_reports_nothing(tmp_path):
 def test_every_value_reported_is_a_number(tmp_path):
     # What an extension reading the observation (a logger of its own)
     # gets: a key the step has no figure for is left out, never None
-    # (LogReport would drop a None; a user's writer would not).  Steps 3
-    # to 5 do other work than the costed one: no memory peak.
+    # (LogReport would drop a None; a user's writer would not).  Steps 3,
+    # 5 and 6 do other work than the costed one: no memory peak (see
+    # test_a_step_with_other_work_has_no_memory_peak).
     trainer, _, _ = _lstm_trainer(tmp_path, CostMonitor(memory=True),
                                   var_sequences(), 6)
     seen = []
@@ -1563,7 +1563,7 @@ def test_every_value_reported_is_a_number(tmp_path):
         warnings.simplefilter('ignore', ReportWarning)
         trainer.run()
     assert ['cost/memory_peak' in o for o in seen] == [
-        True, True, False, False, False, True]
+        True, True, False, True, False, False]
     assert all(type(v) in (int, float) for o in seen for v in o.values())
 
 
@@ -1648,8 +1648,9 @@ def test_a_step_whose_backward_differs_is_costed_as_such(tmp_path,
 def test_a_step_with_other_work_and_a_calibration_goes_on(tmp_path):
     # The LSTM of test_extensions, whose steps 3 to 5 make other calls at
     # the same shapes: every step's FLOPs, and the predicted time of the
-    # steps with the costed step's calls (a step that differs in its
-    # forward pass is not predicted)
+    # costed steps (1; 2, costed again; 4, costed as the reference in
+    # place of 2, which step 3 did not match); steps whose forward pass
+    # differs from the reference's (3, 5, 6) are not predicted
     c = literal_calibration()
     trainer, log, replay = _lstm_trainer(
         tmp_path, CostMonitor(calibration=c), var_sequences(), 6)
@@ -1667,7 +1668,7 @@ def test_a_step_with_other_work_and_a_calibration_goes_on(tmp_path):
         times.append(hook.time_report(c)['total']['t_predicted'])
     assert [e.get('cost/predicted_time') for e in log.log] == [
         pytest.approx(times[0], rel=1e-12), pytest.approx(times[1], rel=1e-12),
-        None, None, None, pytest.approx(times[5], rel=1e-12)]
+        None, pytest.approx(times[3], rel=1e-12), None, None]
     assert all(e['cost/time'] > 0 for e in log.log)
 
 
@@ -2498,6 +2499,60 @@ def test_one_off_work_in_the_first_forward_pass(tmp_path, monkeypatch,
     # 3 costed as the reference; with memory, iteration 2 costed again
     # (the reference).  The others are checked.
     assert len(runs) == 3 if not memory else 2
+
+
+class _SecondPass(chainer.Chain):
+    """As :class:`_FirstPass`, its one-off doubling in its call ``at``
+    (the second by default: with memory=True, where iteration 1 is costed
+    again the next time, in the step that becomes its key's reference)."""
+
+    def __init__(self, at=2):
+        super(_SecondPass, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(2, 2, initialW=0.5, nobias=True)
+        self.calls = 0
+        self.at = at
+
+    def forward(self, x, k):
+        h = self.lin(x)
+        self.calls += 1
+        if self.calls == self.at:
+            h = h * 2
+        return F.sum(h)
+
+
+def test_a_reference_no_step_matched_is_replaced_once(tmp_path,
+                                                      monkeypatch):
+    runs = counted_costings(monkeypatch)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([0], numpy.int32))] * 6
+    log = _train(_SecondPass(), batches, CostMonitor(memory=True),
+                 tmp_path)
+    flops = [e['cost/flops'] for e in log]
+    assert flops == [f for f, _ in _fresh(_SecondPass, batches)]
+    # the doubling: MulConstant on 2*2 elements and its gradient, 4 + 4
+    assert flops[1] - flops[0] == 8
+    # Iteration 1 costed, iteration 2 costed again (the reference), which
+    # iteration 3 does not match: costed from the end of its forward pass,
+    # without a memory peak; iteration 4 costed as the reference, which 5
+    # and 6 match.
+    assert len(runs) == 4
+    peaks = [e.get('cost/memory_peak') for e in log]
+    assert peaks[2] is None
+    assert None not in peaks[:2] + peaks[3:]
+    assert len(set(peaks[3:])) == 1
+
+
+def test_a_reference_a_step_matched_is_kept(tmp_path, monkeypatch):
+    runs = counted_costings(monkeypatch)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([0], numpy.int32))] * 5
+    log = _train(_SecondPass(at=3), batches, CostMonitor(), tmp_path)
+    assert [e['cost/flops'] for e in log] == [
+        f for f, _ in _fresh(lambda: _SecondPass(at=3), batches)]
+    # Iteration 1 costed and matched by 2; 3 does other work (costed from
+    # the end of its forward pass); 4 and 5 match iteration 1 again.
+    assert len(runs) == 2
 
 
 class _TwoOutputs(chainer.Chain):
