@@ -1109,14 +1109,15 @@ class _Steps(object):
         # later steps: its one-off work (the optimizer's state made, which
         # is alive throughout later steps; ChainerMN's broadcast in place
         # of the all-reduce and the update) changes only the memory peak
-        # and the communication.  Else its keys are costed once more the
-        # next time they are seen.  Its forward pass may do one-off work
-        # too (a model that initialises itself from its first batch), as
-        # may the step costed again: then the next step does other work,
-        # and the key's step after it is costed as its reference (once a
-        # key, while no step has matched the reference: see _Costed).  Not
-        # with a calibration: a step with other work in its forward pass
-        # has no predicted time.
+        # and the communication.  Not with a calibration either: a step
+        # checked against the first that does other work in its forward
+        # pass has no predicted time.  Else its keys are costed once more
+        # the next time they are seen.  A forward pass may do one-off work
+        # too (a model that initialises itself from its first batch), in
+        # the first iteration's step or in the one costed again: then the
+        # next step does other work, and the key's step after it is
+        # costed as its reference (once a key, while no step has matched
+        # the reference: see _Costed).
         self.first_stands = not self.memory and comm is None and \
             self.calibration is None
         self.ran = False  # whether update_core has run
