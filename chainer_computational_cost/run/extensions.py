@@ -686,7 +686,8 @@ class _Costed(NamedTuple):
     multiply-add as 1) of the calls before each too; the :class:`_Calls`
     that checks later steps against it (None if none is checked);
     whether the next step that does other work replaces it: until a step
-    matches it, once per key (see _Steps.first_stands)."""
+    matches it, once per key (see _Steps.first_stands); the
+    :func:`_param_state` of its optimizer after it."""
 
     figures: Optional[_Figures]
     settled: bool
@@ -697,6 +698,28 @@ class _Costed(NamedTuple):
     before_1: Optional[list] = None
     checker: Optional[_Calls] = None
     replaceable: bool = False
+    params: Optional[tuple] = None
+
+
+def _param_state(optimizer):
+    """What of ``optimizer``'s parameters decides the work of its update
+    beyond the step's calls: the elements of the parameters that are
+    initialised (a link initialised lazily joins every later update) and
+    how many update rules have made their state (one-off work, at a
+    parameter's first update); None for a target that is not a Link.
+    Read at the steps that are costed or do other work only: it walks
+    every parameter."""
+    elements = states = 0
+    try:
+        for param in optimizer.target.params():
+            if param.array is not None:
+                elements += param.size
+            rule = param.update_rule
+            if rule is not None and rule.state is not None:
+                states += 1
+    except Exception:  # a target that is not a Link: nothing to follow
+        return None
+    return elements, states
 
 
 def _signature(value):
@@ -1159,7 +1182,8 @@ class _Steps(object):
                 pair = wrapped.get(name)
                 if pair is None or pair[0] != real_update:
                     pair = wrapped[name] = real_update, outside.counted(
-                        self.wrap(name, real_update), real_update, self)
+                        self.wrap(name, optimizer, real_update), real_update,
+                        self)
                 d['update'] = pair[1]
             start = _clock()
             outside.run(real_core)
@@ -1202,8 +1226,8 @@ class _Steps(object):
                 'cost/comm_bytes and cost/predicted_time are not reported '
                 'for its steps')
 
-    def wrap(self, name, real_update):
-        """``real_update`` (an optimizer's), costed by its arguments'
+    def wrap(self, name, optimizer, real_update):
+        """``real_update`` (``optimizer``'s), costed by its arguments'
         shapes and dtypes."""
         costs = self.costs
 
@@ -1219,12 +1243,18 @@ class _Steps(object):
                    _signature(kwargs) if kwargs else None)
             entry = costs.get(key)
             if entry is not None and entry.settled:
-                if entry.figures is None or lossfun is None:
-                    # not costed again; or an update alone: the same work
+                if entry.figures is None:  # not costed again
+                    calls.append(None)
+                    return real_update(lossfun, *args, **kwargs)
+                if lossfun is not None:
+                    return self.verify(key, entry, optimizer, real_update,
+                                       lossfun, args, kwargs)
+                # An update alone: the same work on the parameters the
+                # costed one left (the forward pass, outside, may have
+                # initialised a link); else it is costed again.
+                if _param_state(optimizer) == entry.params:
                     calls.append(entry.figures)
                     return real_update(lossfun, *args, **kwargs)
-                return self.verify(key, entry, real_update, lossfun, args,
-                                   kwargs)
             if entry is None and len(costs) >= self.limit:
                 calls.append(None)
                 if 'limit' not in self.warned:
@@ -1250,6 +1280,7 @@ class _Steps(object):
             hook_1 = ComputationalCostHook() if self.fma_1flop else None
             seen = _Calls(None, self.fma_1flop)
             forward_end = []  # how many records the forward pass made
+            before = _param_state(optimizer)
 
             def done(nodes, loss):
                 try:
@@ -1261,6 +1292,7 @@ class _Steps(object):
                 result = real_update(
                     None if lossfun is None else _forward(
                         lossfun, seen, done), *args, **kwargs)
+            after = _param_state(optimizer)
             forward_time = None
             try:
                 figures = _step_figures(hook)
@@ -1282,23 +1314,41 @@ class _Steps(object):
                                .format(type(e).__name__, e))
             # The reference of later steps: the forward's calls, the FLOPs
             # of the calls before each, the graph it left.
-            before = [0]
+            flops_before = [0]
             for flops in seen.each:
-                before.append(before[-1] + flops)
+                flops_before.append(flops_before[-1] + flops)
             before_1 = None if seen.each_1 is None else list(
                 itertools.accumulate([0] + seen.each_1))
+            # A step that made parameters or their state did one-off work,
+            # as the first iteration does (see first_stands): its memory
+            # peak and time are the next step's, its FLOPs stand.
             costs[key] = _Costed(
-                figures, figures is None or not self.first or
-                self.first_stands, seen.calls, before, seen.graph,
-                forward_time, before_1,
+                figures, figures is None or self.first_stands or (
+                    not self.first and before == after), seen.calls,
+                flops_before, seen.graph, forward_time, before_1,
                 None if figures is None or lossfun is None
                 else _Calls(seen.calls, self.fma_1flop),
-                figures is not None and (entry is None or entry.replaceable))
+                figures is not None and (entry is None or entry.replaceable),
+                after)
+            if before != after:
+                self.params_changed(name, after)
             calls.append(figures)
             return result
         return update
 
-    def verify(self, key, entry, real_update, lossfun, args, kwargs):
+    def params_changed(self, name, now):
+        """Optimizer ``name``'s parameters are now ``now`` (see
+        _param_state): the costed steps that left others (a link since
+        initialised joins their update) are costed again, the next time
+        their keys come."""
+        costs = self.costs
+        for key, entry in list(costs.items()):
+            if key[0] == name and entry.settled and entry.params != now \
+                    and entry.figures is not None:
+                costs[key] = entry._replace(settled=False)
+
+    def verify(self, key, entry, optimizer, real_update, lossfun, args,
+               kwargs):
         """``real_update`` of arguments whose ``key`` has the costed
         ``entry``, its forward's calls compared with the costed one's as
         they come, then the graph it leaves: the cached figures when they
@@ -1347,6 +1397,10 @@ class _Steps(object):
             self.calls.append(entry.figures)
             return result
         same_forward = not seen.diverged and seen.matched == len(reference)
+        now = _param_state(optimizer)
+        if now != entry.params:  # its forward pass initialised a link
+            self.params_changed(key[0], now)
+            entry = self.costs[key]
         if entry.replaceable:
             # one-off work in the step costed as the reference (no step
             # has matched it): the next step is costed as the reference

@@ -2735,3 +2735,113 @@ def test_the_graph_check_tells_which_input_is_shared():
         *_forward_graph(lossfun, a, b, b), costed)
     assert not cm_extensions._same_graph(
         *_forward_graph(lossfun, a, b, a), costed)
+
+
+class _LateLink(chainer.Chain):
+    """(x (3, 4), flag (3,)) -> the sum of a Linear(4, 4) of x, through a
+    Linear(None, 2) too when the first flag is set: that link is made at
+    its first call, and from then on SGD updates it at every step (with
+    the gradient it has), whether the step calls it or not."""
+
+    def __init__(self):
+        super(_LateLink, self).__init__()
+        with self.init_scope():
+            self.l1 = L.Linear(4, 4, initialW=0.5, nobias=True)
+            self.l2 = L.Linear(None, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, flag):
+        h = self.l1(x)
+        if flag[0]:
+            h = self.l2(h)
+        return F.sum(h)
+
+
+# A step of _LateLink, a multiply-add as 2 (DETAILS.md), without l2: the
+# Linear 3 x 4 x (2 x 4 - 1) = 84, the sum 3 x 4 - 1 = 11, W's gradient
+# 4 x 4 x (2 x 3 - 1) = 80, SGD 2 x 16 = 32: 207.  Through l2: 84, l2
+# 3 x 2 x 7 = 42, the sum 5, l2's W gradient 2 x 4 x 5 = 40, its input's
+# 3 x 4 x (2 x 2 - 1) = 36, l1's W gradient 80, SGD 2 x (16 + 8) = 48:
+# 335.  Without l2 once it is made: 207 + SGD on its 8 weights, 16 = 223.
+_LATE_FLAGS = [0, 0, 1, 0, 0]
+_LATE_FLOPS = [207, 207, 335, 223, 223]
+
+
+class _LateLinkSteps(training.StandardUpdater):
+    """_LateLink trained with SGD on X (3, 4) of ones and the flags of
+    _LATE_FLAGS; ``bare``: the forward and backward passes run here and
+    ``update()`` gets no loss function."""
+
+    def __init__(self, bare=False):
+        super(_LateLinkSteps, self).__init__(
+            chainer.iterators.SerialIterator([0], 1),
+            chainer.optimizers.SGD().setup(_LateLink()))
+        self.bare = bare
+
+    def update_core(self):
+        opt = self.get_optimizer('main')
+        x = numpy.ones((3, 4), numpy.float32)
+        flag = numpy.full(3, _LATE_FLAGS[self.iteration], numpy.int32)
+        if not self.bare:
+            opt.update(opt.target, x, flag)
+            return
+        loss = opt.target(x, flag)
+        opt.target.cleargrads()
+        loss.backward()
+        opt.update()
+
+
+@pytest.mark.parametrize('bare', [False, True])
+@pytest.mark.parametrize('memory', [False, True])
+def test_a_link_made_in_a_later_step_joins_the_update_of_the_steps_after(
+        tmp_path, bare, memory):
+    log = _run(_LateLinkSteps(bare), len(_LATE_FLAGS), tmp_path,
+               CostMonitor(memory=memory))
+    assert [e['cost/flops'] for e in log] == _LATE_FLOPS
+
+
+class _BigBatchLink(chainer.Chain):
+    """x (n, 4) -> the sum of a Linear(4, 4) of x, and of a Linear(None,
+    4) after it for batches of 5: made at the first batch of 5."""
+
+    def __init__(self):
+        super(_BigBatchLink, self).__init__()
+        with self.init_scope():
+            self.l1 = L.Linear(4, 4, initialW=0.5, nobias=True)
+            self.l2 = L.Linear(None, 4, initialW=0.5, nobias=True)
+
+    def forward(self, x):
+        h = self.l1(x)
+        if len(x) == 5:
+            h = self.l2(h)
+        return F.sum(h)
+
+
+def test_a_later_key_that_makes_optimizer_state_is_costed_again(tmp_path):
+    # Batches of 3, then of 5 from iteration 4, which makes l2 and its
+    # Adam state (m and v: 2 x 16 float32 = 128 bytes), alive from then
+    # on: one-off work in the first step of that key, as in the first
+    # iteration; the steps after it peak 128 bytes lower, as a hook on
+    # each finds.
+    sizes = [3, 3, 3, 5, 5, 5]
+
+    class Steps(training.StandardUpdater):
+        def update_core(self):
+            opt = self.get_optimizer('main')
+            opt.update(opt.target,
+                       numpy.ones((sizes[self.iteration], 4), 'f'))
+
+    def updater():
+        return Steps(chainer.iterators.SerialIterator([0], 1),
+                     chainer.optimizers.Adam().setup(_BigBatchLink()))
+
+    log = _run(updater(), len(sizes), tmp_path, CostMonitor(memory=True))
+    peaks = [e['cost/memory_peak'] for e in log]
+    assert peaks[3] - 128 == peaks[4] == peaks[5]
+    fresh = updater()
+    hooked = []
+    for _ in sizes:
+        with ComputationalCostHook(fma_1flop=False, memory=True) as hook:
+            fresh.update()
+        hooked.append(hook.memory_report['peak'])
+    assert peaks == hooked
+
