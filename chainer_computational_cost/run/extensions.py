@@ -675,6 +675,10 @@ class _Figures(NamedTuple):
     comm_bytes: Optional[int]
     predicted_time: Optional[float]
     flops_1: Optional[int] = None
+    #: with ``memory=True``: the bytes the update made that are still
+    #: alive when it returns (gradients, new optimizer state), which a
+    #: later update of the same step runs beside
+    memory_left: Optional[int] = None
 
 
 class _Costed(NamedTuple):
@@ -776,8 +780,11 @@ def _step_figures(hook):
         if r.params is not None:  # not an ignored call
             flops += r.flops
             comm += comm_of.get(i, 0)
-    peak = memory.memory_report(hook)['peak'] if hook.memory else None
-    return _Figures(flops, peak, comm, None)
+    if not hook.memory:
+        return _Figures(flops, None, comm, None)
+    report = memory.memory_report(hook)
+    return _Figures(flops, report['peak'], comm, None,
+                    memory_left=report['at_exit'])
 
 
 def _recorded_flops(hook, phase=None):
@@ -1472,7 +1479,12 @@ class _Steps(object):
                         'over the peak ({:g} FLOP/s) overflow a float'
                         .format(self.peak))
         if self.memory and all(c.memory_peak is not None for c in calls):
-            out['cost/memory_peak'] = max(c.memory_peak for c in calls)
+            # each update beside what the earlier ones left alive
+            peak = left = 0
+            for c in calls:
+                peak = max(peak, left + c.memory_peak)
+                left += c.memory_left or 0
+            out['cost/memory_peak'] = peak
         if self.comm is not None and \
                 all(c.comm_bytes is not None for c in calls):
             out['cost/comm_bytes'] = sum(c.comm_bytes for c in calls)

@@ -1906,10 +1906,13 @@ def test_two_optimizers_given_the_same_batch_cost_their_own_models(
     assert all(e['cost/memory_peak'] > 0 for e in log)
 
 
-def test_the_memory_peak_of_three_updates_is_the_highest(tmp_path):
+def test_the_memory_peak_of_three_updates_is_the_highest_beside_the_earlier(
+        tmp_path):
     # a small update, a large one, a small one: the step's peak is the
     # large one's, as a hook with memory=True finds it on that update
-    # alone (not the first's, the last's, nor the sum)
+    # alone (not the first's, the last's, nor the sum), beside what the
+    # first left alive: its W's gradient, 2 x 4 float32 = 32 bytes, and
+    # the loss it reported, one float32, 4: 36 bytes
     x = numpy.ones((BATCH, 1000, 4), numpy.float32)
     sizes = {'a': 10, 'b': 1000, 'c': 20}
     opts = {name: chainer.optimizers.SGD().setup(SumLinear())
@@ -1931,7 +1934,7 @@ def test_the_memory_peak_of_three_updates_is_the_highest(tmp_path):
             opt.update(model, x[:, :rows])
         peaks[name] = hook.memory_report['peak']
     assert peaks['b'] > peaks['a'] + peaks['c']
-    assert [e['cost/memory_peak'] for e in log] == [peaks['b']] * 2
+    assert [e['cost/memory_peak'] for e in log] == [peaks['b'] + 36] * 2
 
 
 class _InputGrad(chainer.Chain):
@@ -2845,3 +2848,42 @@ def test_a_later_key_that_makes_optimizer_state_is_costed_again(tmp_path):
         hooked.append(hook.memory_report['peak'])
     assert peaks == hooked
 
+
+def test_the_memory_peak_of_two_updates_holds_what_the_first_left(
+        tmp_path):
+    # Adam on a Linear(4, 100), then on a Linear(4, 120), each of its own
+    # model: while the second updates, the first's W gradient (400
+    # float32, 1600 bytes) is alive, and in the first iteration its Adam
+    # state (m and v, 3200 bytes) too: the step's peak is the second's
+    # own plus those, as a hook around the whole step finds it.
+    x = numpy.ones((3, 4), numpy.float32)
+
+    class Two(training.StandardUpdater):
+        def __init__(self):
+            self.a = L.Linear(4, 100, initialW=0.5, nobias=True)
+            self.b = L.Linear(4, 120, initialW=0.5, nobias=True)
+            super(Two, self).__init__(
+                chainer.iterators.SerialIterator([0], 1),
+                {'a': chainer.optimizers.Adam().setup(self.a),
+                 'b': chainer.optimizers.Adam().setup(self.b)})
+
+        def update_core(self):
+            self.get_optimizer('a').update(lambda x: F.sum(self.a(x)), x)
+            self.get_optimizer('b').update(lambda x: F.sum(self.b(x)), x)
+
+    log = _run(Two(), 3, tmp_path, CostMonitor(memory=True))
+    peaks = [e['cost/memory_peak'] for e in log]
+    fresh = Two()
+    whole, second = [], []
+    for _ in range(3):
+        fresh.get_optimizer('a').update(lambda x: F.sum(fresh.a(x)), x)
+        with ComputationalCostHook(fma_1flop=False, memory=True) as hook:
+            fresh.get_optimizer('b').update(lambda x: F.sum(fresh.b(x)), x)
+        second.append(hook.memory_report['peak'])
+    assert peaks == [second[0] + 1600 + 3200] + [second[1] + 1600] * 2
+    fresh = Two()
+    for _ in range(3):
+        with ComputationalCostHook(fma_1flop=False, memory=True) as hook:
+            fresh.update()
+        whole.append(hook.memory_report['peak'])
+    assert peaks == whole
