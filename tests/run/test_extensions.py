@@ -890,8 +890,9 @@ def test_the_memory_peak_of_two_optimizers_is_the_larger_update(tmp_path):
     # Two SumLinear models, each with its own SGD, on 64 x 1000 rows and
     # on the first 100 of them: each update's peak is above its gradient
     # copy (rows x 2 float32: 512000 and 51200 bytes), and the step's is
-    # the larger one's, not their sum: the arrays of the first update are
-    # freed before the second runs.  The oracle, tracemalloc's peak of the
+    # the larger one's, not their sum: of the first update's arrays only
+    # its W's gradient and its reported loss (36 bytes) are alive while
+    # the second runs.  The oracle, tracemalloc's peak of the
     # same two updates, is above the hook's by the Python objects of the
     # graph, at most 64 KiB (test_extensions: 39440 bytes measured).
     x = numpy.ones((BATCH, 1000, 4), numpy.float32)
