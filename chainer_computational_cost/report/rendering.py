@@ -339,8 +339,8 @@ def _formatter(column, prefix, n_digits, time_unit):
                               else _number(v, n_digits))
         return _skip_none(lambda v: _number(v / scale, n_digits))
     if column in TIME_COLUMNS:
-        factor = _TIME_SCALE[time_unit]
-        return _skip_none(lambda v: _number(v * factor, n_digits))
+        return _skip_none(lambda v: _number(_in_time_unit(v, time_unit),
+                                            n_digits))
     if column in PERCENTS:
         return _skip_none(lambda v: _number(v, n_digits) + '%')
     if column == 'params':
@@ -350,6 +350,15 @@ def _formatter(column, prefix, n_digits, time_unit):
     return _skip_none(lambda v: _text(_round_unitless(v, n_digits),
                                       n_digits)
                       if isinstance(v, float) else str(v))
+
+
+def _in_time_unit(seconds, time_unit):
+    """``seconds`` in ``time_unit``; OverflowError where a finite time
+    leaves a float's range there (1e308 s in ms)."""
+    value = seconds * _TIME_SCALE[time_unit]
+    if math.isinf(value) and math.isfinite(seconds):
+        raise OverflowError(seconds)
+    return value
 
 
 def _skip_none(text):
@@ -383,20 +392,29 @@ def table_cells(rows, columns, unit='autoaligned', n_digits=3,
     except OverflowError:
         texts = dict(formats)
         raise _too_big(rows, columns, lambda r, c: texts[c](r.get(c)),
-                       unit) from None
+                       unit, time_unit) from None
     return [header] + body
 
 
-def _too_big(rows, columns, cell, unit):
+def _too_big(rows, columns, cell, unit, time_unit):
     """The ValueError of the first figure of ``rows`` that ``cell(row,
     column)`` cannot scale to a float in ``unit`` (an exact int of a
-    projection to a huge batch, see docs/projection.md)."""
+    projection to a huge batch, see docs/projection.md) or, a time, in
+    ``time_unit``."""
     larger = ' or a larger unit' if unit in PREFIXES[1:-1] else ''
     for r in rows:
         for c in columns:
             try:
                 cell(r, c)
             except OverflowError:
+                if c in TIME_COLUMNS:
+                    row = 'the row of {} workers'.format(r['workers']) \
+                        if r.get('name') is None and 'workers' in r \
+                        else 'row {!r}'.format(r.get('name'))
+                    return ValueError(
+                        "{}: its {} ({!r} s) is beyond a float's range in "
+                        "{}: show the report in seconds (time_unit='s', "
+                        "--time-unit s)".format(row, c, r[c], time_unit))
                 return ValueError(
                     "row {!r}: its {} (a {}-digit figure) is beyond a "
                     "float's range in unit {!r}: show the report with "
@@ -472,7 +490,7 @@ def _json_value(row, column, prefix, n_digits, time_unit):
     if column in SCALED:
         value, _ = _scaled(value, column, prefix, n_digits)
     elif column in TIME_COLUMNS:
-        value = _round(value * _TIME_SCALE[time_unit], n_digits)
+        value = _round(_in_time_unit(value, time_unit), n_digits)
     elif isinstance(value, float):
         # a percent is a unit: it rounds as the table's cells do
         rounding = _round if column in PERCENTS else _round_unitless
@@ -544,7 +562,8 @@ def render_json(rows, columns, unit, n_digits, time_unit, fma_1flop=True):
             out_rows.append(obj)
     except OverflowError:
         raise _too_big(rows, columns, lambda r, c: _json_value(
-            r, c, prefixes.get(c), n_digits, time_unit), unit) from None
+            r, c, prefixes.get(c), n_digits, time_unit), unit,
+            time_unit) from None
     doc = collections.OrderedDict()
     if not fma_1flop and set(columns) & set(FLOP_COLUMNS):
         doc[FMA_FIELD] = 2

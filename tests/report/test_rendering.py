@@ -774,3 +774,26 @@ def test_figures_past_a_float_are_exact_raw_and_refused_in_a_unit():
     with pytest.raises(ValueError, match=message.format(
             'G', ' or a larger unit')):
         rendering.render(rows, ['name', 'flops'], 'csv', 'G')
+
+
+@pytest.mark.parametrize('mode', ['csv', 'md', 'json'])
+def test_a_time_beyond_a_float_in_the_time_unit_is_a_one_line_error(mode):
+    # 1e308 s is a float; in ms, 1e308 x 1e3 = 1e311 is not: an error
+    # naming the row, the column and the way out, never 'inf' (nor null)
+    rows = [{'name': 'slow', 't_predicted': 1e308}]
+    with pytest.raises(ValueError, match=r"^row 'slow': its t_predicted "
+                       r"\(1e\+308 s\) is beyond a float's range in ms: "
+                       r"show the report in seconds \(time_unit='s'"):
+        rendering.render(rows, ['name', 't_predicted'], mode,
+                         time_unit='ms')
+    text = rendering.render(rows, ['name', 't_predicted'], mode,
+                            time_unit='s')
+    assert 'slow' in text and 'inf' not in text.lower()
+
+
+def test_a_scaling_row_beyond_a_float_is_named_by_its_workers():
+    rows = [{'workers': 8, 't_step': 1e307}]
+    with pytest.raises(ValueError, match=r"^the row of 8 workers: its "
+                       r"t_step \(1e\+307 s\) is beyond a float's range "
+                       r"in us"):
+        rendering.render(rows, ['workers', 't_step'], 'csv', time_unit='us')
