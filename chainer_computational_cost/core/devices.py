@@ -453,15 +453,36 @@ def save_network(network, path, **extra):
     """Write ``network`` (a :class:`Network`) to the JSON file ``path`` (a
     str or os.PathLike) (``name``, ``title``, ``bandwidth``, ``latency``,
     then ``extra``: what :mod:`~chainer_computational_cost.run.netbench`
-    measured); returns it.  A path that cannot be opened for writing (a
-    directory, a missing directory) is a ValueError naming it; an error
-    while writing (a full disk) stays an OSError."""
+    measured); returns it.  ``network`` of another type is a TypeError;
+    an ``extra`` key that is a field of Network, or a value JSON cannot
+    hold (NaN and infinities too), is refused naming it, before anything
+    is written.  A path that cannot be opened for writing (a directory, a
+    missing directory) is a ValueError naming it; an error while writing
+    (a full disk) stays an OSError."""
+    checks.instance('network', network, Network,
+                    'a Network (devices.Network(...), or '
+                    'devices.NETWORKS[name] for a preset)')
     checks.path('path', path)
     doc = collections.OrderedDict(network._asdict())
-    doc.update(extra)
+    for key, value in extra.items():
+        if key in doc:  # would replace the checked figure in the file
+            raise ValueError(
+                'save_network: extra field {!r} is a field of Network '
+                '({}): give it in the Network'.format(
+                    key, ', '.join(Network._fields)))
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            error = checks.ArgumentTypeError \
+                if isinstance(e, TypeError) else ValueError
+            raise error('save_network: extra field {!r} cannot be written '
+                        'as JSON (numbers finite, str, bool, None, lists '
+                        'and dicts of them): {}'.format(key, e)) from None
+        doc[key] = value
+    # the whole document first: a failure leaves no truncated file
+    text = json.dumps(doc, indent=1, allow_nan=False)
     with checks.output_file(path, 'a network file') as f:
-        json.dump(doc, f, indent=1)
-        f.write('\n')
+        f.write(text + '\n')
     return network
 
 
@@ -472,13 +493,21 @@ def load_network(path):
     the object would be; a one-line error names the file and the field."""
     checks.path('path', path)
     name = os.fspath(path)
+    what = ('{!r} is not a network file (JSON with name, title, bandwidth, '
+            'latency): '.format(name))
     try:
         with open(path) as f:
             doc = json.load(f)
-        fields = [doc[k] for k in Network._fields]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise ValueError('{!r} is not a network file (JSON with name, '
-                         'title, bandwidth, latency): {}'.format(name, e))
+    except (OSError, ValueError, RecursionError) as e:
+        # (RecursionError: arrays nested beyond the parser's depth)
+        raise ValueError(what + str(e)) from None
+    if not isinstance(doc, dict):
+        raise ValueError(what + 'it holds a JSON {}, not an object'.format(
+            type(doc).__name__))
+    missing = [k for k in Network._fields if k not in doc]
+    if missing:
+        raise ValueError(what + 'field {!r} is missing'.format(missing[0]))
+    fields = [doc[k] for k in Network._fields]
     try:
         return Network(*fields)
     except ValueError as e:  # Network's own check, the file named
@@ -518,7 +547,14 @@ def resolve_network(network, name='network'):
                 'the path of a network file'.format(presets))
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
-    if names_a_file(network):
+    if names_a_file(network) or os.path.isdir(network):
+        path = os.fspath(network)
+        if os.path.isdir(path) or path.endswith(('/', os.sep)):
+            # a folder, in the words of every file argument (not 'does
+            # not exist': it does)
+            raise ValueError('{} file {}'.format(
+                name, checks.file_place_problem(
+                    path, 'net.json (written by netbench)')))
         if not is_network_file(network):
             raise ValueError('{} file {!r} does not exist (a network is a '
                              'preset name or an existing file)'.format(

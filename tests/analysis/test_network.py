@@ -798,7 +798,9 @@ def test_a_network_file_keeps_what_was_measured(tmp_path):
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9, 'latency': 'inf'},
      "latency .* >= 0, got 'inf'"),
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9},
-     "is not a network file .*'latency'"),
+     "is not a network file .*: field 'latency' is missing$"),
+    (['x', 'x', 1e9, 0], 'is not a network file .*: it holds a JSON list, '
+     'not an object$'),
     ({'name': 'x', 'title': 'x', 'bandwidth': [1], 'latency': 0},
      'bandwidth .* must be a finite number > 0'),
 ])
@@ -1244,3 +1246,11 @@ def test_one_overlap_mode_is_one_mode():
     with pytest.raises(TypeError, match='^overlaps must be one of .* or a '
                        'list of them, got 5$'):
         network.check_overlaps(5)
+
+
+def test_a_network_file_nested_beyond_the_parser_is_named(tmp_path):
+    path = tmp_path / 'deep.json'
+    path.write_text('[' * 100000 + ']' * 100000)
+    with pytest.raises(ValueError, match=r"deep.json' is not a network "
+                       r"file .*: maximum recursion depth exceeded"):
+        devices.load_network(str(path))

@@ -256,3 +256,70 @@ def test_a_missing_network_file_is_named_as_a_file(tmp_path, monkeypatch,
     with pytest.raises(ValueError, match="^unknown network 'missing'; the "
                        'presets are'):
         devices.resolve_network('missing')
+
+
+@pytest.mark.parametrize('bad', ['ib-edr', None])
+def test_save_network_refuses_what_is_no_network(tmp_path, bad):
+    # a preset's name or None was an AttributeError ('_asdict')
+    path = tmp_path / 'net.json'
+    with pytest.raises(TypeError) as e:
+        devices.save_network(bad, path)
+    assert str(e.value) == (
+        'network must be a Network (devices.Network(...), or '
+        'devices.NETWORKS[name] for a preset), got {!r}'.format(bad))
+    assert not path.exists()
+
+
+def test_save_network_refuses_an_extra_that_would_replace_a_field(
+        tmp_path):
+    # bandwidth=-1 replaced the checked figure: a file load_network refused
+    path = tmp_path / 'net.json'
+    with pytest.raises(ValueError) as e:
+        devices.save_network(devices.NETWORKS['ib-edr'], path, bandwidth=-1)
+    assert str(e.value) == (
+        "save_network: extra field 'bandwidth' is a field of Network "
+        '(name, title, bandwidth, latency): give it in the Network')
+    assert not path.exists()
+
+
+@pytest.mark.parametrize('extra, error, why', [
+    ({'seconds': object()}, TypeError,
+     'Object of type object is not JSON serializable'),
+    ({'seconds': float('nan')}, ValueError,
+     'Out of range float values are not JSON compliant'),
+    ({'n_ranks': 2, 'seconds': [1e-6, {'last': float('inf')}]}, ValueError,
+     'Out of range float values are not JSON compliant'),
+])
+def test_save_network_writes_nothing_when_an_extra_is_no_json(
+        tmp_path, extra, error, why):
+    # the file was left truncated after '"extra": ', a raw TypeError; a
+    # NaN was written as NaN, which is no JSON
+    path = tmp_path / 'net.json'
+    path.write_text('what was there\n')
+    with pytest.raises(error) as e:
+        devices.save_network(devices.NETWORKS['ib-edr'], path, **extra)
+    assert str(e.value) == (
+        "save_network: extra field 'seconds' cannot be written as JSON "
+        '(numbers finite, str, bool, None, lists and dicts of them): ' + why)
+    assert path.read_text() == 'what was there\n'
+
+
+def test_a_directory_given_as_a_network_file_is_named_a_directory(
+        tmp_path, monkeypatch):
+    # it said the directory 'does not exist'
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'd.json').mkdir()
+    (tmp_path / 'runs').mkdir()
+    for name, problem in [
+            ('d.json', "'d.json' is a directory"),
+            ('runs', "'runs' is a directory"),
+            ('runs/', "'runs/' is a directory"),
+            ('gone/', "'gone/' ends with a /, which names a directory")]:
+        with pytest.raises(ValueError) as e:
+            devices.resolve_network(name)
+        assert str(e.value) == (
+            'network file {}: give a file name such as net.json (written '
+            'by netbench)'.format(problem))
+    with pytest.raises(ValueError) as e:
+        devices.resolve_network('runs', 'node_network')
+    assert str(e.value).startswith("node_network file 'runs' is a directory")
