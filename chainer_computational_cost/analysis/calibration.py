@@ -103,6 +103,11 @@ FIT_KEYS = tuple(k for k in FAMILIES if k != 'convolution') + tuple(
 #: (no graph kept) and in training, backward calls and updates.
 OVERHEADS = ('inference', 'forward', 'backward', 'update')
 
+#: The fields of a family's fit and of the held-out error (a misspelt
+#: one is refused: it would be kept, and the field it meant missed).
+FIT_FIELDS = ('coef', 'low', 'high', 'n')
+ERROR_FIELDS = ('inference', 'training', 'n_probes')
+
 
 def overhead_kind(layer, inference):
     """Which overhead of :data:`OVERHEADS` a call pays (``inference``: the
@@ -461,8 +466,8 @@ def _check_families(families):
         checks.one_of("a malformed calibration: a key of field 'families'",
                       key, FIT_KEYS)
         path = 'families.' + key
-        _fields(path, fit, ('coef', 'low', 'high', 'n'),
-                'a dict with coef, low, high and n')
+        _only(path, _fields(path, fit, FIT_FIELDS,
+                            'a dict with coef, low, high and n'), FIT_FIELDS)
         n = _n_features(key)
         out[key] = dict(fit, **{
             k: _numbers('{}.{}'.format(path, k), fit[k], n,
@@ -532,7 +537,7 @@ def _check_file(data):
 
 
 def _check_error(error):
-    _fields('error', error)
+    _only('error', _fields('error', error), ERROR_FIELDS)
     out = dict(error)
     for key in ('inference', 'training'):
         if out.get(key) is not None:
@@ -816,7 +821,8 @@ class Calibration(_Checked):
         try:
             with open(path, encoding='utf-8') as f:
                 data = json.load(f)
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError) as e:
+            # (RecursionError: arrays nested beyond the parser's depth)
             raise ValueError('{!r} is not a calibration file (JSON written '
                              'by calibrate): {}'.format(name, e)) from None
         try:

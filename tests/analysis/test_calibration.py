@@ -952,6 +952,13 @@ _FINITE = "' must be a finite number >= 0, got "
     (_set('extra', 1), _FIELD + r"extra' is unknown \(the fields there: "
      'format, info, error, overhead, bandwidth, gemm, families, types'),
     (_set('gemm', 'speeds', []), _FIELD + "gemm.speeds' is unknown"),
+    # loaded and kept: a misspelt mode left the error it meant out of
+    # untrusted(), a NaN beside a fit's fields was never checked
+    (_set('error', 'inferense', 0.9), _FIELD + r"error\.inferense' is "
+     r'unknown \(the fields there: inference, training, n_probes\)$'),
+    (_set('families', 'math', 'foo', float('nan')), _FIELD +
+     r"families\.math\.foo' is unknown \(the fields there: coef, low, "
+     r'high, n\)$'),
     # a format that is no int was shown as the data's first 80 characters
     # (and True as "a calibration of format True")
     (_set('format', '2'), _FIELD + r"format' must be 2 \(the int this "
@@ -1049,13 +1056,14 @@ def test_a_table_of_one_shape_is_a_table():
 
 def test_a_checked_calibration_keeps_its_figures():
     # the figures are kept as given (copies: the caller's dicts are its
-    # own), the fields the checks do not read (a fit's extra key) too
-    fit = dict(math_fit(), note='by hand')
+    # own); a field no version writes is refused (see
+    # test_calibration_objects), not kept
+    fit = math_fit()
     families = {'math': fit}
     c = literal_calibration(families=families)
     fit['coef'][0] = 1.0
     assert c.families['math']['coef'] == [1e-5, 1e-9, 2e-9, 0.0, 0.0]
-    assert c.families['math']['note'] == 'by hand'
+    assert c.families['math']['n'] == 10
     assert Calibration.from_dict(c.to_dict()).to_dict() == c.to_dict()
 
 

@@ -23,7 +23,9 @@ from chainer_computational_cost import CostMonitor
 from chainer_computational_cost.core.checks import ArgumentTypeError
 
 from calibration_fixtures import add_layer
+from calibration_fixtures import flat_table
 from calibration_fixtures import literal_calibration
+from calibration_fixtures import math_fit
 from calibration_fixtures import OVERHEAD
 from cli_runs import error_of
 
@@ -81,6 +83,27 @@ def test_an_edited_to_dict_makes_a_checked_variant():
                        r'number >= 0, got -1\.0$'):
         Calibration.from_dict(data)
     assert _predicted(c) == pytest.approx(1.3e-5, rel=1e-12)
+
+
+@pytest.mark.parametrize('where, message', [
+    ('error', "error.inferense' is unknown (the fields there: inference, "
+     'training, n_probes)'),
+    ('fit', "families.math.inferense' is unknown (the fields there: coef, "
+     'low, high, n)'),
+])
+def test_a_calibration_built_in_code_refuses_a_field_no_version_writes(
+        where, message):
+    # kept as given, a misspelt mode hid the held-out error it meant
+    error = {'inferense': 0.9, 'training': 0.2, 'n_probes': 10}
+    fit = dict(math_fit(), inferense=0.9)
+    if where == 'error':
+        fit = math_fit()
+    else:
+        error = {'inference': 0.9}
+    with pytest.raises(ValueError) as e:
+        Calibration(flat_table(), {'math': fit}, {'Add': 'math'}, OVERHEAD,
+                    error)
+    assert str(e.value) == "a malformed calibration: field '" + message
 
 
 # The tables cannot be changed once checked
@@ -204,6 +227,15 @@ def test_a_calibration_file_that_cannot_be_read_is_named(
             call()
         assert not isinstance(e.value, OSError)
         assert '\n' not in str(e.value)
+
+
+def test_a_calibration_file_nested_beyond_the_parser_is_named(tmp_path):
+    path = tmp_path / 'deep.json'
+    path.write_text('[' * 100000 + ']' * 100000)
+    expected = _OPEN.format(re.escape(str(path))) + \
+        'maximum recursion depth exceeded'
+    with pytest.raises(ValueError, match=expected):
+        Calibration.load(str(path))
 
 
 def test_the_command_line_names_the_file_it_cannot_read(tmp_path, capsys):
