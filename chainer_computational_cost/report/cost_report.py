@@ -482,6 +482,7 @@ class CostReport(object):
         # before the reports: a mistake there is found at once
         plots.check_path(path)
         plots.check_dpi(dpi)
+        plots.check_published(published)
         if overlaps is None:
             overlaps = [options.pop('overlap', 'none')]
         else:

@@ -11,6 +11,7 @@ in the opaque colours they show on white (the figure returned has them).
 import collections
 import io
 import itertools
+import math
 import os
 
 from chainer_computational_cost.analysis import roofline
@@ -339,32 +340,37 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
     bp = rendering.prefix_for(max(r + w for r, w in zip(reads, writes)), 1024)
     fs = 1000 ** PREFIXES.index(fp)
     bs = 1024 ** PREFIXES.index(bp)
+    # Shares from the exact figures (a projection's ints may be past a
+    # float's range, their ratios never are); a bar past it is refused.
+    total_f = sum(flops) or 1
+    total_b = sum(reads) + sum(writes) or 1
+    f_share = [100 * f / total_f for f in flops]
+    b_share = [100 * (r + w) / total_b for r, w in zip(reads, writes)]
+    f_bars = _bars(labels, 'FLOPs', flops, fs, 'FLOPs')
+    r_bars = _bars(labels, 'bytes read', reads, bs, 'iB')
+    w_bars = _bars(labels, 'bytes written', writes, bs, 'iB')
+    b_bars = _bars(labels, 'bytes read and written',
+                   [r + w for r, w in zip(reads, writes)], bs, 'iB')
 
     fig = _new_figure((10, 1.6 + 0.32 * len(rows)))
     ax1, ax2 = fig.subplots(1, 2, sharey=True)
     pos = list(range(len(rows)))
-    ax1.barh(pos, [f / fs for f in flops], color='tab:blue')
+    ax1.barh(pos, f_bars, color='tab:blue')
     ax1.set_yticks(pos)
     ax1.set_yticklabels(labels, fontsize=8)
     ax1.invert_yaxis()  # first-called type on top
     ax1.set_title('FLOPs per layer type')
     ax1.set_xlabel(fp + 'FLOPs')
-    ax2.barh(pos, [r / bs for r in reads], color='tab:orange', label='read')
-    ax2.barh(pos, [w / bs for w in writes], left=[r / bs for r in reads],
-             color='tab:green', label='write')
+    ax2.barh(pos, r_bars, color='tab:orange', label='read')
+    ax2.barh(pos, w_bars, left=r_bars, color='tab:green', label='write')
     ax2.set_title('Memory traffic per layer type')
     ax2.set_xlabel((bp + 'iB') if bp else 'B')
     ax2.legend(loc='lower right', fontsize=8)
-    total_f = sum(flops) or 1
-    total_b = sum(reads) + sum(writes) or 1
     for i in pos:
-        ax1.annotate('{:.1f}%'.format(100.0 * flops[i] / total_f),
-                     (flops[i] / fs, i), textcoords='offset points',
-                     xytext=(3, -3), fontsize=7)
-        ax2.annotate('{:.1f}%'.format(
-            100.0 * (reads[i] + writes[i]) / total_b),
-            ((reads[i] + writes[i]) / bs, i), textcoords='offset points',
-            xytext=(3, -3), fontsize=7)
+        ax1.annotate('{:.1f}%'.format(f_share[i]), (f_bars[i], i),
+                     textcoords='offset points', xytext=(3, -3), fontsize=7)
+        ax2.annotate('{:.1f}%'.format(b_share[i]), (b_bars[i], i),
+                     textcoords='offset points', xytext=(3, -3), fontsize=7)
     for ax in (ax1, ax2):
         ax.margins(x=0.15)
         ax.grid(True, axis='x', linewidth=0.5, alpha=0.5)
@@ -373,6 +379,29 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
     fig.tight_layout()
     _save(fig, path, ext, dpi)
     return fig
+
+
+def _bars(labels, what, values, scale, unit):
+    """``values`` over ``scale`` as floats a plot can draw (with room for
+    its margins), or a ValueError naming the layer type and ``what`` is
+    past a float's range even in the largest prefix of ``unit`` (an
+    exact int of a custom calculator's, or of a projection)."""
+    bars = []
+    for label, value in zip(labels, values):
+        try:
+            bar = value / scale
+            drawable = math.isfinite(bar * 4)  # the axis' margins too
+        except OverflowError:  # an int past a float's range
+            drawable = False
+        if not drawable:
+            raise ValueError(
+                "plot_summary: the {} of layer type {!r} are beyond a "
+                "float's range even in units of {}: they cannot be drawn; "
+                "give a smaller batch size, or show the summary report "
+                "with unit=None (the exact figures)".format(
+                    what, label, PREFIXES[-1] + unit))
+        bars.append(bar)
+    return bars
 
 
 def plot_memory(series, figures, path, title=None, dpi=100):
@@ -465,17 +494,31 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     return fig
 
 
-def _published_points(published):
-    """``[(workers, efficiency, label)]`` of ``published`` (pairs or
-    triples), checked."""
+#: What ``published`` of :func:`plot_scaling` allows, in words.
+PUBLISHED = ('None or a list of (workers, efficiency[, label]) points: '
+             'workers an int >= 1, efficiency a finite number > 0, label a '
+             'str or None')
+
+
+def check_published(published):
+    """``[(workers, efficiency, label)]`` of ``published`` (None, or a
+    list of pairs or triples), checked before anything is drawn: a
+    one-line error naming ``published`` otherwise."""
+    if published is None:
+        return []
+    checks.instance('published', published, (list, tuple), PUBLISHED)
     points = []
-    for p in published or ():
-        try:
-            n, eff = int(p[0]), float(p[1])
-            label = str(p[2]) if len(p) > 2 else None
-        except (TypeError, ValueError, IndexError):
-            raise ValueError('published points must be (workers, '
-                             'efficiency[, label]), got {!r}'.format(p))
+    for i, p in enumerate(published):
+        if not isinstance(p, (list, tuple)) or len(p) not in (2, 3):
+            error = ValueError if isinstance(p, (list, tuple)) \
+                else checks.ArgumentTypeError
+            raise error('published points must be (workers, efficiency'
+                        '[, label]), got {!r}'.format(p))
+        name = 'published[{}]'.format(i)
+        n = checks.positive_int(name + ' workers', p[0])
+        eff = checks.positive(name + ' efficiency', p[1])
+        label = checks.instance(name + ' label', p[2], (str, type(None)),
+                                'a str or None') if len(p) > 2 else None
         points.append((n, eff, label))
     return points
 
@@ -502,8 +545,9 @@ def plot_scaling(curves, path, published=None, title=None, dpi=100):
             ``efficiency``), e.g. one per overlap mode.
         path: a file name in a directory that exists, or a binary file
             object (PNG).
-        published: ``(workers, efficiency[, label])`` points measured in
-            published runs, or None.
+        published: a list of ``(workers, efficiency[, label])`` points
+            measured in published runs (workers an int >= 1, efficiency a
+            finite number > 0, label a str or None), or None.
         title (str): the title; default 'Scaling' (see
             :func:`scaling_title` for one naming the model, the device and
             the network).
@@ -514,7 +558,7 @@ def plot_scaling(curves, path, published=None, title=None, dpi=100):
         the matplotlib Figure (already written).
     """
     ext, dpi = check_path(path), check_dpi(dpi)  # as the other plots
-    points = _published_points(published)
+    points = check_published(published)
     curves = collections.OrderedDict(
         (label, rows) for label, rows in curves.items() if rows)
     if not curves:

@@ -560,6 +560,21 @@ def test_a_scaling_plot_has_one_curve_per_overlap(monkeypatch):
         snap.plot_scaling('s.txt', [1], **kwargs, model='bound')
 
 
+def test_a_scaling_plot_checks_its_published_points_before_any_report(
+        monkeypatch):
+    from chainer_computational_cost.report import cost_report
+
+    def no_report(*args, **kwargs):
+        raise AssertionError('a report computed before the check')
+    monkeypatch.setattr(cost_report.net, 'scaling_report', no_report)
+    with pytest.raises(ValueError) as e:
+        _snapshot().plot_scaling('s.png', [1, 2], peak_flops=4e9,
+                                 bandwidth=8e9, network='eth-50g',
+                                 published=[(2, -0.5)])
+    assert str(e.value) == ('published[0] efficiency must be a finite '
+                            'number > 0, got -0.5')
+
+
 def test_a_scaling_plot_gives_the_bucket_size_to_the_bucketed_modes(
         monkeypatch):
     calls = _captured(monkeypatch, 'plot_scaling')

@@ -593,6 +593,49 @@ def test_summary_of_small_and_of_zero_figures(tmp_path):
         '0.0%', '0.0%']
 
 
+def test_summary_of_figures_past_a_float_is_drawn_from_exact_shares(
+        tmp_path):
+    # a projection to batch 10**307 has exact int figures a float cannot
+    # hold (their sum 1.8e308 B): an OverflowError computing the shares
+    rows = [{'type': 'A', 'flops': 8 * 10 ** 307, 'mread': 9 * 10 ** 307,
+             'mwrite': 9 * 10 ** 307},
+            {'type': 'B', 'flops': 2 * 10 ** 307, 'mread': 10 ** 307,
+             'mwrite': 10 ** 307}]
+    fig = plots.plot_summary(rows, str(tmp_path / 's.png'), dpi=20)
+    ax1, ax2 = fig.axes
+    # 8e307 / 1e12 TFLOPs; shares 8 / 10 and 18 / 20
+    assert (ax1.get_xlabel(), ax2.get_xlabel()) == ('TFLOPs', 'TiB')
+    assert _widths(ax1) == [8e295, 2e295]
+    assert [t.get_text() for t in ax1.texts] == ['80.0%', '20.0%']
+    assert [t.get_text() for t in ax2.texts] == ['90.0%', '10.0%']
+
+
+@pytest.mark.parametrize('row, message', [
+    ({'flops': 10 ** 330, 'mread': 1, 'mwrite': 1},
+     'the FLOPs of layer type {!r} are beyond a float\'s range even in '
+     'units of TFLOPs'),
+    ({'flops': 1, 'mread': 10 ** 330, 'mwrite': 1},
+     'the bytes read of layer type {!r} are beyond a float\'s range even '
+     'in units of TiB'),
+    # 1e308 TFLOPs is a float, but not with the axis' margin
+    ({'flops': 10 ** 320, 'mread': 1, 'mwrite': 1},
+     'the FLOPs of layer type {!r} are beyond a float\'s range even in '
+     'units of TFLOPs'),
+])
+def test_summary_of_figures_no_unit_can_draw_names_them(
+        tmp_path, row, message):
+    rows = [{'type': 'Small', 'flops': 1, 'mread': 1, 'mwrite': 1},
+            dict(row, type='Huge')]
+    path = tmp_path / 's.png'
+    with pytest.raises(ValueError) as e:
+        plots.plot_summary(rows, str(path))
+    assert str(e.value) == (
+        'plot_summary: ' + message.format('Huge') + ': they cannot be '
+        'drawn; give a smaller batch size, or show the summary report '
+        'with unit=None (the exact figures)')
+    assert not path.exists()
+
+
 # The live memory over the calls.
 
 KiB = 1024
@@ -707,7 +750,7 @@ CURVES = collections.OrderedDict([
 
 def test_scaling_curves_and_published_points(tmp_path):
     fig = plots.plot_scaling(CURVES, str(tmp_path / 's.png'),
-                             published=[(8, 0.6, 'a paper'), ('2', '0.95')])
+                             published=[(8, 0.6, 'a paper'), (2, 0.95)])
     ax, = fig.axes
     lines = ax.get_lines()
     # the curves in worker order, an empty one left out
@@ -770,13 +813,54 @@ def test_scaling_checks_its_arguments(tmp_path):
     path = tmp_path / 's.png'
     with pytest.raises(ValueError, match='no scaling report to plot'):
         plots.plot_scaling({'empty': {}}, str(path))
-    for bad in ([(2,)], [('two', 0.5)], [(2, None)], [5]):
+    for bad in ([(2,)], [(2, 0.5, 'x', 'y')], [5]):
         with pytest.raises(ValueError) as e:
             plots.plot_scaling(CURVES, str(path), published=bad)
         assert str(e.value) == (
             'published points must be (workers, efficiency[, label]), '
             'got {!r}'.format(bad[0]))
     assert not path.exists()
+
+
+@pytest.mark.parametrize('published, error, message', [
+    # each was drawn: a point below the axis, none at all (NaN), one at 0
+    # workers on a log axis, strings and True taken as numbers
+    ([(8, -1.0)], ValueError, 'published[0] efficiency must be a finite '
+     'number > 0, got -1.0'),
+    ([(8, 0.9), (16, float('nan'))], ValueError, 'published[1] efficiency '
+     'must be a finite number > 0, got nan'),
+    ([(8, 0)], ValueError, 'published[0] efficiency must be a finite '
+     'number > 0, got 0'),
+    ([(0, 0.9)], ValueError, 'published[0] workers must be an int >= 1, '
+     'got 0'),
+    ([('8', 0.9)], TypeError, "published[0] workers must be an int >= 1, "
+     "got '8'"),
+    ([(True, 0.9)], TypeError, 'published[0] workers must be an int >= 1, '
+     'got True'),
+    ([(8, '0.9')], TypeError, 'published[0] efficiency must be a finite '
+     "number > 0, got '0.9'"),
+    ([(8, 0.9, 3)], TypeError, 'published[0] label must be a str or None, '
+     'got 3'),
+    # a bare TypeError, 'int' object is not iterable
+    (5, TypeError, 'published must be None or a list of (workers, '
+     'efficiency[, label]) points: workers an int >= 1, efficiency a finite '
+     'number > 0, label a str or None, got 5'),
+])
+def test_published_points_are_checked_naming_published(
+        tmp_path, published, error, message):
+    path = tmp_path / 's.png'
+    with pytest.raises(error) as e:
+        plots.plot_scaling(CURVES, str(path), published=published)
+    assert str(e.value) == message
+    assert not path.exists()
+
+
+def test_a_published_point_of_no_label_is_drawn_unlabelled(tmp_path):
+    fig = plots.plot_scaling(CURVES, str(tmp_path / 's.png'),
+                             published=((8, 1.2, None),))
+    ax, = fig.axes
+    assert _xy(ax.get_lines()[2]) == ([8], [1.2])
+    assert len(ax.texts) == 0  # None was drawn as the label 'None'
 
 
 # What every figure shares.
