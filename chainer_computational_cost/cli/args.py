@@ -13,6 +13,7 @@ Part of the command line (``__main__``).
 import argparse
 import collections
 import contextlib
+import decimal
 import difflib
 import importlib
 import math
@@ -1252,11 +1253,23 @@ def check_args(args):
 
 
 def _number(text):
-    """``text`` as a float, or NaN when it is no number."""
+    """``text`` as a number, read exactly (not through a float, which
+    rounds 12345678901234567.5 to a whole 12345678901234568 and 1e23 to
+    99999999999999991611392): an int exactly when it is a whole number,
+    however written (``1e23`` is 10**23, ``1000.0`` is 1000); else a
+    float: a fraction (10000.9, never an int to the checks of a whole
+    number), an infinity beyond a float's range (1e400), NaN when it is
+    no number.  The one reader of every number of bytes."""
     try:
-        return float(text)
-    except ValueError:
+        value = decimal.Decimal(text)
+    except decimal.InvalidOperation:
         return math.nan
+    if value.is_nan():  # sNaN too, which float() refuses
+        return math.nan
+    if value.is_finite() and abs(value) <= sys.float_info.max and \
+            value == value.to_integral_value():
+        return int(value)
+    return float(value)
 
 
 #: The suffixes a number of bytes may end with (binary multiples).
@@ -1265,15 +1278,13 @@ _BYTE_UNITS = {'K': 1024, 'M': 1024 ** 2, 'G': 1024 ** 3}
 
 def _byte_figure(text):
     """``(number, scale)`` of a number of bytes as :func:`byte_count`
-    reads it: the number before the suffix (an int, else a float, NaN
-    when it is none) and the suffix's multiple (1 without one)."""
+    reads it: the number before the suffix (as :func:`_number` reads
+    it: an int when it is whole) and the suffix's multiple (1 without
+    one)."""
     text = text.strip().upper()
     scale = _BYTE_UNITS.get(text[-1:], 1)
     number = text[:-1] if scale > 1 else text
-    try:
-        return int(number), scale
-    except ValueError:
-        return _number(number), scale
+    return _number(number), scale
 
 
 def byte_count(text):
@@ -1281,7 +1292,7 @@ def byte_count(text):
     whole decimal (``25e6``) or either with a K, M or G suffix (binary
     multiples: ``25M`` is 26214400); ValueError otherwise."""
     value, scale = _byte_figure(text)
-    return checks.whole('bytes', value, 0) * scale
+    return checks.integer('bytes', value, 0) * scale
 
 
 def parse_bytes(text):
@@ -1319,8 +1330,8 @@ def parse_fit(text):
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
             '0'.format(text, devices_named))
-    try:  # fit_batch's capacity: whole bytes, 1e5 too
-        return checks.whole('--fit', value, 1)
+    try:  # fit_batch's capacity: whole bytes, 1e5 too (an int: exact)
+        return checks.integer('--fit', value, 1)
     except ValueError:
         raise argparse.ArgumentTypeError(
             '{!r} is not a whole number of bytes: give a device ({}) or a '

@@ -15,6 +15,7 @@ in ``cli/args.py``, the progress shown during the run in
 
 import collections
 import contextlib
+import errno
 import os
 import sys
 import time
@@ -454,6 +455,10 @@ def _report(argv, ost):
         return WRITE_FAILED_STATUS
     notes = warned + notes
     try:
+        if ost is None:
+            # a closed stdout (>&-): Python's sys.stdout is None; as a
+            # write to the closed descriptor fails
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
         ost.write(text)
         ost.flush()
     except BrokenPipeError:

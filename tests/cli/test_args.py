@@ -168,6 +168,29 @@ def test_bucket_bytes_values_refused(nbytes, capsys):
         '>= 1 (26214400, 25e6 or 25M); got {!r} (see --help)'.format(nbytes))
 
 
+@pytest.mark.parametrize('nbytes', ['100000000000000000.5',
+                                    '12345678901234567.5'])
+def test_bucket_bytes_of_a_fraction_a_float_would_round_whole_is_refused(
+        nbytes, capsys):
+    # read exactly, not through a float (which rounds these to whole
+    # bytes): refused as 1.5 is
+    assert error_of(capsys, RAISING, '--bucket-bytes', nbytes) == (
+        'error: argument --bucket-bytes: must be a whole number of bytes '
+        '>= 1 (26214400, 25e6 or 25M); got {!r} (see --help)'.format(nbytes))
+
+
+@pytest.mark.parametrize('nbytes, exactly', [
+    ('1e23', 100000000000000000000000),
+    ('100000000000000000000000', 100000000000000000000000),
+    ('1.0e23', 100000000000000000000000),
+    ('1e23K', 102400000000000000000000000)])
+def test_bucket_bytes_of_many_bytes_are_exactly_that_many(nbytes, exactly):
+    # 1e23 as a float is 99999999999999991611392
+    from chainer_computational_cost.cli.args import build_parser
+    args = build_parser().parse_args(['m:f', '--bucket-bytes', nbytes])
+    assert (type(args.bucket_bytes), args.bucket_bytes) == (int, exactly)
+
+
 @pytest.mark.parametrize('fit, margin, kept', [
     ('1e3', '100', 'margin 100: 100 bytes'),
     ('1000.0', '100', 'margin 100: 100 bytes')])
@@ -203,6 +226,32 @@ def test_fit_of_a_part_of_a_byte_is_refused(capsys):
         "error: argument --fit: '10000.9' is not a whole number of bytes: "
         'give a device (gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, '
         'v100) or a whole number of bytes (e.g. 100000 or 1e5) (see --help)')
+
+
+@pytest.mark.parametrize('value', ['12345678901234567.5',
+                                   '100000000000000000.5'])
+def test_fit_of_a_fraction_a_float_would_round_whole_is_refused(
+        value, capsys):
+    # read exactly, not through a float (which rounds these to the whole
+    # 12345678901234568 and 100000000000000000): refused as 10000.9 is
+    assert error_of(capsys, RAISING, '--train', '--fit', value) == (
+        "error: argument --fit: {!r} is not a whole number of bytes: "
+        'give a device (gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, '
+        'v100) or a whole number of bytes (e.g. 100000 or 1e5) (see '
+        '--help)'.format(value))
+
+
+@pytest.mark.parametrize('value', ['1e23', '1.0e23',
+                                   '100000000000000000000000'])
+def test_fit_of_many_bytes_is_exactly_that_many(value):
+    # 1e23 as a float is 99999999999999991611392: the capacity is 10**23
+    # bytes, however written; build_tiny's step needs 69n + 4 bytes
+    # (test_margin_in_bytes_or_as_a_fraction): n = (10**23 - 4) // 69
+    status, text = run(*FIT, '--fit', value)
+    assert status == 0
+    assert text.splitlines()[0] == (
+        'largest batch in 100000000000000000000000 bytes with sgd: '
+        '1449275362318840579710 (peak during SoftmaxCrossEntropy-1)')
 
 
 def test_fit_on_a_cpu_preset_is_refused(capsys):

@@ -1116,14 +1116,14 @@ def test_ascii_stream_gets_plain_spaces(tmp_path):
         '576|1792|'
 
 
-def _command(*argv, stdout=None, **env):
+def _command(*argv, stdout=None, preexec_fn=None, **env):
     import subprocess
     environ = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, HERE]),
                    **env)
     return subprocess.Popen(
         [sys.executable, '-m', 'chainer_computational_cost'] + list(argv),
         stdout=subprocess.PIPE if stdout is None else stdout,
-        stderr=subprocess.PIPE, env=environ, cwd=ROOT)
+        stderr=subprocess.PIPE, env=environ, cwd=ROOT, preexec_fn=preexec_fn)
 
 
 def test_reader_that_goes_away_is_not_an_error():
@@ -1460,6 +1460,27 @@ def test_stdout_on_dev_full():
         err = p.communicate()[1]
     assert (p.returncode, err) == (
         1, b'error: cannot write the report: No space left on device\n')
+
+
+def test_report_to_a_closed_stdout(monkeypatch, capsys):
+    # '>&-': Python's sys.stdout is None; one line and status 1, as for a
+    # full disk, not a traceback
+    monkeypatch.setattr(sys, 'stdout', None)
+    status = main(['cli_models:build_tiny', '--shape', '2,3'])
+    assert (status, capsys.readouterr().err) == (
+        1, 'error: cannot write the report: Bad file descriptor\n')
+
+
+def test_stdout_closed():
+    # as 'python -m chainer_computational_cost ... >&-'
+    import subprocess
+    if os.name != 'posix':
+        pytest.skip('closes file descriptor 1 before exec (POSIX)')
+    p = _command('cli_models:build_tiny', '--shape', '2,3',
+                 stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    err = p.communicate()[1]
+    assert (p.returncode, err) == (
+        1, b'error: cannot write the report: Bad file descriptor\n')
 
 
 def test_ctrl_c_is_one_line(tmp_path):
