@@ -15,6 +15,7 @@ import collections
 import contextlib
 import decimal
 import difflib
+import errno
 import importlib
 import math
 import os
@@ -258,6 +259,41 @@ def cannot_write(path, error):
         return 'error: cannot write {}: {}'.format(
             path, error.strerror or error)
     return 'error: {}'.format(error)
+
+
+def _stdout_to_devnull():
+    """Point stdout at /dev/null: Python flushes it again at exit, which
+    must not fail a second time (as Python's documentation of SIGPIPE
+    advises)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def write_out(ost, text, what):
+    """Write a command's output ``text`` (``what`` it is: 'the report')
+    to ``ost`` and flush it; the command's status: 0; for a reader that
+    went away (a pipe into head), :data:`BROKEN_PIPE_STATUS`, quietly;
+    for a stream that cannot take it (a full disk; a closed stdout,
+    ``>&-``, which Python gives as None), one ``error: cannot write``
+    line and :data:`WRITE_FAILED_STATUS`."""
+    try:
+        if ost is None:  # as a write to the closed descriptor fails
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        ost.write(text)
+        ost.flush()
+    except BrokenPipeError:
+        if ost is sys.stdout:
+            _stdout_to_devnull()
+        return BROKEN_PIPE_STATUS
+    except OSError as e:
+        # (Python's flush at exit finds nothing left to write: no second
+        # error.)
+        say(own_error('cannot write {}: {}'.format(what, e.strerror or e)))
+        return WRITE_FAILED_STATUS
+    return 0
 
 
 def say(text):

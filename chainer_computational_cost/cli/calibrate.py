@@ -15,6 +15,7 @@ from chainer_computational_cost.cli.args import on_this_rank
 from chainer_computational_cost.cli.args import say
 from chainer_computational_cost.cli.args import WRITE_ERRORS
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
+from chainer_computational_cost.cli.args import write_out
 from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.progress import progress_bar
 from chainer_computational_cost.core.records import ReportWarning
@@ -45,15 +46,18 @@ def calibrate_command(argv, ost):
         say(cannot_write(args.out, e))
         return WRITE_FAILED_STATUS
     error = found.error
-    ost.write('calibrated {} in {:.0f} s: {} probe runs, held-out error '
-              '{} (inference), {} (training); saved to {}\n'.format(
-                  found.info.get('device'), time.time() - started,
-                  error.get('n_probes'), _percent(error.get('inference')),
-                  _percent(error.get('training')), args.out))
+    status = write_out(ost, 'calibrated {} in {:.0f} s: {} probe runs, '
+                       'held-out error {} (inference), {} (training); saved '
+                       'to {}\n'.format(
+                           found.info.get('device'), time.time() - started,
+                           error.get('n_probes'),
+                           _percent(error.get('inference')),
+                           _percent(error.get('training')), args.out),
+                       'the summary')
     untrusted = found.untrusted()
     if untrusted is not None:
         say('warning: ' + untrusted)
-    return 0
+    return status
 
 
 def _percent(x):

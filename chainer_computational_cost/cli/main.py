@@ -15,7 +15,6 @@ in ``cli/args.py``, the progress shown during the run in
 
 import collections
 import contextlib
-import errno
 import os
 import sys
 import time
@@ -37,13 +36,13 @@ from chainer_computational_cost.cli.args import COMMANDS
 from chainer_computational_cost.cli.args import parse_shape  # NOQA
 from chainer_computational_cost.cli.args import PLOT_OPTIONS
 from chainer_computational_cost.cli.args import report_errors
-from chainer_computational_cost.cli.args import BROKEN_PIPE_STATUS
 from chainer_computational_cost.cli.args import INTERRUPTED_STATUS
 from chainer_computational_cost.cli.args import launcher_rank
 from chainer_computational_cost.cli.args import on_this_rank
 from chainer_computational_cost.cli.args import own_error
 from chainer_computational_cost.cli.args import say as _say
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
+from chainer_computational_cost.cli.args import write_out
 from chainer_computational_cost.cli.calibrate import calibrate_command
 from chainer_computational_cost.cli.args import scaling_options
 from chainer_computational_cost.cli.models import failure
@@ -400,17 +399,6 @@ class _WriteFailed(Exception):
     full disk): status 1, as for the report itself."""
 
 
-def _stdout_to_devnull():
-    """Point stdout at /dev/null: Python flushes it again at exit, which
-    must not fail a second time (as Python's documentation of SIGPIPE
-    advises)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-
-
 def _user_prints(mode):
     """Where what the user's module, factory and model print goes while
     they are imported, built and run: stderr in the modes a program reads
@@ -454,23 +442,9 @@ def _report(argv, ost):
         _say(own_error(e))  # this node's disk
         return WRITE_FAILED_STATUS
     notes = warned + notes
-    try:
-        if ost is None:
-            # a closed stdout (>&-): Python's sys.stdout is None; as a
-            # write to the closed descriptor fails
-            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-        ost.write(text)
-        ost.flush()
-    except BrokenPipeError:
-        if ost is sys.stdout:
-            _stdout_to_devnull()
-        return BROKEN_PIPE_STATUS
-    except OSError as e:
-        # (Python's flush at exit finds nothing left to write: no second
-        # error.)
-        _say(own_error('cannot write the report: {}'.format(
-            e.strerror or e)))
-        return WRITE_FAILED_STATUS
+    status = write_out(ost, text, 'the report')
+    if status:
+        return status
     for note in notes:
         _say(note)
     return 0

@@ -19,6 +19,7 @@ from chainer_computational_cost.cli.args import report_errors
 from chainer_computational_cost.cli.args import say
 from chainer_computational_cost.cli.args import WRITE_ERRORS
 from chainer_computational_cost.cli.args import WRITE_FAILED_STATUS
+from chainer_computational_cost.cli.args import write_out
 from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.cli.models import one_line
 from chainer_computational_cost.core import devices
@@ -148,17 +149,19 @@ def _command(argv, ost, first=True):
             saved = ''
             status = WRITE_FAILED_STATUS
             failure = cannot_write(args.output, e)
-        ost.write('{:>10}  {:>12}  {:>12}\n'.format(
-            'bytes', 'measured us', 'model us'))
+        lines = ['{:>10}  {:>12}  {:>12}\n'.format(
+            'bytes', 'measured us', 'model us')]
         for r in rows:
-            ost.write('{:>10}  {:>12.1f}  {:>12.1f}\n'.format(
+            lines.append('{:>10}  {:>12.1f}  {:>12.1f}\n'.format(
                 r['bytes'], r['seconds'] * 1e6, r['model'] * 1e6))
-        ost.write('latency {:.2f} us, bandwidth {:.3f} GB/s ({} ranks, '
-                  '{}){}\n'.format(network.latency * 1e6,
-                                   network.bandwidth / 1e9, comm.size,
-                                   args.communicator, saved))
-        ost.flush()
+        lines.append('latency {:.2f} us, bandwidth {:.3f} GB/s ({} ranks, '
+                     '{}){}\n'.format(network.latency * 1e6,
+                                      network.bandwidth / 1e9, comm.size,
+                                      args.communicator, saved))
+        written = write_out(ost, ''.join(lines), 'the table')
         if status:
             say(failure)
+        else:
+            status = written
     # (every rank ends with rank 0's status)
     return comm.mpi_comm.bcast(status, root=0)

@@ -2040,6 +2040,34 @@ def test_calibrate_prints_its_summary(tmp_path, monkeypatch):
     assert (tmp_path / 'c.json').read_text() == '{}'
 
 
+@pytest.mark.parametrize('closed', [True, False])
+def test_calibrate_whose_summary_cannot_be_written_is_one_line(
+        tmp_path, monkeypatch, capsys, closed):
+    # the calibration is saved; a closed stdout (None, '>&-') or a full
+    # disk takes no summary: one line and status 1, not a traceback
+    monkeypatch.setattr(calibrate_command, 'calibrate',
+                        lambda **kwargs: FakeCalibration())
+    if closed:
+        monkeypatch.setattr(sys, 'stdout', None)
+        ost, reason = None, 'Bad file descriptor'
+    else:
+        if not os.path.exists('/dev/full'):
+            pytest.skip('no /dev/full')
+        ost, reason = open('/dev/full', 'w'), 'No space left on device'
+    path = tmp_path / 'c.json'
+    try:
+        status = main(['calibrate', '--out', str(path)], ost=ost)
+    finally:
+        if ost is not None:
+            try:
+                ost.close()
+            except OSError:  # its buffer, flushed again, still finds no room
+                pass
+    assert (status, capsys.readouterr().err) == (
+        1, 'error: cannot write the summary: {}\n'.format(reason))
+    assert path.read_text() == '{}'
+
+
 def test_calibrate_whose_directory_went_away_is_one_line(tmp_path,
                                                          monkeypatch, capsys):
     # --out was found writable before the minutes of measuring; its
