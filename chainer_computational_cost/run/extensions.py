@@ -675,10 +675,6 @@ class _Figures(NamedTuple):
     comm_bytes: Optional[int]
     predicted_time: Optional[float]
     flops_1: Optional[int] = None
-    #: with ``memory=True``: the bytes the update made that are still
-    #: alive when it returns (gradients, new optimizer state), which a
-    #: later update of the same step runs beside
-    memory_left: Optional[int] = None
 
 
 class _Costed(NamedTuple):
@@ -690,8 +686,9 @@ class _Costed(NamedTuple):
     multiply-add as 1) of the calls before each too; the :class:`_Calls`
     that checks later steps against it (None if none is checked);
     whether the next step that does other work replaces it: until a step
-    matches it, once per key (see _Steps.first_stands); the
-    :func:`_param_state` of its optimizer after it."""
+    matches it, once per key (see _Steps.first_stands); the parameters
+    of the updater's optimizers not initialised then (see
+    :func:`_uninitialised`)."""
 
     figures: Optional[_Figures]
     settled: bool
@@ -702,17 +699,16 @@ class _Costed(NamedTuple):
     before_1: Optional[list] = None
     checker: Optional[_Calls] = None
     replaceable: bool = False
-    params: Optional[tuple] = None
+    pending: tuple = ()
 
 
 def _param_state(optimizer):
-    """What of ``optimizer``'s parameters decides the work of its update
-    beyond the step's calls: the elements of the parameters that are
-    initialised (a link initialised lazily joins every later update) and
-    how many update rules have made their state (one-off work, at a
-    parameter's first update); None for a target that is not a Link.
-    Read at the steps that are costed or do other work only: it walks
-    every parameter."""
+    """What of ``optimizer``'s parameters a costed step may change as
+    one-off work: the elements of the parameters that are initialised
+    (a link initialised lazily) and how many update rules have made
+    their state (at a parameter's first update); None for a target that
+    is not a Link.  It walks every parameter: read around a costing
+    only."""
     elements = states = 0
     try:
         for param in optimizer.target.params():
@@ -724,6 +720,32 @@ def _param_state(optimizer):
     except Exception:  # a target that is not a Link: nothing to follow
         return None
     return elements, states
+
+
+def _uninitialised(optimizers):
+    """Weak references to the parameters of ``optimizers``' targets that
+    are not initialised (a link initialised lazily, not called yet): once
+    one is, its optimizer's update takes it in at every step, whichever
+    step, evaluation or call outside the updates initialised it."""
+    pending = []
+    try:
+        for optimizer in optimizers:
+            for param in optimizer.target.params():
+                if param.array is None:
+                    pending.append(_ref(param))
+    except Exception:  # a target that is not a Link: nothing to follow
+        return ()
+    return tuple(pending)
+
+
+def _initialised(pending):
+    """Whether a parameter of ``pending`` (see _uninitialised) has been
+    initialised since."""
+    for ref in pending:
+        param = ref()
+        if param is not None and param.array is not None:
+            return True
+    return False
 
 
 def _signature(value):
@@ -780,11 +802,8 @@ def _step_figures(hook):
         if r.params is not None:  # not an ignored call
             flops += r.flops
             comm += comm_of.get(i, 0)
-    if not hook.memory:
-        return _Figures(flops, None, comm, None)
-    report = memory.memory_report(hook)
-    return _Figures(flops, report['peak'], comm, None,
-                    memory_left=report['at_exit'])
+    peak = memory.memory_report(hook)['peak'] if hook.memory else None
+    return _Figures(flops, peak, comm, None)
 
 
 def _recorded_flops(hook, phase=None):
@@ -1169,12 +1188,14 @@ class _Steps(object):
         # optimizer name -> (its update, as wrapped by wrap and counted)
         self.wrapped = {}
         # run() sets, for each iteration: self.calls, the figures of each
-        # optimizer.update; self.batch, the batch size
+        # optimizer.update; self.batch, the batch size; self.optimizers,
+        # the updater's
 
     def run(self, updater, real_core):
         """One ``update_core``, its optimizers' updates wrapped."""
         self.ran = True
-        optimizers = updater.get_all_optimizers()
+        # (self.optimizers while the step runs: a costing reads them)
+        optimizers = self.optimizers = updater.get_all_optimizers()
         saved = []
         self.calls = []
         self.batch = None
@@ -1199,8 +1220,10 @@ class _Steps(object):
             # (an updater may catch it and go on: the updater stays
             # wrapped, and the trainer's finalize puts it back)
             _unwrap(saved)
+            self.optimizers = None
             raise
         _unwrap(saved)
+        self.optimizers = None  # nothing of the user's kept after a step
         self.add_outside(outside)
         if self.peak is None and self.rated:
             self.peak = self.monitor._peak_of(_step_dtype(
@@ -1249,19 +1272,16 @@ class _Steps(object):
             key = (name, lossfun is None, sig,
                    _signature(kwargs) if kwargs else None)
             entry = costs.get(key)
-            if entry is not None and entry.settled:
-                if entry.figures is None:  # not costed again
-                    calls.append(None)
-                    return real_update(lossfun, *args, **kwargs)
-                if lossfun is not None:
-                    return self.verify(key, entry, optimizer, real_update,
-                                       lossfun, args, kwargs)
-                # An update alone: the same work on the parameters the
-                # costed one left (the forward pass, outside, may have
-                # initialised a link); else it is costed again.
-                if _param_state(optimizer) == entry.params:
+            # (a link initialised since the costing, by another step, an
+            # evaluation or a call outside the updates: costed again)
+            if entry is not None and entry.settled and not (
+                    entry.pending and _initialised(entry.pending)):
+                if entry.figures is None or lossfun is None:
+                    # not costed again; or an update alone: the same work
                     calls.append(entry.figures)
                     return real_update(lossfun, *args, **kwargs)
+                return self.verify(key, entry, real_update, lossfun, args,
+                                   kwargs)
             if entry is None and len(costs) >= self.limit:
                 calls.append(None)
                 if 'limit' not in self.warned:
@@ -1336,26 +1356,12 @@ class _Steps(object):
                 None if figures is None or lossfun is None
                 else _Calls(seen.calls, self.fma_1flop),
                 figures is not None and (entry is None or entry.replaceable),
-                after)
-            if before != after:
-                self.params_changed(name, after)
+                _uninitialised(self.optimizers.values()))
             calls.append(figures)
             return result
         return update
 
-    def params_changed(self, name, now):
-        """Optimizer ``name``'s parameters are now ``now`` (see
-        _param_state): the costed steps that left others (a link since
-        initialised joins their update) are costed again, the next time
-        their keys come."""
-        costs = self.costs
-        for key, entry in list(costs.items()):
-            if key[0] == name and entry.settled and entry.params != now \
-                    and entry.figures is not None:
-                costs[key] = entry._replace(settled=False)
-
-    def verify(self, key, entry, optimizer, real_update, lossfun, args,
-               kwargs):
+    def verify(self, key, entry, real_update, lossfun, args, kwargs):
         """``real_update`` of arguments whose ``key`` has the costed
         ``entry``, its forward's calls compared with the costed one's as
         they come, then the graph it leaves: the cached figures when they
@@ -1375,8 +1381,10 @@ class _Steps(object):
         def differs(nodes, loss):
             if not seen.diverged:
                 seen.matched = len(nodes)  # each call matched
+            # (a link it initialised: its backward and update differ)
             if seen.matched == len(reference) and not seen.diverged and \
-                    entry.graph is not None and not entry.graph.outside:
+                    entry.graph is not None and not entry.graph.outside \
+                    and not (entry.pending and _initialised(entry.pending)):
                 try:
                     if _same_graph(nodes, loss, entry.graph):
                         return
@@ -1404,16 +1412,15 @@ class _Steps(object):
             self.calls.append(entry.figures)
             return result
         same_forward = not seen.diverged and seen.matched == len(reference)
-        now = _param_state(optimizer)
-        if now != entry.params:  # its forward pass initialised a link
-            self.params_changed(key[0], now)
-            entry = self.costs[key]
+        made = entry.pending and _initialised(entry.pending)
         if entry.replaceable:
             # one-off work in the step costed as the reference (no step
             # has matched it): the next step is costed as the reference
             self.costs[key] = entry._replace(settled=False,
                                              replaceable=False)
-        elif 'differs' not in self.warned:
+        elif 'differs' not in self.warned and not made:
+            # (a link this step initialised: the next step of the key is
+            # costed again, see wrap)
             self.warned.add('differs')
             _quiet_warning(
                 'CostMonitor: a step did other work than the costed step '
@@ -1479,12 +1486,11 @@ class _Steps(object):
                         'over the peak ({:g} FLOP/s) overflow a float'
                         .format(self.peak))
         if self.memory and all(c.memory_peak is not None for c in calls):
-            # each update beside what the earlier ones left alive
-            peak = left = 0
-            for c in calls:
-                peak = max(peak, left + c.memory_peak)
-                left += c.memory_left or 0
-            out['cost/memory_peak'] = peak
+            # The highest update's: each is costed by a hook of its own,
+            # which follows the arrays it makes (see the docs: an earlier
+            # update's leftovers are not added, a later one's cleargrads
+            # frees most of them).
+            out['cost/memory_peak'] = max(c.memory_peak for c in calls)
         if self.comm is not None and \
                 all(c.comm_bytes is not None for c in calls):
             out['cost/comm_bytes'] = sum(c.comm_bytes for c in calls)
