@@ -1296,13 +1296,19 @@ def _number(text):
     float: a fraction (10000.9, never an int to the checks of a whole
     number), an infinity beyond a float's range (1e400), NaN when it is
     no number.  The one reader of every number of bytes."""
+    try:  # digits alone, however many
+        return int(text)
+    except ValueError:
+        pass
     try:
         value = decimal.Decimal(text)
     except decimal.InvalidOperation:
         return math.nan
     if value.is_nan():  # sNaN too, which float() refuses
         return math.nan
-    if value.is_finite() and abs(value) <= sys.float_info.max and \
+    # (copy_abs, not abs(), which rounds to the context and overflows at
+    # 1e1000000)
+    if value.is_finite() and value.copy_abs() <= sys.float_info.max and \
             value == value.to_integral_value():
         return int(value)
     return float(value)

@@ -161,7 +161,7 @@ def test_bucket_bytes_values_taken(nbytes, capsys):
 
 
 @pytest.mark.parametrize('nbytes', ['1.5', '0', '-8', 'nan', 'inf', '25X',
-                                    '0.5K', 'M'])
+                                    '0.5K', 'M', '1e1000000'])
 def test_bucket_bytes_values_refused(nbytes, capsys):
     assert error_of(capsys, RAISING, '--bucket-bytes', nbytes) == (
         'error: argument --bucket-bytes: must be a whole number of bytes '
@@ -183,7 +183,9 @@ def test_bucket_bytes_of_a_fraction_a_float_would_round_whole_is_refused(
     ('1e23', 100000000000000000000000),
     ('100000000000000000000000', 100000000000000000000000),
     ('1.0e23', 100000000000000000000000),
-    ('1e23K', 102400000000000000000000000)])
+    ('1e23K', 102400000000000000000000000),
+    # digits beyond a float's range: an int, read as one
+    ('1' + '0' * 400, 10 ** 400)])
 def test_bucket_bytes_of_many_bytes_are_exactly_that_many(nbytes, exactly):
     # 1e23 as a float is 99999999999999991611392
     from chainer_computational_cost.cli.args import build_parser
