@@ -472,7 +472,7 @@ def save_network(network, path, **extra):
                     key, ', '.join(Network._fields)))
         try:
             json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as e:
+        except (TypeError, ValueError, RecursionError) as e:
             error = checks.ArgumentTypeError \
                 if isinstance(e, TypeError) else ValueError
             raise error('save_network: extra field {!r} cannot be written '
@@ -484,6 +484,11 @@ def save_network(network, path, **extra):
     with checks.output_file(path, 'a network file') as f:
         f.write(text + '\n')
     return network
+
+
+#: The names JSON gives the values json.load makes.
+_JSON_TYPES = {list: 'array', str: 'string', int: 'number',
+               float: 'number', bool: 'true or false', type(None): 'null'}
 
 
 def load_network(path):
@@ -503,7 +508,7 @@ def load_network(path):
         raise ValueError(what + str(e)) from None
     if not isinstance(doc, dict):
         raise ValueError(what + 'it holds a JSON {}, not an object'.format(
-            type(doc).__name__))
+            _JSON_TYPES.get(type(doc), type(doc).__name__)))
     missing = [k for k in Network._fields if k not in doc]
     if missing:
         raise ValueError(what + 'field {!r} is missing'.format(missing[0]))
@@ -548,7 +553,7 @@ def resolve_network(network, name='network'):
     if isinstance(network, str) and network.lower() in NETWORKS:
         return NETWORKS[network.lower()]  # names in any case, as devices
     if names_a_file(network) or os.path.isdir(network):
-        path = os.fspath(network)
+        path = os.fsdecode(network)
         if os.path.isdir(path) or path.endswith(('/', os.sep)):
             # a folder, in the words of every file argument (not 'does
             # not exist': it does)

@@ -799,7 +799,7 @@ def test_a_network_file_keeps_what_was_measured(tmp_path):
      "latency .* >= 0, got 'inf'"),
     ({'name': 'x', 'title': 'x', 'bandwidth': 1e9},
      "is not a network file .*: field 'latency' is missing$"),
-    (['x', 'x', 1e9, 0], 'is not a network file .*: it holds a JSON list, '
+    (['x', 'x', 1e9, 0], 'is not a network file .*: it holds a JSON array, '
      'not an object$'),
     ({'name': 'x', 'title': 'x', 'bandwidth': [1], 'latency': 0},
      'bandwidth .* must be a finite number > 0'),

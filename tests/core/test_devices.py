@@ -2,7 +2,9 @@
 sources are cited beside each preset in core/devices.py): a preset
 halved or off by a digit fails here."""
 
+import functools
 import json
+import os
 import re
 
 import pytest
@@ -289,6 +291,9 @@ def test_save_network_refuses_an_extra_that_would_replace_a_field(
      'Out of range float values are not JSON compliant'),
     ({'n_ranks': 2, 'seconds': [1e-6, {'last': float('inf')}]}, ValueError,
      'Out of range float values are not JSON compliant'),
+    ({'seconds': functools.reduce(lambda x, _: [x], range(100000), [])},
+     ValueError, 'maximum recursion depth exceeded while encoding a JSON '
+     'object'),
 ])
 def test_save_network_writes_nothing_when_an_extra_is_no_json(
         tmp_path, extra, error, why):
@@ -323,3 +328,19 @@ def test_a_directory_given_as_a_network_file_is_named_a_directory(
     with pytest.raises(ValueError) as e:
         devices.resolve_network('runs', 'node_network')
     assert str(e.value).startswith("node_network file 'runs' is a directory")
+
+
+def test_a_network_file_named_by_a_bytes_path_loads(tmp_path):
+    # an os.PathLike whose path is bytes, as checks.path takes it
+    class BytesPath(object):
+        def __init__(self, path):
+            self.path = path
+
+        def __fspath__(self):
+            return self.path
+
+    devices.save_network(devices.Network('mine', 'm', 1e9, 1e-6),
+                         tmp_path / 'net.json')
+    found = devices.resolve_network(
+        BytesPath(os.fsencode(str(tmp_path / 'net.json'))))
+    assert found == devices.Network('mine', 'm', 1e9, 1e-6)
