@@ -2,6 +2,8 @@
 (issue 35)."""
 
 import json
+import os
+import sys
 
 import pytest
 
@@ -335,6 +337,34 @@ def test_the_file_is_saved_before_saved_is_printed(tmp_path, monkeypatch,
     saved = devices.load_network(path)
     assert (saved.name, saved.latency, saved.bandwidth) == (
         'here', pytest.approx(1e-5, rel=1e-6), pytest.approx(5e8, rel=1e-6))
+
+
+@pytest.mark.parametrize('closed', [True, False])
+def test_a_table_that_cannot_be_written_is_one_line(tmp_path, monkeypatch,
+                                                    capsys, closed):
+    # the file is saved; a closed stdout (None, '>&-') or a full disk
+    # takes no table: one line and status 1, not a traceback
+    _fake_command(monkeypatch)
+    if closed:
+        monkeypatch.setattr(sys, 'stdout', None)
+        ost, reason = None, 'Bad file descriptor'
+    else:
+        if not os.path.exists('/dev/full'):
+            pytest.skip('no /dev/full')
+        ost, reason = open('/dev/full', 'w'), 'No space left on device'
+    path = tmp_path / 'net.json'
+    try:
+        status = netbench_cli.main(['--output', str(path), '--sizes', '4,1K',
+                                    '--repeats', '2'], ost)
+    finally:
+        if ost is not None:
+            try:
+                ost.close()
+            except OSError:  # its buffer, flushed again, finds no room
+                pass
+    assert (status, capsys.readouterr().err) == (
+        1, 'error: cannot write the table: {}\n'.format(reason))
+    assert devices.load_network(str(path)).bandwidth > 0
 
 
 def test_a_file_that_cannot_be_saved_is_not_said_saved(tmp_path, monkeypatch,
