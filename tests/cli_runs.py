@@ -2,9 +2,12 @@
 of the command line uses, in-process (``main()``, its report on a
 StringIO) or under mpiexec."""
 
+import contextlib
 import io
 import os
 import sys
+
+import pytest
 
 from chainer_computational_cost.cli.main import main
 from processes import communicate
@@ -57,3 +60,25 @@ def run_mpi(n, *argv, cwd=None, timeout=150):
     return communicate([MPIEXEC, '-n', str(n), sys.executable, '-m',
                         'chainer_computational_cost'] + list(argv),
                        cwd=cwd, env=env, timeout=timeout)
+
+
+@contextlib.contextmanager
+def unwritable_stdout(monkeypatch, closed):
+    """``(ost, the reason a write to it fails)`` for a command's output
+    that cannot be written: with ``closed``, a closed stdout (``>&-``:
+    Python's sys.stdout is None); else /dev/full (skipped where there is
+    none), closed after."""
+    if closed:
+        monkeypatch.setattr(sys, 'stdout', None)
+        yield None, 'Bad file descriptor'
+        return
+    if not os.path.exists('/dev/full'):
+        pytest.skip('no /dev/full')
+    full = open('/dev/full', 'w')
+    try:
+        yield full, 'No space left on device'
+    finally:
+        try:
+            full.close()
+        except OSError:  # its buffer, flushed again, still finds no room
+            pass

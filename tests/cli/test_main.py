@@ -27,6 +27,7 @@ from chainer_computational_cost.cli.progress import progress_bar
 import cli_models
 from cli_runs import error_of
 from cli_runs import HERE
+from cli_runs import unwritable_stdout
 from cli_runs import ROOT
 from cli_runs import run
 from cli_runs import write_module
@@ -2047,22 +2048,9 @@ def test_calibrate_whose_summary_cannot_be_written_is_one_line(
     # disk takes no summary: one line and status 1, not a traceback
     monkeypatch.setattr(calibrate_command, 'calibrate',
                         lambda **kwargs: FakeCalibration())
-    if closed:
-        monkeypatch.setattr(sys, 'stdout', None)
-        ost, reason = None, 'Bad file descriptor'
-    else:
-        if not os.path.exists('/dev/full'):
-            pytest.skip('no /dev/full')
-        ost, reason = open('/dev/full', 'w'), 'No space left on device'
     path = tmp_path / 'c.json'
-    try:
+    with unwritable_stdout(monkeypatch, closed) as (ost, reason):
         status = main(['calibrate', '--out', str(path)], ost=ost)
-    finally:
-        if ost is not None:
-            try:
-                ost.close()
-            except OSError:  # its buffer, flushed again, still finds no room
-                pass
     assert (status, capsys.readouterr().err) == (
         1, 'error: cannot write the summary: {}\n'.format(reason))
     assert path.read_text() == '{}'

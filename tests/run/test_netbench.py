@@ -2,8 +2,6 @@
 (issue 35)."""
 
 import json
-import os
-import sys
 
 import pytest
 
@@ -14,6 +12,7 @@ from chainer_computational_cost.cli.args import parse_sizes
 from helpers import mlp_step
 from processes import launch
 from processes import needs_mpi
+from cli_runs import unwritable_stdout
 
 
 def test_fit_ring_recovers_a_known_network():
@@ -345,23 +344,10 @@ def test_a_table_that_cannot_be_written_is_one_line(tmp_path, monkeypatch,
     # the file is saved; a closed stdout (None, '>&-') or a full disk
     # takes no table: one line and status 1, not a traceback
     _fake_command(monkeypatch)
-    if closed:
-        monkeypatch.setattr(sys, 'stdout', None)
-        ost, reason = None, 'Bad file descriptor'
-    else:
-        if not os.path.exists('/dev/full'):
-            pytest.skip('no /dev/full')
-        ost, reason = open('/dev/full', 'w'), 'No space left on device'
     path = tmp_path / 'net.json'
-    try:
+    with unwritable_stdout(monkeypatch, closed) as (ost, reason):
         status = netbench_cli.main(['--output', str(path), '--sizes', '4,1K',
                                     '--repeats', '2'], ost)
-    finally:
-        if ost is not None:
-            try:
-                ost.close()
-            except OSError:  # its buffer, flushed again, finds no room
-                pass
     assert (status, capsys.readouterr().err) == (
         1, 'error: cannot write the table: {}\n'.format(reason))
     assert devices.load_network(str(path)).bandwidth > 0
