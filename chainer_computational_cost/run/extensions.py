@@ -1187,14 +1187,15 @@ class _Steps(object):
         self.outside = _Outside(self.fma_1flop)
         # optimizer name -> (its update, as wrapped by wrap and counted)
         self.wrapped = {}
+        # The updater's optimizers while a step runs (a costing reads
+        # them), None between steps: nothing of the user's kept after one.
+        self.optimizers = None
         # run() sets, for each iteration: self.calls, the figures of each
-        # optimizer.update; self.batch, the batch size; self.optimizers,
-        # the updater's
+        # optimizer.update; self.batch, the batch size
 
     def run(self, updater, real_core):
         """One ``update_core``, its optimizers' updates wrapped."""
         self.ran = True
-        # (self.optimizers while the step runs: a costing reads them)
         optimizers = self.optimizers = updater.get_all_optimizers()
         saved = []
         self.calls = []
@@ -1223,7 +1224,7 @@ class _Steps(object):
             self.optimizers = None
             raise
         _unwrap(saved)
-        self.optimizers = None  # nothing of the user's kept after a step
+        self.optimizers = None
         self.add_outside(outside)
         if self.peak is None and self.rated:
             self.peak = self.monitor._peak_of(_step_dtype(
@@ -1356,7 +1357,8 @@ class _Steps(object):
                 None if figures is None or lossfun is None
                 else _Calls(seen.calls, self.fma_1flop),
                 figures is not None and (entry is None or entry.replaceable),
-                _uninitialised(self.optimizers.values()))
+                _uninitialised(() if self.optimizers is None
+                               else self.optimizers.values()))
             calls.append(figures)
             return result
         return update
@@ -1487,9 +1489,10 @@ class _Steps(object):
                         .format(self.peak))
         if self.memory and all(c.memory_peak is not None for c in calls):
             # The highest update's: each is costed by a hook of its own,
-            # which follows the arrays it makes (see the docs: an earlier
-            # update's leftovers are not added, a later one's cleargrads
-            # frees most of them).
+            # which follows the arrays it makes.  What an earlier update
+            # leaves alive is not added: a later update's cleargrads frees
+            # the gradients of its model that an earlier backward made (a
+            # GAN's), and the sum would be far above the step's peak.
             out['cost/memory_peak'] = max(c.memory_peak for c in calls)
         if self.comm is not None and \
                 all(c.comm_bytes is not None for c in calls):
