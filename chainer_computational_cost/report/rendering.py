@@ -339,7 +339,8 @@ def _formatter(column, prefix, n_digits, time_unit):
                               else _number(v, n_digits))
         return _skip_none(lambda v: _number(v / scale, n_digits))
     if column in TIME_COLUMNS:
-        return _skip_none(lambda v: _number(_in_time_unit(v, time_unit),
+        factor = _TIME_SCALE[time_unit]
+        return _skip_none(lambda v: _number(_in_time_unit(v, factor),
                                             n_digits))
     if column in PERCENTS:
         return _skip_none(lambda v: _number(v, n_digits) + '%')
@@ -352,10 +353,11 @@ def _formatter(column, prefix, n_digits, time_unit):
                       if isinstance(v, float) else str(v))
 
 
-def _in_time_unit(seconds, time_unit):
-    """``seconds`` in ``time_unit``; OverflowError where a finite time
-    leaves a float's range there (1e308 s in ms)."""
-    value = seconds * _TIME_SCALE[time_unit]
+def _in_time_unit(seconds, factor):
+    """``seconds`` times ``factor`` (of :data:`_TIME_SCALE`: in its time
+    unit); OverflowError where a finite time leaves a float's range there
+    (1e308 s in ms)."""
+    value = seconds * factor
     if math.isinf(value) and math.isfinite(seconds):
         raise OverflowError(seconds)
     return value
@@ -490,7 +492,8 @@ def _json_value(row, column, prefix, n_digits, time_unit):
     if column in SCALED:
         value, _ = _scaled(value, column, prefix, n_digits)
     elif column in TIME_COLUMNS:
-        value = _round(_in_time_unit(value, time_unit), n_digits)
+        value = _round(_in_time_unit(value, _TIME_SCALE[time_unit]),
+                       n_digits)
     elif isinstance(value, float):
         # a percent is a unit: it rounds as the table's cells do
         rounding = _round if column in PERCENTS else _round_unitless

@@ -1414,7 +1414,7 @@ class _Steps(object):
             self.calls.append(entry.figures)
             return result
         same_forward = not seen.diverged and seen.matched == len(reference)
-        made = entry.pending and _initialised(entry.pending)
+        made = _initialised(entry.pending)
         if entry.replaceable:
             # one-off work in the step costed as the reference (no step
             # has matched it): the next step is costed as the reference
