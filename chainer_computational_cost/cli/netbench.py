@@ -67,9 +67,10 @@ def _agreed(mpi_comm, check):
 
 
 def _check_room(nbytes, comm):
-    """CommandError naming --sizes unless this rank can hold the largest
-    size, ``nbytes``, found before the smaller sizes are timed: first the
-    node's available memory for all its ranks, then an allocation."""
+    """CommandError naming --sizes unless this rank can hold the size
+    ``nbytes`` that holds the most (see ``netbench.footprint``), found
+    before the other sizes are timed: first the node's available memory
+    for all its ranks, then an allocation."""
     problem = netbench.node_room_problem(
         nbytes, getattr(comm, 'intra_size', 1), netbench.available_memory())
     if problem is None:
@@ -118,7 +119,8 @@ def _command(argv, ost, first=True):
     _agreed(comm.mpi_comm, lambda: comm.rank == 0 and check_output_file(
         args.output, '--output', 'network.json'))
     sizes = args.sizes or netbench.DEFAULT_SIZES
-    _agreed(comm.mpi_comm, lambda: _check_room(max(sizes), comm))
+    _agreed(comm.mpi_comm, lambda: _check_room(
+        max(sizes, key=netbench.footprint), comm))
     try:
         network, rows = netbench.measure(comm, sizes, args.repeats,
                                          name=args.name)
