@@ -66,15 +66,17 @@ def _agreed(mpi_comm, check):
     return value
 
 
-def _check_room(nbytes, comm):
+def _check_room(nbytes, span, comm):
     """CommandError naming --sizes unless this rank can hold the size
-    ``nbytes`` that holds the most (see ``netbench.footprint``), found
-    before the other sizes are timed: first the node's available memory
-    for all its ranks, then an allocation."""
+    ``nbytes`` that holds the most among sizes of ``span`` bytes in all
+    (see ``netbench.footprint``), found before the other sizes are timed:
+    first the node's available memory for all its ranks, then an
+    allocation."""
     problem = netbench.node_room_problem(
-        nbytes, getattr(comm, 'intra_size', 1), netbench.available_memory())
+        nbytes, getattr(comm, 'intra_size', 1), netbench.available_memory(),
+        span)
     if problem is None:
-        problem = netbench.room_problem(nbytes)
+        problem = netbench.room_problem(nbytes, span)
     if problem is not None:
         raise CommandError('--sizes: rank {}: {}: give smaller sizes'.format(
             comm.rank, problem))
@@ -119,8 +121,9 @@ def _command(argv, ost, first=True):
     _agreed(comm.mpi_comm, lambda: comm.rank == 0 and check_output_file(
         args.output, '--output', 'network.json'))
     sizes = args.sizes or netbench.DEFAULT_SIZES
-    _agreed(comm.mpi_comm, lambda: _check_room(
-        max(sizes, key=netbench.footprint), comm))
+    span = sum(sizes)
+    _agreed(comm.mpi_comm, lambda: _check_room(max(
+        sizes, key=lambda s: netbench.footprint(s, span)), span, comm))
     try:
         network, rows = netbench.measure(comm, sizes, args.repeats,
                                          name=args.name)

@@ -19,10 +19,12 @@ size is timed as a training loop runs its all-reduces, back to back: in
 ``repeats`` rounds (after ``warmup``), each started on all ranks together
 (a barrier) and timing a few calls in a row; a size's time is the median
 over the rounds of the slowest rank's time a call.  A size from
-:data:`COLD_FROM` bytes up is all-reduced on several copies in turn (see
-:func:`copies`), as a model's gradients are: one buffer all-reduced again
-and again stays in the processor's caches, and timed that way a 3 MB
-all-reduce ran 1.7 times as fast as in a model here.  The fit: the ring
+:data:`COLD_FROM` bytes up is all-reduced on copies in turn that span the
+bytes of all the sizes (see :func:`copies`), as a model's all-reduce goes
+through all its gradients before it comes back to one: one buffer
+all-reduced again and again stays in the processor's caches, and timed
+that way a 3 MB all-reduce ran 1.7 times as fast as among 8 copies
+here.  The fit: the ring
 all-reduce's ``t(S) = 2(N-1) * a + 2(N-1)/N * S / B``, the small sizes
 setting the latency ``a`` and the large ones the bandwidth ``B`` (see
 :func:`fit_ring`): give ``--sizes`` the bytes of your model's parameter
@@ -48,29 +50,28 @@ DEFAULT_SIZES = (4, 256, 4096, 65536, 262144, 1048576, 4194304, 16777216)
 #: Sizes from this many bytes up are timed on several copies in turn.
 COLD_FROM = 65536
 
-#: The bytes the copies of a size span (at most :data:`MAX_COPIES`).
-COLD_BYTES = 32 * 2 ** 20
-
 #: The most copies of a size.
 MAX_COPIES = 8
 
 
-def copies(nbytes):
-    """How many copies of a size's gradient are all-reduced in turn: one
-    below :data:`COLD_FROM` bytes (a small all-reduce costs its latency,
-    wherever its bytes are), else enough to span :data:`COLD_BYTES`, at
-    most :data:`MAX_COPIES`: each all-reduce then finds its buffer where a
-    training step finds a gradient, not in the cache the previous call
-    left it in."""
+def copies(nbytes, span=0):
+    """How many copies of a size's gradient are all-reduced in turn when
+    the sizes timed together hold ``span`` bytes (their sum: the arrays
+    of a model, whose all-reduce goes through them all before it comes
+    back to one): one below :data:`COLD_FROM` bytes (a small all-reduce
+    costs its latency, wherever its bytes are), else enough to span
+    ``span``, at most :data:`MAX_COPIES`.  Each all-reduce then finds its
+    buffer where a model's finds a gradient, not in the cache the
+    previous call left it in."""
     if nbytes < COLD_FROM:
         return 1
-    return max(1, min(MAX_COPIES, -(-COLD_BYTES // nbytes)))
+    return max(1, min(MAX_COPIES, -(-span // nbytes)))
 
 
-def footprint(nbytes):
+def footprint(nbytes, span=0):
     """The bytes of gradients timing a size of ``nbytes`` holds (its
-    parameters as many again): ``copies(nbytes) * nbytes``."""
-    return copies(nbytes) * nbytes
+    parameters as many again): ``copies(nbytes, span) * nbytes``."""
+    return copies(nbytes, span) * nbytes
 
 
 #: Why a size must be a multiple of 4 (the error's reason).
@@ -172,10 +173,11 @@ class NoRoom(MemoryError):
     (see :func:`time_allreduce`)."""
 
 
-def _no_room(nbytes, where='memory'):
-    """What a size whose parameters and gradients (``footprint(nbytes)``
-    each) could not be allocated is told, before the run or during it."""
-    k = copies(nbytes)
+def _no_room(nbytes, where='memory', span=0):
+    """What a size whose parameters and gradients (``footprint(nbytes,
+    span)`` each) could not be allocated is told, before the run or
+    during it."""
+    k = copies(nbytes, span)
     what = '{} bytes of float32 gradients'.format(nbytes) if k == 1 else \
         '{} bytes of float32 gradients ({} copies of {}, all-reduced in ' \
         'turn)'.format(k * nbytes, k, nbytes)
@@ -196,7 +198,7 @@ def available_memory():
     return None
 
 
-def node_room_problem(nbytes, ranks_on_node, available):
+def node_room_problem(nbytes, ranks_on_node, available, span=0):
     """Why the ``ranks_on_node`` ranks of one node cannot each hold a
     size's parameter and gradient (``nbytes`` each) in the ``available``
     bytes of the node (see :func:`available_memory`; None: unknown, no
@@ -204,47 +206,50 @@ def node_room_problem(nbytes, ranks_on_node, available):
     rank's own allocation succeeds, and the node's kernel then kills a
     process when they all touch their pages at once."""
     if available is None or \
-            2 * footprint(nbytes) * ranks_on_node <= available:
+            2 * footprint(nbytes, span) * ranks_on_node <= available:
         return None
     return _no_room(nbytes, "this node's available memory ({} bytes) for "
                     'its {} rank{}'.format(available, ranks_on_node,
                                            's' if ranks_on_node > 1
-                                           else ''))
+                                           else ''), span)
 
 
-def room_problem(nbytes):
+def room_problem(nbytes, span=0):
     """Why this process cannot hold a size's parameters and gradients
-    (``footprint(nbytes)`` each), or None: they are allocated, written,
-    and let go."""
+    (``footprint(nbytes, span)`` each), or None: they are allocated,
+    written, and let go."""
     try:
-        _one_param_link(footprint(nbytes))
+        _one_param_link(footprint(nbytes, span))
     except MemoryError:
-        return _no_room(nbytes)
+        return _no_room(nbytes, span=span)
     return None
 
 
-def _agreed_links(comm, nbytes):
-    """The links a size's all-reduces move in turn (``copies(nbytes)`` of
+def _agreed_links(comm, nbytes, span):
+    """The links a size's all-reduces move in turn (``copies(nbytes,
+    span)`` of
     :func:`_one_param_link`), on every rank, or :class:`NoRoom` on every
     rank when any could not allocate them: a rank that went on alone
     would wait for the others at the all-reduce forever."""
     try:
-        links = [_one_param_link(nbytes) for _ in range(copies(nbytes))]
+        links = [_one_param_link(nbytes)
+                 for _ in range(copies(nbytes, span))]
         mine = None
     except MemoryError:
         links, mine = None, comm.rank
     failed = [r for r in comm.mpi_comm.allgather(mine) if r is not None]
     if failed:
         raise NoRoom(_no_room(
-            nbytes, 'the memory of rank {}'.format(failed[0])))
+            nbytes, 'the memory of rank {}'.format(failed[0]), span))
     return links
 
 
-def time_allreduce(comm, nbytes, repeats=10, warmup=2):
+def time_allreduce(comm, nbytes, repeats=10, warmup=2, span=0):
     """Seconds of one ``comm.multi_node_mean_grad`` of ``nbytes`` of
-    float32 gradients (see :func:`time_mean_grad`); :class:`NoRoom` (a
-    MemoryError) on every rank when any rank cannot allocate them."""
-    return time_mean_grad(comm, _agreed_links(comm, nbytes), repeats,
+    float32 gradients (see :func:`time_mean_grad`), on ``copies(nbytes,
+    span)`` of them in turn; :class:`NoRoom` (a MemoryError) on every
+    rank when any rank cannot allocate them."""
+    return time_mean_grad(comm, _agreed_links(comm, nbytes, span), repeats,
                           warmup)
 
 
@@ -309,7 +314,9 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     """
     sizes = check_sizes(sizes)  # before minutes of timing
     n = comm.size
-    seconds = [time_allreduce(comm, s, repeats, warmup) for s in sizes]
+    span = sum(sizes)
+    seconds = [time_allreduce(comm, s, repeats, warmup, span)
+               for s in sizes]
     latency, bandwidth = fit_ring(list(sizes), seconds, n)
     kind = type(comm).__name__
     network = devices.Network(

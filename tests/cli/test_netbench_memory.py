@@ -118,6 +118,38 @@ def test_a_size_the_ranks_of_a_node_cannot_hold_together(
     assert asked == [] and comm.sizes == [] and not os.path.exists(path)
 
 
+@pytest.mark.parametrize('available, refused',
+                         [(4194304, False), (4194303, True)])
+def test_the_copies_of_the_size_that_holds_most_are_checked(
+        tmp_path, monkeypatch, capsys, available, refused):
+    # The sizes hold 4 + 65536 + 1048576 = 1114116 bytes: 1 MiB is timed
+    # on 2 copies (1114116 / 1048576 = 1.06), 2097152 bytes of gradients
+    # and as many of parameters, 4194304 for the one rank of the node;
+    # 64 KiB on 8, 524288 bytes.
+    import chainermn
+    comm = FakeComm(FakeMPI())
+    comm.intra_size = 1
+    monkeypatch.setattr(chainermn, 'create_communicator', lambda name: comm)
+    monkeypatch.setattr(netbench_cli, '_world', lambda: comm.mpi_comm)
+    monkeypatch.setattr(netbench_cli, '_world_rank', lambda: 0)
+    monkeypatch.setattr(netbench, 'available_memory', lambda: available)
+    asked = _short_of_memory(monkeypatch, above=float('inf'))
+    out = io.StringIO()
+    status = netbench_cli.main(['--sizes', '4,64K,1M', '--repeats', '1',
+                                '--output', str(tmp_path / 'net.json')],
+                               out)
+    if not refused:  # the check's allocation: both copies at once
+        assert asked[0] == 2097152
+        return
+    assert (status, out.getvalue()) == (2, '')
+    assert capsys.readouterr().err == (
+        'error: --sizes: rank 0: 2097152 bytes of float32 gradients (2 '
+        'copies of 1048576, all-reduced in turn) do not fit in this '
+        "node's available memory (4194303 bytes) for its 1 rank (twice: "
+        'the parameter and its gradient): give smaller sizes\n')
+    assert asked == [] and comm.sizes == []
+
+
 def test_a_size_another_rank_cannot_allocate_stops_this_one(monkeypatch):
     # the check passed, then rank 1 (memory taken meanwhile) cannot
     # allocate 4K: this rank, which can, must not time it alone

@@ -263,10 +263,12 @@ def test_measure_fits_the_slowest_ranks_time_of_one_call(monkeypatch):
 
 def test_a_large_size_is_all_reduced_on_copies_in_turn(monkeypatch):
     # One buffer all-reduced again and again stays in the caches (a 3 MB
-    # one ran 1.7x as fast as in a model here): from 64 KiB up, a size
-    # is all-reduced on copies in turn, enough to span 32 MiB, at most 8.
-    # 4 and 4096 bytes: 1 copy; 64 KiB: 32 MiB / 64 KiB = 512, so 8;
-    # 4 MiB: 32 / 4 = 8; 16 MiB: 32 / 16 = 2.
+    # one ran 1.7x as fast as among 8 copies here): from 64 KiB up, a
+    # size is all-reduced on copies in turn that span all the sizes' bytes,
+    # as a model's all-reduce goes through all its arrays, at most 8.
+    # The sizes hold 4 + 4096 + 65536 + 4194304 + 16777216 = 21041156:
+    # 4 and 4096 bytes, 1 copy; 64 KiB, 21041156 / 65536 = 321.1, so 8;
+    # 4 MiB, 5.02, so 6; 16 MiB, 1.25, so 2.
     clock = FakeClock()
     monkeypatch.setattr(netbench, 'time', clock)
     comm = FakeComm(clock, lambda nbytes: 1e-5 + nbytes / 1e9, repeats=3)
@@ -279,7 +281,7 @@ def test_a_large_size_is_all_reduced_on_copies_in_turn(monkeypatch):
     comm.multi_node_mean_grad = multi_node_mean_grad
     sizes = [4, 4096, 65536, 2 ** 22, 2 ** 24]
     netbench.measure(comm, sizes, repeats=3, warmup=2)
-    for nbytes, copies in zip(sizes, [1, 1, 8, 8, 2]):
+    for nbytes, copies in zip(sizes, [1, 1, 8, 6, 2]):
         grads = [g for s, g in seen if s == nbytes]
         # (2 + 3) rounds of 4 calls, the copies taken in turn
         assert len(grads) == 20
@@ -288,16 +290,16 @@ def test_a_large_size_is_all_reduced_on_copies_in_turn(monkeypatch):
 
 
 def test_the_memory_of_the_copies_is_checked_before_timing():
-    # 64 KiB in 8 copies: 8 * 65536 = 524288 bytes of gradients and as
-    # many of parameters, 1048576 bytes for one rank
-    assert netbench.footprint(65536) == 524288
-    assert netbench.node_room_problem(65536, 1, 1048576) is None
-    assert netbench.node_room_problem(65536, 1, 1048575) == (
+    # 64 KiB among sizes of 524288 bytes: 8 copies, 8 * 65536 = 524288
+    # bytes of gradients and as many of parameters, 1048576 for one rank
+    assert netbench.footprint(65536, 524288) == 524288
+    assert netbench.node_room_problem(65536, 1, 1048576, 524288) is None
+    assert netbench.node_room_problem(65536, 1, 1048575, 524288) == (
         '524288 bytes of float32 gradients (8 copies of 65536, all-reduced '
         "in turn) do not fit in this node's available memory (1048575 "
         'bytes) for its 1 rank (twice: the parameter and its gradient)')
-    # below 64 KiB, one copy: 2 * 65532 = 131064
-    assert netbench.node_room_problem(65532, 1, 131064) is None
+    # below 64 KiB, one copy whatever the span: 2 * 65532 = 131064
+    assert netbench.node_room_problem(65532, 1, 131064, 524288) is None
 
 
 def _fake_command(monkeypatch, seconds=lambda nbytes: 1e-5 + nbytes / 1e9):
