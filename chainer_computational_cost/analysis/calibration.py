@@ -514,6 +514,12 @@ def _check_info(info):
         for i, name in enumerate(out['uncovered']):
             checks.instance(_field('info.uncovered[{}]'.format(i)), name,
                             str, 'a function type name (a str)')
+    try:  # what save() writes and load() reads back
+        json.dumps(out, allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError('{} must hold JSON data only (str, finite '
+                         'numbers, bools, None, lists, dicts with str '
+                         'keys): {}'.format(_field('info'), e)) from None
     return _frozen(out)
 
 
@@ -541,7 +547,14 @@ def _check_error(error):
     out = dict(error)
     for key in ('inference', 'training'):
         if out.get(key) is not None:
-            out[key] = checks.non_negative(_field('error.' + key), out[key])
+            name = _field('error.' + key)
+            value = checks.non_negative(name, out[key])
+            if not math.isfinite(value * 100):  # said in percent
+                raise ValueError(
+                    '{} must be a finite number >= 0 whose percentage a '
+                    'float holds (a share: 0.25 is 25 %), got {!r}'.format(
+                        name, out[key]))
+            out[key] = value
     if 'n_probes' in out:
         out['n_probes'] = checks.integer(_field('error.n_probes'),
                                          out['n_probes'], 0)
@@ -694,9 +707,13 @@ class Calibration(_Checked):
             cause = ('likely cause: too few probes of the call types your '
                      'model runs, or a busy machine; remedies: a longer '
                      'budget, a quieter machine')
-        return ('held-out error {:.0%} is above {:.0%}: predicted times may '
+        # (in tenths where whole percents would read as the threshold)
+        shown = '{:.0%}'.format(worst)
+        if shown == '{:.0%}'.format(TRUSTED_ERROR):
+            shown = '{:.1%}'.format(worst)
+        return ('held-out error {} is above {:.0%}: predicted times may '
                 'be off by that much or more ({})'.format(
-                    worst, TRUSTED_ERROR, cause))
+                    shown, TRUSTED_ERROR, cause))
 
     def __repr__(self):
         return '<Calibration of {} ({}), {} families, {} types>'.format(
@@ -786,6 +803,14 @@ class Calibration(_Checked):
                     'a calibration of format {}, and this version reads '
                     'format {} only: calibrate again'.format(fmt, FORMAT))
             raise ValueError(not_one)
+        try:
+            return cls._checked(data)
+        except RecursionError:  # lists or dicts nested beyond the checks
+            raise ValueError('a malformed calibration: nested deeper than '
+                             'a calibration is') from None
+
+    @classmethod
+    def _checked(cls, data):
         _fields('', data, ('gemm', 'families', 'types', 'overhead'))
         _only('', data, FILE_KEYS)
         _only('overhead', _fields('overhead', data['overhead']), OVERHEADS)
@@ -805,9 +830,9 @@ class Calibration(_Checked):
         checks.path('path', path)
         data = self.to_dict()
         _check_file(data)  # never a file that load() refuses
+        text = json.dumps(data, indent=1) + '\n'  # before the file is opened
         with checks.output_file(path, 'a calibration file') as f:
-            json.dump(data, f, indent=1)
-            f.write('\n')
+            f.write(text)
 
     @classmethod
     def load(cls, path):
@@ -819,8 +844,7 @@ class Calibration(_Checked):
         checks.path('path', path)
         name = os.fspath(path)
         try:
-            with open(path, encoding='utf-8') as f:
-                data = json.load(f)
+            data = checks.load_json(path, 'utf-8')
         except (OSError, ValueError, RecursionError) as e:
             # (RecursionError: arrays nested beyond the parser's depth)
             raise ValueError('{!r} is not a calibration file (JSON written '

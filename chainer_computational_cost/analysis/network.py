@@ -26,6 +26,7 @@ per call, the full link bandwidth for every step.
 import collections
 import functools
 import math
+import sys
 import typing
 import warnings
 
@@ -679,8 +680,11 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     except OverflowError as e:
         # the batch grows samples_per_s only (or an int Python overflowed)
         known = len(e.args) == 3 and e.args[0] != 'samples_per_s'
+        # a worker count beyond a float's range overflows any figure
+        huge = [n for n in workers if n > sys.float_info.max]
         raise ValueError(_overflow(e.args, dict(
-            given, batch_size=None if known else batch_size), [
+            given, batch_size=None if known or huge else batch_size,
+            workers=huge[0] if huge else None), [
                 ('network', net), ('node_network', opts['node_network'])]))
     return report
 

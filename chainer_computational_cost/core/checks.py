@@ -14,6 +14,7 @@ of value (``'an int >= 1 (samples per worker) or None'``).
 This module imports nothing of the package: every module may use it.
 """
 
+import json
 import math
 import numbers
 import os
@@ -50,18 +51,29 @@ def integer(name, value, low=1, allowed=None):
 
 def number(name, value, low=0, strict=False, allowed=None):
     """``value`` as a finite float >= ``low`` (> ``low`` when
-    ``strict``): never NaN nor infinite."""
+    ``strict``): never NaN nor infinite.  The float kept is the one
+    judged: an exact value (a Fraction, a long double) whose float is 0
+    or infinite is refused as that float would be."""
     allowed = allowed or 'a finite number {} {:g}'.format(
         '>' if strict else '>=', low)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         _refuse(ArgumentTypeError, name, value, allowed)
     try:
-        finite = math.isfinite(value)
+        kept = float(value) + 0.0  # (-0.0 is 0.0: no quantity is signed 0)
     except OverflowError:  # an int beyond a float's range
-        finite = False
-    if not finite or value < low or (strict and value == low):
-        _refuse(ValueError, name, value, allowed)
-    return float(value)
+        kept = math.inf
+    if not math.isfinite(kept) or kept < low or (strict and kept == low):
+        try:
+            exact = math.isfinite(value) and value >= low and not (
+                strict and value == low)
+        except OverflowError:  # an int beyond a float's range
+            exact = False
+        if not exact:
+            _refuse(ValueError, name, value, allowed)
+        # (what fails is the float it would be)
+        raise ValueError('{} must be {}, got {!r} ({!r} as a float)'.format(
+            name, allowed, value, kept))
+    return kept
 
 
 def whole(name, value, low=0, allowed=None):
@@ -134,6 +146,25 @@ def path(name, value, allowed=None):
     the caller's file when done with it; an open file object as well."""
     return instance(name, value, (str, os.PathLike),
                     allowed or 'the path of a file (a str or os.PathLike)')
+
+
+#: The most characters a JSON file of ours is read for (a calibration is
+#: kilobytes): a device such as /dev/zero, or the wrong file, is refused
+#: rather than read into all the memory there is.
+JSON_LIMIT = 64 * 2 ** 20
+
+
+def load_json(path, encoding=None):
+    """The JSON document in the file ``path``, read for at most
+    :data:`JSON_LIMIT` characters: OSError (it cannot be read),
+    ValueError (no JSON, or longer than that) or RecursionError (arrays
+    nested beyond the parser's depth), for the caller to name the file."""
+    with open(path, encoding=encoding) as f:
+        text = f.read(JSON_LIMIT + 1)
+    if len(text) > JSON_LIMIT:
+        raise ValueError('it is longer than {} characters, which no file '
+                         'of ours is'.format(JSON_LIMIT))
+    return json.loads(text)
 
 
 class UnwritableFile(ValueError):

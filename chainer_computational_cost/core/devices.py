@@ -501,8 +501,7 @@ def load_network(path):
     what = ('{!r} is not a network file (JSON with name, title, bandwidth, '
             'latency): '.format(name))
     try:
-        with open(path) as f:
-            doc = json.load(f)
+        doc = checks.load_json(path)
     except (OSError, ValueError, RecursionError) as e:
         # (RecursionError: arrays nested beyond the parser's depth)
         raise ValueError(what + str(e)) from None

@@ -327,6 +327,8 @@ def fit_batch(run, device=None, optimizer='adam', capacity=None, margin=None,
     if isinstance(margin, str):
         margin = margin.lower()
     reserve = margin_bytes(margin, cap)
+    if isinstance(margin, float):
+        margin += 0.0  # shown as given, but never as -0.0
     if check_answer is not None:
         check_answer = checks.flag('check_answer', check_answer,
                                    'None, True or False')

@@ -303,3 +303,72 @@ def test_the_device_of_a_calibration_checks_its_flag():
         with pytest.raises(ArgumentTypeError, match=r'^fma_1flop must be '
                            r'True or False, got '):
             c.device(fma_1flop=value)
+
+
+# What save() writes and load() reads back
+
+
+@pytest.mark.parametrize('value, why', [
+    ({1, 2}, 'Object of type set is not JSON serializable'),
+    (b'x', 'Object of type bytes is not JSON serializable'),
+    (numpy.float32(1.5), 'Object of type float32 is not JSON serializable'),
+    (float('nan'), 'Out of range float values are not JSON compliant'),
+])
+def test_info_holds_json_data_only(value, why):
+    # accepted, and then save() raised a TypeError halfway through the
+    # file, which it left cut short
+    data = literal_calibration().to_dict()
+    data['info']['extra'] = value
+    with pytest.raises(ValueError, match=re.escape(
+            "a malformed calibration: field 'info' must hold JSON data only "
+            '(str, finite numbers, bools, None, lists, dicts with str '
+            'keys): ' + why)):
+        Calibration.from_dict(data)
+
+
+def test_a_save_that_fails_leaves_the_file_as_it_was(tmp_path, monkeypatch):
+    path = tmp_path / 'c.json'
+    path.write_text('{"kept": 1}\n')
+    c = literal_calibration()
+
+    def fails(*args, **kwargs):
+        raise TypeError('not encodable')
+    monkeypatch.setattr(cal.json, 'dumps', fails)
+    with pytest.raises(TypeError, match='not encodable'):
+        c.save(path)
+    assert path.read_text() == '{"kept": 1}\n'
+
+
+def test_info_nested_beyond_the_checks_is_a_value_error(tmp_path):
+    # 500 lists deep in a free-form key: a RecursionError traceback
+    path = tmp_path / 'deep.json'
+    data = literal_calibration().to_dict()
+    data['info']['extra'] = json.loads('[' * 500 + ']' * 500)
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="^'{}': a malformed calibration: "
+                       'nested deeper than a calibration is$'.format(
+                           re.escape(str(path)))):
+        Calibration.load(path)
+
+
+def test_a_held_out_error_is_one_whose_percentage_a_float_holds():
+    # 1e308 passed, and the warning said "held-out error inf%"
+    data = literal_calibration().to_dict()
+    data['error']['inference'] = 1e308
+    with pytest.raises(ValueError, match=re.escape(
+            "field 'error.inference' must be a finite number >= 0 whose "
+            'percentage a float holds (a share: 0.25 is 25 %), got 1e+308')):
+        Calibration.from_dict(data)
+    data['error']['inference'] = 1e306  # 1e308 %
+    assert Calibration.from_dict(data).error['inference'] == 1e306
+
+
+def test_an_error_just_above_the_threshold_is_said_in_tenths():
+    # 0.254 read "held-out error 25% is above 25%"
+    data = literal_calibration().to_dict()
+    data['error']['inference'] = 0.254
+    assert Calibration.from_dict(data).untrusted().startswith(
+        'held-out error 25.4% is above 25%: ')
+    data['error']['inference'] = 0.42
+    assert Calibration.from_dict(data).untrusted().startswith(
+        'held-out error 42% is above 25%: ')

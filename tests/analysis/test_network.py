@@ -1177,6 +1177,17 @@ def test_figures_past_a_float_are_a_value_error(kwargs, shown):
                                model='bound', **kwargs)
 
 
+def test_a_worker_count_past_a_float_is_named():
+    # the batch size was named alone: the workers grew the figures
+    layers, rows = _one_step()
+    net = devices.Network('t', 't', 1e9, 1e-6)
+    with pytest.raises(ValueError, match=r'^the scaling report overflows a '
+                       r'float \(workers=an int of 401 digits give figures '
+                       r'beyond its range\); give smaller ones$'):
+        network.scaling_report(layers, rows, 10, [1, 10 ** 400], net, 4,
+                               model='bound')
+
+
 @pytest.mark.parametrize('bandwidth, latency, shown', [
     (5e-324, 1e-6, r'bandwidth 5e-324 B/s, latency 1e-06 s'),
     (1e9, 1e308, r'bandwidth 1000000000.0 B/s, latency 1e\+308 s'),

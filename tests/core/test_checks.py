@@ -2,6 +2,7 @@
 line each raises, naming the argument, the value and what is allowed."""
 
 import collections
+import fractions
 import io
 import math
 
@@ -35,6 +36,22 @@ def test_a_value_out_of_range_is_a_value_error(check, value, message):
     with pytest.raises(ValueError, match=message) as e:
         check('x', value)
     assert not isinstance(e.value, TypeError)
+
+
+def test_the_float_kept_is_the_one_judged():
+    # an exact value > 0 whose float is 0 was kept as 0.0 (a network of
+    # bandwidth 0.0, a ZeroDivisionError later); an int beyond a float
+    # is refused too, and -0.0 comes back as 0.0
+    tiny = fractions.Fraction(1, 10 ** 400)
+    with pytest.raises(ValueError, match=r'^x must be a finite number > 0, '
+                       r'got Fraction\(1, 1000*\) \(0\.0 as a float\)$'):
+        checks.positive('x', tiny)
+    assert checks.non_negative('x', tiny) == 0.0  # >= 0 holds for 0.0
+    with pytest.raises(ValueError, match=r'^x must be a finite number > 0, '
+                       r'got 1000*$'):
+        checks.positive('x', 10 ** 400)
+    kept = checks.non_negative('x', -0.0)
+    assert (kept, math.copysign(1, kept)) == (0.0, 1.0)
 
 
 @pytest.mark.parametrize('check, value, message', [
@@ -116,6 +133,19 @@ def test_checked_fields_of_a_named_tuple():
         with pytest.raises(ValueError, match='^a must be a finite number > '
                            '0, got 0$'):
             make()
+
+
+def test_a_json_file_is_read_for_a_bounded_length(tmp_path, monkeypatch):
+    # /dev/zero as a calibration or network file was read into all the
+    # memory there is; 10 characters stand for the 64 MiB here
+    monkeypatch.setattr(checks, 'JSON_LIMIT', 10)
+    path = tmp_path / 'f.json'
+    path.write_text('[1, 2, 33]')  # 10 characters
+    assert checks.load_json(path) == [1, 2, 33]
+    path.write_text('[1, 2, 333]')
+    with pytest.raises(ValueError, match='^it is longer than 10 characters, '
+                       'which no file of ours is$'):
+        checks.load_json(path)
 
 
 def test_a_path_is_a_str_or_a_path_like(tmp_path):

@@ -17,6 +17,7 @@ the two differ since only in the batch a cost projection's error names
 
 import io
 import json
+import math
 import re
 import sys
 import warnings
@@ -160,6 +161,13 @@ def test_a_gpu_answer_leaves_the_cuda_margin_by_default():
         "(peak during LinearGradWeight-1; margin 0: nothing kept for the "
         "CUDA context and the memory pool)")
     assert any('CUDA' in x for x in f['left_out'])
+
+
+def test_a_margin_of_minus_zero_is_asked_as_zero():
+    # --mode json printed "margin_asked": -0.0
+    f = fit_batch(_exp_step, capacity=1000, optimizer='sgd', margin=-0.0)
+    assert math.copysign(1, f['margin_asked']) == 1.0
+    assert f['batch_size'] == 28  # as with no margin (see below)
 
 
 def test_a_capacity_has_no_margin_by_default_and_a_name():
