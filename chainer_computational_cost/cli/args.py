@@ -63,6 +63,16 @@ def parse_shape(text):
     return shape
 
 
+def parse_name(text):
+    """netbench's --name: a name that is not blank (the default,
+    netbench-N, is had by leaving the option out)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "must be a name, got {!r} (leave --name out for "
+            "netbench-N)".format(text))
+    return text
+
+
 def parse_depth(text):
     """The --links value: levels below the root, an integer >= 0."""
     try:
@@ -1526,7 +1536,8 @@ def build_netbench_parser():
     parser.add_argument('--output', default='network.json', metavar='FILE',
                         help='the network file to write (default '
                              'network.json; checked before measuring)')
-    parser.add_argument('--name', default=None, metavar='NAME',
+    parser.add_argument('--name', type=parse_name, default=None,
+                        metavar='NAME',
                         help="the network's name (default netbench-N)")
     return parser
 

@@ -202,7 +202,10 @@ def check_model_or_command(spec, commands=()):
     module_name, sep, attr = spec.partition(':')
     if sep and module_name and attr:
         return
-    command = _close(spec, commands)
+    # (a start of a command's name, 3 letters or more: 'calib')
+    starts = [c for c in commands
+              if len(spec) >= 3 and c.startswith(spec.lower())]
+    command = starts[0] if len(starts) == 1 else _close(spec, commands)
     if command is not None:
         raise CommandError('unknown command or model {!r}; did you mean '
                            '{!r}?'.format(spec, command))

@@ -320,7 +320,7 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     latency, bandwidth = fit_ring(list(sizes), seconds, n)
     kind = type(comm).__name__
     network = devices.Network(
-        name or 'netbench-{}'.format(n),
+        'netbench-{}'.format(n) if name is None else name,
         'measured: {} over {} ranks'.format(kind, n), bandwidth, latency)
     rows = [{'bytes': s, 'seconds': t,
              'model': net.collective_time('MPI_Allreduce', s, n, network)}

@@ -667,6 +667,10 @@ def test_version_is_printed(command, capsys):
      "unknown command or model 'Calibrte'; did you mean 'calibrate'?"),
     (('netbech', '--communicator', 'naive'),
      "unknown command or model 'netbech'; did you mean 'netbench'?"),
+    # the start of a command's name, too short for a close match
+    (('calib', '--out', 'x.json'),
+     "unknown command or model 'calib'; did you mean 'calibrate'?"),
+    (('NET',), "unknown command or model 'NET'; did you mean 'netbench'?"),
     (('resnt50', '--shape', '2,3'),
      "unknown model 'resnt50' (did you mean 'resnet50'?): use one of "
      'googlenet, resnet101, resnet152, resnet50, vgg16, vgg19 or '

@@ -441,6 +441,9 @@ def test_a_directory_gone_before_the_save_is_one_line(tmp_path,
 @pytest.mark.parametrize('argv, message', [
     (('--repeats', '0'), "argument --repeats: must be an integer >= 1; got "
                          "'0' (see --help)"),
+    # saved as netbench-2 before
+    (('--name', ''), "argument --name: must be a name, got '' (leave --name "
+                     'out for netbench-N) (see --help)'),
     (('--sizes', '4'), 'argument --sizes: must be two sizes or more in bytes '
                        '>= 4, comma-separated (K, M, G suffixes: 4,1K,1M); '
                        "got '4' (see --help)"),
