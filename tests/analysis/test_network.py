@@ -1167,25 +1167,19 @@ def test_a_huge_jitter_is_no_nan_alone():
     # an int no float holds: Python's own overflow, the arguments named
     ({'accumulation': 10 ** 400},
      r'accumulation=an int of 401 digits, batch_size=4 give'),
+    # the workers, not the batch size (named alone before)
+    ({'workers': [1, 10 ** 400]},
+     r'workers=an int of 401 digits give figures beyond its range\); give '
+     r'smaller ones$'),
 ])
 def test_figures_past_a_float_are_a_value_error(kwargs, shown):
     layers, rows = _one_step()
     net = devices.Network('t', 't', 1e9, 1e-6)
+    workers = kwargs.pop('workers', [1, 8])
     with pytest.raises(ValueError, match=r'^the scaling report overflows a '
                        r'float \(' + shown):
-        network.scaling_report(layers, rows, 10, [1, 8], net, 4,
+        network.scaling_report(layers, rows, 10, workers, net, 4,
                                model='bound', **kwargs)
-
-
-def test_a_worker_count_past_a_float_is_named():
-    # the batch size was named alone: the workers grew the figures
-    layers, rows = _one_step()
-    net = devices.Network('t', 't', 1e9, 1e-6)
-    with pytest.raises(ValueError, match=r'^the scaling report overflows a '
-                       r'float \(workers=an int of 401 digits give figures '
-                       r'beyond its range\); give smaller ones$'):
-        network.scaling_report(layers, rows, 10, [1, 10 ** 400], net, 4,
-                               model='bound')
 
 
 @pytest.mark.parametrize('bandwidth, latency, shown', [
