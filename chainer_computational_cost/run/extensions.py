@@ -173,7 +173,8 @@ def _kind(t):
     except KeyError:
         pass
     if t in (int, float, bool, str, type(None), type(Ellipsis), slice) \
-            or issubclass(t, numpy.dtype):
+            or issubclass(t, (numpy.dtype, type)):
+        # (a class too: a cast's target given as numpy.float16)
         kind = 1
     elif t in (tuple, list):
         kind = 2
@@ -700,6 +701,7 @@ class _Costed(NamedTuple):
     checker: Optional[_Calls] = None
     replaceable: bool = False
     pending: tuple = ()
+    nested: tuple = ()
 
 
 def _param_state(optimizer):
@@ -894,6 +896,11 @@ class _Outside(chainer.FunctionHook):
             watching = hooks is not None and hooks.pop(key, None) is self
             try:
                 return update(*args, **kwargs)
+            except BaseException:
+                # (an updater that catches it goes on: the step is not
+                # costed, as a step of one update that fails is not)
+                steps.calls.append(None)
+                raise
             finally:
                 self.depth = 0
                 if watching:
@@ -1022,6 +1029,7 @@ class CostMonitor(extension.Extension):
         self._calibration = None if calibration is None else \
             calib.load_calibration(calibration)
         self._updater = None
+        self._saved_core = _MISSING
         self._steps = None
         self._trainer = None
         self.trigger = self._trigger
@@ -1119,15 +1127,17 @@ class CostMonitor(extension.Extension):
             # outlives the training in a monitor the user keeps
             self._steps.wrapped.clear()
         updater, self._updater = self._updater, None
+        # (the user's own update_core, if any: not kept past the training)
+        saved, self._saved_core = self._saved_core, _MISSING
         if updater is None:
             return
         current = updater.__dict__.get('update_core')
         if getattr(current, '_cost_monitor', None) is not self:
             return  # someone wrapped it after us: theirs to undo
-        if self._saved_core is _MISSING:
+        if saved is _MISSING:
             del updater.__dict__['update_core']
         else:
-            updater.__dict__['update_core'] = self._saved_core
+            updater.__dict__['update_core'] = saved
 
     def _peak_of(self, dtype):
         if self._peak_flops is not None:
@@ -1205,6 +1215,8 @@ class _Steps(object):
         wrapped = self.wrapped
         try:
             for name, optimizer in optimizers.items():
+                if any(d is optimizer.__dict__ for d, _ in saved):
+                    continue  # one optimizer under two names: its first
                 d = optimizer.__dict__
                 saved.append((d, d.get('update', _MISSING)))
                 real_update = optimizer.update
@@ -1272,7 +1284,20 @@ class _Steps(object):
                 sig = _signature(args)
             key = (name, lossfun is None, sig,
                    _signature(kwargs) if kwargs else None)
-            entry = costs.get(key)
+            try:
+                entry = costs.get(key)
+            except TypeError:  # an argument whose shape is no key (a list)
+                calls.append(None)
+                if 'key' not in self.warned:
+                    self.warned.add('key')
+                    _quiet_warning(
+                        'CostMonitor: an argument of the update of '
+                        'optimizer {!r} has a shape or dtype that cannot be '
+                        'a key '
+                        '({}): its steps are not costed'.format(
+                            name, type(args[0]).__name__ if args else
+                            'a keyword argument'))
+                return real_update(lossfun, *args, **kwargs)
             # (a link initialised since the costing, by another step, an
             # evaluation or a call outside the updates: costed again)
             if entry is not None and entry.settled and not (
@@ -1316,10 +1341,16 @@ class _Steps(object):
                 except Exception:  # ours: no later step is the same
                     seen.graph = None
                 forward_end.append(len(hook.records()))
-            with hook, (hook_1 or contextlib.nullcontext()):
-                result = real_update(
-                    None if lossfun is None else _forward(
-                        lossfun, seen, done), *args, **kwargs)
+            # the updates its loss function calls, as a checked step
+            # gathers them (see verify)
+            outer, self.nested = self.nested, []
+            try:
+                with hook, (hook_1 or contextlib.nullcontext()):
+                    result = real_update(
+                        None if lossfun is None else _forward(
+                            lossfun, seen, done), *args, **kwargs)
+            finally:
+                nested, self.nested = self.nested, outer
             after = _param_state(optimizer)
             forward_time = None
             try:
@@ -1358,7 +1389,8 @@ class _Steps(object):
                 else _Calls(seen.calls, self.fma_1flop),
                 figures is not None and (entry is None or entry.replaceable),
                 _uninitialised(() if self.optimizers is None
-                               else self.optimizers.values()))
+                               else self.optimizers.values()),
+                tuple(nested))
             calls.append(figures)
             return result
         return update
@@ -1411,6 +1443,11 @@ class _Steps(object):
         if not late:
             if entry.replaceable:  # matched: it stands
                 self.costs[key] = entry._replace(replaceable=False)
+            if (nested or entry.nested) and tuple(nested) != entry.nested:
+                # the same forward, other updates called from it: theirs
+                # for the costed step's
+                self.calls.append(_with_nested(entry, nested))
+                return result
             self.calls.append(entry.figures)
             return result
         same_forward = not seen.diverged and seen.matched == len(reference)
@@ -1505,8 +1542,21 @@ class _Steps(object):
         return out
 
 
+def _with_nested(entry, nested):
+    """The figures of a step that did the costed ``entry``'s work but
+    called other updates from its loss function (``nested``, as
+    _nested_update gathers them): FLOPs only."""
+    figures = entry.figures
+    flops = figures.flops - sum([f for f, _ in entry.nested]) + \
+        sum([f for f, _ in nested])
+    flops_1 = None if figures.flops_1 is None else \
+        figures.flops_1 - sum([f for _, f in entry.nested]) + \
+        sum([f for _, f in nested])
+    return _Figures(flops, None, None, None, flops_1)
+
+
 def _unwrap(saved):
-    for d, value in saved:
+    for d, value in reversed(saved):
         if value is _MISSING:
             d.pop('update', None)
         else:

@@ -12,6 +12,7 @@ never called, two models given one batch.
 """
 
 import contextlib
+import functools
 import gc
 import warnings
 import weakref
@@ -2375,6 +2376,152 @@ def test_an_update_inside_another_s_loss_function(tmp_path):
     log = _run(_Both(), 3, tmp_path, CostMonitor())
     fresh = _fresh_steps(_Both(), 3)
     assert [e['cost/flops'] for e in log] == fresh == [4110] * 3
+
+
+class _BareInnerOn(_Both):
+    """_Both, whose loss function updates 'inner' without a loss function
+    (its gradient set once: an update phase, no function call) in the
+    steps ``when`` (0 is the first) only."""
+
+    def __init__(self, when):
+        super(_BareInnerOn, self).__init__()
+        self.when = when
+        self.get_optimizer('inner').target.lin.W.grad = numpy.ones(
+            (2, 4), 'f')
+
+    def update_core(self):
+        inner = self.get_optimizer('inner')
+        main = self.get_optimizer('main')
+        now = self.iteration in self.when
+
+        def loss(x):
+            if now:
+                inner.update()
+            return main.target(x)
+        main.update(loss, X)
+
+
+@pytest.mark.parametrize('when, flops', [
+    # SumLinear's step 2055; SGD on its 8 weights, 2 FLOPs an element
+    # without FMA (DETAILS.md, SGDRule): 2055 + 16 = 2071
+    ({1, 3}, [2055, 2071, 2055, 2071]),
+    ({0, 2}, [2071, 2055, 2071, 2055]),
+])
+def test_an_update_without_a_loss_inside_some_steps_only(tmp_path, when,
+                                                         flops):
+    # no function call tells the steps apart: they logged the costed
+    # step's figure (the inner update's in every step, or in none)
+    log = _run(_BareInnerOn(when), 4, tmp_path, CostMonitor())
+    assert [e['cost/flops'] for e in log] == flops
+    assert _fresh_steps(_BareInnerOn(when), 4) == flops
+
+
+def test_one_optimizer_under_two_names_is_wrapped_once(tmp_path):
+    # its update was wrapped under each name, a wrapper more a step, and
+    # one was left on it after the training (100 steps took 7.7 s)
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    updater = training.StandardUpdater(
+        chainer.iterators.SerialIterator(list(X), BATCH),
+        {'main': opt, 'alias': opt})
+    log = _run(updater, 3, tmp_path, CostMonitor())
+    assert [e['cost/flops'] for e in log] == [2055] * 3  # SumLinear's step
+    assert 'update' not in vars(opt)
+
+
+class _SecondFailsOnce(_Both):
+    """_Both's two optimizers updated one after the other, the second's
+    loss function raising in the second step, which the updater catches
+    and goes on."""
+
+    def update_core(self):
+        first = self.iteration == 1
+        self.get_optimizer('inner').update(self.get_optimizer('inner').target,
+                                           X)
+        main = self.get_optimizer('main')
+
+        def loss(x):
+            if first:
+                raise RuntimeError('skipped')
+            return main.target(x)
+        try:
+            main.update(loss, X)
+        except RuntimeError:
+            pass
+
+
+def test_a_step_whose_later_update_fails_is_not_costed(tmp_path):
+    # it logged 2055, the first update's figure, as the step's
+    log = _run(_SecondFailsOnce(), 3, tmp_path, CostMonitor())
+    assert [e.get('cost/flops') for e in log] == [4110, None, 4110]
+
+
+class _CastTo(training.StandardUpdater):
+    """SumLinear's step whose Linear output is cast to a NumPy type given
+    as a class (``F.cast(h, numpy.float16)``), float16 on odd steps and
+    float32 (no cast: the same dtype) on even ones: equal shapes."""
+
+    def __init__(self):
+        super(_CastTo, self).__init__(
+            chainer.iterators.SerialIterator([0], 1),
+            chainer.optimizers.SGD().setup(SumLinear()))
+
+    def update_core(self):
+        opt = self.get_optimizer('main')
+        to = numpy.float16 if self.iteration % 2 else numpy.float32
+
+        def loss(x):
+            h = opt.target.lin(F.reshape(x, (-1, 4)))
+            return F.sum(F.cast(F.cast(h, to), numpy.float32))
+        opt.update(loss, X)
+
+
+def test_a_setting_that_is_a_class_is_compared(tmp_path):
+    # Cast's target type (a class) was no setting to compare: the float16
+    # steps logged the float32 step's figure
+    log = _run(_CastTo(), 4, tmp_path, CostMonitor())
+    fresh = _fresh_steps(_CastTo(), 4)
+    assert [e['cost/flops'] for e in log] == fresh
+    assert fresh[0] != fresh[1] and fresh[0] == fresh[2]
+
+
+class _ShapeAList(object):
+    """An argument whose ``shape`` is a list (and no array)."""
+
+    shape = [1]
+    dtype = numpy.dtype('f')
+
+
+def test_an_argument_whose_shape_is_no_key_is_not_costed(tmp_path):
+    # TypeError: unhashable type: 'list', in the middle of the training
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    updater = training.StandardUpdater(
+        chainer.iterators.SerialIterator([0], 1), opt)
+    updater.update_core = lambda: opt.update(
+        lambda a: opt.target(X), _ShapeAList())
+    with pytest.warns(ReportWarning, match="an argument of the update of "
+                      "optimizer 'main' has a shape or dtype that cannot "
+                      r'be a key \(_ShapeAList\): its steps are not costed'):
+        trainer = training.Trainer(updater, (2, 'iteration'),
+                                   out=str(tmp_path))
+        trainer.extend(CostMonitor())
+        trainer.run()
+    assert opt.t == 2
+
+
+def test_the_updaters_own_update_core_is_let_go_after_the_training(
+        tmp_path):
+    # a monitor the user keeps held the update_core it had replaced, and
+    # through it the model
+    monitor = CostMonitor()
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    updater = training.StandardUpdater(
+        chainer.iterators.SerialIterator(list(X), BATCH), opt)
+    model = weakref.ref(opt.target)
+    updater.update_core = functools.partial(updater.update_core)
+    _run(updater, 2, tmp_path, monitor)
+    del opt, updater
+    gc.collect()
+    assert model() is None
 
 
 class _NWindow(chainer.Chain):
