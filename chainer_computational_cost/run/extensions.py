@@ -1215,7 +1215,7 @@ class _Steps(object):
         wrapped = self.wrapped
         try:
             for name, optimizer in optimizers.items():
-                if any(d is optimizer.__dict__ for d, _ in saved):
+                if saved and any(d is optimizer.__dict__ for d, _ in saved):
                     continue  # one optimizer under two names: its first
                 d = optimizer.__dict__
                 saved.append((d, d.get('update', _MISSING)))
@@ -1287,17 +1287,11 @@ class _Steps(object):
             try:
                 entry = costs.get(key)
             except TypeError:  # an argument whose shape is no key (a list)
-                calls.append(None)
-                if 'key' not in self.warned:
-                    self.warned.add('key')
-                    _quiet_warning(
-                        'CostMonitor: an argument of the update of '
-                        'optimizer {!r} has a shape or dtype that cannot be '
-                        'a key '
-                        '({}): its steps are not costed'.format(
-                            name, type(args[0]).__name__ if args else
-                            'a keyword argument'))
-                return real_update(lossfun, *args, **kwargs)
+                return self.uncosted(
+                    'key', 'an argument of the update of optimizer {!r} has '
+                    'a shape or dtype that cannot be a key: its steps are '
+                    'not costed'.format(name), real_update, lossfun, args,
+                    kwargs)
             # (a link initialised since the costing, by another step, an
             # evaluation or a call outside the updates: costed again)
             if entry is not None and entry.settled and not (
@@ -1309,14 +1303,10 @@ class _Steps(object):
                 return self.verify(key, entry, real_update, lossfun, args,
                                    kwargs)
             if entry is None and len(costs) >= self.limit:
-                calls.append(None)
-                if 'limit' not in self.warned:
-                    self.warned.add('limit')
-                    _quiet_warning(
-                        'CostMonitor: more than limit={} argument shapes '
-                        'and dtypes; iterations with new ones are not '
-                        'costed'.format(self.limit))
-                return real_update(lossfun, *args, **kwargs)
+                return self.uncosted(
+                    'limit', 'more than limit={} argument shapes and '
+                    'dtypes; iterations with new ones are not costed'.format(
+                        self.limit), real_update, lossfun, args, kwargs)
             if lossfun is None and name not in self.warned:
                 self.warned.add(name)
                 self.bare = True
@@ -1394,6 +1384,15 @@ class _Steps(object):
             calls.append(figures)
             return result
         return update
+
+    def uncosted(self, why, message, real_update, lossfun, args, kwargs):
+        """``real_update`` of a call that is not costed: the step gets no
+        figures, and the first such call for ``why`` a warning."""
+        self.calls.append(None)
+        if why not in self.warned:
+            self.warned.add(why)
+            _quiet_warning('CostMonitor: ' + message)
+        return real_update(lossfun, *args, **kwargs)
 
     def verify(self, key, entry, real_update, lossfun, args, kwargs):
         """``real_update`` of arguments whose ``key`` has the costed
