@@ -36,7 +36,6 @@ import collections
 import copy
 import datetime
 import itertools
-import json
 import math
 import os
 import sys
@@ -514,12 +513,13 @@ def _check_info(info):
         for i, name in enumerate(out['uncovered']):
             checks.instance(_field('info.uncovered[{}]'.format(i)), name,
                             str, 'a function type name (a str)')
-    try:  # what save() writes and load() reads back
-        json.dumps(out, allow_nan=False)
-    except (TypeError, ValueError) as e:
+    # what save() writes and load() reads back (nesting too deep is
+    # from_dict's to tell)
+    e = checks.json_error(out)
+    if e is not None and not isinstance(e, RecursionError):
         raise ValueError('{} must hold JSON data only (str, finite '
                          'numbers, bools, None, lists, dicts with str '
-                         'keys): {}'.format(_field('info'), e)) from None
+                         'keys): {}'.format(_field('info'), e))
     return _frozen(out)
 
 
@@ -830,9 +830,7 @@ class Calibration(_Checked):
         checks.path('path', path)
         data = self.to_dict()
         _check_file(data)  # never a file that load() refuses
-        text = json.dumps(data, indent=1) + '\n'  # before the file is opened
-        with checks.output_file(path, 'a calibration file') as f:
-            f.write(text)
+        checks.write_json(path, data, 'a calibration file')
 
     @classmethod
     def load(cls, path):
@@ -843,12 +841,9 @@ class Calibration(_Checked):
         value of the wrong type, as there)."""
         checks.path('path', path)
         name = os.fspath(path)
-        try:
-            data = checks.load_json(path, 'utf-8')
-        except (OSError, ValueError, RecursionError) as e:
-            # (RecursionError: arrays nested beyond the parser's depth)
-            raise ValueError('{!r} is not a calibration file (JSON written '
-                             'by calibrate): {}'.format(name, e)) from None
+        data = checks.load_json(
+            path, '{!r} is not a calibration file (JSON written by '
+            'calibrate): '.format(name), 'utf-8')
         try:
             return cls.from_dict(data)
         except ValueError as e:  # the checks' own message, the file named

@@ -154,17 +154,43 @@ def path(name, value, allowed=None):
 JSON_LIMIT = 64 * 2 ** 20
 
 
-def load_json(path, encoding=None):
+def load_json(path, not_ours, encoding=None):
     """The JSON document in the file ``path``, read for at most
-    :data:`JSON_LIMIT` characters: OSError (it cannot be read),
-    ValueError (no JSON, or longer than that) or RecursionError (arrays
-    nested beyond the parser's depth), for the caller to name the file."""
-    with open(path, encoding=encoding) as f:
-        text = f.read(JSON_LIMIT + 1)
-    if len(text) > JSON_LIMIT:
-        raise ValueError('it is longer than {} characters, which no file '
-                         'of ours is'.format(JSON_LIMIT))
-    return json.loads(text)
+    :data:`JSON_LIMIT` characters; a file that cannot be read, holds no
+    JSON, is longer than that or nests arrays beyond the parser's depth
+    is a one-line ValueError, ``not_ours`` (the file named: "'x.json' is
+    not a network file (...): ") followed by why."""
+    try:
+        with open(path, encoding=encoding) as f:
+            text = f.read(JSON_LIMIT + 1)
+        if len(text) > JSON_LIMIT:
+            raise ValueError('it is longer than {} characters, which no '
+                             'file of ours is'.format(JSON_LIMIT))
+        return json.loads(text)
+    except (OSError, ValueError, RecursionError) as e:
+        raise ValueError(not_ours + str(e)) from None
+
+
+def json_error(value):
+    """Why ``value`` cannot be written as JSON that reads back as it is
+    (a type JSON lacks: a TypeError; NaN or an infinity: a ValueError;
+    nesting beyond Python's depth: a RecursionError), as the exception
+    json.dumps raised; None when it can."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as e:
+        return e
+    return None
+
+
+def write_json(path, doc, what):
+    """Write ``doc`` as JSON (indented, a newline at the end) to the file
+    ``path``, opened as :func:`output_file` opens ``what``; the text is
+    made first, so a document that cannot be written (see
+    :func:`json_error`) leaves the file as it was."""
+    text = json.dumps(doc, indent=1, allow_nan=False) + '\n'
+    with output_file(path, what) as f:
+        f.write(text)
 
 
 class UnwritableFile(ValueError):

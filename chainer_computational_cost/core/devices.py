@@ -11,7 +11,6 @@ and ``fit_batch`` read them from here, and only from here.
 
 import collections
 import collections.abc
-import json
 import os
 import typing
 
@@ -470,19 +469,15 @@ def save_network(network, path, **extra):
                 'save_network: extra field {!r} is a field of Network '
                 '({}): give it in the Network'.format(
                     key, ', '.join(Network._fields)))
-        try:
-            json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError, RecursionError) as e:
+        e = checks.json_error(value)
+        if e is not None:
             error = checks.ArgumentTypeError \
                 if isinstance(e, TypeError) else ValueError
             raise error('save_network: extra field {!r} cannot be written '
                         'as JSON (numbers finite, str, bool, None, lists '
-                        'and dicts of them): {}'.format(key, e)) from None
+                        'and dicts of them): {}'.format(key, e))
         doc[key] = value
-    # the whole document first: a failure leaves no truncated file
-    text = json.dumps(doc, indent=1, allow_nan=False)
-    with checks.output_file(path, 'a network file') as f:
-        f.write(text + '\n')
+    checks.write_json(path, doc, 'a network file')
     return network
 
 
@@ -500,11 +495,7 @@ def load_network(path):
     name = os.fspath(path)
     what = ('{!r} is not a network file (JSON with name, title, bandwidth, '
             'latency): '.format(name))
-    try:
-        doc = checks.load_json(path)
-    except (OSError, ValueError, RecursionError) as e:
-        # (RecursionError: arrays nested beyond the parser's depth)
-        raise ValueError(what + str(e)) from None
+    doc = checks.load_json(path, what)
     if not isinstance(doc, dict):
         raise ValueError(what + 'it holds a JSON {}, not an object'.format(
             _JSON_TYPES.get(type(doc), type(doc).__name__)))

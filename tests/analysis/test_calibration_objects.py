@@ -333,7 +333,7 @@ def test_a_save_that_fails_leaves_the_file_as_it_was(tmp_path, monkeypatch):
 
     def fails(*args, **kwargs):
         raise TypeError('not encodable')
-    monkeypatch.setattr(cal.json, 'dumps', fails)
+    monkeypatch.setattr(json, 'dumps', fails)
     with pytest.raises(TypeError, match='not encodable'):
         c.save(path)
     assert path.read_text() == '{"kept": 1}\n'

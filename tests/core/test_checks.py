@@ -141,11 +141,11 @@ def test_a_json_file_is_read_for_a_bounded_length(tmp_path, monkeypatch):
     monkeypatch.setattr(checks, 'JSON_LIMIT', 10)
     path = tmp_path / 'f.json'
     path.write_text('[1, 2, 33]')  # 10 characters
-    assert checks.load_json(path) == [1, 2, 33]
+    assert checks.load_json(path, 'f.json: ') == [1, 2, 33]
     path.write_text('[1, 2, 333]')
-    with pytest.raises(ValueError, match='^it is longer than 10 characters, '
-                       'which no file of ours is$'):
-        checks.load_json(path)
+    with pytest.raises(ValueError, match='^f.json: it is longer than 10 '
+                       'characters, which no file of ours is$'):
+        checks.load_json(path, 'f.json: ')
 
 
 def test_a_path_is_a_str_or_a_path_like(tmp_path):
