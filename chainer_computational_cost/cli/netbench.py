@@ -121,9 +121,8 @@ def _command(argv, ost, first=True):
     _agreed(comm.mpi_comm, lambda: comm.rank == 0 and check_output_file(
         args.output, '--output', 'network.json'))
     sizes = args.sizes or netbench.DEFAULT_SIZES
-    span = sum(sizes)
-    _agreed(comm.mpi_comm, lambda: _check_room(max(
-        sizes, key=lambda s: netbench.footprint(s, span)), span, comm))
+    _agreed(comm.mpi_comm, lambda: _check_room(
+        *netbench.heaviest(sizes), comm))
     try:
         network, rows = netbench.measure(comm, sizes, args.repeats,
                                          name=args.name)

@@ -68,6 +68,20 @@ def copies(nbytes, span=0):
     return max(1, min(MAX_COPIES, -(-span // nbytes)))
 
 
+def span_of(sizes):
+    """The ``span`` of :func:`copies` for ``sizes`` timed together: the
+    bytes of them all."""
+    return sum(sizes)
+
+
+def heaviest(sizes):
+    """``(nbytes, span)``: the size of ``sizes`` whose copies hold the
+    most (see :func:`footprint`), the one to check the memory for before
+    any is timed, and the span they are timed with."""
+    span = span_of(sizes)
+    return max(sizes, key=lambda s: footprint(s, span)), span
+
+
 def footprint(nbytes, span=0):
     """The bytes of gradients timing a size of ``nbytes`` holds (its
     parameters as many again): ``copies(nbytes, span) * nbytes``."""
@@ -200,7 +214,8 @@ def available_memory():
 
 def node_room_problem(nbytes, ranks_on_node, available, span=0):
     """Why the ``ranks_on_node`` ranks of one node cannot each hold a
-    size's parameter and gradient (``nbytes`` each) in the ``available``
+    size's parameters and gradients (``footprint(nbytes, span)`` each)
+    in the ``available``
     bytes of the node (see :func:`available_memory`; None: unknown, no
     problem found), or None.  Found before any rank allocates: each
     rank's own allocation succeeds, and the node's kernel then kills a
@@ -227,10 +242,10 @@ def room_problem(nbytes, span=0):
 
 def _agreed_links(comm, nbytes, span):
     """The links a size's all-reduces move in turn (``copies(nbytes,
-    span)`` of
-    :func:`_one_param_link`), on every rank, or :class:`NoRoom` on every
-    rank when any could not allocate them: a rank that went on alone
-    would wait for the others at the all-reduce forever."""
+    span)`` of :func:`_one_param_link`), on every rank, or
+    :class:`NoRoom` on every rank when any could not allocate them: a
+    rank that went on alone would wait for the others at the all-reduce
+    forever."""
     try:
         links = [_one_param_link(nbytes)
                  for _ in range(copies(nbytes, span))]
@@ -314,13 +329,13 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     """
     sizes = check_sizes(sizes)  # before minutes of timing
     n = comm.size
-    span = sum(sizes)
+    span = span_of(sizes)
     seconds = [time_allreduce(comm, s, repeats, warmup, span)
                for s in sizes]
     latency, bandwidth = fit_ring(list(sizes), seconds, n)
     kind = type(comm).__name__
     network = devices.Network(
-        'netbench-{}'.format(n) if name is None else name,
+        name or 'netbench-{}'.format(n),
         'measured: {} over {} ranks'.format(kind, n), bandwidth, latency)
     rows = [{'bytes': s, 'seconds': t,
              'model': net.collective_time('MPI_Allreduce', s, n, network)}
