@@ -203,8 +203,8 @@ def check_model_or_command(spec, commands=()):
     if sep and module_name and attr:
         return
     # (a start of a command's name, 3 letters or more: 'calib')
-    starts = [c for c in commands
-              if len(spec) >= 3 and c.startswith(spec.lower())]
+    starts = [c for c in commands if c.startswith(spec.lower())] \
+        if len(spec) >= 3 else []
     command = starts[0] if len(starts) == 1 else _close(spec, commands)
     if command is not None:
         raise CommandError('unknown command or model {!r}; did you mean '

@@ -689,7 +689,8 @@ class _Costed(NamedTuple):
     whether the next step that does other work replaces it: until a step
     matches it, once per key (see _Steps.first_stands); the parameters
     of the updater's optimizers not initialised then (see
-    :func:`_uninitialised`)."""
+    :func:`_uninitialised`); the FLOPs of the updates its loss function
+    called, as _nested_update gathers them."""
 
     figures: Optional[_Figures]
     settled: bool
