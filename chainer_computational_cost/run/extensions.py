@@ -363,15 +363,31 @@ def _output_index(x):
     return None
 
 
-def _graph(nodes, loss):
-    """What decides the calls of the backward pass of ``loss`` beyond the
-    forward's calls (``nodes``, in call order): for every input of every
-    node and for ``loss``, the node that made it (by call; None for a
-    leaf, or for an input made outside the forward pass that requires no
-    gradient, which the backward pass stops at; else :data:`_OUTSIDE`),
-    whether it requires a gradient, the first input that is the same
-    variable (shared variables, as tied weights, sum their gradients) and
-    which output of its creator it is (see _output_index)."""
+def _cleared(optimizer):
+    """The nodes of the parameters whose gradients ``optimizer.update``
+    clears (or zeroes) between its loss function and its backward pass:
+    its target's.  The backward pass adds to the gradient any other leaf
+    holds (see _holds_grad)."""
+    try:
+        return {param.node for param in optimizer.target.params()}
+    except Exception:  # a target that is not a Link
+        return set()
+
+
+def _holds_grad(x, cleared):
+    """For a leaf input ``x`` that requires a gradient and is not of
+    ``cleared``: whether its variable holds a gradient, which the backward
+    pass adds the new one to (an Add call: a discriminator's gradients,
+    left by its own update, that a generator's loss reaches); else None."""
+    if x._creator_node is not None or not x._requires_grad or x in cleared:
+        return None
+    var = x.get_variable_or_none()
+    return var is not None and var.grad_var is not None
+
+
+def _graph_inputs(nodes, loss):
+    """The inputs of the forward's ``nodes``, in call order, then the node
+    of ``loss``: the inputs that :func:`_graph` describes."""
     node = getattr(loss, 'node', None)
     # a node made without a graph (no_backprop_mode) has inputs None; a
     # node freed during the forward pass is None, and no input of a node
@@ -380,6 +396,21 @@ def _graph(nodes, loss):
         filter(None, map(_INPUTS, filter(None, nodes)))))
     if node is not None:
         inputs.append(node)
+    return inputs
+
+
+def _graph(nodes, loss, cleared=frozenset()):
+    """What decides the calls of the backward pass of ``loss`` beyond the
+    forward's calls (``nodes``, in call order): for every input of every
+    node and for ``loss``, the node that made it (by call; None for a
+    leaf, or for an input made outside the forward pass that requires no
+    gradient, which the backward pass stops at; else :data:`_OUTSIDE`),
+    whether it requires a gradient, the first input that is the same
+    variable (shared variables, as tied weights, sum their gradients),
+    which output of its creator it is (see _output_index) and whether it
+    holds a gradient already (see _holds_grad; ``cleared``, the nodes of
+    the parameters the update clears)."""
+    inputs = _graph_inputs(nodes, loss)
     # The nodes themselves as keys, hashed by identity as Chainer's own
     # backward pass hashes them: no id() per node and input, at every step.
     index = dict(zip(nodes, itertools.count()))
@@ -389,7 +420,8 @@ def _graph(nodes, loss):
     firsts = {}
     return (creators, needs_grad,
             list(map(firsts.setdefault, inputs, itertools.count())),
-            list(map(_output_index, inputs)))
+            list(map(_output_index, inputs)),
+            [_holds_grad(x, cleared) for x in inputs])
 
 
 class _Graph(NamedTuple):
@@ -401,7 +433,9 @@ class _Graph(NamedTuple):
     work); ``shared``, (k, j) for each input k that is the same variable
     as an earlier input j (its first); ``distinct``, how many variables
     the inputs are; ``outputs``, (k, i) for each input k that is output
-    i of a creator of several outputs (see _output_index)."""
+    i of a creator of several outputs (see _output_index); ``leaves``,
+    (k, a weak reference to its node, :func:`_holds_grad`'s answer) for
+    each input k that is a leaf requiring a gradient."""
 
     full: tuple
     positions: Optional[tuple]
@@ -409,26 +443,33 @@ class _Graph(NamedTuple):
     distinct: int
     outside: bool
     outputs: tuple = ()
+    leaves: tuple = ()
 
     @classmethod
-    def of(cls, nodes, loss):
-        """The :class:`_Graph` of a forward pass."""
-        full = _graph(nodes, loss)
-        creators, _, firsts, outputs = full
+    def of(cls, nodes, loss, cleared=frozenset()):
+        """The :class:`_Graph` of a forward pass, whose update clears the
+        gradients of the parameters whose nodes are ``cleared``."""
+        full = _graph(nodes, loss, cleared)
+        creators, needs_grad, firsts, outputs, held = full
         if _OUTSIDE in creators:
             return cls(full, None, (), 0, True)
+        inputs = _graph_inputs(nodes, loss)
         return cls(full, tuple([-1 if c is None else c for c in creators]),
                    tuple([(k, j) for k, j in enumerate(firsts) if j != k]),
                    len(set(firsts)), False,
                    tuple([(k, i) for k, i in enumerate(outputs)
-                          if i is not None]))
+                          if i is not None]),
+                   tuple([(k, _ref(inputs[k]), held[k])
+                          for k, c in enumerate(creators)
+                          if c is None and needs_grad[k]]))
 
 
-def _same_graph(nodes, loss, reference):
-    """Whether the forward pass that made ``nodes`` and ``loss`` left the
-    graph of ``reference`` (a :class:`_Graph`): :func:`_graph`'s
-    comparison, made input by input as they come in the usual case
-    (every node in the graph, no input made in an earlier step), else
+def _same_graph(nodes, loss, reference, optimizer=None):
+    """Whether the forward pass that made ``nodes`` and ``loss`` in an
+    update of ``optimizer`` left the graph of ``reference`` (a
+    :class:`_Graph`): :func:`_graph`'s comparison, made input by input as
+    they come in the usual case (every node in the graph, no input made in
+    an earlier step, the same leaves requiring a gradient), else
     :func:`_graph`'s own."""
     needs_grad = reference.full[1]
     positions = reference.positions
@@ -457,12 +498,28 @@ def _same_graph(nodes, loss, reference):
                 raise LookupError
             add(node)
             k += 1
+        if k != len(needs_grad):
+            return False
+        # Each leaf that requires a gradient: cleared by the update as
+        # before, or holding a gradient as before (see _holds_grad)
+        for at, ref, held in reference.leaves:
+            x = inputs[at]
+            if ref() is x:  # the costed step's leaf: cleared as it was
+                if held is None:
+                    continue
+                var = x.get_variable_or_none()
+            else:  # a new leaf (an input): a parameter may be cleared
+                var = x.get_variable_or_none()
+                if isinstance(var, chainer.Parameter):
+                    raise LookupError
+                if held is None:
+                    return False
+            if (var is not None and var.grad_var is not None) is not held:
+                return False
     except (TypeError, LookupError):
         # a node made without a graph, an input unlike the costed step's
-        # or beyond them: the whole comparison
-        return _graph(nodes, loss) == reference.full
-    if k != len(needs_grad):
-        return False
+        # or beyond them, another leaf: the whole comparison
+        return _graph(nodes, loss, _cleared(optimizer)) == reference.full
     # Shared as before: each input that was an earlier one's variable
     # still is, and none more (as many variables as before).
     for k, j in reference.shared:
@@ -1301,8 +1358,8 @@ class _Steps(object):
                     # not costed again; or an update alone: the same work
                     calls.append(entry.figures)
                     return real_update(lossfun, *args, **kwargs)
-                return self.verify(key, entry, real_update, lossfun, args,
-                                   kwargs)
+                return self.verify(key, entry, optimizer, real_update,
+                                   lossfun, args, kwargs)
             if entry is None and len(costs) >= self.limit:
                 return self.uncosted(
                     'limit', 'more than limit={} argument shapes and '
@@ -1328,7 +1385,8 @@ class _Steps(object):
 
             def done(nodes, loss):
                 try:
-                    seen.graph = _Graph.of(nodes, loss)
+                    seen.graph = _Graph.of(nodes, loss,
+                                           _cleared(optimizer))
                 except Exception:  # ours: no later step is the same
                     seen.graph = None
                 forward_end.append(len(hook.records()))
@@ -1395,7 +1453,8 @@ class _Steps(object):
             _quiet_warning('CostMonitor: ' + message)
         return real_update(lossfun, *args, **kwargs)
 
-    def verify(self, key, entry, real_update, lossfun, args, kwargs):
+    def verify(self, key, entry, optimizer, real_update, lossfun, args,
+               kwargs):
         """``real_update`` of arguments whose ``key`` has the costed
         ``entry``, its forward's calls compared with the costed one's as
         they come, then the graph it leaves: the cached figures when they
@@ -1420,7 +1479,7 @@ class _Steps(object):
                     entry.graph is not None and not entry.graph.outside \
                     and not (entry.pending and _initialised(entry.pending)):
                 try:
-                    if _same_graph(nodes, loss, entry.graph):
+                    if _same_graph(nodes, loss, entry.graph, optimizer):
                         return
                 except Exception:  # ours: costed as a step that differs
                     pass

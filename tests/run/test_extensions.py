@@ -2455,6 +2455,53 @@ def test_a_step_whose_later_update_fails_is_not_costed(tmp_path):
     assert [e.get('cost/flops') for e in log] == [4110, None, 4110]
 
 
+class _OtherLeaf(training.StandardUpdater):
+    """SumLinear 'main', whose loss adds another one's (a Linear(4, 2,
+    nobias) of the rows, summed) that no optimizer updates: main's update
+    clears main's gradients only, so the
+    backward pass adds to the gradient the other's weight holds, except in
+    the steps ``clear`` lists, whose updater clears it first."""
+
+    def __init__(self, clear):
+        super(_OtherLeaf, self).__init__(
+            chainer.iterators.SerialIterator([0], 1),
+            chainer.optimizers.SGD().setup(SumLinear()))
+        self.other = L.Linear(4, 2, nobias=True)
+        self.clear = clear
+
+    def update_core(self):
+        if self.iteration in self.clear:
+            self.other.cleargrads()
+        main = self.get_optimizer('main')
+        main.update(lambda x: main.target(x) + F.sum(
+            self.other(F.reshape(x, (BATCH, 4)))), X)
+
+
+@pytest.mark.parametrize('options', [
+    {}, {'memory': True}, {'fma_1flop': True},
+    {'calibration': literal_calibration()}])
+def test_a_gradient_held_by_a_leaf_outside_the_update(tmp_path, options):
+    # The same calls at the same shapes: the steps whose backward adds to
+    # the other's held gradient logged the first step's figure (a GAN's
+    # generator reaching the gradients of a discriminator updated before).
+    # SumLinear's step on 64 rows 2055 (see sum_linear_flops), the other's
+    # without SGD's 16: 2039; their sum's Add, 1: 4095.  A step whose
+    # backward adds to the other's weight gradient (2 x 4): 4095 + 8 = 4103.
+    flops = [4095, 4103, 4095, 4103, 4103, 4095]
+    clear = {0, 2, 5}  # (a Linear's weight is made with a gradient)
+    log = _run(_OtherLeaf(clear), 6, tmp_path, CostMonitor(**options))
+    key = 'cost/flops_fma_1flop' if options.get('fma_1flop') else \
+        'cost/flops'
+    if options.get('fma_1flop'):
+        # multiply-adds as 1: LinearFunction 64 x 2 x (2 x 4 - 1) = 896
+        # becomes 64 x 2 x 4 = 512, LinearGradWeight 2 x 4 x (2 x 64 - 1)
+        # = 1016 becomes 512, in both Linears; SGD's 16 becomes 8: 1784
+        flops = [f - 1784 for f in flops]
+    assert [e[key] for e in log] == flops
+    assert _fresh_steps(_OtherLeaf(clear), 6, 'fma_1flop' in options) == \
+        flops
+
+
 class _CastTo(training.StandardUpdater):
     """SumLinear's step whose Linear output is cast to a NumPy type given
     as a class (``F.cast(h, numpy.float16)``), float16 on odd steps and
