@@ -242,18 +242,48 @@ def effective_network(network, gpus_per_node=1):
 @functools.lru_cache(maxsize=None)
 def expected_max_normal(n):
     """E[max of ``n`` independent standard normals] (0 at ``n = 1``), by
-    the trapezoid rule on ``x * n * phi(x) * Phi(x)**(n-1)`` over [-9, 9]
-    (steps of 1e-3: good to about 1e-6)."""
+    the trapezoid rule on ``x * n * phi(x) * Phi(x)**(n-1)``, good to about
+    1e-6: over [-9, max(9, a + 6)] in steps of 1e-3, a = sqrt(2 ln n);
+    from a = 15 on (n above about 1e48), where the maximum lies within a
+    few 1/a of a, over [a - 150/a, a + 60/a] in steps of 0.015/a.  The
+    integrand is taken in logarithms, with ``1 - Phi(x)`` from erfc (Mills'
+    ratio where that underflows), so that ``Phi(x)**(n-1)`` holds for any
+    ``n``: ``Phi(x)`` rounded to 1 made the maximum grow as ``n`` beyond
+    about 1e16 workers."""
     if n <= 1:
         return 0.0
-    h = 1e-3
+    log_n = math.log(n)
+    log_rest = math.log(n - 1)
+    log_root = 0.5 * math.log(2 * math.pi)
+    centre = math.sqrt(2 * log_n)
+    if centre < 15:
+        origin, h = 0.0, 1e-3
+        steps = range(-9000, max(9000, int(1000 * (centre + 6))) + 1)
+    else:
+        origin, h = centre, 0.015 / centre
+        steps = range(-10000, 4001)
     total = 0.0
-    for k in range(-9000, 9001):
-        x = k * h
-        phi = math.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-        cdf = 0.5 * (1 + math.erf(x / math.sqrt(2)))
-        total += x * n * phi * cdf ** (n - 1)
+    for k in steps:
+        x = origin + k * h
+        log_phi = -0.5 * x * x - log_root
+        if x < 0:  # Phi(x) well below 1: log Phi directly
+            minus_log_cdf = -math.log(0.5 * math.erfc(-x / _SQRT2))
+        else:  # -log Phi(x) = -log1p(-Q(x)), Q(x) = 1 - Phi(x)
+            minus_log_cdf = -math.log1p(-0.5 * math.erfc(x / _SQRT2))
+        if minus_log_cdf > 0:  # log of (n - 1) * -log Phi(x)
+            log_power = log_rest + math.log(minus_log_cdf)
+        else:  # Q(x) below a float's least (x > 38): Mills' ratio's series
+            r = 1 / (x * x)
+            log_power = log_rest + log_phi - math.log(x) + math.log1p(
+                r * (-1 + r * (3 - 15 * r)))
+        if log_power < 709:  # (else Phi(x)**(n-1) is 0 to a float)
+            log_term = log_n + log_phi - math.exp(log_power)
+            if log_term > -745:
+                total += x * math.exp(log_term)
     return total * h
+
+
+_SQRT2 = math.sqrt(2)
 
 
 class ModelError(typing.NamedTuple):

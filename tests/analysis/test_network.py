@@ -593,6 +593,17 @@ def test_expected_maximum_of_normals():
         1 / math.sqrt(math.pi), abs=1e-6)
     assert network.expected_max_normal(3) == pytest.approx(
         3 / (2 * math.sqrt(math.pi)), abs=1e-6)
+    # Beyond about 1e16 workers Phi(x) rounded to 1 and the maximum grew
+    # as n (69.2 at 1e17, 6.9e4 at 1e20).  The figures: mpmath 1.3.0 at 30
+    # digits, E[max] = int_0^inf 1 - Phi^n dx - int_-inf^0 Phi^n dx with
+    # log Phi(x) = log1p(-ncdf(-x)); each below sqrt(2 ln n).
+    for n, expected in [(10 ** 15, 8.01114072277874),
+                        (10 ** 20, 9.32280093604743),
+                        (10 ** 100, 21.3004259152264),
+                        (10 ** 400, 42.8236904273871)]:
+        assert network.expected_max_normal(n) == pytest.approx(
+            expected, abs=1e-6)
+        assert expected < math.sqrt(2 * math.log(n))
     # jitter 0.1 on a 10 ms step over 2 workers: 0.1 * 10 ms / sqrt(pi)
     row = _modes('chainermn-double-buffering', jitter=0.1)
     assert row['t_jitter'] == pytest.approx(1e-3 / math.sqrt(math.pi),
