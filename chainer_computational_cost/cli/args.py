@@ -1545,13 +1545,25 @@ def build_netbench_parser():
 def typed(kind, allowed):
     """An option's ``type``: ``kind`` (int or float) of the text, or
     argparse's error saying what is ``allowed`` (argparse's own 'invalid
-    int value' says nothing of it)."""
+    int value' says nothing of it); a float that is not the number typed
+    (1e-400 is 0.0, 1e400 inf) is refused as typed, not as the float a
+    later check would name."""
     def parse(text):
         try:
-            return kind(text)
+            value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError('must be {}, got {!r}'.format(
                 allowed, text))
+        if kind is float and (value == 0 or math.isinf(value)):
+            try:
+                exact = decimal.Decimal(text.strip().replace('_', ''))
+            except decimal.InvalidOperation:  # (float took it: never)
+                exact = decimal.Decimal(value)
+            if exact.is_finite() and (math.isinf(value) or exact != 0):
+                raise argparse.ArgumentTypeError(
+                    'must be {}, got {!r} ({!r} as a float)'.format(
+                        allowed, text, value))
+        return value
     return parse
 
 

@@ -585,6 +585,23 @@ def test_a_number_that_does_not_parse_is_told_what_is_allowed(
                         message))
 
 
+@pytest.mark.parametrize('argv, message', [
+    (('--step-time', '1e-400'), "--step-time: must be a finite number > 0 "
+     "(seconds), got '1e-400' (0.0 as a float)"),
+    (('--jitter', '-1e-400'), "--jitter: must be a finite number >= 0, got "
+     "'-1e-400' (-0.0 as a float)"),
+    (('--overlap', 'horovod', '--cycle-time', '1e400'),
+     "--cycle-time: must be a finite number > 0 (seconds), got '1e400' "
+     "(inf as a float)"),
+])
+def test_a_number_a_float_cannot_hold_is_told_as_typed(capsys, argv,
+                                                       message):
+    # the later check named the float: 'got 0.0' for 1e-400
+    assert error_of(capsys, RAISING, '--train', '--device', 'a100',
+                    '--workers', '1,8', '--network', 'ib-edr', *argv) == (
+                        'error: argument {} (see --help)'.format(message))
+
+
 def test_a_negative_value_is_the_options_not_an_option(capsys):
     assert error_of(capsys, RAISING, '--n-digits', '-1') == (
         'error: --n-digits must be an int from 0 to 10, got -1')
