@@ -1377,8 +1377,11 @@ class _Steps(object):
                     'steps'.format(name))
             hook = ComputationalCostHook(
                 fma_1flop=False, comm=self.comm, memory=self.memory)
-            # the FLOPs shown with fma_1flop: a second hook's, inside
-            hook_1 = ComputationalCostHook() if self.fma_1flop else None
+            # the FLOPs shown with fma_1flop, and those a calibration's
+            # fits take (a multiply-add as 1, as its probes count): a
+            # second hook's, inside
+            hook_1 = ComputationalCostHook() if self.fma_1flop or \
+                self.calibration is not None else None
             seen = _Calls(None, self.fma_1flop)
             forward_end = []  # how many records the forward pass made
             before = _param_state(optimizer)
@@ -1404,15 +1407,17 @@ class _Steps(object):
             forward_time = None
             try:
                 figures = _step_figures(hook)
-                if hook_1 is not None:
+                if self.fma_1flop:
                     figures = figures._replace(
                         flops_1=_recorded_flops(hook_1))
                 if self.calibration is not None:  # the predicted seconds
-                    times, backward = _time_rows(hook, self.calibration)
+                    times, backward = _time_rows(hook_1, self.calibration)
                     figures = figures._replace(predicted_time=sum(times))
                     if backward and forward_end:
                         # the forward's, for a step whose backward differs
-                        n = len([r for r in hook.records()[:forward_end[0]]
+                        # (both hooks record every call)
+                        n = len([r for r in
+                                 hook_1.records()[:forward_end[0]]
                                  if r.params is not None])
                         forward_time = sum(times[:n])
             except Exception as e:  # ours: it must not stop the training
@@ -1487,7 +1492,8 @@ class _Steps(object):
             hook = ComputationalCostHook(fma_1flop=False, comm=self.comm)
             hook.__enter__()
             late.append(hook)
-            if self.fma_1flop:
+            if self.fma_1flop or self.calibration is not None:
+                # (a multiply-add as 1: fma_1flop's, the calibration's)
                 hook = ComputationalCostHook()
                 hook.__enter__()
                 late.append(hook)
@@ -1532,10 +1538,10 @@ class _Steps(object):
                     entry.graph.outside else 'its backward pass differs'))
         try:
             rest = _step_figures(late[0])
-            rest_1 = _recorded_flops(late[1]) if late[1:] else None
+            rest_1 = _recorded_flops(late[1]) if self.fma_1flop else None
             predicted = None
             if same_forward and entry.forward_time is not None:
-                times, backward = _time_rows(late[0], self.calibration)
+                times, backward = _time_rows(late[1], self.calibration)
                 if backward:  # added in the hook's order
                     predicted = sum(times, entry.forward_time)
         except Exception:  # ours: it must not stop the training

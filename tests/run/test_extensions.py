@@ -1068,7 +1068,7 @@ def test_a_failure_of_its_own_in_a_step_with_other_work(tmp_path,
 def test_the_predicted_time_of_two_optimizers_is_the_sum_of_theirs(
         tmp_path, quarter_second_steps):
     # The oracle: the calibration applied to the hook's run of each
-    # update alone (the monitor's hook counts a multiply-add as 2 FLOPs)
+    # update alone
     c = literal_calibration()
     xs = {'big': numpy.ones((BATCH, 30, 4), numpy.float32),
           'small': numpy.ones((BATCH, 3, 4), numpy.float32)}
@@ -1076,7 +1076,7 @@ def test_the_predicted_time_of_two_optimizers_is_the_sum_of_theirs(
     for x in xs.values():
         model = SumLinear()
         opt = chainer.optimizers.SGD().setup(model)
-        with ComputationalCostHook(fma_1flop=False) as hook:
+        with ComputationalCostHook() as hook:
             opt.update(model, x)
         expected += hook.time_report(c)['total']['t_predicted']
     opts = {name: chainer.optimizers.SGD().setup(SumLinear())
@@ -1584,16 +1584,18 @@ def _train(model, batches, monitor, tmp_path):
 
 def _fresh(chain, batches, calibration=None):
     """(FLOPs, predicted seconds) of each batch's step of a new ``chain``
-    with SGD, each inside a fresh hook."""
+    with SGD, each inside fresh hooks: the FLOPs a multiply-add as 2, the
+    seconds from a multiply-add as 1, as a calibration counts it."""
     model = chain()
     opt = chainer.optimizers.SGD().setup(model)
     out = []
     for batch in batches:
-        with ComputationalCostHook(fma_1flop=False) as hook:
+        with ComputationalCostHook(fma_1flop=False) as hook, \
+                ComputationalCostHook() as hook_1:
             opt.update(model, *batch)
         out.append((hook.total_report['flops'],
                     None if calibration is None else
-                    hook.time_report(calibration)['total']['t_predicted']))
+                    hook_1.time_report(calibration)['total']['t_predicted']))
     return out
 
 
@@ -1645,6 +1647,29 @@ def test_a_step_whose_backward_differs_is_costed_as_such(tmp_path,
         # (added in the hook's order: to the last bit)
         assert [e['cost/predicted_time'] for e in log] == [
             t for _, t in expected]
+
+
+def test_the_predicted_time_counts_a_multiply_add_as_one_flop(tmp_path):
+    # A calibration's probes count a multiply-add as 1 FLOP, as the hook
+    # does by default: the monitor's predicted time took its own count of
+    # 2 (329 ns where the hook predicts 193).  A calibration of 1 ns a FLOP
+    # and nothing else, every call through its math fit: the FLOPs with a
+    # multiply-add as 1 (DETAILS.md), batch 4: the encoder 4*3*4 = 48, the
+    # decoder 4*2*3 = 24, Sum 8-1 = 7; backward: the decoder's weight
+    # gradient 2*3*4 = 24, its input gradient 4*3*2 = 24, the encoder's
+    # weight gradient 3*4*4 = 48; SGD 1 a weight: 12 + 6.  Whole: 193; cut
+    # (no weight gradient of the encoder, a step checked against the
+    # costed one whose backward differs): 193 - 48 = 145.
+    fit = {'coef': [0.0, 0.0, 0.0, 1e-9, 0.0], 'low': [1.0, 0, 0, 0, 0],
+           'high': [1.0, 1e6, 1e6, 1e6, 1e6], 'n': 10}
+    c = literal_calibration(families={'math': fit}, overhead={
+        'inference': 0.0, 'forward': 0.0, 'backward': 0.0, 'update': 0.0})
+    cuts = [0, 0, 1, 0, 1, 1]
+    log = _train(_Rewrap(), _cut_batches(cuts), CostMonitor(calibration=c),
+                 tmp_path)
+    assert [e['cost/predicted_time'] for e in log] == [
+        pytest.approx((145 if cut else 193) * 1e-9, rel=1e-12)
+        for cut in cuts]
 
 
 def test_a_step_with_other_work_and_a_calibration_goes_on(tmp_path):
