@@ -2426,19 +2426,48 @@ class _BareInnerOn(_Both):
         main.update(loss, X)
 
 
-@pytest.mark.parametrize('when, flops', [
+@pytest.mark.parametrize('when, flops, fma_1flop', [
     # SumLinear's step 2055; SGD on its 8 weights, 2 FLOPs an element
     # without FMA (DETAILS.md, SGDRule): 2055 + 16 = 2071
-    ({1, 3}, [2055, 2071, 2055, 2071]),
-    ({0, 2}, [2071, 2055, 2071, 2055]),
+    ({1, 3}, [2055, 2071, 2055, 2071], False),
+    ({0, 2}, [2071, 2055, 2071, 2055], False),
+    # a multiply-add as 1: LinearFunction 64*2*4 = 512, Sum 127,
+    # LinearGradWeight 2*4*64 = 512, SGD 8: 1159; its inner update 8 more
+    ({1, 3}, [1159, 1167, 1159, 1167], True),
 ])
 def test_an_update_without_a_loss_inside_some_steps_only(tmp_path, when,
-                                                         flops):
+                                                         flops, fma_1flop):
     # no function call tells the steps apart: they logged the costed
     # step's figure (the inner update's in every step, or in none)
-    log = _run(_BareInnerOn(when), 4, tmp_path, CostMonitor())
-    assert [e['cost/flops'] for e in log] == flops
-    assert _fresh_steps(_BareInnerOn(when), 4) == flops
+    log = _run(_BareInnerOn(when), 4, tmp_path,
+               CostMonitor(fma_1flop=fma_1flop))
+    key = 'cost/flops_fma_1flop' if fma_1flop else 'cost/flops'
+    assert [e[key] for e in log] == flops
+    assert _fresh_steps(_BareInnerOn(when), 4, fma_1flop) == flops
+
+
+class _Two(training.StandardUpdater):
+    """SumLinear 'main' updated, then SumLinear 'other': two keys a step."""
+
+    def __init__(self):
+        super(_Two, self).__init__(
+            chainer.iterators.SerialIterator([0], 1), {
+                name: chainer.optimizers.SGD().setup(SumLinear())
+                for name in ('main', 'other')})
+
+    def update_core(self):
+        for name in ('main', 'other'):
+            opt = self.get_optimizer(name)
+            opt.update(opt.target, X)
+
+
+@pytest.mark.parametrize('limit, flops', [(16, 4110), (1, None)])
+def test_a_step_with_an_update_past_the_limit_is_not_costed(tmp_path, limit,
+                                                            flops):
+    # SumLinear's step 2055 each; past limit=1 (the second key), the step
+    # has one update uncosted: no figure, not the first update's
+    log = _run(_Two(), 2, tmp_path, CostMonitor(limit=limit))
+    assert [e.get('cost/flops') for e in log] == [flops, flops]
 
 
 def test_one_optimizer_under_two_names_is_wrapped_once(tmp_path):
