@@ -363,6 +363,38 @@ def test_a_held_out_error_is_one_whose_percentage_a_float_holds():
     assert Calibration.from_dict(data).error['inference'] == 1e306
 
 
+def test_a_held_out_error_is_kept_as_a_float(tmp_path):
+    # an exact share (a Fraction), a NumPy float and -0.0 are kept as the
+    # floats judged, which a file holds: a Fraction kept made save() raise
+    import fractions
+    data = literal_calibration().to_dict()
+    data['error'] = {'inference': fractions.Fraction(3, 10),
+                     'training': numpy.float32(-0.0), 'n_probes': 10}
+    c = Calibration.from_dict(data)
+    assert [(v, type(v)) for v in (c.error['inference'],
+                                   c.error['training'])] == [
+        (0.3, float), (0.0, float)]
+    assert str(c.error['training']) == '0.0'  # not -0.0
+    c.save(tmp_path / 'c.json')
+    assert Calibration.load(tmp_path / 'c.json').error == c.error
+
+
+def test_a_calibration_file_is_read_as_utf8(tmp_path):
+    # written by hand with a device's own name; a byte that is no UTF-8
+    # is refused, not read as Latin-1
+    data = literal_calibration().to_dict()
+    name = 'Intel\u00ae Xeon caf\u00e9'
+    data['info']['device'] = name
+    path = tmp_path / 'c.json'
+    path.write_bytes(json.dumps(data, ensure_ascii=False).encode('utf-8'))
+    assert Calibration.load(path).info['device'] == name
+    path.write_bytes(path.read_bytes().replace('caf\u00e9'.encode('utf-8'),
+                                               b'caf\xff'))
+    with pytest.raises(ValueError, match="is not a calibration file .*"
+                       "'utf-8' codec can't decode"):
+        Calibration.load(path)
+
+
 def test_an_error_just_above_the_threshold_is_said_in_tenths():
     # 0.254 read "held-out error 25% is above 25%"
     data = literal_calibration().to_dict()

@@ -812,6 +812,12 @@ def test_a_network_file_keeps_what_was_measured(tmp_path):
      "is not a network file .*: field 'latency' is missing$"),
     (['x', 'x', 1e9, 0], 'is not a network file .*: it holds a JSON array, '
      'not an object$'),
+    # each named as JSON names it
+    (1.5, 'it holds a JSON number, not an object$'),
+    (7, 'it holds a JSON number, not an object$'),
+    ('x', 'it holds a JSON string, not an object$'),
+    (True, 'it holds a JSON true or false, not an object$'),
+    (None, 'it holds a JSON null, not an object$'),
     ({'name': 'x', 'title': 'x', 'bandwidth': [1], 'latency': 0},
      'bandwidth .* must be a finite number > 0'),
 ])
@@ -1180,6 +1186,10 @@ def test_a_huge_jitter_is_no_nan_alone():
      r'accumulation=an int of 401 digits, batch_size=4 give'),
     # the workers, not the batch size (named alone before)
     ({'workers': [1, 10 ** 400]},
+     r'workers=an int of 401 digits give figures beyond its range\); give '
+     r'smaller ones$'),
+    # the first count that overflows
+    ({'workers': [1, 10 ** 400, 10 ** 500]},
      r'workers=an int of 401 digits give figures beyond its range\); give '
      r'smaller ones$'),
 ])

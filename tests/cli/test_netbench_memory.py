@@ -118,14 +118,9 @@ def test_a_size_the_ranks_of_a_node_cannot_hold_together(
     assert asked == [] and comm.sizes == [] and not os.path.exists(path)
 
 
-@pytest.mark.parametrize('available, refused',
-                         [(4194304, False), (4194303, True)])
-def test_the_copies_of_the_size_that_holds_most_are_checked(
-        tmp_path, monkeypatch, capsys, available, refused):
-    # The sizes hold 4 + 65536 + 1048576 = 1114116 bytes: 1 MiB is timed
-    # on 2 copies (1114116 / 1048576 = 1.06), 2097152 bytes of gradients
-    # and as many of parameters, 4194304 for the one rank of the node;
-    # 64 KiB on 8, 524288 bytes.
+def _checked(tmp_path, monkeypatch, sizes, available):
+    """(status, stdout, the allocations asked, the communicator) of the
+    command on ``sizes`` with ``available`` bytes on the one rank's node."""
     import chainermn
     comm = FakeComm(FakeMPI())
     comm.intra_size = 1
@@ -135,18 +130,39 @@ def test_the_copies_of_the_size_that_holds_most_are_checked(
     monkeypatch.setattr(netbench, 'available_memory', lambda: available)
     asked = _short_of_memory(monkeypatch, above=float('inf'))
     out = io.StringIO()
-    status = netbench_cli.main(['--sizes', '4,64K,1M', '--repeats', '1',
+    status = netbench_cli.main(['--sizes', sizes, '--repeats', '1',
                                 '--output', str(tmp_path / 'net.json')],
                                out)
-    if not refused:  # the check's allocation: both copies at once
-        assert asked[0] == 2097152
+    return status, out.getvalue(), asked, comm
+
+
+@pytest.mark.parametrize('sizes, available, refused, held', [
+    # The sizes hold 4 + 65536 + 1048576 = 1114116 bytes: 1 MiB is timed
+    # on 2 copies (1114116 / 1048576 = 1.06), 2097152 bytes of gradients
+    # and as many of parameters, 4194304 for the one rank of the node;
+    # 64 KiB on 8, 524288 bytes.
+    ('4,64K,1M', 4194304, False, (2, 1048576)),
+    ('4,64K,1M', 4194303, True, (2, 1048576)),
+    # 3 + 4 = 7 MiB: 3 MiB on 3 copies (7 / 3 = 2.3), 9437184 bytes, twice
+    # 18874368; the largest, 4 MiB, on 2 copies holds less: 8388608
+    ('3M,4M', 18874368, False, (3, 3145728)),
+    ('3M,4M', 18874367, True, (3, 3145728)),
+])
+def test_the_copies_of_the_size_that_holds_most_are_checked(
+        tmp_path, monkeypatch, capsys, sizes, available, refused, held):
+    status, out, asked, comm = _checked(tmp_path, monkeypatch, sizes,
+                                        available)
+    copies, size = held
+    if not refused:  # the check's allocation: the copies at once
+        assert asked[0] == copies * size
         return
-    assert (status, out.getvalue()) == (2, '')
+    assert (status, out) == (2, '')
     assert capsys.readouterr().err == (
-        'error: --sizes: rank 0: 2097152 bytes of float32 gradients (2 '
-        'copies of 1048576, all-reduced in turn) do not fit in this '
-        "node's available memory (4194303 bytes) for its 1 rank (twice: "
-        'the parameter and its gradient): give smaller sizes\n')
+        'error: --sizes: rank 0: {} bytes of float32 gradients ({} '
+        'copies of {}, all-reduced in turn) do not fit in this '
+        "node's available memory ({} bytes) for its 1 rank (twice: "
+        'the parameter and its gradient): give smaller sizes\n'.format(
+            copies * size, copies, size, available))
     assert asked == [] and comm.sizes == []
 
 

@@ -444,6 +444,8 @@ def test_a_directory_gone_before_the_save_is_one_line(tmp_path,
     # saved as netbench-2 before
     (('--name', ''), "argument --name: must be a name, got '' (leave --name "
                      'out for netbench-N) (see --help)'),
+    (('--name', '   '), "argument --name: must be a name, got '   ' (leave "
+                        '--name out for netbench-N) (see --help)'),
     (('--sizes', '4'), 'argument --sizes: must be two sizes or more in bytes '
                        '>= 4, comma-separated (K, M, G suffixes: 4,1K,1M); '
                        "got '4' (see --help)"),
