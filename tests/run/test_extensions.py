@@ -2512,9 +2512,9 @@ def test_a_step_whose_later_update_fails_is_not_costed(tmp_path):
 class _OtherLeaf(training.StandardUpdater):
     """SumLinear 'main', whose loss adds another one's (a Linear(4, 2,
     nobias) of the rows, summed) that no optimizer updates: main's update
-    clears main's gradients only, so the
-    backward pass adds to the gradient the other's weight holds, except in
-    the steps ``clear`` lists, whose updater clears it first."""
+    clears main's gradients only, so the backward pass adds to the
+    gradient the other's weight holds, except in the steps ``clear``
+    lists, whose updater clears it first."""
 
     def __init__(self, clear):
         super(_OtherLeaf, self).__init__(
