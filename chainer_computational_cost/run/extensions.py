@@ -410,7 +410,12 @@ def _graph(nodes, loss, cleared=frozenset()):
     which output of its creator it is (see _output_index) and whether it
     holds a gradient already (see _holds_grad; ``cleared``, the nodes of
     the parameters the update clears)."""
-    inputs = _graph_inputs(nodes, loss)
+    return _described(nodes, _graph_inputs(nodes, loss), cleared)
+
+
+def _described(nodes, inputs, cleared):
+    """:func:`_graph`'s description of the forward's ``nodes`` and their
+    ``inputs`` (see _graph_inputs)."""
     # The nodes themselves as keys, hashed by identity as Chainer's own
     # backward pass hashes them: no id() per node and input, at every step.
     index = dict(zip(nodes, itertools.count()))
@@ -449,11 +454,11 @@ class _Graph(NamedTuple):
     def of(cls, nodes, loss, cleared=frozenset()):
         """The :class:`_Graph` of a forward pass, whose update clears the
         gradients of the parameters whose nodes are ``cleared``."""
-        full = _graph(nodes, loss, cleared)
+        inputs = _graph_inputs(nodes, loss)
+        full = _described(nodes, inputs, cleared)
         creators, needs_grad, firsts, outputs, held = full
         if _OUTSIDE in creators:
             return cls(full, None, (), 0, True)
-        inputs = _graph_inputs(nodes, loss)
         return cls(full, tuple([-1 if c is None else c for c in creators]),
                    tuple([(k, j) for k, j in enumerate(firsts) if j != k]),
                    len(set(firsts)), False,
@@ -504,17 +509,14 @@ def _same_graph(nodes, loss, reference, optimizer=None):
         # before, or holding a gradient as before (see _holds_grad)
         for at, ref, held in reference.leaves:
             x = inputs[at]
-            if ref() is x:  # the costed step's leaf: cleared as it was
-                if held is None:
-                    continue
-                var = x.get_variable_or_none()
-            else:  # a new leaf (an input): a parameter may be cleared
-                var = x.get_variable_or_none()
-                if isinstance(var, chainer.Parameter):
-                    raise LookupError
+            if ref() is not x:  # a new leaf (an input)
+                if isinstance(x.get_variable_or_none(), chainer.Parameter):
+                    raise LookupError  # (one the update may clear)
                 if held is None:
                     return False
-            if (var is not None and var.grad_var is not None) is not held:
+            elif held is None:  # the costed step's, cleared as it was
+                continue
+            if _holds_grad(x, ()) is not held:
                 return False
     except (TypeError, LookupError):
         # a node made without a graph, an input unlike the costed step's

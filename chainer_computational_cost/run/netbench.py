@@ -214,12 +214,11 @@ def available_memory():
 
 def node_room_problem(nbytes, ranks_on_node, available, span=0):
     """Why the ``ranks_on_node`` ranks of one node cannot each hold a
-    size's parameters and gradients (``footprint(nbytes, span)`` each)
-    in the ``available``
-    bytes of the node (see :func:`available_memory`; None: unknown, no
-    problem found), or None.  Found before any rank allocates: each
-    rank's own allocation succeeds, and the node's kernel then kills a
-    process when they all touch their pages at once."""
+    size's parameters and gradients (``footprint(nbytes, span)`` each) in
+    the ``available`` bytes of the node (see :func:`available_memory`;
+    None: unknown, no problem found), or None.  Found before any rank
+    allocates: each rank's own allocation succeeds, and the node's kernel
+    then kills a process when they all touch their pages at once."""
     if available is None or \
             2 * footprint(nbytes, span) * ranks_on_node <= available:
         return None
