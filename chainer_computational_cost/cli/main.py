@@ -145,11 +145,16 @@ def _model_call(model, args, dtype):
             if logits_layer is not None:
                 return model(x, layers=[logits_layer])[logits_layer]
             return model(x)
-        except Exception as e:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:
+            # (a sys.exit() in the model's code is its failure, not the
+            # command's exit, as in its factory)
             if is_internal(e):
                 raise
-            raise failure('the model rejected input of shape {} and '
-                          'dtype {}'.format(x.shape, dtype), e)
+            raise failure('the model {} input of shape {} and dtype '
+                          '{}'.format('rejected' if isinstance(e, Exception)
+                                      else 'exited on', x.shape, dtype), e)
 
     def infer(x):
         with chainer.no_backprop_mode(), \
@@ -169,14 +174,18 @@ def _model_call(model, args, dtype):
                 0, y.shape[1], len(x)).astype(numpy.int32)
             try:
                 F.softmax_cross_entropy(y, t).backward()
-            except Exception as e:
+            except KeyboardInterrupt:
+                raise
+            except BaseException as e:
                 if is_internal(e):
                     raise
                 raise failure('the loss or the backward pass failed', e)
             if update:
                 try:
                     make_optimizer(args.optimizer).setup(model).update()
-                except Exception as e:
+                except KeyboardInterrupt:
+                    raise
+                except BaseException as e:
                     if is_internal(e):
                         raise
                     raise failure('the optimizer\'s update failed', e)

@@ -152,9 +152,11 @@ def _import_factory(spec, module_name, attr):
             raise CommandError('cannot import module {!r} of model {!r}: '
                                '{}'.format(module_name, spec, e))
         raise failure('importing module {!r} failed'.format(module_name), e)
-    except (Exception, SystemExit) as e:
-        # (a sys.exit() in the user's module is its failure, not the
-        # command's exit)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:
+        # (a sys.exit() in the user's module, or a library's own
+        # BaseException, is its failure, not the command's exit)
         raise failure('importing module {!r} failed'.format(module_name), e)
     for part in attr.split('.'):
         try:
@@ -233,7 +235,9 @@ def load_model(spec):
         factory = _import_factory(spec, module_name, attr)
     try:
         model = factory()
-    except (Exception, SystemExit) as e:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # (sys.exit() too: see _import_factory)
         raise failure('building the model failed', e)
     if model is None:
         raise CommandError('the factory of {} returned None: it must return '

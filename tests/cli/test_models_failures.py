@@ -58,3 +58,41 @@ def test_an_exception_that_cannot_be_told_is_named_by_its_type(
             path))
     assert error_of(capsys, 'cli_untellable:build2') == (
         'error: building the model failed at {}:10: Weirder'.format(path))
+
+
+def test_a_model_that_exits_while_it_runs(tmp_path, monkeypatch, capsys):
+    # sys.exit(0) in the forward pass is not a success without a report
+    path = write_module(
+        tmp_path, 'cli_exiting_model',
+        'import sys\n'
+        'import chainer.links as L\n'
+        'def build(code=0):\n'
+        '    link = L.Linear(3, 2)\n'
+        '    def run(x):\n'
+        '        link(x)\n'
+        '        sys.exit(code)\n'
+        '    return run\n'
+        'def build4():\n'
+        '    return build(4)\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for spec, code in (('build', 0), ('build4', 4)):
+        for extra in ((), ('--train',)):
+            assert error_of(
+                capsys, 'cli_exiting_model:' + spec, '--shape', '2,3',
+                *extra) == (
+                    'error: the model exited on input of shape (2, 3) and '
+                    'dtype float32 at {}:7: SystemExit: {}'.format(path, code))
+
+
+def test_a_library_base_exception_is_a_failure_of_the_model(
+        tmp_path, monkeypatch, capsys):
+    # (as a coroutine library's own BaseException subclasses)
+    path = write_module(tmp_path, 'cli_base_exception',
+                        'class Abort(BaseException):\n'
+                        '    pass\n'
+                        'def build():\n'
+                        "    raise Abort('stopped')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert error_of(capsys, 'cli_base_exception:build') == (
+        'error: building the model failed at {}:4: Abort: stopped'.format(
+            path))
