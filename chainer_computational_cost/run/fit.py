@@ -116,6 +116,12 @@ def margin_bytes(margin, capacity):
     device of ``capacity`` bytes: a ValueError when that is all of them,
     before any run (no batch could fit)."""
     reserve = _margin(margin, capacity)
+    if isinstance(margin, str) and capacity <= CUDA_CONTEXT:
+        raise ValueError(
+            'margin {!r} keeps the CUDA context free ({} bytes, '
+            'fit.CUDA_CONTEXT) of a capacity of {} bytes: no batch can fit; '
+            'give a margin in bytes or a fraction below the capacity, or '
+            '0'.format(margin, CUDA_CONTEXT, capacity))
     if reserve >= capacity:
         raise ValueError(
             'margin {!r} keeps {} bytes free of a capacity of {} bytes: no '

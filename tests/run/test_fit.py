@@ -583,18 +583,29 @@ def test_cli_bad_margin(argv, message, capsys):
     assert error_of(capsys, *(TINY_SGD + argv)).endswith(message[:-1])
 
 
-@pytest.mark.parametrize('margin, kept', [(1000, 1000), (5000, 5000),
-                                          ('cuda', 1000)])
-def test_a_margin_that_leaves_no_room_is_refused_before_any_run(margin,
-                                                                kept):
-    # 'cuda' on 1000 bytes: the CUDA context alone takes them all
+@pytest.mark.parametrize('margin', [1000, 5000])
+def test_a_margin_that_leaves_no_room_is_refused_before_any_run(margin):
     ran = []
     with pytest.raises(ValueError) as e:
         fit_batch(lambda n: ran.append(n), capacity=1000, margin=margin)
     assert str(e.value) == (
-        'margin {!r} keeps {} bytes free of a capacity of 1000 bytes: no '
-        'batch can fit; give a margin below the capacity'.format(
-            margin, kept))
+        'margin {0} keeps {0} bytes free of a capacity of 1000 bytes: no '
+        'batch can fit; give a margin below the capacity'.format(margin))
+    assert ran == []
+
+
+@pytest.mark.parametrize('capacity', [1000, 768 * 2 ** 20])
+def test_a_cuda_margin_on_less_than_the_context_tells_the_context(capacity):
+    # the CUDA context alone, 768 MiB = 805306368 bytes, takes them all;
+    # the message must not say the margin is the capacity
+    ran = []
+    with pytest.raises(ValueError) as e:
+        fit_batch(lambda n: ran.append(n), capacity=capacity, margin='cuda')
+    assert str(e.value) == (
+        "margin 'cuda' keeps the CUDA context free (805306368 bytes, "
+        'fit.CUDA_CONTEXT) of a capacity of {} bytes: no batch can fit; '
+        'give a margin in bytes or a fraction below the capacity, or '
+        '0'.format(capacity))
     assert ran == []
 
 
