@@ -27,6 +27,7 @@ fields from the ``report`` package, which reads them from
 """
 
 import collections
+import math
 import sys
 import warnings
 
@@ -70,6 +71,27 @@ from chainer_computational_cost.report.rendering import check_time_unit
 from chainer_computational_cost.report.rendering import check_unit
 from chainer_computational_cost.report.rendering import indented
 from chainer_computational_cost.report.rendering import render
+
+
+def _roofline_overflow(layers, device):
+    """The message of a roofline on a calibration's own ``device`` whose
+    times overflow: the calibration's fields that make them (its measured
+    ``bandwidth``, its ``gemm`` table's fastest product as the peak); None
+    when the run's figures are beyond a float's range themselves."""
+    flops = sum(layer['flops'] for layer in layers)
+    moved = sum(layer['mread'] + layer['mwrite'] for layer in layers)
+    peak = min(p for _, p in device.peaks.values())
+    try:
+        times = (('bandwidth', moved / device.bandwidth),
+                 ('gemm', flops / peak))
+    except OverflowError:  # an int a float cannot hold
+        return None
+    fields = [name for name, t in times
+              if not math.isfinite(t * 1e6)] or ['bandwidth', 'gemm']
+    return ('the calibration\'s roofline times overflow at its bandwidth {} '
+            'B/s and its fastest matrix product, {} FLOP/s: its field(s) {} '
+            'are too small; calibrate again, or give a device'.format(
+                device.bandwidth, peak, ', '.join(fields)))
 
 
 class CostReport(object):
@@ -371,9 +393,17 @@ class CostReport(object):
         found = calib.load_calibration(calibration)
         layers = self._built()['layers']
         if device is None and peak_flops is None and bandwidth is None:
-            device = found.device(getattr(self, 'fma_1flop', True))
-        rows = roofline.roofline_report(layers, device, peak_flops,
-                                        bandwidth)
+            own = found.device(getattr(self, 'fma_1flop', True))
+            try:
+                rows = roofline.roofline_report(layers, own)
+            except ValueError:
+                message = _roofline_overflow(layers, own)
+                if message is None:  # the run's figures, not the fields
+                    raise
+                raise ValueError(message) from None
+        else:
+            rows = roofline.roofline_report(layers, device, peak_flops,
+                                            bandwidth)
         return by, calib.time_report(layers, found, rows, by)
 
     def show_time_report(self, calibration, ost=None, mode='csv',

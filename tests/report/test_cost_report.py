@@ -518,6 +518,26 @@ def test_time_report_bounds_on_the_calibrations_own_device():
     assert rows['backward']['time'] == 0.25
 
 
+def test_time_report_names_the_calibration_fields_its_roofline_overflows_on():
+    # a hand-edited bandwidth of 1e-320 B/s (finite and > 0): Linear-1's
+    # 48 bytes take 4.8e321 s, beyond a float; no device was given, so
+    # the message names the calibration's field, not a device's
+    tiny = literal_calibration(
+        types=('ReLU',), overhead={'inference': 1e-6, 'forward': 1e-6,
+                                   'backward': 1e-6, 'update': 1e-6},
+        bandwidth=1e-320)
+    with pytest.raises(ValueError) as e:
+        _snapshot().time_report(tiny)
+    assert str(e.value) == (
+        "the calibration's roofline times overflow at its bandwidth 1e-320 "
+        'B/s and its fastest matrix product, 1000000000.0 FLOP/s: its '
+        'field(s) bandwidth are too small; calibrate again, or give a '
+        'device')
+    # on a device given, the roofline's own message, which names it
+    with pytest.raises(ValueError, match='give a device with a larger'):
+        _snapshot().time_report(tiny, peak_flops=1e9, bandwidth=1e-320)
+
+
 def test_time_report_takes_by_in_any_case():
     # the same rows as by='phase' and by='type' above
     rows = _snapshot().time_report(_calibration(), by='PHASE')
