@@ -14,6 +14,7 @@ never called, two models given one batch.
 import contextlib
 import functools
 import gc
+import pickle
 import warnings
 import weakref
 
@@ -543,6 +544,29 @@ def test_a_new_dtype_is_a_new_key(tmp_path, monkeypatch):
     # the first iteration's step.
     assert len(runs) == 2
     assert {e['cost/flops'] for e in log.log} == {one_update_cost(10)}
+
+
+def _unpickled(batch, device=None):
+    """padded, as from another process: each array unpickled, which gives
+    it a dtype equal to the costed step's but another object."""
+    return pickle.loads(pickle.dumps(padded(batch, device)))
+
+
+def test_an_input_dtype_equal_but_not_the_same_object(tmp_path):
+    x, _ = _unpickled(sequences(n=2, short=0))
+    assert x.dtype == numpy.int32 and x.dtype is not numpy.dtype('int32')
+    trainer, log, _, _ = make_trainer(
+        CostMonitor(memory=True), 4, data=sequences(short=0),
+        evaluate=False, out=str(tmp_path))
+    trainer.updater.converter = _unpickled
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', ReportWarning)
+        trainer.run()
+    # each step the costed one: its FLOPs, and a memory peak (which a
+    # step taken for other work would not report)
+    assert [e['cost/flops'] for e in log.log] == [one_update_cost(10)] * 4
+    peaks = [e.get('cost/memory_peak') for e in log.log]
+    assert None not in peaks and len(set(peaks)) == 1
 
 
 # Steps that do other work at the same argument shapes (issue 34): a
