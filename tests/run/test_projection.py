@@ -836,3 +836,17 @@ def test_numpy_s_ints_and_bools_are_taken():
     assert p.batch_size == 20 and type(p.batch_size) is int
     assert p.total_report['flops'] == 80
     assert p.total_report['mwrite'] == 320
+
+
+def test_a_reused_optimizer_keeps_the_state_its_first_run_made():
+    # one Adam made before the runs: only the first run (the smallest
+    # batch) creates its state, two moments of each parameter, float32:
+    # W 3*4 * 2 * 4 = 96 bytes, b 3 * 2 * 4 = 24; a projected record keeps
+    # them, as it keeps every unprojected field of the first run
+    model = L.Linear(4, 3)
+    opt = chainer.optimizers.Adam().setup(model)
+
+    def run(n):
+        opt.update(lambda: F.sum(model(numpy.ones((n, 4), numpy.float32))))
+    records = project_batch(run, 64).records()
+    assert [r[R_STATE] for r in records if r[R_STATE]] == [96, 24]
