@@ -115,6 +115,17 @@ def test_ddp_contention_inside_the_backward():
     assert row['n_buckets'] == 2 and row['t_negotiation'] == 0
 
 
+@pytest.mark.parametrize('overlap', ['none', 'chainermn-double-buffering',
+                                     'ddp'])
+def test_no_negotiation_but_horovods_is_zero_seconds(overlap):
+    # only Horovod negotiates; one worker talks to nobody: a number, 0,
+    # in every other row (the column is blank for None)
+    rows = _report([1, 2], overlap=overlap, jitter=0)
+    assert [rows[n]['t_negotiation'] for n in (1, 2)] == [0.0, 0.0]
+    assert all(type(rows[n]['t_negotiation']) is float for n in (1, 2))
+    assert _report([1], overlap='horovod')[1]['t_negotiation'] == 0.0
+
+
 def test_horovod_negotiates_each_cycle():
     # A negotiation over 2 workers: a gather (1 * 0.1 ms) and a broadcast
     # (1 * (0.1 ms + 0)) of no bytes: 0.2 ms.  Cycles from 3 ms every
