@@ -564,8 +564,10 @@ def _check_error(error):
 def nnls(rows, targets, weights):
     """Non-negative least squares, exactly, for a handful of features:
     every subset of the features is solved by least squares and the best
-    all-non-negative solution kept.  ``rows``: feature lists; residuals
-    are weighted by ``weights``."""
+    all-non-negative solution kept, from all zeros up: a subset replaces
+    it only when it lowers the residual by more than a part in 1e12 (a
+    feature that lowers it less gets 0).  ``rows``: feature lists;
+    residuals are weighted by ``weights``."""
     import numpy
     a = numpy.asarray(rows, dtype=float) * numpy.asarray(weights)[:, None]
     b = numpy.asarray(targets, dtype=float) * numpy.asarray(weights)

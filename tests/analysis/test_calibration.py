@@ -105,6 +105,17 @@ def test_nnls_recovers_exact_coefficients_and_clamps_negative_ones():
         pytest.approx([5.5, 0.0], rel=1e-9)
 
 
+def test_nnls_keeps_zero_for_a_feature_that_changes_only_rounding():
+    # a = (1.000001, 1), b = (1, -1): least squares gives a.b / a.a =
+    # 1e-6 / 2.000002 = 5e-7 >= 0, lowering |b|^2 = 2 by (a.b)^2 / a.a =
+    # 5e-13, a part in 4e12: not more than a part in 1e12, so 0
+    assert cal.nnls([[1.000001], [1.0]], [1.0, -1.0], [1.0, 1.0]) == [0.0]
+    # a = (1, 1), b = (1.001, -1): a.b / a.a = 1e-3 / 2 = 5e-4, lowering
+    # |b|^2 = 2.002001 by 1e-6 / 2 = 5e-7, a part in 4e6: kept
+    assert cal.nnls([[1.0], [1.0]], [1.001, -1.0], [1.0, 1.0]) == \
+        pytest.approx([5e-4], rel=1e-9)
+
+
 def _synthetic_samples():
     """Probe runs timed by a known model: each Add takes 1e-5 + 1e-9 read
     + 2e-9 written seconds, and each run's wall adds OVERHEAD per call."""
