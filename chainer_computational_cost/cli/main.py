@@ -54,6 +54,7 @@ from chainer_computational_cost.cli.models import load_model
 from chainer_computational_cost.cli.models import LOGITS
 from chainer_computational_cost.cli.models import make_optimizer
 from chainer_computational_cost.cli.models import model_name
+from chainer_computational_cost.cli.models import user_failure
 from chainer_computational_cost.cli.models import MODELS  # NOQA
 from chainer_computational_cost.cli.output import render_reports
 from chainer_computational_cost.cli.output import with_notes
@@ -145,12 +146,8 @@ def _model_call(model, args, dtype):
             if logits_layer is not None:
                 return model(x, layers=[logits_layer])[logits_layer]
             return model(x)
-        except KeyboardInterrupt:
-            raise
         except BaseException as e:
-            # (a sys.exit() in the model's code is its failure, not the
-            # command's exit, as in its factory)
-            if is_internal(e):
+            if not user_failure(e) or is_internal(e):
                 raise
             raise failure('the model {} input of shape {} and dtype '
                           '{}'.format('rejected' if isinstance(e, Exception)
@@ -174,19 +171,15 @@ def _model_call(model, args, dtype):
                 0, y.shape[1], len(x)).astype(numpy.int32)
             try:
                 F.softmax_cross_entropy(y, t).backward()
-            except KeyboardInterrupt:
-                raise
             except BaseException as e:
-                if is_internal(e):
+                if not user_failure(e) or is_internal(e):
                     raise
                 raise failure('the loss or the backward pass failed', e)
             if update:
                 try:
                     make_optimizer(args.optimizer).setup(model).update()
-                except KeyboardInterrupt:
-                    raise
                 except BaseException as e:
-                    if is_internal(e):
+                    if not user_failure(e) or is_internal(e):
                         raise
                     raise failure('the optimizer\'s update failed', e)
 

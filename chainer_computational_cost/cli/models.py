@@ -98,6 +98,14 @@ def _user_location(error):
     return location
 
 
+def user_failure(error):
+    """Whether ``error``, raised by the user's code (importing, building
+    or running the model), is that code's failure, told in one line: any
+    exception, a ``sys.exit()`` and a library's own ``BaseException``;
+    not Ctrl-C, which stops the command."""
+    return not isinstance(error, KeyboardInterrupt)
+
+
 def is_internal(error):
     """Whether ``error`` was raised inside this package's hook or report
     code: a bug here, whose traceback the user should see and report."""
@@ -152,11 +160,9 @@ def _import_factory(spec, module_name, attr):
             raise CommandError('cannot import module {!r} of model {!r}: '
                                '{}'.format(module_name, spec, e))
         raise failure('importing module {!r} failed'.format(module_name), e)
-    except KeyboardInterrupt:
-        raise
     except BaseException as e:
-        # (a sys.exit() in the user's module, or a library's own
-        # BaseException, is its failure, not the command's exit)
+        if not user_failure(e):
+            raise
         raise failure('importing module {!r} failed'.format(module_name), e)
     for part in attr.split('.'):
         try:
@@ -235,9 +241,9 @@ def load_model(spec):
         factory = _import_factory(spec, module_name, attr)
     try:
         model = factory()
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # (sys.exit() too: see _import_factory)
+    except BaseException as e:
+        if not user_failure(e):
+            raise
         raise failure('building the model failed', e)
     if model is None:
         raise CommandError('the factory of {} returned None: it must return '
