@@ -105,7 +105,7 @@ def test_nnls_recovers_exact_coefficients_and_clamps_negative_ones():
         pytest.approx([5.5, 0.0], rel=1e-9)
 
 
-def test_nnls_keeps_zero_for_a_feature_that_changes_only_rounding():
+def test_nnls_keeps_zero_for_a_feature_below_its_tie_rule():
     # a = (1.000001, 1), b = (1, -1): least squares gives a.b / a.a =
     # 1e-6 / 2.000002 = 5e-7 >= 0, lowering |b|^2 = 2 by (a.b)^2 / a.a =
     # 5e-13, a part in 4e12: not more than a part in 1e12, so 0
