@@ -97,7 +97,11 @@ def _margin(margin, cap):
             raise ValueError('margin must be {}, got {!r}'.format(
                 _MARGIN_ALLOWED, margin))
         if cap <= CUDA_CONTEXT:  # the context alone takes it all
-            return cap
+            raise ValueError(
+                'margin {!r} keeps the CUDA context free ({} bytes, '
+                'fit.CUDA_CONTEXT) of a capacity of {} bytes: no batch can '
+                'fit; give a margin in bytes or a fraction below the '
+                'capacity, or 0'.format(margin, CUDA_CONTEXT, cap))
         # what is left beyond the context, once the pool may hold 10 %
         # more than the peak
         return cap - int((cap - CUDA_CONTEXT) / (1 + POOL_SLACK))
@@ -116,12 +120,6 @@ def margin_bytes(margin, capacity):
     device of ``capacity`` bytes: a ValueError when that is all of them,
     before any run (no batch could fit)."""
     reserve = _margin(margin, capacity)
-    if isinstance(margin, str) and capacity <= CUDA_CONTEXT:
-        raise ValueError(
-            'margin {!r} keeps the CUDA context free ({} bytes, '
-            'fit.CUDA_CONTEXT) of a capacity of {} bytes: no batch can fit; '
-            'give a margin in bytes or a fraction below the capacity, or '
-            '0'.format(margin, CUDA_CONTEXT, capacity))
     if reserve >= capacity:
         raise ValueError(
             'margin {!r} keeps {} bytes free of a capacity of {} bytes: no '
