@@ -341,6 +341,7 @@ _INPUTS = operator.attrgetter('inputs')
 _CREATOR = operator.attrgetter('_creator_node')
 _NEEDS_GRAD = operator.attrgetter('_requires_grad')
 _ref = weakref.ref
+_DEREF = weakref.ref.__call__  # the referent of each weak reference, in C
 _SHAPE_DTYPE = operator.attrgetter('shape', 'dtype')
 
 
@@ -569,7 +570,7 @@ def _forward(lossfun, seen, done):
         kept = seen.nodes
         try:
             loss = lossfun(*args, **kwargs)
-            nodes = [ref() for ref in kept]
+            nodes = list(map(_DEREF, kept))
         finally:
             hooks.pop(key, None)
             # (the same list at every step, which a checker's closure
@@ -649,9 +650,11 @@ class _Calls(chainer.FunctionHook):
         def restart():
             nonlocal i
             i = 0
-            self.diverged = False
-            self.matched = self.flops = 0
-            self.flops_1 = flops_1
+            # (matched is set before it is read: see verify)
+            if self.diverged:  # the counts a step that differed made
+                self.diverged = False
+                self.flops = 0
+                self.flops_1 = flops_1
 
         def forward_postprocess(function, in_data):
             nonlocal i
@@ -919,7 +922,8 @@ class _Outside(chainer.FunctionHook):
         self.restart()
 
     def restart(self):
-        """Nothing seen yet: at the start of each iteration."""
+        """Nothing seen yet: when made, and after an iteration that saw
+        calls (see _Steps.add_outside) or failed."""
         self.seen = False
         self.flops = 0
         self.flops_1 = 0 if self.fma_1flop else None
@@ -930,42 +934,6 @@ class _Outside(chainer.FunctionHook):
         self.flops += _call_flops(function, in_data)
         if self.flops_1 is not None:
             self.flops_1 += _call_flops(function, in_data, True)
-
-    def run(self, real_core):
-        """``real_core()`` with this hook in the thread's function hooks
-        (see _added)."""
-        self.hooks, self.key = _added(self)
-        try:
-            real_core()
-        finally:
-            self.hooks.pop(self.key, None)
-
-    def counted(self, update, real_update, steps):
-        """``update`` (a wrapped optimizer's update) with this hook out of
-        the function hooks while it runs; ``real_update``, the optimizer's
-        own, for an update called inside another (from its loss function):
-        the outer update's figures hold it (see _Steps.nested)."""
-        def counted_update(*args, **kwargs):
-            if self.depth:
-                if steps.nested is None:
-                    return real_update(*args, **kwargs)
-                return _nested_update(real_update, args, kwargs,
-                                      steps.nested, steps.fma_1flop)
-            self.depth = 1
-            hooks, key = self.hooks, self.key
-            watching = hooks is not None and hooks.pop(key, None) is self
-            try:
-                return update(*args, **kwargs)
-            except BaseException:
-                # (an updater that catches it goes on: the step is not
-                # costed, as a step of one update that fails is not)
-                steps.calls.append(None)
-                raise
-            finally:
-                self.depth = 0
-                if watching:
-                    hooks[key] = self
-        return counted_update
 
 
 def _nested_update(real_update, args, kwargs, into, fma_1flop):
@@ -1271,7 +1239,6 @@ class _Steps(object):
         self.calls = []
         self.batch = None
         outside = self.outside
-        outside.restart()
         wrapped = self.wrapped
         try:
             for name, optimizer in optimizers.items():
@@ -1282,22 +1249,29 @@ class _Steps(object):
                 real_update = optimizer.update
                 pair = wrapped.get(name)
                 if pair is None or pair[0] != real_update:
-                    pair = wrapped[name] = real_update, outside.counted(
-                        self.wrap(name, optimizer, real_update), real_update,
-                        self)
+                    pair = wrapped[name] = real_update, self.wrap(
+                        name, optimizer, real_update)
                 d['update'] = pair[1]
+            # the outside calls' hook in the thread's function hooks
+            hooks, key = _added(outside)
+            outside.hooks, outside.key = hooks, key
             start = _clock()
-            outside.run(real_core)
+            try:
+                real_core()
+            finally:
+                hooks.pop(key, None)
             elapsed = _clock() - start
         except BaseException:
             # (an updater may catch it and go on: the updater stays
             # wrapped, and the trainer's finalize puts it back)
             _unwrap(saved)
             self.optimizers = None
+            outside.restart()
             raise
         _unwrap(saved)
         self.optimizers = None
-        self.add_outside(outside)
+        if outside.seen:
+            self.add_outside(outside)
         if self.peak is None and self.rated:
             self.peak = self.monitor._peak_of(_step_dtype(
                 optimizers.values()))
@@ -1316,10 +1290,9 @@ class _Steps(object):
     def add_outside(self, outside):
         """The figures of the calls an iteration made outside its updates
         (see _Outside), as one more call's: FLOPs only."""
-        if not outside.seen:
-            return
         self.calls.append(_Figures(outside.flops, None, None, None,
                                    outside.flops_1))
+        outside.restart()
         if 'outside' not in self.warned and not self.bare:
             self.warned.add('outside')
             _quiet_warning(
@@ -1331,125 +1304,165 @@ class _Steps(object):
 
     def wrap(self, name, optimizer, real_update):
         """``real_update`` (``optimizer``'s), costed by its arguments'
-        shapes and dtypes."""
+        shapes and dtypes; the outside calls' hook (see _Outside) out of
+        the function hooks while it runs.  One frame: it runs at every
+        update.  ``real_update`` itself for an update called inside
+        another (from its loss function): the outer update's figures hold
+        it (see nested)."""
         costs = self.costs
+        outside = self.outside
 
         def update(lossfun=None, *args, **kwargs):
-            calls = self.calls
-            if self.batch is None and lossfun is not None:
-                self.batch = _batch_size(args, kwargs)
-            try:  # arrays only, the usual case
-                sig = tuple(map(_SHAPE_DTYPE, args))
-            except AttributeError:
-                sig = _signature(args)
-            key = (name, lossfun is None, sig,
-                   _signature(kwargs) if kwargs else None)
-            try:
-                entry = costs.get(key)
-            except TypeError:  # an argument whose shape is no key (a list)
-                return self.uncosted(
-                    'key', 'an argument of the update of optimizer {!r} has '
-                    'a shape or dtype that cannot be a key: its steps are '
-                    'not costed'.format(name), real_update, lossfun, args,
-                    kwargs)
-            # (a link initialised since the costing, by another step, an
-            # evaluation or a call outside the updates: costed again)
-            if entry is not None and entry.settled and not (
-                    entry.pending and _initialised(entry.pending)):
-                if entry.figures is None or lossfun is None:
-                    # not costed again; or an update alone: the same work
-                    calls.append(entry.figures)
+            if outside.depth:
+                if self.nested is None:
                     return real_update(lossfun, *args, **kwargs)
-                return self.verify(key, entry, optimizer, real_update,
-                                   lossfun, args, kwargs)
-            if entry is None and len(costs) >= self.limit:
-                return self.uncosted(
-                    'limit', 'more than limit={} argument shapes and '
-                    'dtypes; iterations with new ones are not costed'.format(
-                        self.limit), real_update, lossfun, args, kwargs)
-            if lossfun is None and name not in self.warned:
-                self.warned.add(name)
-                self.bare = True
-                _quiet_warning(
-                    'CostMonitor: optimizer {!r} was updated without a loss '
-                    'function (the updater ran forward and backward '
-                    'itself): those calls are costed one by one as they '
-                    'run; cost/memory_peak, cost/comm_bytes and '
-                    'cost/predicted_time are not reported for its '
-                    'steps'.format(name))
-            hook = ComputationalCostHook(
-                fma_1flop=False, comm=self.comm, memory=self.memory)
-            # the FLOPs shown with fma_1flop, and those a calibration's
-            # fits take (a multiply-add as 1, as its probes count): a
-            # second hook's, inside
-            hook_1 = ComputationalCostHook() if self.fma_1flop or \
-                self.calibration is not None else None
-            seen = _Calls(None, self.fma_1flop)
-            forward_end = []  # how many records the forward pass made
-            before = _param_state(optimizer)
-
-            def done(nodes, loss):
+                return _nested_update(real_update, (lossfun,) + args,
+                                      kwargs, self.nested, self.fma_1flop)
+            outside.depth = 1
+            hooks, hook_key = outside.hooks, outside.key
+            watching = hooks is not None and \
+                hooks.pop(hook_key, None) is outside
+            try:
+                calls = self.calls
+                if self.batch is None and lossfun is not None:
+                    try:  # the usual case, read here: see _batch_size
+                        self.batch = args[0].shape[0]
+                    except (IndexError, AttributeError, TypeError):
+                        self.batch = _batch_size(args, kwargs)
+                try:  # arrays only, the usual case
+                    sig = tuple(map(_SHAPE_DTYPE, args))
+                except AttributeError:
+                    sig = _signature(args)
+                key = (name, lossfun is None, sig,
+                       _signature(kwargs) if kwargs else None)
                 try:
-                    seen.graph = _Graph.of(nodes, loss,
-                                           _cleared(optimizer))
-                except Exception:  # ours: no later step is the same
-                    seen.graph = None
-                forward_end.append(len(hook.records()))
-            # the updates its loss function calls, as a checked step
-            # gathers them (see verify)
-            outer, self.nested = self.nested, []
-            try:
-                with hook, (hook_1 or contextlib.nullcontext()):
-                    result = real_update(
-                        None if lossfun is None else _forward(
-                            lossfun, seen, done), *args, **kwargs)
+                    entry = costs.get(key)
+                except TypeError:  # an argument whose shape is no key
+                    return self.uncosted(
+                        'key', 'an argument of the update of optimizer {!r} '
+                        'has a shape or dtype that cannot be a key: its '
+                        'steps are not costed'.format(name), real_update,
+                        lossfun, args, kwargs)
+                # (a link initialised since the costing, by another step,
+                # an evaluation or a call outside the updates: costed
+                # again)
+                if entry is not None and entry.settled and not (
+                        entry.pending and _initialised(entry.pending)):
+                    if entry.figures is None or lossfun is None:
+                        # not costed again; or an update alone: the same
+                        # work
+                        calls.append(entry.figures)
+                        return real_update(lossfun, *args, **kwargs)
+                    return self.verify(key, entry, optimizer, real_update,
+                                       lossfun, args, kwargs)
+                if entry is None and len(costs) >= self.limit:
+                    return self.uncosted(
+                        'limit', 'more than limit={} argument shapes and '
+                        'dtypes; iterations with new ones are not '
+                        'costed'.format(self.limit), real_update, lossfun,
+                        args, kwargs)
+                return self.cost(name, key, entry, optimizer, real_update,
+                                 lossfun, args, kwargs)
+            except BaseException:
+                # (an updater that catches it goes on: the step is not
+                # costed, as a step of one update that fails is not)
+                self.calls.append(None)
+                raise
             finally:
-                nested, self.nested = self.nested, outer
-            after = _param_state(optimizer)
-            forward_time = None
-            try:
-                figures = _step_figures(hook)
-                if self.fma_1flop:
-                    figures = figures._replace(
-                        flops_1=_recorded_flops(hook_1))
-                if self.calibration is not None:  # the predicted seconds
-                    times, backward = _time_rows(hook_1, self.calibration)
-                    figures = figures._replace(predicted_time=sum(times))
-                    if backward and forward_end:
-                        # the forward's, for a step whose backward differs
-                        # (both hooks record every call)
-                        n = len([r for r in
-                                 hook_1.records()[:forward_end[0]]
-                                 if r.params is not None])
-                        forward_time = sum(times[:n])
-            except Exception as e:  # ours: it must not stop the training
-                figures = None
-                _quiet_warning('CostMonitor: a step could not be costed, '
-                               'its shapes are not costed again: {}: {}'
-                               .format(type(e).__name__, e))
-            # The reference of later steps: the forward's calls, the FLOPs
-            # of the calls before each, the graph it left.
-            flops_before = [0]
-            for flops in seen.each:
-                flops_before.append(flops_before[-1] + flops)
-            before_1 = None if seen.each_1 is None else list(
-                itertools.accumulate([0] + seen.each_1))
-            # A step that made parameters or their state did one-off work,
-            # as the first iteration does (see first_stands): its memory
-            # peak and time are the next step's, its FLOPs stand.
-            costs[key] = _Costed(
-                figures, figures is None or self.first_stands or (
-                    not self.first and before == after), seen.calls,
-                flops_before, seen.graph, forward_time, before_1,
-                None if figures is None or lossfun is None
-                else _Calls(seen.calls, self.fma_1flop),
-                figures is not None and (entry is None or entry.replaceable),
-                _uninitialised(() if self.optimizers is None
-                               else self.optimizers.values()),
-                tuple(nested))
-            calls.append(figures)
-            return result
+                outside.depth = 0
+                if watching:
+                    hooks[hook_key] = outside
         return update
+
+    def cost(self, name, key, entry, optimizer, real_update, lossfun, args,
+             kwargs):
+        """``real_update`` of arguments whose ``key`` has no settled
+        ``entry``, run inside the hook: its figures, and the reference
+        later steps of the key are checked against."""
+        costs = self.costs
+        calls = self.calls
+        if lossfun is None and name not in self.warned:
+            self.warned.add(name)
+            self.bare = True
+            _quiet_warning(
+                'CostMonitor: optimizer {!r} was updated without a loss '
+                'function (the updater ran forward and backward '
+                'itself): those calls are costed one by one as they '
+                'run; cost/memory_peak, cost/comm_bytes and '
+                'cost/predicted_time are not reported for its '
+                'steps'.format(name))
+        hook = ComputationalCostHook(
+            fma_1flop=False, comm=self.comm, memory=self.memory)
+        # the FLOPs shown with fma_1flop, and those a calibration's
+        # fits take (a multiply-add as 1, as its probes count): a
+        # second hook's, inside
+        hook_1 = ComputationalCostHook() if self.fma_1flop or \
+            self.calibration is not None else None
+        seen = _Calls(None, self.fma_1flop)
+        forward_end = []  # how many records the forward pass made
+        before = _param_state(optimizer)
+
+        def done(nodes, loss):
+            try:
+                seen.graph = _Graph.of(nodes, loss,
+                                       _cleared(optimizer))
+            except Exception:  # ours: no later step is the same
+                seen.graph = None
+            forward_end.append(len(hook.records()))
+        # the updates its loss function calls, as a checked step
+        # gathers them (see verify)
+        outer, self.nested = self.nested, []
+        try:
+            with hook, (hook_1 or contextlib.nullcontext()):
+                result = real_update(
+                    None if lossfun is None else _forward(
+                        lossfun, seen, done), *args, **kwargs)
+        finally:
+            nested, self.nested = self.nested, outer
+        after = _param_state(optimizer)
+        forward_time = None
+        try:
+            figures = _step_figures(hook)
+            if self.fma_1flop:
+                figures = figures._replace(
+                    flops_1=_recorded_flops(hook_1))
+            if self.calibration is not None:  # the predicted seconds
+                times, backward = _time_rows(hook_1, self.calibration)
+                figures = figures._replace(predicted_time=sum(times))
+                if backward and forward_end:
+                    # the forward's, for a step whose backward differs
+                    # (both hooks record every call)
+                    n = len([r for r in
+                             hook_1.records()[:forward_end[0]]
+                             if r.params is not None])
+                    forward_time = sum(times[:n])
+        except Exception as e:  # ours: it must not stop the training
+            figures = None
+            _quiet_warning('CostMonitor: a step could not be costed, '
+                           'its shapes are not costed again: {}: {}'
+                           .format(type(e).__name__, e))
+        # The reference of later steps: the forward's calls, the FLOPs
+        # of the calls before each, the graph it left.
+        flops_before = [0]
+        for flops in seen.each:
+            flops_before.append(flops_before[-1] + flops)
+        before_1 = None if seen.each_1 is None else list(
+            itertools.accumulate([0] + seen.each_1))
+        # A step that made parameters or their state did one-off work,
+        # as the first iteration does (see first_stands): its memory
+        # peak and time are the next step's, its FLOPs stand.
+        costs[key] = _Costed(
+            figures, figures is None or self.first_stands or (
+                not self.first and before == after), seen.calls,
+            flops_before, seen.graph, forward_time, before_1,
+            None if figures is None or lossfun is None
+            else _Calls(seen.calls, self.fma_1flop),
+            figures is not None and (entry is None or entry.replaceable),
+            _uninitialised(() if self.optimizers is None
+                           else self.optimizers.values()),
+            tuple(nested))
+        calls.append(figures)
+        return result
 
     def uncosted(self, why, message, real_update, lossfun, args, kwargs):
         """``real_update`` of a call that is not costed: the step gets no
