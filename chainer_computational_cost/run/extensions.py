@@ -641,10 +641,12 @@ class _Calls(chainer.FunctionHook):
         flops_1 = self.flops_1
         # Each call as compared: its class, its inputs' shapes and dtypes
         # in one flat tuple, and as _inputs gives them (for inputs that
-        # are not all arrays), its settings and how to read them.
+        # are not all arrays), its settings and how to read them, how
+        # many inputs and how long the flat tuple is (not counted at
+        # every call).
         expected = [
             (cls, tuple(itertools.chain.from_iterable(inputs)), inputs,
-             settings, _LAYOUTS.get(cls))
+             settings, _LAYOUTS.get(cls), len(inputs), 2 * len(inputs))
             for cls, inputs, settings in reference]
 
         def restart():
@@ -662,10 +664,11 @@ class _Calls(chainer.FunctionHook):
             if i < n:
                 # Compared part by part with the costed call, the
                 # cheapest first, without building this call's key.
-                cls, flat, inputs, settings, layout = expected[i]
+                cls, flat, inputs, settings, layout, count, end = \
+                    expected[i]
                 node = function.function if type(function) is _ADAPTER \
                     else function
-                if type(node) is cls and 2 * len(in_data) == len(flat):
+                if type(node) is cls and len(in_data) == count:
                     # A plain loop, which stops at the first difference:
                     # each input's shape is a new tuple, its dtype
                     # usually the costed one itself.
@@ -680,8 +683,8 @@ class _Calls(chainer.FunctionHook):
                             k += 2
                     except AttributeError:  # an input that is None
                         if _inputs(in_data) == inputs:
-                            k = len(flat)
-                    if k == len(flat) and (settings is None or _same_settings(
+                            k = end
+                    if k == end and (settings is None or _same_settings(
                             node, layout, settings)):
                         i += 1
                         return
