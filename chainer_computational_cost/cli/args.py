@@ -536,7 +536,7 @@ def _add_report_options(parser):
                               'calibration saved in FILE (see `calibrate '
                               '--out FILE`), beside the roofline on its '
                               'measured peak')
-    reports.add_argument('--predict-by', default=None,
+    reports.add_argument('--predict-by', default=None, type=str.lower,
                          choices=TIME_BY,
                          help='with --predict-time: per layer (default), '
                               'type, link or phase')
@@ -608,7 +608,7 @@ def _add_scaling_options(parser):
                          help="one worker's measured training step at the "
                               'batch, spread over the calls (default: '
                               'the roofline time)')
-    scaling.add_argument('--overlap', default=None,
+    scaling.add_argument('--overlap', default=None, type=str.lower,
                          choices=list(network.OVERLAPS),
                          help='how the all-reduce meets the backward '
                               '(default none: after it, as ChainerMN)')
@@ -636,7 +636,7 @@ def _add_scaling_options(parser):
                               '{} with --scaling-model sourced, else 0; '
                               '0 turns it off)'.format(
                                   network.DEFAULT_JITTER))
-    scaling.add_argument('--scaling-model', default=None,
+    scaling.add_argument('--scaling-model', default=None, type=str.lower,
                          choices=list(network.SCALING_MODELS),
                          help='sourced (default): effective bus '
                               'bandwidths, compute slowed by overlapped '
@@ -1488,6 +1488,7 @@ def build_calibrate_parser():
                         help='the budget (default 120, at least {})'.format(
                             measure.MIN_SECONDS))
     parser.add_argument('--clock', choices=('wall', 'cpu'), default='wall',
+                        type=str.lower,
                         help='wall (perf_counter, default) or cpu '
                              '(process time: for a machine other busy '
                              'processes share; one BLAS thread)')

@@ -1112,3 +1112,16 @@ def test_a_command_after_an_option_is_told_to_go_first(command, capsys):
     assert error_of(capsys, '--train', command) == told
     # with its own options after it: "unrecognized arguments: --out x"
     assert error_of(capsys, '--shape', '2,8', command, '--out', 'x') == told
+
+
+def test_every_choice_in_any_case():
+    # as --dtype, --mode and the units: a choice is a name, not a spelling
+    from chainer_computational_cost.cli.args import build_calibrate_parser
+    from chainer_computational_cost.cli.args import build_parser
+    args = build_parser().parse_args([
+        'm:f', '--predict-by', 'TYPE', '--overlap', 'DDP',
+        '--scaling-model', 'Bound', '--optimizer', 'Adam'])
+    assert (args.predict_by, args.overlap, args.scaling_model,
+            args.optimizer) == ('type', 'ddp', 'bound', 'adam')
+    assert build_calibrate_parser().parse_args(
+        ['--out', 'c.json', '--clock', 'CPU']).clock == 'cpu'
