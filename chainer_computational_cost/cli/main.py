@@ -130,10 +130,12 @@ def _logits(y, n):
     return y
 
 
-def _model_call(model, args, dtype):
+def _model_call(model, args, dtype, progress):
     """``call(x)``: one forward pass, or with --train one training step,
     the update of --optimizer included (--fit sizes that whole step), each
-    failure of the user's code a CommandError."""
+    failure of the user's code a CommandError; so is a forward pass that
+    makes no Chainer call (``progress`` counts them): every report would
+    be empty, or with --train the command's own loss alone."""
     logits_layer = LOGITS.get(args.model) if args.train else None
     # A new optimizer at each step: each run's update is a first one,
     # which creates the optimizer's state (--project's runs line up, and
@@ -153,10 +155,21 @@ def _model_call(model, args, dtype):
                           '{}'.format('rejected' if isinstance(e, Exception)
                                       else 'exited on', x.shape, dtype), e)
 
+    def made_calls(before):
+        # (after what the model returned is checked: a wrong output says
+        # more)
+        if progress.calls == before:
+            raise CommandError(
+                'nothing was recorded: the model made no Chainer function '
+                'call (a model that returns its input unchanged, or '
+                'computes with NumPy alone, has no cost to report)')
+
     def infer(x):
         with chainer.no_backprop_mode(), \
                 chainer.using_config('train', False):
+            before = progress.calls
             forward(x)
+            made_calls(before)
 
     def train(x):
         if isinstance(model, chainer.Link):
@@ -166,7 +179,9 @@ def _model_call(model, args, dtype):
             model.cleargrads()
         with chainer.using_config('train', True), \
                 chainer.using_config('enable_backprop', True):
+            before = progress.calls
             y = _logits(forward(x), len(x))
+            made_calls(before)
             t = numpy.random.RandomState(LABEL_SEED).randint(
                 0, y.shape[1], len(x)).astype(numpy.int32)
             try:
@@ -248,10 +263,9 @@ def _run(args, kinds):
         progress = make_progress()
         with progress.building('building the model'):
             model = load_model(args.model)
-        call = _model_call(model, args, dtype)
+        call = _model_call(model, args, dtype, progress)
         if args.project:
-            report = _recorded(_projected(call, args, inputs, dtype,
-                                          progress))
+            report = _projected(call, args, inputs, dtype, progress)
             # The fit takes the projection's runs: no more runs.
             fit = _fit(report, args) if 'fit' in kinds else None
             return Result(report, fit)
@@ -267,7 +281,6 @@ def _run(args, kinds):
                 watched(progress, 'batch {}'.format(batch),
                         lambda: call(inputs[batch]))
                 elapsed = _clock() - start
-            _recorded(report)
             hint = None if args.measure_time else _project_hint(
                 batch, elapsed, len(report.records()))
             if hint is not None:
@@ -276,18 +289,6 @@ def _run(args, kinds):
         if 'fit' in kinds:
             fit = _fit(_fit_runs(call, inputs, progress), args)
     return Result(report, fit)
-
-
-def _recorded(report):
-    """``report``, or CommandError when its run recorded no call: every
-    report would be empty (a json document of nothing, a table of no
-    rows), which says less than the reason."""
-    if not len(report.records()):
-        raise CommandError('nothing was recorded: the model made no Chainer '
-                           'function call (a model that returns its input '
-                           'unchanged, or computes with NumPy alone, has '
-                           'no cost to report)')
-    return report
 
 
 def _project_hint(batch, elapsed, n_calls):

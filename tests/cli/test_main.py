@@ -2172,17 +2172,20 @@ def test_calibrate_bar_on_a_terminal_is_redrawn_in_place():
 
 
 def build_array_logits():
-    """Logits of 2 classes as a NumPy array, not a Variable."""
-    return lambda x: numpy.ones((len(x), 2), numpy.float32)
+    """Logits of 2 classes as a NumPy array, not a Variable: a ReLU's
+    output cut from the graph."""
+    return lambda x: chainer.functions.relu(x).array[:, :2]
 
 
 def test_train_takes_logits_as_an_array():
-    # the loss alone: softmax cross entropy of 3 samples of 2 classes
+    # the ReLU, then the loss on the array (softmax cross entropy of 3
+    # samples of 2 classes): no input requires a gradient, no backward
     status, text = run('test_main:build_array_logits', '--shape',
                        '3,4', '--unit', 'raw', '--train', '--mode', 'csv',
                        '--columns', 'type,phase')
     assert status == 0
-    assert text.splitlines()[1] == 'SoftmaxCrossEntropy,forward'
+    assert text.splitlines()[1:] == [
+        'ReLU,forward', 'SoftmaxCrossEntropy,forward', 'total,']
 
 
 # Plots

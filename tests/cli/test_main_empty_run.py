@@ -16,6 +16,9 @@ NOTHING = ('error: nothing was recorded: the model made no Chainer function '
     (), ('--mode', 'json'), ('--mode', 'csv', '--memory'),
     ('--summary', '--links'), ('--project', '--shape', '12,3'),
     ('--device', 'a100', '--mode', 'json'),
+    # a training step: the command's own loss is no call of the model
+    ('--train',), ('--train', '--fit', '1e6'),
+    ('--train', '--project', '--shape', '12,3'),
 ])
 def test_a_model_that_records_nothing_is_one_error(options, tmp_path,
                                                    monkeypatch, capsys):
