@@ -1262,6 +1262,18 @@ def test_accumulation_of_a_wrong_type_is_a_type_error(accumulation, error):
     assert isinstance(info.value, TypeError) == (error is TypeError)
 
 
+@pytest.mark.parametrize('accumulation, got', [(0, '0'), ({8: 0}, '8: 0')])
+def test_accumulation_of_no_micro_batch_says_what_is_allowed(accumulation,
+                                                             got):
+    # one micro-batch (1) is allowed, in a dict too
+    with pytest.raises(ValueError) as info:
+        network.check_accumulation(accumulation)
+    assert str(info.value) == (
+        'accumulation must be an int >= 1 or a dict {workers: int >= 1} '
+        '(micro-batches per all-reduce), got ' + got)
+    assert network.check_accumulation({8: 1})(8) == 1
+
+
 def test_one_overlap_mode_is_one_mode():
     # a str is one mode, not its characters ('d', 'd', 'p')
     assert network.check_overlaps('ddp') == ['ddp']

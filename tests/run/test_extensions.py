@@ -367,6 +367,33 @@ class _NoCore(training.Updater):
         return {}
 
 
+def _multiprocess_updater(tmp_path):
+    # made without its __init__, which needs GPUs and NCCL: the monitor
+    # refuses it by its class
+    cls = training.updaters.MultiprocessParallelUpdater
+    updater = cls.__new__(cls)
+    opt = chainer.optimizers.SGD()
+    opt.setup(L.Linear(2, 2))
+    updater._optimizers = {'main': opt}
+    updater.iteration = 0
+    return updater
+
+
+def test_a_multiprocess_updater_is_refused_when_the_trainer_starts():
+    updater = _multiprocess_updater(None)
+
+    class Trainer(object):  # what initialize reads of a trainer
+        pass
+    trainer = Trainer()
+    trainer.updater = updater
+    with pytest.raises(TypeError, match=(
+            '^CostMonitor cannot cost a MultiprocessParallelUpdater: it '
+            'runs the forward and backward passes outside optimizer.update '
+            'in other processes; use a StandardUpdater$')):
+        CostMonitor().initialize(trainer)
+    assert 'update_core' not in vars(updater)
+
+
 @pytest.mark.parametrize('make, match', [
     (_parallel_updater, 'cannot cost a ParallelUpdater'),
     (lambda tmp_path: _NoCore(), 'needs an updater with update_core'),

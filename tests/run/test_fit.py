@@ -1258,3 +1258,12 @@ def test_no_lines_says_why():
         with pytest.raises(ValueError, match='live bytes after '
                            '_ViewAtOddBatches-1 are not affine'):
             fit_batch(run, capacity=1 << 20, optimizer='sgd')
+
+
+def test_a_device_and_a_capacity_together_are_refused():
+    # which of the two the answer is for would be a guess
+    def run(n):
+        F.relu(numpy.ones((n, 4), numpy.float32))
+    with pytest.raises(ValueError,
+                       match='^give either device or capacity, not both$'):
+        fit_batch(run, device='a100', capacity=1000, optimizer='sgd')
