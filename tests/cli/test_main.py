@@ -13,7 +13,6 @@ import sys
 
 import chainer
 import chainer.links as L
-import numpy
 import pytest
 
 from chainer_computational_cost.report import plots

@@ -1700,6 +1700,41 @@ def test_a_step_whose_backward_differs_is_costed_as_such(tmp_path,
             t for _, t in expected]
 
 
+class _Rewire(chainer.Chain):
+    """(x (batch, 4), which (batch,)) -> the sum of ReLU(Linear(4, 3)(x))
+    or, when the first ``which`` is set, of another Linear(4, 3)(x) (no
+    biases): the same calls at the same shapes every step, the sum reading
+    another node; both outputs kept, as a model keeping its activations."""
+
+    def __init__(self):
+        super(_Rewire, self).__init__()
+        with self.init_scope():
+            self.l1 = L.Linear(4, 3, initialW=0.5, nobias=True)
+            self.l2 = L.Linear(4, 3, initialW=0.5, nobias=True)
+
+    def forward(self, x, which):
+        a = F.relu(self.l1(x))
+        b = self.l2(x)
+        self.kept = a, b
+        return F.sum(b if which[0] else a)
+
+
+def test_a_step_whose_loss_reads_another_node_is_costed_as_such(tmp_path):
+    # Batch 4 (DETAILS.md, a multiply-add as 2): each Linear 4*3*(2*4-1)
+    # = 84, ReLU 12, Sum 12-1 = 11: 191; backward: through the ReLU,
+    # ReLUGrad2 12 and l1's weight gradient 3*4*(2*4-1) = 84; else l2's
+    # weight gradient 84 alone (BroadcastTo 0); SGD 2 a weight, both
+    # weights (a missing gradient is zeros): 2*12*2 = 48.  Whole:
+    # 191 + 96 + 48 = 335 through the ReLU, 191 + 84 + 48 = 323 else.
+    whiches = [0, 0, 1, 0, 1, 1]
+    batches = _cut_batches(whiches)
+    log = _train(_Rewire(), batches, CostMonitor(), tmp_path)
+    assert [e['cost/flops'] for e in log] == [
+        323 if which else 335 for which in whiches]
+    assert [f for f, _ in _fresh(_Rewire, batches)] == [
+        323 if which else 335 for which in whiches]
+
+
 def test_the_predicted_time_counts_a_multiply_add_as_one_flop(tmp_path):
     # A calibration's probes count a multiply-add as 1 FLOP, as the hook
     # does by default: the monitor's predicted time took its own count of
@@ -1857,6 +1892,44 @@ def test_memory_and_a_backward_that_differs(tmp_path):
     assert ['cost/memory_peak' in e for e in log] == [True, True, False,
                                                       True]
     assert log[3]['cost/memory_peak'] == log[1]['cost/memory_peak']
+
+
+def _before_the_training():
+    # a Variable a Chainer call made once, before the training: an input
+    # whose creator is outside every step (the graph's whole comparison)
+    h = F.relu(numpy.ones((4, 4), numpy.float32))
+
+    def step(optimizer):
+        optimizer.update(lambda: F.sum(optimizer.target(h)))
+    return step
+
+
+def _cleared_every_other():
+    # the gradients freed after every other update, which its own update
+    # clears before its backward pass anyway: the same work each step
+    steps = []
+
+    def step(optimizer):
+        optimizer.update(lambda: F.sum(optimizer.target(
+            numpy.ones((4, 4), numpy.float32))))
+        steps.append(None)
+        if len(steps) % 2:
+            optimizer.target.cleargrads()
+    return step
+
+
+@pytest.mark.parametrize('step', [_before_the_training, _cleared_every_other])
+def test_memory_of_steps_that_do_the_same_work(step, tmp_path):
+    # Linear(4, 4) (no bias) on a 4x4 input 4*4*(2*4-1) = 112, Sum 16-1 =
+    # 15, the weight gradient 4*4*(2*4-1) = 112 (BroadcastTo 0), SGD 2*16
+    # = 32: 271 FLOPs each step; every step the costed step's graph, and
+    # its memory peak
+    opt = chainer.optimizers.SGD().setup(
+        L.Linear(4, 4, initialW=0.5, nobias=True))
+    log = _run(_Calling(step(), opt), 6, tmp_path, CostMonitor(memory=True))
+    assert [e['cost/flops'] for e in log] == [271] * 6
+    peaks = [e.get('cost/memory_peak') for e in log]
+    assert None not in peaks and peaks == [peaks[0]] * 6
 
 
 class _Lazy(chainer.Chain):
