@@ -129,3 +129,38 @@ def test_fma_1flop_must_be_a_bool():
     with pytest.raises(TypeError, match=r'CostMonitor: fma_1flop must be '
                        r'True or False, got 1 \(int\)$'):
         CostMonitor(fma_1flop=1)
+
+
+class _OutsideForward(training.StandardUpdater):
+    """A step that runs a forward pass itself, outside optimizer.update
+    (a Linear(4, 4) without bias, no graph), then updates on its output."""
+
+    def __init__(self, optimizer, other):
+        super(_OutsideForward, self).__init__(
+            chainer.iterators.SerialIterator([0], 1), optimizer)
+        self.other = other
+
+    def update_core(self):
+        opt = self.get_optimizer('main')
+        with chainer.no_backprop_mode():
+            h = self.other(numpy.ones((4, 4), numpy.float32))
+        opt.update(lambda: F.sum(opt.target(h.array)))
+
+
+def test_calls_outside_the_update_are_counted_in_the_convention_asked_for(
+        tmp_path):
+    # a multiply-add as 1 (DETAILS.md): outside, Linear(4, 4) on 4x4
+    # 4*4*4 = 64; inside, Linear 64, Sum 16-1 = 15, the weight gradient
+    # 4*4*4 = 64, SGD 1 a weight 16: 64 + 159 = 223
+    def linear():
+        return L.Linear(4, 4, initialW=0.5, nobias=True)
+    opt = chainer.optimizers.SGD()
+    opt.setup(linear())
+    trainer = training.Trainer(_OutsideForward(opt, linear()),
+                               (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(fma_1flop=True))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with pytest.warns(Warning, match='outside optimizer.update'):
+        trainer.run()
+    assert [e.get('cost/flops_fma_1flop') for e in log.log] == [223] * 3
