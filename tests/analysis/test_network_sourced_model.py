@@ -175,6 +175,14 @@ def test_a_measured_step_inside_a_node_sets_the_jitter():
         cv * 10e-3 * 1.0293754, rel=1e-6)
     assert rows[4]['t_step'] == pytest.approx(
         10e-3 + 15.6e-3 + cv * 10e-3 * 1.0293754, rel=1e-6)
+    # measured on exactly one full node (4 of 4 GPUs): still inside it,
+    # the jitter takes the 30 - (10 + 15.6) = 4.4 ms; the network's bus
+    # bandwidth (1 GB/s) stays
+    rows = _report([4], gpus_per_node=4, step_time=10e-3,
+                   measured={4: 30e-3})
+    assert rows[4]['anchored'] == 'jitter'
+    assert rows[4]['t_step'] == pytest.approx(30e-3, rel=1e-9)
+    assert rows[4]['bus_bandwidth'] == 1e9
 
 
 def test_a_measured_step_across_nodes_sets_the_bandwidth():
