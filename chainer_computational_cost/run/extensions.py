@@ -832,11 +832,9 @@ def _signature(value):
 
 
 def _batch_size(args, kwargs):
-    """The length of the first array argument (None if there is none)."""
-    try:  # the usual case
-        return args[0].shape[0]
-    except (IndexError, AttributeError, TypeError):
-        pass
+    """The length of the first array argument (None if there is none);
+    the usual case, the first argument's, is read by the wrapped update
+    itself (see _Steps.wrap)."""
     for value in list(args) + list(kwargs.values()):
         shape = getattr(value, 'shape', None)
         if shape:
@@ -1328,7 +1326,7 @@ class _Steps(object):
             try:
                 calls = self.calls
                 if self.batch is None and lossfun is not None:
-                    try:  # the usual case, read here: see _batch_size
+                    try:  # the usual case; else _batch_size
                         self.batch = args[0].shape[0]
                     except (IndexError, AttributeError, TypeError):
                         self.batch = _batch_size(args, kwargs)
