@@ -393,7 +393,8 @@ class CostReport(object):
         found = calib.load_calibration(calibration)
         layers = self._built()['layers']
         if device is None and peak_flops is None and bandwidth is None:
-            own = found.device(getattr(self, 'fma_1flop', True))
+            # the calibrated peak in the figures' convention
+            own = found.device(not self._fma_as_two())
             try:
                 rows = roofline.roofline_report(layers, own)
             except ValueError:
@@ -609,12 +610,16 @@ class CostReport(object):
                 warnings.warn('nothing has been recorded yet: no report to '
                               'show', ReportWarning, stacklevel=3)
             return
-        # Figures that count a multiply-add as 2 FLOPs say so: all of them
-        # (fma_1flop=False) or the matrix layers' (flop_convention='torch').
-        two = (getattr(self, 'fma_1flop', None) is False or
-               getattr(self, 'flop_convention', None) is not None)
+        # Figures that count a multiply-add as 2 FLOPs say so
         ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
-                         name_title, not two))
+                         name_title, not self._fma_as_two()))
+
+    def _fma_as_two(self):
+        """Whether the figures count a multiply-add as 2 FLOPs: all of
+        them (``fma_1flop=False``) or the matrix layers', which dominate
+        (``flop_convention='torch'``)."""
+        return (getattr(self, 'fma_1flop', None) is False or
+                getattr(self, 'flop_convention', None) is not None)
 
 
 class ReportSnapshot(CostReport):
