@@ -135,7 +135,7 @@ def layer_report(layers, n_params=None, comm=False):
     return report
 
 
-def _group_key(name, taken):
+def group_key(name, taken):
     """A key for a group that hides neither the total row nor a group keyed
     before it: ``name``, else ``name`` followed by ``' (type)'`` as many
     times as needed."""
@@ -180,7 +180,7 @@ def summary_report(layers, n_params=None, by_phase=False, comm=False):
     report = collections.OrderedDict()
     for gkey, entry in groups.items():
         key = '{}/{}'.format(*gkey) if by_phase else gkey
-        report[_group_key(key, report)] = _percentages(entry, total)
+        report[group_key(key, report)] = _percentages(entry, total)
     report['total'] = _total_row(total)
     return _comm_zeros(report)
 

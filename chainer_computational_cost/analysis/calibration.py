@@ -41,6 +41,7 @@ import os
 import sys
 
 from chainer_computational_cost.analysis.aggregation import ancestors
+from chainer_computational_cost.analysis.aggregation import group_key
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.columns import PHASES
@@ -916,11 +917,19 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
             row['time'] = layer['time']
         row['flag'] = flag
         rows.append(row)
-    keys = {'layer': lambda r: [r['name']],
-            'type': lambda r: [r['type']],
+    report = collections.OrderedDict()
+    # A type named like the total row keeps a row of its own, keyed as
+    # the summary report keys it (named by its type)
+    typed = {}
+
+    def type_key(r):
+        key = typed.get(r['type'])
+        if key is None:
+            key = typed[r['type']] = group_key(r['type'], report)
+        return [key]
+    keys = {'layer': lambda r: [r['name']], 'type': type_key,
             'phase': lambda r: [r['phase'] or 'forward'],
             'link': lambda r: ancestors(r['link'] or '/')}[by]
-    report = collections.OrderedDict()
     if by == 'phase':
         for p in PHASES:
             if any((r['phase'] or 'forward') == p for r in rows):
@@ -930,7 +939,11 @@ def time_report(layers, calibration, roofline_rows=None, by='layer'):
             if by == 'layer':
                 report[key] = r
             else:
-                _add(report.setdefault(key, _group(key)), r)
+                group = report.get(key)
+                if group is None:
+                    group = report[key] = _group(
+                        r['type'] if by == 'type' else key)
+                _add(group, r)
     if by == 'link':
         report = collections.OrderedDict(
             (k, report[k]) for k in sorted(report))

@@ -295,6 +295,25 @@ def test_time_report_groups_by_hand():
         cal.time_report(layers, c, by='rank')
 
 
+def test_time_report_keeps_a_type_named_like_the_total_row():
+    # a user's function type named 'total' (and one named 'total (type)'),
+    # each of the math family: keyed as the summary report keys them,
+    # every group named by its type, and the total row last
+    layers = [dict(add_layer('total-1', 0, 0), type='total'),
+              dict(add_layer('total (type)-1', 0, 0), type='total (type)'),
+              dict(add_layer('total-2', 0, 0), type='total')]
+    c = literal_calibration(types=('total', 'total (type)'))
+    types = cal.time_report(layers, c, by='type')
+    assert list(types) == ['total (type)', 'total (type) (type)', 'total']
+    assert [r['name'] for r in types.values()] == [
+        'total', 'total (type)', 'total']
+    assert [r['n_layers'] for r in types.values()] == [2, 1, 3]
+    # 1e-5 a call + the inference overhead 1e-6 (no backward): the
+    # groups add up
+    assert types['total (type)']['t_predicted'] == pytest.approx(2.2e-5)
+    assert types['total']['t_predicted'] == pytest.approx(3.3e-5)
+
+
 def test_an_inference_run_pays_the_inference_overhead():
     rows = cal.time_report([add_layer('Add-1', 0, 0)], literal_calibration())
     # 1e-5 + the inference overhead 1e-6.
