@@ -278,14 +278,15 @@ class GatheredReport(report.CostReport):
     def memory_report_by_rank(self):
         """Ordered dict rank -> that rank's memory figures (see
         :func:`chainer_computational_cost.analysis.memory.memory_report`), the
-        ``peak_layer`` named ``rank<r>/<name>``; needs every rank's hook
-        made with ``memory=True``."""
+        calls it names (``peak_layer``, ``peak_between_calls_layer``)
+        named ``rank<r>/<name>``, as the layer report names them; needs
+        every rank's hook made with ``memory=True``."""
         out = collections.OrderedDict()
         for r, snap in self._snapshots.items():
             figures = memory.memory_report(snap)
-            if figures['peak_layer'] is not None:
-                figures['peak_layer'] = 'rank{}/{}'.format(
-                    r, figures['peak_layer'])
+            for key in ('peak_layer', 'peak_between_calls_layer'):
+                if figures[key] is not None:
+                    figures[key] = 'rank{}/{}'.format(r, figures[key])
             out[r] = figures
         return out
 

@@ -201,6 +201,10 @@ def test_gathered_report_reads_everything():
     figures = g.memory_report
     assert (figures['peak'], figures['rank'], figures['peak_layer']) == (
         36, 1, 'rank1/Sum-1')
+    # every call it names is a key of the layer report
+    assert figures['peak_between_calls_layer'] == 'rank1/Sum-1'
+    assert [f['peak_between_calls_layer'] for f in by_rank.values()] == [
+        'rank0/Sum-1', 'rank1/Sum-1']
     out = io.StringIO()
     g.show_memory_report(out, unit='raw')
     assert out.getvalue().splitlines()[1] == 'peak,36,36,0,0,rank1/Sum-1'
