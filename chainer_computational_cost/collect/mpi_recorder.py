@@ -141,12 +141,15 @@ def _first_buffer(args):
 class MPIRecorder(object):
     """Stands in for an mpi4py communicator: reads through to ``real`` and
     reports each data-moving call, after it returned, to ``record(type,
-    comm_bytes, caller frame, error)`` (``error``: the exception raised
-    while sizing its buffers, else None)."""
+    comm_bytes, caller frame, error, readings)`` (``error``: the exception
+    raised while sizing its buffers, else None; ``readings``: with a
+    ``clock``, its two readings around the call, an exception it raised
+    being the reading, else None)."""
 
-    def __init__(self, real, record):
+    def __init__(self, real, record, clock=None):
         self.__dict__['_real'] = real
         self.__dict__['_record'] = record
+        self.__dict__['_clock'] = clock
 
     def __getattr__(self, name):
         value = getattr(self._real, name)
@@ -173,7 +176,14 @@ class _Call(object):
         status = None
         if name == 'Recv':
             args, kwargs, status = _with_status(args, kwargs)
-        result = self.method(*args, **kwargs)  # errors propagate unchanged
+        clock = self.owner._clock
+        if clock is None:
+            result = self.method(*args, **kwargs)  # errors propagate
+            readings = None
+        else:
+            start = _reading(clock)
+            result = self.method(*args, **kwargs)
+            readings = start, _reading(clock)
         error = None
         try:
             if status is not None:
@@ -187,10 +197,20 @@ class _Call(object):
         except Exception as e:  # a buffer form not understood
             nbytes, error = 0, e
         try:
-            self.owner._record(self.kind, nbytes, sys._getframe(1), error)
+            self.owner._record(self.kind, nbytes, sys._getframe(1), error,
+                               readings)
         except Exception:
             pass  # never raise in the user's code: the call was made
         return result
+
+
+def _reading(clock):
+    """What ``clock()`` reads: the exception it raised, if it did (the
+    hook turns the readings into seconds, or into no time)."""
+    try:
+        return clock()
+    except Exception as e:
+        return e
 
 
 def _with_status(args, kwargs):

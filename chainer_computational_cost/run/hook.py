@@ -756,8 +756,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 # This hook's own stand-in, over whatever is there (another
                 # hook's stand-in too): exit takes out this one wherever
                 # it is by then.
-                recorder = mpi_recorder.MPIRecorder(self._comm.mpi_comm,
-                                                    self._comm_record)
+                recorder = mpi_recorder.MPIRecorder(
+                    self._comm.mpi_comm, self._comm_record,
+                    self._now if self._measure_time else None)
                 self._comm_saved.append(recorder)
                 self._comm.mpi_comm = recorder
             if self._memory is not None:
@@ -1228,11 +1229,13 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         if peak > flat[at + R_SCRATCH]:
             flat[at + R_SCRATCH] = peak
 
-    def _comm_record(self, kind, nbytes, caller, error=None):
+    def _comm_record(self, kind, nbytes, caller, error=None,
+                     readings=None):
         """Record one MPI call of the communicator (see MPIRecorder):
         no FLOPs, no device memory traffic, ``nbytes`` handed to MPI; a
         call whose bytes could not be counted (``error``) is ignored, with
-        a warning at exit."""
+        a warning at exit.  With measure_time, its wall time from the
+        clock's two ``readings`` around it."""
         stack, backward, depth, link = self._stack_at(caller, self._anchor)
         params = {'call': mpi_recorder.caller_name(caller, self._comm),
                   'n_ranks': self._comm_saved[-1].size}
@@ -1244,10 +1247,19 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 'ignored: {}'.format(kind, error))
         phase = 'backward' if backward or mpi_recorder.is_grad_call(caller) \
             else 'forward'
+        elapsed = None if readings is None else \
+            self._seconds(kind, *readings)
+        if elapsed is not None and self._clock:
+            # Made inside a timed call (a chainermn.functions node's
+            # forward): its seconds are this record's, not that call's
+            # too, as its bytes are (nothing counted twice)
+            fid, start = self._clock[-1]
+            if _is_real(start):
+                self._clock[-1] = fid, start + elapsed
         self._comm_bytes[len(self._flat_records) // _N_FIELDS] = nbytes
         self._flat_records.extend(
             (kind, 0, 0, 0, params, 0, (), error, stack, phase,
-             link, None, None) + self._live())
+             link, None, elapsed) + self._live())
 
     def record_update(self, obj, in_data, link, frame, kwargs, new_arrays,
                       timed=False, uncalled=()):
@@ -1416,17 +1428,17 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             elapsed = end - start
             if 0.0 <= elapsed < _INF:  # not NaN either
                 return elapsed
-        return self._seconds(function, start, end)
+        return self._seconds(type(function).__name__, start, end)
 
-    def _seconds(self, function, start, end):
+    def _seconds(self, what, start, end):
         """The seconds from ``start`` to ``end``, two readings of the
-        clock around a call of ``function`` that are not two floats in
-        order: any real numbers (an int, NumPy's) are seconds too.  An
-        elapsed time that is not a finite number >= 0 (a reading that is
-        no number, NaN or infinite, a clock going back, a clock that
-        raised: the exception is the reading) is no time at all: None,
-        and a warning at exit naming the clock (raising here would break
-        the user's forward pass)."""
+        clock around a call of ``what`` (its type's name) that are not two
+        floats in order: any real numbers (an int, NumPy's) are seconds
+        too.  An elapsed time that is not a finite number >= 0 (a reading
+        that is no number, NaN or infinite, a clock going back, a clock
+        that raised: the exception is the reading) is no time at all:
+        None, and a warning at exit naming the clock (raising here would
+        break the user's forward pass)."""
         elapsed = None
         if _is_real(start) and _is_real(end):
             try:
@@ -1444,8 +1456,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 'clock must be a function giving seconds, a finite number '
                 'that never goes back (such as time.perf_counter), but it '
                 'read {!r} then {!r} around a call of {}: the calls it '
-                'timed so have no time'.format(
-                    start, end, type(function).__name__))
+                'timed so have no time'.format(start, end, what))
         return None
 
     # Warnings

@@ -452,7 +452,7 @@ def test_buffers_given_by_keyword_and_numpy_counts(fake_mpi):
     from chainer_computational_cost.collect import mpi_recorder
     seen = []
     recorder = mpi_recorder.MPIRecorder(
-        _FakeBuffers(), lambda kind, n, frame, error: seen.append(
+        _FakeBuffers(), lambda kind, n, frame, error, readings: seen.append(
             (kind, n, error)))
     # in place, the receive buffer by keyword: 6 float32 = 24 bytes
     recorder.Allreduce(fake_mpi.IN_PLACE, recvbuf=np.zeros(6, np.float32))
@@ -661,7 +661,7 @@ def test_a_record_names_the_code_that_made_the_mpi_call():
     import numpy as np
     seen = []
     recorder = mpi_recorder.MPIRecorder(
-        _Real(), lambda kind, nbytes, frame, error:
+        _Real(), lambda kind, nbytes, frame, error, readings:
         seen.append((kind, nbytes, frame)))
 
     def share_weights(comm):
@@ -770,6 +770,64 @@ def _mn_step(comm, model, batch):
     return cch
 
 
+def test_measure_time_times_the_mpi_calls_too():
+    # A clock that reads 0, 1, 2, ... seconds: each call it times (a
+    # function's forward, an MPI call) takes 1 s, so the step's phases
+    # and total have a measured time, as without a communicator.
+    import itertools
+    import chainer.functions as F
+    import numpy as np
+    from calibration_fixtures import literal_calibration
+    from chainer_computational_cost import ComputationalCostHook
+    from mpi.mn_models import MLP
+    comm = _communicator()
+    model = MLP()
+    clock = itertools.count().__next__
+    with ComputationalCostHook(comm=comm, measure_time=True,
+                               clock=clock) as cch:
+        loss = F.sum(model(np.zeros((2, 3), np.float32)))
+        comm.bcast_obj({'epoch': 1})
+        loss.backward()
+        comm.multi_node_mean_grad(model)
+    report = cch.layer_report
+    assert report['MPI_bcast_obj-1']['time'] == 1.0
+    assert report['MPI_Allreduce-1']['time'] == 1.0
+    # forward: 2 Linear, ReLU, Sum, the broadcast = 5 s; backward: 11
+    # gradient calls and the all-reduce = 12 s
+    assert cch.total_report['time'] == 17.0
+    phases = cch.time_report(literal_calibration(), by='phase')
+    assert (phases['forward']['time'], phases['backward']['time'],
+            phases['total']['time']) == (5.0, 12.0, 17.0)
+
+
+def test_an_mpi_call_inside_a_timed_call_is_timed_once():
+    # A function node that all-reduces its input in its forward, as
+    # chainermn.functions' do; the clock reads 0, 1, 2, 3: the node from
+    # 0 to 3, the all-reduce inside it from 1 to 2.  The all-reduce's
+    # second is its record's, the node keeps the other 2: 3 s in all,
+    # as the clock saw.
+    import itertools
+    import chainer
+    import numpy as np
+    from chainer_computational_cost import ComputationalCostHook
+
+    class Exchange(chainer.FunctionNode):
+        def forward(self, inputs):
+            x, = inputs
+            comm.mpi_comm.Allreduce(x, np.empty_like(x))
+            return x * 1,
+    comm = _communicator()
+    clock = itertools.count().__next__
+    with ComputationalCostHook(comm=comm, measure_time=True,
+                               clock=clock) as cch:
+        cch.add_custom_cost_calculator(
+            Exchange, lambda func, in_data, **kw: (0, 8, 8, {}))
+        Exchange().apply((np.zeros(2, np.float32),))
+    report = cch.layer_report
+    assert list(report) == ['MPI_Allreduce-1', 'Exchange-1', 'total']
+    assert [r['time'] for r in report.values()] == [1.0, 2.0, 3.0]
+
+
 def test_a_training_steps_communication_by_hand():
     import pickle
     from mpi.mn_models import MLP
@@ -863,7 +921,7 @@ def test_pickle_calls_given_by_keyword():
             return None
     seen = []
     recorder = mpi_recorder.MPIRecorder(
-        Real(), lambda kind, nbytes, frame, error:
+        Real(), lambda kind, nbytes, frame, error, readings:
         seen.append((kind, nbytes, error)))
     recorder.gather(sendobj=obj, root=0)
     recorder.send(obj=obj, dest=1)
@@ -941,7 +999,7 @@ def test_a_rank_that_receives_counts_what_it_received():
             return sendobj[0] if root == self.rank else payload
     seen = []
     recorder = mpi_recorder.MPIRecorder(
-        Rank0(), lambda kind, nbytes, frame, error:
+        Rank0(), lambda kind, nbytes, frame, error, readings:
         seen.append((kind, nbytes)))
     assert recorder.bcast(None, 1) == payload
     assert recorder.scatter(None, 1) == payload
