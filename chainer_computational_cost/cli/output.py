@@ -146,7 +146,7 @@ def render_reports(result, args, plan, ost):
         if kind == 'fit':
             texts.append(_render_fit(result.fit, args, columns, notes))
             continue
-        buf = io.StringIO()
+        buf = _Buffer(ost)
         _show(result.report, args, kind, columns, buf)
         texts.append(buf.getvalue())
         if kind == 'roofline' and args.mode != 'json':
@@ -183,17 +183,18 @@ def _time_notes(report, args):
 
 
 def _encodable(text, stream):
-    """``text`` as ``stream`` can encode it: unchanged when it can (UTF-8),
-    else with the link report's non-breaking spaces as spaces and any
-    other character it cannot encode escaped (an ASCII terminal)."""
-    encoding = getattr(stream, 'encoding', None)
-    if not encoding:
-        return text
-    try:
-        text.encode(encoding)
-        return text
-    except UnicodeEncodeError:
-        text = text.replace('\u00a0', ' ')
-        return text.encode(encoding, 'backslashreplace').decode(encoding)
-    except LookupError:
-        return text
+    """``text`` as ``stream`` can encode it (see rendering.encodable)."""
+    return rendering.encodable(text, getattr(stream, 'encoding', None))
+
+
+class _Buffer(io.StringIO):
+    """A report's text on its way to ``stream``, which a report renders
+    for: in its encoding (a text table escaped before it is laid out)."""
+
+    def __init__(self, stream):
+        super(_Buffer, self).__init__()
+        self._encoding = getattr(stream, 'encoding', None)
+
+    @property
+    def encoding(self):
+        return self._encoding

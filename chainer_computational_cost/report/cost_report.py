@@ -610,9 +610,11 @@ class CostReport(object):
                 warnings.warn('nothing has been recorded yet: no report to '
                               'show', ReportWarning, stacklevel=3)
             return
-        # Figures that count a multiply-add as 2 FLOPs say so
+        # Figures that count a multiply-add as 2 FLOPs say so; what the
+        # stream cannot encode is escaped
         ost.write(render(rows(), columns, mode, unit, n_digits, time_unit,
-                         name_title, not self._fma_as_two()))
+                         name_title, not self._fma_as_two(),
+                         getattr(ost, 'encoding', None)))
 
     def _fma_as_two(self):
         """Whether the figures count a multiply-add as 2 FLOPs: all of

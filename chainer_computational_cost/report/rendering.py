@@ -590,11 +590,39 @@ def _unit_name(column, prefix):
 _RENDERERS = {'csv': render_csv, 'md': render_md, 'table': render_table}
 
 
+def encodable(text, encoding):
+    """``text`` as a stream in ``encoding`` can write it: unchanged when it
+    can (or when ``encoding`` is None or unknown), else with the link
+    report's non-breaking spaces as spaces and any other character it
+    cannot encode escaped (an ASCII terminal: ``\\xe9``)."""
+    if not encoding:
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except UnicodeEncodeError:
+        text = text.replace('\u00a0', ' ')
+        return text.encode(encoding, 'backslashreplace').decode(encoding)
+    except LookupError:
+        return text
+
+
+def _escaped_cell(text, encoding):
+    # escaped before texttable measures it, so that the columns stay
+    # aligned; the indentation's non-breaking spaces are kept (texttable
+    # strips plain ones) and become spaces once the table is drawn
+    return '\u00a0'.join(encodable(part, encoding)
+                         for part in text.split('\u00a0'))
+
+
 def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
-           time_unit='ms', name_title='Layer name', fma_1flop=True):
+           time_unit='ms', name_title='Layer name', fma_1flop=True,
+           encoding=None):
     """Render report rows as text in ``mode``; arguments are validated.
     ``fma_1flop=False``: the figures count a multiply-add as 2 FLOPs,
-    and the FLOP columns' headers (the JSON document) say so."""
+    and the FLOP columns' headers (the JSON document) say so.  With the
+    ``encoding`` of the stream it goes to, the text is made
+    :func:`encodable` (a text table's columns aligned as escaped)."""
     fma_1flop = checks.flag('fma_1flop', fma_1flop)
     mode = check_mode(mode)
     unit = check_unit(unit)
@@ -603,11 +631,14 @@ def render(rows, columns, mode='csv', unit='autoaligned', n_digits=3,
     if mode != 'json' or n_digits is not None:
         n_digits = check_n_digits(n_digits)
     time_unit = check_time_unit(time_unit)
-    if mode == 'json':
+    if mode == 'json':  # (ASCII: json.dumps escapes the rest)
         return render_json(rows, columns, unit, n_digits, time_unit,
                            fma_1flop)
-    return _RENDERERS[mode](table_cells(rows, columns, unit, n_digits,
-                                        time_unit, name_title, fma_1flop))
+    cells = table_cells(rows, columns, unit, n_digits, time_unit,
+                        name_title, fma_1flop)
+    if mode == 'table' and encoding:
+        cells = [[_escaped_cell(c, encoding) for c in row] for row in cells]
+    return encodable(_RENDERERS[mode](cells), encoding)
 
 
 def indented(path):

@@ -214,6 +214,19 @@ def test_show_link_report_tree_depth_and_total():
         _snapshot().show_link_report(depth=-1)
 
 
+def test_a_report_to_a_stream_that_cannot_encode_a_name_escapes_it(
+        tmp_path):
+    # a function type named 'Scal\u00e9' written to an ASCII file: escaped,
+    # not a UnicodeEncodeError half-way through the report
+    snap = ReportSnapshot([_rec('Scal\u00e9', (4, 16, 16, {}), 1,
+                                ((4, 2), (4, 2)), 'forward', '/')],
+                          LINKS, True)
+    path = tmp_path / 'summary.csv'
+    with open(str(path), 'w', encoding='ascii') as f:
+        snap.show_summary_report(f, unit=None, columns=['type', 'flops'])
+    assert path.read_text() == 'Layer type,FLOPs\nScal\\xe9,4\ntotal,4\n'
+
+
 def test_reports_follow_records_added_after_a_read():
     class Growing(CostReport):
         def __init__(self):

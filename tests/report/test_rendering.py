@@ -179,6 +179,35 @@ def test_table_mode_two_header_lines():
         '+------------+---------+\n')
 
 
+def test_a_stream_that_cannot_encode_a_name_gets_it_escaped():
+    pytest.importorskip('texttable')
+    rows = [{'name': 'na\u00efve-layer-1', 'flops': 12},
+            {'name': '\u00a0\u00a0sub', 'flops': 3},
+            {'name': 'total', 'flops': 15}]
+    # an ASCII stream: escaped before the table is laid out (each line as
+    # wide as the others), the indent's non-breaking spaces as spaces
+    text = rendering.render(rows, ['name', 'flops'], 'table', None,
+                            encoding='ascii')
+    assert text == (
+        '+------------------+-------+\n'
+        '|    Layer name    | FLOPs |\n'
+        '+==================+=======+\n'
+        '| na\\xefve-layer-1 | 12    |\n'
+        '+------------------+-------+\n'
+        '|   sub            | 3     |\n'
+        '+------------------+-------+\n'
+        '| total            | 15    |\n'
+        '+------------------+-------+\n')
+    assert rendering.render(rows, ['name'], 'csv', None,
+                            encoding='ascii') == (
+        'Layer name\nna\\xefve-layer-1\n  sub\ntotal\n')
+    # a stream that encodes them (or no encoding said): as they are
+    for encoding in ('utf-8', None):
+        assert rendering.render(rows, ['name'], 'csv', None,
+                                encoding=encoding).splitlines()[1:3] == [
+            'na\u00efve-layer-1', '\u00a0\u00a0sub']
+
+
 def test_predefined_columns():
     assert ReportColumns.DEFAULT == ['name', 'flops', 'mread', 'mwrite',
                                      'mrw']
