@@ -512,6 +512,10 @@ def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
     columns = rendering.check_columns(columns, FIT_COLUMNS, FIT_COLUMNS)
     text = rendering.render(fit_rows(fit), columns, mode, unit, n_digits,
                             name_title='Memory at batch {}'.format(
-                                fit['batch_size']))
-    (sys.stderr if mode == 'json' else ost).write(answer(fit) + '\n')
+                                fit['batch_size']),
+                            encoding=getattr(ost, 'encoding', None))
+    line = sys.stderr if mode == 'json' else ost
+    # (the call it names, in what the stream can encode)
+    line.write(rendering.encodable(answer(fit) + '\n',
+                                   getattr(line, 'encoding', None)))
     ost.write(text)

@@ -992,7 +992,7 @@ def test_a_whole_float_capacity_is_its_bytes():
         assert f['batch_size'] == 46
 
 
-def test_a_fit_shown_with_the_bytes_column_only():
+def test_a_fit_shown_with_the_bytes_column_only(tmp_path):
     # batch 46 in 1000 bytes with a quarter kept (as above): ReLU's
     # output 16 * 46 = 736 bytes of activations, margin 250, total 986;
     # only the column asked for, in the rows' order
@@ -1004,6 +1004,14 @@ def test_a_fit_shown_with_the_bytes_column_only():
         'Bytes B', '0', '0', '736', '0', '0', '250', '986', '1000']
     with pytest.raises(ValueError, match=r"unknown column\(s\) \['flops'\]"):
         fit.show_fit(f, io.StringIO(), columns=['flops'])
+    # to a stream that cannot encode the call it names: escaped
+    path = tmp_path / 'fit.csv'
+    with open(str(path), 'w', encoding='ascii') as out:
+        fit.show_fit(dict(f, peak_layer='Scal\u00e9-1'), out, unit='raw',
+                     columns=['bytes'])
+    assert path.read_text().splitlines()[0] == (
+        "largest batch in 1000 bytes with sgd: 46 (peak during "
+        "Scal\\xe9-1; margin 0.25: 250 bytes kept)")
     # no columns is a mistake here too, never every column
     out = io.StringIO()
     with pytest.raises(ValueError, match=r'^columns must be a non-empty '
