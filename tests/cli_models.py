@@ -58,6 +58,26 @@ def build_linear():
     return L.Linear(3, 2)
 
 
+class ClassToken(chainer.Chain):
+    """A class token broadcast to the batch, then a linear layer from 3
+    to 2: the first call (BroadcastTo) is on a parameter of batch 1."""
+
+    def __init__(self):
+        super(ClassToken, self).__init__()
+        with self.init_scope():
+            self.token = chainer.Parameter(
+                chainer.initializers.Zero(), (1, 3))
+            self.fc = L.Linear(3, 2)
+
+    def forward(self, x):
+        return self.fc(x + F.broadcast_to(self.token, x.shape))
+
+
+def build_class_token():
+    """A class token added to the input, then logits of 2 classes."""
+    return ClassToken()
+
+
 class TwoOutputs(chainer.Chain):
     def forward(self, x):
         return {'relu': F.relu(x), 'sigmoid': F.sigmoid(x)}

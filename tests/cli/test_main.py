@@ -1302,6 +1302,18 @@ def test_columns_of_the_scaling_report(capsys):
                           "available columns are ['workers', 'comm_bytes', ")
 
 
+@pytest.mark.parametrize('project', [(), ('--project',)])
+def test_the_scaling_report_is_at_the_batch_of_shape(project):
+    # a model whose first call is on a parameter of batch 1 (a class
+    # token): 4 samples of --shape in the measured 1 ms = 4000/s
+    assert run('cli_models:build_class_token', '--shape', '4,3', '--train',
+               '--optimizer', 'sgd', '--device', 'a100', '--network',
+               'ib-hdr200', '--workers', '1', '--step-time', '1e-3',
+               '--mode', 'csv', '--unit', 'raw', '--columns',
+               'workers,samples_per_s', *project) == (
+        0, 'Workers,Samples/s\n1,4000.0\n')
+
+
 @pytest.mark.parametrize('options, column', [
     (('--summary', '--columns', 'type,comm_bytes'), 'comm_bytes'),
     (('--columns', 'name,comm_bytes'), 'comm_bytes'),
