@@ -320,7 +320,8 @@ class CostReport(object):
                               getattr(self, 'fma_1flop', None),
                               self.memory_state(), self.comm_bytes_of(),
                               getattr(self, 'flop_convention', None),
-                              self.has_comm())
+                              self.has_comm(),
+                              getattr(self, 'batch_size', None))
 
     # From cost to time: the roofline module computes, this only reads.
 
@@ -631,13 +632,15 @@ class ReportSnapshot(CostReport):
     ``phase_report``, ``link_report``, ``ignored_layers``, the ``show_*``
     methods, ``roofline_report``, ``memory_report``, the plots); it
     pickles, tracebacks included (as text of the frames' files, lines and
-    functions).
+    functions).  A projection's keeps its ``batch_size``.
     """
 
     def __init__(self, records, link_info, fma_1flop=None,
                  memory_state=None, comm_bytes=None, flop_convention=None,
-                 comm=None):
+                 comm=None, batch_size=None):
         self._saved = as_records(records)
+        # (None: a hook's, or a snapshot pickled before it was kept)
+        self.batch_size = batch_size
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
         self.flop_convention = flop_convention
@@ -666,7 +669,8 @@ class ReportSnapshot(CostReport):
         return (ReportSnapshot, (flat_records(self._saved),
                                  self._links,
                                  self.fma_1flop, self._memory, self._comm,
-                                 self.flop_convention, self._has_comm))
+                                 self.flop_convention, self._has_comm,
+                                 self.batch_size))
 
 
 #: How each cached report is built from the building blocks of
