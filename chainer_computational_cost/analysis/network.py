@@ -317,7 +317,7 @@ ANCHORED_ERROR = ModelError(43, 30, 0.05, 0.037, 0.162)
 def model_error_note(model='sourced', anchored=False, jitter=None):
     """One sentence for a scaling report: how far ``model`` was from the
     published runs (and, ``anchored``, the anchored one), and the default
-    jitter when ``jitter`` was not given."""
+    jitter when ``jitter`` was not given (which anchoring may fit)."""
     def said(e):
         return ('within {:.0f} points of {} of {} published runs (median '
                 'miss {:.1f} points, worst {:.1f})'.format(
@@ -329,8 +329,10 @@ def model_error_note(model='sourced', anchored=False, jitter=None):
         text += '; anchored on measured steps {}'.format(
             said(ANCHORED_ERROR))
     if jitter is None and model == 'sourced':
-        text += ('; stragglers: jitter {} (Sinha et al. 2022), 0 turns '
-                 'them off'.format(DEFAULT_JITTER))
+        text += '; stragglers: jitter {} (Sinha et al. 2022){}'.format(
+            DEFAULT_JITTER, ', or fitted to the measured steps where the '
+            'anchored column says jitter' if anchored else
+            ', 0 turns them off')
     return text
 
 
@@ -391,14 +393,31 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
                                         gpus_per_node)
     if node_network is not None:
         node_network = resolve_network(node_network, said('node_network'))
+    jitter_given = jitter is not None
     if jitter is None:
         jitter = DEFAULT_JITTER if model == 'sourced' else 0.0
     jitter = checks.non_negative(said('jitter'), jitter)
+    if jitter_given and measured is not None:
+        # The step that fixes a term beyond the compute (the other count,
+        # or with step_time the only one; see _Plan._anchor): inside one
+        # node, the jitter.
+        n = max(measured)
+        if (step_time is not None or len(measured) == 2) and \
+                n <= gpus_per_node:
+            step = {n: measured[n]} if said.python else '{}={}'.format(
+                n, measured[n])
+            raise ValueError(
+                '{} and a step measured inside one node ({} with {}) both '
+                'set the stragglers (the measured step fits the jitter): '
+                'give one or the other'.format(
+                    said('jitter'), said.setting('measured', step),
+                    said.setting('gpus_per_node', gpus_per_node)))
     return dict(step_time=step_time, overlap=overlap,
                 bucket_bytes=bucket_bytes, gpus_per_node=gpus_per_node,
                 node_network=node_network, jitter=jitter, model=model,
                 cycle_time=cycle_time or HOROVOD_CYCLE_TIME,
-                measured=measured, accumulation=accumulation)
+                measured=measured, accumulation=accumulation,
+                jitter_given=jitter_given)
 
 
 def check_measured(measured, with_step_time=False, said=None):
@@ -886,9 +905,10 @@ class _Plan(typing.NamedTuple):
             fit, name = with_jitter(fit)
         else:
             fit, name = with_bandwidth(fit)
-            if self.row(n, fit)['t_step'] > seconds * (1 + 1e-9):
+            if self.row(n, fit)['t_step'] > seconds * (1 + 1e-9) and \
+                    not self.opts['jitter_given']:
                 # faster than any network makes it: the stragglers' part
-                # is smaller than the model's
+                # is smaller than the model's (the user's jitter stands)
                 fit, name = with_jitter(fit)
         return fit._replace(anchored=', '.join(names + [name]))
 

@@ -14,6 +14,7 @@ import pytest
 from chainer_computational_cost.analysis import network
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.records import ReportWarning
+from cli_runs import error_of
 from cli_runs import run
 from helpers import bucketed_step
 
@@ -195,14 +196,44 @@ def test_a_measured_step_across_nodes_sets_the_bandwidth():
     assert rows[4]['bus_bandwidth'] == pytest.approx(2e9, rel=1e-9)
     assert rows[4]['t_step'] == pytest.approx(18.1e-3, rel=1e-9)
     # faster than any network makes it (10.1 ms < 10.2 ms even at
-    # 4096 GB/s with no jitter already): the jitter stays at its floor 0
+    # 4096 GB/s with no jitter already): the bandwidth at its ceiling,
+    # 4096 x 1 GB/s, and the jitter the 0 given (never fitted over it)
     with pytest.warns(ReportWarning, match=r'no anchoring makes the step '
                       r'measured at N=2 last 0\.0101 s \(the nearest: '
                       r'0\.0102 s\)'):
         rows = _report([2], step_time=10e-3, jitter=0,
                        measured={2: 10.1e-3})
-    assert rows[2]['anchored'] == 'jitter'
+    assert rows[2]['anchored'] == 'bus_bandwidth'
+    assert rows[2]['bus_bandwidth'] == pytest.approx(4096e9, rel=1e-9)
     assert rows[2]['t_jitter'] == 0
+    # slower than the network makes it with a jitter given: the jitter
+    # stays the 0.1 given (not fitted), the bandwidth is fitted
+    rows = _report([2], step_time=10e-3, jitter=0.1,
+                   measured={2: 15.2e-3})
+    assert rows[2]['anchored'] == 'bus_bandwidth'
+    assert rows[2]['t_step'] == pytest.approx(15.2e-3, rel=1e-9)
+
+
+def test_a_jitter_given_with_a_step_measured_inside_one_node_is_refused():
+    # the measured step inside one node fits the jitter: a jitter given
+    # too is one or the other, with a step time (the only count) or
+    # without (the second count)
+    for measured, step_time in (({4: 30e-3}, 10e-3),
+                                ({2: 20e-3, 4: 30e-3}, None)):
+        with pytest.raises(ValueError) as e:
+            _report([4], gpus_per_node=4, step_time=step_time, jitter=0,
+                    measured=measured)
+        assert str(e.value) == (
+            'jitter and a step measured inside one node (measured={4: '
+            '0.03} with gpus_per_node=4) both set the stragglers (the '
+            'measured step fits the jitter): give one or the other')
+    # across nodes (4 workers, 2 a node), the jitter given stands and the
+    # bandwidth between nodes takes the step measured
+    rows = _report([4], gpus_per_node=2, step_time=10e-3, jitter=0,
+                   measured={4: 35e-3})
+    assert rows[4]['anchored'] == 'bus_bandwidth'
+    assert rows[4]['t_jitter'] == 0
+    assert rows[4]['t_step'] == pytest.approx(35e-3, rel=1e-9)
 
 
 def test_measured_steps_without_a_step_time_set_the_compute_first():
@@ -255,6 +286,13 @@ _MLP = ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train', '--device',
      'published runs (median miss 6.4 points, worst 29.1); anchored on '
      'measured steps within 5 points of 30 of 43 published runs (median '
      'miss 3.7 points, worst 16.2)'),
+    (['--measured', '8=0.001'],
+     "scaling model 'sourced': a priori within 10 points of 50 of 65 "
+     'published runs (median miss 6.4 points, worst 29.1); anchored on '
+     'measured steps within 5 points of 30 of 43 published runs (median '
+     'miss 3.7 points, worst 16.2); stragglers: jitter 0.08 (Sinha et al. '
+     '2022), or fitted to the measured steps where the anchored column '
+     'says jitter'),
     (['--scaling-model', 'bound'],
      "scaling model 'bound': a priori within 10 points of 43 of 65 "
      'published runs (median miss 7.0 points, worst 43.2)'),
@@ -269,3 +307,13 @@ def test_the_command_line_states_the_models_error(capsys, extra, note):
     if '--measured' in extra:
         assert out.splitlines()[1].split(',')[header.index(
             'Anchored')] == 't_compute'
+
+
+def test_the_command_line_refuses_a_jitter_with_a_step_it_would_fit(capsys):
+    err = error_of(capsys, *(_MLP + [
+        '--jitter', '0', '--step-time', '1e-3', '--gpus-per-node', '8',
+        '--measured', '8=0.002']))
+    assert err == (
+        'error: --jitter and a step measured inside one node (--measured '
+        '8=0.002 with --gpus-per-node 8) both set the stragglers (the '
+        'measured step fits the jitter): give one or the other')
