@@ -639,8 +639,8 @@ class ReportSnapshot(CostReport):
                  memory_state=None, comm_bytes=None, flop_convention=None,
                  comm=None, batch_size=None):
         self._saved = as_records(records)
-        # (None: a hook's, or a snapshot pickled before it was kept)
-        self.batch_size = batch_size
+        if batch_size is not None:  # a projection's (see scaling_report)
+            self.batch_size = batch_size
         self._links = dict(link_info)
         self.fma_1flop = fma_1flop
         self.flop_convention = flop_convention
@@ -670,7 +670,7 @@ class ReportSnapshot(CostReport):
                                  self._links,
                                  self.fma_1flop, self._memory, self._comm,
                                  self.flop_convention, self._has_comm,
-                                 self.batch_size))
+                                 getattr(self, 'batch_size', None)))
 
 
 #: How each cached report is built from the building blocks of
