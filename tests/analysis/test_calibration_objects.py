@@ -153,6 +153,18 @@ def test_a_calibrations_tables_refuse_changes_after_the_checks():
                            r'\.\w+ cannot be changed: a \1 is checked when '
                            'it is made; make a new one'):
             assign()
+    # each says how to make a new one of its kind
+    with pytest.raises(AttributeError) as e:
+        c.bandwidth = 2e10
+    assert str(e.value) == (
+        'Calibration.bandwidth cannot be changed: a Calibration is checked '
+        'when it is made; make a new one (Calibration.from_dict of an '
+        'edited to_dict())')
+    with pytest.raises(AttributeError) as e:
+        c.gemm.dims = [1]
+    assert str(e.value) == (
+        'GemmTable.dims cannot be changed: a GemmTable is checked when it '
+        'is made; make a new one (GemmTable(dims, speed))')
     assert json.dumps(c.to_dict()) == before
     assert _predicted(c) == pytest.approx(1.3e-5, rel=1e-12)
     assert c.bandwidth == 1e10 and c.device().bandwidth == 1e10

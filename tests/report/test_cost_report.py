@@ -556,6 +556,14 @@ def test_time_report_names_the_calibration_fields_its_roofline_overflows_on():
         _snapshot().time_report(tiny, peak_flops=1e9, bandwidth=1e-320)
 
 
+def test_time_report_on_half_a_device_is_refused():
+    # a bandwidth without its peak, or a peak without its bandwidth, is
+    # not the calibration's own device: refused, never dropped
+    for given in ({'bandwidth': 1e9}, {'peak_flops': 1e9}):
+        with pytest.raises(ValueError, match='both peak_flops'):
+            _snapshot().time_report(_calibration(), **given)
+
+
 def test_time_report_takes_by_in_any_case():
     # the same rows as by='phase' and by='type' above
     rows = _snapshot().time_report(_calibration(), by='PHASE')

@@ -208,6 +208,14 @@ def test_a_stream_that_cannot_encode_a_name_gets_it_escaped():
             'na\u00efve-layer-1', '\u00a0\u00a0sub']
 
 
+def test_percent_columns_are_titled_by_their_figure():
+    rows = list(aggregation.summary_report(LAYERS[1:2]).values())
+    text = rendering.render(rows, ['type', 'flops%', 'mread%', 'mwrite%',
+                                   'mrw%'], 'md', None)
+    assert text.splitlines()[0] == (
+        '|Layer type|FLOPs (%)|MemRead (%)|MemWrite (%)|MemR+W (%)|')
+
+
 def test_predefined_columns():
     assert ReportColumns.DEFAULT == ['name', 'flops', 'mread', 'mwrite',
                                      'mrw']

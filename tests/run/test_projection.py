@@ -717,6 +717,24 @@ def test_at_exit_of_batch_1_below_the_lines():
                 m['at_exit_gradients']) == (at_exit, at_exit - 48, 48)
 
 
+def test_batch_1_below_the_lines_has_its_memory_when_theirs_is_off():
+    # the calls differ at batch 1 (a mean broadcasts nothing there) and
+    # the bytes alive at exit are off every line of batches 2, 3, 4 (a
+    # ReLU's output kept at batch 3 only): batch 1's own run answers,
+    # the ReLU's 1 x 4 float32 output (16 bytes) beside x's gradient (16)
+    kept = []
+
+    def run(n):
+        x = chainer.Variable(numpy.ones((n, 4), numpy.float32))
+        F.sum(F.mean(x, axis=0)).backward()
+        y = F.relu(numpy.ones((n, 4), numpy.float32))
+        if n == 3:
+            kept.append(y)
+    m = project_batch(run, 1).memory_report
+    assert (m['peak'], m['peak_layer'], m['activations'], m['gradients'],
+            m['at_exit'], m['batch_size']) == (32, 'ReLU-1', 16, 16, 0, 1)
+
+
 @pytest.mark.slow
 def test_params_projected():
     def run(n):
