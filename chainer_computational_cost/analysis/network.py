@@ -612,7 +612,9 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     ``t_step``, the step under ``overlap``: ``t_compute + t_contention +
     t_exposed_comm + t_jitter``; ``t_step_overlap = t_forward +
     max(t_backward, t_allreduce)`` (the all-reduce hidden behind the
-    backward pass as far as it goes: a bound no framework reaches);
+    backward pass as far as it goes: a bound no framework reaches that
+    all-reduces a step's gradients within the step; double buffering can
+    beat it);
     ``efficiency = t_compute / t_step`` and ``efficiency_overlap``, the
     step at 1 worker over the one at N; ``samples_per_s = N * batch_size
     / t_step`` (None without a batch size); ``t_exposed_comm``, the
