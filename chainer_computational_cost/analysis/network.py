@@ -668,8 +668,9 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
       more term: inside one node (``N <= gpus_per_node``) ``jitter``
       (from 0 to 2), across nodes the bus bandwidth between nodes (a
       factor from 1/4096 to 4096), or the jitter when even the fastest
-      network leaves the model slower than measured.  ``anchored`` names
-      what was fitted.
+      network leaves the model slower than measured, or the slowest
+      faster (then on the network as it is); never over a ``jitter``
+      given.  ``anchored`` names what was fitted.
 
     The gradient bytes are, first found: ``grad_bytes``; the bytes of the
     gradient all-reduces recorded in the backward pass (a run with
@@ -906,12 +907,20 @@ class _Plan(typing.NamedTuple):
         if g > 1 and n <= g:
             fit, name = with_jitter(fit)
         else:
-            fit, name = with_bandwidth(fit)
-            if self.row(n, fit)['t_step'] > seconds * (1 + 1e-9) and \
-                    not self.opts['jitter_given']:
+            fitted_net, name = with_bandwidth(fit)
+            t_step = self.row(n, fitted_net)['t_step']
+            if self.opts['jitter_given']:  # it stands
+                fit = fitted_net
+            elif t_step > seconds * (1 + 1e-9):
                 # faster than any network makes it: the stragglers' part
-                # is smaller than the model's (the user's jitter stands)
+                # is smaller than the model's
+                fit, name = with_jitter(fitted_net)
+            elif t_step < seconds * (1 - 1e-9):
+                # slower than the slowest network makes it (a small
+                # all-reduce): the stragglers', on the network as it is
                 fit, name = with_jitter(fit)
+            else:
+                fit = fitted_net
         return fit._replace(anchored=', '.join(names + [name]))
 
 

@@ -214,6 +214,22 @@ def test_a_measured_step_across_nodes_sets_the_bandwidth():
     assert rows[2]['t_step'] == pytest.approx(15.2e-3, rel=1e-9)
 
 
+def test_a_measured_step_slower_than_the_slowest_network_sets_the_jitter():
+    # 10 gradient bytes across nodes: even at 1/4096 of the network the
+    # all-reduce is a fraction of a ms, and 20 ms were measured at 2.  The
+    # network stays (1 GB/s): 2 * 1/2 * 10 / 1e9 + 2 * 0.1 ms = 0.20001 ms;
+    # the jitter takes 20 - 10 - 0.20001 = 9.79999 ms
+    layers, rows = bucketed_step()
+    row = network.scaling_report(
+        layers, rows, None, [2], NET_MS, 8, grad_bytes=10,
+        link_bytes={'/a': 6, '/b': 4}, step_time=10e-3,
+        measured={2: 20e-3})[2]
+    assert (row['anchored'], row['bus_bandwidth']) == ('jitter', 1e9)
+    assert row['t_allreduce'] == pytest.approx(0.20001e-3, rel=1e-9)
+    assert row['t_jitter'] == pytest.approx(9.79999e-3, rel=1e-9)
+    assert row['t_step'] == pytest.approx(20e-3, rel=1e-9)
+
+
 def test_a_jitter_given_with_a_step_measured_inside_one_node_is_refused():
     # the measured step inside one node fits the jitter: a jitter given
     # too is one or the other, with a step time (the only count) or
