@@ -216,7 +216,8 @@ def file_place_problem(path, example):
     """Why no file can be written at ``path`` (a str), told by its name
     and the directories alone: a directory, a name ending with a /, a
     directory that is not there (``'x.json': cannot write in directory
-    ...``); None otherwise.  ``example`` is the file name suggested."""
+    ...``), a file name longer than the file system takes; None
+    otherwise.  ``example`` is the file name suggested."""
     if os.path.isdir(path):
         return '{!r} is a directory: give a file name such as {}'.format(
             path, example)
@@ -227,6 +228,15 @@ def file_place_problem(path, example):
     if not os.path.isdir(directory):
         return '{!r}: cannot write in directory {!r}: {}'.format(
             path, directory, _not_a_directory(directory))
+    name = os.fsencode(os.path.basename(path))
+    try:
+        longest = os.pathconf(directory, 'PC_NAME_MAX')
+    except (OSError, ValueError, AttributeError):  # not said: the usual
+        longest = 255
+    if len(name) > longest:
+        return ('{!r}: its file name is {} bytes long, more than the {} '
+                'its file system takes: give a shorter name such as {}'
+                .format(path, len(name), longest, example))
     return None
 
 

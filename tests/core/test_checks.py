@@ -159,6 +159,18 @@ def test_a_path_is_a_str_or_a_path_like(tmp_path):
             checks.path('path', value)
 
 
+def test_a_file_name_longer_than_its_file_system_takes(tmp_path):
+    import os
+    longest = os.pathconf(str(tmp_path), 'PC_NAME_MAX')
+    path = str(tmp_path / ('x' * (longest - 4) + '.png'))
+    assert checks.file_place_problem(path, 'plot.png') is None
+    path = str(tmp_path / ('x' * (longest - 3) + '.png'))
+    assert checks.file_place_problem(path, 'plot.png') == (
+        '{!r}: its file name is {} bytes long, more than the {} its file '
+        'system takes: give a shorter name such as plot.png'.format(
+            path, longest + 1, longest))
+
+
 def test_a_whole_number_is_an_int_or_a_whole_float():
     # 1e3 is 1000; an int stays exact, past a float's 53 bits
     assert checks.whole('n', 1e3, 1) == 1000

@@ -135,6 +135,10 @@ def test_roofline_checks_its_arguments(tmp_path):
         plots.plot_roofline(LAYERS, str(path))
     with pytest.raises(ValueError, match='no layers'):
         plots.plot_roofline([], str(path), device='a100')
+    # a name longer than the file system takes: before anything is drawn
+    long_name = str(tmp_path / ('x' * 300 + '.png'))
+    with pytest.raises(ValueError, match='its file name is 304 bytes long'):
+        plots.plot_roofline(LAYERS, long_name, device='a100')
     assert not path.exists()
 
 
