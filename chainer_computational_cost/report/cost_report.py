@@ -521,6 +521,15 @@ class CostReport(object):
             options.pop('overlap', None)
             overlaps = net.check_overlaps(overlaps)
         workers = net.check_workers(workers)
+        # an option no mode plotted takes is a mistake, as in
+        # scaling_report (each curve drops what its mode does not take)
+        for key, takers in (('bucket_bytes', ('ddp', 'horovod')),
+                            ('cycle_time', ('horovod',))):
+            if options.get(key) is not None and \
+                    not set(overlaps) & set(takers):
+                raise ValueError('{} goes with overlaps holding {}, not '
+                                 '{!r}'.format(key, ' or '.join(
+                                     map(repr, takers)), list(overlaps)))
         curves = collections.OrderedDict()
         for mode in overlaps:
             # buckets are DDP's and Horovod's only, cycles Horovod's

@@ -784,6 +784,14 @@ def test_scaling_curves_and_published_points(tmp_path):
     assert tuple(fig.get_size_inches()) == (7.0, 4.5)
 
 
+def test_scaling_shows_a_published_run_above_1(tmp_path):
+    # a superlinear run (1.2 at 8 workers): the axis reaches 1.05 * 1.2
+    fig = plots.plot_scaling(CURVES, str(tmp_path / 's.png'),
+                             published=[(8, 1.2)])
+    ax, = fig.axes
+    assert ax.get_ylim() == pytest.approx((0, 1.26), rel=1e-12)
+
+
 def test_scaling_of_one_worker(tmp_path):
     one = {'alone': _curve(n1=1.0)}
     fig = plots.plot_scaling(one, str(tmp_path / 's.png'), title='mine')
@@ -1142,6 +1150,18 @@ def test_the_hook_s_scaling_plot_checks_before_its_reports(tmp_path,
                          device='a100', network='eth-50g')
     with pytest.raises(TypeError, match='path must be the name of a file'):
         cch.plot_scaling(None, [1, 2], device='a100', network='eth-50g')
+    # an option no mode plotted takes, as scaling_report refuses it
+    with pytest.raises(ValueError) as e:
+        cch.plot_scaling(str(tmp_path / 's.png'), [1, 2], device='a100',
+                         network='eth-50g', bucket_bytes=10)
+    assert str(e.value) == ("bucket_bytes goes with overlaps holding 'ddp' "
+                            "or 'horovod', not ['none']")
+    with pytest.raises(ValueError) as e:
+        cch.plot_scaling(str(tmp_path / 's.png'), [1, 2], device='a100',
+                         network='eth-50g', overlaps=['none', 'ddp'],
+                         cycle_time=1e-3)
+    assert str(e.value) == ("cycle_time goes with overlaps holding "
+                            "'horovod', not ['none', 'ddp']")
 
 
 # PostScript has no transparency.
