@@ -43,6 +43,13 @@ def _show(report, args, kind, columns, ost):
                                     peak_flops=args.peak_flops,
                                     bandwidth=args.bandwidth, **options)
     elif kind == 'scaling':
+        if not report.phase_report['backward']['n_layers']:
+            # (the API's advice, a backward inside the block, is the
+            # command's own step here)
+            raise CommandError(
+                '--workers: the training step made no backward call (no '
+                'parameter of the model takes a gradient): there is no '
+                'gradient to all-reduce, so no scaling report')
         options.update(scaling_options(args))
         # the batch of --shape: a model's first call need not be on it
         # (a class token broadcast from a parameter)

@@ -1302,6 +1302,17 @@ def test_columns_of_the_scaling_report(capsys):
                           "available columns are ['workers', 'comm_bytes', ")
 
 
+def test_a_scaling_report_of_a_step_with_no_gradient_says_so(capsys):
+    # one ReLU: the command's training step makes no backward call
+    err = error_of(capsys, 'cli_models:build_tiny', '--shape', '2,3',
+                   '--train', '--device', 'a100', '--network', 'ib-hdr200',
+                   '--workers', '1,8')
+    assert err == ('error: --workers: the training step made no backward '
+                   'call (no parameter of the model takes a gradient): '
+                   'there is no gradient to all-reduce, so no scaling '
+                   'report')
+
+
 @pytest.mark.parametrize('project', [(), ('--project',)])
 def test_the_scaling_report_is_at_the_batch_of_shape(project):
     # a model whose first call is on a parameter of batch 1 (a class
