@@ -856,17 +856,20 @@ def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, capsys):
 
 def test_a_name_too_long_for_the_file_system_is_refused(tmp_path,
                                                         monkeypatch, capsys):
-    # 300 characters: more than the 255 bytes a name may have on Linux's
-    # file systems, found by creating the file itself, not one beside it
+    # 300 characters and an extension: more than the 255 bytes a name
+    # may have on Linux's file systems, told by the name (as the API's
+    # plots tell it)
     _never_measured(monkeypatch)
     out = str(tmp_path / ('a' * 300 + '.json'))
     assert error_of(capsys, 'calibrate', '--out', out) == (
-        'error: --out {!r} cannot be written: File name too '
-        'long'.format(out))
+        'error: --out {!r}: its file name is 305 bytes long, more than the '
+        '255 its file system takes: give a shorter name such as '
+        'calibration.json'.format(out))
     plot = str(tmp_path / ('a' * 300 + '.png'))
     assert error_of(capsys, RAISING, '--plot-summary', plot) == (
-        'error: --plot-summary {!r} cannot be written: File name too '
-        'long'.format(plot))
+        'error: --plot-summary {!r}: its file name is 304 bytes long, more '
+        'than the 255 its file system takes: give a shorter name such as '
+        'plot.png'.format(plot))
     assert os.listdir(str(tmp_path)) == []
 
 
@@ -898,14 +901,16 @@ def test_a_writable_name_is_created_and_removed(tmp_path, monkeypatch,
     ('--measured', '8=0.5,16=0.6')])
 def test_steps_measured_on_two_worker_counts(measured):
     # both steps reach the report: the smaller count fixes the compute
-    # (its step is the 0.5 s measured, 500.0 ms), the other the bus
-    # bandwidth; the last alone would anchor only t_compute, at 16
+    # (its step is the 0.5 s measured, 500.0 ms), the other the jitter
+    # (the 32 gradient bytes take microseconds even at the slowest
+    # network: the 0.1 s more at 16 are stragglers'); the last alone
+    # would anchor only t_compute, at 16
     status, text = run('cli_models:build_linear', '--shape', '4,3',
                        '--mode', 'csv', '--train', '--device', 'a100',
                        '--workers', '8,16', '--network', 'ib-edr',
                        '--columns', 'workers,t_step,anchored', *measured)
     assert status == 0
-    assert text.splitlines()[1] == '8,500.0,"t_compute, bus_bandwidth"'
+    assert text.splitlines()[1] == '8,500.0,"t_compute, jitter"'
 
 
 @pytest.mark.parametrize('measured, message', [

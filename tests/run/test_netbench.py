@@ -351,8 +351,9 @@ def test_an_output_that_cannot_be_named_is_refused_before_measuring(
     for path, message in (
             ('', '--output is empty: give a file name such as '
                  'network.json'),
-            (long, '--output {!r} cannot be written: File name too '
-                   'long'.format(long))):
+            (long, '--output {!r}: its file name is 305 bytes long, more '
+                   'than the 255 its file system takes: give a shorter '
+                   'name such as network.json'.format(long))):
         assert _netbench('--output', path, '--repeats', '2') == (2, '')
         assert capsys.readouterr().err == 'error: {}\n'.format(message)
     assert comm.calls == 0 and list(tmp_path.iterdir()) == []
