@@ -505,8 +505,14 @@ def test_old_style_backward_scratch_reaches_the_peak(rng):
         hooks.append(h)
         return y
 
+    # once before (its gradients cleared after), so that what a first
+    # run allocates once (modules imported, caches filled: 42 KB more
+    # when this test ran alone, 0.9895 of it) is not taken for the step's
+    step()
+    x.cleargrad()
+    grid.cleargrad()
     real = traced_peak(step)
-    figures = memory_report(hooks[0])
+    figures = memory_report(hooks[-1])
     assert figures['peak_layer'] == 'SpatialTransformerSampler-1'
     assert 0.99 * real <= figures['peak'] <= real, (figures['peak'], real)
 
