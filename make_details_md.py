@@ -1,7 +1,7 @@
 """Generate DETAILS.md from the docstrings of the cost calculators.
 
-    python make_details_md.py          # rewrite DETAILS.md
-    python make_details_md.py --check  # exit 1 if DETAILS.md is stale
+    .venv/bin/python make_details_md.py          # rewrite DETAILS.md
+    .venv/bin/python make_details_md.py --check  # exit 1 if stale
 """
 
 import argparse
@@ -131,7 +131,8 @@ def main(argv=None):
             current = None
         if current != text:
             sys.stderr.write('DETAILS.md is stale: run '
-                             'python make_details_md.py and commit it\n')
+                             '.venv/bin/python make_details_md.py and commit '
+                             'it\n')
             return 1
         return 0
     with open(DETAILS, 'w') as f:

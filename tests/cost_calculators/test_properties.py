@@ -301,7 +301,9 @@ def test_every_calculator_has_a_case():
     missing = sorted('{}.{}'.format(cls.__module__, cls.__name__)
                      for cls in calculators if cls.__name__ not in covered)
     assert missing == [], (
-        'add a case to tests/property_cases.py for: ' + ', '.join(missing))
+        'add a case to tests/property_cases.py (for a gradient class, to '
+        'tests/property_cases_<module>.py, as docs/contributing.md says) '
+        'for: ' + ', '.join(missing))
 
 
 def test_every_case_names_a_calculator_of_its_chainer():
