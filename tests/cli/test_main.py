@@ -1703,6 +1703,15 @@ def test_help_fits_the_terminal(monkeypatch, capsys):
     assert {'reports:', 'plots:', 'scaling:'} <= set(lines)
     # never broken inside an option's name
     assert not [line for line in lines if line.rstrip().endswith('-')]
+    # the defaults said once, in the help's own words (not argparse's
+    # '(default: None)' after them)
+    text = ' '.join(' '.join(lines).split())
+    assert '(default: None)' not in text
+    assert '(default: (1, 3, 224, 224))' not in text
+    assert 'input shape, comma separated, the batch size first (default ' \
+        '1,3,224,224)' in text
+    assert 'shows the summary by phase unless another report is asked ' \
+        'for' in text
 
 
 def test_progress_says_what_it_does_at_once(monkeypatch, capsys):

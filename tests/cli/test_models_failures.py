@@ -96,3 +96,22 @@ def test_a_library_base_exception_is_a_failure_of_the_model(
     assert error_of(capsys, 'cli_base_exception:build') == (
         'error: building the model failed at {}:4: Abort: stopped'.format(
             path))
+
+
+def test_an_optimizer_update_that_exits_is_a_failure_of_the_update(
+        tmp_path, monkeypatch, capsys):
+    # SGD's update replaced by one that calls sys.exit: one line, status
+    # 2, where it happened (not a traceback, nor status 5)
+    import chainer
+    path = write_module(tmp_path, 'cli_exiting_update',
+                        'import sys\n'
+                        'def update(self, lossfun=None, *args, **kwargs):\n'
+                        '    sys.exit(5)\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import cli_exiting_update
+    monkeypatch.setattr(chainer.optimizers.SGD, 'update',
+                        cli_exiting_update.update)
+    assert error_of(capsys, 'cli_models:build_linear', '--shape', '2,3',
+                    '--train', '--optimizer', 'sgd') == (
+        "error: the optimizer's update failed at {}:3: SystemExit: "
+        '5'.format(path))

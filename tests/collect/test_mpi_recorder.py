@@ -186,6 +186,10 @@ def test_gathered_report_reads_everything():
     # totals over both ranks: 4 + 3 + 8 + 7 = 22 FLOPs; bytes 32 + 20 +
     # 64 + 36 = 152
     assert (g.total_report['flops'], g.total_report['mrw']) == (22, 152)
+    # the records it reads from, every rank's, named as its layers
+    assert [(r['name'], r['flops']) for r in g.records()] == [
+        ('rank0/ReLU-1', 4), ('rank0/Sum-1', 3), ('rank1/ReLU-1', 8),
+        ('rank1/Sum-1', 7)]
     summary = g.summary_report
     assert summary['ReLU']['n_layers'] == 2
     assert summary['ReLU']['slowest_rank'] == 1

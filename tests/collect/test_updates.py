@@ -885,6 +885,28 @@ def test_a_parameter_of_the_target_itself_lands_in_the_target():
                              '/predictor/l2': 10}
 
 
+def test_a_target_that_is_an_empty_chain_list_is_still_the_target():
+    # a ChainList with a parameter of its own and no child link (an
+    # empty ChainList is falsy): its update lands in '/0', where the
+    # model calls it; SGD's update of W's 6 elements: 6 multiply-adds
+    class Scale(chainer.ChainList):
+        def __init__(self):
+            super(Scale, self).__init__()
+            with self.init_scope():
+                self.W = chainer.Parameter(np.ones((3, 2), np.float32))
+
+        def forward(self, x):
+            return F.matmul(x, self.W)
+    net = chainer.Sequential(Scale())
+    optimizer = Op.SGD().setup(net[0])
+    with ComputationalCostHook(fma_1flop=True) as cch:
+        loss = F.sum(net(np.ones((2, 3), np.float32)))
+        net.cleargrads()
+        loss.backward()
+        optimizer.update()
+    assert _by_link(cch) == {'/0': 6}
+
+
 def test_deeper_links_the_block_never_called_keep_their_full_path():
     class Outer(chainer.Chain):
         def __init__(self):

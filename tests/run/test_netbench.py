@@ -98,6 +98,14 @@ def test_sizes_option():
         parse_sizes('4')
     with pytest.raises(argparse.ArgumentTypeError, match='bytes >= 4'):
         parse_sizes('1,x')
+    # a size it cannot read after two it could: the whole value refused,
+    # never the sizes before it timed alone
+    for text in ('4,8,x', '4,1K,oops,1M'):
+        with pytest.raises(argparse.ArgumentTypeError) as info:
+            parse_sizes(text)
+        assert str(info.value) == (
+            'must be two sizes or more in bytes >= 4, comma-separated (K, '
+            'M, G suffixes: 4,1K,1M); got {!r}'.format(text))
     # 6 bytes would be timed as one float32 (4 bytes) and fitted as 6
     with pytest.raises(argparse.ArgumentTypeError) as info:
         parse_sizes('4,6,1K')
