@@ -121,6 +121,10 @@ DEFAULT_JITTER = 0.08
 #: How the gradient all-reduce meets the backward pass (``overlap=``).
 OVERLAPS = ('none', 'chainermn-double-buffering', 'ddp', 'horovod')
 
+#: The options only some overlap modes take: option -> those modes.
+MODE_OPTIONS = {'bucket_bytes': ('ddp', 'horovod'),
+                'cycle_time': ('horovod',)}
+
 
 # PyTorch DistributedDataParallel: bucket_cap_mb=25, in MiB (c10d's
 # reducer.hpp: kDefaultBucketBytesCap = 25 * 1024 * 1024), and a first
@@ -371,7 +375,7 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
     checks.one_of(said('overlap'), overlap, OVERLAPS)
     checks.one_of(said('model'), model, SCALING_MODELS)
     if cycle_time is not None:
-        if overlap != 'horovod':
+        if overlap not in MODE_OPTIONS['cycle_time']:
             raise ValueError('{} goes with {}, not {}'.format(
                 said('cycle_time'), said.setting('overlap', 'horovod'),
                 said.value(overlap)))
@@ -383,7 +387,7 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
         step_time = checks.positive(said('step_time') + ' (seconds)',
                                     step_time)
     if bucket_bytes is not None:
-        if overlap not in ('ddp', 'horovod'):
+        if overlap not in MODE_OPTIONS['bucket_bytes']:
             raise ValueError('{} goes with {} or {}, not {}'.format(
                 said('bucket_bytes'), said.setting('overlap', 'ddp'),
                 said.value('horovod'), said.value(overlap)))
@@ -907,20 +911,18 @@ class _Plan(typing.NamedTuple):
         if g > 1 and n <= g:
             fit, name = with_jitter(fit)
         else:
-            fitted_net, name = with_bandwidth(fit)
-            t_step = self.row(n, fitted_net)['t_step']
-            if self.opts['jitter_given']:  # it stands
-                fit = fitted_net
-            elif t_step > seconds * (1 + 1e-9):
+            chosen, name = with_bandwidth(fit)
+            t_step = self.row(n, chosen)['t_step']
+            free = not self.opts['jitter_given']  # (a jitter given stands)
+            if free and t_step > seconds * (1 + 1e-9):
                 # faster than any network makes it: the stragglers' part
                 # is smaller than the model's
-                fit, name = with_jitter(fitted_net)
-            elif t_step < seconds * (1 - 1e-9):
+                chosen, name = with_jitter(chosen)
+            elif free and t_step < seconds * (1 - 1e-9):
                 # slower than the slowest network makes it (a small
                 # all-reduce): the stragglers', on the network as it is
-                fit, name = with_jitter(fit)
-            else:
-                fit = fitted_net
+                chosen, name = with_jitter(fit)
+            fit = chosen
         return fit._replace(anchored=', '.join(names + [name]))
 
 

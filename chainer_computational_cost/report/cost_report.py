@@ -523,8 +523,7 @@ class CostReport(object):
         workers = net.check_workers(workers)
         # an option no mode plotted takes is a mistake, as in
         # scaling_report (each curve drops what its mode does not take)
-        for key, takers in (('bucket_bytes', ('ddp', 'horovod')),
-                            ('cycle_time', ('horovod',))):
+        for key, takers in net.MODE_OPTIONS.items():
             if options.get(key) is not None and \
                     not set(overlaps) & set(takers):
                 raise ValueError('{} goes with overlaps holding {}, not '
@@ -533,9 +532,8 @@ class CostReport(object):
         curves = collections.OrderedDict()
         for mode in overlaps:
             # buckets are DDP's and Horovod's only, cycles Horovod's
-            kept = {k: v for k, v in options.items() if not (
-                k == 'bucket_bytes' and mode not in ('ddp', 'horovod') or
-                k == 'cycle_time' and mode != 'horovod')}
+            kept = {k: v for k, v in options.items()
+                    if mode in net.MODE_OPTIONS.get(k, (mode,))}
             curves[mode] = self.scaling_report(
                 workers, device, network, peak_flops, bandwidth, batch_size,
                 grad_bytes, overlap=mode, **kept)
