@@ -121,7 +121,7 @@ DEFAULT_JITTER = 0.08
 #: How the gradient all-reduce meets the backward pass (``overlap=``).
 OVERLAPS = ('none', 'chainermn-double-buffering', 'ddp', 'horovod')
 
-#: The options only some overlap modes take: option -> those modes.
+#: Each option only some overlap modes take, and those modes.
 MODE_OPTIONS = {'bucket_bytes': ('ddp', 'horovod'),
                 'cycle_time': ('horovod',)}
 
