@@ -14,6 +14,7 @@ import weakref
 import chainer
 import numpy
 
+from chainer_computational_cost.analysis.aggregation import ancestors
 from chainer_computational_cost.collect import live_memory
 from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.collect import updates as _update
@@ -344,8 +345,15 @@ class _LinkObserver(chainer.LinkHook):
         # at each change of it (the reports' cache key).
         self.links = {}
         self.version = 0
-        # (parent path, name) -> path.
+        # (parent path, id(link)) -> (path, weak reference to the link).
         self.paths = {}
+        # id(link) -> (weak reference to it, {id(descendant): its path
+        # under the link}): the trees of the links that called others.
+        self.trees = {}
+        # path -> weak reference to a link not called but between a link
+        # call and a link it called (a ChainList looped over): it has a
+        # row, its parameters counted as its descendants' are measured.
+        self.between = {}
         # (path, id(link)) -> {id(param): (size, nbytes)} of that link, in
         # this with block; per path the union of its links' parameters.
         self.param_sizes = {}
@@ -394,10 +402,12 @@ class _LinkObserver(chainer.LinkHook):
             path = '/'
             self.roots[id(link)] = weakref.ref(link)
         else:
-            name = link.name or type(link).__name__
-            path = self.paths.get((parent, name))
-            if path is None:
-                path = self._new_path(parent, name)
+            hit = self.paths.get((parent, id(link)))
+            if hit is not None and hit[1]() is link:
+                path = hit[0]
+            else:
+                path = self._child_path(parent, link,
+                                        stack[-1] if stack else None)
         node = found[0]
         tries = owner._tries
         trie = tries.get(id(node))
@@ -419,17 +429,81 @@ class _LinkObserver(chainer.LinkHook):
         ref = self.roots.get(id(link))
         return ref is not None and ref() is link
 
-    def _child_path(self, parent, link):
-        """The path of ``link`` called in the link call at ``parent``."""
-        name = link.name or type(link).__name__
-        return self.paths.get((parent, name)) or self._new_path(parent, name)
-
-    def _new_path(self, parent, name):
-        """The path of the child ``name`` of the link at ``parent``, kept
-        for the next calls."""
-        path = self.paths[parent, name] = (
-            parent + name if parent == '/' else parent + '/' + name)
+    def _child_path(self, parent, link, caller):
+        """The path of ``link`` called in the link call at ``parent``,
+        whose stack entry is ``caller`` (None for none, as in a backward
+        pass), kept for the next calls: ``parent`` and where ``link`` sits
+        in the tree of the calling link, so that the links between them
+        (a ChainList looped over, ``self.a.conv(x)``) are in it; else
+        (not in that tree) ``parent`` and its name."""
+        hit = self.paths.get((parent, id(link)))
+        if hit is not None and hit[1]() is link:
+            return hit[0]
+        under = None
+        if caller is not None:
+            # (a link overriding __call__ is the entry's last field; else
+            # the entry's frame is Link.__call__'s, of the calling link)
+            under = self._under(caller[4] if len(caller) == 5 else
+                                caller[0].f_locals.get('self'), link)
+        if under is None:
+            under = '/' + (link.name or type(link).__name__)
+        elif under.count('/') > 1:
+            self._add_between(parent, under, caller)
+        path = parent + under[1:] if parent == '/' else parent + under
+        self.paths[parent, id(link)] = path, weakref.ref(link)
         return path
+
+    def _add_between(self, parent, under, caller):
+        """Rows for the links between the calling link (of the stack
+        entry ``caller``, at ``parent``) and the one it called at
+        ``under`` below it, which were not called."""
+        link = caller[4] if len(caller) == 5 else \
+            caller[0].f_locals.get('self')
+        path = parent
+        for name in under.split('/')[1:-1]:
+            try:
+                children = link._children
+                link = children[int(name)] if isinstance(children, list) \
+                    else link.__dict__[name]
+            except Exception:  # (a tree that namedlinks walks otherwise)
+                return
+            path = path + name if path == '/' else path + '/' + name
+            if path not in self.links:
+                self.links[path] = [0, None, None]
+                self.between[path] = weakref.ref(link)
+                self._measure_between(path)
+
+    def _under(self, caller, link):
+        """``'/a/b'``: the path of ``link`` in the tree of ``caller`` (the
+        first that ``namedlinks`` gives, as for the updates' parameters),
+        or None when it is not there."""
+        if not isinstance(caller, chainer.Link):
+            return None
+        name = link.name
+        try:  # the usual case: a child of the caller
+            children = caller._children
+            if isinstance(children, list):  # a ChainList: by position
+                direct = children[int(name)] is link
+            else:
+                direct = name in children and \
+                    caller.__dict__.get(name) is link
+        except Exception:  # (no name, a name that is no position)
+            direct = False
+        if direct:
+            return '/' + name
+        known = self.trees.get(id(caller))
+        for fresh_walk in (False, True):
+            if fresh_walk or known is None or known[0]() is not caller:
+                tree = {}
+                try:
+                    for path, below in caller.namedlinks(skipself=True):
+                        tree.setdefault(id(below), path)
+                except Exception:  # a Link whose tree cannot be walked
+                    pass
+                known = self.trees[id(caller)] = weakref.ref(caller), tree
+            elif id(link) not in known[1]:
+                continue  # (a link added to the tree since: walked again)
+            return known[1].get(id(link))
 
     def enclosing(self, outer):
         """``(path of the innermost link call running or None, its
@@ -483,7 +557,8 @@ class _LinkObserver(chainer.LinkHook):
             above = owner._base_anchor
             bw = owner._backward_links
             parent = bw[-1][1] if bw and not self._is_root(link) else None
-        path = '/' if parent is None else self._child_path(parent, link)
+        path = '/' if parent is None else self._child_path(
+            parent, link, stack[-1] if stack else None)
         if parent is None:
             self.roots[id(link)] = weakref.ref(link)
         # The frames between it and the enclosing call run no such
@@ -538,7 +613,26 @@ class _LinkObserver(chainer.LinkHook):
         """Count the parameters of ``link``, called at ``path``, in its
         path's (once per with block)."""
         measured = self.param_sizes
-        sizes = measured[path, id(link)] = _param_sizes(link, path, measured)
+        self._count(path, link, _param_sizes(link, path, measured))
+        if self.between:
+            for above in ancestors(path)[:-1]:
+                if above in self.between:
+                    self._measure_between(above)
+
+    def _measure_between(self, path):
+        """Count the parameters of the link not called at ``path`` (see
+        between) as they are now: all of them, its children's included,
+        walked again as its descendants' lazily initialised ones come."""
+        link = self.between[path]()
+        if link is not None:
+            self._count(path, link, {
+                id(p): (p.size, p.array.nbytes) for p in link.params()
+                if p.array is not None})
+
+    def _count(self, path, link, sizes):
+        """``sizes`` (see _param_sizes), the parameters of ``link`` at
+        ``path``, in its path's counts."""
+        self.param_sizes[path, id(link)] = sizes
         merged = self.path_sizes.setdefault(path, {})
         merged.update(sizes)
         info = self.links[path]

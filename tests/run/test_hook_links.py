@@ -222,6 +222,129 @@ def test_a_link_updated_but_never_called_counts_its_parameters():
                for p in ('/used', '/unused', '/idle')) == 24
 
 
+class _Lists(chainer.Chain):
+    """An encoder and a decoder, each a ChainList that ``forward`` loops
+    over: the lists themselves are never called."""
+
+    def __init__(self, first=3):
+        super(_Lists, self).__init__()
+        with self.init_scope():
+            self.enc = chainer.ChainList(L.Linear(first, 4), L.Linear(4, 2))
+            self.dec = chainer.ChainList(L.Linear(2, 5), L.Linear(5, 3))
+
+    def forward(self, x, skip=None):
+        for layer in self.enc:
+            x = layer(x)
+        for i, layer in enumerate(self.dec):
+            if i != skip:
+                x = layer(x)
+        return x
+
+
+def test_links_in_a_chainlist_looped_over_keep_their_place_in_the_tree():
+    cch = _run(_Lists(), _x(2, 3))
+    report = cch.link_report
+    assert list(report) == ['/', '/enc', '/enc/0', '/enc/1', '/dec',
+                            '/dec/0', '/dec/1', 'total']
+    assert list(_link_of(cch).values()) == [
+        '/enc/0', '/enc/1', '/dec/0', '/dec/1']
+    # Linear(i, o) at batch 2: 2*o*i multiply-adds + 2*o bias adds;
+    # parameters o*i + o
+    for path, flops, n_params in [('/enc/0', 2 * 4 * 3 + 2 * 4, 16),
+                                  ('/enc/1', 2 * 2 * 4 + 2 * 2, 10),
+                                  ('/dec/0', 2 * 5 * 2 + 2 * 5, 15),
+                                  ('/dec/1', 2 * 3 * 5 + 2 * 3, 18)]:
+        assert (report[path]['flops'], report[path]['n_params'],
+                report[path]['n_calls']) == (flops, n_params, 1)
+    # the lists, never called: their children's costs and parameters
+    assert (report['/enc']['flops'], report['/enc']['n_params'],
+            report['/enc']['n_calls']) == (32 + 20, 16 + 10, 0)
+    assert (report['/dec']['flops'], report['/dec']['n_params'],
+            report['/dec']['n_calls']) == (30 + 36, 15 + 18, 0)
+    assert report['/']['n_params'] == 16 + 10 + 15 + 18
+
+
+def test_a_chainlist_looped_over_counts_its_lazily_initialised_children():
+    cch = _run(_Lists(first=None), _x(2, 3))
+    # enc[0] initialised by its call on 3 inputs: 4*3 + 4 = 16; enc[1]
+    # 4*2 + 2 = 10
+    assert cch.link_report['/enc']['n_params'] == 16 + 10
+
+
+def test_an_update_of_a_child_skipped_goes_to_its_place_in_the_tree():
+    model = _Lists()
+    optimizer = chainer.optimizers.SGD().setup(model)
+    with ComputationalCostHook(strict=True) as cch:
+        model.cleargrads()
+        y = model(_x(2, 3), skip=1)  # dec[1] (5 -> 3) not called
+        F.sum(y).backward()
+        optimizer.update()
+    report = cch.link_report
+    # the skipped link: no call, its W and b updated (2 records); its
+    # parent's parameters are both children's: 15 + 18
+    assert (report['/dec/1']['n_calls'], report['/dec/1']['n_layers'],
+            report['/dec/1']['n_params']) == (0, 2, 18)
+    assert report['/dec']['n_params'] == 15 + 18
+    assert '/1' not in report and '/0' not in report
+
+
+class _Inner(chainer.Chain):
+
+    def __init__(self):
+        super(_Inner, self).__init__()
+        with self.init_scope():
+            self.fc = L.Linear(3, 3)
+
+
+class _Grandchildren(chainer.Chain):
+    """Calls its children's child ``fc`` directly: ``a`` and ``b``, each
+    holding one, are never called."""
+
+    def __init__(self):
+        super(_Grandchildren, self).__init__()
+        with self.init_scope():
+            self.a = _Inner()
+            self.b = _Inner()
+
+    def forward(self, x):
+        return self.b.fc(self.a.fc(x))
+
+
+def test_grandchildren_called_directly_are_told_apart_by_their_parents():
+    cch = _run(_Grandchildren(), _x(1, 3))
+    report = cch.link_report
+    assert list(_link_of(cch).values()) == ['/a/fc', '/b/fc']
+    # Linear(3, 3) at batch 1: 3*3 + 3 = 12 FLOPs; parameters 3*3 + 3
+    for path in ('/a', '/a/fc', '/b', '/b/fc'):
+        assert (report[path]['flops'], report[path]['n_params']) == (12, 12)
+    assert report['/a']['n_calls'] == 0
+    assert report['/a/fc']['n_calls'] == 1
+
+
+class _Holder(chainer.Chain):
+    """Holds a link given as ``name`` and calls it, then ``own``."""
+
+    def __init__(self, name, link):
+        super(_Holder, self).__init__()
+        self.held = name
+        with self.init_scope():
+            setattr(self, name, link)
+            self.own = L.Linear(2, 2)
+
+    def forward(self, x):
+        return self.own(getattr(self, self.held)(x))
+
+
+def test_a_link_held_in_two_places_is_named_where_the_caller_holds_it():
+    shared = L.Linear(2, 2)
+    model = chainer.Sequential(
+        # Chainer names it 'second', after its last registration
+        _Holder('first', shared), _Holder('second', shared))
+    cch = _run(model, _x(1, 2))
+    assert list(_link_of(cch).values()) == [
+        '/0/first', '/0/own', '/1/second', '/1/own']
+
+
 def test_an_lstm_s_lateral_link_on_its_first_step_counts_its_parameters():
     model = L.LSTM(2, 2)
     optimizer = chainer.optimizers.SGD().setup(model)
