@@ -130,7 +130,12 @@ TRUSTED_ERROR = 0.25
 
 #: Flags of a prediction.
 UNCOVERED = 'uncovered type'
+OTHER_DTYPE = 'other dtype'
 OUT_OF_RANGE = 'outside range'
+
+#: The dtype the calibration's probes run in: a call of another floating
+#: dtype is predicted as if it were in this one, and flagged.
+PROBED_DTYPE = 'float32'
 
 #: A feature more than this factor above the largest the calibration ran
 #: puts the call outside the range (a smaller call is mostly the fit's
@@ -728,7 +733,7 @@ class Calibration(_Checked):
     def predict(self, layer):
         """``(t_call, flag)`` for a layer dict: the seconds the call spends
         inside its function, and None or why the prediction is not
-        backed by the calibration (:data:`UNCOVERED`,
+        backed by the calibration (:data:`UNCOVERED`, ``OTHER_DTYPE``,
         ``OUT_OF_RANGE``).  A call whose family has no fit, in a
         calibration without elementwise math's to stand in, is 0 s,
         flagged :data:`UNCOVERED`."""
@@ -752,6 +757,10 @@ class Calibration(_Checked):
                          self.gemm.time)
             flag = UNCOVERED
         t = max(_dot(fit['coef'], f), 0.0)
+        dtype = layer.get('dtype')
+        if flag is None and dtype != PROBED_DTYPE and \
+                str(dtype).startswith('float'):
+            flag = OTHER_DTYPE
         if flag is None:
             for x, hi in zip(f[1:], fit['high'][1:]):
                 if x > hi * RANGE_FACTOR:
@@ -1009,6 +1018,9 @@ def _finish(group):
 FLAG_REASONS = collections.OrderedDict([
     (UNCOVERED, 'the calibration never ran that type, so its call is '
                 'predicted 0 s; a longer budget covers more types'),
+    (OTHER_DTYPE, 'the calibration probes {}: a call in another float '
+                  'dtype is predicted as if in {} (NumPy runs float16 far '
+                  'slower on a CPU)'.format(PROBED_DTYPE, PROBED_DTYPE)),
     (OUT_OF_RANGE, 'bigger than {:g}x the largest call of its family the '
                    'calibration ran: extrapolated'.format(RANGE_FACTOR)),
 ])

@@ -764,6 +764,25 @@ def test_the_fit_weighs_each_residual_as_told():
     assert coef == pytest.approx([3.0], rel=1e-12)
 
 
+@pytest.mark.parametrize('dtype', ['float16', 'float64'])
+def test_a_call_in_a_float_dtype_the_probes_did_not_run_is_flagged(dtype):
+    c = literal_calibration()
+    layer = dict(add_layer('Add-1', 1000, 500), dtype=dtype)
+    t, flag = c.predict(layer)
+    # predicted as the float32 call: 1e-5 + 1e-9 * 1000 + 2e-9 * 500
+    assert flag == cal.OTHER_DTYPE and t == pytest.approx(1.2e-5)
+    # an uncovered type says that first
+    assert c.predict(dict(layer, type='Sub'))[1] == cal.UNCOVERED
+    rows = cal.time_report([layer], c)
+    assert rows['total']['n_flagged'] == 1
+    assert "'other dtype' (the calibration probes float32" in \
+        cal.flagged_summary(rows)
+
+
+def test_a_call_of_integers_is_not_flagged_for_its_dtype():
+    layer = dict(add_layer('Add-1', 1000, 500), dtype='int32')
+    assert literal_calibration().predict(layer)[1] is None
+
 # Predictions
 
 
