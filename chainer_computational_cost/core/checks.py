@@ -14,6 +14,7 @@ of value (``'an int >= 1 (samples per worker) or None'``).
 This module imports nothing of the package: every module may use it.
 """
 
+import io
 import json
 import math
 import numbers
@@ -146,6 +147,29 @@ def path(name, value, allowed=None):
     the caller's file when done with it; an open file object as well."""
     return instance(name, value, (str, os.PathLike),
                     allowed or 'the path of a file (a str or os.PathLike)')
+
+
+def text_stream(name, value, default):
+    """``value`` (``default`` when None) if text can be written to it: an
+    object with a ``write`` method that is not a binary stream (a
+    ``BytesIO``, a file opened ``'wb'``) nor closed nor read-only."""
+    value = default if value is None else value
+    allowed = 'a writable text stream (io.StringIO, sys.stdout, a file ' \
+        'opened with "w")'
+    if not callable(getattr(value, 'write', None)) or \
+            isinstance(value, (io.RawIOBase, io.BufferedIOBase)):
+        _refuse(ArgumentTypeError, name, value, allowed)
+    if getattr(value, 'closed', False) is True:
+        _refuse(ValueError, name, value, allowed + ', not closed')
+    writable = getattr(value, 'writable', None)
+    try:
+        readonly = callable(writable) and writable() is False
+    except ValueError:  # (a stream that cannot tell)
+        readonly = False
+    if readonly:
+        _refuse(ValueError, name, value,
+                allowed + ', not one opened for reading only')
+    return value
 
 
 #: The most characters a JSON file of ours is read for (a calibration is

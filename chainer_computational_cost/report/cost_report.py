@@ -593,11 +593,7 @@ class CostReport(object):
 
     def _show(self, ost, rows, columns, mode, unit, n_digits, time_unit,
               name_title='Layer name'):
-        if ost is None:
-            ost = sys.stdout
-        if not callable(getattr(ost, 'write', None)):
-            raise TypeError('ost must be a writable text stream, got '
-                            '{!r}'.format(ost))
+        ost = checks.text_stream('ost', ost, sys.stdout)
         # Validate everything before building anything.
         check_mode(mode)
         check_unit(unit)

@@ -508,7 +508,7 @@ def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
     """Write a fit_batch result to ``ost``: a line with the largest batch
     (on stderr in mode 'json', which must stay one JSON document), then
     what fills the memory at that batch."""
-    ost = sys.stdout if ost is None else ost
+    ost = checks.text_stream('ost', ost, sys.stdout)
     columns = rendering.check_columns(columns, FIT_COLUMNS, FIT_COLUMNS)
     text = rendering.render(fit_rows(fit), columns, mode, unit, n_digits,
                             name_title='Memory at batch {}'.format(

@@ -181,3 +181,31 @@ def test_a_whole_number_is_an_int_or_a_whole_float():
             checks.whole('n', bad, 1)
     with pytest.raises(TypeError):
         checks.whole('n', True, 1)
+
+
+def test_a_text_stream_is_given_back_or_the_default_for_none():
+    out = io.StringIO()
+    assert checks.text_stream('ost', out, None) is out
+    assert checks.text_stream('ost', None, out) is out
+
+
+def test_a_binary_stream_or_no_stream_is_refused_as_a_type(tmp_path):
+    with open(str(tmp_path / 'b'), 'wb') as binary:
+        for value in (io.BytesIO(), binary, 3):
+            with pytest.raises(checks.ArgumentTypeError,
+                               match='ost must be a writable text stream '
+                               r'\(io.StringIO, sys.stdout, a file opened '
+                               'with "w"\\), got '):
+                checks.text_stream('ost', value, None)
+
+
+def test_a_closed_or_read_only_stream_is_refused(tmp_path):
+    closed = io.StringIO()
+    closed.close()
+    with pytest.raises(ValueError, match=', not closed, got <_io.StringIO'):
+        checks.text_stream('ost', closed, None)
+    (tmp_path / 'r').write_text('')
+    with open(str(tmp_path / 'r')) as readonly:
+        with pytest.raises(ValueError,
+                           match='not one opened for reading only, got'):
+            checks.text_stream('ost', readonly, None)

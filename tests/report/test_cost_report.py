@@ -269,8 +269,13 @@ def test_show_writes_to_stdout_by_default(capsys):
 
 def test_show_needs_a_writable_stream():
     with pytest.raises(TypeError, match='ost must be a writable text '
-                       'stream, got 3'):
+                       r'stream \(.*\), got 3'):
         _snapshot().show_report(ost=3)
+    # nothing written to a binary stream before the refusal
+    binary = io.BytesIO()
+    with pytest.raises(TypeError, match='ost must be a writable text'):
+        _snapshot().show_report(ost=binary)
+    assert binary.getvalue() == b''
 
 
 @pytest.mark.parametrize('kwargs, message', [

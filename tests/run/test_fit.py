@@ -1018,6 +1018,9 @@ def test_a_fit_shown_with_the_bytes_column_only(tmp_path):
                        r'list of column names from .*, got \[\]$'):
         fit.show_fit(f, out, columns=[])
     assert out.getvalue() == ''
+    # a stream it cannot write text to: refused by name, before any line
+    with pytest.raises(TypeError, match='^ost must be a writable text '):
+        fit.show_fit(f, 3)
 
 
 # Every argument of the wrong type is named, as every bad value is
