@@ -40,6 +40,8 @@ import math
 import os
 import sys
 
+import chainer
+
 from chainer_computational_cost.analysis.aggregation import ancestors
 from chainer_computational_cost.analysis.aggregation import group_key
 from chainer_computational_cost.core import checks
@@ -685,12 +687,23 @@ class Calibration(_Checked):
     def untrusted(self):
         """Why this calibration's predictions cannot be trusted, in one
         line naming the likely cause and the remedies, or None: its
-        held-out error (either mode) is above :data:`TRUSTED_ERROR`, or
-        its budget was too short to probe every type common networks
-        spend their time in (``info['uncovered']``)."""
-        reasons = [r for r in (self._error_reason(), self._cover_reason())
-                   if r is not None]
+        held-out error (either mode) is above :data:`TRUSTED_ERROR`, its
+        budget was too short to probe every type common networks spend
+        their time in (``info['uncovered']``), or it was made with another
+        version of Chainer (``info['chainer']``)."""
+        reasons = [r for r in (self._error_reason(), self._cover_reason(),
+                               self._version_reason()) if r is not None]
         return '; '.join(reasons) if reasons else None
+
+    def _version_reason(self):
+        made = self.info.get('chainer')
+        if made is None or str(made) == chainer.__version__:
+            return None
+        return ('made with Chainer {}, used with Chainer {}: the code it '
+                'timed differs, and types named otherwise are flagged {!r} '
+                '(Chainer 6 has MaxPooling2D where 7 has MaxPoolingND; '
+                'remedy: calibrate with the Chainer you run)'.format(
+                    made, chainer.__version__, UNCOVERED))
 
     def _cover_reason(self):
         uncovered = self.info.get('uncovered')
@@ -1016,8 +1029,9 @@ def _finish(group):
 
 #: What each flag of a prediction means, for a reader of the report.
 FLAG_REASONS = collections.OrderedDict([
-    (UNCOVERED, 'the calibration never ran that type, so its call is '
-                'predicted 0 s; a longer budget covers more types'),
+    (UNCOVERED, "the calibration never ran that type: its family's fit, "
+                "or elementwise math's, stands in (0 s with neither); a "
+                'longer budget covers more types'),
     (OTHER_DTYPE, 'the calibration probes {}: a call in another float '
                   'dtype is predicted as if in {} (NumPy runs float16 far '
                   'slower on a CPU)'.format(PROBED_DTYPE, PROBED_DTYPE)),

@@ -1221,6 +1221,19 @@ def test_a_calibration_whose_budget_missed_common_types_says_which():
                          'budget, a quieter machine)')
 
 
+def test_a_calibration_made_with_another_chainer_says_so(monkeypatch):
+    # info['chainer'], the version the probes ran under: the running one
+    # (or none, a file of an earlier version) is trusted
+    monkeypatch.setattr(chainer, '__version__', '7.8.1')
+    assert _variant(chainer='7.8.1').untrusted() is None
+    assert _variant().untrusted() is None
+    assert _variant(chainer='6.7.0').untrusted() == (
+        'made with Chainer 6.7.0, used with Chainer 7.8.1: the code it timed '
+        "differs, and types named otherwise are flagged 'uncovered type' "
+        '(Chainer 6 has MaxPooling2D where 7 has MaxPoolingND; remedy: '
+        'calibrate with the Chainer you run)')
+
+
 def test_flagged_calls_are_counted_by_flag_and_type():
     def row(t, flag):
         return {'type': t, 'flag': flag}
@@ -1233,8 +1246,9 @@ def test_flagged_calls_are_counted_by_flag_and_type():
     # 4 of the 5 calls (total left out): the uncovered first, 2 then 1
     assert cal.flagged_summary(rows) == (
         "4 of 5 calls flagged; 'uncovered type' (the calibration never ran "
-        "that type, so its call is predicted 0 s; a longer budget covers "
-        "more types): 2 Deconvolution2DFunction, 1 Convolution2DGradW; "
+        "that type: its family's fit, or elementwise math's, stands in (0 s "
+        "with neither); a longer budget covers more types): 2 "
+        "Deconvolution2DFunction, 1 Convolution2DGradW; "
         "'outside range' (bigger than 4x the largest call of its family "
         "the calibration ran: extrapolated): 1 Add")
     assert cal.flagged_summary({'Add-1': row('Add', None),
