@@ -282,6 +282,10 @@ def _stdout_to_devnull():
         pass
 
 
+#: The most characters :func:`write_out` writes at once.
+WRITE_PIECE = 8192
+
+
 def write_out(ost, text, what):
     """Write a command's output ``text`` (``what`` it is: 'the report')
     to ``ost`` and flush it; the command's status: 0; for a reader that
@@ -292,7 +296,12 @@ def write_out(ost, text, what):
     try:
         if ost is None:  # as a write to the closed descriptor fails
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-        ost.write(text)
+        # In pieces: a pipe whose reader goes away during one large write
+        # takes part of it and Python raises nothing (the rest is lost,
+        # status 0); the next piece's write fails.
+        for start in range(0, len(text), WRITE_PIECE):
+            ost.write(text[start:start + WRITE_PIECE])
+            ost.flush()
         ost.flush()
     except BrokenPipeError:
         if ost is sys.stdout:

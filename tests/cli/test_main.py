@@ -1134,6 +1134,16 @@ def test_reader_that_goes_away_is_not_an_error():
     assert (p.wait(), err) == (141, b'')
 
 
+def test_reader_that_goes_away_during_a_long_report_is_told():
+    # as '... | head -n 1' on a report of 10000 rows (over 300 KB, far
+    # more than a pipe holds): the reader's going away is seen
+    p = _command('cli_models:build_relus', '--shape', '2,3')
+    assert p.stdout.readline().startswith(b'|Layer name|')
+    p.stdout.close()
+    err = p.stderr.read()
+    assert (p.wait(), err) == (141, b'')
+
+
 @pytest.mark.parametrize('mode, row', [
     ('md', b'\n|  conv|112|1|1|3888|1216|576|1792|\n'),
     ('table', b'\n|   conv | 112 ')])
