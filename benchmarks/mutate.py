@@ -98,12 +98,14 @@ TESTS = {
     ],
     'analysis.network': [
         'analysis/test_network.py',
+        'analysis/test_network_sourced_model.py',
         'core/test_devices.py',
         'collect/test_mpi_recorder.py',
     ],
     'core.devices': [
         'core/test_devices.py',
         'analysis/test_network.py',
+        'analysis/test_roofline.py',
         'collect/test_mpi_recorder.py',
     ],
     'run.projection': [
@@ -149,6 +151,7 @@ TESTS = {
         'cli/test_output.py',
         'cli/test_main.py',
         'cli/test_args_pairs.py',
+        'analysis/test_network_sourced_model.py',
     ],
     'core.records': [
         'core/test_records.py',
@@ -176,6 +179,7 @@ TESTS = {
         'run/test_hook_links.py',
         'analysis/test_roofline.py',
         'analysis/test_calibration.py',
+        'report/test_cost_report.py',
     ],
     'analysis.roofline': [
         'analysis/test_roofline.py',

@@ -870,6 +870,15 @@ def test_a_file_of_no_known_format_is_refused_with_its_start():
     with pytest.raises(ValueError, match=r"not a calibration of format 2 "
                        r".*\"\['a', 'b'\]\""):
         Calibration.from_dict(['a', 'b'])
+    # A long one is quoted by its first 80 characters only: '[' and
+    # '0, ' to '9, ' are 1 + 10*3 = 31, '10, ' to '21, ' 12*4 = 48 more
+    # (79), then the '2' of 22.
+    with pytest.raises(ValueError) as e:
+        Calibration.from_dict(list(range(100)))
+    assert str(e.value) == (
+        'not a calibration of format 2 (see chainer_computational_cost.'
+        "calibrate): '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, "
+        "15, 16, 17, 18, 19, 20, 21, 2'")
     # A format of a later version without a table is not a calibration.
     with pytest.raises(ValueError, match='not a calibration of format 2'):
         Calibration.from_dict({'format': 3})

@@ -277,22 +277,23 @@ def test_numpy_scalars_in_params_render_as_their_numbers_in_every_mode():
 def test_each_scaled_column_names_its_unit_and_scales_by_its_base():
     # FLOPs and bandwidths are decimal (1000), bytes binary (1024):
     # 2e9 / 1e9 = 2.0 GFLOPs, 5e12 / 1e9 = 5000.0 GFLOP/s, 9e11 / 1e9 =
-    # 900.0 GB/s; 3 * 1024**3 / 1024**3 = 3.0 GiB, 1.0 and 2.0 GiB likewise
+    # 900.0 GB/s, 2.5e10 / 1e9 = 25.0 GB/s of bus bandwidth;
+    # 3 * 1024**3 / 1024**3 = 3.0 GiB, 1.0 and 2.0 GiB likewise
     row = {'flops': 2 * 10 ** 9, 'mread': 3 * 1024 ** 3,
            'peak_flops': 5e12, 'bandwidth': 9e11, 'live': 1024 ** 3,
-           'comm_bytes': 2 * 1024 ** 3}
+           'comm_bytes': 2 * 1024 ** 3, 'bus_bandwidth': 2.5e10}
     columns = ['flops', 'mread', 'peak_flops', 'bandwidth', 'live',
-               'comm_bytes']
+               'comm_bytes', 'bus_bandwidth']
     assert rendering.table_cells([row], columns, unit='G') == [
         ['GFLOPs', 'MemRead\nGiB', 'Peak\nGFLOP/s', 'Bandwidth\nGB/s',
-         'Live\nGiB', 'Comm\nGiB'],
-        ['2.0', '3.0', '5000.0', '900.0', '1.0', '2.0']]
+         'Live\nGiB', 'Comm\nGiB', 'Bus bandwidth\nGB/s'],
+        ['2.0', '3.0', '5000.0', '900.0', '1.0', '2.0', '25.0']]
     # raw numbers: no prefix, ints as they are, floats rounded
     assert rendering.table_cells([row], columns, unit=None) == [
         ['FLOPs', 'MemRead\nB', 'Peak\nFLOP/s', 'Bandwidth\nB/s',
-         'Live\nB', 'Comm\nB'],
+         'Live\nB', 'Comm\nB', 'Bus bandwidth\nB/s'],
         ['2000000000', '3221225472', '5000000000000.0', '900000000000.0',
-         '1073741824', '2147483648']]
+         '1073741824', '2147483648', '25000000000.0']]
 
 
 def test_memory_columns_scale_by_1024():
