@@ -439,26 +439,23 @@ class _LinkObserver(chainer.LinkHook):
         hit = self.paths.get((parent, id(link)))
         if hit is not None and hit[1]() is link:
             return hit[0]
-        under = None
-        if caller is not None:
-            # (a link overriding __call__ is the entry's last field; else
-            # the entry's frame is Link.__call__'s, of the calling link)
-            under = self._under(caller[4] if len(caller) == 5 else
-                                caller[0].f_locals.get('self'), link)
+        # (a link overriding __call__ is the entry's last field; else the
+        # entry's frame is Link.__call__'s, of the calling link)
+        calling = None if caller is None else caller[4] \
+            if len(caller) == 5 else caller[0].f_locals.get('self')
+        under = self._under(calling, link)
         if under is None:
             under = '/' + (link.name or type(link).__name__)
         elif under.count('/') > 1:
-            self._add_between(parent, under, caller)
+            self._add_between(parent, under, calling)
         path = parent + under[1:] if parent == '/' else parent + under
         self.paths[parent, id(link)] = path, weakref.ref(link)
         return path
 
-    def _add_between(self, parent, under, caller):
-        """Rows for the links between the calling link (of the stack
-        entry ``caller``, at ``parent``) and the one it called at
-        ``under`` below it, which were not called."""
-        link = caller[4] if len(caller) == 5 else \
-            caller[0].f_locals.get('self')
+    def _add_between(self, parent, under, link):
+        """Rows for the links between the calling ``link``, at ``parent``,
+        and the one it called at ``under`` below it, which were not
+        called."""
         path = parent
         for name in under.split('/')[1:-1]:
             try:
@@ -492,18 +489,19 @@ class _LinkObserver(chainer.LinkHook):
         if direct:
             return '/' + name
         known = self.trees.get(id(caller))
-        for fresh_walk in (False, True):
-            if fresh_walk or known is None or known[0]() is not caller:
-                tree = {}
-                try:
-                    for path, below in caller.namedlinks(skipself=True):
-                        tree.setdefault(id(below), path)
-                except Exception:  # a Link whose tree cannot be walked
-                    pass
-                known = self.trees[id(caller)] = weakref.ref(caller), tree
-            elif id(link) not in known[1]:
-                continue  # (a link added to the tree since: walked again)
-            return known[1].get(id(link))
+        if known is None or known[0]() is not caller or \
+                id(link) not in known[1]:
+            # walked once a caller, and again for a link not found in it
+            # (added to the tree since, or not in it: once a link, as the
+            # paths are kept)
+            tree = {}
+            try:
+                for path, below in caller.namedlinks(skipself=True):
+                    tree.setdefault(id(below), path)
+            except Exception:  # a Link whose tree cannot be walked
+                pass
+            known = self.trees[id(caller)] = weakref.ref(caller), tree
+        return known[1].get(id(link))
 
     def enclosing(self, outer):
         """``(path of the innermost link call running or None, its
