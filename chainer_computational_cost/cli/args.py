@@ -186,15 +186,21 @@ def _unknown_options(parser, args):
     return unknown
 
 
+#: Options of another name that mean one of ours (the link report's depth
+#: is what ``--links`` takes), looked up before spellings near ours.
+SYNONYMS = {'--depth': '--links', '--max-depth': '--links'}
+
+
 def _suggestion(parser, unknown):
     """'; did you mean --shape?' for the first of the ``unknown``
-    arguments that is near one of ``parser``'s long options; '' if none
-    is."""
+    arguments that is near one of ``parser``'s long options, or means one
+    (:data:`SYNONYMS`); '' if none is."""
     options = [o for o in parser._option_string_actions
                if o.startswith('--')]
     for arg in _unknown_options(parser, unknown):
-        found = difflib.get_close_matches(arg.split('=', 1)[0], options,
-                                          n=1, cutoff=0.6)
+        name = arg.split('=', 1)[0]
+        found = [SYNONYMS[name]] if SYNONYMS.get(name) in options else \
+            difflib.get_close_matches(name, options, n=1, cutoff=0.6)
         if found:
             return '; did you mean {}?'.format(found[0])
     return ''

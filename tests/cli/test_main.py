@@ -1693,14 +1693,19 @@ def test_json_with_unit_is_scaled_and_rounded():
         'name': 'Convolution2DFunction-1', 'flops': 3.888}
 
 
-def test_option_prefixes_are_not_options(capsys):
+@pytest.mark.parametrize('given, meant', [
     # argparse would take --shap for --shape
+    ('--shap 2,3', '--shape'),
+    # the link report's depth is what --links takes (--depth is nearest
+    # --mode by its spelling)
+    ('--depth 1', '--links')])
+def test_an_unknown_option_is_told_the_one_meant(capsys, given, meant):
     with pytest.raises(SystemExit) as e:
-        main(['cli_models:build_tiny', '--shap', '2,3'])
+        main(['cli_models:build_tiny'] + given.split())
     assert e.value.code == 2
-    assert capsys.readouterr().err == ('error: unrecognized arguments: '
-                                       '--shap 2,3; did you mean --shape? '
-                                       '(see --help)\n')
+    assert capsys.readouterr().err == (
+        'error: unrecognized arguments: {}; did you mean {}? (see --help)'
+        '\n'.format(given, meant))
 
 
 def test_help_fits_the_terminal(monkeypatch, capsys):
