@@ -21,6 +21,7 @@ from chainer_computational_cost.collect import updates as _update
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.records import error_text
 from chainer_computational_cost.core.records import fresh
+from chainer_computational_cost.core.records import link_depth
 from chainer_computational_cost.core.records import R_LIVE
 from chainer_computational_cost.core.records import R_SCRATCH
 from chainer_computational_cost.core.records import R_STATE
@@ -345,15 +346,21 @@ class _LinkObserver(chainer.LinkHook):
         # at each change of it (the reports' cache key).
         self.links = {}
         self.version = 0
-        # (parent path, id(link)) -> (path, weak reference to the link).
+        # In this with block (the tree may change between blocks):
+        # (parent path, id(link)) -> (path, weak reference to the link);
+        # id(link) -> [weak reference to it, {id(descendant): its path
+        # under the link}, whether walked again], the trees of the links
+        # that called others.
         self.paths = {}
-        # id(link) -> (weak reference to it, {id(descendant): its path
-        # under the link}): the trees of the links that called others.
         self.trees = {}
-        # path -> weak reference to a link not called but between a link
-        # call and a link it called (a ChainList looped over): it has a
-        # row, its parameters counted as its descendants' are measured.
+        # path -> {id(link): weak reference} of the links not called but
+        # between a link call and a link it called (a ChainList looped
+        # over): the path has a row, their parameters counted as their
+        # descendants' are measured.
         self.between = {}
+        # (path, id(link)) -> weak reference to each link measured in
+        # this block: measured again at its exit.
+        self.measured = {}
         # (path, id(link)) -> {id(param): (size, nbytes)} of that link, in
         # this with block; per path the union of its links' parameters.
         self.param_sizes = {}
@@ -465,9 +472,12 @@ class _LinkObserver(chainer.LinkHook):
             except Exception:  # (a tree that namedlinks walks otherwise)
                 return
             path = path + name if path == '/' else path + '/' + name
-            if path not in self.links:
-                self.links[path] = [0, None, None]
-                self.between[path] = weakref.ref(link)
+            refs = self.between.setdefault(path, {})
+            ref = refs.get(id(link))
+            if ref is None or ref() is not link:
+                refs[id(link)] = weakref.ref(link)
+                if path not in self.links:
+                    self.links[path] = [0, None, None]
                 self._measure_between(path)
 
     def _under(self, caller, link):
@@ -489,18 +499,21 @@ class _LinkObserver(chainer.LinkHook):
         if direct:
             return '/' + name
         known = self.trees.get(id(caller))
-        if known is None or known[0]() is not caller or \
-                id(link) not in known[1]:
-            # walked once a caller, and again for a link not found in it
-            # (added to the tree since, or not in it: once a link, as the
-            # paths are kept)
+        if known is None or known[0]() is not caller or (
+                id(link) not in known[1] and not known[2]):
+            # walked once a caller and block, and once again for a link
+            # not found in it (added to the tree since): not at each
+            # link it does not hold (a list of links, links made in the
+            # forward pass), whose paths are kept
             tree = {}
             try:
                 for path, below in caller.namedlinks(skipself=True):
                     tree.setdefault(id(below), path)
             except Exception:  # a Link whose tree cannot be walked
                 pass
-            known = self.trees[id(caller)] = weakref.ref(caller), tree
+            again = known is not None and known[0]() is caller
+            known = self.trees[id(caller)] = (weakref.ref(caller), tree,
+                                              again)
         return known[1].get(id(link))
 
     def enclosing(self, outer):
@@ -621,16 +634,18 @@ class _LinkObserver(chainer.LinkHook):
         """Count the parameters of the link not called at ``path`` (see
         between) as they are now: all of them, its children's included,
         walked again as its descendants' lazily initialised ones come."""
-        link = self.between[path]()
-        if link is not None:
-            self._count(path, link, {
-                id(p): (p.size, p.array.nbytes) for p in link.params()
-                if p.array is not None})
+        for ref in list(self.between[path].values()):
+            link = ref()
+            if link is not None:
+                self._count(path, link, {
+                    id(p): (p.size, p.array.nbytes) for p in link.params()
+                    if p.array is not None})
 
     def _count(self, path, link, sizes):
         """``sizes`` (see _param_sizes), the parameters of ``link`` at
         ``path``, in its path's counts."""
         self.param_sizes[path, id(link)] = sizes
+        self.measured[path, id(link)] = weakref.ref(link)
         merged = self.path_sizes.setdefault(path, {})
         merged.update(sizes)
         info = self.links[path]
@@ -659,9 +674,26 @@ class _LinkObserver(chainer.LinkHook):
                 self._measure(path, link)
         self.overriding = {}
         self.roots = {}
-        # Links are measured again in the next block: they may have
-        # changed in between (lazy initialisation, new parameters).
+        # Each link measured again, children first: a lazily initialised
+        # descendant called after the end of a link's first call (a
+        # model's second call, self.a.sub(x) after self.a(x)) counts in
+        # its ancestors too.
+        measured, self.measured = self.measured, {}
         self.param_sizes = {}
+        for (path, me), ref in sorted(
+                measured.items(), key=lambda item: -link_depth(item[0][0])):
+            link = ref()
+            if link is not None:
+                self._count(path, link,
+                            _param_sizes(link, path, self.param_sizes))
+        # Links are measured again in the next block, and paths found
+        # again: they may have changed in between (lazy initialisation,
+        # new parameters, links added or removed).
+        self.param_sizes = {}
+        self.measured = {}
+        self.paths = {}
+        self.trees = {}
+        self.between = {}
         return super(_LinkObserver, self).__exit__(*args)
 
 

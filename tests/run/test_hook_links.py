@@ -288,6 +288,104 @@ def test_an_update_of_a_child_skipped_goes_to_its_place_in_the_tree():
     assert '/1' not in report and '/0' not in report
 
 
+class _LazySub(chainer.Chain):
+    """``fc`` (3 -> 3), called by its own forward; ``sub`` (None -> 2),
+    which its parent calls directly after it."""
+
+    def __init__(self):
+        super(_LazySub, self).__init__()
+        with self.init_scope():
+            self.fc = L.Linear(3, 3)
+            self.sub = L.Linear(None, 2)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def test_a_lazy_link_called_after_its_parent_returned_counts_in_it():
+    top = chainer.Chain()
+    with top.init_scope():
+        top.a = _LazySub()
+    top.forward = lambda x: top.a.sub(top.a(x))
+    cch = _run(top, _x(1, 3))
+    report = cch.link_report
+    # fc 3*3 + 3 = 12; sub, initialised on 3 inputs after a's call
+    # ended: 2*3 + 2 = 8
+    assert report['/a/sub']['n_params'] == 8
+    assert report['/a']['n_params'] == report['/']['n_params'] == 12 + 8
+    assert cch.total_report['n_params'] == 20
+
+
+def test_a_link_between_counts_every_link_it_stands_for():
+    # one hook, two blocks, two models whose forward reaches into 'enc':
+    # _Lists's ChainList of Linear(3, 4) and Linear(4, 2), 12 + 4 and
+    # 8 + 2 parameters; then a Chain holding a Linear(3, 4), 12 + 4
+    first = _Lists()
+    first.forward = lambda x: first.enc[1](first.enc[0](x))
+    second = chainer.Chain()
+    with second.init_scope():
+        second.enc = chainer.Chain()
+        with second.enc.init_scope():
+            second.enc.fc = L.Linear(3, 4)
+    second.forward = lambda x: second.enc.fc(x)
+    cch = ComputationalCostHook()
+    with cch:
+        first(_x(1, 3))
+    with cch:
+        second(_x(1, 3))
+    assert cch.link_report['/enc']['n_params'] == 16 + 10 + 16
+    # the roots: all of _Lists's (its dec too: 2*5 + 5 and 5*3 + 3) and
+    # the Chain's
+    assert cch.link_report['/']['n_params'] == 16 + 10 + 15 + 18 + 16
+
+
+def test_paths_follow_the_tree_as_it_is_in_each_block():
+    model = _Lists()
+    cch = ComputationalCostHook()
+    with cch:
+        model(_x(1, 3))
+    # ChainList numbers the links it keeps again: dec[1] is dec[0] now
+    del model.dec[0]
+    model.enc[1] = L.Linear(4, 5)
+    with cch:
+        model(_x(1, 3))
+    assert list(_link_of(cch).values()) == [
+        '/enc/0', '/enc/1', '/dec/0', '/dec/1', '/enc/0', '/enc/1', '/dec/0']
+
+
+class _Outside(chainer.Chain):
+    """Calls links it does not hold (a plain list), after its own."""
+
+    def __init__(self, links):
+        super(_Outside, self).__init__()
+        with self.init_scope():
+            self.own = chainer.ChainList(*[L.Linear(2, 2) for _ in range(3)])
+        self.links = links
+
+    def forward(self, x):
+        for link in list(self.own) + self.links:
+            x = link(x)
+        return x
+
+
+def test_a_callers_tree_is_walked_at_most_twice_a_block():
+    model = _Outside([L.Linear(2, 2) for _ in range(20)])
+    walks = []
+    real = model.namedlinks
+
+    def namedlinks(skipself=False):
+        walks.append(skipself)
+        return real(skipself)
+    model.namedlinks = namedlinks
+    with ComputationalCostHook() as cch:
+        model(_x(1, 2))
+        model(_x(1, 2))
+    # once for own's links, once again for the first link it does not
+    # hold; the other 19 (and the second call) not at all
+    assert walks == [True, True]
+    assert list(_link_of(cch).values())[3:5] == ['/Linear', '/Linear']
+
+
 class _Inner(chainer.Chain):
 
     def __init__(self):
