@@ -135,7 +135,7 @@ UNCOVERED = 'uncovered type'
 OTHER_DTYPE = 'other dtype'
 OUT_OF_RANGE = 'outside range'
 
-#: The dtype the calibration's probes run in: a call of another floating
+#: The dtype the calibration's probes run in; a call of another floating
 #: dtype is predicted as if it were in this one, and flagged.
 PROBED_DTYPE = 'float32'
 
