@@ -112,6 +112,7 @@ from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.cost_calculators import calculator_for
+from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
@@ -141,24 +142,38 @@ def _calculator(cls):
     return found
 
 
-def _call_flops(function, in_data, fma_1flop=False):
+def _call_flops(function, in_data, fma_1flop=False, apply=None):
     """The FLOPs (a multiply-add as 2, as 1 with ``fma_1flop``) the hook
     records for one call of
-    ``function`` on ``in_data``: the same built-in calculator; 0 where the
-    hook records an ignored call or an error.  Without the output shapes
-    the hook also gives: no calculator's FLOPs need them (GetItem's and
-    ChainerMN's communications are 0 FLOPs; a pooling gradient's output
-    has its forward's input shape, which it reads without them)."""
+    ``function`` on ``in_data``: the same calculator; 0 where the hook
+    records an ignored call or an error.  A calculator that reads the
+    output shapes (a custom one; no built-in one's FLOPs need them) gets
+    them, as from the hook, from the outputs of the ``FunctionNode.apply``
+    running in the frame ``apply`` (None: not known)."""
     if type(function) is _ADAPTER:
         function = function.function
     calc = _calculator(type(function))
     if calc is None:
         return 0
     try:
-        result = calc(function, in_data, fma_1flop=fma_1flop)
+        if calc in skips_out_shapes:
+            result = calc(function, in_data, fma_1flop=fma_1flop)
+        else:
+            result = calc(function, in_data, fma_1flop=fma_1flop,
+                          out_shapes=_out_shapes(apply))
         return int(validate_cost(result, calc, type(function).__name__)[0])
     except Exception:
         return 0
+
+
+def _out_shapes(apply):
+    """The shapes of the outputs of the ``FunctionNode.apply`` running in
+    the frame ``apply`` (its local ``outputs``, made before it calls the
+    hooks' ``forward_postprocess``), or None."""
+    try:
+        return tuple([y.shape for y in apply.f_locals['outputs']])
+    except Exception:  # (not apply's frame: not known)
+        return None
 
 
 #: How a node attribute's type enters a call's key (see _settings): 0
@@ -709,10 +724,12 @@ class _Calls(chainer.FunctionHook):
         call = cls, _inputs(in_data), (
             None if layout[0] is None and not layout[2]
             else _settings(function, layout))
-        flops = _call_flops(function, in_data)
+        # (called from forward_postprocess, called from apply)
+        apply = sys._getframe(2)
+        flops = _call_flops(function, in_data, False, apply)
         self.flops += flops
         if self.flops_1 is not None:
-            flops_1 = _call_flops(function, in_data, True)
+            flops_1 = _call_flops(function, in_data, True, apply)
             self.flops_1 += flops_1
             if self.each_1 is not None:
                 self.each_1.append(flops_1)
@@ -932,9 +949,10 @@ class _Outside(chainer.FunctionHook):
     def forward_postprocess(self, function, in_data):
         """Counts a call made outside the updates."""
         self.seen = True
-        self.flops += _call_flops(function, in_data)
+        apply = sys._getframe(1)
+        self.flops += _call_flops(function, in_data, False, apply)
         if self.flops_1 is not None:
-            self.flops_1 += _call_flops(function, in_data, True)
+            self.flops_1 += _call_flops(function, in_data, True, apply)
 
 
 def _nested_update(real_update, args, kwargs, into, fma_1flop):

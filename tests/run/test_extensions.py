@@ -2829,6 +2829,28 @@ def test_a_calculator_registered_between_trainings(tmp_path, monkeypatch):
     assert [e['cost/flops'] for e in log] == expected
 
 
+def _double_cost_of_output(func, in_data, **kwargs):
+    # FLOPs from the output's shape, which the hook gives
+    elements = numpy.prod(kwargs['out_shapes'][0])
+    return int(elements), 4 * elements, 4 * elements, {}
+
+
+def test_a_calculator_reading_the_output_shapes_in_a_step_with_other_work(
+        tmp_path, monkeypatch):
+    # Steps 3 and 5 double twice: counted call by call, the calculator
+    # given the output shapes as the hook gives them (it raised without
+    # them, and those calls counted 0)
+    monkeypatch.setitem(calculators, _Double, _double_cost_of_output)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([k], numpy.int32)) for k in [1, 1, 2, 1, 2]]
+    log = _train(_Doubling(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Doubling, batches)]
+    # the second doubling: 2*2 elements forward, 2*2 in its backward (a
+    # MulConstant)
+    assert expected[2] - expected[0] >= 4 + 4
+    assert [e['cost/flops'] for e in log] == expected
+
+
 class _FirstPass(chainer.Chain):
     """(x (2, 2), k (1,)) -> the sum of Linear(2, 2)(x); its first call
     doubles that output first: one-off work in the first forward pass,
