@@ -234,17 +234,18 @@ def time_family(type_name):
     """The family of a calibration's fits that predicts the time of calls
     of the function class named ``type_name``: the ``TIME_FAMILY`` its
     built-in calculator's module declares (None for a class without a
-    calculator, or whose module declares none)."""
-    return _time_families().get(type_name)
+    built-in calculator, or whose module declares none), whichever
+    calculator costs it now."""
+    return _time_families.get(type_name)
 
 
-@functools.lru_cache(maxsize=None)
-def _time_families():
-    found = {}
-    for cls, calc in calculators.items():
-        module = sys.modules[calc.__module__]
-        found.setdefault(cls.__name__, getattr(module, 'TIME_FAMILY', None))
-    return found
+#: Class name -> time family, of the built-in calculators (see _discover).
+_time_families = {}
+
+#: The built-in calculators: the hook stores their ``params`` uncopied
+#: (they return fresh dicts); a calculator registered by the user later is
+#: not one of them.
+built_in = set()
 
 
 #: Update rule or optimizer hook class -> calculator (the update phase, see
@@ -622,10 +623,18 @@ def register(target):
                     getattr(calc, '__qualname__', calc)), UserWarning)
             return calc
         for cls in resolve_targets(target):
-            if issubclass(cls, _FUNCTION_TYPES):
-                calculators[cls] = calc
-            else:
-                update_calculators[cls] = calc
+            table = calculators if issubclass(cls, _FUNCTION_TYPES) else \
+                update_calculators
+            replaced = table.get(cls)
+            if built_in and replaced is not None and replaced is not calc:
+                # (after discovery: the user's, for every hook)
+                warnings.warn(
+                    'register: {} replaces {} as the calculator of {} for '
+                    'every hook of this process'.format(
+                        getattr(calc, '__qualname__', calc),
+                        getattr(replaced, '__qualname__', replaced),
+                        cls.__name__), UserWarning, stacklevel=2)
+            table[cls] = calc
         return calc
     return decorator
 
@@ -924,6 +933,11 @@ def _discover():
                 continue
             register(target)(obj)
     skips_out_shapes.update(set(calculators.values()) - _reads_out_shapes)
+    for cls, calc in calculators.items():
+        _time_families.setdefault(cls.__name__, getattr(
+            sys.modules[calc.__module__], 'TIME_FAMILY', None))
+    built_in.update(calculators.values())
+    built_in.update(update_calculators.values())
 
 
 _discover()

@@ -27,6 +27,7 @@ from chainer_computational_cost.core.records import R_SCRATCH
 from chainer_computational_cost.core.records import R_STATE
 from chainer_computational_cost.core.records import Record
 from chainer_computational_cost.core.records import ReportWarning
+from chainer_computational_cost.cost_calculators import built_in
 from chainer_computational_cost.cost_calculators import calculator_for
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
@@ -1086,7 +1087,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         calculator, so that the usual call finds all four in one lookup."""
         calc = self._calculator(cls)
         builtin = calc is not None and calc is calculators.get(cls) and \
-            cls not in self._custom
+            cls not in self._custom and calc in built_in
         found = (calc, builtin, calc in skips_out_shapes, cls.__name__)
         if calc is not None and self._flop_convention is not None:
             found = (with_keywords(calc, {

@@ -6,6 +6,7 @@ import chainer.functions as F
 import numpy as np
 import pytest
 
+from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import cost_calculators as cc
 from chainer_computational_cost.cost_calculators import calculators
 from chainer_computational_cost.cost_calculators import check_signature
@@ -50,6 +51,46 @@ def test_register_by_class_and_dotted_name():
         assert calculators[Dummy] is calc
     finally:
         calculators.pop(Dummy, None)
+
+
+def test_register_tells_when_it_replaces_a_calculator(monkeypatch):
+    relu = chainer.functions.activation.relu.ReLU
+    monkeypatch.setitem(calculators, relu, calculators[relu])
+
+    def mine(func, in_data, **kwargs):
+        return (0, 0, 0, {})
+    with pytest.warns(UserWarning, match=r'^register: test_register_tells_'
+                      r'when_it_replaces_a_calculator.<locals>.mine replaces '
+                      r'calc_elementwise_activation as the calculator of '
+                      r'ReLU for every hook of this process$'):
+        register(relu)(mine)
+    assert calculators[relu] is mine
+    # its time is still predicted as an activation's
+    assert cc.time_family('ReLU') == 'activation'
+
+
+class Twice(chainer.FunctionNode):
+
+    def forward(self, inputs):
+        return inputs[0] * 2,
+
+
+def test_a_calculator_registered_by_the_user_has_its_params_copied():
+    shared = {'calls': 0}
+
+    def counting(func, in_data, **kwargs):
+        shared['calls'] += 1
+        return (0, 0, 0, shared)
+    try:
+        register(Twice)(counting)
+        with ComputationalCostHook(strict=True) as cch:
+            Twice().apply((np.ones(2, np.float32),))
+            Twice().apply((np.ones(2, np.float32),))
+        shared['calls'] = 99
+        assert [r['params']['calls'] for name, r in
+                cch.layer_report.items() if name != 'total'] == [1, 2]
+    finally:
+        calculators.pop(Twice, None)
 
 
 def test_register_skips_missing_names_silently():
