@@ -58,6 +58,17 @@ class Cost(NamedTuple):
     params: dict
 
 
+def _whole(name, value):
+    """``value`` as an int >= 0, for :class:`Elements`."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise TypeError('Elements: {} must be an integer, got {!r}'.format(
+            name, value))
+    if value < 0:
+        raise ValueError('Elements: {} must be >= 0, got {!r}'.format(
+            name, value))
+    return int(value)
+
+
 class Elements(int):
     """An element count that also knows how many bytes those elements take.
 
@@ -70,6 +81,12 @@ class Elements(int):
     """
 
     def __new__(cls, count, nbytes):
+        if type(count) is not int or type(nbytes) is not int or \
+                nbytes < 0:
+            # (NumPy integers, from a shape's product: plain ints here, so
+            # that every report, JSON's too, holds Python numbers)
+            count = _whole('count', count)
+            nbytes = _whole('nbytes', nbytes)
         self = int.__new__(cls, count)
         self.nbytes = nbytes
         return self

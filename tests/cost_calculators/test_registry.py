@@ -1,6 +1,8 @@
 """The calculator registry: signatures, registration, discovery and the
 shared shape helpers."""
 
+import json
+
 import chainer
 import chainer.functions as F
 import numpy as np
@@ -241,6 +243,23 @@ def test_elements_keep_bytes_per_dtype():
     assert type(cc.size_of(ids) + 1) is int
     # a scalar constant is a plain 1
     assert type(cc.size_of(np.float64(2))) is int
+
+
+def test_elements_hold_python_ints_and_refuse_other_counts():
+    w = np.zeros(6, np.float32)
+    # a count from NumPy (a shape's product): 6 elements of 4 bytes, both
+    # plain ints, as JSON writes them
+    n = cc.elements(np.prod(w.shape), w)
+    assert (type(int(n)), int(n), type(n.nbytes), n.nbytes) == (
+        int, 6, int, 24)
+    assert json.dumps([n, n.nbytes]) == '[6, 24]'
+    with pytest.raises(TypeError,
+                       match=r'^Elements: count must be an integer, '
+                       r'got 2\.5$'):
+        cc.elements(2.5, w)
+    with pytest.raises(ValueError,
+                       match=r'^Elements: nbytes must be >= 0, got -24$'):
+        cc.Elements(6, -24)
 
 
 def test_old_module_path_of_the_registry():
