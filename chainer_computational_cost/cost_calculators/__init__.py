@@ -259,7 +259,7 @@ def time_family(type_name):
 #: Class name -> time family, of the built-in calculators (see _discover).
 _time_families = {}
 
-#: The built-in calculators: the hook stores their ``params`` uncopied
+#: The built-in calculators, whose ``params`` the hook stores uncopied
 #: (they return fresh dicts); a calculator registered by the user later is
 #: not one of them.
 built_in = set()

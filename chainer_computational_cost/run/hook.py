@@ -1287,6 +1287,8 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         """Remember which link the node being back-propagated was created
         in: the gradient functions its backward applies belong there."""
         me = id(function)
+        if type(function) is _ADAPTER:
+            self._old_style_not_counted(function)
         link = self._node_links.get(me)
         if link is None:
             # A node made in the backward of another (F.forget's
@@ -1294,6 +1296,20 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
             bw = self._backward_links
             link = bw[-1][1] if bw else '/'
         self._backward_links.append((me, link))
+
+    def _old_style_not_counted(self, node):
+        """Warn once a type that the backward of an old-style Function,
+        which runs no Chainer call, has no record: its FLOPs and memory
+        traffic are not counted (ChainerMN's, whose backward is
+        communication, have the records of its MPI calls)."""
+        cls = type(node.function)
+        key = ('{}.{}'.format(cls.__module__, cls.__name__), 'backward')
+        if key not in self._warned and key not in self._pending and \
+                not cls.__module__.startswith('chainermn.'):
+            self._pending[key] = (
+                'the backward of old-style chainer.Function `{}` runs no '
+                'Chainer call: its FLOPs and memory traffic are not '
+                'counted'.format(key[0]))
 
     def backward_postprocess(self, function, in_data, out_grad):
         """End of one node's backward (and of any whose backward raised

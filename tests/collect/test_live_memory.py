@@ -38,6 +38,10 @@ from helpers import RELU
 from cli_runs import error_of
 from cli_runs import run
 
+# Old-style Functions' backward passes are measured here for their memory;
+# the warning that their FLOPs are not counted is test_hook's.
+pytestmark = pytest.mark.filterwarnings('ignore:the backward of old-style')
+
 
 def lives(hook):
     return [(name, r['live']) for name, r in hook.layer_report.items()

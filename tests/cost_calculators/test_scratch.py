@@ -482,6 +482,7 @@ def test_clipped_relu_and_tanh_gradients(rng):
         check(calls, 'TanhGrad', n * 256 * 4)
 
 
+@pytest.mark.filterwarnings('ignore:the backward of old-style')
 def test_old_style_backward_scratch_reaches_the_peak(rng):
     # The sampler's backward (an old-style Function's: no call of its
     # own) has the run's highest memory: its scratch goes to the

@@ -688,6 +688,7 @@ def swish_mlp():
 # MSVAG divides 0 by 0 at its first update (Chainer's msvag.py, rho * s
 # with s still 0): Chainer's warning, not ours
 @pytest.mark.filterwarnings('ignore:invalid value:RuntimeWarning')
+@pytest.mark.filterwarnings('ignore:the backward of old-style')
 def test_msvag_in_the_step_no_batch_fits_12_mib():
     # the issue: answer 228, the real step 19.36 MB there and 13.7 MB at
     # batch 1
@@ -709,6 +710,8 @@ def test_msvag_in_the_step_no_batch_fits_12_mib():
     (mlp, chainer.optimizers.RMSprop, 26 * MiB, 'momentumsgd'),
 ], ids=['brn-rmsprop-8mib', 'swish-softplus-sgd-16mib',
         'mlp-rmsprop-momentumsgd-26mib'])
+# (batch renormalization's backward, whose FLOPs are not counted, is told)
+@pytest.mark.filterwarnings('ignore:the backward of old-style')
 def test_never_a_batch_whose_real_step_exceeds_the_capacity(
         build, rule, capacity, name):
     model = build()
