@@ -34,6 +34,7 @@ from chainer_computational_cost.analysis import memory
 
 import memory_oracle
 from tracker_interrupts import interrupt_at
+from helpers import OldDouble
 from helpers import RELU
 from cli_runs import error_of
 from cli_runs import run
@@ -742,26 +743,15 @@ def test_state_made_before_the_block_stays_the_users_when_replaced():
     assert [at_exit(k, 0) for k in (1, 2, 3)] == [36, 36, 36]
 
 
-class _Double(chainer.Function):
-    """An old-style Function: its backward's gradient is made outside any
-    call."""
-
-    def forward(self, inputs):
-        return inputs[0] * 2,
-
-    def backward(self, inputs, grad_outputs):
-        return grad_outputs[0] * 2,
-
-
 def test_an_old_style_functions_gradient_is_a_gradient():
     # y = 2x: 2*3*4 = 24 bytes of activations; the loss (4) is dropped
-    # after backward; x's gradient, made by _Double's backward, 24 bytes
+    # after backward; x's gradient, made by OldDouble's backward, 24 bytes
     # of gradients at exit (Sum's broadcast gradient is a view of the
     # user's initial gradient: nothing)
     x = chainer.Variable(numpy.ones((2, 3), numpy.float32))
     with ComputationalCostHook(memory=True) as h:
-        h.add_custom_cost_calculator(_Double, _drops_a_mask_costs)
-        y = _Double()(x)
+        h.add_custom_cost_calculator(OldDouble, _drops_a_mask_costs)
+        y = OldDouble()(x)
         F.sum(y).backward()
     m = h.memory_report
     assert (m['at_exit_activations'], m['at_exit_gradients']) == (24, 24)

@@ -16,6 +16,8 @@ from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost import ReportWarning
 from chainer_computational_cost.cost_calculators import calculators
 
+from helpers import OldDouble
+
 
 class Twice(chainer.FunctionNode):
     """y = 2x; counts how often forward runs."""
@@ -461,28 +463,17 @@ def test_a_failing_forward_propagates_and_leaves_nothing_behind():
     assert list(hook.layer_report) == ['total']
 
 
-class _OldDouble(chainer.Function):
-    """y = 2 x, an old-style Function: its backward runs no Chainer
-    call."""
-
-    def forward(self, inputs):
-        return inputs[0] * 2,
-
-    def backward(self, inputs, grad_outputs):
-        return grad_outputs[0] * 2,
-
-
 def test_an_old_style_backward_not_counted_is_told_once_a_type():
     x = chainer.Variable(np.ones((2, 3), np.float32))
     with pytest.warns(ReportWarning) as caught:
         with ComputationalCostHook() as cch:
             # (the forward of a type without a calculator warns too)
-            y = _OldDouble()(_OldDouble()(x))
+            y = OldDouble()(OldDouble()(x))
             F.sum(y).backward()
     told = [str(w.message) for w in caught
             if 'old-style' in str(w.message)]
     assert told == [
-        'the backward of old-style chainer.Function `test_hook._OldDouble` '
+        'the backward of old-style chainer.Function `helpers.OldDouble` '
         'runs no Chainer call: its FLOPs and memory traffic are not '
         'counted']
     # the backward phase holds Sum's gradient only (BroadcastTo)
@@ -492,5 +483,5 @@ def test_an_old_style_backward_not_counted_is_told_once_a_type():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
         with ComputationalCostHook():
-            _OldDouble()(x)
+            OldDouble()(x)
     assert not [w for w in caught if 'old-style' in str(w.message)]
