@@ -195,7 +195,10 @@ def test_every_calculator_documents_its_class():
             # a family's docstring is filled in per class of its table
             assert cls in cc.resolve_table(family), calc.__name__
             doc = cc.fill_doc(doc, {'name': cls.__name__})
-        assert doc.splitlines()[0].strip() == cls.__name__, calc.__name__
+        lines = doc.strip().splitlines()
+        assert lines and lines[0].strip() == cls.__name__, (
+            '{}: its docstring must start with the line {} (DETAILS.md is '
+            'made from it)'.format(calc.__name__, cls.__name__))
         assert '| FLOPs' in doc and '| mread' in doc and '| mwrite' in doc, (
             calc.__name__)
 
