@@ -630,7 +630,8 @@ def register(target):
     cannot be imported is skipped silently: the calculator is simply
     inactive under this Chainer version.  A function whose
     signature is not ``(func, in_data, **kwargs)`` is not registered and
-    gives a ``UserWarning``.
+    gives a ``UserWarning``; so does, once the built-in calculators are
+    discovered, one that replaces another (the user's, for every hook).
     """
     def decorator(calc):
         if not check_signature(calc):
