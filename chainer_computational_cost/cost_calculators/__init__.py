@@ -627,12 +627,20 @@ def register(target):
     name, or a tuple of those (one calculator for a family); any other
     class (an update rule, an optimizer hook) goes to
     ``update_calculators``.  A name that
-    cannot be imported is skipped silently: the calculator is simply
-    inactive under this Chainer version.  A function whose
-    signature is not ``(func, in_data, **kwargs)`` is not registered and
-    gives a ``UserWarning``; so does, once the built-in calculators are
-    discovered, one that replaces another (the user's, for every hook).
+    cannot be imported is skipped: the calculator is simply inactive under
+    this Chainer version (once the built-in calculators are discovered,
+    with a ``UserWarning``: the user's name, maybe misspelt).  A function
+    whose signature is not ``(func, in_data, **kwargs)`` is not registered
+    and gives a ``UserWarning``; so does, once the built-in calculators
+    are discovered, one that replaces another (the user's, for every
+    hook).  A target that is a function (``@register`` written without
+    its class) is a ``TypeError``.
     """
+    if callable(target) and not isinstance(target, type):
+        raise TypeError(
+            'register takes the function class to cost, as in '
+            '@register(MyFunction), got {!r}'.format(target))
+
     def decorator(calc):
         if not check_signature(calc):
             warnings.warn(
@@ -640,7 +648,16 @@ def register(target):
                 '(func, in_data, **kwargs)'.format(
                     getattr(calc, '__qualname__', calc)), UserWarning)
             return calc
-        for cls in resolve_targets(target):
+        classes = resolve_targets(target)
+        if built_in:
+            names = target if isinstance(target, tuple) else (target,)
+            for name in names:
+                if isinstance(name, str) and resolve_target(name) is None:
+                    warnings.warn(
+                        'register: {!r} does not import (a module path and '
+                        'a class name, dotted): nothing registered for '
+                        'it'.format(name), UserWarning, stacklevel=2)
+        for cls in classes:
             table = calculators if issubclass(cls, _FUNCTION_TYPES) else \
                 update_calculators
             replaced = table.get(cls)

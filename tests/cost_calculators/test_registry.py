@@ -95,12 +95,26 @@ def test_a_calculator_registered_by_the_user_has_its_params_copied():
         calculators.pop(Twice, None)
 
 
-def test_register_skips_missing_names_silently():
+def test_register_skips_missing_names_and_tells_the_user():
+    # (discovery's own names, absent from a Chainer version, are skipped
+    # before the built-in calculators are known: silently)
     before = dict(calculators)
-    register('chainer.functions.nowhere.Missing')(
-        lambda f, x, **kw: (0, 0, 0, {}))
-    register('NoDots')(lambda f, x, **kw: (0, 0, 0, {}))
+    for name in ('chainer.functions.nowhere.Missing', 'NoDots'):
+        with pytest.warns(UserWarning, match="^register: '{}' does not "
+                          r'import \(a module path and a class name, '
+                          r'dotted\): nothing registered for it$'.format(
+                              name)):
+            register(name)(lambda f, x, **kw: (0, 0, 0, {}))
     assert calculators == before
+
+
+def test_register_written_without_its_class_is_refused():
+    def calc(func, in_data, **kwargs):
+        return (0, 0, 0, {})
+    with pytest.raises(TypeError, match=r'^register takes the function '
+                       r'class to cost, as in @register\(MyFunction\), got '
+                       r'<function '):
+        register(calc)
 
 
 def test_register_warns_on_bad_signature():
@@ -226,7 +240,8 @@ def test_a_tuple_annotation_registers_every_class_of_a_family():
     def calc(func, in_data, **kwargs):
         return (0, 0, 0, {})
     try:
-        cc.register((_Base, _Child, 'no.such.Module'))(calc)
+        with pytest.warns(UserWarning, match="'no.such.Module' does not"):
+            cc.register((_Base, _Child, 'no.such.Module'))(calc)
         assert calculators[_Base] is calc and calculators[_Child] is calc
     finally:
         calculators.pop(_Base, None)
