@@ -114,6 +114,7 @@ from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.cost_calculators import calculator_for
 from chainer_computational_cost.cost_calculators import skips_out_shapes
 from chainer_computational_cost.cost_calculators import validate_cost
+from chainer_computational_cost.run.hook import apply_outputs
 from chainer_computational_cost.run.hook import ComputationalCostHook
 
 #: The updaters that run forward and backward outside optimizer.update (and
@@ -168,12 +169,9 @@ def _call_flops(function, in_data, fma_1flop=False, apply=None):
 
 def _out_shapes(apply):
     """The shapes of the outputs of the ``FunctionNode.apply`` running in
-    the frame ``apply`` (its local ``outputs``, made before it calls the
-    hooks' ``forward_postprocess``), or None."""
-    try:
-        return tuple([y.shape for y in apply.f_locals['outputs']])
-    except Exception:  # (not apply's frame: not known)
-        return None
+    the frame ``apply`` (see apply_outputs), or None."""
+    outputs = apply_outputs(apply)
+    return None if outputs is None else tuple([y.shape for y in outputs])
 
 
 #: How a node attribute's type enters a call's key (see _settings): 0

@@ -230,6 +230,16 @@ def _shapes(arrays):
         return tuple([None if a is None else a.shape for a in arrays])
 
 
+def apply_outputs(frame):
+    """The outputs of the ``FunctionNode.apply`` running in ``frame`` (its
+    local ``outputs``, made before it calls the hooks'
+    ``forward_postprocess``): a tuple of arrays, or None when ``frame`` is
+    not apply's."""
+    outputs = (frame.f_locals.get('outputs')
+               if frame.f_code is _APPLY_CODE else None)
+    return outputs if type(outputs) is tuple else None
+
+
 def _observe(caller, in_data):
     """(outputs, shapes, dtype, itemsize, output itemsize) of a call, when
     the hook's inline path cannot: not called by FunctionNode.apply
@@ -237,9 +247,8 @@ def _observe(caller, in_data):
     first input's dtype is None if there is no array; a missing itemsize
     counts 4 bytes (the output's is the input's when outputs are unknown).
     """
-    outputs = (caller.f_locals.get('outputs')
-               if caller.f_code is _APPLY_CODE else None)
-    if type(outputs) is tuple and type(in_data) is tuple:
+    outputs = apply_outputs(caller)
+    if outputs is not None and type(in_data) is tuple:
         shapes = _shapes(in_data + outputs)
     else:
         shapes = _shapes(in_data)
