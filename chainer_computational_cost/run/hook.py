@@ -475,11 +475,8 @@ class _LinkObserver(chainer.LinkHook):
         called."""
         path = parent
         for name in under.split('/')[1:-1]:
-            try:
-                children = link._children
-                link = children[int(name)] if isinstance(children, list) \
-                    else link.__dict__[name]
-            except Exception:  # (a tree that namedlinks walks otherwise)
+            link = _child(link, name)
+            if link is None:  # (a tree that namedlinks walks otherwise)
                 return
             path = path + name if path == '/' else path + '/' + name
             refs = self.between.setdefault(path, {})
@@ -497,16 +494,7 @@ class _LinkObserver(chainer.LinkHook):
         if not isinstance(caller, chainer.Link):
             return None
         name = link.name
-        try:  # the usual case: a child of the caller
-            children = caller._children
-            if isinstance(children, list):  # a ChainList: by position
-                direct = children[int(name)] is link
-            else:
-                direct = name in children and \
-                    caller.__dict__.get(name) is link
-        except Exception:  # (no name, a name that is no position)
-            direct = False
-        if direct:
+        if _child(caller, name) is link:  # the usual case: a child
             return '/' + name
         known = self.trees.get(id(caller))
         if known is None or known[0]() is not caller or (
@@ -647,9 +635,8 @@ class _LinkObserver(chainer.LinkHook):
         for ref in list(self.between[path].values()):
             link = ref()
             if link is not None:
-                self._count(path, link, {
-                    id(p): (p.size, p.array.nbytes) for p in link.params()
-                    if p.array is not None})
+                self._count(path, link,
+                            _param_sizes(link, path, self.param_sizes))
 
     def _count(self, path, link, sizes):
         """``sizes`` (see _param_sizes), the parameters of ``link`` at
@@ -705,6 +692,18 @@ class _LinkObserver(chainer.LinkHook):
         self.trees = {}
         self.between = {}
         return super(_LinkObserver, self).__exit__(*args)
+
+
+def _child(link, name):
+    """The child of ``link`` named ``name`` (a ChainList's by position), as
+    ``namedlinks`` finds it; None when there is none."""
+    try:
+        children = link._children
+        if isinstance(children, list):
+            return children[int(name)]
+        return link.__dict__[name] if name in children else None
+    except Exception:  # (no name, a name that is no position)
+        return None
 
 
 def _param_sizes(link, path, known):
