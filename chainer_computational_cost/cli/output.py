@@ -175,7 +175,7 @@ def render_reports(result, args, plan, ost):
         text = json.dumps(doc, indent=1, allow_nan=False) + '\n'
     else:
         text = '\n'.join(texts)
-    return _encodable(text, ost), notes
+    return rendering.encodable(text, getattr(ost, 'encoding', None)), notes
 
 
 def _time_notes(report, args):
@@ -190,11 +190,6 @@ def _time_notes(report, args):
     if flagged is not None:
         notes.append('note: ' + flagged)
     return notes
-
-
-def _encodable(text, stream):
-    """``text`` as ``stream`` can encode it (see rendering.encodable)."""
-    return rendering.encodable(text, getattr(stream, 'encoding', None))
 
 
 class _Buffer(io.StringIO):

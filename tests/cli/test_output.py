@@ -1,12 +1,9 @@
 """The command line's output (cli/output.py): where the fit's answer goes in
-each mode, the layout of a JSON document, the predicted-time report, the notes
-on stderr, and text for a stream of an unusual encoding. Tiny models
-(tests/cli_models.py), main() in-process."""
+each mode, the layout of a JSON document, the predicted-time report and the
+notes on stderr. Tiny models (tests/cli_models.py), main() in-process."""
 
-import io
 import json
 
-from chainer_computational_cost.cli.output import _encodable
 from cli_runs import error_of
 from cli_runs import run
 
@@ -141,31 +138,6 @@ def test_roofline_note_only_beside_a_table(capsys):
     # the reshape moves no bytes: a blank Intensity and Bound, noted
     assert capsys.readouterr().err.startswith(
         'note: blank cells of the roofline report are not applicable: ')
-
-
-# Streams
-
-class Stream(io.StringIO):
-    def __init__(self, encoding):
-        super(Stream, self).__init__()
-        self._encoding = encoding
-
-    @property
-    def encoding(self):
-        return self._encoding
-
-
-def test_text_for_streams_of_unusual_encodings():
-    text = 'a\u00a0b \u2264'
-    # an encoding Python does not know, or none: written as it is
-    assert _encodable(text, Stream('no-such-codec')) == text
-    assert _encodable(text, Stream(None)) == text
-    # a sign it cannot encode: escaped, and the link report's indent as
-    # plain spaces
-    assert _encodable(text, Stream('ascii')) == 'a b \\u2264'
-    assert _encodable(text, Stream('latin-1')) == 'a b \\u2264'
-    # utf-8 encodes everything: unchanged
-    assert _encodable(text, Stream('utf-8')) == text
 
 
 def test_an_anchor_no_fit_reaches_is_one_warning_line(capsys):

@@ -835,3 +835,16 @@ def test_a_scaling_row_beyond_a_float_is_named_by_its_workers():
                        r"t_step \(1e\+307 s\) is beyond a float's range "
                        r"in us"):
         rendering.render(rows, ['workers', 't_step'], 'csv', time_unit='us')
+
+
+def test_text_for_streams_of_unusual_encodings():
+    text = 'a\u00a0b \u2264'
+    # an encoding Python does not know, or none: written as it is
+    assert rendering.encodable(text, 'no-such-codec') == text
+    assert rendering.encodable(text, None) == text
+    # a sign it cannot encode: escaped, and the link report's indent as
+    # plain spaces
+    assert rendering.encodable(text, 'ascii') == 'a b \\u2264'
+    assert rendering.encodable(text, 'latin-1') == 'a b \\u2264'
+    # utf-8 encodes everything: unchanged
+    assert rendering.encodable(text, 'utf-8') == text
