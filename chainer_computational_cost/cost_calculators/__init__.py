@@ -648,15 +648,16 @@ def register(target):
                 '(func, in_data, **kwargs)'.format(
                     getattr(calc, '__qualname__', calc)), UserWarning)
             return calc
-        classes = resolve_targets(target)
-        if built_in:
-            names = target if isinstance(target, tuple) else (target,)
-            for name in names:
-                if isinstance(name, str) and resolve_target(name) is None:
-                    warnings.warn(
-                        'register: {!r} does not import (a module path and '
-                        'a class name, dotted): nothing registered for '
-                        'it'.format(name), UserWarning, stacklevel=2)
+        classes = []
+        for name in target if isinstance(target, tuple) else (target,):
+            cls = resolve_target(name)
+            if cls is not None:
+                classes.append(cls)
+            elif built_in:  # (the user's name, maybe misspelt)
+                warnings.warn(
+                    'register: {!r} does not import (a module path and a '
+                    'class name, dotted): nothing registered for it'.format(
+                        name), UserWarning, stacklevel=2)
         for cls in classes:
             table = calculators if issubclass(cls, _FUNCTION_TYPES) else \
                 update_calculators
