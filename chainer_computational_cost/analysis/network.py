@@ -175,8 +175,8 @@ def check_workers(workers):
 
 def check_overlaps(overlaps):
     """``overlaps`` (modes of :data:`OVERLAPS` to compare: one str, or an
-    iterable of them) as a list; a one-line ValueError names a mode that
-    is none."""
+    iterable of them, each once) as a list; a one-line ValueError names a
+    mode that is none or is given twice."""
     if isinstance(overlaps, str):
         overlaps = [overlaps]  # one mode, not its characters
     else:
@@ -189,7 +189,12 @@ def check_overlaps(overlaps):
     if not overlaps:
         raise ValueError('overlaps must name one mode or more of {}, got '
                          '[]'.format(', '.join(map(repr, OVERLAPS))))
-    return [checks.one_of('overlaps', mode, OVERLAPS) for mode in overlaps]
+    modes = [checks.one_of('overlaps', mode, OVERLAPS) for mode in overlaps]
+    twice = [m for k, m in enumerate(modes) if m in modes[:k]]
+    if twice:  # (a curve is drawn once)
+        raise ValueError('overlaps names {!r} more than once: one curve per '
+                         'mode'.format(twice[0]))
+    return modes
 
 
 def check_batch_size(batch_size):
@@ -397,6 +402,10 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
                                         gpus_per_node)
     if node_network is not None:
         node_network = resolve_network(node_network, said('node_network'))
+        if gpus_per_node == 1:  # (no all-reduce inside a node of one)
+            raise ValueError('{} goes with {} > 1, not {}'.format(
+                said('node_network'), said('gpus_per_node'),
+                said.setting('gpus_per_node', 1)))
     jitter_given = jitter is not None
     if jitter is None:
         jitter = DEFAULT_JITTER if model == 'sourced' else 0.0
@@ -427,8 +436,8 @@ def check_scaling_options(step_time=None, overlap='none', bucket_bytes=None,
 def check_measured(measured, with_step_time=False, said=None):
     """``measured`` as a dict {workers: seconds} or None: one or two worker
     counts > 1 (one with ``step_time``) to the seconds of a step measured
-    on them (one-line ValueError otherwise; ``said``, see
-    check_scaling_options' ``names``)."""
+    on them; else a one-line error, ArgumentTypeError for a value of the
+    wrong type (``said``, see check_scaling_options' ``names``)."""
     if measured is None:
         return None
     said = said or _Said(None)
@@ -442,11 +451,18 @@ def check_measured(measured, with_step_time=False, said=None):
                     '{8: 0.31}' if python else '8=0.31',
                     ' (with {}, the step of one worker, one)'.format(
                         said('step_time')) if most == 1 else ''))
-    if not isinstance(measured, dict) or not 1 <= len(measured) <= most:
-        raise ValueError('{}, got {!r}'.format(what, measured))
+    if not isinstance(measured, dict):
+        raise checks.ArgumentTypeError('{}, got {!r}'.format(what, measured))
+    if not 1 <= len(measured) <= most:
+        raise ValueError('{}, got {}'.format(what, repr(measured) if python
+                                             else ','.join(
+            '{}={!r}'.format(*step) for step in measured.items())))
     out = {}
     for n, seconds in measured.items():
-        if not checks.is_int(n) or n <= 1:
+        if not checks.is_int(n):
+            raise checks.ArgumentTypeError('{}, got {!r} workers'.format(
+                what, n))
+        if n <= 1:
             raise ValueError('{}, got {!r} workers (one worker is '
                              '{})'.format(what, n, said('step_time')))
         out[int(n)] = checks.positive(
@@ -667,7 +683,8 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     * ``measured``: ``{N: seconds}``, steps measured on one or two worker
       counts > 1; the report is then fitted to them and predicts every N
       from there.  Without ``step_time``, the smallest count fixes the
-      compute (``t_compute`` scaled so its step lasts what was measured).
+      compute (``t_compute`` scaled so its step lasts what was measured,
+      split over the calls as ``step_time`` splits it).
       The other count (or, with ``step_time``, the only one) fixes one
       more term: inside one node (``N <= gpus_per_node``) ``jitter``
       (from 0 to 2), across nodes the bus bandwidth between nodes (a
@@ -711,7 +728,9 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
         ('measured', measured), ('cycle_time', cycle_time),
         ('bucket_bytes', bucket_bytes)])
     grad_bytes = gradient_bytes(layers, grad_bytes, param_bytes, n_params)
-    step = phase_times(local, roofline_rows, opts['step_time'])
+    # (anchored on a measured step: split as step_time splits it)
+    step = phase_times(local, roofline_rows, opts['step_time'],
+                       timed=opts['measured'] is not None)
     grads = _gradients([x for x in local if x.get('phase') == 'backward'],
                        [t for t, p in zip(step.times, step.phases)
                         if p == 'backward'],
@@ -731,13 +750,21 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
             report[n] = row = plan.row(n, fit)
             bad = [k for k, v in row.items()
                    if isinstance(v, float) and not math.isfinite(v)]
+            if not bad and row['t_compute'] > 0:
+                # t_step over t_compute beyond a float: 0, as a step
+                # that takes no time would be
+                bad = [k for k in ('efficiency', 'efficiency_overlap')
+                       if not row[k] > 0]
             if bad:
                 raise OverflowError(bad[0], row[bad[0]], n)
     except OverflowError as e:
         # the batch grows samples_per_s only (or an int Python overflowed)
         known = len(e.args) == 3 and e.args[0] != 'samples_per_s'
-        # a worker count beyond a float's range overflows any figure
-        huge = [n for n in workers if n > sys.float_info.max]
+        # a worker count whose ring factor 2(N-1) is beyond a float's
+        # range overflows any figure
+        huge = [n for n in workers if 2 * n > sys.float_info.max]
+        if known and e.args[0].startswith('efficiency'):
+            huge = [e.args[2]]  # (a ratio of times beyond a float)
         raise ValueError(_overflow(e.args, dict(
             given, batch_size=None if known or huge else batch_size,
             workers=huge[0] if huge else None), [
@@ -760,7 +787,8 @@ def _overflow(where, given, networks=()):
                 k, v.name, _shown(v.bandwidth), _shown(v.latency))
             for k, v in networks if v is not None)
         remedy = "check the network's figures"
-    at = '{} is {} at N={}: '.format(*where) if len(where) == 3 else ''
+    at = '{} is {} at N={}: '.format(where[0], where[1], _shown(where[2])) \
+        if len(where) == 3 else ''
     return ('the scaling report overflows a float ({}{} give figures '
             'beyond its range); {}'.format(at, named or 'the arguments',
                                            remedy))
@@ -1005,15 +1033,18 @@ class PhaseTimes(typing.NamedTuple):
     compute: float
 
 
-def phase_times(local, roofline_rows, step_time=None):
+def phase_times(local, roofline_rows, step_time=None, timed=False):
     """The :class:`PhaseTimes` of the calls ``local``: their roofline
     times, or ``step_time`` spread over them in proportion to their
-    measured times (when every call has one) or their roofline times."""
+    measured times (when every call has one) or their roofline times;
+    with ``timed``, their measured times (when every call has one) even
+    without ``step_time``: a step to scale to a measured one."""
     times = [roofline_rows[x['name']]['t_roofline'] for x in local]
-    if step_time is not None:
+    if step_time is not None or timed:
         measured = [roofline_rows[x['name']].get('time') for x in local]
         if all(t is not None for t in measured) and sum(measured) > 0:
             times = measured
+    if step_time is not None:
         scale = step_time / sum(times) if sum(times) else 0.0
         times = [t * scale for t in times]
     phases = [x.get('phase') for x in local]

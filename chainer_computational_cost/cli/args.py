@@ -775,11 +775,18 @@ def parse_measured(text):
     for part in text.split(','):
         n, _, seconds = part.partition('=')
         try:
-            pairs.append((int(n), float(seconds)))
+            n = int(n)
+            float(seconds)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 'must be N=SECONDS, a step measured on N workers, e.g. '
                 '8=0.31 (two: 8=0.31,16=0.35); got {!r}'.format(text))
+        try:  # (a float that is not the number typed: as --step-time)
+            pairs.append((n, typed(
+                float, 'a finite number > 0 (seconds)')(seconds)))
+        except argparse.ArgumentTypeError as e:
+            raise argparse.ArgumentTypeError(
+                'the step measured on {} workers {}'.format(n, e))
     return pairs
 
 

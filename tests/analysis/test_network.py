@@ -9,6 +9,7 @@ whose ``x * n * phi(x) * h`` is about 1e-20 * n.
 
 import json
 import pickle
+import re
 
 import chainer
 import chainer.functions as F
@@ -648,11 +649,78 @@ def test_new_arguments_at_their_defaults_change_nothing():
     # named "network", which --network also is
     ({'node_network': 'ib-xdr'}, "unknown node_network 'ib-xdr'"),
     ({'node_network': 5}, '^node_network must be a preset name'),
+    # no all-reduce inside a node of one worker: it would change nothing
+    ({'node_network': 'nvlink-a100'},
+     '^node_network goes with gpus_per_node > 1, not gpus_per_node=1$'),
+    ({'measured': {8: 1e-3, 16: 2e-3, 32: 3e-3}},
+     r'^measured must be a dict of one or two worker counts > 1 to the '
+     r'seconds of a step measured on them, such as \{8: 0.31\}, got '
+     r'\{8: 0.001, 16: 0.002, 32: 0.003\}$'),
+    ({'measured': {1: 1e-3}}, r'got 1 workers \(one worker is step_time\)$'),
 ])
 def test_new_arguments_are_checked(kwargs, message):
     with pytest.raises(ValueError, match=message):
         mlp_step().scaling_report([1, 8], device='a100', network='ib-edr',
                                   **kwargs, model='bound')
+
+
+@pytest.mark.parametrize('measured, shown', [
+    ({8.0: 1e-3}, '8.0 workers'), ({True: 1e-3}, 'True workers'),
+    ([(8, 1e-3)], '[(8, 0.001)]'), (8, 'got 8')])
+def test_measured_of_the_wrong_type_is_a_type_error(measured, shown):
+    with pytest.raises(TypeError, match=r'^measured must be a dict of one '
+                       r'or two worker counts > 1 .*' + re.escape(shown)):
+        mlp_step().scaling_report([1, 8], device='a100', network='ib-edr',
+                                  measured=measured)
+
+
+def test_a_step_anchored_on_a_measured_one_splits_as_step_time_does():
+    # A hook that timed its calls: step_time spreads a step over the calls
+    # by their measured times; a step measured at N=8 scales the same
+    # split, so anchoring on the step step_time gives at 8 gives back
+    # step_time's rows.
+    # Three links, a bucket each: how much of the all-reduce the backward
+    # hides depends on the split.
+    model = chainer.Sequential(L.Linear(64, 128), F.relu,
+                               L.Linear(128, 128), F.relu, L.Linear(128, 10))
+    with ComputationalCostHook(measure_time=True) as cch:
+        F.sum(model(np.ones((32, 64), np.float32))).backward()
+    kwargs = dict(device='a100', network='eth-10g', model='bound',
+                  overlap='ddp', bucket_bytes=1)
+    given = cch.scaling_report([1, 8, 64], step_time=0.01, **kwargs)
+    anchored = cch.scaling_report(
+        [1, 8, 64], measured={8: given[8]['t_step']}, **kwargs)
+    for n in (1, 8, 64):
+        for column in ('t_compute', 't_step', 't_exposed_comm'):
+            assert anchored[n][column] == pytest.approx(
+                given[n][column], rel=1e-9), (n, column)
+
+
+def test_a_worker_count_that_overflows_the_ring_is_named():
+    # 2 * (2**1023 - 1) = 2**1024 - 2 > 1.8e308: the ring's factor is no
+    # float; it is the worker count that grew it, not the batch
+    with pytest.raises(ValueError, match=r'\(workers=an int of 308 digits '
+                       r'give figures beyond its range\)'):
+        mlp_step().scaling_report([1, 2 ** 1023], device='a100',
+                                  network='ib-hdr200', batch_size=2)
+
+
+def test_an_efficiency_below_a_float_s_range_is_an_error():
+    # 10**300 workers: 2 * (10**300 - 1) latencies of 1e-6 s, about
+    # 2e294 s, over a step of 1e-30 s: 2e324, beyond a float, so the
+    # efficiency would be 0.0 for a step that takes time
+    with pytest.raises(ValueError, match=r'\(efficiency is 0\.0 at N=an int '
+                       r'of 301 digits: step_time=1e-30, workers=an int of '
+                       r'301 digits give figures beyond its range\)'):
+        mlp_step().scaling_report([1, 10 ** 300], device='a100',
+                                  network='ib-hdr200', step_time=1e-30)
+
+
+def test_overlaps_name_each_mode_once():
+    assert network.check_overlaps(('ddp', 'none')) == ['ddp', 'none']
+    with pytest.raises(ValueError, match=r"^overlaps names 'ddp' more than "
+                       r"once: one curve per mode$"):
+        network.check_overlaps(['ddp', 'none', 'ddp'])
 
 
 def test_report_splits_gradients_over_links():
@@ -701,6 +769,18 @@ def test_cli_scaling_options(capsys):
     # named "network", which --network also is
     (['--workers', '1,8', '--network', 'ib-edr', '--node-network', 'x'],
      "error: unknown --node-network 'x'; the presets are"),
+    (['--workers', '1,8', '--network', 'ib-edr', '--node-network',
+      'nvlink-a100'], 'error: --node-network goes with --gpus-per-node > 1, '
+     'not --gpus-per-node 1\n'),
+    # a float that is not the number typed, as --step-time says it
+    (['--workers', '1,8', '--network', 'ib-edr', '--measured', '8=1e-400'],
+     "error: argument --measured: the step measured on 8 workers must be a "
+     "finite number > 0 (seconds), got '1e-400' (0.0 as a float)"),
+    (['--workers', '1,8', '--network', 'ib-edr', '--step-time', '0.001',
+      '--measured', '8=0.002', '--measured', '16=0.003'],
+     'error: --measured must be one worker count > 1 to the seconds of a '
+     'step measured on them, such as 8=0.31 (with --step-time, the step of '
+     'one worker, one), got 8=0.002,16=0.003\n'),
 ])
 def test_cli_scaling_option_errors(capsys, extra, message):
     status, out, err = _cli(['mpi.mn_models:build_mlp', '--shape', '2,3',
