@@ -491,13 +491,19 @@ class CostReport(object):
         ``bucket_bytes``, ``gpus_per_node``, ``node_network``,
         ``jitter``, ``model``, ``cycle_time``, ``measured``,
         ``accumulation``)."""
-        columns = check_columns(columns, net.SCALING_COLUMNS,
-                                net.SCALING_COLUMNS)
-        rows = self.scaling_report(workers, device, network, peak_flops,
-                                   bandwidth, batch_size, grad_bytes,
-                                   **options)
-        self._show(ost, lambda: list(rows.values()), columns, mode, unit,
-                   n_digits, time_unit, 'Workers')
+        known = self._scaling_columns()
+        columns = check_columns(columns, known, known)
+
+        def rows():  # once every argument of the output is checked
+            return list(self.scaling_report(
+                workers, device, network, peak_flops, bandwidth, batch_size,
+                grad_bytes, **options).values())
+        self._show(ost, rows, columns, mode, unit, n_digits, time_unit,
+                   'Workers')
+
+    def _scaling_columns(self):
+        """The columns of a scaling report's rows."""
+        return net.SCALING_COLUMNS
 
     def plot_scaling(self, path, workers, device=None, network=None,
                      peak_flops=None, bandwidth=None, batch_size=None,
@@ -520,7 +526,7 @@ class CostReport(object):
         else:
             options.pop('overlap', None)
             overlaps = net.check_overlaps(overlaps)
-        workers = net.check_workers(workers)
+        workers = plots.check_axis_workers(net.check_workers(workers))
         # an option no mode plotted takes is a mistake, as in
         # scaling_report (each curve drops what its mode does not take)
         for key, takers in net.MODE_OPTIONS.items():

@@ -339,3 +339,6 @@ class GatheredReport(report.CostReport):
         for row in rows.values():
             row['rank'] = r
         return rows
+
+    def _scaling_columns(self):
+        return net.SCALING_COLUMNS + ('rank',)

@@ -494,10 +494,26 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     return fig
 
 
+#: The largest worker count or efficiency a scaling plot places: the
+#: margins of a logarithmic axis reaching much further overflow a float.
+AXIS_MAX = 10 ** 200
+
 #: What ``published`` of :func:`plot_scaling` allows, in words.
 PUBLISHED = ('None or a list of (workers, efficiency[, label]) points: '
-             'workers an int >= 1, efficiency a finite number > 0, label a '
-             'str or None')
+             'workers an int from 1 to 1e200, efficiency a finite number '
+             '> 0 up to 1e200, label a str or None')
+
+
+def check_axis_workers(workers):
+    """``workers`` (checked worker counts) if a scaling plot can place
+    them: each at most :data:`AXIS_MAX`; a one-line ValueError
+    otherwise."""
+    huge = [n for n in workers if n > AXIS_MAX]
+    if huge:
+        raise ValueError('workers of a scaling plot must be at most 1e200 '
+                         '(a logarithmic axis of more overflows a float), '
+                         'got an int of {} digits'.format(len(str(huge[0]))))
+    return workers
 
 
 def check_published(published):
@@ -515,8 +531,17 @@ def check_published(published):
             raise error('published points must be (workers, efficiency'
                         '[, label]), got {!r}'.format(p))
         name = 'published[{}]'.format(i)
-        n = checks.positive_int(name + ' workers', p[0])
-        eff = checks.positive(name + ' efficiency', p[1])
+        n = checks.positive_int(name + ' workers', p[0],
+                                'an int from 1 to 1e200')
+        if n > AXIS_MAX:
+            raise ValueError('{} workers must be an int from 1 to 1e200, '
+                             'got an int of {} digits'.format(
+                                 name, len(str(n))))
+        eff = checks.positive(name + ' efficiency', p[1],
+                              'a finite number > 0 up to 1e200')
+        if eff > AXIS_MAX:
+            raise ValueError('{} efficiency must be a finite number > 0 up '
+                             'to 1e200, got {!r}'.format(name, p[1]))
         label = checks.instance(name + ' label', p[2], (str, type(None)),
                                 'a str or None') if len(p) > 2 else None
         points.append((n, eff, label))

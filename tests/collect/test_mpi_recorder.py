@@ -10,6 +10,7 @@ ChainerMN support as a user reads it: which call a communication record
 names, and what a gathered report adds up (worked by hand).
 """
 
+import io
 import sys
 
 import chainer
@@ -300,6 +301,14 @@ def test_gathered_scaling_report_reads_the_slowest_rank():
     assert rows[8]['comm_bytes'] == 104
     assert rows[8]['samples_per_s'] == pytest.approx(
         8 * 6 / rows[8]['t_step'], rel=1e-12)
+    # the shown report says which rank too, by default and when asked
+    out = io.StringIO()
+    g.show_scaling_report([1, 8], ost=out, device='a100',
+                          network='ib-hdr200', columns=['workers', 'rank'])
+    assert out.getvalue().splitlines() == ['Workers,Rank', '1,1', '8,1']
+    out = io.StringIO()
+    g.show_scaling_report([1], ost=out, device='a100', network='ib-hdr200')
+    assert out.getvalue().splitlines()[0].endswith(',Anchored,Rank')
 
 
 def test_comm_bytes_summed_in_every_report():

@@ -623,7 +623,32 @@ def test_a_scaling_plot_checks_its_published_points_before_any_report(
                                  bandwidth=8e9, network='eth-50g',
                                  published=[(2, -0.5)])
     assert str(e.value) == ('published[0] efficiency must be a finite '
-                            'number > 0, got -0.5')
+                            'number > 0 up to 1e200, got -0.5')
+    # and its worker counts, which a logarithmic axis places
+    with pytest.raises(ValueError) as e:
+        _snapshot().plot_scaling('s.png', [1, 10 ** 201], peak_flops=4e9,
+                                 bandwidth=8e9, network='eth-50g')
+    assert str(e.value) == ('workers of a scaling plot must be at most 1e200 '
+                            '(a logarithmic axis of more overflows a float), '
+                            'got an int of 202 digits')
+
+
+def test_a_scaling_report_checks_how_it_is_shown_before_computing_it(
+        monkeypatch):
+    from chainer_computational_cost.report import cost_report
+
+    def no_report(*args, **kwargs):
+        raise AssertionError('a report computed before the check')
+    monkeypatch.setattr(cost_report.net, 'scaling_report', no_report)
+    snap = _snapshot()
+    for bad, error in ((dict(mode='bogus'), ValueError),
+                       (dict(n_digits=-1), ValueError),
+                       (dict(time_unit='h'), ValueError),
+                       (dict(ost=io.BytesIO()), TypeError)):
+        with pytest.raises(error):
+            snap.show_scaling_report(iter([1, 2]), **dict(
+                dict(ost=io.StringIO(), peak_flops=4e9, bandwidth=8e9,
+                     network='eth-50g'), **bad))
 
 
 def test_a_scaling_plot_gives_the_bucket_size_to_the_bucketed_modes(

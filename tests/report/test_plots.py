@@ -838,25 +838,31 @@ def test_scaling_checks_its_arguments(tmp_path):
     # each was drawn: a point below the axis, none at all (NaN), one at 0
     # workers on a log axis, strings and True taken as numbers
     ([(8, -1.0)], ValueError, 'published[0] efficiency must be a finite '
-     'number > 0, got -1.0'),
+     'number > 0 up to 1e200, got -1.0'),
     ([(8, 0.9), (16, float('nan'))], ValueError, 'published[1] efficiency '
-     'must be a finite number > 0, got nan'),
+     'must be a finite number > 0 up to 1e200, got nan'),
     ([(8, 0)], ValueError, 'published[0] efficiency must be a finite '
-     'number > 0, got 0'),
-    ([(0, 0.9)], ValueError, 'published[0] workers must be an int >= 1, '
-     'got 0'),
-    ([('8', 0.9)], TypeError, "published[0] workers must be an int >= 1, "
-     "got '8'"),
-    ([(True, 0.9)], TypeError, 'published[0] workers must be an int >= 1, '
-     'got True'),
+     'number > 0 up to 1e200, got 0'),
+    ([(0, 0.9)], ValueError, 'published[0] workers must be an int from 1 '
+     'to 1e200, got 0'),
+    ([('8', 0.9)], TypeError, "published[0] workers must be an int from 1 "
+     "to 1e200, got '8'"),
+    ([(True, 0.9)], TypeError, 'published[0] workers must be an int from 1 '
+     'to 1e200, got True'),
     ([(8, '0.9')], TypeError, 'published[0] efficiency must be a finite '
-     "number > 0, got '0.9'"),
+     "number > 0 up to 1e200, got '0.9'"),
+    # beyond what a logarithmic axis places without overflowing a float
+    ([(10 ** 201, 0.9)], ValueError, 'published[0] workers must be an int '
+     'from 1 to 1e200, got an int of 202 digits'),
+    ([(8, 1e201)], ValueError, 'published[0] efficiency must be a finite '
+     'number > 0 up to 1e200, got 1e+201'),
     ([(8, 0.9, 3)], TypeError, 'published[0] label must be a str or None, '
      'got 3'),
     # a bare TypeError, 'int' object is not iterable
     (5, TypeError, 'published must be None or a list of (workers, '
-     'efficiency[, label]) points: workers an int >= 1, efficiency a finite '
-     'number > 0, label a str or None, got 5'),
+     'efficiency[, label]) points: workers an int from 1 to 1e200, '
+     'efficiency a finite number > 0 up to 1e200, label a str or None, got '
+     '5'),
 ])
 def test_published_points_are_checked_naming_published(
         tmp_path, published, error, message):
