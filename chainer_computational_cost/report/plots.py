@@ -494,8 +494,8 @@ def plot_memory(series, figures, path, title=None, dpi=100):
     return fig
 
 
-#: The largest worker count or efficiency a scaling plot places: the
-#: margins of a logarithmic axis reaching much further overflow a float.
+#: The largest worker count or efficiency a scaling plot places (the
+#: margins of a logarithmic axis reaching much further overflow a float).
 AXIS_MAX = 10 ** 200
 
 #: What ``published`` of :func:`plot_scaling` allows, in words.
