@@ -11,6 +11,7 @@ from chainer_computational_cost.cli import main as cli_main
 from chainer_computational_cost.cli.main import main
 from cli_runs import error_of
 from cli_runs import run
+from cli_runs import write_module
 
 RAISING = 'cli_models:build_raising'
 
@@ -709,6 +710,16 @@ def test_a_model_later_on_the_line_gets_its_suggestion_too(capsys):
         'package.module:factory')
 
 
+def test_an_unknown_option_is_not_told_an_option_its_command_lacks(
+        tmp_path, monkeypatch, capsys):
+    # --depth means --links for a model's report; calibrate has no --links
+    _never_measured(monkeypatch)
+    assert error_of(capsys, 'calibrate', '--out', str(tmp_path / 'c.json'),
+                    '--depth', '2') == (
+        'error: unrecognized arguments: --depth 2 (see --help)')
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_model_names_are_not_taken_for_commands():
     from chainer_computational_cost.cli.args import COMMANDS
     from chainer_computational_cost.cli.models import check_model_or_command
@@ -1130,3 +1141,34 @@ def test_every_choice_in_any_case():
             args.optimizer) == ('type', 'ddp', 'bound', 'adam')
     assert build_calibrate_parser().parse_args(
         ['--out', 'c.json', '--clock', 'CPU']).clock == 'cpu'
+
+
+# Writing the output
+
+def test_a_report_longer_than_one_write_is_written_whole(tmp_path,
+                                                         monkeypatch):
+    # written in pieces of 8 KiB (8192 characters): this one is nearly 3
+    write_module(tmp_path, 'cli_many_relus',
+                 'import chainer\n'
+                 'import chainer.functions as F\n'
+                 '\n'
+                 '\n'
+                 'class Relus(chainer.Chain):\n'
+                 '    def forward(self, x):\n'
+                 '        for _ in range(2000):\n'
+                 '            x = F.relu(x)\n'
+                 '        return x\n'
+                 '\n'
+                 '\n'
+                 'def build():\n'
+                 '    return Relus()\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, text = run('cli_many_relus:build', '--shape', '2,3', '--mode',
+                       'csv', '--columns', 'name,flops', '--unit', 'raw')
+    assert status == 0
+    # each ReLU on 2*3 elements: 6 FLOPs; 2000 of them: 12000
+    assert text == 'Layer name,FLOPs\n' + ''.join(
+        'ReLU-{},6\n'.format(i) for i in range(1, 2001)) + 'total,12000\n'
+    # the header 17 characters; 'ReLU-1,6\n' 9 for 1-9, one more for each
+    # digit after: 9*9 + 90*10 + 900*11 + 1001*12 = 22893; the total 12
+    assert len(text) == 17 + 22893 + 12 > 2 * 8192

@@ -4,8 +4,10 @@ notes on stderr. Tiny models (tests/cli_models.py), main() in-process."""
 
 import json
 
+from chainer_computational_cost.cli.main import main
 from cli_runs import error_of
 from cli_runs import run
+from cli_runs import write_module
 
 # build_tiny's training step with SGD: the largest batch in 1000 bytes is
 # 14 (69n + 4 <= 1000, see test_main.FIT_1000): activations 24*14 + 4 =
@@ -125,6 +127,49 @@ def test_predicted_times_by_type(tmp_path):
     assert predicted(tmp_path, '--predict-by', 'type') == [
         'Layer type,# Layers,T predicted us,T roofline us,# Flagged',
         'ReLU,1,11.072,0.006,0', 'total,1,11.072,0.006,0']
+
+
+# A stream that cannot encode every character
+
+def test_a_table_escaped_for_an_ascii_stream_keeps_its_columns_aligned(
+        tmp_path, monkeypatch):
+    # a link whose name has an accented e, r\u00e9seau: escaped (\xe9)
+    # before the table is laid out, so that its column is as wide
+    write_module(tmp_path, 'cli_accented',
+                 'import chainer\n'
+                 'import chainer.links as L\n'
+                 '\n'
+                 '\n'
+                 'class Accented(chainer.Chain):\n'
+                 '    def __init__(self):\n'
+                 '        super(Accented, self).__init__()\n'
+                 '        with self.init_scope():\n'
+                 "            setattr(self, 'r\\u00e9seau', L.Linear(3, 2))\n"
+                 '\n'
+                 '    def forward(self, x):\n'
+                 "        return getattr(self, 'r\\u00e9seau')(x)\n"
+                 '\n'
+                 '\n'
+                 'def build():\n'
+                 '    return Accented()\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / 'out.txt'
+    with open(str(path), 'w', encoding='ascii') as f:
+        status = main(['cli_accented:build', '--shape', '1,3', '--unit',
+                       'raw', '--links', '1', '--mode', 'table',
+                       '--columns', 'name,n_params'], ost=f)
+    assert status == 0
+    # Linear(3, 2): W 2*3 + b 2 = 8 parameters
+    assert path.read_text().splitlines() == [
+        '+-------------+----------+',
+        '|    Link     | # Params |',
+        '+=============+==========+',
+        '| /           | 8        |',
+        '+-------------+----------+',
+        '|   r\\xe9seau | 8        |',
+        '+-------------+----------+',
+        '| total       | 8        |',
+        '+-------------+----------+']
 
 
 # Notes on stderr: never inside a JSON document's stream, only with text

@@ -926,6 +926,36 @@ def test_deeper_links_the_block_never_called_keep_their_full_path():
                              '/predictor/enc/l2': 10}
 
 
+class HalveGrads(object):
+    """An optimizer hook of the user's own, called for each parameter (as
+    WeightDecay is): no calculator knows it."""
+
+    name = 'HalveGrads'
+    call_for_each_param = True
+    timing = 'pre'
+
+    def __call__(self, rule, param):
+        param.grad *= 0.5
+
+
+def test_a_users_hook_for_each_parameter_is_ignored_in_each_owner():
+    model = Net()
+    optimizer = Op.SGD().setup(model)
+    optimizer.add_hook(HalveGrads())
+    with pytest.warns(ReportWarning, match='HalveGrads'):
+        with ComputationalCostHook() as cch:
+            _grads(model)
+            optimizer.update()
+    # one record per parameter, in its link, with the parameter and its
+    # gradient: l1's W (4, 3) and b (4,), l2's W (2, 4) and b (2,)
+    assert {k: (r['link'], r['input_shapes'])
+            for k, r in cch.ignored_layers.items()} == {
+        'HalveGrads-1': ('/l1', [(4, 3), (4, 3)]),
+        'HalveGrads-2': ('/l1', [(4,), (4,)]),
+        'HalveGrads-3': ('/l2', [(2, 4), (2, 4)]),
+        'HalveGrads-4': ('/l2', [(2,), (2,)])}
+
+
 def test_a_rules_hook_on_a_float32_master_lands_in_the_owner():
     with chainer.using_config('dtype', np.float16):
         model = L.Classifier(Net())

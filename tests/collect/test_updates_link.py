@@ -9,6 +9,7 @@ element with FMA (``p -= lr * g``), WeightDecay 1 (``g += rate * p``).
 """
 
 import chainer
+import chainer.functions as F
 import chainer.links as L
 from chainer import optimizer_hooks as H
 from chainer import optimizers as Op
@@ -124,3 +125,40 @@ def test_a_shared_link_is_named_where_the_step_called_it():
         _step(model, optimizer)
     assert _update_flops(cch) == {'/predictor/inner/l1': 16,
                                   '/predictor/inner/l2': 10}
+
+
+def test_a_link_held_by_two_children_is_named_under_the_one_called():
+    class Holder(chainer.Chain):
+        def __init__(self, fc):
+            super(Holder, self).__init__()
+            with self.init_scope():
+                self.fc = fc
+
+        def forward(self, x):
+            return self.fc(x)
+
+    class Twins(chainer.Chain):
+        # one Linear(3, 3) in a and in b (a's path comes first in the
+        # tree); the step calls b only
+        def __init__(self):
+            super(Twins, self).__init__()
+            shared = L.Linear(3, 3)
+            with self.init_scope():
+                self.a = Holder(shared)
+                self.b = Holder(shared)
+
+        def forward(self, x):
+            return self.b(x)
+
+    model = Twins()
+    optimizer = Op.SGD().setup(model)
+    with ComputationalCostHook() as cch:
+        model.cleargrads()
+        F.sum(model(X)).backward()
+        optimizer.update()
+    # W 3*3 + b 3 = 12 elements, 1 FLOP each, updated twice (the model's
+    # params() gives them under a and again under b): 2 * 12 = 24, all
+    # where the forward ran
+    assert _update_flops(cch) == {'/b/fc': 24}
+    assert sorted(k for k in cch.link_report if k != 'total') == [
+        '/', '/b', '/b/fc']

@@ -199,6 +199,16 @@ def test_a_binary_stream_or_no_stream_is_refused_as_a_type(tmp_path):
                 checks.text_stream('ost', value, None)
 
 
+def test_an_unbuffered_binary_file_is_refused_as_a_type(tmp_path):
+    # open(path, 'wb', buffering=0) gives a raw FileIO, not a buffered one
+    with open(str(tmp_path / 'b'), 'wb', buffering=0) as raw:
+        with pytest.raises(checks.ArgumentTypeError,
+                           match='^ost must be a writable text stream '
+                           r'\(io.StringIO, sys.stdout, a file opened '
+                           'with "w"\\), got '):
+            checks.text_stream('ost', raw, None)
+
+
 def test_a_closed_or_read_only_stream_is_refused(tmp_path):
     closed = io.StringIO()
     closed.close()

@@ -2785,6 +2785,60 @@ def test_a_setting_given_as_a_numpy_integer(tmp_path, python_after):
     assert [e['cost/flops'] for e in log] == expected
 
 
+class _Floor(chainer.function_node.FunctionNode):
+    """y = max(x, lo), ``lo`` a number or an array of x's shape (a
+    setting of the node); the gradient passed through as it is.  No
+    built-in calculator."""
+
+    def __init__(self, lo):
+        self.lo = lo
+
+    def forward(self, inputs):
+        x, = inputs
+        return numpy.maximum(x, self.lo).astype(x.dtype),
+
+    def backward(self, indexes, grad_outputs):
+        return grad_outputs[0],
+
+
+def _floor_cost(func, in_data, **kwargs):
+    # one comparison per element; the bound read too when it is an array
+    x, = in_data
+    return x.size, x.nbytes + getattr(func.lo, 'nbytes', 0), x.nbytes, {}
+
+
+class _Flooring(chainer.Chain):
+    """(x (2, 2), lo) -> the sum of Linear(2, 2)(x) floored at lo."""
+
+    def __init__(self):
+        super(_Flooring, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(2, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, lo):
+        h, = _Floor(lo).apply((self.lin(x),))
+        return F.sum(h)
+
+
+def test_a_setting_given_as_a_number_then_as_an_array(tmp_path,
+                                                      monkeypatch):
+    # The first two steps floor at 0.0, the next three at a (2, 2) array
+    # of zeros, a new one each step: the node's first setting a float,
+    # then an array (whose shape and dtype are what is compared, never
+    # the array itself)
+    monkeypatch.setitem(calculators, _Floor, _floor_cost)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, lo) for lo in [0.0, 0.0] + [
+        numpy.zeros((2, 2), numpy.float32) for _ in range(3)]]
+    log = _train(_Flooring(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Flooring, batches)]
+    # a multiply-add as 2 (DETAILS.md): LinearFunction 2 rows * 2 out *
+    # (2*2 in - 1) = 12; the floor 4; Sum 4 - 1 = 3; BroadcastTo 0;
+    # LinearGradWeight 2 * 2 * (2*2 rows - 1) = 12; SGDRule 2 * 4 = 8
+    assert expected == [12 + 4 + 3 + 12 + 8] * 5
+    assert [e['cost/flops'] for e in log] == expected
+
+
 class _Double(chainer.function_node.FunctionNode):
     """y = 2 x, a function with no built-in calculator."""
 
@@ -2848,6 +2902,58 @@ def test_a_calculator_reading_the_output_shapes_in_a_step_with_other_work(
     # the second doubling: 2*2 elements forward, 2*2 in its backward (a
     # MulConstant)
     assert expected[2] - expected[0] >= 4 + 4
+    assert [e['cost/flops'] for e in log] == expected
+
+
+class _Split(chainer.function_node.FunctionNode):
+    """x (n, m) -> (2 x, the sum of each row of x (n, 1)): two outputs,
+    with no built-in calculator."""
+
+    def forward(self, inputs):
+        x, = inputs
+        return x * 2, x.sum(axis=1, keepdims=True)
+
+    def backward(self, indexes, grad_outputs):
+        gy, gs = grad_outputs
+        return gy * 2 + F.broadcast_to(gs, gy.shape),
+
+
+class _Splitting(chainer.Chain):
+    """(x (2, 2), k (1,)) -> the sum of Linear(2, 2)(x) put through
+    _Split k[0] times, its two outputs added back each time."""
+
+    def __init__(self):
+        super(_Splitting, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(2, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, k):
+        h = self.lin(x)
+        for _ in range(int(k[0])):
+            y, s = _Split().apply((h,))
+            h = y + s
+        return F.sum(h)
+
+
+def _split_cost_of_outputs(func, in_data, **kwargs):
+    # FLOPs from both outputs' shapes, which the hook gives
+    out, sums = kwargs['out_shapes']
+    elements = int(numpy.prod(out) + numpy.prod(sums))
+    return elements, 4 * elements, 4 * elements, {}
+
+
+def test_a_calculator_reading_the_second_output_s_shape(tmp_path,
+                                                        monkeypatch):
+    # Steps 3 and 5 split twice: other work, counted call by call, the
+    # calculator given the shape of every output as the hook gives them
+    monkeypatch.setitem(calculators, _Split, _split_cost_of_outputs)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([k], numpy.int32)) for k in [1, 1, 2, 1, 2]]
+    log = _train(_Splitting(), batches, CostMonitor(), tmp_path)
+    expected = [f for f, _ in _fresh(_Splitting, batches)]
+    # the second split: 2*2 + 2*1 = 6 elements of its outputs, more in
+    # its addition and backward
+    assert expected[2] - expected[0] >= 6
     assert [e['cost/flops'] for e in log] == expected
 
 

@@ -339,6 +339,54 @@ def test_a_link_between_counts_every_link_it_stands_for():
     assert cch.link_report['/']['n_params'] == 16 + 10 + 15 + 18 + 16
 
 
+def test_links_in_nested_chainlists_are_reached_at_their_position():
+    model = chainer.Chain()
+    with model.init_scope():
+        model.blocks = chainer.ChainList(chainer.ChainList(L.Linear(3, 4)),
+                                         chainer.ChainList(L.Linear(4, 2)))
+    model.forward = lambda x: model.blocks[1][0](model.blocks[0][0](x))
+    cch = _run(model, _x(1, 3))
+    report = cch.link_report
+    assert list(report) == ['/', '/blocks', '/blocks/0', '/blocks/0/0',
+                            '/blocks/1', '/blocks/1/0', 'total']
+    # blocks[0][0]: Linear(3, 4), 4*3 + 4 = 16 parameters; blocks[1][0]:
+    # Linear(4, 2), 2*4 + 2 = 10; each list holds its one link's
+    assert [report[p]['n_params'] for p in report] == [
+        26, 26, 16, 16, 10, 10, 26]
+    assert [report[p]['n_calls'] for p in report if p != 'total'] == [
+        1, 0, 0, 1, 0, 1]
+
+
+def test_a_lazy_link_initialised_between_blocks_counts_once_in_its_list():
+    # one hook, two blocks.  Block 1: a model loops into its ChainList
+    # 'enc' and calls enc[0] and enc[1], not enc[2], a Linear(None, 7)
+    # whose W is not made yet.  Between the blocks enc[2] is called
+    # outside the hook, which makes its W.  Block 2: another model reaches
+    # into its own 'enc', a Chain holding a Linear(3, 4).
+    first = chainer.Chain()
+    with first.init_scope():
+        first.enc = chainer.ChainList(L.Linear(3, 4), L.Linear(4, 2),
+                                      L.Linear(None, 7))
+    first.forward = lambda x: first.enc[1](first.enc[0](x))
+    second = chainer.Chain()
+    with second.init_scope():
+        second.enc = chainer.Chain()
+        with second.enc.init_scope():
+            second.enc.fc = L.Linear(3, 4)
+    second.forward = lambda x: second.enc.fc(x)
+    cch = ComputationalCostHook()
+    with cch:
+        first(_x(1, 3))
+    first.enc[2](_x(1, 3))
+    with cch:
+        second(_x(1, 3))
+    # block 1: enc[0] 4*3 + 4 = 16, enc[1] 2*4 + 2 = 10, enc[2]'s b 7 (its
+    # W, 7*3, made after the block, is not counted); block 2: 4*3 + 4 =
+    # 16; 16 + 10 + 7 + 16 = 49, as for the roots
+    assert cch.link_report['/enc']['n_params'] == 49
+    assert cch.link_report['/']['n_params'] == 49
+
+
 def test_paths_follow_the_tree_as_it_is_in_each_block():
     model = _Lists()
     cch = ComputationalCostHook()
@@ -441,6 +489,26 @@ def test_a_link_held_in_two_places_is_named_where_the_caller_holds_it():
     cch = _run(model, _x(1, 2))
     assert list(_link_of(cch).values()) == [
         '/0/first', '/0/own', '/1/second', '/1/own']
+
+
+def test_a_link_two_children_hold_is_named_under_the_first_of_them():
+    # one Linear(3, 3) held as a.conv and as b.conv (namedlinks gives
+    # /a/conv first), which the model calls through a
+    shared = L.Linear(3, 3)
+    model = chainer.Chain()
+    with model.init_scope():
+        model.a = chainer.Chain()
+        model.b = chainer.Chain()
+        with model.a.init_scope():
+            model.a.conv = shared
+        with model.b.init_scope():
+            model.b.conv = shared
+    model.forward = lambda x: model.a.conv(x)
+    cch = _run(model, _x(2, 3))
+    assert list(_link_of(cch).values()) == ['/a/conv']
+    assert list(cch.link_report) == ['/', '/a', '/a/conv', 'total']
+    # Linear(3, 3) at batch 2: 2*3*3 multiply-adds + 2*3 bias adds = 24
+    assert cch.link_report['/a/conv']['flops'] == 24
 
 
 def test_an_lstm_s_lateral_link_on_its_first_step_counts_its_parameters():
@@ -959,6 +1027,38 @@ def test_blocks_of_one_class_defining_call_are_told_apart():
     # b1: W 4*3 + b 4 = 16; b2: W 2*4 + b 2 = 10
     assert [report[p]['n_params'] for p in report] == [
         26, 16, 16, 10, 10, 26]
+
+
+class _OldLists(chainer.Chain):
+    """_Lists with _OldBlocks (3 -> 4 -> 2, then 2 -> 5 -> 3), which
+    define __call__, in its ChainLists."""
+
+    def __init__(self):
+        super(_OldLists, self).__init__()
+        with self.init_scope():
+            self.enc = chainer.ChainList(_OldBlock(3, 4), _OldBlock(4, 2))
+            self.dec = chainer.ChainList(_OldBlock(2, 5), _OldBlock(5, 3))
+
+    def forward(self, x):
+        for block in self.enc:
+            x = block(x)
+        for block in self.dec:
+            x = block(x)
+        return x
+
+
+def test_blocks_defining_call_in_chainlists_keep_their_place_in_the_tree():
+    cch = _run(_OldLists(), _x(1, 3))
+    report = cch.link_report
+    assert list(report) == [
+        '/', '/enc', '/enc/0', '/enc/0/fc', '/enc/1', '/enc/1/fc', '/dec',
+        '/dec/0', '/dec/0/fc', '/dec/1', '/dec/1/fc', 'total']
+    # Linear(i, o): o*i + o parameters; enc/0 4*3 + 4 = 16, enc/1 2*4 + 2
+    # = 10, dec/0 5*2 + 5 = 15, dec/1 3*5 + 3 = 18
+    assert [report[p]['n_params'] for p in report] == [
+        59, 26, 16, 16, 10, 10, 33, 15, 15, 18, 18, 59]
+    assert [report[p]['n_calls'] for p in report if p != 'total'] == [
+        1, 0, 1, 1, 1, 1, 0, 1, 1, 1, 1]
 
 
 class _Wrapping(chainer.Chain):

@@ -223,6 +223,40 @@ def test_a_check_made_inside_forward_does_not_pass_for_the_outputs():
     assert got == [((1, 4),)]
 
 
+def test_a_hook_called_by_another_hook_does_not_take_its_locals_as_outputs():
+    # a user's FunctionHook that forwards each call to the cost hook (a
+    # hook multiplexer) and has a local named 'outputs' of its own: the
+    # cost hook is not called from apply's frame, so the call's outputs
+    # are unknown, never that local's
+    class Forwarding(chainer.FunctionHook):
+        name = 'Forwarding'
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def forward_preprocess(self, function, in_data):
+            self.inner.forward_preprocess(function, in_data)
+
+        def forward_postprocess(self, function, in_data):
+            outputs = (np.zeros((7, 7), np.float32),)  # its own buffer
+            self.inner.forward_postprocess(function, in_data)
+            return outputs
+
+    inner = ComputationalCostHook()
+    with inner:
+        hooks = chainer.get_function_hooks()
+        saved = hooks.pop(inner.name)  # the forwarder calls it instead
+        try:
+            with Forwarding(inner):
+                F.relu(np.ones((2, 3), np.float32))
+        finally:
+            hooks[inner.name] = saved
+    row, = _layers(inner)
+    assert row['output_shapes'] == []
+    # ReLU on 2*3 = 6 elements: 6 FLOPs, 6*4 = 24 bytes read and written
+    assert (row['flops'], row['mread'], row['mwrite']) == (6, 24, 24)
+
+
 def test_outputs_are_right_while_another_thread_runs_functions():
     import sys
     import threading
