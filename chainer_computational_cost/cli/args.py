@@ -1383,6 +1383,14 @@ def parse_bytes(text):
     return value
 
 
+def _finite(text):
+    """Whether ``text`` is a finite decimal number, however large."""
+    try:
+        return decimal.Decimal(text).is_finite()
+    except decimal.InvalidOperation:
+        return False
+
+
 def parse_fit(text):
     """--fit's value: a device preset with a memory capacity, or a
     whole number of bytes >= 1 (1e5 allowed)."""
@@ -1400,6 +1408,11 @@ def parse_fit(text):
         raise argparse.ArgumentTypeError(
             '{!r} is less than one byte: give a device ({}) or a number of '
             'bytes >= 1'.format(text, devices_named))
+    if value == math.inf and _finite(text):  # (2e308: a number still)
+        raise argparse.ArgumentTypeError(
+            '{!r} is more bytes than a float holds (at most {:.4g}): give a '
+            'device ({}) or fewer bytes'.format(
+                text, sys.float_info.max, devices_named))
     if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(
             '{!r} is neither a device ({}) nor a number of bytes > '
@@ -1415,24 +1428,27 @@ def parse_fit(text):
 
 def parse_margin(text):
     """--margin's value, as fit_batch takes it: 'cuda' (any case), bytes
-    (an integer) or a fraction of the capacity (a decimal in [0, 1)): a
-    decimal from 1 on is neither (fit_batch refuses a float margin of 1 or
-    more, as it would leave nothing or is no fraction)."""
+    (an integer) or a fraction of the capacity (a decimal in [0, 1), read
+    exactly: one that no float holds, as 1e-400, is refused, not taken as
+    another): a decimal from 1 on is neither (fit_batch refuses a float
+    margin of 1 or more, as it would leave nothing or is no fraction)."""
     if text.lower() == 'cuda':
         return 'cuda'
+    allowed = ("must be bytes (an integer >= 0), a fraction of the capacity "
+               "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
+                   text))
     try:
         value = int(text)
     except ValueError:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        value = value if 0 <= value < 1 else math.nan
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(
-            "must be bytes (an integer >= 0), a fraction of the capacity "
-            "(a decimal in [0, 1), e.g. 0.1) or 'cuda'; got {!r}".format(
-                text))
+        exact = decimal.Decimal(text) if _finite(text) else None
+        if exact is None or not 0 <= exact < 1:
+            raise argparse.ArgumentTypeError(allowed)
+        value = float(exact) + 0.0  # (-0.0 is 0.0)
+        if value >= 1 or (value == 0 and exact != 0):
+            raise argparse.ArgumentTypeError('{} ({!r} as a float)'.format(
+                allowed, value))
+    if value < 0:
+        raise argparse.ArgumentTypeError(allowed)
     return value
 
 

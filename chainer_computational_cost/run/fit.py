@@ -514,7 +514,7 @@ def show_fit(fit, ost=None, mode='csv', unit='autoaligned', columns=None,
                             name_title='Memory at batch {}'.format(
                                 fit['batch_size']),
                             encoding=getattr(ost, 'encoding', None))
-    line = sys.stderr if mode == 'json' else ost
+    line = sys.stderr if rendering.check_mode(mode) == 'json' else ost
     # (the call it names, in what the stream can encode)
     line.write(rendering.encodable(answer(fit) + '\n',
                                    getattr(line, 'encoding', None)))

@@ -223,6 +223,28 @@ def test_fit_values_refused(value, capsys):
         '(see --help)'.format(value))
 
 
+def test_fit_beyond_a_float_written_as_a_decimal_says_so(capsys):
+    # 2e308 is a number of bytes, beyond what a float holds (1.798e308),
+    # as a 310-digit integer is: not "neither a device nor a number"
+    assert error_of(capsys, RAISING, '--fit', '2e308') == (
+        "error: argument --fit: '2e308' is more bytes than a float holds (at "
+        'most 1.798e+308): give a device (gtx1080ti, a100, a100-40gb, '
+        'a100-80gb, h100, p100, v100) or fewer bytes (see --help)')
+
+
+@pytest.mark.parametrize('margin, as_float', [
+    ('0.99999999999999999999', '1.0'), ('1e-400', '0.0')])
+def test_a_margin_no_float_holds_is_refused_saying_why(margin, as_float,
+                                                       capsys):
+    # decimals in [0, 1), read exactly: the float they would be is 1 (no
+    # fraction) or 0 (nothing kept), so they are refused, saying so
+    assert error_of(capsys, RAISING, '--margin', margin) == (
+        "error: argument --margin: must be bytes (an integer >= 0), a "
+        "fraction of the capacity (a decimal in [0, 1), e.g. 0.1) or "
+        "'cuda'; got {!r} ({} as a float) (see --help)".format(
+            margin, as_float))
+
+
 def test_fit_of_a_part_of_a_byte_is_refused(capsys):
     # 10000.9 bytes is no number of bytes: not cut to 10000
     assert error_of(capsys, RAISING, '--train', '--fit', '10000.9') == (

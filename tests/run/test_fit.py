@@ -1026,6 +1026,18 @@ def test_a_fit_shown_with_the_bytes_column_only(tmp_path):
         fit.show_fit(f, 3)
 
 
+def test_a_fit_shown_as_json_in_any_case_is_one_document(capsys):
+    # as test_a_fit_shown_with_the_bytes_column_only's fit: the answer
+    # on stderr, whatever the case of the mode, as render takes any
+    f = fit_batch(_relu, capacity=1000, optimizer='sgd', margin=0.25,
+                  check_answer=False)
+    fit.show_fit(f, mode='JSON', unit=None, columns=['bytes'])
+    out, err = capsys.readouterr()
+    assert err == ('largest batch in 1000 bytes with sgd: 46 (peak during '
+                   'ReLU-1; margin 0.25: 250 bytes kept)\n')
+    assert json.loads(out)['rows'][-2:] == [{'bytes': 986}, {'bytes': 1000}]
+
+
 # Every argument of the wrong type is named, as every bad value is
 
 def test_a_run_that_is_neither_callable_nor_a_projection_is_named():
