@@ -1443,7 +1443,15 @@ class _Steps(object):
             if self.fma_1flop:
                 figures = figures._replace(
                     flops_1=_recorded_flops(hook_1))
-            if self.calibration is not None:  # the predicted seconds
+        except Exception as e:  # ours: it must not stop the training
+            figures = None
+            _quiet_warning('CostMonitor: a step could not be costed, '
+                           'its shapes are not costed again: {}: {}'
+                           .format(type(e).__name__, e))
+        if figures is not None and self.calibration is not None:
+            # the predicted seconds: a calibration that cannot predict
+            # the step (times beyond a float) takes nothing else away
+            try:
                 times, backward = _time_rows(hook_1, self.calibration)
                 figures = figures._replace(predicted_time=sum(times))
                 if backward and forward_end:
@@ -1453,11 +1461,13 @@ class _Steps(object):
                              hook_1.records()[:forward_end[0]]
                              if r.params is not None])
                     forward_time = sum(times[:n])
-        except Exception as e:  # ours: it must not stop the training
-            figures = None
-            _quiet_warning('CostMonitor: a step could not be costed, '
-                           'its shapes are not costed again: {}: {}'
-                           .format(type(e).__name__, e))
+            except Exception as e:
+                if 'predict' not in self.warned:
+                    self.warned.add('predict')
+                    _quiet_warning('CostMonitor: cost/predicted_time is not '
+                                   'reported for a step its calibration '
+                                   'cannot predict: {}: {}'.format(
+                                       type(e).__name__, e))
         # The reference of later steps: the forward's calls, the FLOPs
         # of the calls before each, the graph it left.
         flops_before = [0]

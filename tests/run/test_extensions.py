@@ -1785,6 +1785,39 @@ def test_a_step_with_other_work_and_a_calibration_goes_on(tmp_path):
     assert all(e['cost/time'] > 0 for e in log.log)
 
 
+def test_a_calibration_that_cannot_predict_a_step_takes_nothing_else(
+        tmp_path):
+    # overheads of 1e308 s: a step's prediction (three of them) is beyond
+    # a float.  Only cost/predicted_time goes, with one warning; the FLOPs
+    # are a fresh hook's, and the measured cost/time stays.
+    from calibration_fixtures import OVERHEAD
+    c = literal_calibration(overhead=dict.fromkeys(OVERHEAD, 1e308))
+    rng = numpy.random.RandomState(0)
+    data = [(rng.rand(8).astype('f'), numpy.int32(rng.randint(3)))
+            for _ in range(12)]
+    model = L.Classifier(L.Linear(8, 3))
+    optimizer = chainer.optimizers.SGD().setup(model)
+    updater = training.StandardUpdater(
+        chainer.iterators.SerialIterator(data, 4), optimizer)
+    trainer = training.Trainer(updater, (3, 'iteration'), out=str(tmp_path))
+    trainer.extend(CostMonitor(calibration=c))
+    log = extensions.LogReport(trigger=(1, 'iteration'))
+    trainer.extend(log)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always', ReportWarning)
+        trainer.run()
+    said = [str(w.message) for w in caught]
+    assert len(said) == 1 and said[0].startswith(
+        'CostMonitor: cost/predicted_time is not reported for a step its '
+        'calibration cannot predict: ValueError: ')
+    with ComputationalCostHook(fma_1flop=False) as hook:
+        optimizer.update(model, *concat_examples(data[:4]))
+    flops = hook.total_report['flops']
+    assert [e['cost/flops'] for e in log.log] == [flops] * 3
+    assert all(e['cost/time'] > 0 and 'cost/predicted_time' not in e
+               for e in log.log)
+
+
 class _Window(chainer.Chain):
     """(x (1, 1, 32, 32), k (1,)) -> the sum of a max pooling of x times a
     weight, its window k x k (stride 1, padded by k // 2: every window
