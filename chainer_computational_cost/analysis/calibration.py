@@ -444,11 +444,22 @@ def _check_dims(dims):
     return out
 
 
+#: The fastest multiply-adds per second a table holds (see _check_speed).
+_MAX_SPEED = sys.float_info.max / 2
+
+
 def _check_speed(speed, n, path='gemm.speed', depth=3):
     """``speed`` as nested lists, ``n`` a level, of finite numbers > 0
-    (multiply-adds a second: the table takes their logarithm)."""
+    (multiply-adds a second: the table takes their logarithm), up to half
+    a float's range (the peak counts 2 FLOPs a multiply-add)."""
     if not depth:
-        return checks.positive(_field(path), speed)
+        allowed = 'a finite number > 0 up to {:.4g} (multiply-adds per ' \
+            'second, twice that as FLOP/s)'.format(_MAX_SPEED)
+        value = checks.positive(_field(path), speed, allowed)
+        if value > _MAX_SPEED:
+            raise ValueError('{} must be {}, got {!r}'.format(
+                _field(path), allowed, speed))
+        return value
     allowed = 'a list of {} {}'.format(
         n, 'lists' if depth > 1 else 'numbers')
     checks.instance(_field(path), speed, (list, tuple), allowed)

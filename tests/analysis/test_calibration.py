@@ -969,7 +969,13 @@ _FINITE = "' must be a finite number >= 0, got "
      r'\[\[\[1000000000\.0\]\]\]$'),
     (_set('gemm', 'speed', [[[1e9] * 2] * 2, [[1e9, 0]] * 2]),
      _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number > "
-     '0, got 0$'),
+     r'0 up to 8\.988e\+307 \(multiply-adds per second, twice that as '
+     r'FLOP/s\), got 0$'),
+    # twice 1e308 multiply-adds a second, the peak in FLOP/s, is no float
+    (_set('gemm', 'speed', [[[1e9] * 2] * 2, [[1e9, 1e308]] * 2]),
+     _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number > "
+     r'0 up to 8\.988e\+307 \(multiply-adds per second, twice that as '
+     r'FLOP/s\), got 1e\+308$'),
     (_set('gemm', 'dims', []), _FIELD + "gemm.dims' must be a list of ints "
      r'>= 1 in increasing order, one or more, got \[\]$'),
     (_set('gemm', 'dims', [4, 1]), r'got \[4, 1\]$'),
