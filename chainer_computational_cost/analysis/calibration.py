@@ -455,11 +455,7 @@ def _check_speed(speed, n, path='gemm.speed', depth=3):
     if not depth:
         allowed = 'a finite number > 0 up to {:.4g} (multiply-adds per ' \
             'second, twice that as FLOP/s)'.format(_MAX_SPEED)
-        value = checks.positive(_field(path), speed, allowed)
-        if value > _MAX_SPEED:
-            raise ValueError('{} must be {}, got {!r}'.format(
-                _field(path), allowed, speed))
-        return value
+        return checks.positive(_field(path), speed, allowed, _MAX_SPEED)
     allowed = 'a list of {} {}'.format(
         n, 'lists' if depth > 1 else 'numbers')
     checks.instance(_field(path), speed, (list, tuple), allowed)

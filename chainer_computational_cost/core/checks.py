@@ -50,11 +50,12 @@ def integer(name, value, low=1, allowed=None):
     return int(value)
 
 
-def number(name, value, low=0, strict=False, allowed=None):
+def number(name, value, low=0, strict=False, allowed=None, high=None):
     """``value`` as a finite float >= ``low`` (> ``low`` when
-    ``strict``): never NaN nor infinite.  The float kept is the one
-    judged: an exact value (a Fraction, a long double) whose float is 0
-    or infinite is refused as that float would be."""
+    ``strict``; at most ``high``, if given): never NaN nor infinite.  The
+    float kept is the one judged: an exact value (a Fraction, a long
+    double) whose float is 0 or infinite is refused as that float would
+    be."""
     allowed = allowed or 'a finite number {} {:g}'.format(
         '>' if strict else '>=', low)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -74,6 +75,8 @@ def number(name, value, low=0, strict=False, allowed=None):
         # (what fails is the float it would be)
         raise ValueError('{} must be {}, got {!r} ({!r} as a float)'.format(
             name, allowed, value, kept))
+    if high is not None and kept > high:
+        _refuse(ValueError, name, value, allowed)
     return kept
 
 
@@ -109,9 +112,9 @@ def positive_int(name, value, allowed=None):
     return integer(name, value, 1, allowed)
 
 
-def positive(name, value, allowed=None):
-    """``value`` as a finite float > 0."""
-    return number(name, value, 0, True, allowed)
+def positive(name, value, allowed=None, high=None):
+    """``value`` as a finite float > 0 (and at most ``high``, if given)."""
+    return number(name, value, 0, True, allowed, high)
 
 
 def non_negative(name, value, allowed=None):

@@ -538,10 +538,7 @@ def check_published(published):
                              'got an int of {} digits'.format(
                                  name, len(str(n))))
         eff = checks.positive(name + ' efficiency', p[1],
-                              'a finite number > 0 up to 1e200')
-        if eff > AXIS_MAX:
-            raise ValueError('{} efficiency must be a finite number > 0 up '
-                             'to 1e200, got {!r}'.format(name, p[1]))
+                              'a finite number > 0 up to 1e200', AXIS_MAX)
         label = checks.instance(name + ' label', p[2], (str, type(None)),
                                 'a str or None') if len(p) > 2 else None
         points.append((n, eff, label))
