@@ -316,18 +316,25 @@ def test_a_lazy_link_called_after_its_parent_returned_counts_in_it():
     assert cch.total_report['n_params'] == 20
 
 
+def _enc_holding_a_linear():
+    """A Chain whose forward reaches into its 'enc', a Chain holding a
+    Linear(3, 4) as 'fc'."""
+    model = chainer.Chain()
+    with model.init_scope():
+        model.enc = chainer.Chain()
+        with model.enc.init_scope():
+            model.enc.fc = L.Linear(3, 4)
+    model.forward = lambda x: model.enc.fc(x)
+    return model
+
+
 def test_a_link_between_counts_every_link_it_stands_for():
     # one hook, two blocks, two models whose forward reaches into 'enc':
     # _Lists's ChainList of Linear(3, 4) and Linear(4, 2), 12 + 4 and
     # 8 + 2 parameters; then a Chain holding a Linear(3, 4), 12 + 4
     first = _Lists()
     first.forward = lambda x: first.enc[1](first.enc[0](x))
-    second = chainer.Chain()
-    with second.init_scope():
-        second.enc = chainer.Chain()
-        with second.enc.init_scope():
-            second.enc.fc = L.Linear(3, 4)
-    second.forward = lambda x: second.enc.fc(x)
+    second = _enc_holding_a_linear()
     cch = ComputationalCostHook()
     with cch:
         first(_x(1, 3))
@@ -368,12 +375,7 @@ def test_a_lazy_link_initialised_between_blocks_counts_once_in_its_list():
         first.enc = chainer.ChainList(L.Linear(3, 4), L.Linear(4, 2),
                                       L.Linear(None, 7))
     first.forward = lambda x: first.enc[1](first.enc[0](x))
-    second = chainer.Chain()
-    with second.init_scope():
-        second.enc = chainer.Chain()
-        with second.enc.init_scope():
-            second.enc.fc = L.Linear(3, 4)
-    second.forward = lambda x: second.enc.fc(x)
+    second = _enc_holding_a_linear()
     cch = ComputationalCostHook()
     with cch:
         first(_x(1, 3))
