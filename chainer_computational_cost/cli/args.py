@@ -1533,7 +1533,8 @@ def build_calibrate_parser():
     parser.add_argument('--seed', type=typed(
         int, 'an int from 0 to {}'.format(measure.MAX_SEED)),
                         default=None, metavar='N',
-                        help="the probes' random shapes")
+                        help="the probes' random shapes (default: new ones "
+                             "each run)")
     return parser
 
 
