@@ -117,8 +117,8 @@ def memory_report(source):
 
 
 #: The columns of the rendered memory report.
-MEMORY_COLUMNS = ['name', 'bytes', 'activations', 'gradients', 'scratch',
-                  'layer']
+MEMORY_COLUMNS = ('name', 'bytes', 'activations', 'gradients', 'scratch',
+                  'layer')
 
 
 def memory_rows(figures):

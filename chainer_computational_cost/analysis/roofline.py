@@ -33,17 +33,18 @@ import collections
 import collections.abc
 import math
 
-from chainer_computational_cost.core.columns import RooflineColumns
+from chainer_computational_cost.core.columns import ROOFLINE_DEFAULT
+from chainer_computational_cost.core.columns import ROOFLINE_TIMED
 from chainer_computational_cost.core.devices import resolve_device
 
 
 def default_columns(rows):
-    """``RooflineColumns.TIMED`` when a row has a measured time, else
-    ``RooflineColumns.DEFAULT``."""
+    """:data:`~chainer_computational_cost.core.columns.ROOFLINE_TIMED` when
+    a row has a measured time, else ``ROOFLINE_DEFAULT`` (as lists)."""
     rows = rows.values() if isinstance(rows, dict) else rows
     if any(r.get('time') is not None for r in rows):
-        return list(RooflineColumns.TIMED)
-    return list(RooflineColumns.DEFAULT)
+        return list(ROOFLINE_TIMED)
+    return list(ROOFLINE_DEFAULT)
 
 
 def _row(layer, dev):

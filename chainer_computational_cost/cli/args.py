@@ -33,12 +33,13 @@ from chainer_computational_cost.cli.models import MODELS
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.columns import (
-    LAYER_COLUMNS, LINK_COLUMNS, LinkColumns, PHASE_COLUMNS, PhaseColumns,
-    ReportColumns, SUMMARY_COLUMNS, SummaryColumns, TIME_BY,
+    LAYER_COLUMNS, LAYER_DEFAULT, LINK_COLUMNS, LINK_DEFAULT, PHASE_COLUMNS,
+    PHASE_DEFAULT, SUMMARY_COLUMNS, SUMMARY_DEFAULT, TIME_BY,
     TIME_REPORT_COLUMNS)
 from chainer_computational_cost.core.columns import PREFIXES
 from chainer_computational_cost.core.columns import ROOFLINE_COLUMNS
-from chainer_computational_cost.core.columns import RooflineColumns
+from chainer_computational_cost.core.columns import ROOFLINE_DEFAULT
+from chainer_computational_cost.core.columns import ROOFLINE_TIMED
 from chainer_computational_cost.report import plots
 from chainer_computational_cost.report import rendering
 from chainer_computational_cost.run import fit
@@ -103,8 +104,9 @@ def parse_positive(text):
 
 def parse_columns(text, available):
     """The --columns value as a list of names from ``available``; spaces
-    around each name are ignored."""
-    columns = [c.strip() for c in text.split(',')]
+    around each name and case are ignored (every name is lower case), as
+    in the other options' choices."""
+    columns = [c.strip().lower() for c in text.split(',')]
     if not all(columns):
         raise CommandError('--columns {!r} has an empty column name; '
                            'available columns are {}'.format(
@@ -884,17 +886,15 @@ REPORT_OPTIONS = {
 # the report's own) and, when they differ from those plus 'time', its
 # default columns with measured times.
 _KINDS = {
-    'roofline': (ROOFLINE_COLUMNS, RooflineColumns.DEFAULT,
-                 RooflineColumns.TIMED),
+    'roofline': (ROOFLINE_COLUMNS, ROOFLINE_DEFAULT, ROOFLINE_TIMED),
     'scaling': (network.SCALING_COLUMNS, None, None),
     'time': (TIME_REPORT_COLUMNS, None, None),
-    'links': (LINK_COLUMNS, LinkColumns.DEFAULT, None),
-    'phases': (PHASE_COLUMNS, PhaseColumns.DEFAULT, None),
-    'summary': (SUMMARY_COLUMNS, SummaryColumns.DEFAULT,
-                None),
-    'layers': (LAYER_COLUMNS, ReportColumns.DEFAULT, None),
-    'memory': (tuple(memory.MEMORY_COLUMNS), memory.MEMORY_COLUMNS, None),
-    'fit': (tuple(FIT_COLUMNS), FIT_COLUMNS, None),
+    'links': (LINK_COLUMNS, LINK_DEFAULT, None),
+    'phases': (PHASE_COLUMNS, PHASE_DEFAULT, None),
+    'summary': (SUMMARY_COLUMNS, SUMMARY_DEFAULT, None),
+    'layers': (LAYER_COLUMNS, LAYER_DEFAULT, None),
+    'memory': (memory.MEMORY_COLUMNS, memory.MEMORY_COLUMNS, None),
+    'fit': (FIT_COLUMNS, FIT_COLUMNS, None),
 }
 
 #: Reports with a measured time column under --measure-time.

@@ -32,10 +32,25 @@ TIME_COLUMNS = ('time', 't_compute', 't_memory', 't_roofline', 't_serial',
 PHASES = ('forward', 'backward', 'update')
 
 
+# Each report's default columns, as tuples, which nothing can change.
+# The lists of the ``*Columns`` classes are copies of them, so that a list
+# changed in place (``cols = ReportColumns.DEFAULT; cols += [...]``)
+# changes what is passed with it, never a report's default.
+
+#: The layer report's default columns (``ReportColumns.DEFAULT``).
+LAYER_DEFAULT = ('name',) + METRICS
+#: The summary's default columns (``SummaryColumns.DEFAULT``).
+SUMMARY_DEFAULT = ('type', 'n_layers') + METRICS
+#: The link report's default columns (``LinkColumns.DEFAULT``).
+LINK_DEFAULT = ('name', 'n_params', 'n_calls', 'n_layers') + METRICS
+#: The phase report's default columns (``PhaseColumns.DEFAULT``).
+PHASE_DEFAULT = ('name', 'n_layers') + METRICS
+
+
 class ReportColumns(object):
     """Predefined column sets for ``show_report``."""
 
-    DEFAULT = ['name', 'flops', 'mread', 'mwrite', 'mrw']
+    DEFAULT = list(LAYER_DEFAULT)
     DEFAULT_AND_PERCENT = DEFAULT + list(PERCENTS)
     ALL = DEFAULT_AND_PERCENT + ['input_shapes', 'output_shapes', 'params']
 
@@ -43,22 +58,21 @@ class ReportColumns(object):
 class SummaryColumns(object):
     """Predefined column sets for ``show_summary_report``."""
 
-    DEFAULT = ['type', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw']
+    DEFAULT = list(SUMMARY_DEFAULT)
     ALL = DEFAULT + list(PERCENTS)
 
 
 class LinkColumns(object):
     """Predefined column sets for ``show_link_report``."""
 
-    DEFAULT = ['name', 'n_params', 'n_calls', 'n_layers', 'flops', 'mread',
-               'mwrite', 'mrw']
+    DEFAULT = list(LINK_DEFAULT)
     ALL = DEFAULT + list(PERCENTS)
 
 
 class PhaseColumns(object):
     """Predefined column sets for ``show_phase_report``."""
 
-    DEFAULT = ['name', 'n_layers', 'flops', 'mread', 'mwrite', 'mrw']
+    DEFAULT = list(PHASE_DEFAULT)
     ALL = DEFAULT + list(PERCENTS)
 
 
@@ -74,12 +88,16 @@ PHASE_COLUMNS = ('name', 'n_layers') + METRICS + PERCENTS + ('time',
                                                              'comm_bytes')
 
 
+#: The time report's default columns (``TimeColumns.DEFAULT``).
+TIME_DEFAULT = ('name', 'n_layers', 't_predicted', 't_roofline', 'time',
+                'n_flagged')
+
+
 class TimeColumns(object):
     """Predefined column sets for ``show_time_report`` (a calibration's
     predicted times)."""
 
-    DEFAULT = ['name', 'n_layers', 't_predicted', 't_roofline', 'time',
-               'n_flagged']
+    DEFAULT = list(TIME_DEFAULT)
     #: DEFAULT, the time inside the calls and the flag of each call.
     ALL = ['name', 'type', 'phase', 'link', 'family', 'n_layers', 't_call',
            't_predicted', 't_roofline', 'time', 'n_flagged', 'flag']
@@ -107,13 +125,20 @@ SCALED = METRICS + ('peak_flops', 'bandwidth', 'bus_bandwidth',
     MEMORY_BYTES
 
 
+#: The roofline report's default columns (``RooflineColumns.DEFAULT``).
+ROOFLINE_DEFAULT = ('name', 'flops', 'mrw', 'intensity', 'peak_used',
+                    't_compute', 't_memory', 't_roofline', 'bound')
+#: The roofline report's default columns with measured times
+#: (``RooflineColumns.TIMED``).
+ROOFLINE_TIMED = ROOFLINE_DEFAULT + ('time', 'efficiency')
+
+
 class RooflineColumns(object):
     """Predefined column sets for ``show_roofline_report``."""
 
-    DEFAULT = ['name', 'flops', 'mrw', 'intensity', 'peak_used',
-               't_compute', 't_memory', 't_roofline', 'bound']
+    DEFAULT = list(ROOFLINE_DEFAULT)
     #: DEFAULT and the measured time with the efficiency it gives.
-    TIMED = DEFAULT + ['time', 'efficiency']
+    TIMED = list(ROOFLINE_TIMED)
     ALL = ['name', 'type', 'flops', 'mread', 'mwrite', 'mrw', 'intensity',
            'peak_flops', 'peak_used', 'bandwidth', 't_compute', 't_memory',
            't_roofline', 't_serial', 'bound', 'time', 'efficiency']

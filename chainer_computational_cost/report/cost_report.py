@@ -43,17 +43,17 @@ from chainer_computational_cost.analysis.aggregation import total_report
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.columns import LAYER_COLUMNS
+from chainer_computational_cost.core.columns import LAYER_DEFAULT
 from chainer_computational_cost.core.columns import LINK_COLUMNS
-from chainer_computational_cost.core.columns import LinkColumns
+from chainer_computational_cost.core.columns import LINK_DEFAULT
 from chainer_computational_cost.core.columns import PHASE_COLUMNS
-from chainer_computational_cost.core.columns import PhaseColumns
-from chainer_computational_cost.core.columns import ReportColumns
+from chainer_computational_cost.core.columns import PHASE_DEFAULT
 from chainer_computational_cost.core.columns import ROOFLINE_COLUMNS
 from chainer_computational_cost.core.columns import SUMMARY_COLUMNS
-from chainer_computational_cost.core.columns import SummaryColumns
+from chainer_computational_cost.core.columns import SUMMARY_DEFAULT
 from chainer_computational_cost.core.columns import TIME_BY
+from chainer_computational_cost.core.columns import TIME_DEFAULT
 from chainer_computational_cost.core.columns import TIME_REPORT_COLUMNS
-from chainer_computational_cost.core.columns import TimeColumns
 from chainer_computational_cost.core.records import format_stack
 from chainer_computational_cost.core.records import fresh
 from chainer_computational_cost.core.records import FreshDict
@@ -239,8 +239,7 @@ class CostReport(object):
     # Rendering
 
     def show_report(self, ost=None, mode='csv', unit='autoaligned',
-                    columns=ReportColumns.DEFAULT, n_digits=3,
-                    time_unit='ms'):
+                    columns=None, n_digits=3, time_unit='ms'):
         """Write the per-layer report to ``ost``.
 
         Args:
@@ -250,18 +249,20 @@ class CostReport(object):
                 ``'M'``, ``'G'``, ``'T'``, ``'autoaligned'`` (a prefix per
                 column) or ``'auto'`` (a prefix per cell); any case.
             columns (list): names from ``ReportColumns`` or
-                :data:`LAYER_COLUMNS`.
+                :data:`LAYER_COLUMNS`; None (the default) is
+                ``ReportColumns.DEFAULT``, each report's own default in
+                the other ``show_*`` methods.
             n_digits (int): decimals, 0 to 10 (None: 10, but no rounding
                 in json).
             time_unit (str): ``'s'``, ``'ms'`` or ``'us'`` for ``time``.
         """
-        columns = check_columns(columns, LAYER_COLUMNS)
+        columns = check_columns(columns, LAYER_COLUMNS, LAYER_DEFAULT)
         self._show(ost, lambda: list(self._cached('layer').values()),
                    columns, mode, unit, n_digits, time_unit)
 
     def show_summary_report(self, ost=None, mode='csv',
                             unit='autoaligned',
-                            columns=SummaryColumns.DEFAULT, n_digits=3,
+                            columns=None, n_digits=3,
                             by_phase=False, time_unit='ms'):
         """Write the per-type summary to ``ost`` (see :meth:`show_report`).
 
@@ -269,7 +270,7 @@ class CostReport(object):
         first), with a ``phase`` column in front.
         """
         by_phase = checks.flag('by_phase', by_phase)
-        columns = check_columns(columns, SUMMARY_COLUMNS)
+        columns = check_columns(columns, SUMMARY_COLUMNS, SUMMARY_DEFAULT)
         if by_phase and 'phase' not in columns:
             columns = ['phase'] + columns
         key = 'summary_phase' if by_phase else 'summary'
@@ -277,15 +278,15 @@ class CostReport(object):
                    mode, unit, n_digits, time_unit, 'Layer type')
 
     def show_phase_report(self, ost=None, mode='csv', unit='autoaligned',
-                          columns=PhaseColumns.DEFAULT, n_digits=3,
+                          columns=None, n_digits=3,
                           time_unit='ms'):
         """Write the forward / backward / total report to ``ost``."""
-        columns = check_columns(columns, PHASE_COLUMNS)
+        columns = check_columns(columns, PHASE_COLUMNS, PHASE_DEFAULT)
         self._show(ost, lambda: list(self._cached('phase').values()),
                    columns, mode, unit, n_digits, time_unit, 'Phase')
 
     def show_link_report(self, ost=None, mode='csv', unit='autoaligned',
-                         columns=LinkColumns.DEFAULT, n_digits=3,
+                         columns=None, n_digits=3,
                          depth=None, time_unit='ms'):
         """Write the per-link tree to ``ost`` (see :meth:`show_report`).
 
@@ -293,7 +294,7 @@ class CostReport(object):
         (their descendants' costs stay in them); in ``table`` and ``md``
         modes names are indented by depth.
         """
-        columns = check_columns(columns, LINK_COLUMNS)
+        columns = check_columns(columns, LINK_COLUMNS, LINK_DEFAULT)
         depth = check_depth(depth)
         indent = check_mode(mode) in ('table', 'md')
 
@@ -420,7 +421,7 @@ class CostReport(object):
         by, rows = self._time_rows(calibration, by, device, peak_flops,
                                    bandwidth)
         if columns is None:
-            columns = list(TimeColumns.DEFAULT)
+            columns = list(TIME_DEFAULT)
             if by == 'layer':
                 columns = ['name', 'type'] + columns[2:-1] + ['flag']
             if all(r.get('time') is None for r in rows.values()):

@@ -102,7 +102,7 @@ def check_columns(columns, available, default=None):
         columns = default
     allowed = 'a non-empty list of column names from {}'.format(
         list(available))
-    if isinstance(columns, str) or not isinstance(
+    if isinstance(columns, (str, bytes, bytearray)) or not isinstance(
             columns, collections.abc.Sequence):
         raise checks.ArgumentTypeError('columns must be {}, got {!r}'.format(
             allowed, columns))

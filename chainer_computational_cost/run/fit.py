@@ -468,7 +468,7 @@ def _left_out(updates, margin):
 
 
 #: The columns of a rendered fit_batch result.
-FIT_COLUMNS = ['name', 'bytes']
+FIT_COLUMNS = ('name', 'bytes')
 
 
 def fit_rows(fit):

@@ -515,6 +515,14 @@ def test_a_column_named_twice_is_refused(capsys):
         'more than once: each column is shown once')
 
 
+def test_column_names_are_read_in_any_case():
+    # as every other choice of the command line
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--mode', 'csv', '--columns', ' Name,FLOPS ')
+    assert status == 0
+    assert text.splitlines()[0] == 'Layer name,FLOPs'
+
+
 def test_time_column_with_measured_times_is_kept():
     status, text = run('cli_models:build_tiny', '--shape', '2,3', '--mode',
                        'csv', '--measure-time', '--columns', 'name,time')

@@ -766,7 +766,7 @@ def _every_show(snap):
 
 @pytest.mark.parametrize('columns, error', [
     ([], ValueError), ((), ValueError), (0, TypeError), ('', TypeError),
-    ({}, TypeError)])
+    ({}, TypeError), (b'name', TypeError)])
 def test_no_columns_is_refused_by_every_show_method(columns, error):
     # reports.md: the arguments mean the same everywhere; an empty list was
     # 'every column' to the scaling and memory reports alone
@@ -788,9 +788,46 @@ def test_no_columns_is_refused_by_every_show_method(columns, error):
 
 def test_columns_none_is_each_report_s_default():
     snap = _snapshot(memory=True)
+    # the first header line of each, as reports.md's column sets give them
+    heads = {
+        'show_report': 'Layer name,FLOPs,MemRead B,MemWrite B,MemR+W B',
+        'show_summary_report':
+            'Layer type,# Layers,FLOPs,MemRead B,MemWrite B,MemR+W B',
+        'show_phase_report':
+            'Phase,# Layers,FLOPs,MemRead B,MemWrite B,MemR+W B',
+        'show_link_report': 'Link,# Params,# Calls,# Layers,FLOPs,'
+                            'MemRead B,MemWrite B,MemR+W B'}
+    for name, show in _every_show(snap).items():
+        if name in heads:
+            text = _show(show, columns=None, unit=None)
+            assert text.splitlines()[0] == heads[name], name
     text = _show(snap.show_memory_report, columns=None, unit=None)
     assert text.splitlines()[0] == (
         'Memory,Bytes B,Activations B,Gradients B,Scratch B,Layer')
     text = _show(snap.show_scaling_report, [1], network='eth-50g',
                  model='bound', peak_flops=4e9, bandwidth=7e9, columns=None)
     assert text.splitlines()[0].startswith('Workers,')
+
+
+def test_a_column_set_changed_in_place_changes_no_default():
+    from chainer_computational_cost import LinkColumns, PhaseColumns
+    from chainer_computational_cost import ReportColumns, SummaryColumns
+    snap = _snapshot()
+    shows = _every_show(snap)
+    before = {name: _show(shows[name]) for name in (
+        'show_report', 'show_summary_report', 'show_phase_report',
+        'show_link_report')}
+    sets = (ReportColumns, SummaryColumns, PhaseColumns, LinkColumns)
+    saved = [list(cls.DEFAULT) for cls in sets]
+    try:
+        for cls in sets:
+            cols = cls.DEFAULT
+            cols += ['flops%']  # the user's own list, changed in place
+        for name, text in before.items():
+            assert _show(shows[name]) == text, name
+        # what is passed is what is shown
+        assert _show(shows['show_report'], columns=ReportColumns.DEFAULT,
+                     unit=None).splitlines()[0].endswith(',FLOPs (%)')
+    finally:
+        for cls, columns in zip(sets, saved):
+            cls.DEFAULT[:] = columns
