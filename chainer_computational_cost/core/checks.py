@@ -14,6 +14,7 @@ of value (``'an int >= 1 (samples per worker) or None'``).
 This module imports nothing of the package: every module may use it.
 """
 
+import codecs
 import io
 import json
 import math
@@ -152,6 +153,19 @@ def path(name, value, allowed=None):
                     allowed or 'the path of a file (a str or os.PathLike)')
 
 
+def _binary_wrapper(value):
+    """Whether ``value`` wraps a binary file without being one of io's
+    classes: a ``tempfile.NamedTemporaryFile()`` or
+    ``SpooledTemporaryFile()``, whose ``mode`` (``'rb+'``, ``'w+b'``)
+    says so.  A codecs writer takes text whatever its stream's mode."""
+    try:
+        mode = getattr(value, 'mode', None)
+    except Exception:  # (a property that fails: nothing to tell)
+        return False
+    return isinstance(mode, str) and 'b' in mode and not isinstance(
+        value, (codecs.StreamWriter, codecs.StreamReaderWriter))
+
+
 def text_stream(name, value, default):
     """``value`` (``default`` when None) if text can be written to it: an
     object with a ``write`` method that is not a binary stream (a
@@ -160,7 +174,8 @@ def text_stream(name, value, default):
     allowed = 'a writable text stream (io.StringIO, sys.stdout, a file ' \
         'opened with "w")'
     if not callable(getattr(value, 'write', None)) or \
-            isinstance(value, (io.RawIOBase, io.BufferedIOBase)):
+            isinstance(value, (io.RawIOBase, io.BufferedIOBase)) or \
+            _binary_wrapper(value):
         _refuse(ArgumentTypeError, name, value, allowed)
     if getattr(value, 'closed', False) is True:
         _refuse(ValueError, name, value, allowed + ', not closed')

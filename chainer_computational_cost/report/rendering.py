@@ -278,9 +278,16 @@ def _scaled(value, column, prefix, n_digits):
     base = _base(column)
     if prefix is None:  # unit='auto': a prefix per cell
         p = prefix_for(value, base)
-        scaled = value / base ** PREFIXES.index(p) if p else value
+        i = PREFIXES.index(p)
+        scaled = _round(value / base ** i if p else value, n_digits)
+        if abs(scaled) >= base and i + 1 < len(PREFIXES):
+            # rounded up to a whole next prefix: 999,999 to 0 decimals is
+            # 1M, not 1000K
+            i += 1
+            scaled = _round(value / base ** i, n_digits)
+        p = PREFIXES[i]
         suffix = p + ('i' if p and base == 1024 else '')
-        return _round(scaled, n_digits), suffix
+        return scaled, suffix
     if not prefix:
         return _round(value, n_digits), ''
     return _round(value / base ** PREFIXES.index(prefix), n_digits), ''

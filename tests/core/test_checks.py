@@ -1,10 +1,12 @@
 """The shared argument checks (checks.py): what each returns and the one
 line each raises, naming the argument, the value and what is allowed."""
 
+import codecs
 import collections
 import fractions
 import io
 import math
+import tempfile
 
 import numpy
 import pytest
@@ -207,6 +209,26 @@ def test_an_unbuffered_binary_file_is_refused_as_a_type(tmp_path):
                            r'\(io.StringIO, sys.stdout, a file opened '
                            'with "w"\\), got '):
             checks.text_stream('ost', raw, None)
+
+
+def test_a_temporary_file_is_refused_when_binary_only(tmp_path):
+    # tempfile's wrappers are none of io's classes: their mode tells
+    binaries = (tempfile.NamedTemporaryFile(dir=str(tmp_path)),
+                tempfile.SpooledTemporaryFile())
+    for value in binaries:
+        with value:
+            with pytest.raises(checks.ArgumentTypeError,
+                               match='^ost must be a writable text stream'):
+                checks.text_stream('ost', value, None)
+    texts = (tempfile.NamedTemporaryFile('w', dir=str(tmp_path)),
+             tempfile.SpooledTemporaryFile(mode='w+'))
+    for value in texts:
+        with value:
+            assert checks.text_stream('ost', value, None) is value
+    # a codecs writer takes text onto a binary file
+    with open(str(tmp_path / 'c'), 'wb') as binary:
+        writer = codecs.getwriter('utf-8')(binary)
+        assert checks.text_stream('ost', writer, None) is writer
 
 
 def test_a_closed_or_read_only_stream_is_refused(tmp_path):

@@ -322,6 +322,22 @@ def test_auto_gives_each_cell_its_prefix_from_the_columns_base():
         ['1.0K', '1.0Ki', '', '3.0Mi']]
 
 
+def test_auto_moves_a_cell_that_rounds_to_a_whole_next_prefix_up():
+    rows = [{'flops': 999999, 'mread': 1048575},
+            {'flops': 999999999, 'mread': 1023},
+            {'flops': 999499, 'mread': 1048063}]
+    # 999999 / 1000 = 999.999 K, 1000 at 0 decimals: 1 M; 1048575 / 1024
+    # = 1023.999 Ki, 1024 at 0 decimals: 1 Mi; 1023 B has no prefix
+    assert rendering.table_cells(rows, ['flops', 'mread'], unit='auto',
+                                 n_digits=0)[1:] == [
+        ['1M', '1Mi'], ['1G', '1023'],
+        # 999.499 K rounds to 999 K; 1048063 / 1024 = 1023.499 Ki to 1023
+        ['999K', '1023Ki']]
+    # 999999999 / 1e6 = 999.999999 M, 1000.0 at 3 decimals: 1.0 G
+    assert rendering.table_cells(rows[1:2], ['flops'], unit='auto')[1] == [
+        '1.0G']
+
+
 def test_autoaligned_takes_the_largest_value_of_each_column():
     rows = [{'flops': 2500, 'mread': 512}, {'flops': 7, 'mread': None},
             {'flops': 10 ** 6, 'mread': 2048}]
