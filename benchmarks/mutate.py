@@ -125,6 +125,7 @@ TESTS = {
     ],
     'collect.updates': [
         'collect/test_updates.py',
+        'collect/test_updates_link.py',
         'run/test_extensions.py',
         'run/test_fit.py',
     ],
@@ -194,6 +195,7 @@ TESTS = {
     ],
     'run.measure': [
         'run/test_measure.py',
+        'run/test_measure_device.py',
         'analysis/test_calibration.py',
         'analysis/test_roofline.py',
     ],

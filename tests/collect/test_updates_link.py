@@ -106,6 +106,24 @@ def test_a_link_the_block_never_called_is_named_under_the_target():
     assert _update_flops(cch) == {'/l1': 16, '/l2': 10}
 
 
+def test_a_block_that_only_updates_counts_the_links_parameters():
+    # no link is called in the block: each row's parameters are the
+    # update's; l1 12 + 4 = 16, l2 8 + 2 = 10, 26 above them, no calls
+    model = L.Classifier(MLP())
+    optimizer = Op.SGD().setup(model)
+    loss = model(X, T)
+    model.cleargrads()
+    loss.backward()
+    with ComputationalCostHook() as cch:
+        optimizer.update()
+    links = cch.link_report
+    assert {k: (r['n_params'], r['n_calls']) for k, r in links.items()
+            if k != 'total'} == {
+        '/': (26, 0), '/predictor': (26, 0), '/predictor/l1': (16, 0),
+        '/predictor/l2': (10, 0)}
+    assert links['total']['n_params'] == 26
+
+
 def test_a_shared_link_is_named_where_the_step_called_it():
     class Shared(chainer.Chain):
         def __init__(self, inner):

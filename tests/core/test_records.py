@@ -131,6 +131,18 @@ def test_plain_tuples_of_earlier_versions_read_by_name():
     assert records.as_record(wrapped[2]) is wrapped[2]
 
 
+def test_a_memory_state_is_read_by_name_by_position_and_by_get():
+    state = records.MemoryState(at_exit=(24, 8), params=32)
+    assert state['at_exit'] == state.at_exit == (24, 8)
+    # a named tuple still: by position and by slice
+    assert state[0] == (24, 8)
+    assert state[:2] == ((24, 8), 32)
+    assert state[-1] is None  # batch_size, last
+    assert state.get('error', 'none') == 'none'
+    with pytest.raises(KeyError):
+        state['peak']
+
+
 def test_a_traceback_ends_in_the_users_code():
     chainer_file = chainer.__file__
     stack = SavedStack([('/home/u/train.py', 10, 'main'),
