@@ -6,12 +6,12 @@
 For each module (default: every one of TESTS, by its dotted name under
 the package: collect.live_memory, analysis.memory, run.fit, the
 projection, the aggregation, the updates, the optimizer calculators, the
-extensions, the command line's cli.main, cli.args and cli.output, the
-records, the reports, rendering, the roofline, calibration, measure and
-plots) it lists
-every place where a realistic one-line bug can be planted, samples
-``--per-module`` of them and for each one writes the mutated module into a
-copy of the package and the tests in a temporary directory (never into
+extensions, the hook, the argument checks, the command line's cli.main,
+cli.args and cli.output, the records, the reports, rendering, the
+roofline, calibration, measure and plots) it lists every place where a
+realistic one-line bug can be planted, samples ``--per-module`` of them
+and for each one writes the mutated module into a copy of the package
+and the tests in a temporary directory (never into
 the working tree), runs the module's test files there (``-x -q``, with
 ``PYTHONPATH`` pointing at the copy, ``--timeout`` seconds at most, or
 twice what the unmutated tests took if more: a mutant that hangs counts
@@ -153,6 +153,21 @@ TESTS = {
         'cli/test_main.py',
         'cli/test_args_pairs.py',
         'analysis/test_network_sourced_model.py',
+    ],
+    'run.hook': [
+        'run/test_hook.py',
+        'run/test_hook_links.py',
+        'run/test_hook_phase.py',
+        'run/test_hook_robustness.py',
+        'run/test_hook_side_effects.py',
+        'run/test_hook_clock.py',
+        'collect/test_updates.py',
+        'collect/test_live_memory.py',
+    ],
+    'core.checks': [
+        'core/test_checks.py',
+        'report/test_cost_report.py',
+        'cli/test_args.py',
     ],
     'core.records': [
         'core/test_records.py',
