@@ -10,11 +10,14 @@ this rank hands to MPI (its ``comm_bytes``), as MPI's usual algorithms do:
 record type                     ``t_network``
 ==============================  ===========================================
 MPI_Allreduce (ring)            ``2(N-1)/N * S/B + 2(N-1) * a``
-MPI_Bcast, MPI_Reduce (tree)    ``ceil(log2 N) * (a + S/B)``
+MPI_Bcast, MPI_Reduce,          ``ceil(log2 N) * (a + S/B)``
+MPI_Scan (tree)
 MPI_Allgather (ring)            ``(N-1) * (a + S/B)``
 MPI_Gather (to the root)        ``ceil(log2 N) * a + (N-1) * S/B``
-MPI_Scatter, MPI_Alltoall       ``(N-1) * a + (N-1)/N * S/B``
-MPI_Send, MPI_Recv              ``a + S/B``
+MPI_Scatter, MPI_Alltoall,      ``(N-1) * a + (N-1)/N * S/B``
+MPI_Reduce_scatter (ring)
+MPI_Send, MPI_Recv,             ``a + S/B``
+MPI_Sendrecv
 ==============================  ===========================================
 
 The pickle-based calls (``MPI_bcast_obj``, ...) follow their buffer
@@ -48,10 +51,12 @@ def collective_time(kind, nbytes, n_ranks, network):
     if n <= 1:
         return 0.0
     base = kind[4:].split('_')[0].lower()  # MPI_bcast_obj -> bcast
+    if kind[4:].lower().startswith('reduce_scatter'):
+        base = 'scatter'  # a ring: each rank sends (N-1)/N of its buffer
     steps = math.ceil(math.log2(n))  # of a binary tree over n ranks
     if base == 'allreduce':
         return 2.0 * (n - 1) / n * s + 2 * (n - 1) * a
-    if base in ('bcast', 'reduce'):
+    if base in ('bcast', 'reduce', 'scan'):
         return steps * (a + s)
     if base == 'allgather':
         return (n - 1) * (a + s)

@@ -13,16 +13,20 @@ code did not call; the real communicator is put back on exit.
 
 The bytes of one call (``comm_bytes``):
 
-* buffer calls: the first buffer argument that is given, by position or
-  keyword (the send buffer; for an in-place call or a rank that receives
-  a scatter, the receive buffer): its ``counts x datatype size`` when the
-  buffer specification has counts (Python or NumPy integers), else the
-  buffer's ``nbytes``; for ``Recv``, the message received (read from its
-  status: the caller's, or one the recorder passes), not the buffer,
-  which may be larger;
+* buffer calls, blocking or not (``Isend``, ``Iallreduce``, ...): the
+  first buffer argument that is given, by position or keyword (the send
+  buffer, of a send-receive too; for an in-place call or a rank that
+  receives a scatter, the receive buffer): its ``counts x`` the size of
+  its datatype (a ``Datatype``, a typecode, else the buffer's item) when
+  the buffer specification has counts (Python or NumPy integers), else
+  the buffer's ``nbytes``; for ``Recv``, the message received (read from
+  its status: the caller's, or one the recorder passes), not the buffer,
+  which may be larger (for ``Irecv`` the buffer: the message is known
+  only when it completes);
 * pickle-based calls: the length of the pickle of the object sent (for a
   list scattered or sent all-to-all, the sum over its items), and for a
-  receive the pickle of the object received.
+  receive the pickle of the object received (0 for ``irecv``, whose
+  object comes when its request completes).
 """
 
 import operator
@@ -30,15 +34,34 @@ import pickle
 import sys
 
 
-#: The record's type of each buffer call, by method name.
+#: The record's type of each buffer call, by method name, which is its
+#: operation's.  A non-blocking call (``Isend``) is its blocking one's
+#: (``MPI_Send``), as the same bytes cross the network whenever it waits.
 BUFFER_CALLS = {
-    'Allreduce': 'MPI_Allreduce', 'Bcast': 'MPI_Bcast',
+    'Allreduce': 'MPI_Allreduce', 'Iallreduce': 'MPI_Allreduce',
+    'Bcast': 'MPI_Bcast', 'Ibcast': 'MPI_Bcast',
     'Allgather': 'MPI_Allgather', 'Allgatherv': 'MPI_Allgather',
+    'Iallgather': 'MPI_Allgather', 'Iallgatherv': 'MPI_Allgather',
     'Gather': 'MPI_Gather', 'Gatherv': 'MPI_Gather',
+    'Igather': 'MPI_Gather', 'Igatherv': 'MPI_Gather',
     'Scatter': 'MPI_Scatter', 'Scatterv': 'MPI_Scatter',
+    'Iscatter': 'MPI_Scatter', 'Iscatterv': 'MPI_Scatter',
     'Alltoall': 'MPI_Alltoall', 'Alltoallv': 'MPI_Alltoall',
-    'Reduce': 'MPI_Reduce', 'Send': 'MPI_Send', 'Ssend': 'MPI_Send',
-    'Recv': 'MPI_Recv',
+    'Alltoallw': 'MPI_Alltoall', 'Ialltoall': 'MPI_Alltoall',
+    'Ialltoallv': 'MPI_Alltoall', 'Ialltoallw': 'MPI_Alltoall',
+    'Reduce': 'MPI_Reduce', 'Ireduce': 'MPI_Reduce',
+    'Reduce_scatter': 'MPI_Reduce_scatter',
+    'Reduce_scatter_block': 'MPI_Reduce_scatter',
+    'Ireduce_scatter': 'MPI_Reduce_scatter',
+    'Ireduce_scatter_block': 'MPI_Reduce_scatter',
+    'Scan': 'MPI_Scan', 'Exscan': 'MPI_Scan', 'Iscan': 'MPI_Scan',
+    'Iexscan': 'MPI_Scan',
+    'Send': 'MPI_Send', 'Ssend': 'MPI_Send', 'Bsend': 'MPI_Send',
+    'Rsend': 'MPI_Send', 'Isend': 'MPI_Send', 'Issend': 'MPI_Send',
+    'Ibsend': 'MPI_Send', 'Irsend': 'MPI_Send',
+    'Recv': 'MPI_Recv', 'Irecv': 'MPI_Recv',
+    'Sendrecv': 'MPI_Sendrecv', 'Sendrecv_replace': 'MPI_Sendrecv',
+    'Isendrecv': 'MPI_Sendrecv', 'Isendrecv_replace': 'MPI_Sendrecv',
 }
 
 
@@ -47,8 +70,12 @@ OBJECT_CALLS = {
     'allreduce': 'MPI_allreduce_obj', 'bcast': 'MPI_bcast_obj',
     'allgather': 'MPI_allgather_obj', 'gather': 'MPI_gather_obj',
     'scatter': 'MPI_scatter_obj', 'alltoall': 'MPI_alltoall_obj',
-    'reduce': 'MPI_reduce_obj', 'send': 'MPI_send_obj',
-    'ssend': 'MPI_send_obj', 'recv': 'MPI_recv_obj',
+    'reduce': 'MPI_reduce_obj', 'scan': 'MPI_scan_obj',
+    'exscan': 'MPI_scan_obj', 'send': 'MPI_send_obj',
+    'ssend': 'MPI_send_obj', 'bsend': 'MPI_send_obj',
+    'isend': 'MPI_send_obj', 'issend': 'MPI_send_obj',
+    'ibsend': 'MPI_send_obj', 'recv': 'MPI_recv_obj',
+    'irecv': 'MPI_recv_obj', 'sendrecv': 'MPI_sendrecv_obj',
 }
 
 
@@ -79,24 +106,46 @@ def _in_place(spec):
 
 def buffer_bytes(spec):
     """Bytes of an mpi4py buffer specification: ``buf``, ``[buf, type]``,
-    ``[buf, count, type]``, ``[buf, (counts, displs), type]`` or
-    ``[buf, counts, displs, type]``; 0 for None or ``MPI.IN_PLACE``."""
+    ``[buf, count]``, ``[buf, count, type]``, ``[buf, (count,
+    displacement), type]``, ``[buf, (counts, displs), type]`` or ``[buf,
+    counts, displs, type]``, the type a ``Datatype`` or a typecode
+    (``'f'``), else the buffer's own; 0 for None or ``MPI.IN_PLACE``."""
     if spec is None or _in_place(spec):
         return 0
-    if isinstance(spec, (list, tuple)) and spec:
-        # Counts (after the buffer) count only with a datatype (last).
-        dtype = spec[-1]
-        counts = spec[1] if len(spec) > 2 else None
-        if counts is not None and _is_datatype(dtype):
-            if isinstance(counts, tuple) and len(counts) == 2 and \
-                    _integer(counts[0]) is None:
-                counts = counts[0]  # (counts, displacements)
-            total = _integer(counts)
-            if total is None:
-                total = sum(operator.index(c) for c in counts)
-            return total * dtype.Get_size()
-        return _nbytes(spec[0])
-    return _nbytes(spec)
+    if not isinstance(spec, (list, tuple)) or not spec:
+        return _nbytes(spec)
+    buf, rest = spec[0], list(spec[1:])
+    size = None
+    if rest and (rest[-1] is None or _is_datatype(rest[-1]) or
+                 isinstance(rest[-1], str)):
+        datatype = rest.pop()  # (None: the buffer's)
+        if datatype is not None:
+            size = _type_size(datatype)
+    counts = rest[0] if rest else None
+    if counts is None:  # no counts: the whole buffer
+        return _nbytes(buf)
+    if isinstance(counts, tuple) and len(counts) == 2:
+        # (count, displacement) or (counts, displacements)
+        first = _integer(counts[0])
+        counts = counts[0] if first is None else first
+    total = _integer(counts)
+    if total is None:
+        total = sum(operator.index(c) for c in counts)
+    return total * (_itemsize(buf) if size is None else size)
+
+
+def _type_size(datatype):
+    """Bytes of one element of an mpi4py ``Datatype`` or typecode."""
+    if isinstance(datatype, str):
+        datatype = _mpi()._typedict[datatype]
+    return datatype.Get_size()
+
+
+def _itemsize(buf):
+    n = getattr(buf, 'itemsize', None)
+    if isinstance(n, int):
+        return n
+    return memoryview(buf).itemsize
 
 
 def _integer(x):
@@ -116,15 +165,21 @@ def _nbytes(buf):
 
 
 #: The buffer parameters of mpi4py's buffer calls, in order: one buffer
-#: for these, a send and a receive buffer for the others.
-_ONE_BUFFER = frozenset(['Bcast', 'Send', 'Ssend', 'Recv'])
+#: for these, the send buffer of a send-receive (the bytes it sends), a
+#: send and a receive buffer for the others.
+_ONE_BUFFER = frozenset([
+    'Bcast', 'Ibcast', 'Send', 'Ssend', 'Bsend', 'Rsend', 'Isend',
+    'Issend', 'Ibsend', 'Irsend', 'Recv', 'Irecv', 'Sendrecv_replace',
+    'Isendrecv_replace'])
+_SEND_RECV = frozenset(['Sendrecv', 'Isendrecv'])
 
 
 def _buffer_args(name, args, kwargs):
     """The buffer arguments of a call ``name(*args, **kwargs)``, whether
     given by position or by keyword (``Allreduce(MPI.IN_PLACE,
     recvbuf=b)``)."""
-    names = ('buf',) if name in _ONE_BUFFER else ('sendbuf', 'recvbuf')
+    names = ('buf',) if name in _ONE_BUFFER else ('sendbuf',) \
+        if name in _SEND_RECV else ('sendbuf', 'recvbuf')
     return tuple(args[i] if i < len(args) else kwargs.get(key)
                  for i, key in enumerate(names))
 
@@ -233,6 +288,8 @@ def _object_bytes(name, args, kwargs, result, real):
     obj = args[0] if args else kwargs.get('obj', kwargs.get('sendobj'))
     if name == 'recv':
         return _pickled_size(result)
+    if name == 'irecv':
+        return 0  # (its object is known only when its request completes)
     root = kwargs.get('root', args[1] if len(args) > 1 else 0)
     if name == 'bcast':
         return _pickled_size(obj if real.rank == root else result)

@@ -234,6 +234,13 @@ def _start_clocks(obj, param):
     return bool(timing)
 
 
+def in_update():
+    """Whether this thread runs an update rule's update or an optimizer's
+    or a rule's hooks: the update phase, for a call made there (an MPI
+    call of an optimizer hook)."""
+    return bool(_thread.rules or _thread.timings)
+
+
 def _updating(optimizer):
     """The entry (see _Thread) of ``optimizer``'s update, the innermost if
     it is updating, else a new one (its hooks called by hand)."""

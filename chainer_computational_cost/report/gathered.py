@@ -31,7 +31,9 @@ def gather(hook, root=0):
     on whether every one of them can send: when one cannot (called inside
     its block, no ``comm=``, a record that does not pickle, a wrong
     ``root``), every rank raises instead of waiting for it (the failing
-    rank its own error, the others a RuntimeError naming it)."""
+    rank its own error, the others a RuntimeError naming it); when the
+    ranks give different roots, every rank raises a ValueError naming
+    them."""
     comm = hook._comm
     mpi_comm = _agreement_comm(comm)
     payload, mine = None, None
@@ -39,8 +41,13 @@ def gather(hook, root=0):
         payload = _own_part(hook, root)
     except Exception as e:  # any: the other ranks must hear of it
         mine = e
-    failed = [(r, m) for r, m in enumerate(_flags(mpi_comm, mine))
-              if m is not None]
+    flags = _flags(mpi_comm, mine, root)
+    failed = [(r, m) for r, (m, _) in enumerate(flags) if m is not None]
+    roots = [given for _, given in flags]
+    if not failed and len(set(roots)) > 1:
+        # each rank would wait in a gather to another root
+        raise ValueError('gather needs the same root on every rank; the '
+                         'roots given, by rank: {}'.format(roots))
     if mine is not None:
         kind = type(mine) if type(mine) in (ValueError, TypeError) \
             else RuntimeError
@@ -76,9 +83,10 @@ def _rank(mpi_comm):
     return 0 if mpi_comm is None else mpi_comm.Get_rank()
 
 
-def _flags(mpi_comm, error):
-    """Every rank's error message (None: it can send), by rank."""
-    mine = None if error is None else str(error)
+def _flags(mpi_comm, error, root):
+    """Every rank's error message (None: it can send) and ``root``, by
+    rank (the root as an int when the rank can send)."""
+    mine = (None, int(root)) if error is None else (str(error), None)
     if mpi_comm is None:
         return [mine]
     return mpi_comm.allgather(mine)
@@ -212,18 +220,22 @@ class GatheredReport(report.CostReport):
     def _cached(self, name):
         built_now = name not in self._gathered
         value = super(GatheredReport, self)._cached(name)
-        if name == 'summary' and built_now:
-            # Per type, the rank with the most of its work: FLOPs, then
-            # bytes moved, then bytes sent.
+        if name in ('summary', 'summary_phase') and built_now:
+            # Per type (and phase, by phase), the rank with the most of
+            # its work: FLOPs, then bytes moved, then bytes sent.
+            by_phase = name == 'summary_phase'
             work = {}
             for x in self._gathered['layers']:
-                w = work.setdefault(x['type'], {}).setdefault(
+                group = (x.get('phase', 'forward'), x['type']) if by_phase \
+                    else x['type']
+                w = work.setdefault(group, {}).setdefault(
                     x['rank'], [0, 0, 0])
                 w[0] += x['flops']
                 w[1] += x['mread'] + x['mwrite']
                 w[2] += x.get('comm_bytes', 0)
             for key, entry in value.items():
-                ranks = work.get(entry.get('type'))
+                ranks = work.get((entry.get('phase'), entry.get('type'))
+                                 if by_phase else entry.get('type'))
                 if key != 'total' and ranks:
                     entry['slowest_rank'] = max(
                         sorted(ranks), key=lambda r: ranks[r])

@@ -1395,7 +1395,7 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
                 'the bytes of an MPI call ({}) could not be counted, call '
                 'ignored: {}'.format(kind, error))
         phase = 'backward' if backward or mpi_recorder.is_grad_call(caller) \
-            else 'forward'
+            else 'update' if _update.in_update() else 'forward'
         elapsed = None if readings is None else \
             self._seconds(kind, *readings)
         if elapsed is not None and self._clock:

@@ -17,6 +17,7 @@ import chainer
 import pytest
 
 from chainer_computational_cost import ComputationalCostHook
+from chainer_computational_cost import ReportWarning
 from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.report import gathered as mn
 
@@ -375,12 +376,14 @@ class _FakeStatus(object):
 
 
 class _FakeMPIModule(object):
-    """What mn reads of mpi4py.MPI: Datatype, IN_PLACE, Status, BYTE."""
+    """What mn reads of mpi4py.MPI: Datatype, IN_PLACE, Status, BYTE and
+    the datatypes of typecodes."""
     Datatype = _FakeDatatype
     IN_PLACE = object()
     Status = _FakeStatus
     BYTE = _FakeDatatype(1)
     FLOAT = _FakeDatatype(4)
+    _typedict = {'f': FLOAT, 'd': _FakeDatatype(8)}
 
 
 @pytest.fixture
@@ -409,6 +412,133 @@ def test_buffer_specs_with_datatypes(fake_mpi):
     assert mpi_recorder._first_buffer((None, None)) == 0
     # Reduce(IN_PLACE, None, op) off the root: the op is not a buffer
     assert mpi_recorder._first_buffer((fake_mpi.IN_PLACE, None, 'op')) == 0
+
+
+def test_buffer_specs_with_a_count_and_no_datatype_object(fake_mpi):
+    import numpy as np
+    from chainer_computational_cost.collect import mpi_recorder
+    x = np.zeros(10, np.float32)  # 40 bytes
+    # (count, displacement): 3 floats from the second, 12 bytes
+    assert mpi_recorder.buffer_bytes([x, (3, 1), fake_mpi.FLOAT]) == 12
+    # a typecode for the datatype: 3 * 4 = 12; 'd' 3 * 8 = 24
+    assert mpi_recorder.buffer_bytes([x, 3, 'f']) == 12
+    assert mpi_recorder.buffer_bytes([x, 3, 'd']) == 24
+    # no datatype: the buffer's item, 3 * 4 = 12, None the same
+    assert mpi_recorder.buffer_bytes([x, 3]) == 12
+    assert mpi_recorder.buffer_bytes([x, 3, None]) == 12
+    assert mpi_recorder.buffer_bytes([bytearray(9), 5]) == 5
+
+
+class _AnyCall(object):
+    """An mpi4py communicator of 2 ranks whose every method moves
+    nothing."""
+
+    rank = 0
+    size = 2
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: None
+
+
+def test_non_blocking_send_receive_and_scan_calls_are_recorded(fake_mpi):
+    import pickle
+    import numpy as np
+    from chainer_computational_cost.collect import mpi_recorder
+    seen = []
+    recorder = mpi_recorder.MPIRecorder(
+        _AnyCall(), lambda kind, n, frame, error, readings: seen.append(
+            (kind, n, error)))
+    f32, f64 = np.float32, np.float64
+    recorder.Isend(np.zeros(3, f32), dest=1)  # 3 * 4 = 12
+    recorder.Issend(np.zeros(3, f32), 1)  # 12
+    recorder.Irecv(np.zeros(5, f32), source=1)  # the buffer, 5 * 4 = 20
+    recorder.Iallreduce(fake_mpi.IN_PLACE, np.zeros(4, f64))  # 4 * 8 = 32
+    recorder.Ibcast(bytearray(7))  # 7
+    # what it sends, 2 * 4 = 8, not what it receives (8 floats)
+    recorder.Sendrecv(np.zeros(2, f32), 1, 0, np.zeros(8, f32), 1)
+    recorder.Sendrecv_replace(np.zeros(5, f64), 1)  # 5 * 8 = 40
+    recorder.Reduce_scatter_block(np.zeros(6, f32), np.zeros(3, f32))  # 24
+    recorder.Exscan(np.zeros(2, f64), np.zeros(2, f64))  # 16
+    recorder.Bsend(np.zeros(1, f64), 1)  # 8
+    obj = {'a': [1, 2]}
+    size = len(pickle.dumps(obj, pickle.HIGHEST_PROTOCOL))
+    recorder.isend(obj, dest=1)
+    recorder.irecv(source=1)  # its object comes with its request: 0
+    recorder.sendrecv(obj, 1)
+    assert seen == [
+        ('MPI_Send', 12, None), ('MPI_Send', 12, None),
+        ('MPI_Recv', 20, None), ('MPI_Allreduce', 32, None),
+        ('MPI_Bcast', 7, None), ('MPI_Sendrecv', 8, None),
+        ('MPI_Sendrecv', 40, None), ('MPI_Reduce_scatter', 24, None),
+        ('MPI_Scan', 16, None), ('MPI_Send', 8, None),
+        ('MPI_send_obj', size, None), ('MPI_recv_obj', 0, None),
+        ('MPI_sendrecv_obj', size, None)]
+
+
+def test_an_mpi_call_of_an_optimizer_hook_is_in_the_update_phase():
+    import chainer.functions as F
+    import numpy as np
+    from chainer import optimizers
+    from mpi.mn_models import MLP
+    comm = _communicator()
+    model = MLP()
+    optimizer = optimizers.SGD().setup(model)
+
+    def global_norm(opt):  # a figure agreed on by every rank
+        comm.bcast_obj(1.0)
+    optimizer.add_hook(global_norm, name='global_norm')
+    # (a hook without a calculator: its MPI call is recorded all the same)
+    with pytest.warns(ReportWarning, match='global_norm` is not yet'):
+        with ComputationalCostHook(comm=comm) as cch:
+            loss = F.sum(model(np.zeros((2, 3), np.float32)))
+            comm.bcast_obj({'epoch': 1})
+            model.cleargrads()
+            loss.backward()
+            optimizer.update()
+    report = cch.layer_report
+    assert [(report[k]['phase'], report[k]['params']['call']) for k in (
+        'MPI_bcast_obj-1', 'MPI_bcast_obj-2')] == [
+        ('forward', 'bcast_obj'), ('update', 'bcast_obj')]
+
+
+def test_a_gathered_summary_by_phase_names_each_phases_slowest_rank():
+    import pickle
+    import chainer.functions as F
+    import numpy as np
+    from chainer_computational_cost.report import gathered as mn
+    # rank 0: a Mul of 8 elements, forward only (8 FLOPs); rank 1: x * x
+    # of 4 (4 FLOPs), then its backward: two Muls of 4 (8 FLOPs)
+    w = chainer.Variable(np.ones(8, np.float32), requires_grad=False)
+    with ComputationalCostHook() as h0:
+        w * w
+    x = chainer.Variable(np.ones(4, np.float32))
+    with ComputationalCostHook() as h1:
+        F.sum(x * x).backward()
+    g = mn.GatheredReport(pickle.loads(pickle.dumps(
+        [mn.rank_part(0, h0), mn.rank_part(1, h1)])))
+    # Mul over both phases: rank 1, 4 + 8 = 12 against 8
+    assert g.summary_report['Mul']['slowest_rank'] == 1
+    by_phase = g.summary_report_by_phase()
+    assert [(by_phase[k]['flops'], by_phase[k]['slowest_rank'])
+            for k in ('forward/Mul', 'backward/Mul')] == [(12, 0), (8, 1)]
+    text = io.StringIO()
+    g.show_summary_report(ost=text, by_phase=True, unit=None,
+                          columns=['type', 'flops', 'slowest_rank'])
+    assert text.getvalue().splitlines()[1:2] == ['forward,Mul,12,0']
+
+
+def test_the_network_time_of_the_calls_recorded_by_their_operation():
+    from chainer_computational_cost.analysis.network import collective_time
+    from chainer_computational_cost.core.devices import Network
+    # a = 1 s, B = 1 B/s, S = 8 bytes, N = 4 ranks
+    net = Network('unit', 'unit', bandwidth=1.0, latency=1.0)
+    # a ring reduce-scatter: (N-1) a + (N-1)/N S/B = 3 + 6 = 9
+    assert collective_time('MPI_Reduce_scatter', 8, 4, net) == 9.0
+    # a scan over a tree: ceil(log2 4) (a + S/B) = 2 * 9 = 18
+    assert collective_time('MPI_Scan', 8, 4, net) == 18.0
+    assert collective_time('MPI_scan_obj', 8, 4, net) == 18.0
+    # a send-receive: a + S/B = 9
+    assert collective_time('MPI_Sendrecv', 8, 4, net) == 9.0
 
 
 class _FakeReceiver(object):
@@ -1068,7 +1198,7 @@ def test_the_outermost_communicator_method_names_the_call():
 def test_gather_raises_on_every_rank_when_one_cannot_send(tmp_path):
     # Rank 1 cannot send its part; rank 0 must not wait for it forever
     # (launch's timeout fails the test on a hang), nor gather a part.
-    cases = ['inside', 'nocomm', 'unpicklable', 'root', 'fine']
+    cases = ['inside', 'nocomm', 'unpicklable', 'root', 'roots', 'fine']
     rows = launch(tmp_path, 2, 'mn_gather.py', *cases)
     by_case = {(r['dtype'], r['rank']): r for r in rows}
     for case in cases:
@@ -1099,6 +1229,12 @@ def test_gather_raises_on_every_rank_when_one_cannot_send(tmp_path):
         assert row['message'] == (
             'gather failed on rank {}: root must be a rank of the '
             'communicator, an integer in [0, 2); got 2'.format(rank))
+    # roots that differ (each rank its own): every rank's ValueError
+    for rank in (0, 1):
+        row = by_case['roots', rank]
+        assert (row['raised'], row['message']) == (
+            'ValueError', 'gather needs the same root on every rank; the '
+            'roots given, by rank: [0, 1]'), row
 
 
 def _fake_communicator(real):

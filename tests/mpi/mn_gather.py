@@ -30,6 +30,8 @@ def run(case, comm):
         chainer.Variable(x) + x
         if case == 'inside' and rank == 1:
             return hook.gather()
+    if case == 'roots':  # each rank a root of its own
+        return hook.gather(root=rank)
     return hook.gather(root=comm.size if case == 'root' else 0)
 
 
