@@ -107,6 +107,7 @@ TESTS = {
         'analysis/test_network.py',
         'analysis/test_roofline.py',
         'collect/test_mpi_recorder.py',
+        'analysis/test_network_sourced_model.py',
     ],
     'run.projection': [
         'run/test_projection.py',
@@ -163,11 +164,14 @@ TESTS = {
         'run/test_hook_clock.py',
         'collect/test_updates.py',
         'collect/test_live_memory.py',
+        'collect/test_mpi_recorder.py',
+        'report/test_flop_convention.py',
     ],
     'core.checks': [
         'core/test_checks.py',
         'report/test_cost_report.py',
         'cli/test_args.py',
+        'analysis/test_network.py',
     ],
     'core.records': [
         'core/test_records.py',

@@ -34,6 +34,8 @@ def test_bus_bandwidth_of_the_presets():
     # nvlink-a100 300e9 * 0.755; pcie3-x16 15.754e9 * 0.44
     assert devices.bus_bandwidth('eth-25g') == pytest.approx(3.01875e9)
     assert devices.bus_bandwidth('eth-25g', 8) == pytest.approx(1.5e9)
+    # two GPUs a node are already several: 3.125e9 * 0.48
+    assert devices.bus_bandwidth('eth-25g', 2) == pytest.approx(1.5e9)
     assert devices.bus_bandwidth('ib-edr', 4) == pytest.approx(12e9)
     assert devices.bus_bandwidth('nvlink-a100', 8) == pytest.approx(
         226.5e9)

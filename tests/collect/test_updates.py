@@ -824,6 +824,20 @@ def test_a_rules_hook_on_a_float32_master_counts_the_gradient_copy():
     assert scratch == [96]
 
 
+def test_an_optimizer_hook_without_a_calculator_has_no_scratch():
+    # a plain function as the optimizer's hook: no arrays of its own, so
+    # nothing to make temporaries of
+    model = _model()
+    optimizer = Op.SGD().setup(model)
+    optimizer.add_hook(lambda opt: None, name='noop')
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ReportWarning)
+        with ComputationalCostHook(memory=True) as cch:
+            _step(optimizer, model)
+    assert [r[R_SCRATCH] for r in cch.records()
+            if r[R_TYPE] == '<lambda>'] == [0]
+
+
 def test_a_link_never_initialised_gets_no_update_record():
     class Lazy(chainer.Chain):
         def __init__(self):

@@ -866,6 +866,20 @@ def test_nested_hooks_are_named_by_depth_as_in_0_1_2():
     assert first.name == 'ComputationalCostHook-2'
 
 
+def test_a_hook_entered_after_an_outer_one_left_takes_a_free_name():
+    # -1 and -2 entered, -1 left first: one hook of the class active, so
+    # 1 + 1 = 2, taken; raised to the first free number, 3
+    outer, inner = ComputationalCostHook(), ComputationalCostHook()
+    outer.__enter__()
+    inner.__enter__()
+    outer.__exit__(None, None, None)
+    try:
+        with ComputationalCostHook() as third:
+            assert third.name == 'ComputationalCostHook-3'
+    finally:
+        inner.__exit__(None, None, None)
+
+
 def test_a_deep_copy_can_be_entered_beside_its_original():
     with ComputationalCostHook() as cch:
         F.relu(_x(2))
@@ -1088,6 +1102,29 @@ def test_a_call_handing_over_to_chainer_s_is_one_call_of_its_link():
     assert report['/']['n_calls'] == 1
     # fc: W 4*3 + b 4 = 16
     assert report['/']['n_params'] == 16
+
+
+class _HoldsWrapping(chainer.Chain):
+    """A _Wrapping as its child ``w``."""
+
+    def __init__(self):
+        super(_HoldsWrapping, self).__init__()
+        with self.init_scope():
+            self.w = _Wrapping()
+
+    def forward(self, x):
+        return self.w(x)
+
+
+def test_a_child_handing_over_to_chainer_s_call_is_one_call_of_its_link():
+    # the same hand-over one link down: the top of the link stack, not
+    # its root, is the call being handed over
+    cch = _run(_HoldsWrapping(), _x(2, 3))
+    assert _links(cch) == [('Sigmoid', '/w'), ('LinearFunction', '/w/fc'),
+                           ('ReLU', '/w')]
+    report = cch.link_report
+    assert list(report) == ['/', '/w', '/w/fc', 'total']
+    assert report['/w']['n_calls'] == 1
 
 
 class _Scratchy(chainer.Chain):
