@@ -1603,6 +1603,9 @@ class _Steps(object):
         out = {}
         if self.batch is not None and elapsed > 0:
             out['cost/samples_per_second'] = self.batch / elapsed
+        if self.calibration is not None:
+            # measured, so known for a step that is not costed too
+            out['cost/time'] = elapsed
         calls = self.calls
         if not calls or None in calls:
             return out
@@ -1645,7 +1648,6 @@ class _Steps(object):
             if all(c.predicted_time is not None for c in calls):
                 out['cost/predicted_time'] = sum(
                     c.predicted_time for c in calls)
-            out['cost/time'] = elapsed
         return out
 
 

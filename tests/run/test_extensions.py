@@ -2627,6 +2627,15 @@ def test_a_step_with_an_update_past_the_limit_is_not_costed(tmp_path, limit,
     assert [e.get('cost/flops') for e in log] == [flops, flops]
 
 
+def test_a_step_past_the_limit_keeps_its_measured_time(
+        tmp_path, quarter_second_steps):
+    # no figures for the uncosted step, but its time is measured: 0.25 s
+    log = _run(_Two(), 2, tmp_path,
+               CostMonitor(limit=1, calibration=literal_calibration()))
+    assert [(e.get('cost/flops'), e.get('cost/predicted_time'),
+             e.get('cost/time')) for e in log] == [(None, None, 0.25)] * 2
+
+
 def test_one_optimizer_under_two_names_is_wrapped_once(tmp_path):
     # its update was wrapped under each name, a wrapper more a step, and
     # one was left on it after the training (100 steps took 7.7 s)
