@@ -325,7 +325,7 @@ MODEL_ERRORS = {
 #: The sourced model anchored on the steps a run measured at a smaller N
 #: (and at a baseline of several GPUs), over the published runs that give
 #: them.
-ANCHORED_ERROR = ModelError(43, 30, 0.05, 0.037, 0.162)
+ANCHORED_ERROR = ModelError(43, 30, 0.05, 0.035, 0.158)
 
 
 def model_error_note(model='sourced', anchored=False, jitter=None):
@@ -695,8 +695,11 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
       (from 0 to 2), across nodes the bus bandwidth between nodes (a
       factor from 1/4096 to 4096), or the jitter when even the fastest
       network leaves the model slower than measured, or the slowest
-      faster (then on the network as it is); never over a ``jitter``
-      given.  ``anchored`` names what was fitted.
+      faster: on the network as it is, or on the fastest (both named)
+      when no jitter reaches it there; never over a ``jitter`` given.
+      Two counts no terms fit together keep the smaller count's compute
+      on the network and jitter given.  ``anchored`` names what was
+      fitted.
 
     The gradient bytes are, first found: ``grad_bytes``; the bytes of the
     gradient all-reduces recorded in the backward pass (a run with
@@ -941,22 +944,39 @@ class _Plan(typing.NamedTuple):
             x = _solve(lambda x: self.row(n, at(x))['t_step'], seconds,
                        -12.0, 12.0, rising=False)
             return at(x), 'bus_bandwidth'
+        given = fit
         if g > 1 and n <= g:
             fit, name = with_jitter(fit)
         else:
             chosen, name = with_bandwidth(fit)
             t_step = self.row(n, chosen)['t_step']
             free = not self.opts['jitter_given']  # (a jitter given stands)
-            if free and t_step > seconds * (1 + 1e-9):
-                # faster than any network makes it: the stragglers' part
-                # is smaller than the model's
-                chosen, name = with_jitter(chosen)
-            elif free and t_step < seconds * (1 - 1e-9):
-                # slower than the slowest network makes it (a small
-                # all-reduce): the stragglers', on the network as it is
+            if free and (t_step > seconds * (1 + 1e-9) or
+                         t_step < seconds * (1 - 1e-9)):
+                # no network makes it: the stragglers' part, on the
+                # network as it is
+                fastest = chosen
                 chosen, name = with_jitter(fit)
+                if t_step > seconds and not self._meets((n, seconds),
+                                                        chosen):
+                    # faster than even the fastest makes it: both terms
+                    chosen, _ = with_jitter(fastest)
+                    name = 'bus_bandwidth, jitter'
             fit = chosen
+        if first is not None and not self._meets(first, fit):
+            # Two steps no term fits together (the compute would go to
+            # nothing for the second's sake): the smallest count fixes
+            # the compute on the terms given, and the other is missed.
+            kept = fitted(given)
+            if self._meets(first, kept):
+                return kept._replace(anchored='t_compute')
         return fit._replace(anchored=', '.join(names + [name]))
+
+    def _meets(self, entry, fit):
+        """Whether the step of ``fit`` on ``entry``'s worker count lasts
+        its seconds (as :meth:`anchor` warns)."""
+        n, seconds = entry
+        return abs(self.row(n, fit)['t_step'] - seconds) <= 1e-6 * seconds
 
 
 def _solve(f, target, lo, hi, rising, base=None):
