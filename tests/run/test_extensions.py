@@ -2881,6 +2881,80 @@ def test_a_setting_given_as_a_number_then_as_an_array(tmp_path,
     assert [e['cost/flops'] for e in log] == expected
 
 
+class _MaybeFloor(_Floor):
+    """_Floor whose bound is an attribute only when there is one: with
+    none, the node has no ``lo`` and passes x through."""
+
+    def __init__(self, lo=None):
+        if lo is not None:
+            self.lo = lo
+
+    def forward(self, inputs):
+        if not hasattr(self, 'lo'):
+            return inputs[0].copy(),
+        return super(_MaybeFloor, self).forward(inputs)
+
+
+def _maybe_floor_cost(func, in_data, **kwargs):
+    # a comparison per element when bounded, nothing to compare when not
+    x, = in_data
+    return (x.size if hasattr(func, 'lo') else 0), x.nbytes, x.nbytes, {}
+
+
+class _MaybeFlooring(chainer.Chain):
+    """(x (2, 2), bounded (1,)) -> the sum of Linear(2, 2)(x), floored at
+    0.0 when bounded[0] (the node then has a ``lo``), else as it is."""
+
+    def __init__(self):
+        super(_MaybeFlooring, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(2, 2, initialW=0.5, nobias=True)
+
+    def forward(self, x, bounded):
+        h, = _MaybeFloor(0.0 if bounded[0] else None).apply((self.lin(x),))
+        return F.sum(h)
+
+
+def test_a_node_without_a_setting_its_costed_node_had(tmp_path,
+                                                      monkeypatch):
+    # The costed step's node has ``lo``, the third's and fifth's none: the
+    # comparison of its settings fails to read one, and that step is
+    # costed as other work, not a crash in the middle of the training
+    monkeypatch.setitem(calculators, _MaybeFloor, _maybe_floor_cost)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([b])) for b in (1, 1, 0, 1, 0)]
+    log = _train(_MaybeFlooring(), batches, CostMonitor(), tmp_path)
+    # as _Flooring's (test_a_setting_given_as_a_number_then_as_an_array):
+    # 12 + 4 + 3 + 12 + 8 = 39 bounded; 39 - 4 = 35 without the floor
+    assert [e['cost/flops'] for e in log] == [39, 39, 35, 39, 35]
+
+
+class _CountingNamed(_Counting):
+    """_Counting named as it is told."""
+
+    def __init__(self, name):
+        super(_CountingNamed, self).__init__()
+        self.name = name
+
+
+def test_the_users_hooks_named_as_the_monitors_stay_and_see_every_call(
+        tmp_path, monkeypatch):
+    # The monitor puts its hooks in the thread's function hooks under
+    # their names, or name-<k> when the user's hook has that name
+    monkeypatch.setitem(calculators, _MaybeFloor, _maybe_floor_cost)
+    x = numpy.ones((2, 2), numpy.float32)
+    batches = [(x, numpy.array([1]))] * 3
+    mine = [_CountingNamed(cm_extensions._Calls.name),
+            _CountingNamed(cm_extensions._Outside.name)]
+    with mine[0], mine[1]:
+        log = _train(_MaybeFlooring(), batches, CostMonitor(), tmp_path)
+        assert list(chainer.get_function_hooks().values()) == mine
+    # 5 calls a step: LinearFunction, _MaybeFloor and Sum forward, then
+    # BroadcastTo (Sum's gradient) and LinearGradWeight; 3 steps
+    assert [h.calls for h in mine] == [15, 15]
+    assert [e['cost/flops'] for e in log] == [39, 39, 39]
+
+
 class _Double(chainer.function_node.FunctionNode):
     """y = 2 x, a function with no built-in calculator."""
 
