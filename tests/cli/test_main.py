@@ -1520,8 +1520,15 @@ def test_ctrl_c_is_one_line(tmp_path):
     import signal
     import time
     started = tmp_path / 'started'
+
+    def ctrl_c_as_a_terminal_sends_it():
+        # A test run started in the background of a shell without job
+        # control ignores SIGINT, and its children would inherit that
+        # (Python then installs no KeyboardInterrupt for it).
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     p = _command('cli_models:build_slow', '--shape', '2,3',
-                 CLI_STARTED=str(started))
+                 CLI_STARTED=str(started),
+                 preexec_fn=ctrl_c_as_a_terminal_sends_it)
     try:
         deadline = time.monotonic() + 60
         while not started.exists() and p.poll() is None \
