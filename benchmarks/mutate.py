@@ -8,10 +8,11 @@ the package: collect.live_memory, analysis.memory, run.fit, the
 projection, the aggregation, the updates, the optimizer calculators, the
 extensions, the hook, the argument checks, the command line's cli.main,
 cli.args and cli.output, the records, the reports, rendering, the
-roofline, calibration, measure and plots) it lists every place where a
-realistic one-line bug can be planted, samples ``--per-module`` of them
-and for each one writes the mutated module into a copy of the package
-and the tests in a temporary directory (never into
+roofline, calibration, measure, plots, netbench's measuring and
+command, and the command line's calibrate, progress bar and models) it
+lists every place where a realistic one-line bug can be planted, samples
+``--per-module`` of them and for each one writes the mutated module into
+a copy of the package and the tests in a temporary directory (never into
 the working tree), runs the module's test files there (``-x -q``, with
 ``PYTHONPATH`` pointing at the copy, ``--timeout`` seconds at most, or
 twice what the unmutated tests took if more: a mutant that hangs counts
@@ -220,6 +221,26 @@ TESTS = {
     ],
     'report.plots': [
         'report/test_plots.py',
+    ],
+    'run.netbench': [
+        'run/test_netbench.py',
+        'analysis/test_network.py',
+    ],
+    'cli.netbench': [
+        'run/test_netbench.py',
+        'cli/test_netbench_memory.py',
+    ],
+    'cli.calibrate': [
+        'cli/test_main.py',
+        'analysis/test_calibration.py',
+    ],
+    'cli.progress': [
+        'cli/test_main.py',
+        'analysis/test_calibration.py',
+    ],
+    'cli.models': [
+        'cli/test_models_failures.py',
+        'cli/test_main.py',
     ],
 }
 

@@ -87,16 +87,19 @@ def test_a_size_beyond_memory_is_one_line_before_any_timing(
     assert comm.sizes == [] and not os.path.exists(path)
 
 
-@pytest.mark.parametrize('ranks_on_node, refused', [(1, False), (2, True)])
+@pytest.mark.parametrize('ranks_on_node, refused',
+                         [(1, False), (2, True), (None, False)])
 def test_a_size_the_ranks_of_a_node_cannot_hold_together(
         tmp_path, monkeypatch, capsys, ranks_on_node, refused):
     # each rank's check allocated 4K twice alone and passed; all the ranks
     # of a node touching theirs at once then woke the kernel's OOM killer
     # (status 9, no line).  10000 bytes available: one rank needs
-    # 2*4096 = 8192, two need 16384
+    # 2*4096 = 8192, two need 16384; a communicator that does not say
+    # how many ranks share its node (None: no intra_size) is one a node
     import chainermn
     comm = FakeComm(FakeMPI())
-    comm.intra_size = ranks_on_node
+    if ranks_on_node is not None:
+        comm.intra_size = ranks_on_node
     monkeypatch.setattr(chainermn, 'create_communicator', lambda name: comm)
     monkeypatch.setattr(netbench_cli, '_world', lambda: comm.mpi_comm)
     monkeypatch.setattr(netbench_cli, '_world_rank', lambda: 0)

@@ -1,5 +1,10 @@
 """netbench: the ring fit, network files, and the command under mpiexec
-(issue 35)."""
+(issue 35).
+
+Mutants no test here tells apart: measure's default of two warm-up rounds
+(one changes only how warm a real machine is when the timing starts); the
+flush of stderr before a rank aborts (stderr is line-buffered from Python
+3.9 on, and the line ends in a newline)."""
 
 import json
 
@@ -40,6 +45,14 @@ def test_fit_ring_takes_bandwidth_from_the_large_sizes():
     latency, _ = netbench.fit_ring([4, 2 ** 20, 2 ** 24],
                                    [1e-9, 2 ** 20 / 1e9, 2 ** 24 / 1e9], 2)
     assert latency == 0.0
+
+    # no size of 4 KiB or less (--sizes 8K,1M,4M): the latency comes from
+    # the smallest, 8 KiB; t = 1e-5 + S / 1e9 over 2 ranks as above
+    sizes = [8192, 2 ** 20, 2 ** 22]
+    latency, bandwidth = netbench.fit_ring(
+        sizes, [1e-5 + s / 1e9 for s in sizes], 2)
+    assert latency == pytest.approx(5e-6, rel=1e-9)
+    assert bandwidth == pytest.approx(1e9, rel=1e-9)
 
 
 def test_fit_ring_errors():
@@ -297,6 +310,30 @@ def test_a_large_size_is_all_reduced_on_copies_in_turn(monkeypatch):
         assert grads == (grads[:copies] * 20)[:20]
 
 
+def test_a_size_that_spans_the_sizes_alone_is_one_copy():
+    # 1 MiB timed alone spans its own bytes: one array, no copy; so with
+    # no span given
+    assert netbench.copies(2 ** 20, 2 ** 20) == 1
+    assert netbench.copies(2 ** 20) == 1
+    assert netbench.footprint(2 ** 20) == 2 ** 20
+
+
+def test_measure_with_its_defaults_times_4_bytes_to_16_mib(monkeypatch):
+    # netbench without --sizes: every default size is timed as exactly
+    # that many bytes (a size that is no multiple of 4 would be refused),
+    # from 4 B to 16 MiB as --help says, smallest first; each size's time
+    # is the slower rank's, twice this rank's t = 1e-5 + S / 1e9
+    clock = FakeClock()
+    monkeypatch.setattr(netbench, 'time', clock)
+    comm = FakeComm(clock, lambda nbytes: 1e-5 + nbytes / 1e9, repeats=1)
+    _, rows = netbench.measure(comm, repeats=1)
+    sizes = [r['bytes'] for r in rows]
+    assert sizes[0] == 4 and sizes[-1] == 2 ** 24
+    assert sizes == sorted(set(sizes))
+    assert [r['seconds'] for r in rows] == pytest.approx(
+        [2 * (1e-5 + s / 1e9) for s in sizes], rel=1e-6)
+
+
 def test_the_memory_of_the_copies_is_checked_before_timing():
     # 64 KiB among sizes of 524288 bytes: 8 copies, 8 * 65536 = 524288
     # bytes of gradients and as many of parameters, 1048576 for one rank
@@ -492,6 +529,18 @@ def test_netbench_mistakes_are_one_error_line(argv, message, monkeypatch,
                         create_communicator)
     assert _netbench(*argv) == (2, '')
     assert capsys.readouterr().err == 'error: {}\n'.format(message)
+    assert comm.calls == 0
+
+
+def test_netbench_on_one_rank_is_refused_before_measuring(monkeypatch,
+                                                          capsys):
+    # run without mpiexec: no all-reduce to time
+    comm, made = _fake_command(monkeypatch)
+    comm.size = 1
+    assert _netbench('--repeats', '2') == (2, '')
+    assert capsys.readouterr().err == (
+        'error: netbench needs 2 ranks or more: mpiexec -n N python -m '
+        'chainer_computational_cost netbench\n')
     assert comm.calls == 0
 
 
