@@ -51,6 +51,7 @@ import ast
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -466,13 +467,22 @@ def run_tests(tmp, files, timeout):
     cmd = [sys.executable, '-m', 'pytest', '-x', '-q', '-p',
            'no:cacheprovider', '-W', 'ignore'] + [
         os.path.join('tests', f) for f in files]
+    # In a session of its own, ended as a whole: a mutant that hangs an
+    # MPI test leaves ranks spinning in an all-reduce under mpiexec, which
+    # ending pytest alone would leave running (and loading the machine).
+    proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        proc = subprocess.run(cmd, cwd=tmp, env=env, timeout=timeout,
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT)
+        out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         return 'timeout', ''
-    out = proc.stdout.decode('utf-8', 'replace')
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:  # none left
+            pass
+        proc.wait()
+    out = out.decode('utf-8', 'replace')
     return ('survived' if proc.returncode == 0 else 'killed'), out
 
 
