@@ -1097,6 +1097,34 @@ def test_progress_is_erased_before_the_models_own_output(monkeypatch,
             shown = True
 
 
+class Warns(cli_models.Tiny):
+    """Tiny, writing a line of its own to stderr in its forward pass."""
+
+    def forward(self, x):
+        sys.stderr.write('model warns\n')
+        return super(Warns, self).forward(x)
+
+
+def build_warning():
+    return Warns()
+
+
+def test_progress_is_erased_before_the_models_own_stderr(monkeypatch,
+                                                         capsys):
+    # the model's line on the terminal the status line is on: the status
+    # line is erased (blanks between two returns) just before it
+    monkeypatch.setattr(sys.modules[__name__], 'build_warning',
+                        build_warning, raising=False)
+    status, _, err = progress_run(
+        monkeypatch, 'test_main:build_warning', '--shape', '1,3',
+        '--columns', 'name')
+    assert status == 0
+    before, after = err.split('model warns\n')
+    assert '\rbatch 1' in before
+    erased = before.split('\r')[-2]
+    assert before.endswith('\r') and erased and not erased.strip()
+
+
 def test_no_progress_when_stderr_is_not_a_terminal(capsys):
     status, _ = run('cli_models:build_tiny', '--shape', '2,3')
     assert status == 0
@@ -2141,12 +2169,17 @@ def test_calibrate_warns_after_its_summary_when_untrusted(
         return found
     monkeypatch.setattr(calibrate_command, 'calibrate', calibrate)
     out = io.StringIO()
-    assert main(['calibrate', '--out', str(tmp_path / 'c.json')],
-                ost=out) == 0
+    # (pytest records the warnings a test leaves instead of printing them
+    # as Python would: caught here, as printed)
+    with warnings.catch_warnings(record=True) as printed:
+        warnings.simplefilter('always')
+        assert main(['calibrate', '--out', str(tmp_path / 'c.json')],
+                    ost=out) == 0
     assert out.getvalue().startswith('calibrated cpu-test')
     # one line on stderr, after the summary: no Python warning beside it
     assert capsys.readouterr().err == (
         'warning: held-out error 42% is above 25%: ...\n')
+    assert [str(w.message) for w in printed] == []
 
 
 def test_calibrate_defaults(tmp_path, monkeypatch):

@@ -1,10 +1,28 @@
-"""The command line's models (cli/models.py): a user's module or factory
-that exits (SystemExit) is a failure of the model, one error line naming
-the user's line, status 2; Ctrl-C still stops the command (130)."""
+"""The command line's models (cli/models.py): the presets are
+``chainer.links``' models built without weights; a user's module or
+factory that exits (SystemExit) is a failure of the model, one error line
+naming the user's line, status 2; Ctrl-C still stops the command
+(130)."""
 
 from chainer_computational_cost.cli.main import main
+from chainer_computational_cost.cli.models import MODELS
 from cli_runs import error_of
 from cli_runs import write_module
+
+
+def test_the_presets_are_chainer_links_models_without_weights(monkeypatch):
+    # (no weights can be downloaded here, and the costs need shapes only)
+    import chainer.links as L
+    made = []
+    for name in ('VGG16Layers', 'VGG19Layers', 'ResNet50Layers',
+                 'ResNet101Layers', 'ResNet152Layers', 'GoogLeNet'):
+        monkeypatch.setattr(L, name, lambda name=name, **kwargs: (
+            made.append(kwargs) or name))
+    assert {preset: build() for preset, build in MODELS.items()} == {
+        'vgg16': 'VGG16Layers', 'vgg19': 'VGG19Layers',
+        'resnet50': 'ResNet50Layers', 'resnet101': 'ResNet101Layers',
+        'resnet152': 'ResNet152Layers', 'googlenet': 'GoogLeNet'}
+    assert made == [{'pretrained_model': None}] * 6
 
 
 def test_a_module_that_exits_on_import(tmp_path, monkeypatch, capsys):
