@@ -1,7 +1,8 @@
 """What CostMonitor adds to a training: trained with it over trained without.
 
     python benchmarks/extension_overhead.py [--iterations 300] [--rounds 5]
-                                            [--instructions [--layouts K]]
+                                            [--instructions [--layouts K]
+                                             [--ablate]]
 
 Trains a small MLP (784-100-100-10, batch 32, Adam, synthetic data) for
 ``--iterations`` with a LogReport (every 100 iterations), once without and
@@ -28,6 +29,13 @@ repeats the counts with the heap shifted K ways (a buffer of another size
 allocated before anything else) and prints the median ratio too: the
 spread of the K ratios is what the memory layout alone moves.  The runs
 go two at a time (valgrind counts the same either way).
+
+``--instructions --ablate`` counts three more monitored trainings, each
+with one part of the monitor's work taken out (its figures never
+reported, so the LogReport summarises none of them; the graph check
+always answering "the same"; the per-call check keeping the node only),
+so that what each part costs an iteration is its row's difference from
+the monitored row.  They are not trainings a user could run.
 """
 
 import concurrent.futures
@@ -140,11 +148,41 @@ _PADS = (0, 24600, 100424, 7208, 51336)
 _pad = None
 
 
+#: --ablate's trainings: what each takes out of the monitor's work.
+ABLATIONS = {
+    'no-report': 'its figures never reported',
+    'no-graph': 'the graph check always "the same"',
+    'no-check': "the per-call check keeping the node only",
+}
+
+
+def _ablate(mode):
+    """Take one part out of the monitor's work (see --ablate)."""
+    from chainer_computational_cost.run import extensions as cm
+    if mode == 'no-report':
+        cm._Steps.figures = lambda self, elapsed: {}
+    elif mode == 'no-graph':
+        cm._same_graph = lambda *args, **kwargs: True
+    else:
+        check = cm._Calls._check
+
+        def keep_only(self, reference):
+            _, restart = check(self, reference)
+            keep = self.nodes.append
+
+            def forward_postprocess(function, in_data):
+                keep(cm._ref(function))
+            return forward_postprocess, restart
+        cm._Calls._check = keep_only
+
+
 def _child(mode, iterations, layout=0):
     """One training under callgrind (see --instructions)."""
     global _pad
     _pad = bytearray(_PADS[layout])
     warnings.simplefilter('ignore')
+    if mode in ABLATIONS:
+        _ablate(mode)
     if mode == 'stand-in':
         # The monitor's own code with a hook that records nothing.
         from chainer_computational_cost.run import extensions as cm
@@ -190,10 +228,11 @@ def count_instructions(mode, iterations, layout=0):
     sys.exit('error: callgrind printed no count:\n' + done.stderr[-2000:])
 
 
-def instructions(layouts=1):
+def instructions(layouts=1, ablate=False):
     """Print the per-iteration and fixed instruction counts, per layout of
     the heap, and the median ratio over the layouts."""
-    modes = ('bare', 'monitored', 'stand-in')
+    modes = ('bare', 'monitored', 'stand-in') + (
+        tuple(ABLATIONS) if ablate else ())
     runs = [(mode, n, layout) for layout in range(layouts)
             for mode in modes for n in (100, 300)]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
@@ -235,14 +274,19 @@ def main():
     parser.add_argument('--layouts', type=int, default=1, metavar='K',
                         help='with --instructions: count with the heap '
                         'shifted K ways (1 to {})'.format(len(_PADS)))
+    parser.add_argument('--ablate', action='store_true',
+                        help='with --instructions: also count monitored '
+                        'trainings with one part of its work taken out')
     parser.add_argument('--child', nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not 1 <= args.layouts <= len(_PADS):
         parser.error('--layouts must be from 1 to {}'.format(len(_PADS)))
+    if args.ablate and not args.instructions:
+        parser.error('--ablate goes with --instructions')
     if args.child:
         return _child(args.child[0], int(args.child[1]), int(args.child[2]))
     if args.instructions:
-        return instructions(args.layouts)
+        return instructions(args.layouts, args.ablate)
     warnings.simplefilter('ignore')
     data = synthetic_data()
     side_by_side(data, 20, False, args.out)  # warm-up: imports, allocator
