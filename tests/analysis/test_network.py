@@ -4,7 +4,8 @@ scaling_report, worked by hand.
 
 Equivalent within its stated accuracy (1e-6): ``range(-9000, 9000)`` for
 ``range(-9000, 9001)`` in ``expected_max_normal`` drops the point x = 9,
-whose ``x * n * phi(x) * h`` is about 1e-20 * n.
+whose ``x * n * phi(x) * h`` is about 1e-20 * n.  ``min(window, end)``
+for ``min(end, window)`` in ``_overlap``: the same number.
 """
 
 import json

@@ -149,6 +149,20 @@ def test_horovod_negotiates_each_cycle():
     assert row['t_contention'] == pytest.approx((1 - 1 / 2.25) * 1.8e-3)
 
 
+def test_horovod_waits_whole_cycles_for_the_first_gradient():
+    # The step spread over 10 s (forward 3 s, /b ready at 7 s, /a at 9 s,
+    # update 1 s), cycles of 2.5 s from 3 s: 3 and 5.5 find nothing
+    # ready; at 8 s /b: 8.0002 -> 8.0044 (4.2 ms, all before 9 s); the
+    # next cycle at 10.5 s takes /a: 10.5002 -> 10.5064.  The step
+    # 10 + 1.5064 s, of which (1 - 1/2.25) * 4.2 ms lost to contention
+    row = _report([2], overlap='horovod', bucket_bytes=5 * 10 ** 6,
+                  cycle_time=2.5, step_time=10.0, jitter=0)[2]
+    assert row['t_step'] == pytest.approx(11.5064, rel=1e-12)
+    assert row['t_contention'] == pytest.approx((1 - 1 / 2.25) * 4.2e-3,
+                                                rel=1e-9)
+    assert row['t_negotiation'] == pytest.approx(0.4e-3, rel=1e-9)
+
+
 def test_accumulation_repeats_the_compute_not_the_all_reduce():
     # 3 micro-batches a step: 30 ms of compute, one all-reduce of 10.2 ms
     row = _report([2], accumulation=3, jitter=0)[2]
@@ -161,6 +175,22 @@ def test_accumulation_repeats_the_compute_not_the_all_reduce():
     assert rows[2]['t_step'] == pytest.approx(30.2e-3)
     with pytest.raises(ValueError, match='no entry for 4 workers'):
         _report([1, 4], accumulation={1: 4, 2: 2})
+    # a measured count runs micro-batches too: named as missing, before
+    # the anchoring reads it
+    with pytest.raises(ValueError, match=r'^accumulation has no entry for 2 '
+                       r'workers: give every worker count \(measured ones '
+                       r'too\)$'):
+        _report([4], accumulation={4: 2}, measured={2: 40e-3})
+
+
+def test_check_measured_called_alone():
+    # (the command line's and scaling_report's check, public on its own)
+    assert network.check_measured({8: 0.31}) == {8: 0.31}
+    with pytest.raises(ValueError, match=r'^measured must be a dict of one '
+                       r'or two worker counts > 1 to the seconds of a step '
+                       r'measured on them, such as \{8: 0\.31\}, got 1 '
+                       r'workers \(one worker is step_time\)$'):
+        network.check_measured({1: 0.31})
 
 
 def test_a_measured_step_inside_a_node_sets_the_jitter():

@@ -6,6 +6,7 @@ import collections
 import fractions
 import io
 import math
+import os
 import tempfile
 
 import numpy
@@ -229,6 +230,39 @@ def test_a_temporary_file_is_refused_when_binary_only(tmp_path):
     with open(str(tmp_path / 'c'), 'wb') as binary:
         writer = codecs.getwriter('utf-8')(binary)
         assert checks.text_stream('ost', writer, None) is writer
+
+    # a stream whose mode cannot be read tells nothing: taken as text
+    class NoMode(io.StringIO):
+        @property
+        def mode(self):
+            raise OSError('no mode here')
+    stream = NoMode()
+    assert checks.text_stream('ost', stream, None) is stream
+
+
+def test_a_missing_directory_is_told_apart_from_a_file_in_the_way(
+        tmp_path):
+    # the directory of the file does not exist: nothing in its way
+    missing = str(tmp_path / 'nowhere' / 'deeper')
+    assert checks.file_place_problem(
+        os.path.join(missing, 'x.json'), 'x.json') == (
+        '{!r}: cannot write in directory {!r}: it does not exist'.format(
+            os.path.join(missing, 'x.json'), missing))
+    # a file where a directory of it should be: named
+    (tmp_path / 'plain').write_text('')
+    inside = str(tmp_path / 'plain' / 'deeper')
+    assert checks.file_place_problem(
+        os.path.join(inside, 'x.json'), 'x.json') == (
+        '{!r}: cannot write in directory {!r}: {!r} is a file, not a '
+        'directory'.format(os.path.join(inside, 'x.json'), inside,
+                           str(tmp_path / 'plain')))
+
+
+def test_a_checked_table_takes_no_attribute_either():
+    # its items cannot change, nor can anything be hung on it
+    for table in (checks.ReadOnlyDict(a=1), checks.ReadOnlyList([1])):
+        with pytest.raises(AttributeError):
+            table.note = 'changed'
 
 
 def test_a_closed_or_read_only_stream_is_refused(tmp_path):
