@@ -293,9 +293,12 @@ def test_bad_arguments_are_refused_even_with_nothing_recorded(kwargs,
 
 def test_nothing_recorded_warns_and_writes_nothing():
     out = io.StringIO()
-    with pytest.warns(ReportWarning, match='nothing has been recorded'):
+    with pytest.warns(ReportWarning,
+                      match='nothing has been recorded') as caught:
         ReportSnapshot([], {}).show_summary_report(ost=out)
     assert out.getvalue() == ''
+    # told at the user's line that asked for the report
+    assert [w.filename for w in caught] == [__file__]
 
 
 def test_show_memory_report():
@@ -711,6 +714,7 @@ def test_only_ignored_calls_warn_that_none_could_be_costed():
             warnings.simplefilter('always')
             show(ost=out)
         assert [str(w.message) for w in caught] == [message]
+        assert [w.filename for w in caught] == [__file__]
         assert out.getvalue() == ''
     one = ReportSnapshot(snap.records()[:1], {})
     with pytest.warns(ReportWarning, match=r'^no call could be costed: the '
