@@ -148,16 +148,14 @@ _PADS = (0, 24600, 100424, 7208, 51336)
 _pad = None
 
 
-#: --ablate's trainings: what each takes out of the monitor's work.
-ABLATIONS = {
-    'no-report': 'its figures never reported',
-    'no-graph': 'the graph check always "the same"',
-    'no-check': "the per-call check keeping the node only",
-}
+#: --ablate's trainings (see _ablate).
+ABLATIONS = ('no-report', 'no-graph', 'no-check')
 
 
 def _ablate(mode):
-    """Take one part out of the monitor's work (see --ablate)."""
+    """Take one part out of the monitor's work (see --ablate): its
+    figures never reported (no-report), the graph check always "the same"
+    (no-graph), the per-call check keeping the node only (no-check)."""
     from chainer_computational_cost.run import extensions as cm
     if mode == 'no-report':
         cm._Steps.figures = lambda self, elapsed: {}
@@ -232,7 +230,7 @@ def instructions(layouts=1, ablate=False):
     """Print the per-iteration and fixed instruction counts, per layout of
     the heap, and the median ratio over the layouts."""
     modes = ('bare', 'monitored', 'stand-in') + (
-        tuple(ABLATIONS) if ablate else ())
+        ABLATIONS if ablate else ())
     runs = [(mode, n, layout) for layout in range(layouts)
             for mode in modes for n in (100, 300)]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:

@@ -51,7 +51,6 @@ import ast
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -59,6 +58,9 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = 'chainer_computational_cost'
+
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+import processes  # NOQA: E402
 
 #: An interrupt at every line of the live-memory tracker.
 INTERRUPTS = ('collect/test_live_memory_interrupts.py'
@@ -467,23 +469,17 @@ def run_tests(tmp, files, timeout):
     cmd = [sys.executable, '-m', 'pytest', '-x', '-q', '-p',
            'no:cacheprovider', '-W', 'ignore'] + [
         os.path.join('tests', f) for f in files]
-    # In a session of its own, ended as a whole: a mutant that hangs an
-    # MPI test leaves ranks spinning in an all-reduce under mpiexec, which
-    # ending pytest alone would leave running (and loading the machine).
-    proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    # The tests' own runner of a child: a session of its own, killed whole
+    # at the timeout (a mutant that hangs an MPI test leaves ranks spinning
+    # in an all-reduce under mpiexec, which ending pytest alone would leave
+    # running).
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        status, out, _ = processes.communicate(
+            cmd, cwd=tmp, env=env, stderr=subprocess.STDOUT,
+            timeout=timeout)
     except subprocess.TimeoutExpired:
         return 'timeout', ''
-    finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:  # none left
-            pass
-        proc.wait()
-    out = out.decode('utf-8', 'replace')
-    return ('survived' if proc.returncode == 0 else 'killed'), out
+    return ('survived' if status == 0 else 'killed'), out
 
 
 def module_path(root, module):

@@ -1119,7 +1119,7 @@ def test_progress_is_erased_before_the_models_own_stderr(monkeypatch,
         monkeypatch, 'test_main:build_warning', '--shape', '1,3',
         '--columns', 'name')
     assert status == 0
-    before, after = err.split('model warns\n')
+    before, _ = err.split('model warns\n')
     assert '\rbatch 1' in before
     erased = before.split('\r')[-2]
     assert before.endswith('\r') and erased and not erased.strip()
