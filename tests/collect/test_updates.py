@@ -1146,3 +1146,22 @@ def test_a_rule_that_replaces_its_state_holds_it_once():
     assert [r[R_STATE] for r in rows] == [144, 48, 0, 0, 0, 0]
     steady = rows[1][R_LIVE]
     assert [r[R_LIVE] for r in rows[2:]] == [steady] * 4
+
+
+def test_the_update_phase_ends_with_the_optimizers_hooks():
+    # an MPI call's phase reads in_update: inside an optimizer's hook it
+    # is the update's, after the update returns it is not
+    seen = []
+
+    def hook(optimizer):
+        seen.append(update_module.in_update())
+    model = _model()
+    optimizer = Op.SGD().setup(model)
+    optimizer.add_hook(hook, name='probe', timing='pre')
+    optimizer.add_hook(H.WeightDecay(1e-4), timing='post')
+    # (a hook no calculator knows: one warning)
+    with pytest.warns(ReportWarning, match='test_updates.hook'):
+        with ComputationalCostHook():
+            _step(optimizer, model)
+            after = update_module.in_update()
+    assert (seen, after) == ([True], False)
