@@ -188,9 +188,18 @@ def _unknown_options(parser, args):
     return unknown
 
 
-#: Options of another name that mean one of ours (the link report's depth
-#: is what ``--links`` takes), looked up before spellings near ours.
-SYNONYMS = {'--depth': '--links', '--max-depth': '--links'}
+#: Options of another name that mean one of ours, looked up before
+#: spellings near ours (which would answer ``--batch`` with
+#: ``--bandwidth`` and ``--format`` with ``--no-fma``): the link report's
+#: depth is what ``--links`` takes, the batch size the first number of
+#: ``--shape``, the output format ``--mode``.
+SYNONYMS = {
+    '--depth': '--links', '--max-depth': '--links',
+    '--batch': '--shape', '--batch-size': '--shape',
+    '--batchsize': '--shape', '--input-shape': '--shape',
+    '--format': '--mode', '--output-format': '--mode',
+    '--precision': '--dtype',
+}
 
 
 def _suggestion(parser, unknown):

@@ -1733,7 +1733,12 @@ def test_json_with_unit_is_scaled_and_rounded():
     ('--shap 2,3', '--shape'),
     # the link report's depth is what --links takes (--depth is nearest
     # --mode by its spelling)
-    ('--depth 1', '--links')])
+    ('--depth 1', '--links'),
+    # the batch is --shape's first number (--batch is nearest --bandwidth)
+    ('--batch 8', '--shape'), ('--batch-size=8', '--shape'),
+    # the output format is --mode (--format is nearest --no-fma)
+    ('--format csv', '--mode'),
+    ('--precision float16', '--dtype')])
 def test_an_unknown_option_is_told_the_one_meant(capsys, given, meant):
     with pytest.raises(SystemExit) as e:
         main(['cli_models:build_tiny'] + given.split())
