@@ -248,8 +248,11 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
         return device
     if isinstance(device, str) and device.lower() in DEVICES:
         return DEVICES[device.lower()]
-    raise ValueError('unknown device {!r}; the presets are {}'.format(
-        device, names))
+    # (a network's name where a device goes, as scaling_report's second)
+    what = 'device {!r} is a network preset, not a device'.format(device) \
+        if isinstance(device, str) and device.lower() in NETWORKS else \
+        'unknown device {!r}'.format(device)
+    raise ValueError('{}; the presets are {}'.format(what, names))
 
 
 class Network(checks.CheckedFields, collections.namedtuple(
@@ -555,9 +558,13 @@ def resolve_network(network, name='network'):
                              'preset name or an existing file)'.format(
                                  name, os.fspath(network)))
         return load_network(network)
-    raise ValueError('unknown {} {!r}; the presets are {} (or a network '
-                     'file, *.json, from netbench)'.format(
-                         name, network, presets))
+    # (a device's name where a network goes: the argument before it)
+    what = '{} {!r} is a device preset, not a network'.format(
+        name, network) if isinstance(network, str) and \
+        network.lower() in DEVICES else 'unknown {} {!r}'.format(
+            name, network)
+    raise ValueError('{}; the presets are {} (or a network file, *.json, '
+                     'from netbench)'.format(what, presets))
 
 
 GiB = 1 << 30

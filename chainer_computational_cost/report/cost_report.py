@@ -452,9 +452,14 @@ class CostReport(object):
         ``node_network``, ``jitter``, ``model``, ``cycle_time``,
         ``measured`` and ``accumulation`` are the function's."""
         if network is None:
-            raise ValueError('scaling_report needs a network: one of {}'
-                             .format(', '.join(repr(n)
-                                               for n in devices.NETWORKS)))
+            # a network's name given second goes to device
+            given = ' ({!r}, given as device, is a network: pass '\
+                'network={!r})'.format(device, device) \
+                if isinstance(device, str) and \
+                device.lower() in devices.NETWORKS else ''
+            raise ValueError('scaling_report needs a network{}: one of {}'
+                             .format(given, ', '.join(
+                                 repr(n) for n in devices.NETWORKS)))
         devices.resolve_network(network)
         workers = net.check_workers(workers)  # an iterator is read once
         batch_size = net.check_batch_size(batch_size)

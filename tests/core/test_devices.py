@@ -260,6 +260,16 @@ def test_a_missing_network_file_is_named_as_a_file(tmp_path, monkeypatch,
         devices.resolve_network('missing')
 
 
+def test_a_device_where_a_network_goes_is_told_so_and_back():
+    # scaling_report's device comes before its network: one for the other
+    with pytest.raises(ValueError, match="^network 'A100' is a device "
+                       "preset, not a network; the presets are 'ib-edr'"):
+        devices.resolve_network('A100')
+    with pytest.raises(ValueError, match="^device 'ib-edr' is a network "
+                       "preset, not a device; the presets are 'gtx1080ti'"):
+        devices.resolve_device('ib-edr')
+
+
 @pytest.mark.parametrize('bad', ['ib-edr', None])
 def test_save_network_refuses_what_is_no_network(tmp_path, bad):
     # a preset's name or None was an AttributeError ('_asdict')

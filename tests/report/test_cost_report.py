@@ -3,6 +3,7 @@ worked by hand."""
 
 import io
 import pickle
+import re
 import warnings
 
 import numpy
@@ -350,6 +351,14 @@ def test_a_scaling_report_needs_a_network():
                        "one of .*'eth-50g'"):
         _snapshot().scaling_report([1, 2], peak_flops=4e9, bandwidth=8e9,
                                    model='bound')
+
+
+def test_a_network_given_as_the_device_is_told_where_it_goes():
+    # scaling_report([1, 2], 'ib-edr'): the second argument is the device
+    with pytest.raises(ValueError, match=re.escape(
+            "scaling_report needs a network ('ib-edr', given as device, is "
+            "a network: pass network='ib-edr'): one of 'ib-edr'")):
+        _snapshot().scaling_report([1, 2], 'ib-edr')
 
 
 def test_the_scaling_batch_is_the_first_forward_inputs_first_dimension():
