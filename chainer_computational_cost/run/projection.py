@@ -13,6 +13,8 @@ import math
 import sys
 import warnings
 
+import chainer
+
 from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core.affine import affine
@@ -290,6 +292,12 @@ def project_batch(run, batch_size, fma_1flop=True, flop_convention=None,
     if not callable(run):
         raise TypeError('run must be a callable run(n), got {!r}'.format(
             run))
+    if isinstance(run, chainer.Link):
+        # callable, but with the model's inputs, not a batch size
+        raise checks.ArgumentTypeError(
+            'run must be a callable run(n) that runs the model at batch n, '
+            'got the {} link itself, which takes the model\'s inputs: wrap '
+            'it, as lambda n: model(x[:n])'.format(type(run).__name__))
     batch_size = checks.integer('batch_size', batch_size)
     if batch_size > sys.float_info.max:
         # the reports' times are floats: none could hold its figures

@@ -1054,6 +1054,13 @@ def test_a_run_that_is_neither_callable_nor_a_projection_is_named():
             fit_batch(given, capacity=1000, optimizer='sgd')
 
 
+def test_a_link_given_as_the_run_is_told_to_be_wrapped():
+    # fit_batch's run goes to project_batch, which says it
+    model = L.Classifier(L.Linear(3, 4))
+    with pytest.raises(TypeError, match='got the Classifier link itself'):
+        fit_batch(model, capacity=1000, optimizer='sgd')
+
+
 _GPUS = 'gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100'
 
 

@@ -146,6 +146,18 @@ def test_bad_arguments(kwargs, error):
         project_batch(**kwargs)
 
 
+def test_a_link_given_as_the_run_is_told_to_be_wrapped():
+    # a Link is callable: called with n, it failed inside Chainer
+    # ("Linear.forward() missing 1 required positional argument")
+    link = L.Linear(4)  # sized at its first call
+    with pytest.raises(TypeError, match=(
+            r"^run must be a callable run\(n\) that runs the model at "
+            r"batch n, got the Linear link itself, which takes the model's "
+            r"inputs: wrap it, as lambda n: model\(x\[:n\]\)$")):
+        project_batch(link, 8)
+    assert link.W.array is None  # never called
+
+
 def test_a_projection_renders_like_the_hook():
     projected = project_batch(
         lambda n: F.relu(np.ones((n, 3), np.float32)), 100)
