@@ -590,6 +590,11 @@ def test_every_command_joins_a_negative_value(tmp_path, monkeypatch,
         'error: argument --sizes: must be two sizes or more in bytes >= 4, '
         "comma-separated (K, M, G suffixes: 4,1K,1M); got '-4,8' (see "
         '--help)')
+    # a size below 4 beside a larger one: the smallest is what is checked
+    assert error_of(capsys, 'netbench', '--sizes', '8,0') == (
+        'error: argument --sizes: must be two sizes or more in bytes >= 4, '
+        "comma-separated (K, M, G suffixes: 4,1K,1M); got '8,0' (see "
+        '--help)')
 
 
 @pytest.mark.parametrize('argv, message', [
