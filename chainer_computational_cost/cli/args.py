@@ -36,6 +36,7 @@ from chainer_computational_cost.core.columns import (
     LAYER_COLUMNS, LAYER_DEFAULT, LINK_COLUMNS, LINK_DEFAULT, PHASE_COLUMNS,
     PHASE_DEFAULT, SUMMARY_COLUMNS, SUMMARY_DEFAULT, TIME_BY,
     TIME_REPORT_COLUMNS)
+from chainer_computational_cost.core.columns import empty_time_column
 from chainer_computational_cost.core.columns import PREFIXES
 from chainer_computational_cost.core.columns import ROOFLINE_COLUMNS
 from chainer_computational_cost.core.columns import ROOFLINE_DEFAULT
@@ -1180,6 +1181,10 @@ def _empty_columns(kind, columns, args):
         if c == 'phase' and kind == 'summary' and not args.train:
             return c, ('the summary is split by phase only with --train (the '
                        'layer report has a phase column)')
+        if kind == 'time':
+            why = empty_time_column(c, (args.predict_by or 'layer').lower())
+            if why is not None:
+                return c, why
         if c in _NEVER_FILLED and kind != 'scaling':
             # (the scaling report's comm_bytes are the gradients')
             return c, _NEVER_FILLED[c]

@@ -106,6 +106,22 @@ class TimeColumns(object):
 #: Columns a time report can show; its groupings (``by``).
 TIME_REPORT_COLUMNS = tuple(TimeColumns.ALL)
 TIME_BY = ('layer', 'type', 'link', 'phase')
+#: The time report's columns of one call, which a row of a grouped
+#: report (``by`` other than 'layer', a group named in its ``name``) has
+#: not.
+TIME_CALL_COLUMNS = ('type', 'phase', 'link', 'family', 'flag')
+
+
+def empty_time_column(column, by):
+    """Why ``column`` is empty in every row of a time report grouped
+    ``by`` (in lower case), or None."""
+    if by == 'layer' or column not in TIME_CALL_COLUMNS:
+        return None
+    return ('the rows of a time report by {} are groups of calls, each '
+            'named in its name column; {} and {} are columns of one call '
+            '(by layer)'.format(by, ', '.join(TIME_CALL_COLUMNS[:-1]),
+                                TIME_CALL_COLUMNS[-1]))
+
 
 #: The output formats of every ``show_*`` method (``mode``).
 MODES = ('csv', 'md', 'table', 'json')

@@ -54,6 +54,7 @@ from chainer_computational_cost.core.columns import SUMMARY_DEFAULT
 from chainer_computational_cost.core.columns import TIME_BY
 from chainer_computational_cost.core.columns import TIME_DEFAULT
 from chainer_computational_cost.core.columns import TIME_REPORT_COLUMNS
+from chainer_computational_cost.core.columns import empty_time_column
 from chainer_computational_cost.core.records import format_stack
 from chainer_computational_cost.core.records import fresh
 from chainer_computational_cost.core.records import FreshDict
@@ -427,6 +428,11 @@ class CostReport(object):
             if all(r.get('time') is None for r in rows.values()):
                 columns.remove('time')
         columns = check_columns(columns, TIME_REPORT_COLUMNS)
+        for c in columns:
+            why = empty_time_column(c, by)
+            if why is not None:
+                raise ValueError('column {!r} would be empty: {}'.format(
+                    c, why))
         title = {'layer': 'Layer name', 'type': 'Layer type',
                  'link': 'Link', 'phase': 'Phase'}[by]
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,

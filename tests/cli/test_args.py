@@ -9,6 +9,7 @@ import pytest
 
 from chainer_computational_cost.cli import main as cli_main
 from chainer_computational_cost.cli.main import main
+from calibration_fixtures import literal_calibration
 from cli_runs import error_of
 from cli_runs import run
 from cli_runs import write_module
@@ -495,6 +496,19 @@ def test_columns_no_run_fills(options, column, why, capsys):
     err = error_of(capsys, RAISING, *options)
     assert err == 'error: --columns: column {!r} would be empty: {}'.format(
         column, why)
+
+
+def test_a_grouped_time_reports_calls_columns_are_refused(capsys, tmp_path):
+    # --predict-by type --columns type printed a blank column
+    path = tmp_path / 'c.json'
+    literal_calibration().save(str(path))
+    err = error_of(capsys, RAISING, '--predict-time', str(path),
+                   '--predict-by', 'Type', '--columns', 'name,type')
+    assert err == (
+        "error: --columns: column 'type' would be empty: the rows of a time "
+        "report by type are groups of calls, each named in its name column; "
+        "type, phase, link, family and flag are columns of one call (by "
+        "layer)")
 
 
 def test_efficiency_of_the_scaling_report_is_kept():

@@ -596,6 +596,25 @@ def test_time_report_takes_by_in_any_case():
         _snapshot().time_report(_calibration(), by='kind')
 
 
+@pytest.mark.parametrize('by', ['type', 'link', 'Phase'])
+def test_a_grouped_time_report_refuses_a_column_of_one_call(by):
+    # by type, 'type' was accepted and blank in every row (the groups are
+    # named in 'name', titled "Layer type"); by link, 'link' was a second,
+    # blank "Link" column beside the names
+    why = ("would be empty: the rows of a time report by {} are groups of "
+           "calls, each named in its name column; type, phase, link, family "
+           "and flag are columns of one call (by layer)".format(by.lower()))
+    for column in ('type', 'phase', 'link', 'family', 'flag'):
+        with pytest.raises(ValueError, match=re.escape(
+                "column {!r} {}".format(column, why))):
+            _show(_snapshot().show_time_report, _calibration(), by=by,
+                  columns=['name', column])
+    # by layer, each is a call's own
+    text = _show(_snapshot().show_time_report, _calibration(),
+                 columns=['name', 'type', 'link'])
+    assert text.splitlines()[0] == 'Layer name,Layer type,Link'
+
+
 def _captured(monkeypatch, name):
     from chainer_computational_cost.report import plots
     calls = []
