@@ -129,6 +129,24 @@ def test_predicted_times_by_type(tmp_path):
         'ReLU,1,11.072,0.006,0', 'total,1,11.072,0.006,0']
 
 
+def test_flagged_calls_are_said_on_stderr(tmp_path, capsys):
+    # the calibration above covers ReLU: no note
+    predicted(tmp_path)
+    assert capsys.readouterr().err == ''
+    # one that never ran ReLU flags its one call
+    doc = dict(CALIBRATION, types={})
+    path = tmp_path / 'uncovered.json'
+    path.write_text(json.dumps(doc))
+    status, text = run('cli_models:build_tiny', '--shape', '2,3',
+                       '--predict-time', str(path))
+    assert status == 0
+    assert capsys.readouterr().err == (
+        "note: 1 of 1 calls flagged; 'uncovered type' (the calibration "
+        "never ran that type: its family's fit, or elementwise math's, "
+        "stands in (0 s with neither); a longer budget covers more types): "
+        "1 ReLU\n")
+
+
 # A stream that cannot encode every character
 
 def test_a_table_escaped_for_an_ascii_stream_keeps_its_columns_aligned(
