@@ -18,6 +18,7 @@ import collections
 import copy
 import functools
 import os
+import sys
 import sysconfig
 import traceback
 import typing
@@ -260,6 +261,19 @@ def error_text(e):
 class ReportWarning(UserWarning):
     """Warnings of chainer_computational_cost: functions ignored, cost
     calculators that failed, empty reports.  Filter them by this class."""
+
+
+def outside_stacklevel(module):
+    """The ``stacklevel`` at which a ``warnings.warn`` in the function that
+    calls this one points at the first caller outside the module named
+    ``module`` (its ``__name__``): the user's line, however many of the
+    module's own functions lie between."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_globals.get('__name__') == module:
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 # Fresh copies

@@ -61,6 +61,7 @@ from chainer_computational_cost.core.records import FreshDict
 from chainer_computational_cost.core.records import MemoryState
 from chainer_computational_cost.core.records import as_records
 from chainer_computational_cost.core.records import link_depth
+from chainer_computational_cost.core.records import outside_stacklevel
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.core.records import flat_records
 from chainer_computational_cost.report import plots
@@ -93,6 +94,37 @@ def _roofline_overflow(layers, device):
             'B/s and its fastest matrix product, {} FLOP/s: its field(s) {} '
             'are too small; calibrate again, or give a device'.format(
                 device.bandwidth, peak, ', '.join(fields)))
+
+
+def _batch_of(layers):
+    """The batch size a scaling report takes when none is given: the first
+    dimension of the first input of the first forward call (None without
+    one).  A ValueError when that is 0; a ReportWarning when most forward
+    calls' first inputs have another (the first call reads a parameter,
+    as a class token broadcast to the batch)."""
+    firsts = []
+    for x in layers:
+        if x.get('phase') == 'forward':
+            shape = next((s for s in x['input_shapes'] if s), None)
+            if shape is not None:
+                firsts.append((shape[0], x['name'], shape))
+    if not firsts:
+        return None
+    batch, name, shape = firsts[0]
+    where = 'the first dimension of the first input of {} {}'.format(
+        name, tuple(shape))
+    if batch == 0:
+        raise ValueError('scaling_report needs batch_size (samples per '
+                         'worker): the run\'s, {}, is 0'.format(where))
+    common = collections.Counter(b for b, _, _ in firsts).most_common(1)[0]
+    if common[0] not in (batch, 0):
+        warnings.warn(
+            'scaling_report: batch_size not given, taken as {}, {}; {} of '
+            'the {} forward calls\' first inputs have {}: give '
+            'batch_size={} if that is the samples per worker'.format(
+                batch, where, common[1], len(firsts), common[0], common[0]),
+            ReportWarning, stacklevel=outside_stacklevel(__name__))
+    return batch
 
 
 class CostReport(object):
@@ -450,7 +482,8 @@ class CostReport(object):
         the records must hold one training step (forward and backward) of
         one worker, on ``device`` (or ``peak_flops`` and ``bandwidth``),
         over ``network``.  ``batch_size`` (samples per worker) defaults to
-        the projection's, else the first dimension of the first input.
+        the projection's, else the first dimension of the first input (a
+        ReportWarning when most forward calls' first inputs disagree).
         The gradients have their parameters' dtypes unless the run
         recorded ChainerMN's all-reduce (see the function).  ``step_time``
         (seconds of a measured step), ``overlap`` (one of
@@ -477,9 +510,7 @@ class CostReport(object):
         if batch_size is None:
             batch_size = getattr(self, 'batch_size', None)
         if batch_size is None:
-            shapes = [s for x in built['layers'] if x.get('phase') ==
-                      'forward' for s in x['input_shapes'] if s]
-            batch_size = shapes[0][0] if shapes else None
+            batch_size = _batch_of(built['layers'])
         root = built['link_info'].get('/', ())
         # The parameters' bytes: a third item (not in old pickles).
         param_bytes = root[2] if len(root) > 2 else None

@@ -110,6 +110,7 @@ from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
+from chainer_computational_cost.core.records import outside_stacklevel
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.cost_calculators import calculator_for
 from chainer_computational_cost.cost_calculators import skips_out_shapes
@@ -908,11 +909,7 @@ def _quiet_warning(message):
     # A warning turned into an error must not stop a training.  It points
     # at the first caller outside this module: the updater's call of
     # optimizer.update, from the wrapped update and what it calls.
-    frame = sys._getframe(1)
-    level = 2
-    while frame is not None and frame.f_globals.get('__name__') == __name__:
-        frame = frame.f_back
-        level += 1
+    level = outside_stacklevel(__name__)
     try:
         warnings.warn(message, ReportWarning, stacklevel=level)
     except Exception:

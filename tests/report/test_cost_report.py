@@ -377,6 +377,62 @@ def test_the_scaling_batch_is_the_first_forward_inputs_first_dimension():
         pytest.approx(12, rel=1e-12)
 
 
+def _token_first(batch):
+    # a class token (1, 3) broadcast to the batch, then a Linear 3 -> 2
+    # and a ReLU on it: the first forward input is the token's
+    return ReportSnapshot([
+        _rec('BroadcastTo', (0, 12, 12 * batch, {}), 1,
+             ((1, 3), (batch, 3)), 'forward', '/'),
+        _rec('Linear', (12, 40, 8, {'nobias': False}), 3,
+             ((batch, 3), (2, 3), (2,), (batch, 2)), 'forward', '/fc'),
+        _rec('ReLU', (4, 16, 16, {}), 1, ((batch, 2), (batch, 2)),
+             'forward', '/'),
+        _rec('Linear', (24, 56, 24, {'nobias': False}), 2,
+             ((batch, 2), (2, 3), (2, 3)), 'backward', '/fc')],
+        LINKS, True)
+
+
+def test_a_scaling_batch_most_calls_disagree_with_is_warned():
+    kwargs = dict(peak_flops=4e9, bandwidth=8e9, network='eth-50g',
+                  model='bound')
+    with pytest.warns(ReportWarning) as caught:
+        rows = _token_first(8).scaling_report([1], **kwargs)
+    # the figures stay the first input's: 1 sample a step
+    assert rows[1]['samples_per_s'] * rows[1]['t_step'] == \
+        pytest.approx(1, rel=1e-12)
+    assert [str(w.message) for w in caught] == [
+        'scaling_report: batch_size not given, taken as 1, the first '
+        'dimension of the first input of BroadcastTo-1 (1, 3); 2 of the 3 '
+        "forward calls' first inputs have 8: give batch_size=8 if that is "
+        'the samples per worker']
+    # at the line that asked, through show_scaling_report too
+    assert caught[0].filename == __file__
+    with pytest.warns(ReportWarning) as caught:
+        _show(_token_first(8).show_scaling_report, [1], **kwargs)
+    assert caught[0].filename == __file__
+    # given, or agreed with by most calls: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        _token_first(8).scaling_report([1], batch_size=8, **kwargs)
+        _snapshot().scaling_report([1], **kwargs)
+
+
+def test_a_scaling_batch_of_0_from_the_run_is_named_as_the_runs():
+    # the user gave no batch_size: the message was batch_size's own
+    # ("must be an int >= 1 ..., got 0")
+    empty = ReportSnapshot([
+        _rec('Linear', (0, 32, 0, {'nobias': False}), 3,
+             ((0, 3), (2, 3), (2,), (0, 2)), 'forward', '/fc'),
+        _rec('Linear', (0, 48, 24, {'nobias': False}), 2,
+             ((0, 2), (2, 3), (2, 3)), 'backward', '/fc')], LINKS, True)
+    with pytest.raises(ValueError, match=re.escape(
+            "scaling_report needs batch_size (samples per worker): the "
+            "run's, the first dimension of the first input of "
+            "Linear-1 (0, 3), is 0")):
+        empty.scaling_report([1], peak_flops=4e9, bandwidth=8e9,
+                             network='eth-50g', model='bound')
+
+
 def test_a_scaling_report_all_reduces_the_parameters_own_bytes():
     rows = _snapshot().scaling_report([2], peak_flops=4e9, bandwidth=8e9,
                                       network='eth-50g', model='bound')
