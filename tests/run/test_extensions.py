@@ -2591,6 +2591,8 @@ class _BareInnerOn(_Both):
     # a multiply-add as 1: LinearFunction 64*2*4 = 512, Sum 127,
     # LinearGradWeight 2*4*64 = 512, SGD 8: 1159; its inner update 8 more
     ({1, 3}, [1159, 1167, 1159, 1167], True),
+    # the costed step with it, the next without: its 8 taken off
+    ({0, 2}, [1167, 1159, 1167, 1159], True),
 ])
 def test_an_update_without_a_loss_inside_some_steps_only(tmp_path, when,
                                                          flops, fma_1flop):
