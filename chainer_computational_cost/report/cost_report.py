@@ -453,13 +453,15 @@ class CostReport(object):
         no time, and in the total then: see :meth:`time_report`)."""
         by, rows = self._time_rows(calibration, by, device, peak_flops,
                                    bandwidth)
+        extra = self._time_columns()
         if columns is None:
             columns = list(TIME_DEFAULT)
             if by == 'layer':
                 columns = ['name', 'type'] + columns[2:-1] + ['flag']
             if all(r.get('time') is None for r in rows.values()):
                 columns.remove('time')
-        columns = check_columns(columns, TIME_REPORT_COLUMNS)
+            columns += extra
+        columns = check_columns(columns, TIME_REPORT_COLUMNS + extra)
         for c in columns:
             why = empty_time_column(c, by)
             if why is not None:
@@ -469,6 +471,11 @@ class CostReport(object):
                  'link': 'Link', 'phase': 'Phase'}[by]
         self._show(ost, lambda: list(rows.values()), columns, mode, unit,
                    n_digits, time_unit, title)
+
+    def _time_columns(self):
+        """Columns a time report shows besides a call's or a group's
+        (a gathered report's ``rank``)."""
+        return ()
 
     def scaling_report(self, workers, device=None, network=None,
                        peak_flops=None, bandwidth=None, batch_size=None,

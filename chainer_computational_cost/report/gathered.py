@@ -159,7 +159,9 @@ class GatheredReport(report.CostReport):
     * What is one worker's by nature reads the rank that bounds the run:
       ``memory_report`` (and ``show_memory_report``, ``plot_memory``) the
       rank with the highest peak, ``scaling_report`` the rank whose step
-      takes longest on the device; both add that ``rank``.
+      takes longest on the device, ``time_report`` (and
+      ``show_time_report``) the rank whose predicted step is longest;
+      each adds that ``rank``.
     * :meth:`rank` gives one rank's own reports; :meth:`rank_report`,
       :meth:`memory_report_by_rank` and :meth:`slowest_rank` compare them.
 
@@ -354,3 +356,28 @@ class GatheredReport(report.CostReport):
 
     def _scaling_columns(self):
         return net.SCALING_COLUMNS + ('rank',)
+
+    def _time_rows(self, calibration, by, device, peak_flops, bandwidth):
+        """The time report (see :meth:`.CostReport.time_report`) of the
+        rank whose predicted step is longest (the first one on a tie):
+        the ranks run their steps side by side, and the step is the
+        slowest one's; its calls named ``rank<r>/<name>``, as the layer
+        report names them, and each row with that ``rank``."""
+        best = None
+        for r, snap in self._snapshots.items():
+            by, rows = snap._time_rows(calibration, by, device, peak_flops,
+                                       bandwidth)
+            if best is None or rows['total']['t_predicted'] > \
+                    best[1]['total']['t_predicted']:
+                best = r, rows
+        r, rows = best
+        out = collections.OrderedDict()
+        for key, row in rows.items():
+            if by == 'layer' and key != 'total':
+                key = row['name'] = 'rank{}/{}'.format(r, key)
+            row['rank'] = r
+            out[key] = row
+        return by, out
+
+    def _time_columns(self):
+        return ('rank',)

@@ -171,6 +171,33 @@ def _gathered():
     return mn.GatheredReport(parts)
 
 
+def test_a_gathered_time_report_is_the_slowest_ranks_step():
+    import io
+    from calibration_fixtures import literal_calibration
+    # No type of the calibration's: elementwise math stands in, 10 us a
+    # call, 1 ns a byte read, 2 a byte written, and 1 us of overhead (no
+    # backward: inference).  Rank 0, ReLU of 4 float32 (16 read, 16
+    # written): 11.048 us, its Sum (16, 4): 11.024 us, 22.072 us; rank 1,
+    # of 8: 11.096 + 11.040 = 22.136 us, the step (the sum of the two
+    # ranks, 44.208 us, was the total)
+    g = _gathered()
+    cal = literal_calibration()
+    rows = g.time_report(cal)
+    assert list(rows) == ['rank1/ReLU-1', 'rank1/Sum-1', 'total']
+    assert [rows[k]['t_predicted'] for k in rows] == pytest.approx(
+        [11.096e-6, 11.040e-6, 22.136e-6], rel=1e-12)
+    assert [rows[k]['rank'] for k in rows] == [1, 1, 1]
+    assert g.time_report(cal, by='phase')['total']['t_predicted'] == \
+        pytest.approx(22.136e-6, rel=1e-12)
+    # the roofline on the calibration's 1e9 FLOP/s and 1e10 B/s: ReLU 8
+    # FLOPs, 8 ns (64 bytes, 6.4 ns), Sum 7 FLOPs, 7 ns: 0.015 us
+    out = io.StringIO()
+    g.show_time_report(cal, out, by='phase', time_unit='us')
+    assert out.getvalue().splitlines() == [
+        'Phase,# Layers,T predicted us,T roofline us,# Flagged,Rank',
+        'forward,2,22.136,0.015,2,1', 'total,2,22.136,0.015,2,1']
+
+
 def test_gathered_report_reads_everything():
     import io
     import pickle
