@@ -645,7 +645,8 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
     / t_step`` (None without a batch size); ``t_exposed_comm``, the
     communication the (slowed) compute does not hide; ``n_buckets``, the
     all-reduces a step makes; ``t_jitter``, the wait for the slowest
-    worker; ``step_from``, ``'roofline'`` or ``'step_time'``;
+    worker; ``step_from``, ``'roofline'``, ``'step_time'`` or
+    ``'measured'`` (the compute fitted to a ``measured`` step);
     ``t_contention``, the compute lost to the all-reduces it runs beside;
     ``t_negotiation``, Horovod's negotiations in a step (hidden or not);
     ``bus_bandwidth``, bytes per second the all-reduce between nodes (or
@@ -887,8 +888,9 @@ class _Plan(typing.NamedTuple):
              else None),
             ('t_exposed_comm', exposed), ('n_buckets', comm.n_buckets),
             ('t_jitter', t_jitter),
-            ('step_from', 'roofline' if opts['step_time'] is None
-             else 'step_time'),
+            ('step_from', 'step_time' if opts['step_time'] is not None
+             else 'measured' if 't_compute' in (fit.anchored or '')
+             else 'roofline'),
             ('t_contention', t_contention), ('t_negotiation', comm.talks),
             ('bus_bandwidth', (net if n > g else node).bandwidth),
             ('anchored', fit.anchored)])

@@ -323,6 +323,7 @@ def test_a_jitter_given_with_a_step_measured_inside_one_node_is_refused():
     assert rows[4]['anchored'] == 'bus_bandwidth'
     assert rows[4]['t_jitter'] == 0
     assert rows[4]['t_step'] == pytest.approx(35e-3, rel=1e-9)
+    assert rows[4]['step_from'] == 'step_time'  # given, not fitted
 
 
 def test_measured_steps_without_a_step_time_set_the_compute_first():
@@ -331,6 +332,8 @@ def test_measured_steps_without_a_step_time_set_the_compute_first():
     rows = _report([1, 2], jitter=0, measured={2: 30.4e-3})
     assert rows[1]['anchored'] == 't_compute'
     assert rows[1]['t_compute'] == pytest.approx(20.2e-3, rel=1e-9)
+    # the compute is the measured step's, not the roofline's
+    assert [rows[n]['step_from'] for n in (1, 2)] == ['measured'] * 2
     assert rows[2]['t_step'] == pytest.approx(30.4e-3, rel=1e-9)
     # with a second measured count across nodes: the compute from 2
     # workers and the bandwidth from 4.  With B = 2e9: at 2, 10 k + 5.2 ms
