@@ -238,6 +238,7 @@ TESTS = {
         'analysis/test_calibration.py',
     ],
     'cli.progress': [
+        'cli/test_progress.py',
         'cli/test_main.py',
         'analysis/test_calibration.py',
     ],

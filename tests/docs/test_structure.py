@@ -357,7 +357,6 @@ TESTED_ELSEWHERE = {
     'report.gathered': 'collect/test_mpi_recorder.py',
     'core.columns': 'report/test_rendering.py',
     'core.affine': 'cost_calculators/test_properties.py',
-    'cli.progress': 'cli/test_main.py',
     'cli.calibrate': 'cli/test_main.py',
     'cost_calculators': 'cost_calculators/test_registry.py',
     'cost_calculators.chainermn': 'collect/test_mpi_recorder.py',
