@@ -427,7 +427,8 @@ class Tracker(object):
 
 
 class _LinkWatcher(chainer.LinkHook):
-    """Follows the links called in a block: the bytes of their parameters,
+    """Follows the links called in a block (and the parameters the calls
+    read, see :meth:`inputs`): the bytes of their parameters,
     each parameter once (read after every call of its link: lazily
     initialised ones exist by then, and one initialised by hand between
     two calls counts too).  A link's persistent arrays (running
@@ -442,6 +443,15 @@ class _LinkWatcher(chainer.LinkHook):
         for p in args.link.params():
             if p.array is not None:
                 self.params[id(p)] = p.array.nbytes
+
+    def inputs(self, inputs):
+        """Count the parameters among the ``inputs`` of a forward call
+        (the variables FunctionNode.apply was given), as a called link's:
+        a Chain's own weight that a method of it uses (the Chain itself
+        never called) is the model's all the same."""
+        for x in inputs:
+            if isinstance(x, chainer.Parameter) and x.array is not None:
+                self.params[id(x)] = x.array.nbytes
 
 
 class Follower(object):

@@ -424,7 +424,8 @@ def _counted(measured, updates, key, opt_state, table, reserve, margin,
     else:
         state = 'the optimizer state, {} x the parameters ({}{})'.format(
             OPTIMIZERS[key], key, ': no run created it' if updates else '')
-    out = ['the parameters of the links called', state,
+    out = ['the parameters of the links called and those the calls read',
+           state,
            'the arrays alive during the call of the peak: activations kept '
            'for backward and gradients',
            "that call's scratch (memory it allocates and frees inside "

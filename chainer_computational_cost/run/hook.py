@@ -1271,6 +1271,9 @@ class ComputationalCostHook(chainer.FunctionHook, report.CostReport):
         else:
             live, grad = follower.tracker.add(
                 outputs, in_data, backward, node, start if backward else None)
+            if not backward and follower.watcher is not None and \
+                    caller.f_code is _APPLY_CODE:
+                follower.watcher.inputs(caller.f_locals['inputs'])
             live += grad
             scratch = self._scratch(function, in_data, shapes, outputs)
             state = 0

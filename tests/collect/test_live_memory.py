@@ -920,6 +920,37 @@ def test_a_parameter_initialised_between_calls_of_its_link_counts():
     assert h.memory_report['params'] == 48
 
 
+class _OwnWeight(chainer.Chain):
+    """A Linear 3 -> 3 (W 36 bytes, b 12) and a weight of its own, (3, 2)
+    float32 (24 bytes), used by a method other than __call__: the Chain
+    itself is never called."""
+
+    def __init__(self):
+        super(_OwnWeight, self).__init__()
+        with self.init_scope():
+            self.lin = L.Linear(3, 3)
+            self.w = chainer.Parameter(numpy.ones((3, 2), numpy.float32))
+
+    def predict(self, x):
+        return F.matmul(self.lin(x), self.w)
+
+
+def test_a_weight_used_without_calling_its_chain_counts():
+    # 36 + 12 of the Linear called, and 24 of the weight the matmul reads
+    # (48 only: fit_batch answered a batch the step does not fit in)
+    model = _OwnWeight()
+    x = numpy.ones((2, 3), numpy.float32)
+    with ComputationalCostHook(memory=True) as h:
+        F.sum(model.predict(x)).backward()
+    assert h.memory_report['params'] == 72
+    # the last call's inputs too (read at the exit), and each parameter
+    # once: W read again through a transpose
+    with ComputationalCostHook(memory=True) as h:
+        F.matmul(model.lin(x), model.lin.W.T)
+        F.sum(model.w)
+    assert h.memory_report['params'] == 72
+
+
 def test_lines_through_runs_whose_parameters_differ_name_them():
     # literal records: one ReLU whose live bytes are 16n at n=1, 2, 3
     # (a line: 16n, 160 at 10), nothing alive at exit; the parameters 64

@@ -1061,6 +1061,20 @@ def test_a_link_given_as_the_run_is_told_to_be_wrapped():
         fit_batch(model, capacity=1000, optimizer='sgd')
 
 
+def test_a_parameter_a_call_reads_is_counted_without_its_link():
+    # a (3, 2) float32 weight, 24 bytes, read by a matmul, no link called:
+    # its bytes (and SGD's table state, none) are the step's parameters
+    w = chainer.Parameter(numpy.ones((3, 2), numpy.float32))
+
+    def step(n):
+        w.cleargrad()
+        F.sum(F.matmul(numpy.ones((n, 3), numpy.float32), w)).backward()
+    f = fit_batch(step, capacity=100000, optimizer='sgd')
+    assert f['params'] == 24
+    assert f['counted'][0] == ('the parameters of the links called and '
+                               'those the calls read')
+
+
 _GPUS = 'gtx1080ti, a100, a100-40gb, a100-80gb, h100, p100, v100'
 
 
