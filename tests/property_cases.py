@@ -690,6 +690,14 @@ def _tile(d, n):
     return Spec(lambda x: F.tile(x, reps), [B(x)])
 
 
+@case('AsLayout', requires='7')
+def _as_layout(d, n):
+    # NCHW -> NHWC (CUDNN_CHANNEL_LAST_X) on a 4-d input
+    x = d.u(n, *d.dims(3))
+    return Spec(lambda x: chainer.Variable(x).as_layout(
+        'CUDNN_CHANNEL_LAST_X'), [B(x)])
+
+
 @case('Transpose')
 def _transpose(d, n):
     x = d.x(n)

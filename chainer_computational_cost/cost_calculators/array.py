@@ -21,6 +21,7 @@ Conventions shared by this module:
 
 import numbers
 
+import chainer
 import numpy
 
 from chainer.functions.array.as_strided import AsStrided
@@ -1386,6 +1387,27 @@ def calc_tile(func: Tile, in_data, **kwargs):
     x, = in_data
     reps = _ints(func.reps)
     return _move(x.size, x.size * prod(reps), {'reps': reps})
+
+
+def calc_as_layout(func: 'chainer.memory_layouts.AsLayout', in_data,
+                   **kwargs):
+    r"""AsLayout
+
+    $$y = \mathrm{transpose}(x, \mathrm{axes})$$
+
+    A change of memory layout (`Variable.as_layout`, Chainer 7: NCHW <->
+    NHWC), the axes those of the input's layout to the output's,
+    materialised as a Transpose is: 0 FLOPs.
+
+    | Item | Value |
+    |:-----|:------|
+    | FLOPs | 0 |
+    | mread | $\|x\|$ |
+    | mwrite | $\|x\|$ |
+    | params | `layout`: the output layout (None: the standard one) |
+    """
+    x, = in_data
+    return _move(x.size, x.size, {'layout': func.out_layout})
 
 
 def calc_transpose(func: Transpose, in_data, **kwargs):

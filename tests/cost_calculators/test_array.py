@@ -235,6 +235,16 @@ def test_fliplr_flipud():
     assert cost(F.flipud, _x(1, 4)) == (0, 4, 4, {})
 
 
+@pytest.mark.chainer7_only
+def test_as_layout():
+    x = _x(2, 3, 4, 5)
+    # |x| = 2*3*4*5 = 120, read once and written once, 0 FLOPs
+    c = cost(lambda x: chainer.Variable(x).as_layout('CUDNN_CHANNEL_LAST_X'),
+             x)
+    assert c[:3] == (0, 120, 120)
+    assert_params(c.params, {'layout': 'CUDNN_CHANNEL_LAST_X'})
+
+
 def test_transpose():
     x = _x(2, 3, 4)
     # |x| = 24
