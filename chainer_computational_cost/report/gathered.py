@@ -7,12 +7,14 @@ import pickle
 import sys
 import warnings
 
+from chainer_computational_cost.analysis import calibration as calib
 from chainer_computational_cost.analysis import memory
 from chainer_computational_cost.analysis import network as net
 from chainer_computational_cost.analysis import roofline
 from chainer_computational_cost.analysis.aggregation import total_report
 from chainer_computational_cost.collect import mpi_recorder
 from chainer_computational_cost.core import checks
+from chainer_computational_cost.core.columns import TIME_BY
 from chainer_computational_cost.core.records import error_text
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.report import cost_report as report
@@ -363,6 +365,9 @@ class GatheredReport(report.CostReport):
         the ranks run their steps side by side, and the step is the
         slowest one's; its calls named ``rank<r>/<name>``, as the layer
         report names them, and each row with that ``rank``."""
+        # (a file read once, not once a rank; by checked first, as there)
+        checks.one_of('by', by, TIME_BY, fold_case=True)
+        calibration = calib.load_calibration(calibration)
         best = None
         for r, snap in self._snapshots.items():
             by, rows = snap._time_rows(calibration, by, device, peak_flops,
