@@ -903,6 +903,16 @@ class _Plan(typing.NamedTuple):
         fit = self._anchor(measured, fit)
         reached = [(n, seconds, self.row(n, fit)['t_step'])
                    for n, seconds in sorted(measured.items())]
+        n, seconds, t = reached[0]
+        if fit.scale <= _SCALES[0] and 't_compute' in fit.anchored and \
+                t > seconds * (1 + 1e-6):
+            # The compute fitted to nothing still leaves the step longer:
+            # rows "anchored on the nearest" would have no compute at all.
+            raise ValueError(
+                'measured: the step at N={} ({} s) is shorter than the '
+                "model's step there without any compute ({} s: the "
+                'communication alone); no compute fits it (a step is in '
+                'seconds)'.format(n, *_told_apart(seconds, t)))
         missed = ['at N={} last {} s (the nearest: {} s)'.format(
             n, *_told_apart(seconds, t)) for n, seconds, t in reached
             if abs(t - seconds) > 1e-6 * seconds]
@@ -928,7 +938,8 @@ class _Plan(typing.NamedTuple):
             n, seconds = first
             return f._replace(scale=_solve(
                 lambda x: self.row(n, f._replace(scale=2 ** x))['t_step'],
-                seconds, -40.0, 40.0, rising=True, base=2))
+                seconds, math.log2(_SCALES[0]), math.log2(_SCALES[1]),
+                rising=True, base=2))
         if not entries:
             return fitted(fit)._replace(anchored=', '.join(names))
         (n, seconds), = entries
@@ -979,6 +990,10 @@ class _Plan(typing.NamedTuple):
         its seconds (as :meth:`anchor` warns)."""
         n, seconds = entry
         return abs(self.row(n, fit)['t_step'] - seconds) <= 1e-6 * seconds
+
+
+#: The range of the compute's factor an anchoring fits.
+_SCALES = (2.0 ** -40, 2.0 ** 40)
 
 
 def _solve(f, target, lo, hi, rising, base=None):

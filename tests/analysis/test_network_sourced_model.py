@@ -287,6 +287,21 @@ def test_a_step_no_network_reaches_fits_the_jitter_on_the_network_given():
     assert row['t_step'] == pytest.approx(10.3e-3, rel=1e-9)
 
 
+def test_a_step_shorter_than_the_communication_alone_is_refused():
+    # 1e7 bytes over 2 workers at 1 GB/s: 2 * 1/2 * 1e7 / 1e9 + 2 * 0.1
+    # ms = 10.2 ms with no compute at all, above the 1 ms measured: rows
+    # "anchored on the nearest" would have a compute of 2**-40 of the
+    # model's
+    with pytest.raises(ValueError, match=(
+            r'measured: the step at N=2 \(0\.001 s\) is shorter than the '
+            r"model's step there without any compute \(0\.0102 s: the "
+            r'communication alone\)')):
+        _report([1, 2], measured={2: 1e-3})
+    # with step_time, nothing of the compute is fitted: the nearest, warned
+    with pytest.warns(ReportWarning, match='anchored on the nearest'):
+        _report([1, 2], step_time=10e-3, measured={2: 1e-3})
+
+
 def test_two_steps_no_terms_fit_together_keep_the_smallest_count():
     # 12 ms at 2 workers and 30 ms at 4, no jitter: the 18 ms between
     # them are 0.5e7 / B + 0.4 ms, so 1e7 / B = 35.2 ms, more than the
