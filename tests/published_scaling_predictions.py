@@ -19,11 +19,16 @@ rules below from the row alone (never from its published efficiency).
   and the Transformer), at 2 where the row states a float16 all-reduce.
 * **Networks** (see :data:`INTRA`, :data:`INTER`): a single server
   all-reduces over its intra-node preset; servers over the row's network
-  between nodes, ``gpus_per_node`` a node, the intra-node preset inside.
-* **Overlap**: DDP ``'ddp'``; Horovod ``'horovod'`` (the row's cycle time
-  where stated); ChainerMN ``'none'``, or double buffering where stated;
-  TensorFlow's parameter servers and replicated variables ``'none'`` (the
-  variables are updated once the backward is done); any row that
+  between nodes, ``gpus_per_node`` a node, the intra-node preset inside;
+  PCI Express 4.0 inside an A100 PCIe server, and a DGX-2 cluster's
+  network not stated is the DGX-2's own fabric, eight EDR ports a node.
+* **Overlap**: DDP ``'ddp'`` (``'none'`` with apex's
+  ``delay_allreduce``, which all-reduces after the backward); Horovod
+  ``'horovod'`` (the row's cycle time where stated); ChainerMN
+  ``'none'``, or double buffering where stated;
+  TensorFlow's parameter servers and replicated variables (and TensorFlow
+  2's MultiWorkerMirrored strategy, recorded as replicated) ``'none'``
+  (the variables are updated once the backward is done); any row that
   accumulates gradients ``'none'`` (the all-reduce follows the last
   micro-batch).
 * **Efficiency**: the report's efficiency at N over its efficiency at
@@ -47,7 +52,8 @@ from chainer_computational_cost import ReportWarning
 #: Intra-node interconnect of a row -> network preset.
 INTRA = {'nvlink2-cube': 'nvlink-v100', 'nvswitch1': 'nvlink-v100',
          'nvswitch2': 'nvlink-a100', 'nvlink1-cube': 'nvlink-p100',
-         'pcie3': 'pcie3-x16', 'not stated': 'pcie3-x16'}
+         'pcie3': 'pcie3-x16', 'pcie4': 'pcie4-x16',
+         'not stated': 'pcie3-x16'}
 
 #: (network, gpu) of a row -> network preset between nodes; a DGX A100
 #: network not stated is the DGX A100's own fabric (its datasheet), a K80
@@ -57,7 +63,14 @@ INTER = {('infiniband-fdr-4x', 'titanx-maxwell'): 'ib-fdr',
          ('aws-25g', 'v100'): 'eth-25g',
          ('10gbe', 'p100'): 'eth-10g',
          ('not stated', 'a100'): 'ib-hdr200x8',
-         ('not stated', 'k80'): 'eth-10g'}
+         ('not stated', 'k80'): 'eth-10g',
+         # the held-out rows (published_scaling_rows_held_out): DLPerf's
+         # 100 Gb/s EDR, FlagPerf's 200 Gb/s InfiniBand as stated, and a
+         # DGX-2 cluster's network not stated, the DGX-2's own fabric
+         ('infiniband-edr', 'v100'): 'ib-edr',
+         ('infiniband-edr-4x', 'v100'): 'ib-edr',
+         ('infiniband', 'a100'): 'ib-hdr200',
+         ('not stated', 'v100'): 'ib-edrx8'}
 
 #: GPU of a row -> the device preset of the roofline's split.
 DEVICE = {'v100': 'v100', 'a100': 'a100', 'p100': 'p100', 'k80': 'p100',
@@ -201,6 +214,8 @@ def inputs(row):
                    gpus_per_node=row.gpus_per_node, node_network=intra)
     knobs = dict(row.knobs)
     if row.accumulation:
+        overlap = dict(overlap='none')
+    elif knobs.get('delay_allreduce'):
         overlap = dict(overlap='none')
     elif row.allreduce == 'ddp':
         overlap = dict(overlap='ddp')

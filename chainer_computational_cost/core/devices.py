@@ -451,6 +451,25 @@ NETWORKS['ib-hdr200x8'] = _preset(
     8 * 200e9 / 8, 1e-6, 'rdma')
 
 
+# PCI Express 4.0 x16 between the GPUs of a server without NVLink (an
+# A100 PCIe server): 16 GT/s a lane, 128b/130b encoding, 16 lanes:
+# 16e9 * 128/130 * 16 / 8 = 31.5 GB/s a direction (the PCIe 4.0 base
+# specification's rate and encoding).  Latency as PCIe 3.0's (assumed).
+NETWORKS['pcie4-x16'] = _preset(
+    'pcie4-x16', 'PCI Express 4.0 x16 (one node)',
+    16e9 * 128 / 130 * 16 / 8, 1e-6, 'pcie')
+
+
+# A DGX-2's compute fabric: eight 100 Gb/s EDR InfiniBand adapters
+# (pcper.com, "NVIDIA Announces DGX-2 with 16 GV100s & 8 100Gb NICs",
+# 2018-03: "eight EDR InfiniBand NICs", 1600 Gb/s both ways; AnandTech's
+# DGX-2 table: "8 x Infiniband or 8 x 100 GbE"), so a node moves
+# 8 x 100 Gb/s; latency as the other InfiniBand presets'.
+NETWORKS['ib-edrx8'] = _preset(
+    'ib-edrx8', 'InfiniBand EDR, 8 x 100 Gb/s a node (DGX-2)',
+    8 * 100e9 / 8, 1e-6, 'rdma')
+
+
 def save_network(network, path, **extra):
     """Write ``network`` (a :class:`Network`) to the JSON file ``path`` (a
     str or os.PathLike) (``name``, ``title``, ``bandwidth``, ``latency``,

@@ -796,7 +796,7 @@ def test_a_missing_network_file_is_said_to_be_missing(tmp_path, capsys):
     path = str(tmp_path / 'nofile.json')
     presets = ('ib-edr, ib-hdr200, ib-ndr, eth-25g, eth-100g, nvlink-a100, '
                'eth-50g, roce-25g, nvlink-p100, pcie3-x16, nvlink-v100, '
-               'ib-fdr, eth-10g, ib-hdr200x8')
+               'ib-fdr, eth-10g, ib-hdr200x8, pcie4-x16, ib-edrx8')
     assert error_of(capsys, RAISING, *SCALING[:5], '--network', path) == (
         'error: --network {!r}: no such network file (written by netbench; '
         'the presets are {})'.format(path, presets))
@@ -992,7 +992,7 @@ def test_measured_steps_refused(measured, message, capsys):
 
 PRESETS = ('ib-edr, ib-hdr200, ib-ndr, eth-25g, eth-100g, nvlink-a100, '
            'eth-50g, roce-25g, nvlink-p100, pcie3-x16, nvlink-v100, ib-fdr, '
-           'eth-10g, ib-hdr200x8')
+           'eth-10g, ib-hdr200x8, pcie4-x16, ib-edrx8')
 
 
 def test_a_network_file_of_any_name_is_read(tmp_path, monkeypatch):

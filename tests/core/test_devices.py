@@ -123,7 +123,10 @@ def test_network_presets():
         # NVLink 2 six links of 25 GB/s; FDR 56 Gb/s; 10 GbE; a DGX A100's
         # 8 x 200 Gb/s
         'nvlink-v100': (150e9, 1e-6), 'ib-fdr': (7e9, 1e-6),
-        'eth-10g': (1.25e9, 10e-6), 'ib-hdr200x8': (200e9, 1e-6)}
+        'eth-10g': (1.25e9, 10e-6), 'ib-hdr200x8': (200e9, 1e-6),
+        # PCIe 4.0 x16: 16e9 * 128/130 * 16 / 8 B/s; a DGX-2's 8 x 100 Gb/s
+        'pcie4-x16': (16e9 * 128 / 130 * 16 / 8, 1e-6),
+        'ib-edrx8': (100e9, 1e-6)}
     assert [x.title for x in devices.NETWORKS.values()] == [
         'InfiniBand EDR (100 Gb/s)', 'InfiniBand HDR (200 Gb/s)',
         'InfiniBand NDR (400 Gb/s)', '25 Gigabit Ethernet (TCP)',
@@ -132,7 +135,9 @@ def test_network_presets():
         'NVLink 1 (P100, one node)', 'PCI Express 3.0 x16 (one node)',
         'NVLink 2 (V100, one node)', 'InfiniBand FDR (56 Gb/s)',
         '10 Gigabit Ethernet (TCP)',
-        'InfiniBand HDR, 8 x 200 Gb/s a node (DGX A100)']
+        'InfiniBand HDR, 8 x 200 Gb/s a node (DGX A100)',
+        'PCI Express 4.0 x16 (one node)',
+        'InfiniBand EDR, 8 x 100 Gb/s a node (DGX-2)']
     assert [x.name for x in devices.NETWORKS.values()] == list(
         devices.NETWORKS)
 
