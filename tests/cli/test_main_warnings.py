@@ -11,8 +11,8 @@ from cli_runs import run
 #: A training step of Linear(3, 2) scaled on a100 over ib-edr, a step
 #: measured at N=2 far faster (1 ns) than any anchoring reaches.
 FAR = ('cli_models:build_linear', '--shape', '2,3', '--train', '--device',
-       'a100', '--workers', '1,2', '--network', 'ib-edr', '--measured',
-       '2=1e-9')
+       'a100', '--workers', '1,2', '--network', 'ib-edr', '--step-time',
+       '0.001', '--measured', '2=1e-9')
 
 
 def _warnings(err):

@@ -204,22 +204,36 @@ def test_roofline_note_only_beside_a_table(capsys):
 
 
 def test_an_anchor_no_fit_reaches_is_one_warning_line(capsys):
-    # A step of 1e-12 s on 8 workers: shorter than the all-reduce alone,
-    # whatever the compute; the report is printed, anchored on the
-    # nearest, and stderr says so once, without Python's source line
+    # A step of 1e-12 s on 8 workers of a 1 ms step: shorter than the
+    # all-reduce alone; the report is printed, anchored on the nearest
+    # (the fastest network, no stragglers), and stderr says so once,
+    # without Python's source line
     status, text = run('cli_models:build_linear', '--shape', '4,3',
                        '--mode', 'csv', '--train', '--device', 'a100',
                        '--workers', '8', '--network', 'ib-edr', '--columns',
-                       'workers,anchored', '--measured', '8=1e-12')
+                       'workers,anchored', '--step-time', '0.001',
+                       '--measured', '8=1e-12')
     err = capsys.readouterr().err
     assert status == 0
-    assert text.splitlines() == ['Workers,Anchored', '8,t_compute']
+    assert text.splitlines() == ['Workers,Anchored',
+                                 '8,"bus_bandwidth, jitter"']
     warned = [line for line in err.splitlines() if 'anchoring' in line]
     assert len(warned) == 1
     assert warned[0].startswith(
         'warning: scaling_report: no anchoring makes the step measured at '
         'N=8 last 1e-12 s (the nearest: ')
     assert 'ReportWarning' not in err
+
+
+def test_a_step_no_compute_fits_is_one_error_line(capsys):
+    # without --step-time the step at 8 fixes the compute, and 1e-12 s is
+    # shorter than the all-reduce alone: refused, not rows of no compute
+    assert error_of(capsys, 'cli_models:build_linear', '--shape', '4,3',
+                    '--train', '--device', 'a100', '--workers', '8',
+                    '--network', 'ib-edr', '--measured', '8=1e-12'
+                    ).startswith(
+        'error: measured: the step at N=8 (1e-12 s) is shorter than the '
+        "model's step there without any compute (")
 
 
 def test_figures_past_a_float_are_one_error_line(capsys):
