@@ -1,6 +1,8 @@
 """The scaling report's sourced model against published data-parallel runs
-(issue 46): the 59 rows of ``published_scaling_rows.py``, predicted by the
-rules of ``published_scaling_predictions.py`` (fixed before any row was
+(issue 46): the 59 rows of ``published_scaling_rows.py``, the 33 of
+``published_scaling_rows_held_out.py`` (gathered after the model was
+built, and held out from its changes since), each predicted by the rules
+of ``published_scaling_predictions.py`` (fixed before the row was
 compared), and the six rows of ``test_network_published_scaling.py``.
 
 The report states its own error (``network.MODEL_ERRORS``,
@@ -15,6 +17,7 @@ import pytest
 
 import published_scaling_predictions as predictions
 import published_scaling_rows as published
+import published_scaling_rows_held_out as held_out
 # a sibling test module: pytest puts this folder on the path
 import test_network_published_scaling as older
 
@@ -29,10 +32,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(
 @pytest.fixture(scope='module')
 def errors():
     """Model -> [(row id, predicted - published)]: 'sourced' and 'bound'
-    a priori over all 65 rows, 'anchored' over the 43 rows with a small
-    N."""
+    a priori over all 98 rows (the first 59, the 33 held out, the six
+    older), 'anchored' over the 69 rows with a small N."""
     out = {'sourced': [], 'bound': [], 'anchored': []}
-    for row in published.ROWS:
+    for row in published.ROWS + held_out.ROWS:
         for model in ('sourced', 'bound'):
             out[model].append((row.id, predictions.predicted(row, model) -
                                row.efficiency))
@@ -64,10 +67,30 @@ def test_the_stated_anchored_error_is_the_published_rows(errors):
     assert _error(errors['anchored'], 0.05) == network.ANCHORED_ERROR
 
 
-def test_sourced_within_10_points_on_80_percent_of_the_new_rows(errors):
-    new = errors['sourced'][:len(published.ROWS)]
-    within = sum(abs(d) <= 0.10 for _, d in new)
-    assert within >= 0.8 * len(new), (within, len(new))
+@pytest.mark.xfail(strict=True, reason=(
+    '42 of the first 59 rows within 10 points (71 %): with the default '
+    'jitter read as its source defines a variation (0.0148, not 0.08), '
+    '14 of the 17 misses are optimistic by 10-19 points, mostly in-node '
+    'mixed-precision runs that lost 13-23 points to more than their '
+    'all-reduce; the misread jitter had made up for them (50 of 59)'))
+def test_sourced_within_10_points_on_80_percent_of_the_first_rows(errors):
+    within = sum(abs(d) <= 0.10 for i, d in errors['sourced']
+                 if i in {row.id for row in published.ROWS})
+    assert within >= 0.8 * len(published.ROWS)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    '18 of the 33 held-out rows within 10 points (55 %, as with the old '
+    'jitter; median miss 7.5 points for 8.7): 14 of the 15 misses are '
+    'optimistic, runs that lost 13-60 points where the model loses 2-8 '
+    '(real-data float16 on DLPerf, BERT fine-tuning on Lambda servers, '
+    'TensorFlow float16 on a V100-SXM3 server); the other is VGG16 on '
+    '8 A100 PCIe, which scaled at 1.01'))
+def test_sourced_within_10_points_on_80_percent_of_the_held_out_rows(
+        errors):
+    within = sum(abs(d) <= 0.10 for i, d in errors['sourced']
+                 if i in {row.id for row in held_out.ROWS})
+    assert within >= 0.8 * len(held_out.ROWS)
 
 
 def test_the_sourced_model_is_nearer_than_the_bound(errors):
@@ -76,22 +99,21 @@ def test_the_sourced_model_is_nearer_than_the_bound(errors):
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    'all 65 rows: 50 within 10 points (77 %); the six rows of the last '
-    'round are all missed, 13 to 24 points pessimistic: at 128 to 512 GPUs '
-    'the default jitter (0.08 of the step, read from Sinha et al. as a '
-    "standard deviation) costs 0.08 * E[max of N] = 23-24 %, more than "
-    'those runs lost in all'))
+    'all 98 rows: 64 within 10 points (65 %); the first 59 rows 42, the '
+    '33 held out 18, the six of the last round 4 (the model misses runs '
+    'whose loss is not communication: see the two tests above)'))
 def test_sourced_within_10_points_on_80_percent_of_all_rows(errors):
     within = sum(abs(d) <= 0.10 for _, d in errors['sourced'])
     assert within >= 0.8 * len(errors['sourced'])
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    '30 of 43 rows within 5 points (70 %): where a run lost almost nothing '
+    '50 of 69 rows within 5 points (72 %): where a run lost almost nothing '
     'at its small N (BERT pre-training: 0.97-1.00 at 16-32 GPUs) the '
     'anchored model predicts little more loss at 256, where the runs lost '
-    '5-22 points; and in-node runs whose efficiency is not monotone in N '
-    '(TF benchmarks, DGX-1: 0.96 at 2 GPUs, 0.99 at 8)'))
+    '5-22 points; in-node runs whose efficiency is not monotone in N '
+    '(TF benchmarks, DGX-1: 0.96 at 2 GPUs, 0.99 at 8); and float16 runs '
+    'whose loss grows faster than communication does'))
 def test_anchored_within_5_points_on_80_percent_of_the_rows(errors):
     within = sum(abs(d) <= 0.05 for _, d in errors['anchored'])
     assert within >= 0.8 * len(errors['anchored'])

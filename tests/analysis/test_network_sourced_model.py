@@ -80,13 +80,14 @@ def test_the_all_reduce_moves_the_effective_bandwidth():
 
 
 def test_stragglers_by_default():
-    # jitter 0.08 (Sinha et al.): 0.08 * 10 ms * E[max of 2] = 0.8 ms /
-    # sqrt(pi) = 0.451352 ms; none at one worker; 0 turns it off
+    # jitter 0.0148 (Sinha et al.): 0.0148 * 10 ms * E[max of 2] =
+    # 0.148 ms / sqrt(pi) = 0.0835001 ms; none at one worker; 0 turns it
+    # off
     rows = _report([1, 2])
     assert rows[1]['t_jitter'] == 0 and rows[1]['t_step'] == 10e-3
-    assert rows[2]['t_jitter'] == pytest.approx(0.8e-3 / math.sqrt(math.pi))
+    assert rows[2]['t_jitter'] == pytest.approx(0.0835001e-3, rel=1e-6)
     assert rows[2]['t_step'] == pytest.approx(
-        10e-3 + 10.2e-3 + 0.8e-3 / math.sqrt(math.pi))
+        10e-3 + 10.2e-3 + 0.148e-3 / math.sqrt(math.pi))
     assert _report([2], jitter=0)[2]['t_jitter'] == 0
     assert _report([2], model='bound')[2]['t_jitter'] == 0
 
@@ -263,28 +264,28 @@ def test_a_measured_step_slower_than_the_slowest_network_sets_the_jitter():
 
 
 def test_a_step_no_network_reaches_fits_the_jitter_on_the_network_given():
-    # 10 gradient bytes, the default jitter cv 0.08: at 2 workers even at
-    # 4096 GB/s the step is 10 + 0.2 + 0.08 * 10 / sqrt(pi) = 10.65 ms,
-    # above the 10.3 ms measured.  The network stays (1 GB/s): the
-    # all-reduce 2 * 1/2 * 10 / 1e9 + 0.2 ms = 0.20001 ms, the jitter
-    # 10.3 - 10 - 0.20001 = 0.09999 ms
+    # 10 gradient bytes, the default jitter cv 0.0148: at 2 workers even
+    # at 4096 GB/s the step is 10 + 0.2 + 0.0148 * 10 / sqrt(pi) =
+    # 10.2835 ms, above the 10.25 ms measured.  The network stays
+    # (1 GB/s): the all-reduce 2 * 1/2 * 10 / 1e9 + 0.2 ms = 0.20001 ms,
+    # the jitter 10.25 - 10 - 0.20001 = 0.04999 ms
     layers, rows = bucketed_step()
     row = network.scaling_report(
         layers, rows, None, [2], NET_MS, 8, grad_bytes=10,
         link_bytes={'/a': 6, '/b': 4}, step_time=10e-3,
-        measured={2: 10.3e-3})[2]
+        measured={2: 10.25e-3})[2]
     assert (row['anchored'], row['bus_bandwidth']) == ('jitter', 1e9)
     assert row['t_allreduce'] == pytest.approx(0.20001e-3, rel=1e-9)
-    assert row['t_jitter'] == pytest.approx(0.09999e-3, rel=1e-9)
+    assert row['t_jitter'] == pytest.approx(0.04999e-3, rel=1e-9)
     # 1e7 bytes: no jitter reaches it on the network given (10 + 10.2 ms
     # already): the bandwidth at its ceiling, 4096 x 1 GB/s, the
     # all-reduce 1e7 / 4.096e12 + 0.2 ms = 0.2024414 ms, and the jitter
-    # 10.3 - 10 - 0.2024414 = 0.0975586 ms, both named
-    row = _report([2], step_time=10e-3, measured={2: 10.3e-3})[2]
+    # 10.25 - 10 - 0.2024414 = 0.0475586 ms, both named
+    row = _report([2], step_time=10e-3, measured={2: 10.25e-3})[2]
     assert row['anchored'] == 'bus_bandwidth, jitter'
     assert row['bus_bandwidth'] == pytest.approx(4096e9, rel=1e-9)
-    assert row['t_jitter'] == pytest.approx(0.0975586e-3, rel=1e-6)
-    assert row['t_step'] == pytest.approx(10.3e-3, rel=1e-9)
+    assert row['t_jitter'] == pytest.approx(0.0475586e-3, rel=1e-6)
+    assert row['t_step'] == pytest.approx(10.25e-3, rel=1e-9)
 
 
 def test_a_step_shorter_than_the_communication_alone_is_refused():
@@ -385,24 +386,24 @@ _MLP = ['mpi.mn_models:build_mlp', '--shape', '2,3', '--train', '--device',
 
 
 @pytest.mark.parametrize('extra, note', [
-    ([], "scaling model 'sourced': a priori within 10 points of 50 of 65 "
-     'published runs (median miss 6.4 points, worst 29.1); stragglers: '
-     'jitter 0.08 (Sinha et al. 2022), 0 turns them off'),
+    ([], "scaling model 'sourced': a priori within 10 points of 64 of 98 "
+     'published runs (median miss 6.4 points, worst 55.5); stragglers: '
+     'jitter 0.0148 (Sinha et al. 2022), 0 turns them off'),
     (['--jitter', '0', '--measured', '8=0.001'],
-     "scaling model 'sourced': a priori within 10 points of 50 of 65 "
-     'published runs (median miss 6.4 points, worst 29.1); anchored on '
-     'measured steps within 5 points of 30 of 43 published runs (median '
-     'miss 3.5 points, worst 15.8)'),
+     "scaling model 'sourced': a priori within 10 points of 64 of 98 "
+     'published runs (median miss 6.4 points, worst 55.5); anchored on '
+     'measured steps within 5 points of 50 of 69 published runs (median '
+     'miss 3.4 points, worst 17.3)'),
     (['--measured', '8=0.001'],
-     "scaling model 'sourced': a priori within 10 points of 50 of 65 "
-     'published runs (median miss 6.4 points, worst 29.1); anchored on '
-     'measured steps within 5 points of 30 of 43 published runs (median '
-     'miss 3.5 points, worst 15.8); stragglers: jitter 0.08 (Sinha et al. '
+     "scaling model 'sourced': a priori within 10 points of 64 of 98 "
+     'published runs (median miss 6.4 points, worst 55.5); anchored on '
+     'measured steps within 5 points of 50 of 69 published runs (median '
+     'miss 3.4 points, worst 17.3); stragglers: jitter 0.0148 (Sinha et al. '
      '2022), or fitted to the measured steps where the anchored column '
      'says jitter'),
     (['--scaling-model', 'bound'],
-     "scaling model 'bound': a priori within 10 points of 43 of 65 "
-     'published runs (median miss 7.0 points, worst 43.2)'),
+     "scaling model 'bound': a priori within 10 points of 61 of 98 "
+     'published runs (median miss 8.1 points, worst 59.8)'),
 ])
 def test_the_command_line_states_the_models_error(capsys, extra, note):
     status, out = run(*(_MLP + extra))
