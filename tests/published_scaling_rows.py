@@ -1057,10 +1057,15 @@ BUS_BANDWIDTHS = [
 
 #: Task C1: variation between GPUs of one SKU. Sinha et al., "Not All GPUs
 #: Are Created Equal", arXiv 2208.11035 v3, abstract (the body was not
-#: read: no section or figure).
+#: read: no section or figure); how a variation is measured, from the
+#: authors' artifact.
 SPREAD = Spread(
-    citation='Sinha et al., arXiv 2208.11035 v3, abstract',
+    citation='Sinha et al., arXiv 2208.11035 v3, abstract; '
+             'hal-uw/gpu_variability_sc22_artifact, '
+             'plot_script/plot_aggregated.py',
     clusters=('Summit', 'Vortex', 'Frontera', 'Longhorn', 'Corona'),
     average=0.08, maximum=0.22, outlier=1.5,
     notes='the SC22 abstract gave 32 % (max 72 %) over 4 clusters; v3 '
-          'replaces it')
+          'replaces it; the artifact computes a percent variability as '
+          '((Q3 + 1.5 IQR) - (Q1 - 1.5 IQR)) / median, the whiskers\' '
+          'span, outliers beyond them')
