@@ -412,6 +412,33 @@ def _user_prints(mode):
     return contextlib.nullcontext()
 
 
+def _as_written(argv, unknown, model):
+    """The ``unknown`` arguments as the user wrote them: each unknown
+    option with the word after it that argparse left over, or took for
+    MODEL when another leftover word is the model (``--batch 8 vgg16``:
+    model '8'); that word, the model meant, left out."""
+    rest = list(unknown)
+    shown = []
+    free = [w for w in rest if not w.startswith('-')]
+    for i, arg in enumerate(argv):
+        if arg not in rest or not arg.startswith('-'):
+            continue
+        rest.remove(arg)
+        after = argv[i + 1] if i + 1 < len(argv) else None
+        if '=' in arg or after is None or after.startswith('-'):
+            shown.append(arg)
+        elif after in rest:
+            rest.remove(after)
+            free.remove(after)
+            shown.append('{} {}'.format(arg, after))
+        elif after == model and free:
+            rest.remove(free.pop())  # the model meant
+            shown.append('{} {}'.format(arg, after))
+        else:
+            shown.append(arg)
+    return shown + rest
+
+
 def _report(argv, ost):
     """A model's report: the exit status, or CommandError."""
     parser = build_parser()
@@ -423,7 +450,8 @@ def _report(argv, ost):
                            'any option: python -m chainer_computational_cost '
                            '{0} ...'.format(args.model))
     if unknown:
-        parser.error('unrecognized arguments: ' + ' '.join(unknown))
+        parser.error('unrecognized arguments: ' + ' '.join(
+            _as_written(argv, unknown, args.model)))
     # Check every option before the (possibly slow) run.
     plan = check_args(args)
     # The user's model, this node's memory and files: what fails there

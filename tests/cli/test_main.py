@@ -1748,6 +1748,22 @@ def test_an_unknown_option_is_told_the_one_meant(capsys, given, meant):
         '\n'.format(given, meant))
 
 
+@pytest.mark.parametrize('argv, shown', [
+    # argparse takes the option's value for MODEL and leaves the model
+    (['--batch', '8', 'cli_models:build_tiny'], '--batch 8'),
+    (['--batch-size', '8', '--format', 'md', 'cli_models:build_tiny'],
+     '--batch-size 8 --format md'),
+    # an option with no word of its own to take
+    (['--bacth', 'cli_models:build_tiny'], '--bacth')])
+def test_an_unknown_option_before_the_model_is_shown_as_written(
+        capsys, argv, shown):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    assert capsys.readouterr().err.startswith(
+        'error: unrecognized arguments: {}; did you mean '.format(shown))
+
+
 def test_help_fits_the_terminal(monkeypatch, capsys):
     monkeypatch.setenv('COLUMNS', '60')
     with pytest.raises(SystemExit):
