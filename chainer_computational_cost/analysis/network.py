@@ -304,6 +304,11 @@ def expected_max_normal(n):
 _SQRT2 = math.sqrt(2)
 
 
+class MeasuredStepError(ValueError):
+    """A step measured (``measured=``) that no compute fits: shorter than
+    what the model's step adds to the compute at its worker count."""
+
+
 class ModelError(typing.NamedTuple):
     """How far a scaling model's efficiencies fell from published runs, in
     points of efficiency: of ``rows`` runs, ``within`` were within
@@ -913,11 +918,12 @@ class _Plan(typing.NamedTuple):
                 t > seconds * (1 + 1e-6):
             # The compute fitted to nothing still leaves the step longer:
             # rows "anchored on the nearest" would have no compute at all.
-            raise ValueError(
+            raise MeasuredStepError(
                 'measured: the step at N={} ({} s) is shorter than the '
-                "model's step there without any compute ({} s: the "
-                'communication alone); no compute fits it (a step is in '
-                'seconds)'.format(n, *_told_apart(seconds, t)))
+                "model's step there with no compute at all ({} s of "
+                'all-reduce and waiting); no compute fits it: is it in '
+                "seconds, and are the network and overlap the run's?"
+                .format(n, *_told_apart(seconds, t)))
         missed = ['at N={} last {} s (the nearest: {} s)'.format(
             n, *_told_apart(seconds, t)) for n, seconds, t in reached
             if abs(t - seconds) > 1e-6 * seconds]
@@ -970,14 +976,18 @@ class _Plan(typing.NamedTuple):
             t_step = self.row(n, chosen)['t_step']
             free = not self.opts['jitter_given']  # (a jitter given stands)
             if free and (t_step > seconds * (1 + 1e-9) or
-                         t_step < seconds * (1 - 1e-9)):
-                # no network makes it: the stragglers' part, on the
+                         t_step < seconds * (1 - 1e-9) or
+                         first is not None and
+                         not self._meets(first, chosen)):
+                # no network makes it (or only with no compute left for
+                # the smaller count): the stragglers' part, on the
                 # network as it is
                 fastest = chosen
                 chosen, name = with_jitter(fit)
                 if t_step > seconds and not self._meets((n, seconds),
                                                         chosen):
                     # faster than even the fastest makes it: both terms
+                    # (the nearest step the model makes)
                     chosen, _ = with_jitter(fastest)
                     name = 'bus_bandwidth, jitter'
             fit = chosen

@@ -366,14 +366,19 @@ def _plot_scaling(report, path, args):
     """--plot-scaling: a line for each overlap mode.  The scaling report
     printed has told its warnings (a --measured step no anchoring
     reaches); the plot's own computations, one per mode, would tell them
-    again, with another mode's figures and no mode named."""
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', ReportWarning)
+    again, with another mode's figures and no mode named.  Any other
+    warning (the plot's own: a mode's curve left out) is told."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always', ReportWarning)
         report.plot_scaling(
             path, args.workers, device=args.device, network=args.network,
             peak_flops=args.peak_flops, bandwidth=args.bandwidth,
             overlaps=network.OVERLAPS, title=_scaling_title(args),
             **scaling_options(args))
+    for w in caught:
+        if not (issubclass(w.category, ReportWarning) and
+                str(w.message).startswith('scaling_report:')):
+            warnings.warn(w.message)
 
 
 def _write_plots(report, args):

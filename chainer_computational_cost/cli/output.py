@@ -53,10 +53,14 @@ def _show(report, args, kind, columns, ost):
         options.update(scaling_options(args))
         # the batch of --shape: a model's first call need not be on it
         # (a class token broadcast from a parameter)
-        report.show_scaling_report(
-            args.workers, device=args.device, network=args.network,
-            peak_flops=args.peak_flops, bandwidth=args.bandwidth,
-            batch_size=args.shape[0], **options)
+        try:
+            report.show_scaling_report(
+                args.workers, device=args.device, network=args.network,
+                peak_flops=args.peak_flops, bandwidth=args.bandwidth,
+                batch_size=args.shape[0], **options)
+        except network.MeasuredStepError as e:
+            # named as the option that gave it, as the checks name them
+            raise CommandError('--' + str(e))
     elif kind == 'time':
         report.show_time_report(args.calibration,
                                 by=args.predict_by or 'layer', **options)

@@ -586,13 +586,25 @@ class CostReport(object):
                                  '{!r}'.format(key, ' or '.join(
                                      map(repr, takers)), list(overlaps)))
         curves = collections.OrderedDict()
+        refused = []
         for mode in overlaps:
             # buckets are DDP's and Horovod's only, cycles Horovod's
             kept = {k: v for k, v in options.items()
                     if mode in net.MODE_OPTIONS.get(k, (mode,))}
-            curves[mode] = self.scaling_report(
-                workers, device, network, peak_flops, bandwidth, batch_size,
-                grad_bytes, overlap=mode, **kept)
+            try:
+                curves[mode] = self.scaling_report(
+                    workers, device, network, peak_flops, bandwidth,
+                    batch_size, grad_bytes, overlap=mode, **kept)
+            except net.MeasuredStepError as e:
+                # that mode's own cost (Horovod's cycle) exceeds the step
+                # measured: its curve would have no compute
+                refused.append((mode, e))
+        if not curves:
+            raise refused[0][1]
+        for mode, e in refused:
+            warnings.warn('plot_scaling: the {!r} curve is left out: '
+                          '{}'.format(mode, e), ReportWarning,
+                          stacklevel=outside_stacklevel(__name__))
         return plots.plot_scaling(curves, path, published, title, dpi)
 
     def plot_roofline(self, path, device=None, peak_flops=None,

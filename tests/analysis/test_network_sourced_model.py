@@ -295,12 +295,41 @@ def test_a_step_shorter_than_the_communication_alone_is_refused():
     # model's
     with pytest.raises(ValueError, match=(
             r'measured: the step at N=2 \(0\.001 s\) is shorter than the '
-            r"model's step there without any compute \(0\.0102 s: the "
-            r'communication alone\)')):
+            r"model's step there with no compute at all \(0\.0102 s of "
+            r'all-reduce and waiting\); no compute fits it: is it in '
+            r"seconds, and are the network and overlap the run's\?")):
         _report([1, 2], measured={2: 1e-3})
     # with step_time, nothing of the compute is fitted: the nearest, warned
     with pytest.warns(ReportWarning, match='anchored on the nearest'):
         _report([1, 2], step_time=10e-3, measured={2: 1e-3})
+
+
+def test_two_counts_a_network_fits_only_without_compute_fit_the_jitter():
+    # 1e7 bytes at 1 GB/s, 0.1 ms: the all-reduce 10.2 ms at 2 workers,
+    # 2 * 7/8 * 10 + 14 * 0.1 = 18.9 ms at 8.  Steps of a 10 ms compute
+    # and a jitter of 1.8: 10 + 10.2 + 1.8 * 10 * 0.5641896 = 30.35541 ms
+    # and 10 + 18.9 + 1.8 * 10 * 1.4236003 = 54.52481 ms.  A bandwidth
+    # that meets the step at 8 leaves less than no compute at 2 (10/B'
+    # = 30.63 ms of the 30.16 left): the jitter, on the network given
+    rows = _report([1, 2, 8], measured={2: 30.35541e-3, 8: 54.52481e-3})
+    assert rows[8]['anchored'] == 't_compute, jitter'
+    assert rows[8]['bus_bandwidth'] == 1e9
+    assert rows[8]['t_compute'] == pytest.approx(10e-3, rel=1e-5)
+    assert rows[8]['t_jitter'] == pytest.approx(18 * 1.4236003e-3,
+                                                rel=1e-5)
+
+
+def test_a_step_not_even_the_fastest_network_reaches_takes_it():
+    # 9 ms measured at 2 workers of a 10 ms step: no network and no
+    # jitter make it; the nearest step is on the fastest network, 4096 x
+    # 1 GB/s, with no stragglers: 10 + 2 * 1/2 * 1e7 / 4.096e12 + 0.2 ms
+    # = 10.2024414 ms
+    with pytest.warns(ReportWarning, match='anchored on the nearest'):
+        row = _report([2], step_time=10e-3, measured={2: 9e-3})[2]
+    assert row['anchored'] == 'bus_bandwidth, jitter'
+    assert row['bus_bandwidth'] == pytest.approx(4096e9, rel=1e-9)
+    assert row['t_jitter'] == 0
+    assert row['t_step'] == pytest.approx(10.2024414e-3, rel=1e-7)
 
 
 def test_two_steps_no_terms_fit_together_keep_the_smallest_count():

@@ -3,6 +3,7 @@ make it true (--measured with --plot-scaling; an anchoring missed by
 little)."""
 
 import json
+import os
 
 import pytest
 
@@ -47,3 +48,20 @@ def test_an_anchoring_missed_by_little_shows_the_difference(capsys):
     # fewest that tell it from 0.1
     assert t8 == pytest.approx(0.100012, rel=1e-6)
     assert said == '0.10001'
+
+
+def test_plot_scaling_says_a_curve_left_out(tmp_path, capsys):
+    # 1 ms at 8 workers fits the table's overlap ('none'); Horovod's
+    # first 5 ms cycle does not: the plot is drawn without its curve
+    pytest.importorskip('matplotlib')
+    plot = str(tmp_path / 'scaling.png')
+    status, text = run('cli_models:build_linear', '--shape', '4,3',
+                       '--train', '--device', 'a100', '--workers', '1,8',
+                       '--network', 'ib-hdr200', '--measured', '8=0.001',
+                       '--mode', 'csv', '--plot-scaling', plot)
+    assert status == 0 and text.startswith('Workers,')
+    warned, = _warnings(capsys.readouterr().err)
+    assert warned.startswith(
+        "warning: plot_scaling: the 'horovod' curve is left out: measured: "
+        'the step at N=8 (0.001 s) is shorter than')
+    assert os.path.getsize(plot) > 0

@@ -232,8 +232,8 @@ def test_a_step_no_compute_fits_is_one_error_line(capsys):
                     '--train', '--device', 'a100', '--workers', '8',
                     '--network', 'ib-edr', '--measured', '8=1e-12'
                     ).startswith(
-        'error: measured: the step at N=8 (1e-12 s) is shorter than the '
-        "model's step there without any compute (")
+        'error: --measured: the step at N=8 (1e-12 s) is shorter than '
+        "the model's step there with no compute at all (")
 
 
 def test_figures_past_a_float_are_one_error_line(capsys):

@@ -9,6 +9,7 @@ import warnings
 import numpy
 import pytest
 
+from chainer_computational_cost.analysis import network
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.report.cost_report import CostReport
 from chainer_computational_cost.report.cost_report import ReportSnapshot
@@ -736,6 +737,23 @@ def test_a_scaling_report_checks_how_it_is_shown_before_computing_it(
             snap.show_scaling_report(iter([1, 2]), **dict(
                 dict(ost=io.StringIO(), peak_flops=4e9, bandwidth=8e9,
                      network='eth-50g'), **bad))
+
+
+def test_a_scaling_plot_leaves_out_a_mode_no_compute_fits(monkeypatch):
+    calls = _captured(monkeypatch, 'plot_scaling')
+    kwargs = dict(peak_flops=4e9, bandwidth=8e9, network='eth-50g',
+                  measured={2: 3e-3})
+    # 3 ms at 2 workers: Horovod's first cycle alone waits 5 ms
+    with pytest.warns(ReportWarning, match=(
+            r"plot_scaling: the 'horovod' curve is left out: measured: the "
+            r'step at N=2 \(0\.003 s\) is shorter than')):
+        _snapshot().plot_scaling('s.png', [1, 2], overlaps=[
+            'none', 'horovod', 'ddp'], **kwargs)
+    assert list(calls[0][0][0]) == ['none', 'ddp']
+    # a plot of no curve is the error itself
+    with pytest.raises(network.MeasuredStepError):
+        _snapshot().plot_scaling('s.png', [1, 2], overlaps=['horovod'],
+                                 **kwargs)
 
 
 def test_a_scaling_plot_gives_the_bucket_size_to_the_bucketed_modes(
