@@ -1243,7 +1243,9 @@ class _Steps(object):
         # them), None between steps: nothing of the user's kept after one.
         self.optimizers = None
         # run() sets, for each iteration: self.calls, the figures of each
-        # optimizer.update; self.batch, the batch size
+        # optimizer.update; self.batch, the batch size; self.last, the
+        # last run's (iteration, calls, seconds, batch, observation)
+        self.last = (None, (), 0.0, None, None)
 
     def run(self, updater, real_core):
         """One ``update_core``, its optimizers' updates wrapped."""
@@ -1290,8 +1292,22 @@ class _Steps(object):
             self.peak = self.monitor._peak_of(_step_dtype(
                 optimizers.values()))
         self.first = False
+        iteration = getattr(updater, 'iteration', None)
+        last = self.last
+        if iteration is not None and iteration == last[0]:
+            # update_core run again in one iteration (an updater whose
+            # update() calls it twice): the iteration's figures are all
+            # its runs', in place of the last run's
+            _, calls, before, batch, reported = last
+            self.calls = calls + self.calls
+            elapsed += before
+            if batch is not None and self.batch is not None:
+                self.batch += batch
+        else:
+            reported = None
         observation = self.figures(elapsed)
-        if observation:
+        self.last = (iteration, self.calls, elapsed, self.batch, observation)
+        if observation or reported:
             # What chainer.report does with plain numbers, less its copy
             # of each value (for Variables) and its config lookup: this
             # runs at every iteration.
@@ -1299,6 +1315,9 @@ class _Steps(object):
                 reporter = chainer.reporter.get_current_reporter()
             except IndexError:  # no reporter: nothing reads them
                 return
+            if reported:
+                for key in reported:
+                    reporter.observation.pop(key, None)
             reporter.observation.update(observation)
 
     def add_outside(self, outside):

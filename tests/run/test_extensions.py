@@ -1247,6 +1247,29 @@ def test_a_step_the_updater_skips_leaves_the_monitor_on(tmp_path):
     assert [e.get('cost/flops') for e in log] == [2055, None, 2055, 2055]
 
 
+class _Twice(_Calling):
+    """Runs update_core twice an iteration (two half-steps)."""
+
+    def update(self):
+        self.update_core()
+        self.update_core()
+        self.iteration += 1
+
+
+def test_an_iteration_of_two_update_cores_logs_both(tmp_path, monkeypatch):
+    # SumLinear on 64 rows: 2055 a step, 4110 an iteration of two; each
+    # run of update_core timed 0.5 s (a clock read twice a run): 1 s and
+    # 128 samples an iteration
+    ticks = iter(range(1000))
+    monkeypatch.setattr(cm_extensions, '_clock', lambda: next(ticks) / 2)
+    opt = chainer.optimizers.SGD().setup(SumLinear())
+    log = _run(_Twice(lambda o: o.update(o.target, X), opt), 3, tmp_path,
+               CostMonitor())
+    assert [(e['cost/flops'], e['cost/samples_per_second'],
+             e['cost/flops_per_second']) for e in log] == [
+        (4110, 128.0, 4110.0)] * 3
+
+
 class _Stepping(_Calling):
     """Does the step in update() itself: update_core never runs."""
 
