@@ -7,6 +7,7 @@ flush of stderr before a rank aborts (stderr is line-buffered from Python
 3.9 on, and the line ends in a newline)."""
 
 import json
+import sys
 
 import pytest
 
@@ -316,6 +317,23 @@ def test_a_size_that_spans_the_sizes_alone_is_one_copy():
     assert netbench.copies(2 ** 20, 2 ** 20) == 1
     assert netbench.copies(2 ** 20) == 1
     assert netbench.footprint(2 ** 20) == 2 ** 20
+
+
+def test_the_memory_is_checked_for_the_size_whose_copies_hold_most():
+    # sizes 4 B, 64 KiB, 1 MiB: span 4 + 65536 + 1048576 = 1114116; 4 B
+    # is one copy (4), 64 KiB 8 copies (524288, MAX_COPIES: 17 would
+    # span), 1 MiB 2 copies (2097152): 1 MiB is the heaviest
+    sizes = [4, 65536, 2 ** 20]
+    assert [netbench.footprint(s, 1114116) for s in sizes] == [
+        4, 524288, 2097152]
+    assert netbench.heaviest(sizes) == (2 ** 20, 1114116)
+
+
+def test_without_mpi4py_this_process_is_rank_0(monkeypatch):
+    # (None in sys.modules: the import fails, as with mpi4py not
+    # installed) a mistake is then this one process's to report
+    monkeypatch.setitem(sys.modules, 'mpi4py', None)
+    assert netbench_cli._world_rank() == 0
 
 
 def test_measure_with_its_defaults_times_4_bytes_to_16_mib(monkeypatch):
