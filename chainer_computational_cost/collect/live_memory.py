@@ -440,15 +440,13 @@ class _LinkWatcher(chainer.LinkHook):
         self.params = {}
 
     def forward_postprocess(self, args):
-        for p in args.link.params():
-            if p.array is not None:
-                self.params[id(p)] = p.array.nbytes
+        self.inputs(args.link.params())
 
     def inputs(self, inputs):
         """Count the parameters among the ``inputs`` of a forward call
-        (the variables FunctionNode.apply was given), as a called link's:
-        a Chain's own weight that a method of it uses (the Chain itself
-        never called) is the model's all the same."""
+        (the variables FunctionNode.apply was given), as a called link's
+        are: a Chain's own weight that a method of it uses (the Chain
+        itself never called) is the model's all the same."""
         for x in inputs:
             if isinstance(x, chainer.Parameter) and x.array is not None:
                 self.params[id(x)] = x.array.nbytes
