@@ -19,6 +19,7 @@ import warnings
 from chainer_computational_cost.analysis import calibration
 from chainer_computational_cost.analysis import network
 from chainer_computational_cost.cli.args import ALL_LEVELS
+from chainer_computational_cost.cli.args import SCALING_NAMES
 from chainer_computational_cost.cli.args import scaling_options
 from chainer_computational_cost.cli.models import CommandError
 from chainer_computational_cost.core.records import ReportWarning
@@ -59,8 +60,10 @@ def _show(report, args, kind, columns, ost):
                 peak_flops=args.peak_flops, bandwidth=args.bandwidth,
                 batch_size=args.shape[0], **options)
         except network.MeasuredStepError as e:
-            # named as the option that gave it, as the checks name them
-            raise CommandError('--' + str(e))
+            # ('measured: ...') named as the option that gave it, as the
+            # checks name it
+            raise CommandError(SCALING_NAMES['measured'] +
+                               str(e)[len('measured'):])
     elif kind == 'time':
         report.show_time_report(args.calibration,
                                 by=args.predict_by or 'layer', **options)
