@@ -125,15 +125,20 @@ def non_negative(name, value, allowed=None):
 
 def one_of(name, value, choices, fold_case=False, allowed=None):
     """``value`` if it is one of ``choices`` (with ``fold_case``, a str in
-    any case, returned in lower case); ``ValueError`` otherwise."""
+    any case, returned in lower case); ``ValueError`` otherwise, an
+    :class:`ArgumentTypeError` for a value that is not a str where every
+    choice is one (None, an optimizer object for its name)."""
     key = value.lower() if fold_case and isinstance(value, str) else value
     try:
         found = key in choices
     except TypeError:  # unhashable: a list is no name
         found = False
     if not found:
-        _refuse(ValueError, name, value, allowed or 'one of {}'.format(
-            ', '.join(repr(c) for c in choices)))
+        names = not isinstance(value, str) and all(
+            isinstance(c, str) for c in choices)
+        _refuse(ArgumentTypeError if names else ValueError, name, value,
+                allowed or 'one of {}'.format(
+                    ', '.join(repr(c) for c in choices)))
     return key
 
 

@@ -79,12 +79,12 @@ def _text_or_none(kind, field):
 
 def _check_peaks(peaks):
     """A read-only copy of ``peaks`` with FLOP/s as floats, or
-    ValueError."""
+    ValueError (an ArgumentTypeError for no mapping, or no pair)."""
     keys = [(u, p) for u in UNITS for p in PRECISIONS.values()]
     allowed = ('Device peaks must map each of {} to a (label, FLOP/s) '
                'pair'.format(', '.join(str(k) for k in keys)))
     if not isinstance(peaks, collections.abc.Mapping):
-        raise ValueError('{}, got {!r}'.format(allowed, peaks))
+        raise checks.ArgumentTypeError('{}, got {!r}'.format(allowed, peaks))
     missing = [k for k in keys if k not in peaks]
     unknown = [k for k in peaks if k not in keys]
     if missing or unknown:
@@ -97,7 +97,8 @@ def _check_peaks(peaks):
         value = peaks[key]
         if not (isinstance(value, (tuple, list)) and len(value) == 2
                 and isinstance(value[0], str)):
-            raise ValueError('{}; {} is {!r}'.format(allowed, key, value))
+            raise checks.ArgumentTypeError('{}; {} is {!r}'.format(
+                allowed, key, value))
         out[key] = (value[0], checks.positive(
             'the FLOP/s of Device peaks[{}]'.format(key), value[1]))
     return checks.ReadOnlyDict(out)

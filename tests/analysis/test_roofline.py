@@ -514,12 +514,13 @@ def test_device_peaks_must_cover_every_unit_and_precision():
     with pytest.raises(ValueError, match=r"; missing \('vector', 'fp32'\), "
                        r"unknown \('vector', 'bf16'\)$"):
         devices.Device('mine', 'My device', 10.0, peaks)
+    # no mapping, or no pair: the wrong type (a ValueError too)
     for bad in (None, [1, 2]):
-        with pytest.raises(ValueError, match='Device peaks must map'):
+        with pytest.raises(TypeError, match='Device peaks must map'):
             devices.Device('mine', 'My device', 10.0, bad)
     peaks = _peaks()
     peaks[('vector', 'fp32')] = 5.0
-    with pytest.raises(ValueError, match=r"\('vector', 'fp32'\) is 5.0$"):
+    with pytest.raises(TypeError, match=r"\('vector', 'fp32'\) is 5.0$"):
         devices.Device('mine', 'My device', 10.0, peaks)
 
 

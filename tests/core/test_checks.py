@@ -111,6 +111,18 @@ def test_a_choice():
                        'got 3$'):
         checks.one_of('opt', 3, ('sgd', 'adam'),
                       allowed='one of sgd, adam')
+    # no str where every choice is a name: the wrong type, as the other
+    # checks tell it (a str out of the choices is a wrong value)
+    for bad in (3, None, ['md'], object()):
+        with pytest.raises(checks.ArgumentTypeError):
+            checks.one_of('mode', bad, ('csv', 'md'))
+    with pytest.raises(ValueError) as e:
+        checks.one_of('mode', 'MD', ('csv', 'md'))
+    assert type(e.value) is ValueError
+    # choices that are not all names: a value of another type is a value
+    with pytest.raises(ValueError) as e:
+        checks.one_of('n', 'x', (1, 2))
+    assert type(e.value) is ValueError
 
 
 def test_an_instance():

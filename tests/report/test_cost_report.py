@@ -651,6 +651,8 @@ def test_time_report_takes_by_in_any_case():
     with pytest.raises(ValueError, match="by must be one of 'layer', "
                        "'type', 'link', 'phase', got 'kind'"):
         _snapshot().time_report(_calibration(), by='kind')
+    with pytest.raises(TypeError, match="by must be one of .*, got None$"):
+        _snapshot().time_report(_calibration(), by=None)
 
 
 @pytest.mark.parametrize('by', ['type', 'link', 'Phase'])
@@ -687,8 +689,7 @@ def test_a_scaling_plot_has_one_curve_per_overlap(monkeypatch):
     snap.plot_scaling('s.png', [1, 2], overlap='ddp', **kwargs, model='bound')
     # workers given as an iterator are read once, for every curve
     snap.plot_scaling('s.png', iter([1, 2]), bucket_bytes=1024,
-                      overlaps=['none', 'ddp'], overlap='horovod', **kwargs,
-                      model='bound')
+                      overlaps=['none', 'ddp'], **kwargs, model='bound')
     curves = [a[0] for a, _ in calls]
     assert [list(c) for c in curves] == [['none'], ['ddp'],
                                          ['none', 'ddp']]

@@ -1103,6 +1103,18 @@ def test_a_bad_argument_is_named(kwargs, message):
         fit_batch(_relu, **kwargs)
 
 
+@pytest.mark.parametrize('kwargs', [
+    {'device': 80}, {'capacity': '1000'},
+    {'capacity': 1000, 'optimizer': 5},
+    {'capacity': 1000, 'optimizer': None},
+    {'capacity': 1000, 'optimizer': ['adam']},
+    # the optimizer itself for its name
+    {'capacity': 1000, 'optimizer': chainer.optimizers.SGD()}])
+def test_an_argument_of_the_wrong_type_is_a_type_error(kwargs):
+    with pytest.raises(TypeError):
+        fit_batch(project_batch(_relu, 1), **kwargs)
+
+
 def test_a_measured_optimizer_state_is_counted_once():
     # MomentumSGD made in each step: every run's first update allocates
     # the velocity of W, 100*100*4 = 40000 bytes, alive from then on.
