@@ -368,13 +368,15 @@ def _plot_scaling(report, path, args):
     reaches); the plot's own computations, one per mode, would tell them
     again, with another mode's figures and no mode named.  Any other
     warning (the plot's own: a mode's curve left out) is told."""
+    options = scaling_options(args)
+    options.pop('overlap', None)  # (the table's mode: the plot draws all)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always', ReportWarning)
         report.plot_scaling(
             path, args.workers, device=args.device, network=args.network,
             peak_flops=args.peak_flops, bandwidth=args.bandwidth,
             overlaps=network.OVERLAPS, title=_scaling_title(args),
-            **scaling_options(args))
+            **options)
     for w in caught:
         if not (issubclass(w.category, ReportWarning) and
                 str(w.message).startswith('scaling_report:')):

@@ -570,9 +570,16 @@ class CostReport(object):
         # before the reports: a mistake there is found at once
         plots.check_path(path)
         plots.check_dpi(dpi)
+        plots.check_title(title)
         plots.check_published(published)
         if overlaps is None:
             overlaps = [options.pop('overlap', 'none')]
+        elif options.get('overlap') is not None:
+            # one of the two draws the curves: the other would be ignored
+            raise ValueError('plot_scaling takes overlaps (the curves) or '
+                             'overlap (one curve), not both: got '
+                             'overlaps={!r} and overlap={!r}'.format(
+                                 overlaps, options['overlap']))
         else:
             options.pop('overlap', None)
             overlaps = net.check_overlaps(overlaps)

@@ -115,6 +115,13 @@ def check_dpi(dpi):
     return value
 
 
+def check_title(title):
+    """``title`` if it is a str or None (a plot's own title): anything else
+    is an ArgumentTypeError, rather than its ``str()`` drawn."""
+    return checks.instance('title', title, (str, type(None)),
+                           'a str or None')
+
+
 #: The formats with no transparency (matplotlib draws a translucent
 #: colour there at full strength, with a message on stderr).
 OPAQUE_FORMATS = ('eps', 'ps')
@@ -226,6 +233,7 @@ def plot_roofline(layers, path, device=None, peak_flops=None,
     """
     # before drawing: a wrong name is a quick mistake
     ext, dpi = check_path(path), check_dpi(dpi)
+    check_title(title)
     rows = roofline.roofline_report(layers, device, peak_flops, bandwidth)
     dev = devices.resolve_device(device, peak_flops, bandwidth)
     rows = [r for k, r in rows.items() if k != 'total']
@@ -327,6 +335,7 @@ def plot_summary(summary_rows, path, title=None, dpi=100):
         the matplotlib Figure (already written).
     """
     ext, dpi = check_path(path), check_dpi(dpi)
+    check_title(title)
     rows = _summary_entries(summary_rows)
     if not rows:
         raise ValueError('no layer types to plot')
@@ -427,6 +436,7 @@ def plot_memory(series, figures, path, title=None, dpi=100):
         the matplotlib Figure (already written).
     """
     ext, dpi = check_path(path), check_dpi(dpi)  # as the other plots
+    check_title(title)
     series = [(live, scratch or 0, phase) for live, scratch, phase in series
               if live is not None]
     if not series:
@@ -580,6 +590,7 @@ def plot_scaling(curves, path, published=None, title=None, dpi=100):
         the matplotlib Figure (already written).
     """
     ext, dpi = check_path(path), check_dpi(dpi)  # as the other plots
+    check_title(title)
     points = check_published(published)
     curves = collections.OrderedDict(
         (label, rows) for label, rows in curves.items() if rows)

@@ -2325,6 +2325,24 @@ def test_plot_scaling_is_written(monkeypatch, tmp_path):
     assert title == 'cli_models:build_linear on a100, ib-edr: scaling'
 
 
+def test_plot_scaling_draws_every_mode_whatever_overlap_the_table_has(
+        monkeypatch, tmp_path):
+    drawn = []
+    draw = plots.plot_scaling
+
+    def kept(curves, *args, **kwargs):
+        drawn.append(list(curves))
+        return draw(curves, *args, **kwargs)
+    monkeypatch.setattr(plots, 'plot_scaling', kept)
+    status, _ = run('cli_models:build_linear', '--shape', '4,3', '--train',
+                    '--workers', '1,8', '--device', 'a100', '--network',
+                    'ib-edr', '--overlap', 'ddp', '--plot-scaling',
+                    str(tmp_path / 's.png'))
+    assert status == 0
+    assert drawn == [['none', 'chainermn-double-buffering', 'ddp',
+                      'horovod']]
+
+
 def test_plot_scaling_of_a_given_peak_over_a_network_file(monkeypatch,
                                                           tmp_path):
     from chainer_computational_cost.core import devices

@@ -1133,6 +1133,17 @@ def test_dpi_is_a_number_from_10_to_1200(bad, error, tmp_path,
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize('bad', [True, float('nan'), b'x', ['a', 'b'], 5])
+def test_a_title_that_is_no_str_is_a_type_error(bad, tmp_path,
+                                                nothing_drawn):
+    for draw in _each_plot(str(tmp_path / 'x.png'), title=bad):
+        with pytest.raises(TypeError) as e:
+            draw()
+        assert str(e.value) == 'title must be a str or None, got {!r}'.format(
+            bad)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_dpi_bounds_are_allowed():
     assert plots.check_dpi(10) == 10.0
     assert plots.check_dpi(1200) == 1200.0
@@ -1168,6 +1179,18 @@ def test_the_hook_s_scaling_plot_checks_before_its_reports(tmp_path,
                          cycle_time=1e-3)
     assert str(e.value) == ("cycle_time goes with overlaps holding "
                             "'horovod', not ['none', 'ddp']")
+    # overlap (one curve) beside overlaps (the curves) would be ignored
+    with pytest.raises(ValueError) as e:
+        cch.plot_scaling(str(tmp_path / 's.png'), [1, 2], device='a100',
+                         network='eth-50g', overlaps=['none'],
+                         overlap='bogus')
+    assert str(e.value) == (
+        "plot_scaling takes overlaps (the curves) or overlap (one curve), "
+        "not both: got overlaps=['none'] and overlap='bogus'")
+    with pytest.raises(TypeError, match='^title must be a str or None'):
+        cch.plot_scaling(str(tmp_path / 's.png'), [1, 2], device='a100',
+                         network='eth-50g', title=object())
+    assert list(tmp_path.iterdir()) == []
 
 
 # PostScript has no transparency.
