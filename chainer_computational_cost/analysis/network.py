@@ -552,7 +552,8 @@ def _gradients(backward, times, t_start, grad_bytes, link_bytes):
 def _buckets(grads, cap, first_cap):
     """DDP's buckets: gradients in ready order, a bucket closed once it
     holds ``cap`` bytes (the first one ``first_cap``); ``[(ready, bytes)]``,
-    a bucket ready when its last gradient is.
+    a bucket ready when its last gradient is.  At least one, as every
+    mode makes at least one all-reduce (of no bytes, its latency).
     """
     out, size, limit = [], 0.0, first_cap
     for ready, nbytes in grads:
@@ -560,7 +561,7 @@ def _buckets(grads, cap, first_cap):
         if size >= limit:
             out.append((ready, size))
             size, limit = 0.0, cap
-    if size:
+    if size or not out:
         out.append((ready, size))
     return out
 

@@ -1016,6 +1016,15 @@ def test_gradient_bytes_must_be_a_count(grad_bytes):
     row = network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
                                  grad_bytes=0, model='bound')[2]
     assert row['t_allreduce'] == pytest.approx(2e-6, rel=1e-12)
+    # and so under every overlap: DDP too makes one all-reduce (one bucket
+    # of no bytes) after the backward, which it cannot hide
+    for overlap in ('ddp', 'horovod', 'none'):
+        row = network.scaling_report(layers, rows, 10, [2], 'ib-edr', 4,
+                                     grad_bytes=0, model='bound',
+                                     overlap=overlap)[2]
+        assert row['n_buckets'] == 1, overlap
+        assert row['t_exposed_comm'] >= 2e-6 * (1 - 1e-9), overlap
+        assert row['efficiency'] <= row['efficiency_overlap'], overlap
 
 
 def test_a_step_that_takes_no_time_is_fully_efficient():
