@@ -601,7 +601,11 @@ def _horovod_end(grads, threshold, cycle, t_start, t_ar, window,
         if not ready:
             # the first cycle the next gradient is ready by (>= 1 cycle
             # on: it is ready after s)
-            s += cycle * math.ceil((pending[0][0] - s) / cycle)
+            cycles = (pending[0][0] - s) / cycle
+            # (a cycle too short to count them in: as good as none, the
+            # next one when the gradient is ready)
+            s = s + cycle * math.ceil(cycles) if cycles < 2.0 ** 53 \
+                else pending[0][0]
             continue
         pending = pending[len(ready):]
         messages, size = [], 0.0
@@ -1103,8 +1107,12 @@ def phase_times(local, roofline_rows, step_time=None, timed=False):
         if all(t is not None for t in measured) and sum(measured) > 0:
             times = measured
     if step_time is not None:
-        scale = step_time / sum(times) if sum(times) else 0.0
-        times = [t * scale for t in times]
+        total = sum(times)
+        scale = step_time / total if total else 0.0
+        if scale < math.inf:
+            times = [t * scale for t in times]
+        else:  # a step beyond a float's range of the roofline's: each share
+            times = [t / total * step_time for t in times]
     phases = [x.get('phase') for x in local]
     t_forward = sum(t for t, p in zip(times, phases) if p != 'backward')
     t_backward = sum(t for t, p in zip(times, phases) if p == 'backward')
@@ -1144,6 +1152,10 @@ def exposed_communication(mode, n, step, grads, t_all, t_ar,
         return Exposure(max(0.0, t_all - step.compute), 1,
                         min(t_all, step.compute))
     window = step.before + step.backward
+    # every gradient is ready by the backward's end: a ready time summed
+    # call by call may round past it, by one unit of a step's last digit
+    # (which a huge step makes far longer than its all-reduces)
+    grads = [(min(ready, window), nbytes) for ready, nbytes in grads]
     talks = 0.0
     if mode == 'ddp':
         end, n_buckets, before = _ddp_end(

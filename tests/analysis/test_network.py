@@ -1382,3 +1382,64 @@ def test_a_network_file_nested_beyond_the_parser_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"deep.json' is not a network "
                        r"file .*: maximum recursion depth exceeded"):
         devices.load_network(str(path))
+
+
+def _tiny_step():
+    """A forward, a backward and an update of 1e-10 s each."""
+    layers = [{'name': n, 'type': 'X', 'phase': p}
+              for n, p in (('F', 'forward'), ('B', 'backward'),
+                           ('U', 'update'))]
+    return layers, {n: {'t_roofline': 1e-10} for n in 'FBU'}
+
+
+@pytest.mark.parametrize('overlap', ['horovod', 'ddp', 'none'])
+def test_a_step_time_beyond_the_roofline_s_range_is_spread(overlap):
+    # 1e299 s over 3e-10 s of roofline: a factor beyond a float, and each
+    # call's share of it (a third) is not; the 1,000 gradient bytes take
+    # a ring's 2 * (2-1)/2 * 1000 / 1e9 + 2 * (2-1) * 1e-6 = 3e-6 s, which
+    # a step of 1e299 s cannot show: the efficiency is 1, and the
+    # communication the compute does not hide is at most that all-reduce
+    # (with Horovod it was a ValueError, a NaN made an int)
+    layers, rows = _tiny_step()
+    net = devices.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(layers, rows, None, [2], net, 1,
+                                 grad_bytes=1000, step_time=1e299,
+                                 overlap=overlap, model='bound')[2]
+    assert row['t_compute'] == 1e299
+    assert row['t_allreduce'] == pytest.approx(3e-6, rel=1e-12)
+    assert 0 <= row['t_exposed_comm'] <= row['t_allreduce']
+    assert row['efficiency'] == 1.0
+
+
+def test_a_horovod_cycle_too_short_to_count_is_continuous():
+    # a cycle of 1e-310 s: the gradients are all-reduced as soon as they
+    # are ready (at the backward's end, 2e-10 s after the step began), so
+    # the 3e-6 s all-reduce is exposed whole, as with a cycle of 1e-15 s,
+    # which is counted (it was "the scaling report overflows a float")
+    layers, rows = _tiny_step()
+    net = devices.Network('t', 't', 1e9, 1e-6)
+    for cycle in (1e-310, 1e-15):
+        row = network.scaling_report(layers, rows, None, [2], net, 1,
+                                     grad_bytes=1000, step_time=1.0,
+                                     overlap='horovod', cycle_time=cycle,
+                                     model='bound')[2]
+        assert row['t_exposed_comm'] == pytest.approx(3e-6, rel=1e-6)
+
+
+def test_a_gradient_is_ready_by_the_backward_s_end_to_the_last_digit():
+    # backward calls of 0.1, 0.2 and 0.3 (of 0.7 s with a 0.1 s forward),
+    # a link's gradients each, spread over a step of 1e100 s: the last
+    # gradient's ready time, summed call by call, rounded a unit of the
+    # last digit (1.9e84 s) past the backward's end, and DDP exposed that
+    # unit; the 3e-6 s all-reduce is at most what is exposed
+    layers = [{'name': 'F', 'type': 'X', 'phase': 'forward'}] + [
+        {'name': 'B{}'.format(i), 'type': 'X', 'phase': 'backward',
+         'link': '/l{}'.format(i)} for i in range(3)]
+    rows = {'F': {'t_roofline': 0.1}, 'B0': {'t_roofline': 0.1},
+            'B1': {'t_roofline': 0.2}, 'B2': {'t_roofline': 0.3}}
+    net = devices.Network('t', 't', 1e9, 1e-6)
+    row = network.scaling_report(
+        layers, rows, None, [2], net, 1, grad_bytes=1000, step_time=1e100,
+        overlap='ddp', model='bound',
+        link_bytes={'/l0': 100, '/l1': 100, '/l2': 100})[2]
+    assert 0 <= row['t_exposed_comm'] <= row['t_allreduce']
