@@ -75,8 +75,15 @@ def _row(layer, dev):
     time = layer.get('time')
     if time is not None:
         row['time'] = time
-        row['efficiency'] = row['t_roofline'] / time if time > 0 else None
+        row['efficiency'] = _efficiency(row['t_roofline'], time)
     return row
+
+
+def _efficiency(t_roofline, time):
+    """``t_roofline / time``; None for no time, or a time so short (a
+    clock's denormal tick) that the ratio is beyond a float."""
+    ratio = t_roofline / time if time > 0 else math.inf
+    return ratio if ratio < math.inf else None
 
 
 def roofline_report(layers, device=None, peak_flops=None, bandwidth=None):
@@ -151,7 +158,6 @@ def roofline_report(layers, device=None, peak_flops=None, bandwidth=None):
         (total['peak_used'], total['peak_flops']), = peaks
     if timed:
         total['time'] = time
-        total['efficiency'] = total['t_roofline'] / time if time > 0 \
-            else None
+        total['efficiency'] = _efficiency(total['t_roofline'], time)
     report['total'] = total
     return report

@@ -594,6 +594,19 @@ def test_a_clock_that_never_ticked_gives_no_total_efficiency():
         20.0, 0.0, None)
 
 
+def test_a_time_too_short_for_a_ratio_gives_no_efficiency():
+    # a clock's denormal tick, 1e-320 s: 10 s of roofline over it is
+    # beyond a float; no efficiency (it was inf), as for no time at all
+    layers = [layer('ReLU-1', 'ReLU', 100, 60, 40, time=1e-320),
+              layer('ReLU-2', 'ReLU', 100, 60, 40, time=1.0)]
+    report = roofline.roofline_report(layers, peak_flops=100, bandwidth=10)
+    assert report['ReLU-1']['efficiency'] is None
+    # 10 s over 1 s
+    assert report['ReLU-2']['efficiency'] == 10.0
+    # 20 s over 1 + 1e-320 s: 1.0 s as a float
+    assert report['total']['efficiency'] == 20.0
+
+
 def test_one_peak_shared_by_two_dtypes_names_the_total():
     # On the GTX 1080 Ti float16 runs at the fp32 rate but is labelled
     # 'fp16 vector': two labels, so the total names no peak
