@@ -789,6 +789,12 @@ def scaling_report(layers, roofline_rows, n_params, workers, network,
         huge = [n for n in workers if 2 * n > sys.float_info.max]
         if known and e.args[0].startswith('efficiency'):
             huge = [e.args[2]]  # (a ratio of times beyond a float)
+        if not huge and not all(
+                allreduce_time(grad_bytes, n, net, g, node) < math.inf
+                for n in counts):
+            # the networks' figures alone overflow an all-reduce: they are
+            # what to check, whatever else was given
+            given = {}
         raise ValueError(_overflow(e.args, dict(
             given, batch_size=None if known or huge else batch_size,
             workers=huge[0] if huge else None), [
@@ -919,6 +925,8 @@ class _Plan(typing.NamedTuple):
         reached = [(n, seconds, self.row(n, fit)['t_step'])
                    for n, seconds in sorted(measured.items())]
         n, seconds, t = reached[0]
+        if not t < math.inf:  # (the network's all-reduce: see _overflow)
+            raise OverflowError('t_step', t, n)
         if fit.scale <= _SCALES[0] and 't_compute' in fit.anchored and \
                 t > seconds * (1 + 1e-6):
             # The compute fitted to nothing still leaves the step longer:
@@ -970,8 +978,12 @@ class _Plan(typing.NamedTuple):
             def at(x):
                 return fitted(f._replace(net=f.net._replace(
                     bandwidth=f.net.bandwidth * 2 ** x)))
+            # (a factor that keeps the bandwidth a float > 0, finite)
+            room = math.log2(f.net.bandwidth)
+            lo = min(0.0, max(-12.0, _FLOAT_EXPONENTS[0] - room))
+            hi = max(0.0, min(12.0, _FLOAT_EXPONENTS[1] - room))
             x = _solve(lambda x: self.row(n, at(x))['t_step'], seconds,
-                       -12.0, 12.0, rising=False)
+                       lo, hi, rising=False)
             return at(x), 'bus_bandwidth'
         given = fit
         if g > 1 and n <= g:
@@ -1014,6 +1026,10 @@ class _Plan(typing.NamedTuple):
 
 #: The range of the compute's factor an anchoring fits.
 _SCALES = (2.0 ** -40, 2.0 ** 40)
+
+#: The binary exponents of the normal floats: a bandwidth scaled within
+#: them neither vanishes nor overflows.
+_FLOAT_EXPONENTS = (sys.float_info.min_exp, sys.float_info.max_exp - 1)
 
 
 def _solve(f, target, lo, hi, rising, base=None):

@@ -1311,6 +1311,40 @@ def test_a_network_whose_figures_overflow_is_named(bandwidth, latency,
                                model='bound')
 
 
+@pytest.mark.parametrize('bandwidth, latency, shown', [
+    (5e-324, 1e-6, r'bandwidth 5e-324 B/s, latency 1e-06 s'),
+    (1e9, 1e308, r'bandwidth 1000000000.0 B/s, latency 1e\+308 s'),
+])
+def test_a_network_whose_figures_overflow_is_named_when_anchoring(
+        bandwidth, latency, shown):
+    # the same with two steps measured: it was a MeasuredStepError ("inf
+    # s of all-reduce", "is it in seconds?"), or for the smallest
+    # bandwidth "Network bandwidth must be ... > 0, got 0.0" (the fit's
+    # slowest network, 2**-12 of it)
+    layers, rows = _one_step()
+    net = devices.Network('mine', 'My net', bandwidth, latency)
+    with pytest.raises(ValueError, match=r"^the scaling report overflows a "
+                       r"float \(t_step is inf at N=8: network 'mine' "
+                       r'\(' + shown + r"\) give figures beyond its range\); "
+                       r"check the network's figures$"):
+        network.scaling_report(layers, rows, 10, [1, 8, 64], net, 4,
+                               model='bound', measured={8: 1e-3, 64: 2e-3})
+
+
+def test_an_anchored_bandwidth_stays_a_float_above_0():
+    # no gradient bytes: a bandwidth of 1e-320 B/s costs nothing, and the
+    # fit's slower networks (down to 2**-12 of it) would be 0 B/s, which
+    # no Network is; the fit keeps to the factors that leave a float > 0
+    layers, rows = _one_step()
+    net = devices.Network('mine', 'My net', 1e-320, 1e-6)
+    report = network.scaling_report(layers, rows, 10, [1, 8, 64], net, 4,
+                                    grad_bytes=0, model='bound',
+                                    measured={8: 1e-3, 64: 1.2e-3})
+    # no bandwidth reaches the step at 64 (no bytes): the jitter does
+    assert report[64]['anchored'] == 't_compute, jitter'
+    assert report[64]['t_step'] == pytest.approx(1.2e-3, rel=1e-6)
+
+
 def test_gradient_bytes_a_float_cannot_hold_are_refused():
     layers, rows = _one_step()
     net = devices.Network('t', 't', 1e9, 1e-6)
