@@ -1297,38 +1297,23 @@ def test_figures_past_a_float_are_a_value_error(kwargs, shown):
     (5e-324, 1e-6, r'bandwidth 5e-324 B/s, latency 1e-06 s'),
     (1e9, 1e308, r'bandwidth 1000000000.0 B/s, latency 1e\+308 s'),
 ])
+@pytest.mark.parametrize('measured, column', [
+    (None, 't_allreduce'), ({8: 1e-3, 64: 2e-3}, 't_step')])
 def test_a_network_whose_figures_overflow_is_named(bandwidth, latency,
-                                                   shown):
+                                                   shown, measured, column):
     # checked fine, and then "the arguments give figures beyond its
-    # range": nothing said it was the network
+    # range": nothing said it was the network; with two steps measured,
+    # a MeasuredStepError ("inf s of all-reduce", "is it in seconds?"), or
+    # for the smallest bandwidth "Network bandwidth must be ... > 0, got
+    # 0.0" (the fit's slowest network, 2**-12 of it)
     layers, rows = _one_step()
     net = devices.Network('mine', 'My net', bandwidth, latency)
     with pytest.raises(ValueError, match=r"^the scaling report overflows a "
-                       r"float \(t_allreduce is inf at N=8: network 'mine' "
-                       r'\(' + shown + r"\) give figures beyond its range\); "
-                       r"check the network's figures$"):
-        network.scaling_report(layers, rows, 10, [1, 8], net, 4,
-                               model='bound')
-
-
-@pytest.mark.parametrize('bandwidth, latency, shown', [
-    (5e-324, 1e-6, r'bandwidth 5e-324 B/s, latency 1e-06 s'),
-    (1e9, 1e308, r'bandwidth 1000000000.0 B/s, latency 1e\+308 s'),
-])
-def test_a_network_whose_figures_overflow_is_named_when_anchoring(
-        bandwidth, latency, shown):
-    # the same with two steps measured: it was a MeasuredStepError ("inf
-    # s of all-reduce", "is it in seconds?"), or for the smallest
-    # bandwidth "Network bandwidth must be ... > 0, got 0.0" (the fit's
-    # slowest network, 2**-12 of it)
-    layers, rows = _one_step()
-    net = devices.Network('mine', 'My net', bandwidth, latency)
-    with pytest.raises(ValueError, match=r"^the scaling report overflows a "
-                       r"float \(t_step is inf at N=8: network 'mine' "
-                       r'\(' + shown + r"\) give figures beyond its range\); "
-                       r"check the network's figures$"):
+                       r"float \(" + column + r" is inf at N=8: network "
+                       r"'mine' \(" + shown + r"\) give figures beyond its "
+                       r"range\); check the network's figures$"):
         network.scaling_report(layers, rows, 10, [1, 8, 64], net, 4,
-                               model='bound', measured={8: 1e-3, 64: 2e-3})
+                               model='bound', measured=measured)
 
 
 def test_an_anchored_bandwidth_stays_a_float_above_0():
