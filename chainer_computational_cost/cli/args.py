@@ -1041,7 +1041,8 @@ def _check_unit(value):
     """--unit's value as the API takes it (None: raw), or a ValueError
     naming the values a command line can type."""
     # 'raw' kept as text until _output_defaults: it differs from not given
-    if value.lower() in rendering.RAW_UNITS:  # 'none' as the API's None
+    # ('' is the API's raw too, but typed it is a value left out)
+    if value and value.lower() in rendering.RAW_UNITS:  # 'none': None
         return 'raw'
     # (UNITS are the API's units: the spelling choice returns is theirs)
     return rendering.choice(value, UNITS, '--unit', ' (any case)')

@@ -396,6 +396,15 @@ def test_raw_unit_spellings(unit):
         0, 'total,150528,602112,602112,1204224')
 
 
+def test_an_empty_unit_is_refused_as_an_empty_mode_is(capsys):
+    # the API's '' is raw; typed, it is a value left out ($UNIT unset)
+    assert error_of(capsys, RAISING, '--unit', '') == (
+        "error: --unit must be one of 'raw', 'K', 'M', 'G', 'T', "
+        "'autoaligned', 'auto' (any case), got ''")
+    assert error_of(capsys, RAISING, '--mode', '') == (
+        "error: --mode must be one of 'csv', 'md', 'table', 'json', got ''")
+
+
 def test_json_defaults_to_exact_figures_in_seconds():
     # The convolution of test_main (3888 FLOPs, 1216 + 576 bytes) on a100:
     # fp32 vector 19.5e12 FLOP/s, 2.039e12 B/s: memory bound, 1792 /
