@@ -355,11 +355,13 @@ def _plot_summary(report, path, by_phase):
 def _scaling_title(args):
     """--plot-scaling's title: the model, the device and the network as
     their presets name them ('resnet50 on v100, ib-edr: scaling'); a
-    device given by its peak is 'given peak', a network file its name."""
+    device given by its peak is 'given peak', a network file its name
+    (its title, or 'given network', when it has none)."""
     device = 'given peak' if args.device is None else devices.resolve_device(
         args.device).name
+    net = devices.resolve_network(args.network)
     return plots.scaling_title(model_name(args.model), device,
-                               devices.resolve_network(args.network).name)
+                               net.name or net.title or 'given network')
 
 
 def _plot_scaling(report, path, args):

@@ -2325,6 +2325,21 @@ def test_plot_scaling_is_written(monkeypatch, tmp_path):
     assert title == 'cli_models:build_linear on a100, ib-edr: scaling'
 
 
+@pytest.mark.parametrize('name, title, shown', [
+    ('', 'mine', 'mine'), (None, None, 'given network'),
+    ('', '', 'given network')])
+def test_plot_scaling_of_a_network_file_without_a_name(
+        monkeypatch, tmp_path, name, title, shown):
+    # the title named no network: 'cli_models:build_linear on a100'
+    from chainer_computational_cost.core import devices
+    net = str(tmp_path / 'net.json')
+    devices.save_network(devices.Network(name, title, 1e9, 1e-5), net)
+    got, _ = scaling_plot_title(monkeypatch, tmp_path, '--device', 'a100',
+                                '--network', net)
+    assert got == 'cli_models:build_linear on a100, {}: scaling'.format(
+        shown)
+
+
 def test_plot_scaling_draws_every_mode_whatever_overlap_the_table_has(
         monkeypatch, tmp_path):
     drawn = []
