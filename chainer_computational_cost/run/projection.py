@@ -441,11 +441,25 @@ def measure(run, n, fma_1flop=True, flop_convention=None, quiet=False):
 
 def _check_links(infos, batches):
     first, *others = infos
-    if any(info != first for info in others):
+    if all(info == first for info in others):
+        return
+    if any(info.keys() != first.keys() for info in others):
         raise ValueError('the links called differ between batch sizes: '
                          '{}'.format(', '.join(
                              '{} at n={}'.format(sorted(info), n)
                              for info, n in zip(infos, batches))))
+    # the same links, called another number of times (a link called once
+    # a sample) or holding other parameters (a lazily sized one)
+    path = next(p for p in sorted(first)
+                if any(info[p] != first[p] for info in others))
+    field = next(i for i, value in enumerate(first[path])
+                 if any(info[path][i] != value for info in others))
+    words = ('is called {} times', 'holds {} parameters',
+             'holds {} bytes of parameters')[field]
+    raise ValueError('the links called differ between batch sizes: link '
+                     '{!r} {} at n={}'.format(path, words.format(', '.join(
+                         str(info[path][field]) for info in infos)),
+                         ', '.join(map(str, batches))))
 
 
 def _project(runs, batches, batch_size):

@@ -787,6 +787,20 @@ def test_links_differ_at_the_check():
         project_batch(run, 20)
 
 
+def test_a_link_called_once_a_sample_is_named():
+    # the same link at each batch, called n times: the message listed
+    # "['/'] at n=1, ['/'] at n=2, ['/'] at n=3", the same three times
+    link = L.Linear(3, 2)
+
+    def run(n):
+        for i in range(n):
+            link(numpy.ones((1, 3), numpy.float32))
+    with pytest.raises(ValueError, match=(
+            r"^the links called differ between batch sizes: link '/' is "
+            r"called 1, 2, 3 times at n=1, 2, 3$")):
+        project_batch(run, 20)
+
+
 @pytest.mark.slow
 def test_records_of_a_batch_that_was_run_keep_the_layout():
     # records.py: a projection's records have the hook's layout, 17
