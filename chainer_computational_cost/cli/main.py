@@ -57,6 +57,7 @@ from chainer_computational_cost.cli.models import model_name
 from chainer_computational_cost.cli.models import user_failure
 from chainer_computational_cost.cli.models import MODELS  # NOQA
 from chainer_computational_cost.cli.output import render_reports
+from chainer_computational_cost.cli.output import warnings_as_notes
 from chainer_computational_cost.cli.output import with_notes
 from chainer_computational_cost.cli.progress import make_progress
 from chainer_computational_cost.cli.progress import Progress  # NOQA
@@ -158,16 +159,31 @@ def _model_call(model, args, dtype, progress):
     def made_calls(before):
         # (after what the model returned is checked: a wrong output says
         # more)
-        if progress.calls == before:
+        calls, costable = before
+        if progress.calls == calls:
             raise CommandError(
                 'nothing was recorded: the model made no Chainer function '
                 'call (a model that returns its input unchanged, or '
                 'computes with NumPy alone, has no cost to report)')
+        if progress.costable == costable:
+            made = progress.calls - calls
+            raise CommandError(
+                'nothing could be costed: the model made {} Chainer '
+                'function call{}, of {} that ComputationalCostHook does not '
+                'support ({}): every report would be {} (from Python, '
+                'add_custom_cost_calculator gives a function its '
+                'cost)'.format(
+                    made, 's' if made > 1 else '',
+                    'functions' if len(progress.unsupported) > 1
+                    else 'a function', ', '.join(sorted(
+                        progress.unsupported)),
+                    "of the command's loss alone" if args.train
+                    else 'empty'))
 
     def infer(x):
         with chainer.no_backprop_mode(), \
                 chainer.using_config('train', False):
-            before = progress.calls
+            before = progress.calls, progress.costable
             forward(x)
             made_calls(before)
 
@@ -179,7 +195,7 @@ def _model_call(model, args, dtype, progress):
             model.cleargrads()
         with chainer.using_config('train', True), \
                 chainer.using_config('enable_backprop', True):
-            before = progress.calls
+            before = progress.calls, progress.costable
             y = _logits(forward(x), len(x))
             made_calls(before)
             t = numpy.random.RandomState(LABEL_SEED).randint(
@@ -465,7 +481,8 @@ def _report(argv, ost):
     plan = check_args(args)
     # The user's model, this node's memory and files: what fails there
     # may fail on one rank of mpiexec alone.
-    with on_this_rank(), _user_prints(args.mode):
+    with on_this_rank(), _user_prints(args.mode), \
+            warnings_as_notes() as run_notes:
         result = _run(args, [kind for kind, _ in plan])
 
     def reports():
@@ -481,7 +498,7 @@ def _report(argv, ost):
     except _WriteFailed as e:
         _say(own_error(e))  # this node's disk
         return WRITE_FAILED_STATUS
-    notes = warned + notes
+    notes = run_notes + [n for n in warned + notes if n not in run_notes]
     status = write_out(ost, text, 'the report')
     if status:
         return status

@@ -12,6 +12,7 @@ Part of the command line (``__main__``).
 """
 
 import collections
+import contextlib
 import io
 import json
 import warnings
@@ -131,25 +132,34 @@ def _roofline_notes(report, args, columns):
             + '; '.join(reasons)]
 
 
-def with_notes(body):
-    """``(body(), notes)``: the ReportWarnings ``body`` gives (an anchor
-    no fit reaches, ...) as 'warning: ' lines for stderr, each once,
-    instead of Python's warnings with their source lines; a ValueError a
-    report raises for what the options made (figures past a float's
-    range) as a CommandError: one error line."""
+@contextlib.contextmanager
+def warnings_as_notes():
+    """A block whose ReportWarnings (a function the hook cannot cost, an
+    anchor no fit reaches, ...) become the 'warning: ' lines of the list
+    it yields, each once, instead of Python's warnings with their source
+    lines; other warnings (the user's model's) are told as they were.  A
+    block that raises tells none: its error is the one line."""
+    notes = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always', ReportWarning)
-        try:
-            out = body()
-        except ValueError as e:
-            raise CommandError(str(e))
-    notes = []
+        yield notes
     for w in caught:
         if not issubclass(w.category, ReportWarning):
             warnings.warn_explicit(w.message, w.category, w.filename,
                                    w.lineno)
         elif 'warning: {}'.format(w.message) not in notes:
             notes.append('warning: {}'.format(w.message))
+
+
+def with_notes(body):
+    """``(body(), notes)``: ``body`` run in :func:`warnings_as_notes`; a
+    ValueError a report raises for what the options made (figures past a
+    float's range) as a CommandError: one error line."""
+    with warnings_as_notes() as notes:
+        try:
+            out = body()
+        except ValueError as e:
+            raise CommandError(str(e))
     return out, notes
 
 

@@ -16,6 +16,8 @@ import time
 
 import chainer
 
+from chainer_computational_cost.cost_calculators import calculator_for
+
 
 #: The clock of the progress (a test may give its own).
 _clock = time.monotonic
@@ -31,12 +33,31 @@ def _write(stream, text):
 
 class _Counting(chainer.FunctionHook):
     """A hook counting the Chainer calls of the run labelled
-    :attr:`label`, for a progress on ``stream``."""
+    :attr:`label`, for a progress on ``stream``; and of them, in
+    :attr:`costable`, the calls of a function that has a cost calculator
+    (the others' classes in :attr:`unsupported`)."""
 
     def __init__(self, stream):
         self.stream = stream
         self.calls = 0
+        self.costable = 0
+        self.unsupported = set()
         self.label = ''
+        self._known = {}  # function class -> whether it has a calculator
+
+    def _count(self, function):
+        self.calls += 1
+        if type(function) is chainer.function.FunctionAdapter:
+            function = function.function
+        cls = type(function)
+        known = self._known.get(cls)
+        if known is None:
+            known = self._known[cls] = calculator_for(cls) is not None
+        if known:
+            self.costable += 1
+        else:
+            self.unsupported.add('{}.{}'.format(cls.__module__,
+                                                cls.__name__))
 
 
 class Progress(_Counting):
@@ -62,7 +83,7 @@ class Progress(_Counting):
 
     def forward_postprocess(self, function, in_data):
         """Count the call; redraw the line when it is time to."""
-        self.calls += 1
+        self._count(function)
         now = _clock()
         if now >= self._next:
             self._next = now + self.INTERVAL
@@ -86,6 +107,7 @@ class Progress(_Counting):
         they write."""
         self.label = label
         self.calls = 0
+        self.unsupported.clear()
         self._next = _clock() + self.INTERVAL
         saved = sys.stdout, sys.stderr
         sys.stdout = _ClearingStream(sys.stdout, self)
@@ -141,7 +163,7 @@ class LogProgress(_Counting):
 
     def forward_postprocess(self, function, in_data):
         """Count the call; write a line when it is time to."""
-        self.calls += 1
+        self._count(function)
         now = _clock()
         if now >= self._next:
             self._next = now + self.INTERVAL
@@ -155,6 +177,7 @@ class LogProgress(_Counting):
         once lines are being written."""
         self.label = label
         self.calls = 0
+        self.unsupported.clear()
         self._start = _clock()
         if self._next is None:
             self._next = self._start + self.INTERVAL

@@ -30,3 +30,36 @@ def test_a_model_that_records_nothing_is_one_error(options, tmp_path,
     monkeypatch.syspath_prepend(str(tmp_path))
     args = ('cli_identity:build', '--shape', '4,3') + tuple(options)
     assert error_of(capsys, *args) == NOTHING
+
+
+UNSUPPORTED = (
+    'error: nothing could be costed: the model made 2 Chainer function '
+    'calls, of a function that ComputationalCostHook does not support '
+    '(cli_doubled.Doubled): every report would be {} (from Python, '
+    'add_custom_cost_calculator gives a function its cost)')
+
+
+@pytest.mark.parametrize('options', [
+    (), ('--mode', 'json'), ('--project', '--shape', '12,3'),
+    ('--train',), ('--train', '--fit', '1e6'),
+])
+def test_a_model_whose_calls_none_can_cost_is_one_error(
+        options, tmp_path, monkeypatch, capsys):
+    # its function, twice: json printed nothing at status 0, --train
+    # reported and fitted the command's own loss alone
+    write_module(tmp_path, 'cli_doubled',
+                 'from chainer import function_node\n'
+                 'class Doubled(function_node.FunctionNode):\n'
+                 '    def forward(self, inputs):\n'
+                 '        return inputs[0] * 2,\n'
+                 '    def backward(self, indexes, gy):\n'
+                 '        return gy[0] * 2,\n'
+                 'def build():\n'
+                 '    def forward(x):\n'
+                 '        y = Doubled().apply((x,))[0]\n'
+                 '        return Doubled().apply((y,))[0]\n'
+                 '    return forward\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = ('cli_doubled:build', '--shape', '4,3') + tuple(options)
+    assert error_of(capsys, *args) == UNSUPPORTED.format(
+        "of the command's loss alone" if '--train' in options else 'empty')

@@ -65,3 +65,28 @@ def test_plot_scaling_says_a_curve_left_out(tmp_path, capsys):
         "warning: plot_scaling: the 'horovod' curve is left out: measured: "
         'the step at N=8 (0.001 s) is shorter than')
     assert os.path.getsize(plot) > 0
+
+
+def test_a_warning_of_the_run_is_a_warning_line(tmp_path, monkeypatch,
+                                                capsys):
+    # a function the hook cannot cost beside one it can: the report of
+    # the ReLU, and the hook's warning as one 'warning:' line after it
+    # (it was Python's two lines, main.py's file and line and its source)
+    from cli_runs import write_module
+    write_module(tmp_path, 'cli_halved',
+                 'import chainer.functions as F\n'
+                 'from chainer import function_node\n'
+                 'class Halved(function_node.FunctionNode):\n'
+                 '    def forward(self, inputs):\n'
+                 '        return inputs[0] / 2,\n'
+                 'def build():\n'
+                 '    return lambda x: F.relu(Halved().apply((x,))[0])\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, out = run('cli_halved:build', '--shape', '2,3', '--mode', 'csv',
+                      '--unit', 'raw')
+    assert status == 0
+    # 6 elements: 6 comparisons, 24 bytes read and written
+    assert out.splitlines()[1:] == ['ReLU-1,6,24,24,48', 'total,6,24,24,48']
+    assert capsys.readouterr().err.splitlines() == [
+        'warning: `cli_halved.Halved` is not yet supported by '
+        'ComputationalCostHook, ignored']
