@@ -277,8 +277,10 @@ def test_each_decision_has_one_home():
         'core.checks']
     # which calculator costs a function class
     assert _homes(r'for \w+ in cls\.__mro__') == ['cost_calculators']
+    # (asked by the hook, the Trainer extension, and the command line's
+    # progress, which counts the calls a report will hold)
     assert _homes(r'calculator_for\(') == [
-        'cost_calculators', 'run.extensions', 'run.hook']
+        'cli.progress', 'cost_calculators', 'run.extensions', 'run.hook']
     # argument parsing: one parser class, every command's parser built
     # beside it
     assert _homes(r'argparse\.ArgumentParser|CommandParser\(') == [
