@@ -26,6 +26,7 @@ import numpy
 
 from chainer_computational_cost import ComputationalCostHook
 from chainer_computational_cost.analysis import network
+from chainer_computational_cost.core import checks
 from chainer_computational_cost.core import devices
 from chainer_computational_cost.core.records import ReportWarning
 from chainer_computational_cost.report import plots
@@ -417,6 +418,8 @@ def _write_plots(report, args):
         except OSError as e:  # found writable, then a full disk
             raise _WriteFailed('cannot write the plot {!r}: {}'.format(
                 path, e.strerror or one_line(e)))
+        except checks.UnwritableFile as e:  # its directory gone since
+            raise _WriteFailed(str(e))
         except ValueError as e:
             raise CommandError('cannot write the plot {!r}: {}'.format(
                 path, one_line(e)))

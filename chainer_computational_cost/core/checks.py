@@ -15,11 +15,14 @@ This module imports nothing of the package: every module may use it.
 """
 
 import codecs
+import contextlib
 import io
 import json
 import math
 import numbers
 import os
+import secrets
+import shutil
 
 
 class ArgumentTypeError(TypeError, ValueError):
@@ -287,17 +290,71 @@ def file_place_problem(path, example):
     return None
 
 
-def output_file(path, what):
-    """``path`` (checked by :func:`path`) opened to write text (UTF-8): one
-    that cannot be opened (a directory, a missing directory) is a one-line
-    :class:`UnwritableFile` naming it and ``what`` it was to hold (``'a
-    calibration file'``); an error while writing (a full disk) stays an
-    OSError."""
+def _unwritable(path, what, error):
+    return UnwritableFile('{!r} cannot be written ({}): {}'.format(
+        os.fspath(path), what, error))
+
+
+def _replacement(target):
+    """A new file beside ``target``, opened to write (binary), as ``open``
+    would make ``target``: its permissions those of ``target`` if it
+    exists, else the umask's; ``(file, its name)``."""
+    directory, name = os.path.split(target)
+    while True:
+        temp = os.path.join(directory, '.{}.{}.part'.format(
+            name, secrets.token_hex(4)))
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            break
+        except FileExistsError:  # (a name drawn twice: draw again)
+            continue
     try:
-        return open(path, 'w', encoding='utf-8')
-    except OSError as e:
-        raise UnwritableFile('{!r} cannot be written ({}): {}'.format(
-            os.fspath(path), what, e)) from None
+        if os.path.isfile(target):
+            shutil.copymode(target, temp)
+    except OSError:
+        pass  # (the umask's, as a new file)
+    return os.fdopen(fd, 'wb'), temp
+
+
+@contextlib.contextmanager
+def output_file(path, what, binary=False):
+    """``path`` (checked by :func:`path`) to write, text (UTF-8) or
+    ``binary``, in one step: what the block writes goes to a new file
+    beside it, which replaces ``path`` when the block ends, so a block
+    that fails (a full disk, a file size limit) leaves a file of the
+    user's as it was, never cut short.  A path that is no regular file (a
+    device, a pipe) is written as it is, and so is a writable file in a
+    directory that takes no new file.  One that cannot be opened (a
+    directory, a missing directory) is a one-line :class:`UnwritableFile`
+    naming it and ``what`` it was to hold (``'a calibration file'``); an
+    error while writing (a full disk) stays an OSError."""
+    target = os.path.realpath(os.fspath(path))
+    direct = os.path.exists(target) and not os.path.isfile(target)
+    temp = None
+    if not direct:
+        try:
+            raw, temp = _replacement(target)
+        except OSError as e:
+            if not (os.path.isfile(target) and
+                    os.access(target, os.W_OK)):
+                raise _unwritable(path, what, OSError(
+                    e.errno, e.strerror, os.fspath(path))) from None
+    if temp is None:
+        try:
+            raw = open(target, 'wb')
+        except OSError as e:
+            raise _unwritable(path, what, e) from None
+    try:
+        with raw if binary else io.TextIOWrapper(
+                raw, encoding='utf-8') as f:
+            yield f
+        if temp is not None:
+            os.replace(temp, target)
+    except BaseException:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+        raise
 
 
 class ReadOnlyDict(dict):

@@ -179,10 +179,15 @@ def _opaque(fig):
 
 def _save(fig, path, ext, dpi):
     """Write ``fig`` to ``path`` in the format ``ext`` (checked by
-    :func:`check_path`) at ``dpi``."""
+    :func:`check_path`) at ``dpi``: a file named in one step (see
+    :func:`checks.output_file`), never left cut short."""
     if ext in OPAQUE_FORMATS:
         _opaque(fig)
-    fig.savefig(path, format=ext, dpi=dpi)
+    if not isinstance(path, (str, os.PathLike)):  # a file object
+        fig.savefig(path, format=ext, dpi=dpi)
+        return
+    with checks.output_file(path, 'a plot', binary=True) as f:
+        fig.savefig(f, format=ext, dpi=dpi)
 
 
 def _si(value, unit, base=1000):

@@ -1512,6 +1512,26 @@ def test_a_plot_to_a_full_disk(tmp_path, monkeypatch, capsys):
         "device\n".format(path))
 
 
+def test_a_plot_whose_directory_went_away(tmp_path, monkeypatch, capsys):
+    # checked before the run, removed while it ran: status 1, as a full
+    # disk (it was status 2, as a mistake in the options)
+    pytest.importorskip('matplotlib')
+    from chainer_computational_cost.report import plots
+    (tmp_path / 'out').mkdir()
+    path = str(tmp_path / 'out' / 's.png')
+    save = plots._save
+
+    def after_rmdir(*args):
+        (tmp_path / 'out').rmdir()
+        return save(*args)
+    monkeypatch.setattr(plots, '_save', after_rmdir)
+    status, text = run('cli_models:build_tiny', '--shape', '2,3',
+                       '--plot-summary', path)
+    assert (status, text, capsys.readouterr().err) == (
+        1, '', "error: {!r} cannot be written (a plot): [Errno 2] No such "
+        "file or directory: {!r}\n".format(path, path))
+
+
 def test_stdout_on_dev_full():
     if not os.path.exists('/dev/full'):
         pytest.skip('no /dev/full')

@@ -287,3 +287,78 @@ def test_a_closed_or_read_only_stream_is_refused(tmp_path):
         with pytest.raises(ValueError,
                            match='not one opened for reading only, got'):
             checks.text_stream('ost', readonly, None)
+
+
+# Files written in one step (output_file, write_json)
+
+_LIMITED = '''
+import resource, sys
+from chainer_computational_cost.core import checks
+resource.setrlimit(resource.RLIMIT_FSIZE, (8192, 8192))
+try:
+    checks.write_json(sys.argv[1], {'text': 'x' * 20000}, 'a test file')
+except OSError as e:
+    print(e.errno)
+'''
+
+
+def test_a_write_cut_short_leaves_the_file_as_it_was(tmp_path):
+    # a file size limit of 8 KiB (ulimit -f 8): Python ignores SIGXFSZ,
+    # so the write past it fails with EFBIG; the file of 12 bytes the user
+    # had was cut to 8,192 bytes of broken JSON
+    import errno
+    import subprocess
+    import sys
+    path = tmp_path / 'owned.json'
+    path.write_text('{"mine": 1}\n')
+    done = subprocess.run([sys.executable, '-c', _LIMITED, str(path)],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == str(errno.EFBIG)
+    assert path.read_text() == '{"mine": 1}\n'
+    assert os.listdir(tmp_path) == ['owned.json']  # no part left
+
+
+def test_a_block_that_fails_leaves_the_file_and_no_part(tmp_path):
+    path = tmp_path / 'owned.json'
+    path.write_text('old')
+    with pytest.raises(OSError, match='No space'):
+        with checks.output_file(str(path), 'a test file') as f:
+            f.write('partial')
+            raise OSError(28, 'No space left on device')
+    assert path.read_text() == 'old'
+    assert os.listdir(tmp_path) == ['owned.json']
+
+
+def test_a_file_replaced_keeps_its_permissions_and_its_link(tmp_path):
+    path = tmp_path / 'owned.json'
+    path.write_text('old')
+    os.chmod(path, 0o640)
+    link = tmp_path / 'link.json'
+    link.symlink_to(path)
+    checks.write_json(str(link), [1], 'a test file')
+    assert path.read_text() == '[\n 1\n]\n'
+    assert os.stat(path).st_mode & 0o777 == 0o640
+    assert link.is_symlink()
+    assert sorted(os.listdir(tmp_path)) == ['link.json', 'owned.json']
+
+
+def test_a_new_file_has_the_permissions_open_gives(tmp_path):
+    checks.write_json(str(tmp_path / 'a.json'), {}, 'a test file')
+    with open(tmp_path / 'b.json', 'w'):
+        pass
+    assert os.stat(tmp_path / 'a.json').st_mode == \
+        os.stat(tmp_path / 'b.json').st_mode
+
+
+def test_a_device_is_written_as_it_is():
+    checks.write_json(os.devnull, {'a': 1}, 'a test file')
+    assert not os.path.isfile(os.devnull)
+
+
+def test_a_missing_directory_names_the_file(tmp_path):
+    path = str(tmp_path / 'gone' / 'x.json')
+    with pytest.raises(checks.UnwritableFile) as e:
+        checks.write_json(path, {}, 'a test file')
+    assert str(e.value) == (
+        "{!r} cannot be written (a test file): [Errno 2] No such file or "
+        "directory: {!r}".format(path, path))

@@ -7,6 +7,7 @@ pixels) and from the files; a clear error without matplotlib.
 
 import collections
 import io
+import os
 import pathlib
 import sys
 import warnings
@@ -1142,6 +1143,23 @@ def test_a_title_that_is_no_str_is_a_type_error(bad, tmp_path,
         assert str(e.value) == 'title must be a str or None, got {!r}'.format(
             bad)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_plot_cut_short_leaves_the_file_as_it_was(tmp_path, monkeypatch):
+    # a full disk in the middle of the PNG: the user's file was cut short
+    import matplotlib.figure
+    path = tmp_path / 'owned.png'
+    path.write_bytes(b'old')
+
+    def full(self, f, **kwargs):
+        f.write(b'partial')
+        raise OSError(28, 'No space left on device')
+    monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', full)
+    for draw in _each_plot(str(path)):
+        with pytest.raises(OSError, match='No space'):
+            draw()
+        assert path.read_bytes() == b'old'
+    assert os.listdir(tmp_path) == ['owned.png']
 
 
 def test_dpi_bounds_are_allowed():
