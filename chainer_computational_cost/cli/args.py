@@ -156,9 +156,14 @@ class CommandParser(argparse.ArgumentParser):
             raise
 
     def _print_message(self, message, file=None):
-        # (argparse's one way out for --help and --version)
-        if not self.quiet and launcher_rank() == 0:
-            super(CommandParser, self)._print_message(message, file)
+        # (argparse's one way out for --help and --version) written as a
+        # report is: a stdout that cannot take it is status 1, not 0
+        if message and not self.quiet and launcher_rank() == 0:
+            status = write_out(file or sys.stderr, message, 'the help' if
+                               message.startswith('usage:') else
+                               'the version')
+            if status:
+                raise SystemExit(status)
 
 
 class ArgumentsError(CommandError):

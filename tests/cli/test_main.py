@@ -1543,6 +1543,21 @@ def test_stdout_on_dev_full():
         1, b'error: cannot write the report: No space left on device\n')
 
 
+@pytest.mark.parametrize('argv, what', [
+    (('--help',), 'help'), (('--version',), 'version'),
+    (('calibrate', '--help'), 'help'), (('netbench', '--help'), 'help')])
+def test_help_and_version_on_dev_full(argv, what):
+    # status 0 with nothing written: as the report, status 1 and a line
+    if not os.path.exists('/dev/full'):
+        pytest.skip('no /dev/full')
+    with open('/dev/full', 'w') as full:
+        p = _command(*argv, stdout=full)
+        err = p.communicate()[1]
+    assert (p.returncode, err) == (
+        1, 'error: cannot write the {}: No space left on device\n'.format(
+            what).encode())
+
+
 def test_report_to_a_closed_stdout(monkeypatch, capsys):
     # '>&-': Python's sys.stdout is None; one line and status 1, as for a
     # full disk, not a traceback
