@@ -362,3 +362,20 @@ def test_a_missing_directory_names_the_file(tmp_path):
     assert str(e.value) == (
         "{!r} cannot be written (a test file): [Errno 2] No such file or "
         "directory: {!r}".format(path, path))
+
+
+def test_a_directory_that_takes_no_new_file(tmp_path, monkeypatch):
+    # (as a directory the user may not write in): a file of it that is
+    # writable is written as it is; a new one cannot be made there
+    def refused(target):
+        raise PermissionError(13, 'Permission denied')
+    monkeypatch.setattr(checks, '_replacement', refused)
+    path = tmp_path / 'owned.json'
+    path.write_text('old')
+    checks.write_json(str(path), [1], 'a test file')
+    assert path.read_text() == '[\n 1\n]\n'
+    new = str(tmp_path / 'new.json')
+    with pytest.raises(checks.UnwritableFile) as e:
+        checks.write_json(new, [1], 'a test file')
+    assert str(e.value) == ("{!r} cannot be written (a test file): [Errno "
+                            "13] Permission denied: {!r}".format(new, new))
