@@ -1584,6 +1584,7 @@ def build_netbench_parser():
         'under mpiexec (every rank runs the command) and save it as a '
         'network file for --network and scaling_report.')
     parser.add_argument('--communicator', default='naive', metavar='NAME',
+                        type=str.lower,
                         help='chainermn.create_communicator name (default '
                              'naive, which runs on CPUs)')
     parser.add_argument('--sizes', type=parse_sizes, default=None,

@@ -322,11 +322,15 @@ def measure(comm, sizes=DEFAULT_SIZES, repeats=10, warmup=2, name=None):
     not a multiple of 4, given twice, or alone (see :func:`check_sizes`);
     :class:`NoRoom` (a MemoryError) on every rank for one that some rank
     cannot allocate (see :func:`room_problem` to find it before the
-    timing).  Anything raised on one rank alone (memory the all-reduce
-    itself could not get) leaves the others waiting in the all-reduce:
-    the caller must stop them (the command aborts MPI).
+    timing); an ArgumentTypeError or ValueError for ``repeats`` that is
+    no int >= 1, ``warmup`` no int >= 0.  Anything raised on one rank
+    alone (memory the all-reduce itself could not get) leaves the others
+    waiting in the all-reduce: the caller must stop them (the command
+    aborts MPI).
     """
     sizes = check_sizes(sizes)  # before minutes of timing
+    repeats = checks.positive_int('repeats', repeats)
+    warmup = checks.integer('warmup', warmup, 0)
     n = comm.size
     span = span_of(sizes)
     seconds = [time_allreduce(comm, s, repeats, warmup, span)

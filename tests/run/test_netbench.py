@@ -164,6 +164,28 @@ def test_measure_times_exactly_the_sizes_it_records(monkeypatch):
     assert netbench._one_param_link(8).p.grad.nbytes == 8
 
 
+@pytest.mark.parametrize('kwargs, error, message', [
+    ({'repeats': 0}, ValueError, r'^repeats must be an int >= 1, got 0$'),
+    ({'repeats': 1.5}, TypeError, r'^repeats must be an int >= 1, got 1\.5$'),
+    ({'repeats': True}, TypeError, r'^repeats must be an int >= 1, got '
+     r'True$'),
+    ({'repeats': None}, TypeError, r'^repeats must be an int >= 1, got '
+     r'None$'),
+    ({'warmup': -1}, ValueError, r'^warmup must be an int >= 0, got -1$'),
+    ({'warmup': '2'}, TypeError, r"^warmup must be an int >= 0, got '2'$"),
+])
+def test_measure_checks_its_counts_before_timing(monkeypatch, kwargs, error,
+                                                 message):
+    # repeats=0 was StatisticsError: no median for empty data (after the
+    # warm-up's timing), 1.5 a TypeError from range, True one repeat
+    clock = FakeClock()
+    monkeypatch.setattr(netbench, 'time', clock)
+    comm = FakeComm(clock, lambda nbytes: 1e-5 + nbytes / 1e9, repeats=3)
+    with pytest.raises(error, match=message):
+        netbench.measure(comm, [4, 1024], **kwargs)
+    assert comm.calls == 0
+
+
 @needs_mpi
 @pytest.mark.parametrize('n', [2, 4])
 def test_netbench_under_mpiexec(tmp_path, n):
@@ -548,6 +570,13 @@ def test_netbench_mistakes_are_one_error_line(argv, message, monkeypatch,
     assert _netbench(*argv) == (2, '')
     assert capsys.readouterr().err == 'error: {}\n'.format(message)
     assert comm.calls == 0
+
+
+def test_a_communicator_is_named_in_any_case(monkeypatch, capsys):
+    # as every option's choice: NAIVE was "Unrecognized communicator"
+    comm, made = _fake_command(monkeypatch)
+    status, out = _netbench('--communicator', 'NAIVE', '--repeats', '2')
+    assert status == 0 and made == ['naive']
 
 
 def test_netbench_on_one_rank_is_refused_before_measuring(monkeypatch,
