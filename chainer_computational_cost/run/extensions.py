@@ -89,11 +89,13 @@ step.
 
 import collections
 import contextlib
+import enum
 import itertools
 import math
 import operator
 import sys
 import time
+import types
 from typing import NamedTuple
 from typing import Optional
 import warnings
@@ -181,15 +183,26 @@ def _out_shapes(apply):
 _KINDS = {}
 
 
+#: The types of a function a node holds (see _kind).
+_FUNCTIONS = (types.FunctionType, types.MethodType,
+              types.BuiltinFunctionType)
+
+
 def _kind(t):
     try:
         return _KINDS[t]
     except KeyError:
         pass
-    if t in (int, float, bool, str, type(None), type(Ellipsis), slice) \
-            or issubclass(t, (numpy.dtype, type)):
-        # (a class too: a cast's target given as numpy.float16)
+    if t in (int, float, bool, str, bytes, type(None), type(Ellipsis),
+             slice) or issubclass(t, (numpy.dtype, type, enum.Enum)):
+        # (a class too: a cast's target given as numpy.float16; a mode
+        # held as an Enum member)
         kind = 1
+    elif issubclass(t, _FUNCTIONS):
+        # a function the node runs (F.forget's, recomputed in the
+        # backward pass): compared by its code, which a lambda made again
+        # at each step keeps
+        kind = 4
     elif t in (tuple, list):
         kind = 2
     elif issubclass(t, (numpy.integer, numpy.bool_)):
@@ -221,7 +234,7 @@ def _sequence(values):
             if v is None:
                 return None
             out.append(v)
-        elif kind == 3:
+        elif kind >= 3:
             out.append(_value(v))
         else:
             return None
@@ -281,13 +294,15 @@ def _layout(cls, function):
 def _value(v):
     """One attribute's value as a key (see _settings): a setting itself;
     an array's (or a NumPy float's: a value the node computed) shape and
-    dtype; else its type, which differs from None (a bound that is set
-    from one that is not)."""
+    dtype; a function's code; else its type, which differs from None (a
+    bound that is set from one that is not)."""
     kind = _kind(type(v))
     if kind == 1:
         return v
     if kind == 2:
         return _sequence(v)
+    if kind == 4:  # (a bound method's function's)
+        return getattr(getattr(v, '__func__', v), '__code__', v)
     if kind == 3 or isinstance(v, numpy.generic):
         # (an uninitialised Parameter has no shape)
         return getattr(v, 'shape', None), getattr(v, 'dtype', None)

@@ -12,6 +12,7 @@ never called, two models given one batch.
 """
 
 import contextlib
+import enum
 import functools
 import gc
 import pickle
@@ -2772,6 +2773,75 @@ def test_a_setting_that_is_a_class_is_compared(tmp_path):
     # steps logged the float32 step's figure
     log = _run(_CastTo(), 4, tmp_path, CostMonitor())
     fresh = _fresh_steps(_CastTo(), 4)
+    assert [e['cost/flops'] for e in log] == fresh
+    assert fresh[0] != fresh[1] and fresh[0] == fresh[2]
+
+
+class _Mode(enum.Enum):
+    SMOOTH = 1
+    STRAIGHT = 2
+
+
+class _Act(chainer.FunctionNode):
+    """ReLU forward; a backward that is a sigmoid times the gradient in
+    mode SMOOTH, the gradient times 1 in mode STRAIGHT."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def forward(self, inputs):
+        self.retain_inputs((0,))
+        return numpy.maximum(inputs[0], 0),
+
+    def backward(self, indexes, grad_outputs):
+        x, = self.get_retained_inputs()
+        if self.mode is _Mode.SMOOTH:
+            return F.sigmoid(x) * grad_outputs[0],
+        return grad_outputs[0] * 1.0,
+
+
+def _tanh_twice(x):
+    return F.tanh(F.tanh(x))
+
+
+def _tanh_apart(x):
+    F.tanh(x)
+    return F.tanh(x)
+
+
+class _HeldSetting(_CastTo):
+    """SumLinear's step whose Linear output goes through a node holding a
+    setting that alternates at equal shapes: an Enum member (_Act's mode)
+    or, with ``forget``, the function F.forget recomputes in the backward
+    pass (two tanh in a chain, or two tanh of the input, the first
+    unused: the same forward calls, another backward pass)."""
+
+    def __init__(self, forget):
+        super(_HeldSetting, self).__init__()  # (its SumLinear and SGD)
+        self.forget = forget
+
+    def update_core(self):
+        opt = self.get_optimizer('main')
+        odd = self.iteration % 2
+
+        def loss(x):
+            h = opt.target.lin(F.reshape(x, (-1, 4)))
+            if self.forget:
+                h = F.forget(_tanh_twice if odd else _tanh_apart, h)
+            else:
+                h, = _Act(_Mode.SMOOTH if odd else _Mode.STRAIGHT).apply(
+                    (h,))
+            return F.sum(h)
+        opt.update(loss, X)
+
+
+@pytest.mark.filterwarnings('ignore:`test_extensions._Act` is not yet')
+@pytest.mark.parametrize('forget', [False, True])
+def test_a_held_enum_or_function_is_compared(tmp_path, forget):
+    # an Enum member, or a function, was no setting: the steps whose
+    # backward differs logged the costed step's figure
+    log = _run(_HeldSetting(forget), 4, tmp_path, CostMonitor())
+    fresh = _fresh_steps(_HeldSetting(forget), 4)
     assert [e['cost/flops'] for e in log] == fresh
     assert fresh[0] != fresh[1] and fresh[0] == fresh[2]
 
