@@ -931,6 +931,30 @@ def _quiet_warning(message):
         pass
 
 
+def _exit_quietly(hook, exc_info):
+    """``hook.__exit__(*exc_info)``; the warnings it gives on exit (a
+    function it cannot cost) are the monitor's own, which never stop a
+    training: one turned into an error (``-W error``) is let go."""
+    try:
+        hook.__exit__(*exc_info)
+    except ReportWarning as w:  # (its last step: the hook is out)
+        _quiet_warning(str(w))
+
+
+@contextlib.contextmanager
+def _hooked(hook, hook_1=None):
+    """The block inside ``hook`` (and ``hook_1``, if given), left as
+    :func:`_exit_quietly` leaves it."""
+    hooks = [h for h in (hook, hook_1) if h is not None]
+    for h in hooks:
+        h.__enter__()
+    try:
+        yield
+    finally:
+        for h in reversed(hooks):
+            _exit_quietly(h, sys.exc_info())
+
+
 class _Outside(chainer.FunctionHook):
     """The calls an iteration makes outside its optimizers' updates (the
     forward passes a GAN updater runs before them, the forward and
@@ -972,7 +996,7 @@ def _nested_update(real_update, args, kwargs, into, fma_1flop):
     ``(flops, flops with a multiply-add as 1 or None)``."""
     hook = ComputationalCostHook(fma_1flop=False)
     hook_1 = ComputationalCostHook() if fma_1flop else None
-    with hook, (hook_1 or contextlib.nullcontext()):
+    with _hooked(hook, hook_1):
         result = real_update(*args, **kwargs)
     into.append((_recorded_flops(hook, 'update'), None if hook_1 is None
                  else _recorded_flops(hook_1, 'update')))
@@ -1461,7 +1485,7 @@ class _Steps(object):
         # gathers them (see verify)
         outer, self.nested = self.nested, []
         try:
-            with hook, (hook_1 or contextlib.nullcontext()):
+            with _hooked(hook, hook_1):
                 result = real_update(
                     None if lossfun is None else _forward(
                         lossfun, seen, done), *args, **kwargs)
@@ -1577,7 +1601,7 @@ class _Steps(object):
         finally:
             nested, self.nested = self.nested, outer
             for hook in reversed(late):
-                hook.__exit__(*sys.exc_info())
+                _exit_quietly(hook, sys.exc_info())
         if not late:
             if entry.replaceable:  # matched: it stands
                 self.costs[key] = entry._replace(replaceable=False)

@@ -2846,6 +2846,20 @@ def test_a_held_enum_or_function_is_compared(tmp_path, forget):
     assert fresh[0] != fresh[1] and fresh[0] == fresh[2]
 
 
+def test_warnings_as_errors_stop_no_training(tmp_path):
+    # -W error: _Act, which the hook cannot cost, made the monitor's own
+    # hooks raise their warning on exit, from inside the step (the
+    # training without the monitor runs)
+    updater = _HeldSetting(forget=False)
+    trainer = training.Trainer(updater, (3, 'iteration'),
+                               out=str(tmp_path))
+    trainer.extend(CostMonitor())
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        trainer.run()
+    assert updater.iteration == 3
+
+
 class _ShapeAList(object):
     """An argument whose ``shape`` is a list (and no array)."""
 
