@@ -681,6 +681,7 @@ class _Calls(chainer.FunctionHook):
         def restart():
             nonlocal i
             i = 0
+            self.forward_postprocess = forward_postprocess  # (see verify)
             # (matched is set before it is read: see verify)
             if self.diverged:  # the counts a step that differed made
                 self.diverged = False
@@ -929,6 +930,11 @@ def _quiet_warning(message):
         warnings.warn(message, ReportWarning, stacklevel=level)
     except Exception:
         pass
+
+
+#: A check's forward_postprocess while hooks count the step (see
+#: _Steps.verify): a C callable that ignores its arguments.
+_UNCHECKED = operator.is_
 
 
 def _exit_quietly(hook, exc_info):
@@ -1574,6 +1580,8 @@ class _Steps(object):
         late = []
 
         def differs(nodes, loss):
+            if late:  # a later pass of the loss function (see below)
+                return
             if not seen.diverged:
                 seen.matched = len(nodes)  # each call matched
             # (a link it initialised: its backward and update differ)
@@ -1594,6 +1602,10 @@ class _Steps(object):
                 hook = ComputationalCostHook()
                 hook.__enter__()
                 late.append(hook)
+            # The hooks count the rest of the step, a later pass of the
+            # loss function too (an update that runs it twice, as SAM):
+            # the check adds none of it (until its restart).
+            seen.forward_postprocess = _UNCHECKED
         outer, self.nested = self.nested, []
         try:
             result = real_update(_forward(lossfun, seen, differs), *args,

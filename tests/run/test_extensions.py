@@ -2846,6 +2846,31 @@ def test_a_held_enum_or_function_is_compared(tmp_path, forget):
     assert fresh[0] != fresh[1] and fresh[0] == fresh[2]
 
 
+class _TwoPassSGD(chainer.optimizers.SGD):
+    """SGD whose update runs the loss function twice, as SAM does: a
+    forward and backward pass, then the update's own."""
+
+    def update(self, lossfun=None, *args, **kwds):
+        loss = lossfun(*args, **kwds)
+        self.target.cleargrads()
+        loss.backward()
+        return super(_TwoPassSGD, self).update(lossfun, *args, **kwds)
+
+
+def test_an_update_that_runs_its_loss_function_twice(tmp_path):
+    # the steps of _HeldSetting(forget=True) with two passes each: a step
+    # that differs counted its second forward pass twice (once by the
+    # check's calls, once by the hooks entered after the first pass)
+    def updater():
+        up = _HeldSetting(forget=True)
+        up._optimizers['main'] = _TwoPassSGD().setup(SumLinear())
+        return up
+    log = _run(updater(), 4, tmp_path, CostMonitor())
+    fresh = _fresh_steps(updater(), 4)
+    assert [e['cost/flops'] for e in log] == fresh
+    assert fresh[0] != fresh[1] and fresh[0] == fresh[2]
+
+
 def test_warnings_as_errors_stop_no_training(tmp_path):
     # -W error: _Act, which the hook cannot cost, made the monitor's own
     # hooks raise their warning on exit, from inside the step (the
