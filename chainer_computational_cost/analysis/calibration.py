@@ -528,14 +528,44 @@ def _check_info(info):
         for i, name in enumerate(out['uncovered']):
             checks.instance(_field('info.uncovered[{}]'.format(i)), name,
                             str, 'a function type name (a str)')
-    # what save() writes and load() reads back (nesting too deep is
-    # from_dict's to tell)
+    # what save() writes and load() reads back: a key that is no str
+    # would come back as one ({3: 'x'} as {'3': 'x'})
     e = checks.json_error(out)
-    if e is not None and not isinstance(e, RecursionError):
+    if isinstance(e, RecursionError):
+        raise ValueError(_TOO_DEEP)
+    if e is None:
+        try:
+            e = _key_not_str(out)
+        except RecursionError:  # (its frames beside the encoder's)
+            raise ValueError(_TOO_DEEP) from None
+    if e is not None:
         raise ValueError('{} must hold JSON data only (str, finite '
                          'numbers, bools, None, lists, dicts with str '
                          'keys): {}'.format(_field('info'), e))
     return _frozen(out)
+
+
+def _key_not_str(value):
+    """Why JSON data ``value`` (of depth checked) would not read back as
+    it is: 'key 3 is not a str' for its first dict key that is no str;
+    None when none."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return 'key {!r} is not a str'.format(key)
+            found = _key_not_str(item)
+            if found is not None:
+                return found
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found = _key_not_str(item)
+            if found is not None:
+                return found
+    return None
+
+
+#: A calibration whose lists or dicts nest beyond Python's depth.
+_TOO_DEEP = 'a malformed calibration: nested deeper than a calibration is'
 
 
 def _check_file(data):
@@ -680,7 +710,8 @@ class Calibration(_Checked):
         checks.instance(_field('gemm'), gemm, GemmTable, 'a GemmTable')
         families = _check_families(families)
         types = _check_types(types)
-        _fields('overhead', overhead, OVERHEADS)
+        _only('overhead', _fields('overhead', overhead, OVERHEADS),
+              OVERHEADS)
         overhead = checks.ReadOnlyDict((k, checks.non_negative(
             _field('overhead.' + k), overhead[k])) for k in OVERHEADS)
         error = _check_error({} if error is None else error)
@@ -819,9 +850,13 @@ class Calibration(_Checked):
         """A calibration from :meth:`to_dict`'s data (ValueError when it
         is not one: a one-line message naming the first field that is
         missing or wrong, what it is and what it must be)."""
+        try:
+            shown = str(data)[:80]
+        except RecursionError:
+            raise ValueError(_TOO_DEEP) from None
         not_one = ('not a calibration of format {} (see '
                    'chainer_computational_cost.calibrate): {!r}'.format(
-                       FORMAT, str(data)[:80]))
+                       FORMAT, shown))
         if not isinstance(data, dict) or 'format' not in data:
             raise ValueError(not_one)
         fmt = data['format']
@@ -838,8 +873,7 @@ class Calibration(_Checked):
         try:
             return cls._checked(data)
         except RecursionError:  # lists or dicts nested beyond the checks
-            raise ValueError('a malformed calibration: nested deeper than '
-                             'a calibration is') from None
+            raise ValueError(_TOO_DEEP) from None
 
     @classmethod
     def _checked(cls, data):

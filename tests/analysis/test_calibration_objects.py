@@ -325,6 +325,9 @@ def test_the_device_of_a_calibration_checks_its_flag():
     (b'x', 'Object of type bytes is not JSON serializable'),
     (numpy.float32(1.5), 'Object of type float32 is not JSON serializable'),
     (float('nan'), 'Out of range float values are not JSON compliant'),
+    # saved as '3', loaded back as another calibration
+    ({3: 'x'}, 'key 3 is not a str'), ([{'a': {None: 1}}],
+                                       'key None is not a str'),
 ])
 def test_info_holds_json_data_only(value, why):
     # accepted, and then save() raised a TypeError halfway through the
@@ -349,6 +352,31 @@ def test_a_save_that_fails_leaves_the_file_as_it_was(tmp_path, monkeypatch):
     with pytest.raises(TypeError, match='not encodable'):
         c.save(path)
     assert path.read_text() == '{"kept": 1}\n'
+
+
+def test_info_nested_beyond_python_is_a_value_error():
+    # 1,500 lists deep, in memory: from_dict's message (the data shown)
+    # and the constructor raised RecursionError
+    deep = []
+    for _ in range(1500):
+        deep = [deep]
+    data = literal_calibration().to_dict()
+    data['info']['extra'] = deep
+    message = '^a malformed calibration: nested deeper than a calibration is$'
+    with pytest.raises(ValueError, match=message):
+        Calibration.from_dict(data)
+    with pytest.raises(ValueError, match=message):
+        Calibration(flat_table(), {'math': math_fit()}, {'Add': 'math'},
+                    OVERHEAD, info={'extra': deep})
+
+
+def test_a_calibration_built_in_code_refuses_an_unknown_overhead():
+    # from_dict refused it; the constructor dropped it
+    with pytest.raises(ValueError, match=re.escape(
+            "a malformed calibration: field 'overhead.forwrd' is unknown "
+            '(the fields there: inference, forward, backward, update)')):
+        Calibration(flat_table(), {'math': math_fit()}, {'Add': 'math'},
+                    dict(OVERHEAD, forwrd=1.0))
 
 
 def test_info_nested_beyond_the_checks_is_a_value_error(tmp_path):
