@@ -465,8 +465,14 @@ def render_csv(cells):
 def _md_cell(text):
     # A line ending or a bare '|' would break the table's row; a lone
     # carriage return is a line ending too (CommonMark spec, "line ending").
-    return text.replace('\\', '\\\\').replace('|', '\\|').replace(
+    cell = text.replace('\\', '\\\\').replace('|', '\\|').replace(
         '\r\n', '<br>').replace('\n', '<br>').replace('\r', '<br>')
+    if cell.endswith('\\'):
+        # A backslash before the next '|' escapes it, however many there
+        # are (GFM's and markdown-it's row split look one back): the last
+        # as a character reference
+        cell = cell[:-2] + '&#92;'
+    return cell
 
 
 def render_md(cells):

@@ -433,6 +433,20 @@ def test_md_escapes_cells_and_flattens_headers():
         '|i<br>j|||\n')
 
 
+def test_md_cell_ending_with_a_backslash_stays_one_cell():
+    # 'x\\' was written 'x\\\\|': a parser takes any backslash before a
+    # '|' as its escape, and the row's cells merged, one column short
+    rows = [{'name': 'x\\', 'type': 'ReLU'}, {'name': 'y\\\\', 'type': 'Add'}]
+    text = rendering.render(rows, ['name', 'type'], 'md')
+    assert text.splitlines()[2:] == ['|x&#92;|ReLU|', '|y\\\\&#92;|Add|']
+    markdown_it = pytest.importorskip('markdown_it')
+    html = markdown_it.MarkdownIt().enable('table').render(text).replace(
+        '\n', '').replace(' style="text-align:left"', '')
+    assert html.count('<td>') == 4
+    assert '<td>x\\</td><td>ReLU</td>' in html
+    assert '<td>y\\\\</td><td>Add</td>' in html
+
+
 def test_table_keeps_two_line_headers():
     # texttable centres the header cells
     pytest.importorskip('texttable')
