@@ -13,6 +13,7 @@ and link paths, :mod:`~chainer_computational_cost.core.records`.
 import collections
 import collections.abc
 import csv
+import decimal
 import io
 import json
 import math
@@ -259,7 +260,11 @@ def _text(number, n_digits):
     show it as 0 (see :func:`_round_unitless`)."""
     text = str(number)
     if 'e' in text and math.isfinite(number):
-        fixed = '{:.{}f}'.format(number, n_digits)
+        # (from 1e16 on, the float's own digits, then zeros: its binary
+        # expansion, 2999999999999999764984758272 for 3e27, is no figure)
+        fixed = '{:.{}f}'.format(
+            decimal.Decimal(text) if abs(number) >= 1e16 else number,
+            n_digits)
         if '.' in fixed:
             fixed = fixed.rstrip('0')
             if fixed.endswith('.'):

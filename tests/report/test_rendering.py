@@ -397,6 +397,17 @@ def test_numbers_are_never_in_scientific_notation():
         '10000000000000000.0', '0.00008%']
 
 
+def test_a_large_float_shows_its_own_digits():
+    # 3e30 FLOPs in K is the float 3e27, whose binary expansion
+    # 2999999999999999764984758272.0 was shown as if exact
+    rows = [{'flops': 3 * 10 ** 30, 'mread': 2.5e20}]
+    assert rendering.table_cells(rows, ['flops', 'mread'], unit='K',
+                                 n_digits=3)[1] == [
+        '3000000000000000000000000000.0',
+        # 2.5e20 / 1024 = 244140625000000000 exactly
+        '244140625000000000.0']
+
+
 def test_shapes_and_params_cells():
     rows = [{'input_shapes': [(2, 3), None, [4]],
              'params': {'ksize': (3,), 'pads': [], 'cover_all': False,
