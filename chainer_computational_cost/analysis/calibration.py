@@ -449,13 +449,15 @@ _MAX_SPEED = sys.float_info.max / 2
 
 
 def _check_speed(speed, n, path='gemm.speed', depth=3):
-    """``speed`` as nested lists, ``n`` a level, of finite numbers > 0
-    (multiply-adds a second: the table takes their logarithm), up to half
-    a float's range (the peak counts 2 FLOPs a multiply-add)."""
+    """``speed`` as nested lists, ``n`` a level, of finite numbers from 1
+    (multiply-adds a second: the table takes their logarithm, a call's
+    time divides by it, and no device is slower than one a second) up to
+    half a float's range (the peak counts 2 FLOPs a multiply-add)."""
     if not depth:
-        allowed = 'a finite number > 0 up to {:.4g} (multiply-adds per ' \
+        allowed = 'a finite number from 1 to {:.4g} (multiply-adds per ' \
             'second, twice that as FLOP/s)'.format(_MAX_SPEED)
-        return checks.positive(_field(path), speed, allowed, _MAX_SPEED)
+        return checks.number(_field(path), speed, 1, allowed=allowed,
+                             high=_MAX_SPEED)
     allowed = 'a list of {} {}'.format(
         n, 'lists' if depth > 1 else 'numbers')
     checks.instance(_field(path), speed, (list, tuple), allowed)

@@ -968,13 +968,19 @@ _FINITE = "' must be a finite number >= 0, got "
      r'list of 2 lists \(one for each of gemm.dims\), got '
      r'\[\[\[1000000000\.0\]\]\]$'),
     (_set('gemm', 'speed', [[[1e9] * 2] * 2, [[1e9, 0]] * 2]),
-     _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number > "
-     r'0 up to 8\.988e\+307 \(multiply-adds per second, twice that as '
+     _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number "
+     r'from 1 to 8\.988e\+307 \(multiply-adds per second, twice that as '
      r'FLOP/s\), got 0$'),
+    # a call's time divides by it: 5e-324 made its time infinite, and the
+    # error blamed a coefficient
+    (_set('gemm', 'speed', [[[1e9] * 2] * 2, [[1e9, 5e-324]] * 2]),
+     _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number "
+     r'from 1 to 8\.988e\+307 \(multiply-adds per second, twice that as '
+     r'FLOP/s\), got 5e-324$'),
     # twice 1e308 multiply-adds a second, the peak in FLOP/s, is no float
     (_set('gemm', 'speed', [[[1e9] * 2] * 2, [[1e9, 1e308]] * 2]),
-     _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number > "
-     r'0 up to 8\.988e\+307 \(multiply-adds per second, twice that as '
+     _FIELD + r"gemm\.speed\[1\]\[0\]\[1\]' must be a finite number "
+     r'from 1 to 8\.988e\+307 \(multiply-adds per second, twice that as '
      r'FLOP/s\), got 1e\+308$'),
     (_set('gemm', 'dims', []), _FIELD + "gemm.dims' must be a list of ints "
      r'>= 1 in increasing order, one or more, got \[\]$'),
