@@ -572,10 +572,11 @@ def test_netbench_mistakes_are_one_error_line(argv, message, monkeypatch,
     assert comm.calls == 0
 
 
-def test_a_communicator_is_named_in_any_case(monkeypatch, capsys):
+def test_a_communicator_is_named_in_any_case(monkeypatch, tmp_path):
     # as every option's choice: NAIVE was "Unrecognized communicator"
     comm, made = _fake_command(monkeypatch)
-    status, out = _netbench('--communicator', 'NAIVE', '--repeats', '2')
+    status, out = _netbench('--communicator', 'NAIVE', '--repeats', '2',
+                            '--output', str(tmp_path / 'net.json'))
     assert status == 0 and made == ['naive']
 
 
