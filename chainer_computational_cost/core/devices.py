@@ -230,7 +230,8 @@ DEVICES['epyc9654'] = _profile(
 def resolve_device(device=None, peak_flops=None, bandwidth=None):
     """The :class:`Device` the arguments describe: a preset's name, a
     Device, or (without ``device``) one peak for every layer and a
-    bandwidth; a ValueError names the presets otherwise."""
+    bandwidth; a ValueError names the presets otherwise (an
+    ArgumentTypeError for a device that is neither a str nor a Device)."""
     names = ', '.join(repr(n) for n in DEVICES)
     if device is None:
         if peak_flops is None or bandwidth is None:
@@ -250,8 +251,12 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
     if isinstance(device, str) and device.lower() in DEVICES:
         return DEVICES[device.lower()]
     # (a network's name where a device goes, as scaling_report's second)
+    if not isinstance(device, str):  # (a number: a GPU's id is no device)
+        raise checks.ArgumentTypeError(
+            'device must be a preset\'s name ({}) or a Device, got '
+            '{!r}'.format(names, device))
     what = 'device {!r} is a network preset, not a device'.format(device) \
-        if isinstance(device, str) and device.lower() in NETWORKS else \
+        if device.lower() in NETWORKS else \
         'unknown device {!r}'.format(device)
     raise ValueError('{}; the presets are {}'.format(what, names))
 

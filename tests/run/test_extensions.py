@@ -302,6 +302,9 @@ def test_beyond_the_limit_no_flops_and_one_warning(tmp_path):
 
 @pytest.mark.parametrize('kwargs, error, match', [
     ({'device': 'tpu9'}, ValueError, r"unknown device 'tpu9'; the presets"),
+    # a GPU's id (as chainer.get_device takes it) is no device: its type
+    ({'device': 0}, TypeError, r"^device must be a preset's name \('gtx"
+     r"1080ti', .*\) or a Device, got 0$"),
     ({'limit': -1}, ValueError, r'limit must be an int >= 1, got -1'),
     ({'limit': 0}, ValueError, r'limit must be an int >= 1, got 0'),
     ({'limit': 2.0}, TypeError, r'limit must be an int >= 1, got 2.0'),
