@@ -250,11 +250,11 @@ def resolve_device(device=None, peak_flops=None, bandwidth=None):
         return device
     if isinstance(device, str) and device.lower() in DEVICES:
         return DEVICES[device.lower()]
-    # (a network's name where a device goes, as scaling_report's second)
     if not isinstance(device, str):  # (a number: a GPU's id is no device)
         raise checks.ArgumentTypeError(
             'device must be a preset\'s name ({}) or a Device, got '
             '{!r}'.format(names, device))
+    # (a network's name where a device goes, as scaling_report's second)
     what = 'device {!r} is a network preset, not a device'.format(device) \
         if device.lower() in NETWORKS else \
         'unknown device {!r}'.format(device)
